@@ -1,0 +1,179 @@
+//! Elementwise maps over one, two or three strided inputs into a new contiguous output, with
+//! contiguous and scalar-broadcast fast paths compiled through the SIMD layer.
+
+use crate::cpu::parallel::for_each_chunk_mut;
+use crate::cpu::simd::vectorized;
+use crate::cpu::walk::Walk;
+use crate::dtype::Element;
+use crate::layout::Layout;
+
+/// `out[i] = f(x[i])` where `x` is viewed through `xl` (whose shape is the output's).
+pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + Sync) -> Vec<U> {
+    let n = xl.numel();
+    let mut out = vec![U::zero(); n];
+    if n == 0 {
+        return out;
+    }
+    if xl.is_contiguous() {
+        let x = &x[xl.offset..xl.offset + n];
+        for_each_chunk_mut(&mut out, 1, |start, o| {
+            let x = &x[start..start + o.len()];
+            vectorized(|| {
+                for (o, &x) in o.iter_mut().zip(x) {
+                    *o = f(x);
+                }
+            })
+        });
+        return out;
+    }
+    let walk = Walk::new(&xl.shape, [(&xl.strides, xl.offset)]);
+    let (len, [sx]) = (walk.inner_len(), walk.inner_strides());
+    for_each_chunk_mut(&mut out, len, |start, o| {
+        let rows_range = start / len..(start + o.len()) / len;
+        let mut rows = o.chunks_mut(len);
+        walk.for_each_row(rows_range, |[ox]| {
+            let row = rows.next().unwrap();
+            vectorized(|| {
+                for (i, o) in row.iter_mut().enumerate() {
+                    *o = f(x[ox + i * sx]);
+                }
+            })
+        });
+    });
+    out
+}
+
+/// `out[i] = f(a[i], b[i])` with both inputs viewed through layouts of the output's shape.
+pub fn map2<A: Element, B: Element, U: Element>(
+    a: &[A],
+    al: &Layout,
+    b: &[B],
+    bl: &Layout,
+    f: impl Fn(A, B) -> U + Sync,
+) -> Vec<U> {
+    let n = al.numel();
+    let mut out = vec![U::zero(); n];
+    if n == 0 {
+        return out;
+    }
+    let walk = Walk::new(&al.shape, [(&al.strides, al.offset), (&bl.strides, bl.offset)]);
+    let (len, [sa, sb]) = (walk.inner_len(), walk.inner_strides());
+    let unit = if walk.rows() == 1 { 1 } else { len };
+    for_each_chunk_mut(&mut out, unit, |start, o| {
+        if walk.rows() == 1 {
+            // One long row: chunks split it directly.
+            let (oa, ob) = (al.offset + start * sa, bl.offset + start * sb);
+            row2(a, oa, sa, b, ob, sb, o, &f);
+            return;
+        }
+        let rows_range = start / len..(start + o.len()) / len;
+        let mut rows = o.chunks_mut(len);
+        walk.for_each_row(rows_range, |[oa, ob]| {
+            row2(a, oa, sa, b, ob, sb, rows.next().unwrap(), &f);
+        });
+    });
+    out
+}
+
+#[inline(always)]
+fn row2<A: Element, B: Element, U: Element>(
+    a: &[A],
+    oa: usize,
+    sa: usize,
+    b: &[B],
+    ob: usize,
+    sb: usize,
+    out: &mut [U],
+    f: &impl Fn(A, B) -> U,
+) {
+    let n = out.len();
+    match (sa, sb) {
+        (1, 1) => {
+            let (a, b) = (&a[oa..oa + n], &b[ob..ob + n]);
+            vectorized(|| {
+                for i in 0..n {
+                    out[i] = f(a[i], b[i]);
+                }
+            })
+        }
+        (1, 0) => {
+            let (a, bv) = (&a[oa..oa + n], b[ob]);
+            vectorized(|| {
+                for i in 0..n {
+                    out[i] = f(a[i], bv);
+                }
+            })
+        }
+        (0, 1) => {
+            let (av, b) = (a[oa], &b[ob..ob + n]);
+            vectorized(|| {
+                for i in 0..n {
+                    out[i] = f(av, b[i]);
+                }
+            })
+        }
+        _ => vectorized(|| {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = f(a[oa + i * sa], b[ob + i * sb]);
+            }
+        }),
+    }
+}
+
+/// `out[i] = f(a[i], b[i], c[i])`, for `where` and tensor-bounded `clamp`.
+pub fn map3<A: Element, B: Element, C: Element, U: Element>(
+    a: &[A],
+    al: &Layout,
+    b: &[B],
+    bl: &Layout,
+    c: &[C],
+    cl: &Layout,
+    f: impl Fn(A, B, C) -> U + Sync,
+) -> Vec<U> {
+    let n = al.numel();
+    let mut out = vec![U::zero(); n];
+    if n == 0 {
+        return out;
+    }
+    let walk = Walk::new(
+        &al.shape,
+        [(&al.strides, al.offset), (&bl.strides, bl.offset), (&cl.strides, cl.offset)],
+    );
+    let (len, [sa, sb, sc]) = (walk.inner_len(), walk.inner_strides());
+    for_each_chunk_mut(&mut out, len, |start, o| {
+        let rows_range = start / len..(start + o.len()) / len;
+        let mut rows = o.chunks_mut(len);
+        walk.for_each_row(rows_range, |[oa, ob, oc]| {
+            let row = rows.next().unwrap();
+            vectorized(|| {
+                for (i, o) in row.iter_mut().enumerate() {
+                    *o = f(a[oa + i * sa], b[ob + i * sb], c[oc + i * sc]);
+                }
+            })
+        });
+    });
+    out
+}
+
+/// Writes `src` (viewed through `sl`, shape of `dl`) into `dst` viewed through `dl`, converting
+/// with `f`. The destination may be any strided view; it must not overlap `src`'s memory.
+pub fn assign<S: Element, D: Element>(dst: &mut [D], dl: &Layout, src: &[S], sl: &Layout, f: impl Fn(S) -> D) {
+    if dl.numel() == 0 {
+        return;
+    }
+    let walk = Walk::new(&dl.shape, [(&dl.strides, dl.offset), (&sl.strides, sl.offset)]);
+    let (len, [sd, ss]) = (walk.inner_len(), walk.inner_strides());
+    walk.for_each_row(0..walk.rows(), |[od, os]| {
+        vectorized(|| {
+            if sd == 1 && ss == 1 {
+                for (d, &s) in dst[od..od + len].iter_mut().zip(&src[os..os + len]) {
+                    *d = f(s);
+                }
+            } else {
+                for i in 0..len {
+                    dst[od + i * sd] = f(src[os + i * ss]);
+                }
+            }
+        })
+    });
+}

@@ -1,0 +1,111 @@
+//! Matrix products through the `gemm` crate (runtime-dispatched AVX-512/AVX2 kernels, rayon
+//! parallel), on strided operands without copying them.
+
+use crate::cpu::parallel::{get_num_threads, pool};
+use crate::dtype::Element;
+use gemm::Parallelism;
+
+/// A strided matrix: element `(i, j)` is at `offset + i * rs + j * cs`.
+#[derive(Clone, Copy, Debug)]
+pub struct MatRef {
+    pub offset: usize,
+    pub rs: usize,
+    pub cs: usize,
+}
+
+/// Products of this many multiply-adds or more use every thread.
+const PARALLEL_WORK: usize = 1 << 16;
+
+/// `out[b] = a[b] @ b[b]` for each batch; `out` is contiguous `[batch, m, n]`.
+pub fn batched_gemm<T: Element>(
+    a: &[T],
+    a_mats: &[MatRef],
+    b: &[T],
+    b_mats: &[MatRef],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Vec<T> {
+    let mut out = vec![T::zero(); a_mats.len() * m * n];
+    if m * n == 0 {
+        return out;
+    }
+    let work = m * n * k.max(1);
+    let threads = get_num_threads();
+    let per_product = if work >= PARALLEL_WORK && threads > 1 { Parallelism::Rayon(threads) } else { Parallelism::None };
+    let run = |out: &mut [T], am: MatRef, bm: MatRef, par: Parallelism| {
+        if k == 0 {
+            return; // out stays zero
+        }
+        // SAFETY: `MatRef`s were built from layouts whose every element lies inside `a` and `b`
+        // (checked by the caller); `out` holds exactly m x n contiguous elements.
+        unsafe {
+            gemm::gemm(
+                m,
+                n,
+                k,
+                out.as_mut_ptr(),
+                1,
+                n as isize,
+                false,
+                a.as_ptr().add(am.offset),
+                am.cs as isize,
+                am.rs as isize,
+                b.as_ptr().add(bm.offset),
+                bm.cs as isize,
+                bm.rs as isize,
+                T::zero(),
+                T::one(),
+                false,
+                false,
+                false,
+                par,
+            )
+        }
+    };
+    if a_mats.len() > 1 && matches!(per_product, Parallelism::None) && a_mats.len() * work >= PARALLEL_WORK && threads > 1 {
+        // Many small products: one per task.
+        use rayon::prelude::*;
+        pool().install(|| {
+            out.par_chunks_mut(m * n).enumerate().for_each(|(i, o)| run(o, a_mats[i], b_mats[i], Parallelism::None));
+        });
+    } else if matches!(per_product, Parallelism::Rayon(_)) {
+        pool().install(|| {
+            for (i, o) in out.chunks_mut(m * n).enumerate() {
+                run(o, a_mats[i], b_mats[i], per_product);
+            }
+        });
+    } else {
+        for (i, o) in out.chunks_mut(m * n).enumerate() {
+            run(o, a_mats[i], b_mats[i], Parallelism::None);
+        }
+    }
+    out
+}
+
+/// Integer matrix products (no BLAS kernels exist for them): plain loops, accumulating in `T`
+/// with wrap-around as PyTorch does.
+pub fn batched_int_matmul<T: crate::cpu::num::Arith>(
+    a: &[T],
+    a_mats: &[MatRef],
+    b: &[T],
+    b_mats: &[MatRef],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Vec<T> {
+    let mut out = vec![T::zero(); a_mats.len() * m * n];
+    for (bi, o) in out.chunks_mut((m * n).max(1)).enumerate().take(a_mats.len()) {
+        let (am, bm) = (a_mats[bi], b_mats[bi]);
+        for i in 0..m {
+            for j in 0..n {
+                let mut acc = T::zero();
+                for p in 0..k {
+                    acc = acc.add(a[am.offset + i * am.rs + p * am.cs].mul(b[bm.offset + p * bm.rs + j * bm.cs]));
+                }
+                o[i * n + j] = acc;
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,12 @@
+//! CPU kernels. They take storage slices plus layouts and handle any strides; contiguous inputs
+//! take fast paths compiled through the one SIMD layer in `simd`.
+
+pub mod cast;
+pub mod elementwise;
+pub mod math;
+pub mod matmul;
+pub mod num;
+pub mod parallel;
+pub mod reduce;
+pub mod simd;
+pub mod walk;

@@ -1,0 +1,86 @@
+//! The thread pool kernels run on, and the rule for when work is worth splitting across it.
+
+use std::ops::Range;
+use std::sync::{Arc, RwLock};
+
+use rayon::prelude::*;
+
+/// Elements below which a kernel stays on the calling thread: waking workers costs microseconds.
+pub const GRAIN: usize = 1 << 15;
+
+static POOL: RwLock<Option<Arc<rayon::ThreadPool>>> = RwLock::new(None);
+
+fn build_pool(n: usize) -> Arc<rayon::ThreadPool> {
+    Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .thread_name(|i| format!("rstorch-{i}"))
+            .build()
+            .expect("the OS refused to start kernel threads"),
+    )
+}
+
+pub fn pool() -> Arc<rayon::ThreadPool> {
+    if let Some(p) = POOL.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        return p.clone();
+    }
+    let mut slot = POOL.write().unwrap_or_else(|e| e.into_inner());
+    slot.get_or_insert_with(|| {
+        let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        build_pool(n)
+    })
+    .clone()
+}
+
+/// `torch.set_num_threads`: later kernels run on a pool of `n` threads.
+pub fn set_num_threads(n: usize) {
+    *POOL.write().unwrap_or_else(|e| e.into_inner()) = Some(build_pool(n.max(1)));
+}
+
+pub fn get_num_threads() -> usize {
+    pool().current_num_threads()
+}
+
+/// Whether `work` elements of work should be split across threads.
+pub fn worth_splitting(work: usize) -> bool {
+    work > GRAIN && get_num_threads() > 1
+}
+
+/// Calls `f(start, chunk)` over disjoint chunks of `out` that together cover it, in parallel when
+/// the work is large. `unit` groups elements that must stay in one chunk (a row).
+pub fn for_each_chunk_mut<T: Send>(out: &mut [T], unit: usize, f: impl Fn(usize, &mut [T]) + Sync) {
+    for_each_chunk_weighted(out, unit, 1, f)
+}
+
+/// `for_each_chunk_mut` where each output element stands for `weight` elements of work.
+pub fn for_each_chunk_weighted<T: Send>(
+    out: &mut [T],
+    unit: usize,
+    weight: usize,
+    f: impl Fn(usize, &mut [T]) + Sync,
+) {
+    let unit = unit.max(1);
+    let weight = weight.max(1);
+    if !worth_splitting(out.len().saturating_mul(weight)) || out.len() <= unit {
+        f(0, out);
+        return;
+    }
+    let threads = get_num_threads();
+    let units = out.len().div_ceil(unit);
+    let min_units = GRAIN.div_ceil(unit.saturating_mul(weight)).max(1);
+    let per_chunk = units.div_ceil(threads * 4).max(min_units) * unit;
+    pool().install(|| {
+        out.par_chunks_mut(per_chunk).enumerate().for_each(|(i, c)| f(i * per_chunk, c));
+    });
+}
+
+/// Maps `f` over the fixed-size blocks of `0..len`, in order. The blocks do not depend on the
+/// thread count, so reductions combining the results are bitwise reproducible.
+pub fn map_blocks<R: Send>(len: usize, block: usize, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
+    let blocks = len.div_ceil(block.max(1));
+    let range = |i: usize| i * block..((i + 1) * block).min(len);
+    if !worth_splitting(len) {
+        return (0..blocks).map(|i| f(range(i))).collect();
+    }
+    pool().install(|| (0..blocks).into_par_iter().map(|i| f(range(i))).collect())
+}

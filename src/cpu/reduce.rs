@@ -1,0 +1,173 @@
+//! Reductions over any set of dims of a strided tensor, and maps over the 1-D lanes along one
+//! dim. Work is split only between outputs or between fixed-size blocks, never in a way that
+//! depends on the thread count, so results are bitwise the same on 1 or N threads.
+
+use crate::cpu::parallel::{for_each_chunk_weighted, map_blocks};
+use crate::cpu::simd::vectorized;
+use crate::cpu::walk::Walk;
+use crate::layout::Layout;
+
+/// Elements per block when one output reduces a long contiguous run.
+const BLOCK: usize = 1 << 14;
+/// Independent accumulators in a contiguous reduction: enough for two AVX-512 registers of f32.
+const LANES: usize = 32;
+
+/// The storage offset of every element of `layout`, in row-major order.
+pub fn element_offsets(layout: &Layout) -> Vec<usize> {
+    let walk = Walk::new(&layout.shape, [(&layout.strides, layout.offset)]);
+    let (len, [stride]) = (walk.inner_len(), walk.inner_strides());
+    let mut out = Vec::with_capacity(layout.numel());
+    if layout.numel() == 0 {
+        return out;
+    }
+    walk.for_each_row(0..walk.rows(), |[o]| out.extend((0..len).map(|i| o + i * stride)));
+    out
+}
+
+/// Splits `layout` into the kept dims (outer, in order) and the reduced dims (inner).
+fn split(layout: &Layout, dims: &[usize]) -> (Layout, Layout) {
+    let kept: Vec<usize> = (0..layout.ndim()).filter(|d| !dims.contains(d)).collect();
+    let outer = Layout {
+        shape: kept.iter().map(|&d| layout.shape[d]).collect(),
+        strides: kept.iter().map(|&d| layout.strides[d]).collect(),
+        offset: layout.offset,
+    };
+    let inner = Layout {
+        shape: dims.iter().map(|&d| layout.shape[d]).collect(),
+        strides: dims.iter().map(|&d| layout.strides[d]).collect(),
+        offset: 0,
+    };
+    (outer, inner)
+}
+
+/// Folds a contiguous run with `LANES` independent accumulators (so the loop vectorises), then
+/// merges them in a fixed order.
+#[inline(always)]
+fn fold_contiguous<T: Copy, A: Copy>(x: &[T], init: A, step: &impl Fn(A, T) -> A, merge: &impl Fn(A, A) -> A) -> A {
+    vectorized(|| {
+        let mut acc = [init; LANES];
+        let chunks = x.chunks_exact(LANES);
+        let tail = chunks.remainder();
+        for c in chunks {
+            for j in 0..LANES {
+                acc[j] = step(acc[j], c[j]);
+            }
+        }
+        let mut width = LANES;
+        while width > 1 {
+            width /= 2;
+            for j in 0..width {
+                acc[j] = merge(acc[j], acc[j + width]);
+            }
+        }
+        tail.iter().fold(acc[0], |a, &v| step(a, v))
+    })
+}
+
+/// Reduces `x` over `dims`, giving one value per kept index in row-major order.
+/// `step` folds an element into an accumulator; `merge` combines two accumulators.
+pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
+    x: &[T],
+    layout: &Layout,
+    dims: &[usize],
+    init: A,
+    step: impl Fn(A, T) -> A + Sync,
+    merge: impl Fn(A, A) -> A + Sync,
+) -> Vec<A> {
+    let (outer, inner) = split(layout, dims);
+    let n_out: usize = outer.shape.iter().product();
+    let inner_walk = Walk::new(&inner.shape, [(&inner.strides, 0)]);
+    let (ilen, [istride]) = (inner_walk.inner_len(), inner_walk.inner_strides());
+    let inner_n: usize = inner.shape.iter().product();
+    let contiguous_inner = inner_walk.rows() == 1 && (istride == 1 || ilen == 1);
+
+    let reduce_one = |base: usize| -> A {
+        if inner_n == 0 {
+            return init;
+        }
+        if contiguous_inner {
+            return fold_contiguous(&x[base..base + ilen], init, &step, &merge);
+        }
+        let mut acc = init;
+        inner_walk.for_each_row(0..inner_walk.rows(), |[o]| {
+            let o = base + o;
+            for i in 0..ilen {
+                acc = step(acc, x[o + i * istride]);
+            }
+        });
+        acc
+    };
+
+    if n_out == 1 && contiguous_inner {
+        // One long run: fixed blocks, reduced in parallel, merged in order.
+        let run = &x[outer.offset..outer.offset + inner_n];
+        let partials = map_blocks(inner_n, BLOCK, |r| fold_contiguous(&run[r], init, &step, &merge));
+        return vec![partials.into_iter().fold(init, &merge)];
+    }
+
+    let mut out = vec![init; n_out];
+    if n_out == 0 {
+        return out;
+    }
+    let bases = element_offsets(&outer);
+    for_each_chunk_weighted(&mut out, 1, inner_n, |start, chunk| {
+        for (k, o) in chunk.iter_mut().enumerate() {
+            *o = reduce_one(bases[start + k]);
+        }
+    });
+    out
+}
+
+/// Calls `f(lane, out)` for every 1-D lane of `x` along `dim`: `lane` holds the lane's elements
+/// (copied contiguous), `out` is that lane's `out_len` outputs. Outputs are laid out with `dim`
+/// moved last.
+pub fn map_lanes<T: Copy + Send + Sync, U: Copy + Default + Send + Sync>(
+    x: &[T],
+    layout: &Layout,
+    dim: usize,
+    out_len: usize,
+    f: impl Fn(&[T], &mut [U]) + Sync,
+) -> Vec<U> {
+    let (outer, inner) = split(layout, &[dim]);
+    let n_lanes: usize = outer.shape.iter().product();
+    let (len, stride) = (inner.shape[0], inner.strides[0]);
+    let mut out = vec![U::default(); n_lanes * out_len];
+    if n_lanes == 0 || out_len == 0 {
+        return out;
+    }
+    let bases = element_offsets(&outer);
+    let per = out_len.max(1);
+    for_each_chunk_weighted(&mut out, per, len, |start, chunk| {
+        let mut lane = Vec::with_capacity(len);
+        for (k, o) in chunk.chunks_mut(per).enumerate() {
+            let base = bases[start / per + k];
+            lane.clear();
+            lane.extend((0..len).map(|j| x[base + j * stride]));
+            f(&lane, o);
+        }
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_over_dims() {
+        let x: Vec<f64> = (0..24).map(|v| v as f64).collect();
+        let l = Layout::contiguous(vec![2, 3, 4]).unwrap();
+        let s = reduce(&x, &l, &[1], 0.0, |a, v| a + v, |a, b| a + b);
+        assert_eq!(s, vec![12.0, 15.0, 18.0, 21.0, 48.0, 51.0, 54.0, 57.0]);
+        let all = reduce(&x, &l, &[0, 1, 2], 0.0, |a, v| a + v, |a, b| a + b);
+        assert_eq!(all, vec![276.0]);
+    }
+
+    #[test]
+    fn lanes_along_a_dim() {
+        let x: Vec<i64> = (0..6).collect();
+        let l = Layout::contiguous(vec![2, 3]).unwrap();
+        let c = map_lanes(&x, &l, 0, 2, |lane: &[i64], o: &mut [i64]| o.copy_from_slice(lane));
+        assert_eq!(c, vec![0, 3, 1, 4, 2, 5]);
+    }
+}

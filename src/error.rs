@@ -1,0 +1,75 @@
+//! Typed errors of the core; `src/python/errors.rs` maps each kind to PyTorch's exception class.
+
+/// Which Python exception an error becomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Runtime,
+    Index,
+    Type,
+    Value,
+    NotImplemented,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension {dim}")]
+    BroadcastMismatch { a: usize, b: usize, dim: usize },
+
+    #[error("mat1 and mat2 shapes cannot be multiplied ({m}x{k1} and {k2}x{n})")]
+    MatmulShape { m: usize, k1: usize, k2: usize, n: usize },
+
+    #[error("Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")]
+    DimOutOfRange { dim: i64, lo: i64, hi: i64 },
+
+    #[error("index {index} is out of bounds for dimension {dim} with size {size}")]
+    IndexOutOfRange { index: i64, dim: usize, size: usize },
+
+    #[error("shape '{shape:?}' is invalid for input of size {numel}")]
+    InvalidViewShape { shape: Vec<i64>, numel: usize },
+
+    #[error("Trying to create tensor with negative dimension {0}: {1:?}")]
+    NegativeDimension(i64, Vec<i64>),
+
+    #[error("tensor size overflows: {0}")]
+    SizeOverflow(String),
+
+    #[error("expected scalar type {expected} but found {found}")]
+    DTypeMismatch { expected: &'static str, found: &'static str },
+
+    #[error("{0}")]
+    Runtime(String),
+
+    #[error("{0}")]
+    Index(String),
+
+    #[error("{0}")]
+    Type(String),
+
+    #[error("{0}")]
+    Value(String),
+
+    #[error("{0}")]
+    NotImplemented(String),
+}
+
+impl Error {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::DimOutOfRange { .. } | Error::IndexOutOfRange { .. } | Error::Index(_) => {
+                ErrorKind::Index
+            }
+            Error::Type(_) => ErrorKind::Type,
+            Error::Value(_) => ErrorKind::Value,
+            Error::NotImplemented(_) => ErrorKind::NotImplemented,
+            _ => ErrorKind::Runtime,
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// `Err(Error::Runtime(format!(...)))`, the most common failure.
+#[macro_export]
+macro_rules! bail {
+    ($($arg:tt)*) => { return Err($crate::error::Error::Runtime(format!($($arg)*))) };
+}

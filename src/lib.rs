@@ -1,0 +1,20 @@
+//! rstorch's core: tensors over shared strided storage, CPU kernels (SIMD + rayon) and the
+//! PyTorch-compatible op surface, usable from Rust alone; `python` adds the `_C` extension.
+
+pub mod cpu;
+pub mod device;
+pub mod dtype;
+pub mod error;
+pub mod layout;
+pub mod random;
+pub mod shape;
+pub mod storage;
+pub mod tensor;
+
+pub use device::Device;
+pub use dtype::DType;
+pub use error::{Error, Result};
+pub use tensor::{Scalar, Tensor};
+
+#[cfg(feature = "python")]
+mod python;

@@ -1,0 +1,3 @@
+use pyo3::prelude::*;
+#[pymodule]
+fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> { let _ = m; Ok(()) }

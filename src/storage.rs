@@ -1,0 +1,152 @@
+//! Tensor storage: one enum variant per backend, shared by every view of the same data.
+
+use std::any::Any;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+
+
+/// Host memory holding elements of one dtype. The bytes are either a Rust `Vec` this storage owns
+/// or memory lent by another object (a NumPy array) that `owner` keeps alive.
+pub struct CpuStorage {
+    ptr: NonNull<u8>,
+    len: usize,
+    dtype: DType,
+    _owner: Box<dyn Any + Send + Sync>,
+}
+
+// SAFETY: the pointer is either into the `Vec` held by `_owner` or into memory whose owner is
+// `Send + Sync`; access goes through the `RwLock` of `StorageCell`.
+unsafe impl Send for CpuStorage {}
+unsafe impl Sync for CpuStorage {}
+
+impl CpuStorage {
+    pub fn from_vec<T: Element>(mut v: Vec<T>) -> CpuStorage {
+        let len = v.len();
+        // The Vec's heap buffer does not move when the Vec is boxed.
+        let ptr = NonNull::new(v.as_mut_ptr() as *mut u8).unwrap_or(NonNull::dangling());
+        CpuStorage { ptr, len, dtype: T::DTYPE, _owner: Box::new(v) }
+    }
+
+    pub fn zeros(dtype: DType, len: usize) -> CpuStorage {
+        crate::with_dtype!(dtype, T => CpuStorage::from_vec(vec![<T as Element>::zero(); len]))
+    }
+
+    /// Wraps memory owned by `owner`.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads and writes of `len` elements of `dtype`, suitably aligned,
+    /// for as long as `owner` lives.
+    pub unsafe fn from_external(
+        ptr: *mut u8,
+        len: usize,
+        dtype: DType,
+        owner: Box<dyn Any + Send + Sync>,
+    ) -> CpuStorage {
+        let ptr = NonNull::new(ptr).unwrap_or(NonNull::dangling());
+        CpuStorage { ptr, len, dtype, _owner: owner }
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// Length in elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn as_ptr(&self) -> *const u8 {
+        self.ptr.as_ptr()
+    }
+
+    pub fn as_slice<T: Element>(&self) -> &[T] {
+        assert_eq!(T::DTYPE, self.dtype, "storage accessed with the wrong element type");
+        // SAFETY: checked dtype; the constructor's contract gives validity and alignment.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr() as *const T, self.len) }
+    }
+
+    pub fn as_mut_slice<T: Element>(&mut self) -> &mut [T] {
+        assert_eq!(T::DTYPE, self.dtype, "storage accessed with the wrong element type");
+        // SAFETY: as above, and `&mut self` is exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr() as *mut T, self.len) }
+    }
+}
+
+/// The backends. Every op matches on this once.
+pub enum Storage {
+    Cpu(CpuStorage),
+}
+
+impl Storage {
+    pub fn dtype(&self) -> DType {
+        match self {
+            Storage::Cpu(s) => s.dtype(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Storage::Cpu(s) => s.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn cpu(&self) -> Result<&CpuStorage> {
+        match self {
+            Storage::Cpu(s) => Ok(s),
+        }
+    }
+
+    pub fn cpu_mut(&mut self) -> Result<&mut CpuStorage> {
+        match self {
+            Storage::Cpu(s) => Ok(s),
+        }
+    }
+}
+
+/// Storage shared by views, with the version counter that in-place ops bump (autograd checks it
+/// to detect saved tensors that changed).
+pub struct StorageCell {
+    data: RwLock<Storage>,
+    version: AtomicU64,
+}
+
+impl StorageCell {
+    pub fn new(storage: Storage) -> StorageCell {
+        StorageCell { data: RwLock::new(storage), version: AtomicU64::new(0) }
+    }
+
+    pub fn read(&self) -> RwLockReadGuard<'_, Storage> {
+        // A poisoned lock only means a panic elsewhere was caught; the data is still valid.
+        self.data.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Write access. Callers never hold a read guard of the same cell while asking for it:
+    /// in-place ops whose operands share storage compute into a temporary first.
+    pub fn write(&self) -> RwLockWriteGuard<'_, Storage> {
+        self.data.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Relaxed)
+    }
+
+    pub fn bump_version(&self) {
+        self.version.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+pub(crate) fn dtype_error(expected: DType, found: DType) -> Error {
+    Error::DTypeMismatch { expected: expected.name(), found: found.name() }
+}

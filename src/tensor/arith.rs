@@ -1,0 +1,256 @@
+//! Binary ops with broadcasting and PyTorch's type promotion: arithmetic, comparisons, logical
+//! and bitwise ops, their in-place forms, `where` and `clamp`.
+
+use crate::cpu::elementwise::{map2, map3};
+use crate::cpu::num::Arith;
+use crate::cpu::cast::convert_strided;
+use crate::dtype::{result_type, DType, Element, Operand};
+use crate::error::{Error, Result};
+use crate::shape::broadcast_shapes;
+use crate::tensor::{Scalar, Tensor};
+use crate::with_arith_dtype;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Rem,
+    Pow,
+    Maximum,
+    Minimum,
+    Atan2,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+impl BinaryOp {
+    fn is_comparison(self) -> bool {
+        matches!(self, BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge)
+    }
+
+    fn is_logical(self) -> bool {
+        matches!(self, BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::LogicalXor)
+    }
+
+    /// Ops that always produce a floating result (integers are promoted to the default float).
+    fn is_float_only(self) -> bool {
+        matches!(self, BinaryOp::Div | BinaryOp::Atan2)
+    }
+}
+
+/// An operand of a binary op: a tensor or a Python number.
+#[derive(Clone, Copy)]
+pub enum Arg<'a> {
+    T(&'a Tensor),
+    S(Scalar),
+}
+
+impl Arg<'_> {
+    fn operand(&self) -> Operand {
+        match self {
+            Arg::T(t) if t.ndim() == 0 => Operand::ZeroDim(t.dtype()),
+            Arg::T(t) => Operand::Tensor(t.dtype()),
+            Arg::S(s) => Operand::Scalar(s.category()),
+        }
+    }
+
+    /// The operand as a tensor of `dtype` (scalars become zero-dim tensors).
+    fn materialize(&self, dtype: DType) -> Result<Tensor> {
+        match self {
+            Arg::T(t) => t.to_dtype(dtype),
+            Arg::S(s) => Tensor::scalar_tensor(*s, dtype),
+        }
+    }
+}
+
+/// The dtype ops compute in and the dtype they return.
+fn op_dtypes(op: BinaryOp, a: &Arg, b: &Arg) -> Result<(DType, DType)> {
+    let common = result_type(&[a.operand(), b.operand()]);
+    Ok(match op {
+        _ if op.is_comparison() => (common, DType::Bool),
+        _ if op.is_logical() => (DType::Bool, DType::Bool),
+        _ if op.is_float_only() && !common.is_floating_point() => (DType::F32, DType::F32),
+        BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor if common.is_floating_point() => {
+            return Err(Error::Runtime(format!(
+                "\"bitwise_{}_cpu\" not implemented for '{}'",
+                match op { BinaryOp::BitAnd => "and", BinaryOp::BitOr => "or", _ => "xor" },
+                title_name(common)
+            )))
+        }
+        BinaryOp::Sub if common == DType::Bool => {
+            return Err(Error::Runtime(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.".into(),
+            ))
+        }
+        _ => (common, common),
+    })
+}
+
+/// PyTorch's capitalised dtype names used in kernel errors ("Float", "Long").
+pub(crate) fn title_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "Bool",
+        DType::U8 => "Byte",
+        DType::I8 => "Char",
+        DType::I16 => "Short",
+        DType::I32 => "Int",
+        DType::I64 => "Long",
+        DType::F16 => "Half",
+        DType::BF16 => "BFloat16",
+        DType::F32 => "Float",
+        DType::F64 => "Double",
+    }
+}
+
+/// Whether a result of dtype `from` may be written into a tensor of dtype `to` (PyTorch's
+/// `canCast`: no float into an integer, no non-bool into bool).
+pub(crate) fn can_cast(from: DType, to: DType) -> bool {
+    from.category() <= to.category()
+}
+
+pub fn binary(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
+    let (compute, out) = op_dtypes(op, &a, &b)?;
+    let kernel_dtype = if compute.is_half() { DType::F32 } else { compute };
+    let ta = a.materialize(kernel_dtype)?;
+    let tb = b.materialize(kernel_dtype)?;
+    let shape = broadcast_shapes(ta.shape(), tb.shape())?;
+    if !compute.is_floating_point() && matches!(op, BinaryOp::FloorDiv | BinaryOp::Rem) && compute != DType::Bool {
+        if tb.eq_scalar_any(Scalar::Int(0))? {
+            return Err(Error::Runtime("ZeroDivisionError".into()));
+        }
+    }
+    if op == BinaryOp::Pow && !compute.is_floating_point() && compute != DType::Bool {
+        if tb.lt_scalar_any(0)? {
+            return Err(Error::Runtime("Integers to negative integer powers are not allowed.".into()));
+        }
+    }
+    let la = ta.layout().broadcast_to(&shape);
+    let lb = tb.layout().broadcast_to(&shape);
+    let result = with_arith_dtype!(kernel_dtype, T => {
+        ta.with_slice::<T, _>(|sa, _| tb.with_slice::<T, _>(|sb, _| {
+            macro_rules! arith { ($f:expr) => { Tensor::from_vec(map2(sa, &la, sb, &lb, $f), &shape) } }
+            macro_rules! compare { ($f:expr) => { Tensor::from_vec::<bool>(map2(sa, &la, sb, &lb, $f), &shape) } }
+            match op {
+                BinaryOp::Add => arith!(|x: T, y: T| x.add(y)),
+                BinaryOp::Sub => arith!(|x: T, y: T| x.sub(y)),
+                BinaryOp::Mul => arith!(|x: T, y: T| x.mul(y)),
+                BinaryOp::Div => arith!(|x: T, y: T| x.div(y)),
+                BinaryOp::FloorDiv => arith!(|x: T, y: T| x.floor_div(y)),
+                BinaryOp::Rem => arith!(|x: T, y: T| x.rem(y)),
+                BinaryOp::Pow => arith!(|x: T, y: T| Arith::pow(x, y)),
+                BinaryOp::Maximum => arith!(|x: T, y: T| x.max_nan(y)),
+                BinaryOp::Minimum => arith!(|x: T, y: T| x.min_nan(y)),
+                BinaryOp::Atan2 => arith!(|x: T, y: T| T::from_f64(x.to_f64().atan2(y.to_f64()))),
+                BinaryOp::Eq => compare!(|x: T, y: T| x == y),
+                BinaryOp::Ne => compare!(|x: T, y: T| x != y),
+                BinaryOp::Lt => compare!(|x: T, y: T| x < y),
+                BinaryOp::Le => compare!(|x: T, y: T| x <= y),
+                BinaryOp::Gt => compare!(|x: T, y: T| x > y),
+                BinaryOp::Ge => compare!(|x: T, y: T| x >= y),
+                BinaryOp::LogicalAnd => compare!(|x: T, y: T| x.is_nonzero() && y.is_nonzero()),
+                BinaryOp::LogicalOr => compare!(|x: T, y: T| x.is_nonzero() || y.is_nonzero()),
+                BinaryOp::LogicalXor => compare!(|x: T, y: T| x.is_nonzero() != y.is_nonzero()),
+                BinaryOp::BitAnd => arith!(|x: T, y: T| T::from_i64(x.to_i64() & y.to_i64())),
+                BinaryOp::BitOr => arith!(|x: T, y: T| T::from_i64(x.to_i64() | y.to_i64())),
+                BinaryOp::BitXor => arith!(|x: T, y: T| T::from_i64(x.to_i64() ^ y.to_i64())),
+            }
+        }))??
+    })?;
+    result.to_dtype(out)
+}
+
+impl Tensor {
+    /// A zero-dim tensor holding `s` as `dtype`.
+    pub fn scalar_tensor(s: Scalar, dtype: DType) -> Result<Tensor> {
+        crate::with_dtype!(dtype, T => Tensor::from_vec(vec![s.to_element::<T>()], &[]))
+    }
+
+    pub fn binary(&self, op: BinaryOp, other: &Tensor) -> Result<Tensor> {
+        binary(Arg::T(self), Arg::T(other), op)
+    }
+
+    /// `self op s`, or `s op self` when `reflected`.
+    pub fn binary_scalar(&self, op: BinaryOp, s: Scalar, reflected: bool) -> Result<Tensor> {
+        if reflected {
+            binary(Arg::S(s), Arg::T(self), op)
+        } else {
+            binary(Arg::T(self), Arg::S(s), op)
+        }
+    }
+
+    /// `self op= other` in place; the result must be castable to self's dtype.
+    pub fn binary_(&self, op: BinaryOp, other: Arg) -> Result<()> {
+        let result = binary(Arg::T(self), other, op)?;
+        if !can_cast(result.dtype(), self.dtype()) {
+            return Err(Error::Runtime(format!(
+                "result type {} can't be cast to the desired output type {}",
+                title_name(result.dtype()),
+                title_name(self.dtype())
+            )));
+        }
+        self.copy_(&result)
+    }
+
+    fn eq_scalar_any(&self, s: Scalar) -> Result<bool> {
+        self.binary_scalar(BinaryOp::Eq, s, false)?.any_true()
+    }
+
+    fn lt_scalar_any(&self, v: i64) -> Result<bool> {
+        self.binary_scalar(BinaryOp::Lt, Scalar::Int(v), false)?.any_true()
+    }
+
+    /// Whether any element is non-zero.
+    pub fn any_true(&self) -> Result<bool> {
+        let t = self.to_dtype(DType::Bool)?;
+        t.with_slice::<bool, _>(|s, l| convert_strided::<bool, bool>(s, l).iter().any(|&b| b))
+    }
+
+    /// `torch.where(cond, self, other)`.
+    pub fn where_(cond: &Tensor, a: Arg, b: Arg) -> Result<Tensor> {
+        let dtype = result_type(&[a.operand(), b.operand()]);
+        let (ta, tb) = (a.materialize(dtype)?, b.materialize(dtype)?);
+        let c = cond.to_dtype(DType::Bool)?;
+        let shape = broadcast_shapes(&broadcast_shapes(c.shape(), ta.shape())?, tb.shape())?;
+        let (lc, la, lb) = (
+            c.layout().broadcast_to(&shape),
+            ta.layout().broadcast_to(&shape),
+            tb.layout().broadcast_to(&shape),
+        );
+        crate::with_dtype!(dtype, T => {
+            c.with_slice::<bool, _>(|sc, _| ta.with_slice::<T, _>(|sa, _| tb.with_slice::<T, _>(|sb, _| {
+                Tensor::from_vec(map3(sc, &lc, sa, &la, sb, &lb, |c: bool, x: T, y: T| if c { x } else { y }), &shape)
+            })))???
+        })
+    }
+
+    /// `clamp(min, max)` with scalar bounds; NaN stays NaN.
+    pub fn clamp_scalar(&self, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
+        if min.is_none() && max.is_none() {
+            return Err(Error::Runtime("torch.clamp: At least one of 'min' or 'max' must not be None".into()));
+        }
+        let mut ops = vec![Operand::Tensor(self.dtype())];
+        ops.extend(min.iter().chain(max.iter()).map(|s| Operand::Scalar(s.category())));
+        let dtype = result_type(&ops);
+        let mut t = self.to_dtype(dtype)?;
+        if let Some(lo) = min {
+            t = t.binary_scalar(BinaryOp::Maximum, lo, false)?;
+        }
+        if let Some(hi) = max {
+            t = t.binary_scalar(BinaryOp::Minimum, hi, false)?;
+        }
+        Ok(t)
+    }
+}

@@ -1,0 +1,115 @@
+//! Factories: filled tensors, ranges, identity matrices and random tensors.
+
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::random::Generator;
+use crate::tensor::{Scalar, Tensor};
+use crate::with_dtype;
+
+impl Tensor {
+    pub fn full(shape: &[usize], value: Scalar, dtype: DType) -> Result<Tensor> {
+        let n = crate::shape::numel(shape)?;
+        with_dtype!(dtype, T => Tensor::from_vec(vec![value.to_element::<T>(); n], shape))
+    }
+
+    pub fn zeros(shape: &[usize], dtype: DType) -> Result<Tensor> {
+        let n = crate::shape::numel(shape)?;
+        with_dtype!(dtype, T => Tensor::from_vec(vec![<T as Element>::zero(); n], shape))
+    }
+
+    pub fn ones(shape: &[usize], dtype: DType) -> Result<Tensor> {
+        Tensor::full(shape, Scalar::Int(1), dtype)
+    }
+
+    /// `arange(start, end, step)`; values are computed as `start + i * step`.
+    pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: DType) -> Result<Tensor> {
+        let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
+        if st == 0.0 {
+            return Err(Error::Runtime("step must be nonzero".into()));
+        }
+        if !(s.is_finite() && e.is_finite()) {
+            return Err(Error::Runtime(format!("unsupported range: {s} -> {e}")));
+        }
+        if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
+            return Err(Error::Runtime("upper bound and larger bound inconsistent with step sign".into()));
+        }
+        let len = ((e - s) / st).ceil().max(0.0);
+        if len > (isize::MAX as f64) / 8.0 {
+            return Err(Error::SizeOverflow(format!("arange of {len} elements")));
+        }
+        let n = len as usize;
+        if dtype.is_floating_point() {
+            with_dtype!(dtype, T => Tensor::from_vec((0..n).map(|i| T::from_f64(s + i as f64 * st)).collect::<Vec<T>>(), &[n]))
+        } else {
+            let (s, st) = (start.to_i64(), step.to_i64());
+            with_dtype!(dtype, T => Tensor::from_vec((0..n as i64).map(|i| T::from_i64(s.wrapping_add(i.wrapping_mul(st)))).collect::<Vec<T>>(), &[n]))
+        }
+    }
+
+    /// `linspace(start, end, steps)`, symmetric from both ends as PyTorch computes it.
+    pub fn linspace(start: f64, end: f64, steps: i64, dtype: DType) -> Result<Tensor> {
+        if steps < 0 {
+            return Err(Error::Runtime("number of steps must be non-negative".into()));
+        }
+        let n = steps as usize;
+        let step = if n > 1 { (end - start) / (n - 1) as f64 } else { 0.0 };
+        let half = n / 2;
+        let vals = (0..n).map(|i| if i < half { start + step * i as f64 } else { end - step * (n - 1 - i) as f64 });
+        with_dtype!(dtype, T => Tensor::from_vec(vals.map(T::from_f64).collect::<Vec<T>>(), &[n]))
+    }
+
+    pub fn eye(n: usize, m: usize, dtype: DType) -> Result<Tensor> {
+        let total = crate::shape::numel(&[n, m])?;
+        with_dtype!(dtype, T => {
+            let mut v = vec![<T as Element>::zero(); total];
+            for i in 0..n.min(m) {
+                v[i * m + i] = <T as Element>::one();
+            }
+            Tensor::from_vec(v, &[n, m])
+        })
+    }
+
+    /// Uniform values in [low, high).
+    pub fn rand_uniform(shape: &[usize], low: f64, high: f64, dtype: DType, gen: &Generator) -> Result<Tensor> {
+        let n = crate::shape::numel(shape)?;
+        let mut g = gen.lock();
+        with_dtype!(dtype, T => {
+            let v: Vec<T> = if dtype == DType::F64 {
+                (0..n).map(|_| T::from_f64(low + (high - low) * g.next_f64())).collect()
+            } else {
+                (0..n).map(|_| T::from_f64(low + (high - low) * g.next_f32() as f64)).collect()
+            };
+            Tensor::from_vec(v, shape)
+        })
+    }
+
+    /// Normal values with `mean` and `std`.
+    pub fn rand_normal(shape: &[usize], mean: f64, std: f64, dtype: DType, gen: &Generator) -> Result<Tensor> {
+        let n = crate::shape::numel(shape)?;
+        let mut g = gen.lock();
+        with_dtype!(dtype, T => Tensor::from_vec((0..n).map(|_| T::from_f64(mean + std * g.next_normal())).collect::<Vec<T>>(), shape))
+    }
+
+    /// Integers uniform in [low, high).
+    pub fn randint(low: i64, high: i64, shape: &[usize], dtype: DType, gen: &Generator) -> Result<Tensor> {
+        if high <= low {
+            return Err(Error::Runtime(format!("random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")));
+        }
+        let n = crate::shape::numel(shape)?;
+        let span = (high as i128 - low as i128) as u64;
+        let mut g = gen.lock();
+        with_dtype!(dtype, T => Tensor::from_vec((0..n).map(|_| T::from_i64(low.wrapping_add(g.below(span) as i64))).collect::<Vec<T>>(), shape))
+    }
+
+    /// A random permutation of 0..n (Fisher-Yates).
+    pub fn randperm(n: usize, dtype: DType, gen: &Generator) -> Result<Tensor> {
+        let mut v: Vec<i64> = (0..n as i64).collect();
+        let mut g = gen.lock();
+        for i in (1..n).rev() {
+            let j = g.below(i as u64 + 1) as usize;
+            v.swap(i, j);
+        }
+        drop(g);
+        Tensor::from_vec(v, &[n])?.to_dtype(dtype)
+    }
+}

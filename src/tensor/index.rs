@@ -1,0 +1,497 @@
+//! Indexing: Python's `t[...]` and `t[...] = v` (ints, slices, None, Ellipsis, integer and bool
+//! tensors), and index_select, gather, scatter, index_add, masked ops, nonzero, sort and topk.
+
+use crate::cpu::reduce::{element_offsets, map_lanes};
+use crate::cpu::num::Arith;
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::shape::{broadcast_shapes, wrap_dim};
+use crate::tensor::arith::Arg;
+use crate::tensor::{BinaryOp, Scalar, Tensor};
+
+use crate::{with_arith_dtype, with_dtype};
+
+/// One entry of a Python index tuple.
+#[derive(Clone, Debug)]
+pub enum TensorIndex {
+    Int(i64),
+    Slice(Option<i64>, Option<i64>, i64),
+    NewAxis,
+    Ellipsis,
+    Tensor(Tensor),
+}
+
+/// Integer index values as i64, rejecting other dtypes as PyTorch does.
+fn index_values(index: &Tensor, what: &str) -> Result<Vec<i64>> {
+    match index.dtype() {
+        DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U8 => index.to_vec::<i64>(),
+        d => Err(Error::Index(format!("{what}(): Expected dtype int64 for index but got {}", d.name()))),
+    }
+}
+
+/// Checks and wraps `v` against a dim of `size`.
+fn wrap_index(v: i64, size: usize, dim: usize) -> Result<usize> {
+    let n = size as i64;
+    if v < -n || v >= n {
+        return Err(Error::IndexOutOfRange { index: v, dim, size });
+    }
+    Ok(if v < 0 { (v + n) as usize } else { v as usize })
+}
+
+/// `out[i] = src[offsets[i]]`.
+fn take<T: Element>(src: &[T], offsets: &[usize]) -> Vec<T> {
+    offsets.iter().map(|&o| src[o]).collect()
+}
+
+impl Tensor {
+    /// Storage offsets of the elements selected by `index` along `dim` of `layout`, for an output
+    /// of `out_shape` (`index_of(i)` gives the index value for output element `i`).
+    fn offsets_along(layout: &Layout, dim: usize, out_shape: &[usize], index_of: impl Fn(usize) -> usize) -> Vec<usize> {
+        let mut l = layout.clone();
+        l.shape = out_shape.to_vec();
+        let stride = l.strides[dim];
+        l.strides[dim] = 0;
+        element_offsets(&l).into_iter().enumerate().map(|(i, o)| o + index_of(i) * stride).collect()
+    }
+
+    /// A contiguous tensor of `shape` gathering `self`'s elements at storage `offsets`.
+    fn take_offsets(&self, offsets: &[usize], shape: &[usize]) -> Result<Tensor> {
+        with_dtype!(self.dtype(), T => self.with_slice::<T, _>(|s, _| Tensor::from_vec(take(s, offsets), shape))?)
+    }
+
+    pub fn index_select(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
+        if index.ndim() > 1 {
+            return Err(Error::Index("index_select(): Index is supposed to be a vector".into()));
+        }
+        let x = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
+        let d = wrap_dim(dim, x.ndim())?;
+        let idx = index_values(index, "index_select")?;
+        let size = x.shape()[d];
+        let idx = idx
+            .iter()
+            .map(|&v| if v < 0 || v as usize >= size { Err(Error::Index("index out of range in self".into())) } else { Ok(v as usize) })
+            .collect::<Result<Vec<_>>>()?;
+        let mut shape = x.shape().to_vec();
+        shape[d] = idx.len();
+        let inner: usize = shape[d + 1..].iter().product();
+        let k = idx.len().max(1);
+        let offs = Tensor::offsets_along(x.layout(), d, &shape, |i| idx[(i / inner.max(1)) % k]);
+        let out = x.take_offsets(&offs, &shape)?;
+        if self.ndim() == 0 { out.reshape(&[]) } else { Ok(out) }
+    }
+
+    pub fn gather(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.ndim())?;
+        if index.ndim() != self.ndim() && !(index.ndim() <= 1 && self.ndim() <= 1) {
+            return Err(Error::Runtime("Index tensor must have the same number of dimensions as input tensor".into()));
+        }
+        if self.ndim() == 0 {
+            return self.reshape(&[1])?.gather(0, &index.reshape(&[-1])?)?.reshape(&index.shape().iter().map(|&v| v as i64).collect::<Vec<_>>());
+        }
+        for k in 0..self.ndim() {
+            if k != d && index.shape()[k] > self.shape()[k] {
+                return Err(Error::Runtime(format!(
+                    "Size does not match at dimension {k} expected index {:?} to be no larger than self {:?} apart from dimension {d}",
+                    index.shape(),
+                    self.shape()
+                )));
+            }
+        }
+        let idx = index_values(index, "gather")?;
+        let size = self.shape()[d];
+        let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;
+        let offs = Tensor::offsets_along(self.layout(), d, index.shape(), |i| idx[i]);
+        self.take_offsets(&offs, index.shape())
+    }
+
+    /// `scatter` (`reduce_add` false) or `scatter_add`: a new tensor equal to self with `src`
+    /// written (or added) at `index` along `dim`. Later writes win, as on PyTorch's CPU.
+    pub fn scatter(&self, dim: i64, index: &Tensor, src: Arg, reduce_add: bool) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.ndim())?;
+        if index.ndim() != self.ndim() && self.ndim() > 0 {
+            return Err(Error::Runtime("Index tensor must have the same number of dimensions as self tensor".into()));
+        }
+        let out = self.copy_as(self.dtype())?;
+        if index.numel() == 0 {
+            return Ok(out);
+        }
+        let src = match src {
+            Arg::T(t) => {
+                if t.dtype() != self.dtype() {
+                    return Err(Error::Runtime(format!(
+                        "scatter(): Expected self.dtype to be equal to src.dtype"
+                    )));
+                }
+                for k in 0..index.ndim() {
+                    if index.shape()[k] > t.shape().get(k).copied().unwrap_or(1) {
+                        return Err(Error::Runtime(format!(
+                            "Expected index {:?} to be no larger than src {:?} in every dimension",
+                            index.shape(),
+                            t.shape()
+                        )));
+                    }
+                }
+                let mut l = t.layout().clone();
+                l.shape = index.shape().to_vec();
+                t.with_layout(l).contiguous()?
+            }
+            Arg::S(s) => Tensor::full(index.shape(), s, self.dtype())?,
+        };
+        let idx = index_values(index, "scatter")?;
+        let size = out.shape().get(d).copied().unwrap_or(1);
+        let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;
+        for k in 0..self.ndim() {
+            if k != d && index.shape()[k] > self.shape()[k] {
+                return Err(Error::Runtime(format!(
+                    "Expected index {:?} to be no larger than self {:?} apart from dimension {d}",
+                    index.shape(),
+                    self.shape()
+                )));
+            }
+        }
+        let offs = Tensor::offsets_along(out.layout(), d.min(out.ndim().saturating_sub(1)), index.shape(), |i| idx[i]);
+        let dt = out.dtype();
+        with_dtype!(dt, T => {
+            let vals = src.to_vec::<T>()?;
+            out.with_slice_mut::<T, _>(|o, _| {
+                for (k, &off) in offs.iter().enumerate() {
+                    o[off] = if reduce_add { T::from_f64(o[off].to_f64() + vals[k].to_f64()) } else { vals[k] };
+                }
+            })?;
+        });
+        if reduce_add && !dt.is_floating_point() {
+            // Integer adds must be exact: redo them in i64.
+            let exact = self.copy_as(DType::I64)?;
+            let vals = src.to_vec::<i64>()?;
+            exact.with_slice_mut::<i64, _>(|o, _| {
+                for (k, &off) in offs.iter().enumerate() {
+                    o[off] = o[off].wrapping_add(vals[k]);
+                }
+            })?;
+            return exact.to_dtype(dt);
+        }
+        Ok(out)
+    }
+
+    /// `index_add(dim, index, source, alpha)` out of place.
+    pub fn index_add(&self, dim: i64, index: &Tensor, source: &Tensor, alpha: Scalar) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.ndim())?;
+        let idx = index_values(index, "index_add")?;
+        if index.ndim() > 1 {
+            return Err(Error::Index("index_add_(): Index is supposed to be a vector".into()));
+        }
+        let src_len = if source.ndim() == 0 { 1 } else { source.shape()[d] };
+        if idx.len() != src_len {
+            return Err(Error::Index(format!(
+                "index_add_(): Number of indices ({}) should be equal to source.size(dim) ({})",
+                idx.len(),
+                src_len
+            )));
+        }
+        let size = if self.ndim() == 0 { 1 } else { self.shape()[d] };
+        let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;
+        let scaled = source.binary_scalar(BinaryOp::Mul, alpha, false)?.to_dtype(self.dtype())?;
+        let out = self.copy_as(self.dtype())?;
+        for (j, &i) in idx.iter().enumerate() {
+            let dst = out.select(d as i64, i as i64)?;
+            let sum = dst.binary(BinaryOp::Add, &scaled.select(d as i64, j as i64)?)?;
+            dst.copy_(&sum)?;
+        }
+        Ok(out)
+    }
+
+    /// `masked_fill(mask, value)`: the mask broadcasts to self's shape.
+    pub fn masked_fill(&self, mask: &Tensor, value: Arg) -> Result<Tensor> {
+        if mask.dtype() != DType::Bool {
+            return Err(Error::Runtime(format!(
+                "masked_fill_ only supports boolean masks, but got mask with dtype {}",
+                mask.dtype().name()
+            )));
+        }
+        let shape = broadcast_shapes(self.shape(), mask.shape())?;
+        if shape != self.shape() {
+            return Err(Error::Runtime(format!(
+                "The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension 0",
+                self.shape().first().copied().unwrap_or(1),
+                mask.shape().first().copied().unwrap_or(1)
+            )));
+        }
+        let v = match value {
+            Arg::T(t) => {
+                if t.ndim() != 0 {
+                    return Err(Error::Runtime(format!(
+                        "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
+                        t.ndim()
+                    )));
+                }
+                t.to_dtype(self.dtype())?
+            }
+            Arg::S(s) => Tensor::scalar_tensor(s, self.dtype())?,
+        };
+        Tensor::where_(mask, Arg::T(&v), Arg::T(self))
+    }
+
+    pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
+        if mask.dtype() != DType::Bool {
+            return Err(Error::Runtime("masked_select: expected BoolTensor for mask".into()));
+        }
+        let shape = broadcast_shapes(self.shape(), mask.shape())?;
+        let x = self.with_layout(self.layout().broadcast_to(&shape));
+        let m = mask.with_layout(mask.layout().broadcast_to(&shape)).to_vec::<bool>()?;
+        let offs: Vec<usize> = element_offsets(x.layout()).into_iter().zip(&m).filter(|(_, &b)| b).map(|(o, _)| o).collect();
+        x.take_offsets(&offs, &[offs.len()])
+    }
+
+    /// Indices of non-zero elements, shape `[count, ndim]`.
+    pub fn nonzero(&self) -> Result<Tensor> {
+        let flags = self.to_vec::<bool>()?;
+        let shape = self.shape();
+        let nd = shape.len();
+        let mut out = Vec::new();
+        let mut count = 0;
+        for (flat, &f) in flags.iter().enumerate() {
+            if f {
+                let mut rem = flat;
+                let start = out.len();
+                out.resize(start + nd, 0i64);
+                for d in (0..nd).rev() {
+                    out[start + d] = (rem % shape[d]) as i64;
+                    rem /= shape[d];
+                }
+                count += 1;
+            }
+        }
+        Tensor::from_vec(out, &[count, nd])
+    }
+
+    /// Stable sort along `dim`; NaNs sort as the largest values. Returns (values, int64 indices).
+    pub fn sort(&self, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+        let x = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
+        let d = wrap_dim(dim, x.ndim())?;
+        let len = x.shape()[d];
+        let work = if x.dtype().is_half() { x.to_dtype(DType::F32)? } else { x.clone() };
+        let order: Vec<i64> = with_arith_dtype!(work.dtype(), T => work.with_slice::<T, _>(|s, l| {
+            map_lanes(s, l, d, len, |lane: &[T], o: &mut [i64]| {
+                let mut idx: Vec<usize> = (0..lane.len()).collect();
+                let key = |a: T, b: T| {
+                    match (a.is_nan(), b.is_nan()) {
+                        (true, true) => std::cmp::Ordering::Equal,
+                        (true, false) => std::cmp::Ordering::Greater,
+                        (false, true) => std::cmp::Ordering::Less,
+                        _ => a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal),
+                    }
+                };
+                if descending {
+                    idx.sort_by(|&a, &b| key(lane[b], lane[a]));
+                } else {
+                    idx.sort_by(|&a, &b| key(lane[a], lane[b]));
+                }
+                for (o, i) in o.iter_mut().zip(idx) {
+                    *o = i as i64;
+                }
+            })
+        })?);
+        let mut moved = x.shape().to_vec();
+        let n = moved.remove(d);
+        moved.push(n);
+        let last = moved.len() as i64 - 1;
+        let indices = Tensor::from_vec(order, &moved)?.movedim(last, d as i64)?.contiguous()?;
+        let values = x.gather(d as i64, &indices)?;
+        if self.ndim() == 0 {
+            return Ok((values.reshape(&[])?, indices.reshape(&[])?));
+        }
+        Ok((values, indices))
+    }
+
+    /// `topk(k, dim, largest, sorted)`: results come sorted.
+    pub fn topk(&self, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tensor)> {
+        let d = wrap_dim(dim, self.ndim())?;
+        let size = if self.ndim() == 0 { 1 } else { self.shape()[d] };
+        if k < 0 || k as usize > size {
+            return Err(Error::Runtime("selected index k out of range".into()));
+        }
+        let (v, i) = self.sort(dim, largest)?;
+        if self.ndim() == 0 {
+            return Ok((v, i));
+        }
+        Ok((v.narrow(d as i64, 0, k)?.contiguous()?, i.narrow(d as i64, 0, k)?.contiguous()?))
+    }
+
+    // ----- Python indexing ---------------------------------------------------------------
+
+    /// Applies the basic parts of an index (ints, slices, None, Ellipsis) as a view, returning it
+    /// with the remaining tensor indices and the view dims they apply to.
+    fn basic_index(&self, indices: &[TensorIndex]) -> Result<(Tensor, Vec<(usize, Tensor)>)> {
+        let consumed: usize = indices
+            .iter()
+            .map(|i| match i {
+                TensorIndex::Int(_) | TensorIndex::Slice(..) => 1,
+                TensorIndex::Tensor(t) if t.dtype() == DType::Bool => t.ndim(),
+                TensorIndex::Tensor(_) => 1,
+                _ => 0,
+            })
+            .sum();
+        if indices.iter().filter(|i| matches!(i, TensorIndex::Ellipsis)).count() > 1 {
+            return Err(Error::Index("an index can only have a single ellipsis ('...')".into()));
+        }
+        if consumed > self.ndim() {
+            return Err(Error::Index(format!(
+                "too many indices for tensor of dimension {}",
+                self.ndim()
+            )));
+        }
+        let mut view = self.clone();
+        let mut dim = 0usize;
+        let mut advanced = Vec::new();
+        for idx in indices {
+            match idx {
+                TensorIndex::Int(i) => {
+                    let size = view.shape()[dim];
+                    let w = wrap_index(*i, size, dim).map_err(|_| {
+                        Error::Index(format!("index {i} is out of bounds for dimension {dim} with size {size}"))
+                    })?;
+                    view = view.select(dim as i64, w as i64)?;
+                }
+                TensorIndex::Slice(s, e, st) => {
+                    view = view.slice(dim, *s, *e, *st)?;
+                    dim += 1;
+                }
+                TensorIndex::NewAxis => {
+                    view = view.unsqueeze(dim as i64)?;
+                    dim += 1;
+                }
+                TensorIndex::Ellipsis => dim += self.ndim() - consumed,
+                TensorIndex::Tensor(t) if t.dtype() == DType::Bool => {
+                    // A mask indexes as many dims as it has, through its non-zero positions.
+                    for k in 0..t.ndim() {
+                        if t.shape()[k] != view.shape()[dim + k] {
+                            return Err(Error::Index(format!(
+                                "The shape of the mask {:?} at index {k} does not match the shape of the indexed tensor {:?} at index {}",
+                                t.shape(),
+                                view.shape(),
+                                dim + k
+                            )));
+                        }
+                    }
+                    if t.ndim() == 0 {
+                        // x[True] adds a dim of size 1, x[False] one of size 0.
+                        view = view.unsqueeze(dim as i64)?;
+                        let keep = Tensor::from_vec(if t.item()?.to_i64() != 0 { vec![0i64] } else { vec![] }, &[])?;
+                        let n = keep.numel();
+                        advanced.push((dim, keep.reshape(&[n as i64])?));
+                        dim += 1;
+                        continue;
+                    }
+                    let nz = t.nonzero()?;
+                    for k in 0..t.ndim() {
+                        advanced.push((dim + k, nz.select(1, k as i64)?));
+                    }
+                    dim += t.ndim();
+                }
+                TensorIndex::Tensor(t) => {
+                    if t.dtype().is_floating_point() {
+                        return Err(Error::Index(
+                            "tensors used as indices must be long, int, byte or bool tensors".into(),
+                        ));
+                    }
+                    advanced.push((dim, t.clone()));
+                    dim += 1;
+                }
+            }
+        }
+        Ok((view, advanced))
+    }
+
+    /// Storage offsets selected by advanced indices on `view`, with the result's shape.
+    fn advanced_offsets(view: &Tensor, advanced: &[(usize, Tensor)]) -> Result<(Vec<usize>, Vec<usize>)> {
+        let mut bshape: Vec<usize> = vec![];
+        for (_, t) in advanced {
+            bshape = broadcast_shapes(&bshape, t.shape())?;
+        }
+        let adv_dims: Vec<usize> = advanced.iter().map(|(d, _)| *d).collect();
+        let nb: usize = bshape.iter().product();
+        // Offset contributed by the indexed dims for each broadcast position.
+        let mut adv_off = vec![view.storage_offset(); nb];
+        for (d, t) in advanced {
+            let vals = t.with_layout(t.layout().broadcast_to(&bshape)).to_vec::<i64>()?;
+            let (size, stride) = (view.shape()[*d], view.strides()[*d]);
+            for (o, &v) in adv_off.iter_mut().zip(&vals) {
+                *o += wrap_index(v, size, *d)? * stride;
+            }
+        }
+        let rest: Vec<usize> = (0..view.ndim()).filter(|d| !adv_dims.contains(d)).collect();
+        let rest_layout = Layout {
+            shape: rest.iter().map(|&d| view.shape()[d]).collect(),
+            strides: rest.iter().map(|&d| view.strides()[d]).collect(),
+            offset: 0,
+        };
+        let rest_off = element_offsets(&rest_layout);
+        // Adjacent indexed dims keep their place; scattered ones go first (NumPy's rule).
+        let adjacent = adv_dims.windows(2).all(|w| w[1] == w[0] + 1);
+        let pos = if adjacent { adv_dims[0] } else { 0 };
+        let before: Vec<usize> = rest.iter().filter(|&&d| d < pos).map(|&d| view.shape()[d]).collect();
+        let after: Vec<usize> = rest.iter().filter(|&&d| d >= pos).map(|&d| view.shape()[d]).collect();
+        let (nbefore, nafter) = (before.iter().product::<usize>(), after.iter().product::<usize>());
+        let mut offs = Vec::with_capacity(nb * rest_off.len());
+        for i in 0..nbefore {
+            for &a in &adv_off {
+                for j in 0..nafter {
+                    offs.push(a + rest_off[i * nafter + j]);
+                }
+            }
+        }
+        let shape: Vec<usize> = before.into_iter().chain(bshape).chain(after).collect();
+        Ok((offs, shape))
+    }
+
+    /// `self[indices]`.
+    pub fn index(&self, indices: &[TensorIndex]) -> Result<Tensor> {
+        let (view, advanced) = self.basic_index(indices)?;
+        if advanced.is_empty() {
+            return Ok(view);
+        }
+        let (offs, shape) = Tensor::advanced_offsets(&view, &advanced)?;
+        view.take_offsets(&offs, &shape)
+    }
+
+    /// `self[indices] = value` in place.
+    pub fn index_put(&self, indices: &[TensorIndex], value: Arg) -> Result<()> {
+        let (view, advanced) = self.basic_index(indices)?;
+        let value = match value {
+            Arg::T(t) => t.clone(),
+            Arg::S(s) => Tensor::scalar_tensor(s, self.dtype())?,
+        };
+        if advanced.is_empty() {
+            return view.copy_(&value);
+        }
+        let (offs, shape) = Tensor::advanced_offsets(&view, &advanced)?;
+        let b = broadcast_shapes(&shape, value.shape())?;
+        if b != shape {
+            return Err(Error::Runtime(format!(
+                "shape mismatch: value tensor of shape {:?} cannot be broadcast to indexing result of shape {:?}",
+                value.shape(),
+                shape
+            )));
+        }
+        let v = value.to_dtype(self.dtype())?;
+        let v = v.with_layout(v.layout().broadcast_to(&shape));
+        with_dtype!(self.dtype(), T => {
+            let vals = v.to_vec::<T>()?;
+            self.with_slice_mut::<T, _>(|o, _| {
+                for (k, &off) in offs.iter().enumerate() {
+                    o[off] = vals[k];
+                }
+            })?;
+        });
+        Ok(())
+    }
+}
+
+fn wrap_positive(v: i64, size: usize, dim: usize) -> Result<usize> {
+    if v < 0 || v as usize >= size {
+        return Err(Error::IndexOutOfRange { index: v, dim, size });
+    }
+    Ok(v as usize)
+}
+

@@ -1,0 +1,306 @@
+//! The tensor: a strided view over shared storage. Cheap to clone (an `Arc`).
+
+mod arith;
+mod creation;
+mod einsum;
+mod index;
+mod matmul;
+mod reduce;
+mod shape_ops;
+mod unary;
+mod view;
+
+pub use arith::BinaryOp;
+pub use reduce::ReduceOp;
+pub use unary::UnaryOp;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::cpu;
+use crate::device::Device;
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::shape;
+use crate::storage::{CpuStorage, Storage, StorageCell};
+
+/// A Python number as an operand: PyTorch ranks these below tensors when promoting types.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+}
+
+impl Scalar {
+    pub fn to_f64(self) -> f64 {
+        match self {
+            Scalar::Bool(b) => b as u8 as f64,
+            Scalar::Int(i) => i as f64,
+            Scalar::Float(f) => f,
+        }
+    }
+
+    pub fn to_i64(self) -> i64 {
+        match self {
+            Scalar::Bool(b) => b as i64,
+            Scalar::Int(i) => i,
+            Scalar::Float(f) => f as i64,
+        }
+    }
+
+    pub fn category(self) -> crate::dtype::Category {
+        use crate::dtype::Category;
+        match self {
+            Scalar::Bool(_) => Category::Bool,
+            Scalar::Int(_) => Category::Integral,
+            Scalar::Float(_) => Category::Floating,
+        }
+    }
+
+    /// The value as an element of type `T` (integers stay exact).
+    pub fn to_element<T: Element>(self) -> T {
+        match self {
+            Scalar::Float(f) => T::from_f64(f),
+            other if T::DTYPE.is_floating_point() => T::from_f64(other.to_f64()),
+            other => T::from_i64(other.to_i64()),
+        }
+    }
+}
+
+pub struct TensorImpl {
+    storage: Arc<StorageCell>,
+    layout: Layout,
+    dtype: DType,
+    requires_grad: AtomicBool,
+}
+
+#[derive(Clone)]
+pub struct Tensor(Arc<TensorImpl>);
+
+impl std::fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tensor(shape={:?}, dtype={})", self.shape(), self.dtype().name())
+    }
+}
+
+impl Tensor {
+    // ----- construction -------------------------------------------------------------------
+
+    pub(crate) fn from_parts(storage: Arc<StorageCell>, layout: Layout, dtype: DType) -> Tensor {
+        Tensor(Arc::new(TensorImpl { storage, layout, dtype, requires_grad: AtomicBool::new(false) }))
+    }
+
+    /// A tensor owning `data`, laid out contiguously as `shape`.
+    pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Tensor> {
+        let n = shape::numel(shape)?;
+        if n != data.len() {
+            return Err(Error::Runtime(format!(
+                "shape {shape:?} needs {n} elements but {} were given",
+                data.len()
+            )));
+        }
+        let layout = Layout::contiguous(shape.to_vec())?;
+        Ok(Tensor::from_storage(Storage::Cpu(CpuStorage::from_vec(data)), layout))
+    }
+
+    pub fn from_storage(storage: Storage, layout: Layout) -> Tensor {
+        let dtype = storage.dtype();
+        Tensor::from_parts(Arc::new(StorageCell::new(storage)), layout, dtype)
+    }
+
+    /// A new view of the same storage with another layout.
+    pub(crate) fn with_layout(&self, layout: Layout) -> Tensor {
+        Tensor::from_parts(self.0.storage.clone(), layout, self.0.dtype)
+    }
+
+    // ----- metadata -------------------------------------------------------------------------
+
+    pub fn shape(&self) -> &[usize] {
+        &self.0.layout.shape
+    }
+
+    pub fn strides(&self) -> &[usize] {
+        &self.0.layout.strides
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.0.layout
+    }
+
+    pub fn storage_offset(&self) -> usize {
+        self.0.layout.offset
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.0.dtype
+    }
+
+    pub fn device(&self) -> Device {
+        Device::Cpu
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.0.layout.ndim()
+    }
+
+    pub fn numel(&self) -> usize {
+        self.0.layout.numel()
+    }
+
+    pub fn is_contiguous(&self) -> bool {
+        self.0.layout.is_contiguous()
+    }
+
+    pub fn element_size(&self) -> usize {
+        self.0.dtype.size_in_bytes()
+    }
+
+    /// Address of the first element.
+    pub fn data_ptr(&self) -> usize {
+        let st = self.0.storage.read();
+        match &*st {
+            Storage::Cpu(s) => s.as_ptr() as usize + self.storage_offset() * self.element_size(),
+        }
+    }
+
+    /// Size of `dim`, which may be negative.
+    pub fn size(&self, dim: i64) -> Result<usize> {
+        Ok(self.shape()[shape::wrap_dim(dim, self.ndim())?.min(self.ndim().saturating_sub(1))])
+    }
+
+    pub fn storage_cell(&self) -> &Arc<StorageCell> {
+        &self.0.storage
+    }
+
+    /// Whether both tensors view the same storage.
+    pub fn shares_storage(&self, other: &Tensor) -> bool {
+        Arc::ptr_eq(&self.0.storage, &other.0.storage)
+    }
+
+    /// Whether both handles are the same tensor object.
+    pub fn same(&self, other: &Tensor) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    pub fn version(&self) -> u64 {
+        self.0.storage.version()
+    }
+
+    pub fn requires_grad(&self) -> bool {
+        self.0.requires_grad.load(Ordering::Relaxed)
+    }
+
+    pub fn set_requires_grad(&self, value: bool) -> Result<()> {
+        if value && !self.dtype().is_floating_point() {
+            return Err(Error::Runtime(
+                "only Tensors of floating point dtype can require gradients".into(),
+            ));
+        }
+        self.0.requires_grad.store(value, Ordering::Relaxed);
+        Ok(())
+    }
+
+    // ----- element access -------------------------------------------------------------------
+
+    /// Calls `f` with the CPU elements of the storage (as `T`, which must be the dtype) and the
+    /// layout viewing them.
+    pub fn with_slice<T: Element, R>(&self, f: impl FnOnce(&[T], &Layout) -> R) -> Result<R> {
+        let st = self.0.storage.read();
+        let cpu = st.cpu()?;
+        if cpu.dtype() != T::DTYPE {
+            return Err(crate::storage::dtype_error(T::DTYPE, cpu.dtype()));
+        }
+        Ok(f(cpu.as_slice::<T>(), &self.0.layout))
+    }
+
+    /// Mutable access for in-place ops; bumps the version counter.
+    pub fn with_slice_mut<T: Element, R>(&self, f: impl FnOnce(&mut [T], &Layout) -> R) -> Result<R> {
+        let mut st = self.0.storage.write();
+        let cpu = st.cpu_mut()?;
+        if cpu.dtype() != T::DTYPE {
+            return Err(crate::storage::dtype_error(T::DTYPE, cpu.dtype()));
+        }
+        let r = f(cpu.as_mut_slice::<T>(), &self.0.layout);
+        self.0.storage.bump_version();
+        Ok(r)
+    }
+
+    /// The elements in row-major order, as `T` (converted from the tensor's dtype).
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        let t = self.to_dtype(T::DTYPE)?.contiguous()?;
+        t.with_slice::<T, _>(|s, l| s[l.offset..l.offset + l.numel()].to_vec())
+    }
+
+    /// The single element of a one-element tensor.
+    pub fn item(&self) -> Result<Scalar> {
+        if self.numel() != 1 {
+            return Err(Error::Runtime(format!(
+                "a Tensor with {} elements cannot be converted to Scalar",
+                self.numel()
+            )));
+        }
+        let dt = self.dtype();
+        let off = self.storage_offset();
+        Ok(crate::with_dtype!(dt, T => self.with_slice::<T, _>(|s, _| {
+            let v = s[off];
+            if dt == DType::Bool {
+                Scalar::Bool(v.is_nonzero())
+            } else if dt.is_floating_point() {
+                Scalar::Float(v.to_f64())
+            } else {
+                Scalar::Int(v.to_i64())
+            }
+        })?))
+    }
+
+    // ----- copies and conversions -----------------------------------------------------------
+
+    /// Self if already contiguous, else a contiguous copy.
+    pub fn contiguous(&self) -> Result<Tensor> {
+        if self.is_contiguous() {
+            return Ok(self.clone());
+        }
+        self.copy_as(self.dtype())
+    }
+
+    /// A new contiguous tensor with the same values, converted to `dtype`.
+    pub fn copy_as(&self, dtype: DType) -> Result<Tensor> {
+        let src = self.dtype();
+        crate::with_dtype!(src, S => crate::with_dtype!(dtype, D => {
+            let data = self.with_slice::<S, _>(|s, l| cpu::cast::convert_strided::<S, D>(s, l))?;
+            Tensor::from_vec(data, self.shape())
+        }))
+    }
+
+    /// Self when the dtype matches, else a converted copy.
+    pub fn to_dtype(&self, dtype: DType) -> Result<Tensor> {
+        if dtype == self.dtype() {
+            return Ok(self.clone());
+        }
+        self.copy_as(dtype)
+    }
+
+    /// Writes `src` (broadcast to self's shape, converted to self's dtype) into self in place.
+    pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        let shape = shape::broadcast_shapes(self.shape(), src.shape())?;
+        if shape != self.shape() {
+            return Err(Error::Runtime(format!(
+                "output with shape {:?} doesn't match the broadcast shape {:?}",
+                self.shape(),
+                shape
+            )));
+        }
+        // Reading and writing one storage at once would need two locks on it: go through a copy.
+        let src = if self.shares_storage(src) { src.copy_as(src.dtype())? } else { src.clone() };
+        let src = src.to_dtype(self.dtype())?;
+        let sl = src.layout().broadcast_to(self.shape());
+        crate::with_dtype!(self.dtype(), T => {
+            src.with_slice::<T, _>(|s, _| {
+                self.with_slice_mut::<T, _>(|d, dl| cpu::elementwise::assign(d, dl, s, &sl, |x| x))
+            })??;
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,293 @@
+//! Reductions (sum, mean, prod, max/min, arg-reductions, var/std, norm, logsumexp, all/any),
+//! softmax and cumulative ops.
+
+use crate::cpu::num::Arith;
+use crate::cpu::reduce::{map_lanes, reduce};
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::shape::{wrap_dim, wrap_dims};
+use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
+use crate::with_arith_dtype;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceOp {
+    Sum,
+    Prod,
+    Max,
+    Min,
+    All,
+    Any,
+}
+
+impl Tensor {
+    /// The dims a reduction covers (all of them for `None` or an empty list) and its output shape.
+    pub fn reduction_shape(&self, dims: Option<&[i64]>, keepdim: bool) -> Result<(Vec<usize>, Vec<usize>)> {
+        let rdims: Vec<usize> = match dims {
+            Some(d) if !d.is_empty() => wrap_dims(d, self.ndim())?,
+            _ => (0..self.ndim()).collect(),
+        };
+        let rdims: Vec<usize> = rdims.into_iter().filter(|&d| d < self.ndim()).collect();
+        let shape = (0..self.ndim())
+            .filter_map(|d| match (rdims.contains(&d), keepdim) {
+                (false, _) => Some(self.shape()[d]),
+                (true, true) => Some(1),
+                (true, false) => None,
+            })
+            .collect();
+        Ok((rdims, shape))
+    }
+
+    /// Sum, product, max, min, all or any over `dims` (PyTorch's output dtypes: integer sums and
+    /// products give int64, all/any give bool).
+    pub fn reduce(&self, op: ReduceOp, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+        let (rdims, shape) = self.reduction_shape(dims, keepdim)?;
+        let dt = self.dtype();
+        let empty_reduction = rdims.iter().any(|&d| self.shape()[d] == 0) || (self.numel() == 0 && rdims.len() == self.ndim());
+        if matches!(op, ReduceOp::Max | ReduceOp::Min) && empty_reduction {
+            return Err(Error::Index(format!(
+                "{}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.",
+                if op == ReduceOp::Max { "amax" } else { "amin" }
+            )));
+        }
+        // Full reductions walk memory in order: make the input dense first.
+        let src = if rdims.len() == self.ndim() { self.contiguous()? } else { self.clone() };
+        let result = match op {
+            ReduceOp::All | ReduceOp::Any => {
+                let b = src.to_dtype(DType::Bool)?;
+                let all = op == ReduceOp::All;
+                b.with_slice::<bool, _>(|s, l| {
+                    reduce(s, l, &rdims, all, |a, v| if all { a & v } else { a | v }, |a, b| if all { a & b } else { a | b })
+                })
+                .and_then(|v| Tensor::from_vec(v, &shape))?
+            }
+            _ if dt.is_half() => return self.to_dtype(DType::F32)?.reduce(op, dims, keepdim)?.to_dtype(dt),
+            ReduceOp::Sum | ReduceOp::Prod if !dt.is_floating_point() => {
+                let t = src.to_dtype(DType::I64)?;
+                t.with_slice::<i64, _>(|s, l| match op {
+                    ReduceOp::Sum => reduce(s, l, &rdims, 0i64, |a, v| a.wrapping_add(v), |a, b| a.wrapping_add(b)),
+                    _ => reduce(s, l, &rdims, 1i64, |a, v| a.wrapping_mul(v), |a, b| a.wrapping_mul(b)),
+                })
+                .and_then(|v| Tensor::from_vec(v, &shape))?
+            }
+            _ => with_arith_dtype!(dt, T => src.with_slice::<T, _>(|s, l| {
+                let v: Vec<T> = match op {
+                    ReduceOp::Sum => reduce(s, l, &rdims, T::zero(), |a: T, v| a.add(v), |a, b| a.add(b)),
+                    ReduceOp::Prod => reduce(s, l, &rdims, T::one(), |a: T, v| a.mul(v), |a, b| a.mul(b)),
+                    ReduceOp::Max => {
+                        let first = s[l.offset];
+                        reduce(s, l, &rdims, first, |a: T, v| a.max_nan(v), |a, b| a.max_nan(b))
+                    }
+                    _ => {
+                        let first = s[l.offset];
+                        reduce(s, l, &rdims, first, |a: T, v| a.min_nan(v), |a, b| a.min_nan(b))
+                    }
+                };
+                Tensor::from_vec(v, &shape)
+            })??),
+        };
+        Ok(result)
+    }
+
+    pub fn sum(&self, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+        self.reduce(ReduceOp::Sum, dims, keepdim)
+    }
+
+    pub fn mean(&self, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+        if !self.dtype().is_floating_point() {
+            return Err(Error::Runtime(format!(
+                "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
+                crate::tensor::arith::title_name(self.dtype())
+            )));
+        }
+        let (rdims, _) = self.reduction_shape(dims, keepdim)?;
+        let n: usize = rdims.iter().map(|&d| self.shape()[d]).product();
+        self.sum(dims, keepdim)?.binary_scalar(BinaryOp::Div, Scalar::Float(n as f64), false)
+    }
+
+    /// Values and int64 indices of the max (or min) along `dim`; the first index wins ties, a
+    /// NaN wins over numbers.
+    pub fn max_min_dim(&self, dim: i64, keepdim: bool, max: bool) -> Result<(Tensor, Tensor)> {
+        let t = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
+        let d = wrap_dim(dim, t.ndim())?;
+        if t.shape()[d] == 0 {
+            return Err(Error::Index(format!(
+                "{}(): Expected reduction dim {} to have non-zero size.",
+                if max { "max" } else { "min" },
+                d
+            )));
+        }
+        let dt = t.dtype();
+        if dt.is_half() {
+            let (v, i) = t.to_dtype(DType::F32)?.max_min_dim(dim, keepdim, max)?;
+            return Ok((v.to_dtype(dt)?, i));
+        }
+        let (_, mut shape) = t.reduction_shape(Some(&[d as i64]), keepdim)?;
+        if self.ndim() == 0 {
+            shape.clear();
+        }
+        let idx: Vec<i64> = with_arith_dtype!(dt, T => t.with_slice::<T, _>(|s, l| {
+            map_lanes(s, l, d, 1, |lane: &[T], o: &mut [i64]| {
+                let mut bi = 0usize;
+                for (i, &v) in lane.iter().enumerate() {
+                    let b = lane[bi];
+                    if b.is_nan() {
+                        break;
+                    }
+                    if v.is_nan() || (max && v > b) || (!max && v < b) {
+                        bi = i;
+                    }
+                }
+                o[0] = bi as i64;
+            })
+        })?);
+        let indices = Tensor::from_vec(idx, &shape)?;
+        let kept_shape: Vec<i64> = t.reduction_shape(Some(&[d as i64]), true)?.1.iter().map(|&v| v as i64).collect();
+        let values = t.gather(d as i64, &indices.reshape(&kept_shape)?)?;
+        let values = values.reshape(&shape.iter().map(|&v| v as i64).collect::<Vec<_>>())?;
+        Ok((values, indices))
+    }
+
+    /// `argmax`/`argmin`; over the flattened tensor when `dim` is None.
+    pub fn argmax_min(&self, dim: Option<i64>, keepdim: bool, max: bool) -> Result<Tensor> {
+        match dim {
+            Some(d) => Ok(self.max_min_dim(d, keepdim, max)?.1),
+            None => {
+                if self.numel() == 0 {
+                    return Err(Error::Runtime(format!(
+                        "{}(): Expected reduction dim to be specified for input.numel() == 0.",
+                        if max { "argmax" } else { "argmin" }
+                    )));
+                }
+                let flat = self.reshape(&[-1])?;
+                let i = flat.max_min_dim(0, false, max)?.1;
+                if keepdim {
+                    i.reshape(&vec![1; self.ndim()])
+                } else {
+                    Ok(i)
+                }
+            }
+        }
+    }
+
+    /// Variance with `correction` (1 = unbiased) over `dims`.
+    pub fn var(&self, dims: Option<&[i64]>, correction: f64, keepdim: bool) -> Result<Tensor> {
+        let (rdims, _) = self.reduction_shape(dims, keepdim)?;
+        let n: usize = rdims.iter().map(|&d| self.shape()[d]).product();
+        let mean = self.mean(dims, true)?;
+        let dev = self.binary(BinaryOp::Sub, &mean)?;
+        let ss = dev.binary(BinaryOp::Mul, &dev)?.sum(dims, keepdim)?;
+        ss.binary_scalar(BinaryOp::Div, Scalar::Float((n as f64 - correction).max(0.0)), false)
+    }
+
+    pub fn std(&self, dims: Option<&[i64]>, correction: f64, keepdim: bool) -> Result<Tensor> {
+        self.var(dims, correction, keepdim)?.unary(UnaryOp::Sqrt)
+    }
+
+    /// The `p`-norm over `dims` (`p` may be infinite).
+    pub fn norm(&self, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+        if !self.dtype().is_floating_point() {
+            return Err(Error::Runtime(format!(
+                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
+                crate::tensor::arith::title_name(self.dtype())
+            )));
+        }
+        let a = self.unary(UnaryOp::Abs)?;
+        if p == 2.0 {
+            a.binary(BinaryOp::Mul, &a)?.sum(dims, keepdim)?.unary(UnaryOp::Sqrt)
+        } else if p == 1.0 {
+            a.sum(dims, keepdim)
+        } else if p == f64::INFINITY {
+            a.reduce(ReduceOp::Max, dims, keepdim)
+        } else if p == f64::NEG_INFINITY {
+            a.reduce(ReduceOp::Min, dims, keepdim)
+        } else if p == 0.0 {
+            a.binary_scalar(BinaryOp::Ne, Scalar::Int(0), false)?.to_dtype(self.dtype())?.sum(dims, keepdim)
+        } else {
+            a.unary(UnaryOp::PowScalar(p))?.sum(dims, keepdim)?.unary(UnaryOp::PowScalar(1.0 / p))
+        }
+    }
+
+    /// `log(sum(exp(x)))` over `dims`, computed stably.
+    pub fn logsumexp(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        let x = if self.dtype().is_floating_point() { self.clone() } else { self.to_dtype(DType::F32)? };
+        let m = x.reduce(ReduceOp::Max, Some(dims), true)?;
+        // An infinite max would give inf - inf: shift by zero there instead.
+        let finite = m.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Ne, Scalar::Float(f64::INFINITY), false)?;
+        let m = Tensor::where_(&finite, super::arith::Arg::T(&m), super::arith::Arg::S(Scalar::Float(0.0)))?;
+        let s = x.binary(BinaryOp::Sub, &m)?.unary(UnaryOp::Exp)?.sum(Some(dims), keepdim)?.unary(UnaryOp::Log)?;
+        let m = if keepdim { m } else { m.squeeze_dims(dims)? };
+        s.binary(BinaryOp::Add, &m)
+    }
+
+    pub fn softmax(&self, dim: i64) -> Result<Tensor> {
+        let x = if self.dtype().is_floating_point() { self.clone() } else { self.to_dtype(DType::F32)? };
+        let m = x.reduce(ReduceOp::Max, Some(&[dim]), true)?;
+        let e = x.binary(BinaryOp::Sub, &m)?.unary(UnaryOp::Exp)?;
+        let s = e.sum(Some(&[dim]), true)?;
+        e.binary(BinaryOp::Div, &s)
+    }
+
+    pub fn log_softmax(&self, dim: i64) -> Result<Tensor> {
+        let x = if self.dtype().is_floating_point() { self.clone() } else { self.to_dtype(DType::F32)? };
+        let m = x.reduce(ReduceOp::Max, Some(&[dim]), true)?;
+        let shifted = x.binary(BinaryOp::Sub, &m)?;
+        let lse = shifted.unary(UnaryOp::Exp)?.sum(Some(&[dim]), true)?.unary(UnaryOp::Log)?;
+        shifted.binary(BinaryOp::Sub, &lse)
+    }
+
+    /// `cumsum` (or `cumprod` when `product`) along `dim`; integers accumulate in int64.
+    pub fn cumulative(&self, dim: i64, product: bool) -> Result<Tensor> {
+        let t = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
+        let d = wrap_dim(dim, t.ndim())?;
+        let dt = t.dtype();
+        let work = if dt.is_half() {
+            DType::F32
+        } else if !dt.is_floating_point() {
+            DType::I64
+        } else {
+            dt
+        };
+        let t = t.to_dtype(work)?;
+        let len = t.shape()[d];
+        let mut shape: Vec<usize> = t.shape().to_vec();
+        let n = shape.remove(d);
+        shape.push(n);
+        let moved = if work == DType::F32 {
+            // Like PyTorch, float32 accumulates in double.
+            let data = t.with_slice::<f32, _>(|s, l| scan(s, l, d, len, product, |v: f32| v as f64, |a: f64| a as f32))?;
+            Tensor::from_vec(data, &shape)?
+        } else {
+            with_arith_dtype!(work, T => {
+                let data = t.with_slice::<T, _>(|s, l| scan(s, l, d, len, product, |v: T| v, |a: T| a))?;
+                Tensor::from_vec(data, &shape)?
+            })
+        };
+        let last = moved.ndim() as i64 - 1;
+        let out = moved.movedim(last, d as i64)?.contiguous()?;
+        let out = if dt.is_half() { out.to_dtype(dt)? } else { out };
+        if self.ndim() == 0 {
+            out.reshape(&[])
+        } else {
+            Ok(out)
+        }
+    }
+}
+
+/// Running sums or products along lanes, accumulating in `A`.
+fn scan<T: Element, A: Arith>(
+    s: &[T],
+    l: &crate::layout::Layout,
+    dim: usize,
+    len: usize,
+    product: bool,
+    widen: impl Fn(T) -> A + Sync,
+    narrow: impl Fn(A) -> T + Sync,
+) -> Vec<T> {
+    map_lanes(s, l, dim, len, |lane: &[T], o: &mut [T]| {
+        let mut acc = if product { A::one() } else { A::zero() };
+        for (o, &v) in o.iter_mut().zip(lane) {
+            acc = if product { acc.mul(widen(v)) } else { acc.add(widen(v)) };
+            *o = narrow(acc);
+        }
+    })
+}

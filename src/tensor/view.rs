@@ -1,0 +1,272 @@
+//! Views: new layouts over the same storage (no copy), and the shape ops built from them.
+
+use crate::error::{Error, Result};
+use crate::shape::{infer_size, wrap_dim, wrap_dims};
+use crate::tensor::Tensor;
+
+impl Tensor {
+    /// `view`: fails where the strides do not allow a view.
+    pub fn view(&self, sizes: &[i64]) -> Result<Tensor> {
+        let shape = infer_size(sizes, self.numel())?;
+        let strides = self.layout().view_strides(&shape).ok_or_else(|| {
+            Error::Runtime(
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.".into(),
+            )
+        })?;
+        Ok(self.with_layout(crate::layout::Layout { shape, strides, offset: self.storage_offset() }))
+    }
+
+    /// `reshape`: a view when possible, else a copy.
+    pub fn reshape(&self, sizes: &[i64]) -> Result<Tensor> {
+        let shape = infer_size(sizes, self.numel())?;
+        match self.layout().view_strides(&shape) {
+            Some(strides) => Ok(self.with_layout(crate::layout::Layout { shape, strides, offset: self.storage_offset() })),
+            None => self.copy_as(self.dtype())?.view(sizes),
+        }
+    }
+
+    pub fn permute(&self, dims: &[i64]) -> Result<Tensor> {
+        if dims.len() != self.ndim() {
+            return Err(Error::Runtime(format!(
+                "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {} is not equal to len(dims) = {}",
+                self.ndim(),
+                dims.len()
+            )));
+        }
+        let d = wrap_dims(dims, self.ndim())?;
+        Ok(self.with_layout(self.layout().permute(&d)))
+    }
+
+    pub fn transpose(&self, a: i64, b: i64) -> Result<Tensor> {
+        if self.ndim() == 0 {
+            wrap_dim(a, 0)?;
+            wrap_dim(b, 0)?;
+            return Ok(self.clone());
+        }
+        let (a, b) = (wrap_dim(a, self.ndim())?, wrap_dim(b, self.ndim())?);
+        Ok(self.with_layout(self.layout().transpose(a, b)))
+    }
+
+    /// `t()`: transposes a matrix, leaves 0-d and 1-d tensors alone.
+    pub fn t(&self) -> Result<Tensor> {
+        if self.ndim() > 2 {
+            return Err(Error::Runtime(format!("t() expects a tensor with <= 2 dimensions, but self is {}D", self.ndim())));
+        }
+        if self.ndim() < 2 {
+            return Ok(self.clone());
+        }
+        self.transpose(0, 1)
+    }
+
+    /// Moves dim `src` to position `dst`, keeping the others in order.
+    pub fn movedim(&self, src: i64, dst: i64) -> Result<Tensor> {
+        let n = self.ndim();
+        let (s, d) = (wrap_dim(src, n)?, wrap_dim(dst, n)?);
+        if n == 0 {
+            return Ok(self.clone());
+        }
+        let mut order: Vec<usize> = (0..n).filter(|&i| i != s).collect();
+        order.insert(d, s);
+        Ok(self.with_layout(self.layout().permute(&order)))
+    }
+
+    pub fn narrow(&self, dim: i64, start: i64, length: i64) -> Result<Tensor> {
+        if self.ndim() == 0 {
+            return Err(Error::Runtime("narrow() cannot be applied to a 0-dim tensor.".into()));
+        }
+        let d = wrap_dim(dim, self.ndim())?;
+        let size = self.shape()[d] as i64;
+        let start = if start < 0 { start + size } else { start };
+        if start < 0 || length < 0 || start > size || start + length > size {
+            return Err(Error::Index(format!(
+                "start ({start}) + length ({length}) exceeds dimension size ({size})."
+            )));
+        }
+        Ok(self.with_layout(self.layout().narrow(d, start as usize, length as usize)))
+    }
+
+    /// Python slicing `start:end:step` along `dim` (bounds clamped as Python does).
+    pub fn slice(&self, dim: usize, start: Option<i64>, end: Option<i64>, step: i64) -> Result<Tensor> {
+        if step <= 0 {
+            return Err(Error::Value("step must be greater than zero".into()));
+        }
+        let size = self.shape()[dim] as i64;
+        let clamp = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
+        let s = start.map_or(0, clamp);
+        let e = end.map_or(size, clamp);
+        Ok(self.with_layout(self.layout().slice(dim, s as usize, e.max(s) as usize, step as usize)))
+    }
+
+    /// Indexes `dim` with one integer, dropping the dim.
+    pub fn select(&self, dim: i64, index: i64) -> Result<Tensor> {
+        if self.ndim() == 0 {
+            return Err(Error::Index("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number".into()));
+        }
+        let d = wrap_dim(dim, self.ndim())?;
+        let size = self.shape()[d] as i64;
+        if index < -size || index >= size {
+            return Err(Error::IndexOutOfRange { index, dim: d, size: size as usize });
+        }
+        let i = if index < 0 { index + size } else { index };
+        Ok(self.with_layout(self.layout().select(d, i as usize)))
+    }
+
+    pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.ndim() + 1)?;
+        Ok(self.with_layout(self.layout().unsqueeze(d)))
+    }
+
+    /// `squeeze()` (all size-1 dims) or `squeeze(dims)`.
+    pub fn squeeze_dims(&self, dims: &[i64]) -> Result<Tensor> {
+        if self.ndim() == 0 {
+            for &d in dims {
+                wrap_dim(d, 0)?;
+            }
+            return Ok(self.clone());
+        }
+        let d = wrap_dims(dims, self.ndim())?;
+        Ok(self.with_layout(self.layout().squeeze_dims(&d)))
+    }
+
+    pub fn squeeze(&self) -> Result<Tensor> {
+        let all: Vec<usize> = (0..self.ndim()).collect();
+        Ok(self.with_layout(self.layout().squeeze_dims(&all)))
+    }
+
+    /// `expand`: -1 keeps a size; new leading dims may be added.
+    pub fn expand(&self, sizes: &[i64]) -> Result<Tensor> {
+        if sizes.len() < self.ndim() {
+            return Err(Error::Runtime(format!(
+                "expand(torch.FloatTensor{{{:?}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
+                self.shape(),
+                sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
+                sizes.len(),
+                self.ndim()
+            )));
+        }
+        let lead = sizes.len() - self.ndim();
+        let mut target = Vec::with_capacity(sizes.len());
+        for (i, &s) in sizes.iter().enumerate() {
+            let cur = if i >= lead { Some(self.shape()[i - lead]) } else { None };
+            let t = match (s, cur) {
+                (-1, Some(c)) => c,
+                (-1, None) => {
+                    return Err(Error::Runtime(format!(
+                        "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
+                    )))
+                }
+                (s, _) if s < 0 => return Err(Error::NegativeDimension(s, sizes.to_vec())),
+                (s, Some(c)) if c != 1 && c as i64 != s => {
+                    return Err(Error::Runtime(format!(
+                        "The expanded size of the tensor ({s}) must match the existing size ({c}) at non-singleton dimension {i}.  Target sizes: {sizes:?}.  Tensor sizes: {:?}",
+                        self.shape()
+                    )))
+                }
+                (s, _) => s as usize,
+            };
+            target.push(t);
+        }
+        crate::shape::numel(&target)?;
+        Ok(self.with_layout(self.layout().broadcast_to(&target)))
+    }
+
+    /// `flatten(start_dim, end_dim)`.
+    pub fn flatten(&self, start: i64, end: i64) -> Result<Tensor> {
+        if self.ndim() == 0 {
+            return self.reshape(&[1]);
+        }
+        let (s, e) = (wrap_dim(start, self.ndim())?, wrap_dim(end, self.ndim())?);
+        if s > e {
+            return Err(Error::Runtime("flatten() has invalid args: start_dim cannot come after end_dim".into()));
+        }
+        let mut sizes: Vec<i64> = self.shape()[..s].iter().map(|&v| v as i64).collect();
+        sizes.push(self.shape()[s..=e].iter().product::<usize>() as i64);
+        sizes.extend(self.shape()[e + 1..].iter().map(|&v| v as i64));
+        self.reshape(&sizes)
+    }
+
+    /// `unflatten(dim, sizes)`.
+    pub fn unflatten(&self, dim: i64, sizes: &[i64]) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.ndim())?;
+        let inner = infer_size(sizes, self.shape()[d]).map_err(|_| {
+            Error::Runtime(format!(
+                "unflatten: Provided sizes {sizes:?} don't multiply up to the size of dim {dim} ({}) in the input tensor",
+                self.shape()[d]
+            ))
+        })?;
+        let mut shape: Vec<i64> = self.shape()[..d].iter().map(|&v| v as i64).collect();
+        shape.extend(inner.iter().map(|&v| v as i64));
+        shape.extend(self.shape()[d + 1..].iter().map(|&v| v as i64));
+        self.view(&shape).or_else(|_| self.reshape(&shape))
+    }
+
+    pub fn unbind(&self, dim: i64) -> Result<Vec<Tensor>> {
+        let d = wrap_dim(dim, self.ndim())?;
+        (0..self.shape()[d]).map(|i| self.select(d as i64, i as i64)).collect()
+    }
+
+    /// Pieces of `sizes` along `dim`; they must add up to the dim's size.
+    pub fn split_sizes(&self, sizes: &[i64], dim: i64) -> Result<Vec<Tensor>> {
+        let d = wrap_dim(dim, self.ndim())?;
+        let total: i64 = sizes.iter().sum();
+        if sizes.iter().any(|&s| s < 0) || total != self.shape()[d] as i64 {
+            return Err(Error::Runtime(format!(
+                "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension {}), but got split_sizes={:?}",
+                self.shape()[d], d, sizes
+            )));
+        }
+        let mut start = 0;
+        sizes
+            .iter()
+            .map(|&s| {
+                let t = self.narrow(d as i64, start, s);
+                start += s;
+                t
+            })
+            .collect()
+    }
+
+    /// Pieces of `size` along `dim` (the last may be smaller).
+    pub fn split(&self, size: i64, dim: i64) -> Result<Vec<Tensor>> {
+        let d = wrap_dim(dim, self.ndim())?;
+        if size <= 0 && self.shape()[d] > 0 || size < 0 {
+            return Err(Error::Runtime(format!("split_size can only be 0 if dimension size is 0, but got dimension size of {}", self.shape()[d])));
+        }
+        let n = self.shape()[d] as i64;
+        if n == 0 {
+            return Ok(vec![self.clone()]);
+        }
+        let mut sizes = vec![size; (n / size) as usize];
+        if n % size != 0 {
+            sizes.push(n % size);
+        }
+        self.split_sizes(&sizes, dim)
+    }
+
+    /// `chunk(chunks, dim)`: pieces of ceil(size / chunks).
+    pub fn chunk(&self, chunks: i64, dim: i64) -> Result<Vec<Tensor>> {
+        if chunks <= 0 {
+            return Err(Error::Runtime("chunk expects `chunks` to be greater than 0, got: 0".replace('0', &chunks.to_string())));
+        }
+        let d = wrap_dim(dim, self.ndim())?;
+        let n = self.shape()[d] as i64;
+        let size = ((n + chunks - 1) / chunks).max(1);
+        if n == 0 {
+            return self.split_sizes(&vec![0; chunks as usize], dim);
+        }
+        self.split(size, dim)
+    }
+
+    /// `unfold(dim, size, step)`: sliding windows as a new last dim.
+    pub fn unfold(&self, dim: i64, size: i64, step: i64) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.ndim())?;
+        let n = if self.ndim() == 0 { 1 } else { self.shape()[d] as i64 };
+        if size < 0 || size > n {
+            return Err(Error::Runtime(format!("maximum size for tensor at dimension {d} is {n} but size is {size}")));
+        }
+        if step <= 0 {
+            return Err(Error::Runtime(format!("step is {step} but must be > 0")));
+        }
+        Ok(self.with_layout(self.layout().unfold(d, size as usize, step as usize)))
+    }
+}
