@@ -1,3 +1,27 @@
+//! The `rstorch._C` extension module. Only this directory uses PyO3.
+#![allow(non_snake_case)] // the module is `_C`, as PyTorch names its extension
+
+mod convert;
+mod dtype;
+mod errors;
+mod functions;
+mod ops;
+mod tensor;
+
 use pyo3::prelude::*;
+
+use crate::dtype::DType;
+
 #[pymodule]
-fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> { let _ = m; Ok(()) }
+fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<tensor::PyTensor>()?;
+    m.add_class::<dtype::PyDType>()?;
+    m.add_class::<dtype::PyDevice>()?;
+    for d in DType::ALL {
+        m.add(d.name(), dtype::dtype_object(py, d))?;
+    }
+    errors::register(m)?;
+    functions::register(m)?;
+    Ok(())
+}

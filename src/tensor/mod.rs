@@ -1,9 +1,9 @@
 //! The tensor: a strided view over shared storage. Cheap to clone (an `Arc`).
 
-mod arith;
+pub mod arith;
 mod creation;
 mod einsum;
-mod index;
+pub mod index;
 mod matmul;
 mod reduce;
 mod shape_ops;

@@ -1,0 +1,96 @@
+"""rstorch: a deep-learning framework with PyTorch's API, a Rust core and a Python front.
+
+    import rstorch as torch
+"""
+from . import _C
+from ._C import (
+    Tensor, dtype, device, Generator,
+    bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+    tensor, as_tensor, from_numpy, zeros, ones, empty, full, arange, linspace, eye,
+    rand, randn, randint, randperm, manual_seed, initial_seed, seed,
+    cat, stack, einsum, set_num_threads, get_num_threads, result_type, promote_types, can_cast,
+)
+from ._C import where as where
+from ._size import Size
+from . import _tensor, return_types
+
+_tensor.install()
+
+__version__ = "0.1.0"
+
+# Aliases PyTorch provides.
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+concat = concatenate = cat
+
+# Functions that are the Tensor methods of the same name (`rstorch.exp(x)` is `x.exp()`).
+_METHOD_FUNCTIONS = """
+    add sub subtract mul multiply div divide true_divide floor_divide remainder pow maximum minimum
+    atan2 eq ne lt le gt ge greater less logical_and logical_or logical_xor logical_not bitwise_and
+    bitwise_or bitwise_xor bitwise_not neg negative abs absolute sign relu floor ceil trunc fix round
+    exp exp2 log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan arcsin arccos arctan
+    sinh cosh tanh sigmoid erf reciprocal square clamp clip clamp_min clamp_max
+    sum prod mean all any amax amin max min argmax argmin var std norm logsumexp softmax
+    log_softmax cumsum cumprod
+    reshape flatten unflatten squeeze unsqueeze transpose swapaxes t permute movedim narrow select
+    unbind chunk split unfold flip roll tril triu ravel
+    index_select gather scatter scatter_add index_add masked_fill masked_select nonzero sort argsort
+    topk matmul mm bmm mv dot inner outer addmm numel is_floating_point is_complex clone detach
+""".split()
+for _name in _METHOD_FUNCTIONS:
+    globals()[_name] = getattr(Tensor, _name)
+del _name
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def numel(input):
+    return input.numel()
+
+
+def _like(factory):
+    def like(input, *, dtype=None, device=None, requires_grad=False, **_):
+        return factory(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    like.__name__ = factory.__name__ + "_like"
+    return like
+
+
+zeros_like = _like(zeros)
+ones_like = _like(ones)
+empty_like = _like(empty)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+    return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+    return randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype)
+
+
+def get_default_dtype():
+    return float32
+
+
+def __getattr__(name):
+    # Submodules load on first use so that `import rstorch` stays fast.
+    import importlib
+    if name in ("nn", "autograd", "optim", "utils", "testing"):
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'rstorch' has no attribute '{name}'")

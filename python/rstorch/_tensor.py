@@ -1,0 +1,93 @@
+"""The parts of `Tensor` PyTorch itself writes in Python: printing, iteration, NumPy protocol,
+in-place forms of elementwise functions and the `new_*` factories."""
+from . import _C
+from ._tensor_str import tensor_repr
+
+Tensor = _C.Tensor
+
+
+def _repr(self):
+    return tensor_repr(self)
+
+
+def _iter(self):
+    if self.dim() == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(self.unbind(0))
+
+
+def _array(self, dtype=None, copy=None):
+    arr = self.detach().numpy()
+    if dtype is not None:
+        arr = arr.astype(dtype, copy=False)
+    return arr
+
+
+def _format(self, spec):
+    if self.dim() == 0:
+        return self.item().__format__(spec)
+    return object.__format__(self, spec)
+
+
+def _contains(self, element):
+    return bool((self == element).any())
+
+
+def _reversed(self):
+    return self.flip(0) if self.dim() > 0 else self
+
+
+def _type_as(self, other):
+    return self.to(other.dtype)
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    return _C.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_factory(fn):
+    def new(self, *size, dtype=None, device=None, requires_grad=False):
+        return fn(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    new.__name__ = "new_" + fn.__name__
+    return new
+
+
+def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+    return _C.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _in_place(name):
+    out_of_place = getattr(Tensor, name)
+
+    def method(self, *args, **kwargs):
+        return self.copy_(out_of_place(self, *args, **kwargs))
+    method.__name__ = name + "_"
+    method.__doc__ = f"In-place version of `{name}`."
+    return method
+
+
+_IN_PLACE = [
+    "neg", "abs", "sign", "relu", "floor", "ceil", "trunc", "round", "exp", "exp2", "log", "log2",
+    "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+    "cosh", "tanh", "sigmoid", "erf", "reciprocal", "square", "pow", "logical_not", "bitwise_not",
+    "tril", "triu", "clamp_min", "clamp_max", "fix", "negative", "silu",
+]
+
+
+def install():
+    Tensor.__repr__ = _repr
+    Tensor.__str__ = _repr
+    Tensor.__iter__ = _iter
+    Tensor.__array__ = _array
+    Tensor.__format__ = _format
+    Tensor.__contains__ = _contains
+    Tensor.__reversed__ = _reversed
+    Tensor.__array_priority__ = 1000  # numpy defers `ndarray op tensor` to the tensor
+    Tensor.type_as = _type_as
+    Tensor.new_tensor = _new_tensor
+    Tensor.new_zeros = _new_factory(_C.zeros)
+    Tensor.new_ones = _new_factory(_C.ones)
+    Tensor.new_empty = _new_factory(_C.empty)
+    Tensor.new_full = _new_full
+    for name in _IN_PLACE:
+        setattr(Tensor, name + "_", _in_place(name))

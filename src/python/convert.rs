@@ -1,0 +1,308 @@
+//! Conversions between Python objects and tensors: scalars, nested sequences, NumPy arrays (with
+//! zero-copy sharing both ways) and index expressions.
+
+use numpy::ndarray::{IxDyn, ShapeBuilder, ArrayViewD};
+use numpy::{PyArray, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PySequence, PySlice, PyTuple};
+
+use crate::dtype::{DType, Element};
+use crate::layout::Layout;
+use crate::storage::{CpuStorage, Storage, StorageCell};
+use crate::tensor::index::TensorIndex;
+use crate::tensor::{Scalar, Tensor};
+use std::sync::Arc;
+
+use super::tensor::PyTensor;
+
+/// A Python number (or NumPy scalar) as a `Scalar`; None for anything else.
+pub fn scalar_of(obj: &Bound<'_, PyAny>) -> Option<Scalar> {
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Some(Scalar::Bool(b.is_true()));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return obj.extract::<i64>().ok().map(Scalar::Int);
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        return Some(Scalar::Float(f.value()));
+    }
+    // NumPy scalars: classify by their dtype kind.
+    let kind = obj.getattr("dtype").ok()?.getattr("kind").ok()?.extract::<String>().ok()?;
+    if obj.is_instance_of::<PyTensor>() || obj.hasattr("shape").ok()? && obj.getattr("ndim").ok()?.extract::<usize>().ok()? > 0 {
+        return None;
+    }
+    match kind.as_str() {
+        "b" => obj.is_truthy().ok().map(Scalar::Bool),
+        "i" | "u" => obj.call_method0("__int__").ok()?.extract::<i64>().ok().map(Scalar::Int),
+        "f" => obj.call_method0("__float__").ok()?.extract::<f64>().ok().map(Scalar::Float),
+        _ => None,
+    }
+}
+
+/// The dtype NumPy uses for an array, if rstorch has it.
+fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<DType> {
+    let d = arr.dtype();
+    let (kind, size) = (d.kind(), d.itemsize());
+    Ok(match (kind, size) {
+        (b'b', 1) => DType::Bool,
+        (b'u', 1) => DType::U8,
+        (b'i', 1) => DType::I8,
+        (b'i', 2) => DType::I16,
+        (b'i', 4) => DType::I32,
+        (b'i', 8) => DType::I64,
+        (b'f', 2) => DType::F16,
+        (b'f', 4) => DType::F32,
+        (b'f', 8) => DType::F64,
+        _ => {
+            return Err(PyTypeError::new_err(format!(
+                "can't convert np.ndarray of type {}. The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.",
+                d.str()?
+            )))
+        }
+    })
+}
+
+/// A tensor sharing the array's memory; the tensor keeps the array alive.
+pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
+    let dtype = numpy_dtype(arr)?;
+    let item = dtype.size_in_bytes() as isize;
+    let shape = arr.shape().to_vec();
+    let mut strides = Vec::with_capacity(shape.len());
+    for (&s, &n) in arr.strides().iter().zip(&shape) {
+        if s < 0 {
+            return Err(PyValueError::new_err(
+                "At least one stride in the given numpy array is negative, and tensors with negative strides are not currently supported. (You can probably work around this by making a copy of your array  with array.copy().) ",
+            ));
+        }
+        if s % item != 0 && n > 1 {
+            return Err(PyValueError::new_err("given numpy array strides not a multiple of the element byte size. Copy the numpy array to reallocate the memory."));
+        }
+        strides.push((s / item) as usize);
+    }
+    let layout = Layout { shape, strides, offset: 0 };
+    let len = layout.storage_extent()?;
+    if !arr.is_aligned() {
+        return Err(PyValueError::new_err("the numpy array is not aligned; copy it first"));
+    }
+    // SAFETY: NumPy guarantees `len` elements from the data pointer for this shape and these
+    // strides; the array object, held by the storage, keeps them alive and in place.
+    let ptr = unsafe { (*arr.as_array_ptr()).fields.data as *mut u8 };
+    let owner: Py<PyAny> = arr.clone().into_any().unbind();
+    let storage = unsafe { CpuStorage::from_external(ptr, len, dtype, Box::new(owner)) };
+    Ok(Tensor::from_storage(Storage::Cpu(storage), layout))
+}
+
+/// Keeps a tensor's storage alive while NumPy arrays view it.
+#[pyclass(frozen)]
+pub struct StorageOwner {
+    _cell: Arc<StorageCell>,
+}
+
+/// A NumPy array viewing the tensor's memory (no copy).
+pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    fn view<'py, T: Element + numpy::Element>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+        let owner = Bound::new(py, StorageOwner { _cell: t.storage_cell().clone() })?.into_any();
+        t.with_slice::<T, _>(|s, l| {
+            let shape = IxDyn(&l.shape);
+            let strides = IxDyn(&l.strides);
+            // SAFETY: the layout was checked to lie inside the storage when it was built, and
+            // the storage never reallocates; `owner` keeps it alive as the array's base.
+            unsafe {
+                let v = ArrayViewD::from_shape_ptr(shape.strides(strides), s.as_ptr().add(l.offset));
+                PyArray::borrow_from_array(&v, owner).into_any()
+            }
+        })
+        .map_err(PyErr::from)
+    }
+    match t.dtype() {
+        DType::Bool => view::<bool>(py, t),
+        DType::U8 => view::<u8>(py, t),
+        DType::I8 => view::<i8>(py, t),
+        DType::I16 => view::<i16>(py, t),
+        DType::I32 => view::<i32>(py, t),
+        DType::I64 => view::<i64>(py, t),
+        DType::F16 => view::<half::f16>(py, t),
+        DType::F32 => view::<f32>(py, t),
+        DType::F64 => view::<f64>(py, t),
+        DType::BF16 => Err(PyTypeError::new_err("Got unsupported ScalarType BFloat16")),
+    }
+}
+
+/// Collects a nested sequence of numbers into a flat list and a shape.
+fn flatten_nested(obj: &Bound<'_, PyAny>, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<Scalar>) -> PyResult<()> {
+    if let Some(s) = scalar_of(obj) {
+        if depth != shape.len() {
+            return Err(PyValueError::new_err(format!(
+                "expected sequence of length {} at dim {} (got a number)",
+                shape[depth], depth
+            )));
+        }
+        out.push(s);
+        return Ok(());
+    }
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = &t.get().inner;
+        if t.numel() == 1 && t.ndim() == 0 {
+            out.push(t.item()?);
+            return Ok(());
+        }
+    }
+    let seq = obj.cast::<PySequence>().map_err(|_| {
+        PyTypeError::new_err(format!("new(): invalid data type '{}'", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
+    })?;
+    let n = seq.len()?;
+    if depth == shape.len() {
+        if !out.is_empty() {
+            return Err(PyValueError::new_err(format!("expected a number at dim {depth} (got a sequence)")));
+        }
+        shape.push(n);
+    } else if shape[depth] != n {
+        return Err(PyValueError::new_err(format!(
+            "expected sequence of length {} at dim {} (got {})",
+            shape[depth], depth, n
+        )));
+    }
+    for item in seq.try_iter()? {
+        flatten_nested(&item?, depth + 1, shape, out)?;
+    }
+    Ok(())
+}
+
+/// `torch.tensor(data)`: always a copy. The dtype is inferred as PyTorch does when not given.
+pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tensor> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = &t.get().inner;
+        return Ok(t.copy_as(dtype.unwrap_or(t.dtype()))?);
+    }
+    if let Ok(arr) = obj.cast::<PyUntypedArray>() {
+        let t = from_numpy(arr)?;
+        return Ok(t.copy_as(dtype.unwrap_or(t.dtype()))?);
+    }
+    let mut shape = vec![];
+    let mut flat = vec![];
+    flatten_nested(obj, 0, &mut shape, &mut flat)?;
+    let inferred = if flat.iter().any(|s| matches!(s, Scalar::Float(_))) {
+        crate::dtype::DEFAULT_FLOAT
+    } else if !flat.is_empty() && flat.iter().all(|s| matches!(s, Scalar::Bool(_))) {
+        DType::Bool
+    } else if flat.is_empty() {
+        crate::dtype::DEFAULT_FLOAT
+    } else {
+        DType::I64
+    };
+    let dtype = dtype.unwrap_or(inferred);
+    Ok(crate::with_dtype!(dtype, T => Tensor::from_vec(flat.iter().map(|s| s.to_element::<T>()).collect::<Vec<T>>(), &shape))?)
+}
+
+/// A tensor operand: a tensor, or anything `tensor()` accepts.
+pub fn to_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Ok(t.get().inner.clone());
+    }
+    tensor_from_data(obj, None)
+}
+
+/// Integers from either varargs or one sequence: `view(2, 3)` and `view((2, 3))`.
+pub fn int_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
+    if args.len() == 1 {
+        let a = args.get_item(0)?;
+        if !a.is_instance_of::<PyInt>() && a.cast::<PySequence>().is_ok() {
+            return int_list(&a);
+        }
+    }
+    args.iter().map(|a| index_int(&a)).collect()
+}
+
+/// An int through `__index__` (so NumPy ints and one-element integer tensors work).
+pub fn index_int(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+    if obj.is_instance_of::<PyFloat>() {
+        return Err(PyTypeError::new_err(format!("expected an integer, got float")));
+    }
+    let i = obj.call_method0("__index__").map_err(|_| {
+        PyTypeError::new_err(format!(
+            "expected an integer, got {}",
+            obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
+    })?;
+    i.extract::<i64>()
+}
+
+pub fn int_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    if obj.is_instance_of::<PyInt>() {
+        return Ok(vec![index_int(obj)?]);
+    }
+    let seq = obj.cast::<PySequence>().map_err(|_| PyTypeError::new_err("expected a sequence of integers"))?;
+    seq.try_iter()?.map(|x| index_int(&x?)).collect()
+}
+
+/// `dim` arguments: None, an int, or a sequence of ints.
+pub fn dims_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<i64>>> {
+    match obj {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => int_list(o).map(Some),
+    }
+}
+
+/// A shape from user input, validated (negative and overflowing sizes are errors).
+pub fn shape_arg(sizes: &[i64], dtype: DType) -> PyResult<Vec<usize>> {
+    Ok(crate::shape::checked_shape(sizes, dtype.size_in_bytes())?)
+}
+
+fn slice_bound(obj: Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+    if obj.is_none() {
+        Ok(None)
+    } else {
+        index_int(&obj).map(Some)
+    }
+}
+
+fn one_index(obj: &Bound<'_, PyAny>) -> PyResult<TensorIndex> {
+    if obj.is_none() {
+        return Ok(TensorIndex::NewAxis);
+    }
+    if obj.is(obj.py().Ellipsis()) {
+        return Ok(TensorIndex::Ellipsis);
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(TensorIndex::Tensor(Tensor::from_vec(vec![b.is_true()], &[])?));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return Ok(TensorIndex::Int(obj.extract::<i64>()?));
+    }
+    if let Ok(s) = obj.cast::<PySlice>() {
+        let step = slice_bound(s.getattr("step")?)?.unwrap_or(1);
+        if step == 0 {
+            return Err(PyValueError::new_err("slice step cannot be zero"));
+        }
+        return Ok(TensorIndex::Slice(slice_bound(s.getattr("start")?)?, slice_bound(s.getattr("stop")?)?, step));
+    }
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = &t.get().inner;
+        return Ok(TensorIndex::Tensor(t.clone()));
+    }
+    if obj.is_instance_of::<PyList>() || obj.cast::<PyUntypedArray>().is_ok() {
+        let t = tensor_from_data(obj, None)?;
+        if t.dtype().is_floating_point() {
+            return Err(PyIndexError::new_err("tensors used as indices must be long, int, byte or bool tensors"));
+        }
+        return Ok(TensorIndex::Tensor(t));
+    }
+    if let Some(Scalar::Int(i)) = scalar_of(obj) {
+        return Ok(TensorIndex::Int(i));
+    }
+    Err(PyIndexError::new_err(
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got ".to_string()
+            + &obj.get_type().name()?.to_string()
+            + ")",
+    ))
+}
+
+/// Parses `t[obj]` into index entries.
+pub fn parse_index(obj: &Bound<'_, PyAny>) -> PyResult<Vec<TensorIndex>> {
+    if let Ok(tup) = obj.cast::<PyTuple>() {
+        return tup.iter().map(|o| one_index(&o)).collect();
+    }
+    Ok(vec![one_index(obj)?])
+}

@@ -1,0 +1,451 @@
+//! Module-level functions of `rstorch._C`: factories, random numbers, joins, threads, dtypes.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use crate::dtype::{result_type, DType, Operand, DEFAULT_FLOAT};
+use crate::random::Generator;
+use crate::tensor::arith::Arg;
+use crate::tensor::{Scalar, Tensor};
+
+use super::convert::{from_numpy, index_int, int_args, scalar_of, shape_arg, tensor_from_data, to_tensor};
+use super::dtype::{dtype_object, extract_device, extract_opt_dtype, PyDType};
+use super::tensor::{run, PyTensor};
+
+#[pyclass(name = "Generator", module = "rstorch", frozen)]
+pub struct PyGenerator {
+    pub inner: Generator,
+}
+
+#[pymethods]
+impl PyGenerator {
+    #[new]
+    #[pyo3(signature = (device=None))]
+    fn new(device: Option<&Bound<'_, PyAny>>) -> PyResult<PyGenerator> {
+        if let Some(d) = device {
+            extract_device(d)?;
+        }
+        Ok(PyGenerator { inner: Generator::new(67280421310721) })
+    }
+
+    fn manual_seed<'py>(slf: &Bound<'py, Self>, seed: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        slf.get().inner.manual_seed(seed_value(seed)?);
+        Ok(slf.clone())
+    }
+
+    fn initial_seed(&self) -> u64 {
+        self.inner.initial_seed()
+    }
+
+    fn seed(&self) -> u64 {
+        let s = fresh_seed();
+        self.inner.manual_seed(s);
+        s
+    }
+
+    #[getter]
+    fn device(&self, py: Python<'_>) -> PyResult<Py<super::dtype::PyDevice>> {
+        super::dtype::device_object(py, crate::Device::Cpu)
+    }
+}
+
+fn seed_value(seed: &Bound<'_, PyAny>) -> PyResult<u64> {
+    let v: i128 = seed.extract().map_err(|_| PyTypeError::new_err("seed must be an int"))?;
+    if v < -(1i128 << 63) || v >= (1i128 << 64) {
+        return Err(PyValueError::new_err("Overflow when unpacking long"));
+    }
+    Ok(v as u64)
+}
+
+fn fresh_seed() -> u64 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+}
+
+fn generator_of(g: Option<&Bound<'_, PyAny>>) -> PyResult<Generator> {
+    match g {
+        Some(g) if !g.is_none() => Ok(g.cast::<PyGenerator>()?.get().inner.clone()),
+        _ => Ok(Generator::default_generator().clone()),
+    }
+}
+
+/// Common keywords of factories: applies `requires_grad` and checks the device.
+fn finish(t: Tensor, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+    if let Some(d) = device {
+        extract_device(d)?;
+    }
+    if requires_grad {
+        t.set_requires_grad(true)?;
+    }
+    Ok(PyTensor::wrap(t))
+}
+
+#[pyfunction]
+#[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false, pin_memory=false))]
+fn tensor(data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool, pin_memory: bool) -> PyResult<PyTensor> {
+    let _ = pin_memory;
+    let t = tensor_from_data(data, extract_opt_dtype(dtype)?)?;
+    finish(t, device, requires_grad)
+}
+
+/// Shares memory with tensors and NumPy arrays of the requested dtype; copies otherwise.
+#[pyfunction]
+#[pyo3(signature = (data, dtype=None, device=None))]
+fn as_tensor(data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    let py = data.py();
+    let dtype = extract_opt_dtype(dtype)?;
+    if let Some(d) = device {
+        extract_device(d)?;
+    }
+    if let Ok(t) = data.cast::<PyTensor>() {
+        let inner = &t.get().inner;
+        return match dtype {
+            Some(d) if d != inner.dtype() => Ok(Py::new(py, PyTensor::wrap(inner.copy_as(d)?))?.into_any()),
+            _ => Ok(t.clone().into_any().unbind()),
+        };
+    }
+    if let Ok(arr) = data.cast::<numpy::PyUntypedArray>() {
+        let t = from_numpy(arr)?;
+        let t = match dtype {
+            Some(d) => t.to_dtype(d)?,
+            None => t,
+        };
+        return Ok(Py::new(py, PyTensor::wrap(t))?.into_any());
+    }
+    Ok(Py::new(py, PyTensor::wrap(tensor_from_data(data, dtype)?))?.into_any())
+}
+
+#[pyfunction(name = "from_numpy")]
+fn from_numpy_fn(arr: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    let arr = arr.cast::<numpy::PyUntypedArray>().map_err(|_| {
+        PyTypeError::new_err(format!("expected np.ndarray (got {})", arr.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
+    })?;
+    Ok(PyTensor::wrap(from_numpy(arr)?))
+}
+
+macro_rules! filled_factory {
+    ($name:ident, $value:expr) => {
+        #[pyfunction]
+        #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, out=None, layout=None, pin_memory=false))]
+        fn $name(
+            size: &Bound<'_, PyTuple>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+            out: Option<&Bound<'_, PyAny>>,
+            layout: Option<&Bound<'_, PyAny>>,
+            pin_memory: bool,
+        ) -> PyResult<PyTensor> {
+            let _ = (out, layout, pin_memory);
+            let dtype = extract_opt_dtype(dtype)?.unwrap_or(DEFAULT_FLOAT);
+            let shape = shape_arg(&int_args(size)?, dtype)?;
+            let py = size.py();
+            let t = run(py, shape.iter().product(), || Tensor::full(&shape, $value, dtype))?;
+            finish(t, device, requires_grad)
+        }
+    };
+}
+filled_factory!(zeros, Scalar::Int(0));
+filled_factory!(ones, Scalar::Int(1));
+filled_factory!(empty, Scalar::Int(0));
+
+#[pyfunction]
+#[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
+fn full(size: &Bound<'_, PyAny>, fill_value: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+    let value = match scalar_of(fill_value) {
+        Some(v) => v,
+        None => to_tensor(fill_value)?.item()?,
+    };
+    let inferred = match value {
+        Scalar::Bool(_) => DType::Bool,
+        Scalar::Int(_) => DType::I64,
+        Scalar::Float(_) => DEFAULT_FLOAT,
+    };
+    let dtype = extract_opt_dtype(dtype)?.unwrap_or(inferred);
+    let shape = shape_arg(&super::convert::int_list(size)?, dtype)?;
+    finish(Tensor::full(&shape, value, dtype)?, device, requires_grad)
+}
+
+#[pyfunction]
+#[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false))]
+fn arange(start: &Bound<'_, PyAny>, end: Option<&Bound<'_, PyAny>>, step: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+    let num = |o: &Bound<'_, PyAny>| -> PyResult<Scalar> {
+        scalar_of(o).or_else(|| o.cast::<PyTensor>().ok().and_then(|t| t.get().inner.item().ok())).ok_or_else(|| PyTypeError::new_err("arange() expects numbers"))
+    };
+    let (s, e) = match end.filter(|e| !e.is_none()) {
+        Some(e) => (num(start)?, num(e)?),
+        None => (Scalar::Int(0), num(start)?),
+    };
+    let st = match step {
+        Some(v) => num(v)?,
+        None => Scalar::Int(1),
+    };
+    let any_float = [s, e, st].iter().any(|v| matches!(v, Scalar::Float(_)));
+    let dtype = extract_opt_dtype(dtype)?.unwrap_or(if any_float { DEFAULT_FLOAT } else { DType::I64 });
+    finish(Tensor::arange(s, e, st, dtype)?, device, requires_grad)
+}
+
+#[pyfunction]
+#[pyo3(signature = (start, end, steps, *, dtype=None, device=None, requires_grad=false))]
+fn linspace(start: f64, end: f64, steps: i64, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+    let dtype = extract_opt_dtype(dtype)?.unwrap_or(DEFAULT_FLOAT);
+    finish(Tensor::linspace(start, end, steps, dtype)?, device, requires_grad)
+}
+
+#[pyfunction]
+#[pyo3(signature = (n, m=None, *, dtype=None, device=None, requires_grad=false))]
+fn eye(n: i64, m: Option<i64>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+    let dtype = extract_opt_dtype(dtype)?.unwrap_or(DEFAULT_FLOAT);
+    let shape = shape_arg(&[n, m.unwrap_or(n)], dtype)?;
+    finish(Tensor::eye(shape[0], shape[1], dtype)?, device, requires_grad)
+}
+
+macro_rules! random_factory {
+    ($name:ident, |$shape:ident, $dtype:ident, $gen:ident| $body:expr) => {
+        #[pyfunction]
+        #[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false))]
+        fn $name(size: &Bound<'_, PyTuple>, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+            let $dtype = extract_opt_dtype(dtype)?.unwrap_or(DEFAULT_FLOAT);
+            if !$dtype.is_floating_point() {
+                return Err(PyTypeError::new_err(format!("\"{}\" not implemented for '{}'", stringify!($name), crate::tensor::arith::title_name($dtype))));
+            }
+            let $shape = shape_arg(&int_args(size)?, $dtype)?;
+            let $gen = generator_of(generator)?;
+            let py = size.py();
+            let t = py.detach(|| $body)?;
+            finish(t, device, requires_grad)
+        }
+    };
+}
+random_factory!(rand, |shape, dtype, gen| Tensor::rand_uniform(&shape, 0.0, 1.0, dtype, &gen));
+random_factory!(randn, |shape, dtype, gen| Tensor::rand_normal(&shape, 0.0, 1.0, dtype, &gen));
+
+/// `randint(high, size)` or `randint(low, high, size)`.
+#[pyfunction]
+#[pyo3(signature = (*args, size=None, generator=None, dtype=None, device=None, requires_grad=false))]
+fn randint(args: &Bound<'_, PyTuple>, size: Option<&Bound<'_, PyAny>>, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+    let mut ints = vec![];
+    let mut size_obj = size.cloned();
+    for a in args.iter() {
+        if a.is_instance_of::<pyo3::types::PyInt>() || a.cast::<PyTensor>().is_ok() {
+            ints.push(index_int(&a)?);
+        } else {
+            size_obj = Some(a);
+        }
+    }
+    let (low, high) = match ints.as_slice() {
+        [h] => (0, *h),
+        [l, h] => (*l, *h),
+        _ => return Err(PyTypeError::new_err("randint() expects (high, size) or (low, high, size)")),
+    };
+    let size_obj = size_obj.ok_or_else(|| PyTypeError::new_err("randint() missing required argument 'size'"))?;
+    let dtype = extract_opt_dtype(dtype)?.unwrap_or(DType::I64);
+    let shape = shape_arg(&super::convert::int_list(&size_obj)?, dtype)?;
+    finish(Tensor::randint(low, high, &shape, dtype, &generator_of(generator)?)?, device, requires_grad)
+}
+
+#[pyfunction]
+#[pyo3(signature = (n, *, generator=None, dtype=None, device=None, requires_grad=false))]
+fn randperm(n: i64, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+    if n < 0 {
+        return Err(PyValueError::new_err(format!("n must be non-negative, got{n}")));
+    }
+    let dtype = extract_opt_dtype(dtype)?.unwrap_or(DType::I64);
+    finish(Tensor::randperm(n as usize, dtype, &generator_of(generator)?)?, device, requires_grad)
+}
+
+#[pyfunction]
+fn manual_seed(seed: &Bound<'_, PyAny>) -> PyResult<()> {
+    Generator::default_generator().manual_seed(seed_value(seed)?);
+    Ok(())
+}
+
+#[pyfunction]
+fn initial_seed() -> u64 {
+    Generator::default_generator().initial_seed()
+}
+
+#[pyfunction]
+fn seed() -> u64 {
+    let s = fresh_seed();
+    Generator::default_generator().manual_seed(s);
+    s
+}
+
+#[pymethods]
+impl PyTensor {
+    #[pyo3(signature = (from_=0.0, to=1.0, *, generator=None))]
+    fn uniform_<'py>(slf: &Bound<'py, Self>, from_: f64, to: f64, generator: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
+        let t = &slf.get().inner;
+        let gen = generator_of(generator)?;
+        let r = Tensor::rand_uniform(t.shape(), from_, to, t.dtype(), &gen)?;
+        t.copy_(&r)?;
+        Ok(slf.clone())
+    }
+
+    #[pyo3(signature = (mean=0.0, std=1.0, *, generator=None))]
+    fn normal_<'py>(slf: &Bound<'py, Self>, mean: f64, std: f64, generator: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
+        let t = &slf.get().inner;
+        let gen = generator_of(generator)?;
+        let r = Tensor::rand_normal(t.shape(), mean, std, t.dtype(), &gen)?;
+        t.copy_(&r)?;
+        Ok(slf.clone())
+    }
+
+    fn fill_<'py>(slf: &Bound<'py, Self>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        let t = &slf.get().inner;
+        let v = match scalar_of(value) {
+            Some(s) => Tensor::scalar_tensor(s, t.dtype())?,
+            None => to_tensor(value)?,
+        };
+        t.copy_(&v)?;
+        Ok(slf.clone())
+    }
+
+    fn zero_<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
+        let t = &slf.get().inner;
+        t.copy_(&Tensor::zeros(&[], t.dtype())?)?;
+        Ok(slf.clone())
+    }
+}
+
+fn tensor_list(seq: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
+    seq.try_iter()?.map(|t| to_tensor(&t?)).collect()
+}
+
+#[pyfunction]
+#[pyo3(signature = (tensors, dim=0))]
+fn cat(tensors: &Bound<'_, PyAny>, dim: i64) -> PyResult<PyTensor> {
+    let ts = tensor_list(tensors)?;
+    let py = tensors.py();
+    Ok(PyTensor::wrap(run(py, ts.iter().map(|t| t.numel()).sum(), || Tensor::cat(&ts, dim))?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (tensors, dim=0))]
+fn stack(tensors: &Bound<'_, PyAny>, dim: i64) -> PyResult<PyTensor> {
+    let ts = tensor_list(tensors)?;
+    let py = tensors.py();
+    Ok(PyTensor::wrap(run(py, ts.iter().map(|t| t.numel()).sum(), || Tensor::stack(&ts, dim))?))
+}
+
+/// `where(condition, input, other)`; `where(condition)` is `nonzero(as_tuple=True)`.
+#[pyfunction(name = "where")]
+#[pyo3(signature = (condition, input=None, other=None))]
+fn where_fn(condition: &Bound<'_, PyAny>, input: Option<&Bound<'_, PyAny>>, other: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    let py = condition.py();
+    let c = to_tensor(condition)?;
+    let (Some(x), Some(y)) = (input, other) else {
+        let nz = c.nonzero()?;
+        let cols = (0..c.ndim()).map(|k| nz.select(1, k as i64)).collect::<crate::Result<Vec<_>>>()?;
+        return Ok(super::tensor::tensors_tuple(py, cols)?.into_any());
+    };
+    let arg = |o: &Bound<'_, PyAny>| -> PyResult<Result<Tensor, Scalar>> {
+        if let Ok(t) = o.cast::<PyTensor>() {
+            return Ok(Ok(t.get().inner.clone()));
+        }
+        match scalar_of(o) {
+            Some(s) => Ok(Err(s)),
+            None => Ok(Ok(to_tensor(o)?)),
+        }
+    };
+    let (a, b) = (arg(x)?, arg(y)?);
+    let r = Tensor::where_(&c, as_arg(&a), as_arg(&b))?;
+    Ok(Py::new(py, PyTensor::wrap(r))?.into_any())
+}
+
+#[pyfunction]
+#[pyo3(signature = (equation, *operands))]
+fn einsum(equation: &str, operands: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
+    let ts = if operands.len() == 1 && operands.get_item(0)?.cast::<PyTensor>().is_err() {
+        tensor_list(&operands.get_item(0)?)?
+    } else {
+        tensor_list(operands.as_any())?
+    };
+    Ok(PyTensor::wrap(Tensor::einsum(equation, &ts)?))
+}
+
+#[pyfunction]
+fn set_num_threads(n: i64) -> PyResult<()> {
+    if n <= 0 {
+        return Err(PyValueError::new_err("Number of threads must be positive"));
+    }
+    crate::cpu::parallel::set_num_threads(n as usize);
+    Ok(())
+}
+
+#[pyfunction]
+fn get_num_threads() -> usize {
+    crate::cpu::parallel::get_num_threads()
+}
+
+#[pyfunction]
+fn _simd_level() -> &'static str {
+    crate::cpu::simd::simd_level()
+}
+
+fn operand_of(o: &Bound<'_, PyAny>) -> PyResult<Operand> {
+    if let Ok(t) = o.cast::<PyTensor>() {
+        let t = &t.get().inner;
+        return Ok(if t.ndim() == 0 { Operand::ZeroDim(t.dtype()) } else { Operand::Tensor(t.dtype()) });
+    }
+    match scalar_of(o) {
+        Some(s) => Ok(Operand::Scalar(s.category())),
+        None => Err(PyTypeError::new_err("result_type() expects tensors or numbers")),
+    }
+}
+
+#[pyfunction(name = "result_type")]
+fn result_type_fn(py: Python<'_>, tensor: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyDType>> {
+    Ok(dtype_object(py, result_type(&[operand_of(tensor)?, operand_of(other)?])))
+}
+
+#[pyfunction]
+fn promote_types(py: Python<'_>, type1: &PyDType, type2: &PyDType) -> Py<PyDType> {
+    dtype_object(py, DType::promote(type1.dtype, type2.dtype))
+}
+
+#[pyfunction]
+fn can_cast(from_: &PyDType, to: &PyDType) -> bool {
+    crate::tensor::arith::can_cast(from_.dtype, to.dtype)
+}
+
+fn as_arg(v: &Result<Tensor, Scalar>) -> Arg<'_> {
+    match v {
+        Ok(t) => Arg::T(t),
+        Err(s) => Arg::S(*s),
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyGenerator>()?;
+    m.add_function(wrap_pyfunction!(tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(as_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(from_numpy_fn, m)?)?;
+    m.add_function(wrap_pyfunction!(zeros, m)?)?;
+    m.add_function(wrap_pyfunction!(ones, m)?)?;
+    m.add_function(wrap_pyfunction!(empty, m)?)?;
+    m.add_function(wrap_pyfunction!(full, m)?)?;
+    m.add_function(wrap_pyfunction!(arange, m)?)?;
+    m.add_function(wrap_pyfunction!(linspace, m)?)?;
+    m.add_function(wrap_pyfunction!(eye, m)?)?;
+    m.add_function(wrap_pyfunction!(rand, m)?)?;
+    m.add_function(wrap_pyfunction!(randn, m)?)?;
+    m.add_function(wrap_pyfunction!(randint, m)?)?;
+    m.add_function(wrap_pyfunction!(randperm, m)?)?;
+    m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(initial_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(seed, m)?)?;
+    m.add_function(wrap_pyfunction!(cat, m)?)?;
+    m.add_function(wrap_pyfunction!(stack, m)?)?;
+    m.add_function(wrap_pyfunction!(where_fn, m)?)?;
+    m.add_function(wrap_pyfunction!(einsum, m)?)?;
+    m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(_simd_level, m)?)?;
+    m.add_function(wrap_pyfunction!(result_type_fn, m)?)?;
+    m.add_function(wrap_pyfunction!(promote_types, m)?)?;
+    m.add_function(wrap_pyfunction!(can_cast, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,878 @@
+//! Tensor math methods: operators, elementwise functions, reductions, indexing ops, products.
+
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+
+use crate::dtype::DType;
+use crate::tensor::arith::Arg;
+use crate::tensor::{BinaryOp, ReduceOp, Scalar, Tensor, UnaryOp};
+
+use super::convert::{dims_arg, scalar_of, to_tensor};
+use super::dtype::extract_opt_dtype;
+use super::tensor::{run, PyTensor};
+
+/// The other operand of a binary op: a tensor or a number; None means "not ours"
+/// (the operator returns NotImplemented).
+enum Other {
+    T(Tensor),
+    S(Scalar),
+}
+
+fn other_of(obj: &Bound<'_, PyAny>) -> Option<Other> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Some(Other::T(t.get().inner.clone()));
+    }
+    scalar_of(obj).map(Other::S)
+}
+
+fn other_strict(obj: &Bound<'_, PyAny>) -> PyResult<Other> {
+    if let Some(o) = other_of(obj) {
+        return Ok(o);
+    }
+    Ok(Other::T(to_tensor(obj)?))
+}
+
+impl PyTensor {
+    fn binop(&self, py: Python<'_>, op: BinaryOp, other: &Other, reflected: bool) -> PyResult<Tensor> {
+        let t = &self.inner;
+        Ok(match other {
+            Other::T(o) if reflected => run(py, t.numel().max(o.numel()), || o.binary(op, t))?,
+            Other::T(o) => run(py, t.numel().max(o.numel()), || t.binary(op, o))?,
+            Other::S(s) => run(py, t.numel(), || t.binary_scalar(op, *s, reflected))?,
+        })
+    }
+
+    /// An operator: NotImplemented for operands we do not know.
+    fn operator(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>, reflected: bool) -> PyResult<Py<PyAny>> {
+        match other_of(other) {
+            Some(o) => Ok(Py::new(py, PyTensor::wrap(self.binop(py, op, &o, reflected)?))?.into_any()),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+
+    fn inplace(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        let t = &self.inner;
+        let o = other_strict(other)?;
+        run(py, t.numel(), || match &o {
+            Other::T(x) => t.binary_(op, Arg::T(x)),
+            Other::S(s) => t.binary_(op, Arg::S(*s)),
+        })?;
+        Ok(())
+    }
+
+    fn method(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.binop(py, op, &other_strict(other)?, false)?))
+    }
+
+    /// `self + alpha * other` (or `-` when `sub`).
+    fn add_alpha(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>, sub: bool) -> PyResult<Tensor> {
+        let op = if sub { BinaryOp::Sub } else { BinaryOp::Add };
+        let o = other_strict(other)?;
+        let alpha = alpha.and_then(scalar_of);
+        let o = match (alpha, o) {
+            (None, o) => o,
+            (Some(a), Other::T(t)) => Other::T(run(py, t.numel(), || t.binary_scalar(BinaryOp::Mul, a, false))?),
+            (Some(a), Other::S(s)) => Other::S(Scalar::Float(s.to_f64() * a.to_f64())),
+        };
+        self.binop(py, op, &o, false)
+    }
+}
+
+macro_rules! operators {
+    ($($name:ident, $rname:ident, $iname:ident => $op:expr;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                    self.operator(py, $op, other, false)
+                }
+                fn $rname(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                    self.operator(py, $op, other, true)
+                }
+                fn $iname(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+                    self.inplace(py, $op, other)
+                }
+            )*
+        }
+    };
+}
+
+operators! {
+    __add__, __radd__, __iadd__ => BinaryOp::Add;
+    __sub__, __rsub__, __isub__ => BinaryOp::Sub;
+    __mul__, __rmul__, __imul__ => BinaryOp::Mul;
+    __truediv__, __rtruediv__, __itruediv__ => BinaryOp::Div;
+    __floordiv__, __rfloordiv__, __ifloordiv__ => BinaryOp::FloorDiv;
+    __mod__, __rmod__, __imod__ => BinaryOp::Rem;
+    __and__, __rand__, __iand__ => BinaryOp::BitAnd;
+    __or__, __ror__, __ior__ => BinaryOp::BitOr;
+    __xor__, __rxor__, __ixor__ => BinaryOp::BitXor;
+}
+
+/// Binary methods `x.name(other)` and their in-place forms `x.name_(other)`.
+macro_rules! binary_methods {
+    ($($name:ident, $iname:ident => $op:expr;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+                    self.method(py, $op, other)
+                }
+                fn $iname<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+                    slf.get().inplace(slf.py(), $op, other)?;
+                    Ok(slf.clone())
+                }
+            )*
+        }
+    };
+}
+
+binary_methods! {
+    mul, mul_ => BinaryOp::Mul;
+    multiply, multiply_ => BinaryOp::Mul;
+    true_divide, true_divide_ => BinaryOp::Div;
+    floor_divide, floor_divide_ => BinaryOp::FloorDiv;
+    remainder, remainder_ => BinaryOp::Rem;
+    maximum, maximum_ => BinaryOp::Maximum;
+    minimum, minimum_ => BinaryOp::Minimum;
+    atan2, atan2_ => BinaryOp::Atan2;
+    eq, eq_ => BinaryOp::Eq;
+    ne, ne_ => BinaryOp::Ne;
+    lt, lt_ => BinaryOp::Lt;
+    le, le_ => BinaryOp::Le;
+    gt, gt_ => BinaryOp::Gt;
+    ge, ge_ => BinaryOp::Ge;
+    greater, greater_ => BinaryOp::Gt;
+    less, less_ => BinaryOp::Lt;
+    logical_and, logical_and_ => BinaryOp::LogicalAnd;
+    logical_or, logical_or_ => BinaryOp::LogicalOr;
+    logical_xor, logical_xor_ => BinaryOp::LogicalXor;
+    bitwise_and, bitwise_and_ => BinaryOp::BitAnd;
+    bitwise_or, bitwise_or_ => BinaryOp::BitOr;
+    bitwise_xor, bitwise_xor_ => BinaryOp::BitXor;
+}
+
+/// Unary methods `x.name()` (in-place forms are written in Python over `copy_`).
+macro_rules! unary_methods {
+    ($($name:ident => $op:expr;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name(&self, py: Python<'_>) -> PyResult<PyTensor> {
+                    let t = &self.inner;
+                    Ok(PyTensor::wrap(run(py, t.numel(), || t.unary($op))?))
+                }
+            )*
+        }
+    };
+}
+
+unary_methods! {
+    neg => UnaryOp::Neg;
+    negative => UnaryOp::Neg;
+    __neg__ => UnaryOp::Neg;
+    abs => UnaryOp::Abs;
+    __abs__ => UnaryOp::Abs;
+    absolute => UnaryOp::Abs;
+    sign => UnaryOp::Sign;
+    relu => UnaryOp::Relu;
+    floor => UnaryOp::Floor;
+    ceil => UnaryOp::Ceil;
+    trunc => UnaryOp::Trunc;
+    fix => UnaryOp::Trunc;
+    logical_not => UnaryOp::LogicalNot;
+    bitwise_not => UnaryOp::BitwiseNot;
+    __invert__ => UnaryOp::BitwiseNot;
+    exp => UnaryOp::Exp;
+    exp2 => UnaryOp::Exp2;
+    log => UnaryOp::Log;
+    log2 => UnaryOp::Log2;
+    log10 => UnaryOp::Log10;
+    log1p => UnaryOp::Log1p;
+    expm1 => UnaryOp::Expm1;
+    sqrt => UnaryOp::Sqrt;
+    rsqrt => UnaryOp::Rsqrt;
+    sin => UnaryOp::Sin;
+    cos => UnaryOp::Cos;
+    tan => UnaryOp::Tan;
+    asin => UnaryOp::Asin;
+    acos => UnaryOp::Acos;
+    atan => UnaryOp::Atan;
+    arcsin => UnaryOp::Asin;
+    arccos => UnaryOp::Acos;
+    arctan => UnaryOp::Atan;
+    sinh => UnaryOp::Sinh;
+    cosh => UnaryOp::Cosh;
+    tanh => UnaryOp::Tanh;
+    sigmoid => UnaryOp::Sigmoid;
+    erf => UnaryOp::Erf;
+    reciprocal => UnaryOp::Reciprocal;
+    square => UnaryOp::PowScalar(2.0);
+    silu => UnaryOp::Silu;
+}
+
+/// Converts `max`/`min`/`sort`/`topk` results to PyTorch's named tuples.
+fn return_type(py: Python<'_>, name: &str, values: Tensor, indices: Tensor) -> PyResult<Py<PyAny>> {
+    let cls = py.import("rstorch.return_types")?.getattr(name)?;
+    Ok(cls.call1((PyTensor::wrap(values), PyTensor::wrap(indices)))?.unbind())
+}
+
+#[pymethods]
+impl PyTensor {
+    fn __pos__(slf: &Bound<'_, Self>) -> Py<PyAny> {
+        slf.clone().into_any().unbind()
+    }
+
+    fn __pow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let _ = modulo;
+        match other_of(other) {
+            Some(o) => Ok(Py::new(py, PyTensor::wrap(self.power(py, &o)?))?.into_any()),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+
+    fn __rpow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let _ = modulo;
+        self.operator(py, BinaryOp::Pow, other, true)
+    }
+
+    fn __ipow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let _ = modulo;
+        let r = self.power(py, &other_strict(other)?)?;
+        Ok(self.inner.copy_(&r)?)
+    }
+
+    fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.power(py, &other_strict(exponent)?)?))
+    }
+
+    fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        match other.cast::<PyTensor>() {
+            Ok(o) => Ok(Py::new(py, self.matmul(py, o.get())?)?.into_any()),
+            Err(_) => Ok(py.NotImplemented()),
+        }
+    }
+
+    fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        match other.cast::<PyTensor>() {
+            Ok(o) => Ok(Py::new(py, o.get().matmul(py, self)?)?.into_any()),
+            Err(_) => Ok(py.NotImplemented()),
+        }
+    }
+
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.operator(py, BinaryOp::Eq, other, false)
+    }
+
+    fn __ne__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.operator(py, BinaryOp::Ne, other, false)
+    }
+
+    fn __lt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.operator(py, BinaryOp::Lt, other, false)
+    }
+
+    fn __le__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.operator(py, BinaryOp::Le, other, false)
+    }
+
+    fn __gt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.operator(py, BinaryOp::Gt, other, false)
+    }
+
+    fn __ge__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.operator(py, BinaryOp::Ge, other, false)
+    }
+
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.add_alpha(py, other, alpha, false)?))
+    }
+
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn add_<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>, alpha: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
+        let me = slf.get();
+        let r = me.add_alpha(slf.py(), other, alpha, false)?;
+        me.assign_result(slf.py(), &r)?;
+        Ok(slf.clone())
+    }
+
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.add_alpha(py, other, alpha, true)?))
+    }
+
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn subtract(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        self.sub(py, other, alpha)
+    }
+
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn sub_<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>, alpha: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
+        let me = slf.get();
+        let r = me.add_alpha(slf.py(), other, alpha, true)?;
+        me.assign_result(slf.py(), &r)?;
+        Ok(slf.clone())
+    }
+
+    #[pyo3(signature = (other, *, rounding_mode=None))]
+    fn div(&self, py: Python<'_>, other: &Bound<'_, PyAny>, rounding_mode: Option<&str>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.divide_mode(py, other, rounding_mode)?))
+    }
+
+    #[pyo3(signature = (other, *, rounding_mode=None))]
+    fn divide(&self, py: Python<'_>, other: &Bound<'_, PyAny>, rounding_mode: Option<&str>) -> PyResult<PyTensor> {
+        self.div(py, other, rounding_mode)
+    }
+
+    #[pyo3(signature = (other, *, rounding_mode=None))]
+    fn div_<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>, rounding_mode: Option<&str>) -> PyResult<Bound<'py, Self>> {
+        let me = slf.get();
+        let r = me.divide_mode(slf.py(), other, rounding_mode)?;
+        me.assign_result(slf.py(), &r)?;
+        Ok(slf.clone())
+    }
+
+    #[pyo3(signature = (min=None, max=None))]
+    fn clamp(&self, py: Python<'_>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.clamp_impl(py, min, max)?))
+    }
+
+    #[pyo3(signature = (min=None, max=None))]
+    fn clip(&self, py: Python<'_>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        self.clamp(py, min, max)
+    }
+
+    #[pyo3(signature = (min=None, max=None))]
+    fn clamp_<'py>(slf: &Bound<'py, Self>, min: Option<&Bound<'py, PyAny>>, max: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
+        let me = slf.get();
+        let r = me.clamp_impl(slf.py(), min, max)?;
+        me.assign_result(slf.py(), &r)?;
+        Ok(slf.clone())
+    }
+
+    fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        self.clamp(py, Some(min), None)
+    }
+
+    fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        self.clamp(py, None, Some(max))
+    }
+
+    #[pyo3(signature = (decimals=0))]
+    fn round(&self, py: Python<'_>, decimals: i64) -> PyResult<PyTensor> {
+        let t = &self.inner;
+        if decimals == 0 {
+            return Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(UnaryOp::Round))?));
+        }
+        let scale = Scalar::Float(10f64.powi(decimals as i32));
+        let r = t.binary_scalar(BinaryOp::Mul, scale, false)?.unary(UnaryOp::Round)?.binary_scalar(BinaryOp::Div, scale, false)?;
+        Ok(PyTensor::wrap(r))
+    }
+
+    #[pyo3(signature = (beta=1.0, threshold=20.0))]
+    fn softplus(&self, py: Python<'_>, beta: f64, threshold: f64) -> PyResult<PyTensor> {
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(UnaryOp::Softplus { beta, threshold }))?))
+    }
+
+    /// Elementwise ops with a parameter, for `nn.functional`: gelu, leaky_relu, elu.
+    #[pyo3(signature = (approximate="none"))]
+    fn gelu(&self, py: Python<'_>, approximate: &str) -> PyResult<PyTensor> {
+        let op = match approximate {
+            "none" => UnaryOp::Gelu,
+            "tanh" => UnaryOp::GeluTanh,
+            other => return Err(PyRuntimeError::new_err(format!("approximate argument must be either none or tanh, got {other}"))),
+        };
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(op))?))
+    }
+
+    #[pyo3(signature = (negative_slope=0.01))]
+    fn _leaky_relu(&self, py: Python<'_>, negative_slope: f64) -> PyResult<PyTensor> {
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(UnaryOp::LeakyRelu { slope: negative_slope }))?))
+    }
+
+    #[pyo3(signature = (alpha=1.0))]
+    fn _elu(&self, py: Python<'_>, alpha: f64) -> PyResult<PyTensor> {
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(UnaryOp::Elu { alpha }))?))
+    }
+
+    /// `x.where(condition, other)`: x where condition holds, else other.
+    #[pyo3(name = "where")]
+    fn where_method(&self, py: Python<'_>, condition: &PyTensor, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        let y = other_strict(other)?;
+        let t = &self.inner;
+        let c = &condition.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || match &y {
+            Other::T(o) => Tensor::where_(c, Arg::T(t), Arg::T(o)),
+            Other::S(s) => Tensor::where_(c, Arg::T(t), Arg::S(*s)),
+        })?))
+    }
+
+    // ----- reductions -------------------------------------------------------------------------
+
+    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    fn sum(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        self.reduce_with(py, ReduceOp::Sum, dim, keepdim, dtype)
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    fn prod(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        self.reduce_with(py, ReduceOp::Prod, dim, keepdim, dtype)
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    fn mean(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let t = match extract_opt_dtype(dtype)? {
+            Some(d) => self.inner.to_dtype(d)?,
+            None => self.inner.clone(),
+        };
+        let dims = dims_arg(dim)?;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.mean(dims.as_deref(), keepdim))?))
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn all(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> PyResult<PyTensor> {
+        self.reduce_with(py, ReduceOp::All, dim, keepdim, None)
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn any(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> PyResult<PyTensor> {
+        self.reduce_with(py, ReduceOp::Any, dim, keepdim, None)
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn amax(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> PyResult<PyTensor> {
+        self.reduce_with(py, ReduceOp::Max, dim, keepdim, None)
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn amin(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> PyResult<PyTensor> {
+        self.reduce_with(py, ReduceOp::Min, dim, keepdim, None)
+    }
+
+    /// `max()`, `max(dim, keepdim)` (values and indices) or `max(other)` (elementwise).
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn max(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> PyResult<Py<PyAny>> {
+        self.max_min(py, dim, keepdim, true)
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn min(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> PyResult<Py<PyAny>> {
+        self.max_min(py, dim, keepdim, false)
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn argmax(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> PyResult<PyTensor> {
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.argmax_min(dim, keepdim, true))?))
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn argmin(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> PyResult<PyTensor> {
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.argmax_min(dim, keepdim, false))?))
+    }
+
+    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    fn var(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, keepdim: bool, correction: Option<f64>) -> PyResult<PyTensor> {
+        let (dims, c) = var_args(dim, unbiased, correction)?;
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.var(dims.as_deref(), c, keepdim))?))
+    }
+
+    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    fn std(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, keepdim: bool, correction: Option<f64>) -> PyResult<PyTensor> {
+        let (dims, c) = var_args(dim, unbiased, correction)?;
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.std(dims.as_deref(), c, keepdim))?))
+    }
+
+    #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
+    fn norm(&self, py: Python<'_>, p: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let p = match p {
+            None => 2.0,
+            Some(v) if v.is_none() => 2.0,
+            Some(v) => match v.extract::<String>() {
+                Ok(s) if s == "fro" => 2.0,
+                Ok(s) => return Err(PyRuntimeError::new_err(format!("norm: unsupported p '{s}'"))),
+                Err(_) => v.extract::<f64>()?,
+            },
+        };
+        let t = match extract_opt_dtype(dtype)? {
+            Some(d) => self.inner.to_dtype(d)?,
+            None => self.inner.clone(),
+        };
+        let dims = dims_arg(dim)?;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.norm(p, dims.as_deref(), keepdim))?))
+    }
+
+    #[pyo3(signature = (dim, keepdim=false))]
+    fn logsumexp(&self, py: Python<'_>, dim: &Bound<'_, PyAny>, keepdim: bool) -> PyResult<PyTensor> {
+        let dims = super::convert::int_list(dim)?;
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.logsumexp(&dims, keepdim))?))
+    }
+
+    #[pyo3(signature = (dim, dtype=None))]
+    fn softmax(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let t = self.cast_opt(dtype)?;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.softmax(dim))?))
+    }
+
+    #[pyo3(signature = (dim, dtype=None))]
+    fn log_softmax(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let t = self.cast_opt(dtype)?;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.log_softmax(dim))?))
+    }
+
+    #[pyo3(signature = (dim, *, dtype=None))]
+    fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let t = self.cast_opt(dtype)?;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.cumulative(dim, false))?))
+    }
+
+    #[pyo3(signature = (dim, *, dtype=None))]
+    fn cumprod(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let t = self.cast_opt(dtype)?;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.cumulative(dim, true))?))
+    }
+
+    // ----- indexing ops -----------------------------------------------------------------------
+
+    fn index_select(&self, py: Python<'_>, dim: i64, index: &PyTensor) -> PyResult<PyTensor> {
+        let (t, i) = (&self.inner, &index.inner);
+        Ok(PyTensor::wrap(run(py, i.numel(), || t.index_select(dim, i))?))
+    }
+
+    fn gather(&self, py: Python<'_>, dim: i64, index: &PyTensor) -> PyResult<PyTensor> {
+        let (t, i) = (&self.inner, &index.inner);
+        Ok(PyTensor::wrap(run(py, i.numel(), || t.gather(dim, i))?))
+    }
+
+    #[pyo3(signature = (dim, index, src=None, *, value=None, reduce=None))]
+    fn scatter(&self, py: Python<'_>, dim: i64, index: &PyTensor, src: Option<&Bound<'_, PyAny>>, value: Option<&Bound<'_, PyAny>>, reduce: Option<&str>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.scatter_impl(py, dim, index, src.or(value), reduce)?))
+    }
+
+    #[pyo3(signature = (dim, index, src=None, *, value=None, reduce=None))]
+    fn scatter_<'py>(slf: &Bound<'py, Self>, dim: i64, index: &PyTensor, src: Option<&Bound<'py, PyAny>>, value: Option<&Bound<'py, PyAny>>, reduce: Option<&str>) -> PyResult<Bound<'py, Self>> {
+        let me = slf.get();
+        let r = me.scatter_impl(slf.py(), dim, index, src.or(value), reduce)?;
+        me.inner.copy_(&r)?;
+        Ok(slf.clone())
+    }
+
+    fn scatter_add(&self, py: Python<'_>, dim: i64, index: &PyTensor, src: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.scatter_impl(py, dim, index, Some(src), Some("add"))?))
+    }
+
+    fn scatter_add_<'py>(slf: &Bound<'py, Self>, dim: i64, index: &PyTensor, src: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        let me = slf.get();
+        let r = me.scatter_impl(slf.py(), dim, index, Some(src), Some("add"))?;
+        me.inner.copy_(&r)?;
+        Ok(slf.clone())
+    }
+
+    #[pyo3(signature = (dim, index, source, *, alpha=None))]
+    fn index_add(&self, dim: i64, index: &PyTensor, source: &PyTensor, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let a = alpha.and_then(scalar_of).unwrap_or(Scalar::Int(1));
+        Ok(PyTensor::wrap(self.inner.index_add(dim, &index.inner, &source.inner, a)?))
+    }
+
+    #[pyo3(signature = (dim, index, source, *, alpha=None))]
+    fn index_add_<'py>(slf: &Bound<'py, Self>, dim: i64, index: &PyTensor, source: &PyTensor, alpha: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
+        let a = alpha.and_then(scalar_of).unwrap_or(Scalar::Int(1));
+        let me = slf.get();
+        let r = me.inner.index_add(dim, &index.inner, &source.inner, a)?;
+        me.inner.copy_(&r)?;
+        Ok(slf.clone())
+    }
+
+    fn masked_fill(&self, py: Python<'_>, mask: &PyTensor, value: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.masked_fill_impl(py, mask, value)?))
+    }
+
+    fn masked_fill_<'py>(slf: &Bound<'py, Self>, mask: &PyTensor, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        let me = slf.get();
+        let r = me.masked_fill_impl(slf.py(), mask, value)?;
+        me.inner.copy_(&r)?;
+        Ok(slf.clone())
+    }
+
+    fn masked_select(&self, mask: &PyTensor) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.masked_select(&mask.inner)?))
+    }
+
+    #[pyo3(signature = (*, as_tuple=false))]
+    fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> PyResult<Py<PyAny>> {
+        let nz = self.inner.nonzero()?;
+        if as_tuple {
+            let cols = (0..self.inner.ndim().max(1)).map(|k| if self.inner.ndim() == 0 { nz.reshape(&[-1]) } else { nz.select(1, k as i64) }).collect::<crate::Result<Vec<_>>>()?;
+            return Ok(super::tensor::tensors_tuple(py, cols)?.into_any());
+        }
+        Ok(Py::new(py, PyTensor::wrap(nz))?.into_any())
+    }
+
+    #[pyo3(signature = (dim=-1, descending=false, stable=false))]
+    fn sort(&self, py: Python<'_>, dim: i64, descending: bool, stable: bool) -> PyResult<Py<PyAny>> {
+        let _ = stable;
+        let t = &self.inner;
+        let (v, i) = run(py, t.numel(), || t.sort(dim, descending))?;
+        return_type(py, "sort", v, i)
+    }
+
+    #[pyo3(signature = (dim=-1, descending=false, stable=false))]
+    fn argsort(&self, py: Python<'_>, dim: i64, descending: bool, stable: bool) -> PyResult<PyTensor> {
+        let _ = stable;
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.sort(dim, descending))?.1))
+    }
+
+    #[pyo3(signature = (k, dim=-1, largest=true, sorted=true))]
+    fn topk(&self, py: Python<'_>, k: i64, dim: i64, largest: bool, sorted: bool) -> PyResult<Py<PyAny>> {
+        let _ = sorted;
+        let t = &self.inner;
+        let (v, i) = run(py, t.numel(), || t.topk(k, dim, largest))?;
+        return_type(py, "topk", v, i)
+    }
+
+    // ----- products -----------------------------------------------------------------------------
+
+    fn matmul(&self, py: Python<'_>, other: &PyTensor) -> PyResult<PyTensor> {
+        let (a, b) = (&self.inner, &other.inner);
+        Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || a.matmul(b))?))
+    }
+
+    fn mm(&self, py: Python<'_>, mat2: &PyTensor) -> PyResult<PyTensor> {
+        let (a, b) = (&self.inner, &mat2.inner);
+        Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || a.mm(b))?))
+    }
+
+    fn bmm(&self, py: Python<'_>, mat2: &PyTensor) -> PyResult<PyTensor> {
+        let (a, b) = (&self.inner, &mat2.inner);
+        Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || a.bmm(b))?))
+    }
+
+    fn mv(&self, py: Python<'_>, vec: &PyTensor) -> PyResult<PyTensor> {
+        if self.inner.ndim() != 2 || vec.inner.ndim() != 1 {
+            return Err(PyRuntimeError::new_err("vector + matrix @ vector expected, got matrix and vector of other dims"));
+        }
+        self.matmul(py, vec)
+    }
+
+    fn dot(&self, other: &PyTensor) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.dot(&other.inner)?))
+    }
+
+    fn inner(&self, other: &PyTensor) -> PyResult<PyTensor> {
+        self.dot(other)
+    }
+
+    fn outer(&self, other: &PyTensor) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.outer(&other.inner)?))
+    }
+
+    #[pyo3(signature = (mat1, mat2, *, beta=None, alpha=None))]
+    fn addmm(&self, py: Python<'_>, mat1: &PyTensor, mat2: &PyTensor, beta: Option<&Bound<'_, PyAny>>, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let beta = beta.and_then(scalar_of).unwrap_or(Scalar::Int(1));
+        let alpha = alpha.and_then(scalar_of).unwrap_or(Scalar::Int(1));
+        let (c, a, b) = (&self.inner, &mat1.inner, &mat2.inner);
+        Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || c.addmm(a, b, beta, alpha))?))
+    }
+
+    // ----- dtype shorthands -------------------------------------------------------------------
+
+    fn float(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::F32)
+    }
+    fn double(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::F64)
+    }
+    fn half(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::F16)
+    }
+    fn bfloat16(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::BF16)
+    }
+    fn long(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::I64)
+    }
+    fn int(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::I32)
+    }
+    fn short(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::I16)
+    }
+    fn char(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::I8)
+    }
+    fn byte(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::U8)
+    }
+    fn bool(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::Bool)
+    }
+}
+
+/// Self when already of `dtype` (as PyTorch returns the same object), else a converted copy.
+fn cast_to(slf: &Bound<'_, PyTensor>, dtype: DType) -> PyResult<Py<PyAny>> {
+    let t = &slf.get().inner;
+    if t.dtype() == dtype {
+        return Ok(slf.clone().into_any().unbind());
+    }
+    let py = slf.py();
+    Ok(Py::new(py, PyTensor::wrap(run(py, t.numel(), || t.copy_as(dtype))?))?.into_any())
+}
+
+fn var_args(dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, correction: Option<f64>) -> PyResult<(Option<Vec<i64>>, f64)> {
+    // `var(True)` is the old positional `unbiased`.
+    if let Some(d) = dim {
+        if let Ok(b) = d.cast::<pyo3::types::PyBool>() {
+            return Ok((None, if b.is_true() { 1.0 } else { 0.0 }));
+        }
+    }
+    let c = match (unbiased, correction) {
+        (Some(_), Some(_)) => return Err(PyTypeError::new_err("var(): cannot give both unbiased and correction")),
+        (Some(u), None) => if u { 1.0 } else { 0.0 },
+        (None, Some(c)) => c,
+        (None, None) => 1.0,
+    };
+    Ok((dims_arg(dim)?, c))
+}
+
+impl PyTensor {
+    fn cast_opt(&self, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
+        Ok(match extract_opt_dtype(dtype)? {
+            Some(d) => self.inner.to_dtype(d)?,
+            None => self.inner.clone(),
+        })
+    }
+
+    /// Writes an op's result into self, with PyTorch's cast check.
+    fn assign_result(&self, py: Python<'_>, r: &Tensor) -> PyResult<()> {
+        if !crate::tensor::arith::can_cast(r.dtype(), self.inner.dtype()) {
+            return Err(PyRuntimeError::new_err(format!(
+                "result type {} can't be cast to the desired output type {}",
+                crate::tensor::arith::title_name(r.dtype()),
+                crate::tensor::arith::title_name(self.inner.dtype())
+            )));
+        }
+        let t = &self.inner;
+        run(py, t.numel(), || t.copy_(r))?;
+        Ok(())
+    }
+
+    fn power(&self, py: Python<'_>, exponent: &Other) -> PyResult<Tensor> {
+        let t = &self.inner;
+        match exponent {
+            // Float exponents of float tensors have a fast path (x * x for 2).
+            Other::S(s) if t.dtype().is_floating_point() && !t.dtype().is_half() => {
+                Ok(run(py, t.numel(), || t.unary(UnaryOp::PowScalar(s.to_f64())))?)
+            }
+            Other::S(Scalar::Float(f)) if !t.dtype().is_floating_point() => {
+                Ok(run(py, t.numel(), || t.to_dtype(DType::F32)?.unary(UnaryOp::PowScalar(*f)))?)
+            }
+            o => self.binop(py, BinaryOp::Pow, o, false),
+        }
+    }
+
+    fn divide_mode(&self, py: Python<'_>, other: &Bound<'_, PyAny>, mode: Option<&str>) -> PyResult<Tensor> {
+        let o = other_strict(other)?;
+        match mode {
+            None => self.binop(py, BinaryOp::Div, &o, false),
+            Some("floor") => self.binop(py, BinaryOp::FloorDiv, &o, false),
+            Some("trunc") => {
+                let q = self.binop(py, BinaryOp::Div, &o, false)?.unary(UnaryOp::Trunc)?;
+                let common = self.binop(py, BinaryOp::Sub, &o, false).map(|t| t.dtype()).unwrap_or(q.dtype());
+                Ok(q.to_dtype(common)?)
+            }
+            Some(m) => Err(PyRuntimeError::new_err(format!(
+                "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'"
+            ))),
+        }
+    }
+
+    fn clamp_impl(&self, py: Python<'_>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
+        let t = &self.inner;
+        let lo = min.filter(|m| !m.is_none()).map(other_strict).transpose()?;
+        let hi = max.filter(|m| !m.is_none()).map(other_strict).transpose()?;
+        match (&lo, &hi) {
+            (None | Some(Other::S(_)), None | Some(Other::S(_))) => {
+                let s = |o: &Option<Other>| match o {
+                    Some(Other::S(s)) => Some(*s),
+                    _ => None,
+                };
+                Ok(run(py, t.numel(), || t.clamp_scalar(s(&lo), s(&hi)))?)
+            }
+            _ => {
+                let mut r = t.clone();
+                if let Some(l) = &lo {
+                    r = PyTensor::wrap(r).binop(py, BinaryOp::Maximum, l, false)?;
+                }
+                if let Some(h) = &hi {
+                    r = PyTensor::wrap(r).binop(py, BinaryOp::Minimum, h, false)?;
+                }
+                Ok(r)
+            }
+        }
+    }
+
+    fn reduce_with(&self, py: Python<'_>, op: ReduceOp, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let t = self.cast_opt(dtype)?;
+        let dims = dims_arg(dim)?;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.reduce(op, dims.as_deref(), keepdim))?))
+    }
+
+    fn max_min(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, max: bool) -> PyResult<Py<PyAny>> {
+        let t = &self.inner;
+        match dim {
+            None => {
+                let op = if max { ReduceOp::Max } else { ReduceOp::Min };
+                if t.numel() == 0 {
+                    return Err(PyRuntimeError::new_err(format!(
+                        "{}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.",
+                        if max { "max" } else { "min" }
+                    )));
+                }
+                Ok(Py::new(py, PyTensor::wrap(run(py, t.numel(), || t.reduce(op, None, false))?))?.into_any())
+            }
+            Some(d) if d.cast::<PyTensor>().is_ok() => {
+                let op = if max { BinaryOp::Maximum } else { BinaryOp::Minimum };
+                Ok(Py::new(py, self.method(py, op, d)?)?.into_any())
+            }
+            Some(d) => {
+                let d = super::convert::index_int(d)?;
+                let (v, i) = run(py, t.numel(), || t.max_min_dim(d, keepdim, max))?;
+                return_type(py, if max { "max" } else { "min" }, v, i)
+            }
+        }
+    }
+
+    fn scatter_impl(&self, py: Python<'_>, dim: i64, index: &PyTensor, src: Option<&Bound<'_, PyAny>>, reduce: Option<&str>) -> PyResult<Tensor> {
+        let add = match reduce {
+            None => false,
+            Some("add") => true,
+            Some(r) => return Err(PyRuntimeError::new_err(format!("reduce argument must be either add or multiply, got {r}"))),
+        };
+        let src = src.ok_or_else(|| PyTypeError::new_err("scatter() missing required argument 'src' or 'value'"))?;
+        let (t, i) = (&self.inner, &index.inner);
+        let s = other_strict(src)?;
+        Ok(run(py, i.numel(), || match &s {
+            Other::T(x) => t.scatter(dim, i, Arg::T(x), add),
+            Other::S(v) => t.scatter(dim, i, Arg::S(*v), add),
+        })?)
+    }
+
+    fn masked_fill_impl(&self, py: Python<'_>, mask: &PyTensor, value: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        let (t, m) = (&self.inner, &mask.inner);
+        let v = other_strict(value)?;
+        Ok(run(py, t.numel(), || match &v {
+            Other::T(x) => t.masked_fill(m, Arg::T(x)),
+            Other::S(s) => t.masked_fill(m, Arg::S(*s)),
+        })?)
+    }
+}

@@ -1,0 +1,565 @@
+//! The `Tensor` class: metadata, conversions, Python protocols and views.
+
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::BoundObject;
+use pyo3::types::{PyList, PyTuple};
+
+use crate::dtype::DType;
+use crate::tensor::{Scalar, Tensor};
+
+use super::convert::{dims_arg, index_int, int_args, int_list, parse_index, scalar_of, to_numpy, to_tensor};
+use super::dtype::{device_object, dtype_object, extract_device, extract_dtype, PyDevice, PyDType};
+
+#[pyclass(name = "Tensor", module = "rstorch", subclass, frozen, dict, weakref)]
+pub struct PyTensor {
+    pub inner: Tensor,
+}
+
+impl PyTensor {
+    pub fn wrap(t: Tensor) -> PyTensor {
+        PyTensor { inner: t }
+    }
+}
+
+/// Runs a kernel without the GIL when it is big enough for that to matter.
+pub fn run<T: Send>(py: Python<'_>, work: usize, f: impl FnOnce() -> T + Send) -> T {
+    if work >= 1 << 15 {
+        py.detach(f)
+    } else {
+        f()
+    }
+}
+
+pub fn size_object(py: Python<'_>, shape: &[usize]) -> PyResult<Py<PyAny>> {
+    static SIZE: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+    let cls = SIZE.get_or_try_init(py, || py.import("rstorch._size").and_then(|m| m.getattr("Size")).map(|c| c.unbind()))?;
+    let tup = PyTuple::new(py, shape)?;
+    Ok(cls.bind(py).call1((tup,))?.unbind())
+}
+
+/// Nested Python lists of a tensor's values.
+fn to_list(py: Python<'_>, t: &Tensor) -> PyResult<Py<PyAny>> {
+    fn build<'py, T: Copy + IntoPyObject<'py>>(py: Python<'py>, data: &[T], shape: &[usize]) -> PyResult<Bound<'py, PyAny>>
+    where
+        PyErr: From<<T as IntoPyObject<'py>>::Error>,
+    {
+        if shape.is_empty() {
+            return Ok(data[0].into_pyobject(py)?.into_any().into_bound());
+        }
+        let step: usize = shape[1..].iter().product();
+        let items = (0..shape[0])
+            .map(|i| build(py, &data[i * step..(i + 1) * step], &shape[1..]))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(PyList::new(py, items)?.into_any())
+    }
+    let shape = t.shape().to_vec();
+    let obj = match t.dtype() {
+        DType::Bool => build(py, &t.to_vec::<bool>()?, &shape)?,
+        d if d.is_floating_point() => build(py, &t.to_vec::<f64>()?, &shape)?,
+        _ => build(py, &t.to_vec::<i64>()?, &shape)?,
+    };
+    Ok(obj.unbind())
+}
+
+fn scalar_to_py(py: Python<'_>, s: Scalar) -> PyResult<Py<PyAny>> {
+    Ok(match s {
+        Scalar::Bool(b) => pyo3::types::PyBool::new(py, b).to_owned().into_any().unbind(),
+        Scalar::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
+        Scalar::Float(f) => f.into_pyobject(py)?.into_any().unbind(),
+    })
+}
+
+/// Parses `to(...)`'s many forms: `to(dtype)`, `to(device)`, `to(device, dtype)`,
+/// `to(other_tensor)`, and keywords.
+fn parse_to(args: &Bound<'_, PyTuple>, dtype_kw: Option<&Bound<'_, PyAny>>, device_kw: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
+    let mut dtype = None;
+    for a in args.iter() {
+        if let Ok(d) = a.cast::<PyDType>() {
+            dtype = Some(d.get().dtype);
+        } else if let Ok(t) = a.cast::<PyTensor>() {
+            dtype = Some(t.get().inner.dtype());
+        } else {
+            extract_device(&a)?;
+        }
+    }
+    if let Some(d) = dtype_kw.filter(|d| !d.is_none()) {
+        dtype = Some(extract_dtype(d)?);
+    }
+    if let Some(d) = device_kw {
+        extract_device(d)?;
+    }
+    Ok(dtype)
+}
+
+#[pymethods]
+impl PyTensor {
+    #[new]
+    #[pyo3(signature = (*args))]
+    fn py_new(args: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
+        // `Tensor(2, 3)` allocates like `empty`; `Tensor([...])` copies data as float32.
+        if args.is_empty() {
+            return Ok(PyTensor::wrap(Tensor::zeros(&[0], DType::F32)?));
+        }
+        let first = args.get_item(0)?;
+        if args.len() == 1 && (first.cast::<PyTensor>().is_ok() || first.cast::<pyo3::types::PySequence>().is_ok()) {
+            if let Ok(t) = first.cast::<PyTensor>() {
+                return Ok(PyTensor::wrap(t.get().inner.clone()));
+            }
+            return Ok(PyTensor::wrap(super::convert::tensor_from_data(&first, Some(DType::F32))?));
+        }
+        let sizes = int_args(args)?;
+        Ok(PyTensor::wrap(Tensor::zeros(&super::convert::shape_arg(&sizes, DType::F32)?, DType::F32)?))
+    }
+
+    // ----- metadata -----------------------------------------------------------------------
+
+    #[getter]
+    fn shape(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        size_object(py, self.inner.shape())
+    }
+
+    #[pyo3(signature = (dim=None))]
+    fn size(&self, py: Python<'_>, dim: Option<i64>) -> PyResult<Py<PyAny>> {
+        match dim {
+            None => size_object(py, self.inner.shape()),
+            Some(d) => Ok(self.inner.size(d)?.into_pyobject(py)?.into_any().unbind()),
+        }
+    }
+
+    fn dim(&self) -> usize {
+        self.inner.ndim()
+    }
+
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.inner.ndim()
+    }
+
+    fn ndimension(&self) -> usize {
+        self.inner.ndim()
+    }
+
+    fn numel(&self) -> usize {
+        self.inner.numel()
+    }
+
+    fn nelement(&self) -> usize {
+        self.inner.numel()
+    }
+
+    #[pyo3(signature = (dim=None))]
+    fn stride(&self, py: Python<'_>, dim: Option<i64>) -> PyResult<Py<PyAny>> {
+        match dim {
+            None => Ok(PyTuple::new(py, self.inner.strides())?.into_any().unbind()),
+            Some(d) => {
+                let i = crate::shape::wrap_dim(d, self.inner.ndim())?;
+                Ok(self.inner.strides()[i].into_pyobject(py)?.into_any().unbind())
+            }
+        }
+    }
+
+    fn storage_offset(&self) -> usize {
+        self.inner.storage_offset()
+    }
+
+    #[pyo3(signature = (memory_format=None))]
+    fn is_contiguous(&self, memory_format: Option<&Bound<'_, PyAny>>) -> bool {
+        let _ = memory_format;
+        self.inner.is_contiguous()
+    }
+
+    #[getter]
+    fn dtype(&self, py: Python<'_>) -> Py<PyDType> {
+        dtype_object(py, self.inner.dtype())
+    }
+
+    #[getter]
+    fn device(&self, py: Python<'_>) -> PyResult<Py<PyDevice>> {
+        device_object(py, self.inner.device())
+    }
+
+    #[getter]
+    fn is_cpu(&self) -> bool {
+        true
+    }
+
+    #[getter]
+    fn is_cuda(&self) -> bool {
+        false
+    }
+
+    fn element_size(&self) -> usize {
+        self.inner.element_size()
+    }
+
+    #[getter]
+    fn itemsize(&self) -> usize {
+        self.inner.element_size()
+    }
+
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.inner.element_size() * self.inner.numel()
+    }
+
+    fn data_ptr(&self) -> usize {
+        self.inner.data_ptr()
+    }
+
+    fn is_floating_point(&self) -> bool {
+        self.inner.dtype().is_floating_point()
+    }
+
+    fn is_complex(&self) -> bool {
+        false
+    }
+
+    #[getter]
+    fn requires_grad(&self) -> bool {
+        self.inner.requires_grad()
+    }
+
+    #[setter]
+    fn set_requires_grad(&self, value: bool) -> PyResult<()> {
+        Ok(self.inner.set_requires_grad(value)?)
+    }
+
+    #[pyo3(signature = (requires_grad=true))]
+    fn requires_grad_(slf: &Bound<'_, Self>, requires_grad: bool) -> PyResult<Py<PyAny>> {
+        slf.get().inner.set_requires_grad(requires_grad)?;
+        Ok(slf.clone().into_any().unbind())
+    }
+
+    #[getter]
+    fn _version(&self) -> u64 {
+        self.inner.version()
+    }
+
+    // ----- conversions ----------------------------------------------------------------------
+
+    #[pyo3(signature = (*, force=false))]
+    fn numpy<'py>(&self, py: Python<'py>, force: bool) -> PyResult<Bound<'py, PyAny>> {
+        if self.inner.requires_grad() && !force {
+            return Err(PyRuntimeError::new_err(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+            ));
+        }
+        to_numpy(py, &self.inner)
+    }
+
+    fn item(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        scalar_to_py(py, self.inner.item()?)
+    }
+
+    fn tolist(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_list(py, &self.inner)
+    }
+
+    #[pyo3(signature = (*args, dtype=None, device=None, non_blocking=false, copy=false))]
+    fn to(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        device: Option<&Bound<'_, PyAny>>,
+        non_blocking: bool,
+        copy: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = non_blocking;
+        let t = &slf.get().inner;
+        let target = parse_to(args, dtype, device)?;
+        match target {
+            Some(d) if d != t.dtype() || copy => Ok(Bound::new(slf.py(), PyTensor::wrap(t.copy_as(d)?))?.into_any().unbind()),
+            None if copy => Ok(Bound::new(slf.py(), PyTensor::wrap(t.copy_as(t.dtype())?))?.into_any().unbind()),
+            _ => Ok(slf.clone().into_any().unbind()),
+        }
+    }
+
+    #[pyo3(signature = (dtype=None, non_blocking=false))]
+    fn r#type(slf: &Bound<'_, Self>, dtype: Option<&Bound<'_, PyAny>>, non_blocking: bool) -> PyResult<Py<PyAny>> {
+        let _ = non_blocking;
+        let t = &slf.get().inner;
+        match dtype {
+            None => Ok(format!("rstorch.{}Tensor", crate::tensor::arith::title_name(t.dtype())).into_pyobject(slf.py())?.into_any().unbind()),
+            Some(d) => {
+                let d = extract_dtype(d)?;
+                if d == t.dtype() {
+                    return Ok(slf.clone().into_any().unbind());
+                }
+                Ok(Bound::new(slf.py(), PyTensor::wrap(t.copy_as(d)?))?.into_any().unbind())
+            }
+        }
+    }
+
+    fn cpu(slf: &Bound<'_, Self>) -> Py<PyAny> {
+        slf.clone().into_any().unbind()
+    }
+
+    #[pyo3(signature = (memory_format=None))]
+    fn contiguous(&self, py: Python<'_>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let _ = memory_format;
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.contiguous())?))
+    }
+
+    #[pyo3(signature = (memory_format=None))]
+    fn clone(&self, py: Python<'_>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let _ = memory_format;
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.copy_as(t.dtype()))?))
+    }
+
+    /// A tensor sharing storage that does not require grad.
+    fn detach(&self) -> PyTensor {
+        PyTensor::wrap(self.inner.with_layout(self.inner.layout().clone()))
+    }
+
+    #[pyo3(signature = (src, non_blocking=false))]
+    fn copy_<'py>(slf: &Bound<'py, Self>, src: &Bound<'py, PyAny>, non_blocking: bool) -> PyResult<Bound<'py, Self>> {
+        let _ = non_blocking;
+        let src = to_tensor(src)?;
+        let t = &slf.get().inner;
+        slf.py().detach(|| t.copy_(&src))?;
+        Ok(slf.clone())
+    }
+
+    // ----- Python protocols -----------------------------------------------------------------
+
+    fn __len__(&self) -> PyResult<usize> {
+        if self.inner.ndim() == 0 {
+            return Err(PyTypeError::new_err("len() of a 0-d tensor"));
+        }
+        Ok(self.inner.shape()[0])
+    }
+
+    fn __bool__(&self) -> PyResult<bool> {
+        if self.inner.numel() != 1 {
+            return Err(PyRuntimeError::new_err(format!(
+                "Boolean value of Tensor with {} values is ambiguous",
+                if self.inner.numel() == 0 { "no".to_string() } else { "more than one".to_string() }
+            )));
+        }
+        Ok(self.inner.item()?.to_f64() != 0.0)
+    }
+
+    fn __float__(&self) -> PyResult<f64> {
+        if self.inner.numel() != 1 {
+            return Err(PyTypeError::new_err("only one element tensors can be converted to Python scalars"));
+        }
+        Ok(self.inner.item()?.to_f64())
+    }
+
+    fn __int__(&self) -> PyResult<i64> {
+        if self.inner.numel() != 1 {
+            return Err(PyTypeError::new_err("only one element tensors can be converted to Python scalars"));
+        }
+        Ok(match self.inner.item()? {
+            Scalar::Float(f) if !f.is_finite() => {
+                return Err(PyValueError::new_err(format!("cannot convert float {f} to integer")))
+            }
+            s => s.to_i64(),
+        })
+    }
+
+    fn __index__(&self) -> PyResult<i64> {
+        if self.inner.numel() != 1 || self.inner.dtype().is_floating_point() {
+            return Err(PyTypeError::new_err(
+                "only integer tensors of a single element can be converted to an index",
+            ));
+        }
+        Ok(self.inner.item()?.to_i64())
+    }
+
+    fn __hash__(slf: &Bound<'_, Self>) -> isize {
+        slf.as_ptr() as isize
+    }
+
+    fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        let idx = parse_index(index)?;
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.index(&idx))?))
+    }
+
+    fn __setitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let idx = parse_index(index)?;
+        let t = &self.inner;
+        match scalar_of(value) {
+            Some(s) => run(py, t.numel(), || t.index_put(&idx, crate::tensor::arith::Arg::S(s)))?,
+            None => {
+                let v = to_tensor(value)?;
+                run(py, t.numel(), || t.index_put(&idx, crate::tensor::arith::Arg::T(&v)))?
+            }
+        }
+        Ok(())
+    }
+
+    // ----- views and shape ops --------------------------------------------------------------
+
+    #[pyo3(signature = (*shape))]
+    fn view(&self, shape: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
+        if shape.len() == 1 {
+            if let Ok(d) = shape.get_item(0)?.cast::<PyDType>() {
+                if d.get().dtype == self.inner.dtype() {
+                    return Ok(PyTensor::wrap(self.inner.clone()));
+                }
+                return Err(PyRuntimeError::new_err("view(dtype) reinterpreting the bytes is not supported"));
+            }
+        }
+        Ok(PyTensor::wrap(self.inner.view(&int_args(shape)?)?))
+    }
+
+    fn view_as(&self, other: &PyTensor) -> PyResult<PyTensor> {
+        let s: Vec<i64> = other.inner.shape().iter().map(|&v| v as i64).collect();
+        Ok(PyTensor::wrap(self.inner.view(&s)?))
+    }
+
+    #[pyo3(signature = (*shape))]
+    fn reshape(&self, shape: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.reshape(&int_args(shape)?)?))
+    }
+
+    fn reshape_as(&self, other: &PyTensor) -> PyResult<PyTensor> {
+        let s: Vec<i64> = other.inner.shape().iter().map(|&v| v as i64).collect();
+        Ok(PyTensor::wrap(self.inner.reshape(&s)?))
+    }
+
+    #[pyo3(signature = (start_dim=0, end_dim=-1))]
+    fn flatten(&self, start_dim: i64, end_dim: i64) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.flatten(start_dim, end_dim)?))
+    }
+
+    fn unflatten(&self, dim: i64, sizes: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.unflatten(dim, &int_list(sizes)?)?))
+    }
+
+    fn ravel(&self) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.reshape(&[-1])?))
+    }
+
+    #[pyo3(signature = (dim=None))]
+    fn squeeze(&self, dim: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(match dims_arg(dim)? {
+            None => self.inner.squeeze()?,
+            Some(d) => self.inner.squeeze_dims(&d)?,
+        }))
+    }
+
+    fn unsqueeze(&self, dim: i64) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.unsqueeze(dim)?))
+    }
+
+    fn transpose(&self, dim0: i64, dim1: i64) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.transpose(dim0, dim1)?))
+    }
+
+    fn swapaxes(&self, dim0: i64, dim1: i64) -> PyResult<PyTensor> {
+        self.transpose(dim0, dim1)
+    }
+
+    fn t(&self) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.t()?))
+    }
+
+    #[getter(T)]
+    fn big_t(&self) -> PyResult<PyTensor> {
+        let n = self.inner.ndim() as i64;
+        let dims: Vec<i64> = (0..n).rev().collect();
+        Ok(PyTensor::wrap(self.inner.permute(&dims)?))
+    }
+
+    #[getter(mT)]
+    fn matrix_t(&self) -> PyResult<PyTensor> {
+        if self.inner.ndim() < 2 {
+            return Err(PyRuntimeError::new_err("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."));
+        }
+        Ok(PyTensor::wrap(self.inner.transpose(-2, -1)?))
+    }
+
+    #[pyo3(signature = (*dims))]
+    fn permute(&self, dims: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.permute(&int_args(dims)?)?))
+    }
+
+    fn movedim(&self, source: i64, destination: i64) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.movedim(source, destination)?))
+    }
+
+    #[pyo3(signature = (*sizes))]
+    fn expand(&self, sizes: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.expand(&int_args(sizes)?)?))
+    }
+
+    fn expand_as(&self, other: &PyTensor) -> PyResult<PyTensor> {
+        let s: Vec<i64> = other.inner.shape().iter().map(|&v| v as i64).collect();
+        Ok(PyTensor::wrap(self.inner.expand(&s)?))
+    }
+
+    fn narrow(&self, dim: i64, start: &Bound<'_, PyAny>, length: i64) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.narrow(dim, index_int(start)?, length)?))
+    }
+
+    fn select(&self, dim: i64, index: i64) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.select(dim, index)?))
+    }
+
+    #[pyo3(signature = (dim=0))]
+    fn unbind(&self, py: Python<'_>, dim: i64) -> PyResult<Py<PyTuple>> {
+        let parts = self.inner.unbind(dim)?;
+        Ok(PyTuple::new(py, parts.into_iter().map(PyTensor::wrap).map(|t| Py::new(py, t)).collect::<PyResult<Vec<_>>>()?)?.unbind())
+    }
+
+    #[pyo3(signature = (chunks, dim=0))]
+    fn chunk(&self, py: Python<'_>, chunks: i64, dim: i64) -> PyResult<Py<PyTuple>> {
+        tensors_tuple(py, self.inner.chunk(chunks, dim)?)
+    }
+
+    #[pyo3(signature = (split_size_or_sections, dim=0))]
+    fn split(&self, py: Python<'_>, split_size_or_sections: &Bound<'_, PyAny>, dim: i64) -> PyResult<Py<PyTuple>> {
+        let parts = if split_size_or_sections.is_instance_of::<pyo3::types::PyInt>() {
+            self.inner.split(split_size_or_sections.extract()?, dim)?
+        } else {
+            self.inner.split_sizes(&int_list(split_size_or_sections)?, dim)?
+        };
+        tensors_tuple(py, parts)
+    }
+
+    fn unfold(&self, dimension: i64, size: i64, step: i64) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.unfold(dimension, size, step)?))
+    }
+
+    #[pyo3(signature = (*dims))]
+    fn flip(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
+        let d = int_args(dims)?;
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.flip(&d))?))
+    }
+
+    #[pyo3(signature = (*sizes))]
+    fn repeat(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
+        let r = int_args(sizes)?;
+        let t = &self.inner;
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.repeat(&r))?))
+    }
+
+    #[pyo3(signature = (shifts, dims=None))]
+    fn roll(&self, shifts: &Bound<'_, PyAny>, dims: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let s = int_list(shifts)?;
+        let d = dims_arg(dims)?.unwrap_or_default();
+        Ok(PyTensor::wrap(self.inner.roll(&s, &d)?))
+    }
+
+    #[pyo3(signature = (diagonal=0))]
+    fn tril(&self, diagonal: i64) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.triangle(diagonal, false)?))
+    }
+
+    #[pyo3(signature = (diagonal=0))]
+    fn triu(&self, diagonal: i64) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.inner.triangle(diagonal, true)?))
+    }
+}
+
+pub fn tensors_tuple(py: Python<'_>, parts: Vec<Tensor>) -> PyResult<Py<PyTuple>> {
+    let objs = parts.into_iter().map(|t| Py::new(py, PyTensor::wrap(t))).collect::<PyResult<Vec<_>>>()?;
+    Ok(PyTuple::new(py, objs)?.unbind())
+}
