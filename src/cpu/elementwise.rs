@@ -27,6 +27,10 @@ pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + S
         return out;
     }
     let walk = Walk::new(&xl.shape, [(&xl.strides, xl.offset)]);
+    if let Some(t) = Transposed::of(&walk) {
+        t.map(x, &mut out, &f);
+        return out;
+    }
     let (len, [sx]) = (walk.inner_len(), walk.inner_strides());
     for_each_chunk_mut(&mut out, len, |start, o| {
         let rows_range = start / len..(start + o.len()) / len;
@@ -41,6 +45,63 @@ pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + S
         });
     });
     out
+}
+
+/// A walk whose last two dims are a transposed matrix (the input is contiguous down columns):
+/// copied in square tiles so that reads and writes both stay within cache lines.
+struct Transposed {
+    /// Offsets of each matrix, one per index of the leading dims.
+    bases: Vec<usize>,
+    rows: usize,
+    cols: usize,
+    /// Input stride between consecutive output columns.
+    col_stride: usize,
+}
+
+impl Transposed {
+    const TILE: usize = 32;
+
+    fn of(walk: &Walk<1>) -> Option<Transposed> {
+        let (shape, strides) = (walk.shape(), walk.strides(0));
+        let nd = shape.len();
+        if nd < 2 || strides[nd - 2] != 1 || strides[nd - 1] == 1 || shape[nd - 1] < Self::TILE || shape[nd - 2] < Self::TILE {
+            return None;
+        }
+        let lead = Layout {
+            shape: shape[..nd - 2].to_vec(),
+            strides: strides[..nd - 2].to_vec(),
+            offset: walk.offset(0),
+        };
+        let bases = crate::cpu::reduce::element_offsets(&lead);
+        Some(Transposed { bases, rows: shape[nd - 2], cols: shape[nd - 1], col_stride: strides[nd - 1] })
+    }
+
+    fn map<T: Element, U: Element>(&self, x: &[T], out: &mut [U], f: &(impl Fn(T) -> U + Sync)) {
+        let (rows, cols, cs, tile) = (self.rows, self.cols, self.col_stride, Self::TILE);
+        // Chunks are whole bands of `tile` output rows of one matrix.
+        for_each_chunk_mut(out, tile * cols, |start, chunk| {
+            let mut done = 0;
+            while done < chunk.len() {
+                let flat = start + done;
+                let (m, row0) = (flat / (rows * cols), (flat % (rows * cols)) / cols);
+                let band = tile.min(rows - row0).min((chunk.len() - done) / cols);
+                let base = self.bases[m];
+                let o = &mut chunk[done..done + band * cols];
+                vectorized(|| {
+                    for c0 in (0..cols).step_by(tile) {
+                        let c1 = (c0 + tile).min(cols);
+                        for r in 0..band {
+                            let src = base + row0 + r;
+                            for c in c0..c1 {
+                                o[r * cols + c] = f(x[src + c * cs]);
+                            }
+                        }
+                    }
+                });
+                done += band * cols;
+            }
+        });
+    }
 }
 
 /// `out[i] = f(a[i], b[i])` with both inputs viewed through layouts of the output's shape.

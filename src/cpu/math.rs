@@ -8,8 +8,13 @@ pub fn exp_f32(x: f32) -> f32 {
     const LOG2E: f32 = std::f32::consts::LOG2_E;
     const LN2_HI: f32 = 0.693_145_75;
     const LN2_LO: f32 = 1.428_606_8e-6;
-    let xc = x.clamp(-104.0, 88.8);
-    let n = (xc * LOG2E).round_ties_even();
+    // Adding 1.5 * 2^23 rounds to the nearest integer (ties to even) and leaves that integer in
+    // the low mantissa bits: no float-to-int conversion, so the loop vectorises.
+    const SHIFTER: f32 = 12_582_912.0;
+    let xc = x.max(-104.0).min(88.8);
+    let shifted = xc * LOG2E + SHIFTER;
+    let n = shifted - SHIFTER;
+    let ni = (shifted.to_bits() as i32).wrapping_sub(0x4B40_0000);
     let r = xc - n * LN2_HI - n * LN2_LO;
     let p = 1.0
         + r * (1.0
@@ -17,16 +22,13 @@ pub fn exp_f32(x: f32) -> f32 {
                 + r * (1.666_666_7e-1
                     + r * (4.166_666_8e-2 + r * (8.333_452e-3 + r * (1.388_889_3e-3 + r * 1.984_127e-4))))));
     // 2^n in two factors so that results in the subnormal range stay exact.
-    let n = n as i32;
-    let h = n >> 1;
+    let h = ni >> 1;
     let s1 = f32::from_bits(((h + 127) as u32) << 23);
-    let s2 = f32::from_bits(((n - h + 127) as u32) << 23);
+    let s2 = f32::from_bits(((ni - h + 127) as u32) << 23);
     let y = p * s1 * s2;
-    if x > 88.722_84 {
-        f32::INFINITY
-    } else if x < -103.972_08 {
-        0.0
-    } else if x != x {
+    let y = if x > 88.722_84 { f32::INFINITY } else { y };
+    let y = if x < -103.972_08 { 0.0 } else { y };
+    if x != x {
         x
     } else {
         y

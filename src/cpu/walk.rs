@@ -38,6 +38,21 @@ impl<const N: usize> Walk<N> {
         Walk { shape: out_shape, strides: out_strides, offsets: operands.map(|o| o.1) }
     }
 
+    /// The coalesced shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The coalesced strides of operand `k`.
+    pub fn strides(&self, k: usize) -> &[usize] {
+        &self.strides[k]
+    }
+
+    /// The starting offset of operand `k`.
+    pub fn offset(&self, k: usize) -> usize {
+        self.offsets[k]
+    }
+
     pub fn inner_len(&self) -> usize {
         *self.shape.last().unwrap()
     }
