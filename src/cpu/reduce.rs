@@ -109,6 +109,24 @@ pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
     if n_out == 0 {
         return out;
     }
+    let outer_walk = Walk::new(&outer.shape, [(&outer.strides, outer.offset)]);
+    if inner_walk.rows() == 1 && outer_walk.rows() == 1 && outer_walk.inner_strides()[0] == 1 && inner_n > 0 {
+        // Reducing down columns (e.g. sum(0) of a row-major matrix): accumulate whole rows
+        // into the outputs, which are contiguous, instead of striding through memory per output.
+        // Each output still folds its elements in the same sequential order.
+        let base = outer.offset;
+        for_each_chunk_weighted(&mut out, 1, inner_n, |start, chunk| {
+            for i in 0..ilen {
+                let row = &x[base + i * istride + start..base + i * istride + start + chunk.len()];
+                vectorized(|| {
+                    for (o, &v) in chunk.iter_mut().zip(row) {
+                        *o = step(*o, v);
+                    }
+                })
+            }
+        });
+        return out;
+    }
     let bases = element_offsets(&outer);
     for_each_chunk_weighted(&mut out, 1, inner_n, |start, chunk| {
         for (k, o) in chunk.iter_mut().enumerate() {
