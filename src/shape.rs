@@ -62,6 +62,15 @@ pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
     Ok(if dim < 0 { (dim + n) as usize } else { dim as usize })
 }
 
+/// Wraps `dim` for ops that need a real dimension: a 0-dim tensor has none (PyTorch's
+/// `maybe_wrap_dim` with `wrap_scalar=false`).
+pub fn wrap_dim_strict(dim: i64, ndim: usize) -> Result<usize> {
+    if ndim == 0 {
+        return Err(Error::Index(format!("Dimension specified as {dim} but tensor has no dimensions")));
+    }
+    wrap_dim(dim, ndim)
+}
+
 /// Wraps a list of dims, rejecting repeats as PyTorch does.
 pub fn wrap_dims(dims: &[i64], ndim: usize) -> Result<Vec<usize>> {
     let mut out = Vec::with_capacity(dims.len());

@@ -29,10 +29,9 @@ class _Formatter:
             nonzero = [abs(v) for v in finite if v != 0]
             if nonzero:
                 lo, hi = min(nonzero), max(nonzero)
-                if self.int_mode:
-                    self.sci_mode = hi > 1e8
-                else:
-                    self.sci_mode = hi / lo > 1000.0 or hi > 1e8 or lo < 1e-4
+                # PyTorch's rule: a wide range of magnitudes, or very large values, print in
+                # scientific notation; so do very small ones unless every value is an integer.
+                self.sci_mode = hi / lo > 1000.0 or hi > 1e8 or (not self.int_mode and lo < 1e-4)
         self.width = max((len(self._fmt(v)) for v in values), default=1)
 
     def _fmt(self, v):
@@ -72,7 +71,7 @@ def _format_nested(data, shape, fmt, indent, summarize):
     if len(shape) == 1:
         n = shape[0]
         if summarize and n > 2 * EDGEITEMS:
-            parts = [fmt.format(v) for v in data[:EDGEITEMS]] + ["..."] + [fmt.format(v) for v in data[-EDGEITEMS:]]
+            parts = [fmt.format(v) for v in data[:EDGEITEMS]] + [" ..."] + [fmt.format(v) for v in data[-EDGEITEMS:]]
         else:
             parts = [fmt.format(v) for v in data]
         per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))

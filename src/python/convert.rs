@@ -109,7 +109,9 @@ pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>>
             // SAFETY: the layout was checked to lie inside the storage when it was built, and
             // the storage never reallocates; `owner` keeps it alive as the array's base.
             unsafe {
-                let v = ArrayViewD::from_shape_ptr(shape.strides(strides), s.as_ptr().add(l.offset));
+                // An empty view may sit past the end of its storage: point it at the start.
+                let offset = if l.numel() == 0 { 0 } else { l.offset };
+                let v = ArrayViewD::from_shape_ptr(shape.strides(strides), s.as_ptr().add(offset));
                 PyArray::borrow_from_array(&v, owner).into_any()
             }
         })
@@ -129,8 +131,22 @@ pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>>
     }
 }
 
+/// Nested data deeper than this is refused (a string would otherwise nest forever).
+const MAX_DATA_DIMS: usize = 64;
+
+/// `new(): invalid data type 'str'`, PyTorch's error for data it cannot read.
+fn invalid_data(obj: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!("new(): invalid data type '{}'", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
+}
+
 /// Collects a nested sequence of numbers into a flat list and a shape.
 fn flatten_nested(obj: &Bound<'_, PyAny>, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<Scalar>) -> PyResult<()> {
+    if depth > MAX_DATA_DIMS {
+        return Err(PyValueError::new_err(format!("too many dimensions: data nests deeper than {MAX_DATA_DIMS} levels")));
+    }
+    if obj.is_instance_of::<pyo3::types::PyString>() || obj.is_instance_of::<pyo3::types::PyBytes>() {
+        return Err(invalid_data(obj));
+    }
     if let Some(s) = scalar_of(obj) {
         if depth != shape.len() {
             return Err(PyValueError::new_err(format!(
@@ -148,9 +164,7 @@ fn flatten_nested(obj: &Bound<'_, PyAny>, depth: usize, shape: &mut Vec<usize>, 
             return Ok(());
         }
     }
-    let seq = obj.cast::<PySequence>().map_err(|_| {
-        PyTypeError::new_err(format!("new(): invalid data type '{}'", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
-    })?;
+    let seq = obj.cast::<PySequence>().map_err(|_| invalid_data(obj))?;
     let n = seq.len()?;
     if depth == shape.len() {
         if !out.is_empty() {
@@ -179,6 +193,11 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
         let t = from_numpy(arr)?;
         return Ok(t.copy_as(dtype.unwrap_or(t.dtype()))?);
     }
+    if is_numpy_scalar(obj) {
+        // NumPy scalars keep their dtype, as in PyTorch: read them as 0-dim arrays.
+        let arr = obj.py().import("numpy")?.call_method1("asarray", (obj,))?;
+        return tensor_from_data(&arr, dtype);
+    }
     let mut shape = vec![];
     let mut flat = vec![];
     flatten_nested(obj, 0, &mut shape, &mut flat)?;
@@ -193,6 +212,11 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
     };
     let dtype = dtype.unwrap_or(inferred);
     Ok(crate::with_dtype!(dtype, T => Tensor::from_vec(flat.iter().map(|s| s.to_element::<T>()).collect::<Vec<T>>(), &shape))?)
+}
+
+/// Whether `obj` is a NumPy scalar (`np.float64(1.5)`, `np.uint8(7)`).
+fn is_numpy_scalar(obj: &Bound<'_, PyAny>) -> bool {
+    obj.get_type().module().is_ok_and(|m| m.to_string() == "numpy") && obj.hasattr("dtype").unwrap_or(false) && obj.hasattr("ndim").unwrap_or(false)
 }
 
 /// A tensor operand: a tensor, or anything `tensor()` accepts.

@@ -367,7 +367,15 @@ fn einsum(equation: &str, operands: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
 }
 
 #[pyfunction]
-fn set_num_threads(n: i64) -> PyResult<()> {
+fn set_num_threads(n: &Bound<'_, PyAny>) -> PyResult<()> {
+    // PyTorch takes a C int.
+    let n: i32 = n.extract().map_err(|e: PyErr| {
+        if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(n.py()) {
+            PyValueError::new_err("Overflow when unpacking long")
+        } else {
+            e
+        }
+    })?;
     if n <= 0 {
         return Err(PyValueError::new_err("Number of threads must be positive"));
     }

@@ -207,7 +207,6 @@ unary_methods! {
     sigmoid => UnaryOp::Sigmoid;
     erf => UnaryOp::Erf;
     reciprocal => UnaryOp::Reciprocal;
-    square => UnaryOp::PowScalar(2.0);
     silu => UnaryOp::Silu;
 }
 
@@ -240,6 +239,11 @@ impl PyTensor {
         let _ = modulo;
         let r = self.power(py, &other_strict(other)?)?;
         Ok(self.inner.copy_(&r)?)
+    }
+
+    /// `x ** 2`, keeping integer dtypes as PyTorch does.
+    fn square(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.power(py, &Other::S(Scalar::Int(2)))?))
     }
 
     fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> PyResult<PyTensor> {

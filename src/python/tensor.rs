@@ -153,7 +153,7 @@ impl PyTensor {
         match dim {
             None => Ok(PyTuple::new(py, self.inner.strides())?.into_any().unbind()),
             Some(d) => {
-                let i = crate::shape::wrap_dim(d, self.inner.ndim())?;
+                let i = crate::shape::wrap_dim_strict(d, self.inner.ndim())?;
                 Ok(self.inner.strides()[i].into_pyobject(py)?.into_any().unbind())
             }
         }
@@ -335,8 +335,8 @@ impl PyTensor {
     fn __bool__(&self) -> PyResult<bool> {
         if self.inner.numel() != 1 {
             return Err(PyRuntimeError::new_err(format!(
-                "Boolean value of Tensor with {} values is ambiguous",
-                if self.inner.numel() == 0 { "no".to_string() } else { "more than one".to_string() }
+                "Boolean value of Tensor with {} is ambiguous",
+                if self.inner.numel() == 0 { "no values" } else { "more than one value" }
             )));
         }
         Ok(self.inner.item()?.to_f64() != 0.0)

@@ -90,6 +90,12 @@ fn op_dtypes(op: BinaryOp, a: &Arg, b: &Arg) -> Result<(DType, DType)> {
                 title_name(common)
             )))
         }
+        BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Pow if common == DType::Bool => {
+            return Err(Error::NotImplemented(format!(
+                "\"{}\" not implemented for 'Bool'",
+                match op { BinaryOp::FloorDiv => "div_floor_cpu", BinaryOp::Rem => "remainder_cpu", _ => "pow" }
+            )))
+        }
         BinaryOp::Sub if common == DType::Bool => {
             return Err(Error::Runtime(
                 "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.".into(),
@@ -127,6 +133,7 @@ pub fn binary(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
     let ta = a.materialize(kernel_dtype)?;
     let tb = b.materialize(kernel_dtype)?;
     let shape = broadcast_shapes(ta.shape(), tb.shape())?;
+    crate::tensor::check_alloc(&shape, kernel_dtype)?;
     if !compute.is_floating_point() && matches!(op, BinaryOp::FloorDiv | BinaryOp::Rem) && compute != DType::Bool {
         if tb.eq_scalar_any(Scalar::Int(0))? {
             return Err(Error::Runtime("ZeroDivisionError".into()));
@@ -224,6 +231,7 @@ impl Tensor {
         let (ta, tb) = (a.materialize(dtype)?, b.materialize(dtype)?);
         let c = cond.to_dtype(DType::Bool)?;
         let shape = broadcast_shapes(&broadcast_shapes(c.shape(), ta.shape())?, tb.shape())?;
+        crate::tensor::check_alloc(&shape, dtype)?;
         let (lc, la, lb) = (
             c.layout().broadcast_to(&shape),
             ta.layout().broadcast_to(&shape),

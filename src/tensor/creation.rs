@@ -9,12 +9,12 @@ use crate::with_dtype;
 impl Tensor {
     pub fn full(shape: &[usize], value: Scalar, dtype: DType) -> Result<Tensor> {
         let n = crate::shape::numel(shape)?;
-        with_dtype!(dtype, T => Tensor::from_vec(vec![value.to_element::<T>(); n], shape))
+        with_dtype!(dtype, T => Tensor::from_vec(filled(n, value.to_element::<T>())?, shape))
     }
 
     pub fn zeros(shape: &[usize], dtype: DType) -> Result<Tensor> {
         let n = crate::shape::numel(shape)?;
-        with_dtype!(dtype, T => Tensor::from_vec(vec![<T as Element>::zero(); n], shape))
+        with_dtype!(dtype, T => Tensor::from_vec(filled(n, <T as Element>::zero())?, shape))
     }
 
     pub fn ones(shape: &[usize], dtype: DType) -> Result<Tensor> {
@@ -39,10 +39,10 @@ impl Tensor {
         }
         let n = len as usize;
         if dtype.is_floating_point() {
-            with_dtype!(dtype, T => Tensor::from_vec((0..n).map(|i| T::from_f64(s + i as f64 * st)).collect::<Vec<T>>(), &[n]))
+            with_dtype!(dtype, T => Tensor::from_vec(collect_n(n, (0..n).map(|i| T::from_f64(s + i as f64 * st)))?, &[n]))
         } else {
             let (s, st) = (start.to_i64(), step.to_i64());
-            with_dtype!(dtype, T => Tensor::from_vec((0..n as i64).map(|i| T::from_i64(s.wrapping_add(i.wrapping_mul(st)))).collect::<Vec<T>>(), &[n]))
+            with_dtype!(dtype, T => Tensor::from_vec(collect_n(n, (0..n as i64).map(|i| T::from_i64(s.wrapping_add(i.wrapping_mul(st)))))?, &[n]))
         }
     }
 
@@ -51,17 +51,19 @@ impl Tensor {
         if steps < 0 {
             return Err(Error::Runtime("number of steps must be non-negative".into()));
         }
-        let n = steps as usize;
+        let n = crate::shape::checked_shape(&[steps], dtype.size_in_bytes())?[0];
         let step = if n > 1 { (end - start) / (n - 1) as f64 } else { 0.0 };
-        let half = n / 2;
+        // Like PyTorch: the first half counts up from `start`, the rest down from `end`
+        // (a single step is `start`).
+        let half = if n == 1 { 1 } else { n / 2 };
         let vals = (0..n).map(|i| if i < half { start + step * i as f64 } else { end - step * (n - 1 - i) as f64 });
-        with_dtype!(dtype, T => Tensor::from_vec(vals.map(T::from_f64).collect::<Vec<T>>(), &[n]))
+        with_dtype!(dtype, T => Tensor::from_vec(collect_n(n, vals.map(T::from_f64))?, &[n]))
     }
 
     pub fn eye(n: usize, m: usize, dtype: DType) -> Result<Tensor> {
         let total = crate::shape::numel(&[n, m])?;
         with_dtype!(dtype, T => {
-            let mut v = vec![<T as Element>::zero(); total];
+            let mut v = filled(total, <T as Element>::zero())?;
             for i in 0..n.min(m) {
                 v[i * m + i] = <T as Element>::one();
             }
@@ -75,9 +77,9 @@ impl Tensor {
         let mut g = gen.lock();
         with_dtype!(dtype, T => {
             let v: Vec<T> = if dtype == DType::F64 {
-                (0..n).map(|_| T::from_f64(low + (high - low) * g.next_f64())).collect()
+                collect_n(n, (0..n).map(|_| T::from_f64(low + (high - low) * g.next_f64())))?
             } else {
-                (0..n).map(|_| T::from_f64(low + (high - low) * g.next_f32() as f64)).collect()
+                collect_n(n, (0..n).map(|_| T::from_f64(low + (high - low) * g.next_f32() as f64)))?
             };
             Tensor::from_vec(v, shape)
         })
@@ -87,7 +89,7 @@ impl Tensor {
     pub fn rand_normal(shape: &[usize], mean: f64, std: f64, dtype: DType, gen: &Generator) -> Result<Tensor> {
         let n = crate::shape::numel(shape)?;
         let mut g = gen.lock();
-        with_dtype!(dtype, T => Tensor::from_vec((0..n).map(|_| T::from_f64(mean + std * g.next_normal())).collect::<Vec<T>>(), shape))
+        with_dtype!(dtype, T => Tensor::from_vec(collect_n(n, (0..n).map(|_| T::from_f64(mean + std * g.next_normal())))?, shape))
     }
 
     /// Integers uniform in [low, high).
@@ -98,12 +100,13 @@ impl Tensor {
         let n = crate::shape::numel(shape)?;
         let span = (high as i128 - low as i128) as u64;
         let mut g = gen.lock();
-        with_dtype!(dtype, T => Tensor::from_vec((0..n).map(|_| T::from_i64(low.wrapping_add(g.below(span) as i64))).collect::<Vec<T>>(), shape))
+        with_dtype!(dtype, T => Tensor::from_vec(collect_n(n, (0..n).map(|_| T::from_i64(low.wrapping_add(g.below(span) as i64))))?, shape))
     }
 
     /// A random permutation of 0..n (Fisher-Yates).
     pub fn randperm(n: usize, dtype: DType, gen: &Generator) -> Result<Tensor> {
-        let mut v: Vec<i64> = (0..n as i64).collect();
+        let mut v = with_capacity::<i64>(n)?;
+        v.extend(0..n as i64);
         let mut g = gen.lock();
         for i in (1..n).rev() {
             let j = g.below(i as u64 + 1) as usize;
@@ -112,4 +115,31 @@ impl Tensor {
         drop(g);
         Tensor::from_vec(v, &[n])?.to_dtype(dtype)
     }
+}
+
+/// An empty vector with room for `n` elements, or PyTorch's allocator error when the memory
+/// cannot be had (instead of aborting the process).
+pub(crate) fn with_capacity<T>(n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        Error::Runtime(format!(
+            "DefaultCPUAllocator: can't allocate memory: you tried to allocate {} bytes.",
+            n.saturating_mul(std::mem::size_of::<T>())
+        ))
+    })?;
+    Ok(v)
+}
+
+/// `n` copies of `value`, allocated fallibly.
+fn filled<T: Clone>(n: usize, value: T) -> Result<Vec<T>> {
+    let mut v = with_capacity(n)?;
+    v.resize(n, value);
+    Ok(v)
+}
+
+/// The `n` items of `items`, allocated fallibly.
+fn collect_n<T>(n: usize, items: impl Iterator<Item = T>) -> Result<Vec<T>> {
+    let mut v = with_capacity(n)?;
+    v.extend(items);
+    Ok(v)
 }

@@ -108,50 +108,65 @@ impl Tensor {
     /// `scatter` (`reduce_add` false) or `scatter_add`: a new tensor equal to self with `src`
     /// written (or added) at `index` along `dim`. Later writes win, as on PyTorch's CPU.
     pub fn scatter(&self, dim: i64, index: &Tensor, src: Arg, reduce_add: bool) -> Result<Tensor> {
-        let d = wrap_dim(dim, self.ndim())?;
-        if index.ndim() != self.ndim() && self.ndim() > 0 {
+        // 0-dim tensors scatter as one-element vectors (PyTorch's `ensure_nonempty_dim`).
+        let (x, index) = (nonempty(self)?, nonempty(index)?);
+        let d = wrap_dim(dim, x.ndim())?;
+        if index.ndim() != x.ndim() {
             return Err(Error::Runtime("Index tensor must have the same number of dimensions as self tensor".into()));
         }
-        let out = self.copy_as(self.dtype())?;
-        if index.numel() == 0 {
-            return Ok(out);
-        }
-        let src = match src {
+        let src_tensor = match src {
             Arg::T(t) => {
                 if t.dtype() != self.dtype() {
-                    return Err(Error::Runtime(format!(
-                        "scatter(): Expected self.dtype to be equal to src.dtype"
-                    )));
+                    return Err(Error::Runtime("scatter(): Expected self.dtype to be equal to src.dtype".into()));
                 }
-                for k in 0..index.ndim() {
-                    if index.shape()[k] > t.shape().get(k).copied().unwrap_or(1) {
-                        return Err(Error::Runtime(format!(
-                            "Expected index {:?} to be no larger than src {:?} in every dimension",
-                            index.shape(),
-                            t.shape()
-                        )));
-                    }
+                let t = nonempty(t)?;
+                if t.ndim() != index.ndim() {
+                    return Err(Error::Runtime("Index tensor must have the same number of dimensions as src tensor".into()));
                 }
+                Some(t)
+            }
+            Arg::S(_) => None,
+        };
+        let fits_src = |k: usize| src_tensor.as_ref().is_none_or(|t| index.shape()[k] <= t.shape()[k]);
+        if (0..x.ndim()).any(|k| !fits_src(k) || (k != d && index.shape()[k] > x.shape()[k])) {
+            return Err(Error::Runtime(format!(
+                "Expected index {:?} to be no larger than self {:?} apart from dimension {d} and to be no larger size than src {:?}",
+                index.shape(),
+                x.shape(),
+                src_tensor.as_ref().map_or(&[][..], |t| t.shape())
+            )));
+        }
+        let out = x.copy_as(x.dtype())?;
+        let self_shape = dims_i64(self.shape());
+        if index.numel() == 0 {
+            return out.reshape(&self_shape);
+        }
+        // The source values at the index positions, contiguous in the index's shape.
+        let src = match (&src_tensor, src) {
+            (Some(t), _) => {
                 let mut l = t.layout().clone();
                 l.shape = index.shape().to_vec();
                 t.with_layout(l).contiguous()?
             }
-            Arg::S(s) => Tensor::full(index.shape(), s, self.dtype())?,
+            (None, Arg::S(s)) => Tensor::full(index.shape(), s, x.dtype())?,
+            (None, Arg::T(_)) => unreachable!("tensor sources were kept above"),
         };
-        let idx = index_values(index, "scatter")?;
-        let size = out.shape().get(d).copied().unwrap_or(1);
+        let idx = index_values(&index, "scatter")?;
+        let size = out.shape()[d];
         let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;
-        for k in 0..self.ndim() {
-            if k != d && index.shape()[k] > self.shape()[k] {
-                return Err(Error::Runtime(format!(
-                    "Expected index {:?} to be no larger than self {:?} apart from dimension {d}",
-                    index.shape(),
-                    self.shape()
-                )));
-            }
-        }
-        let offs = Tensor::offsets_along(out.layout(), d.min(out.ndim().saturating_sub(1)), index.shape(), |i| idx[i]);
+        let offs = Tensor::offsets_along(out.layout(), d, index.shape(), |i| idx[i]);
         let dt = out.dtype();
+        if reduce_add && !dt.is_floating_point() {
+            // Integer adds must be exact: do them in i64.
+            let exact = out.to_dtype(DType::I64)?;
+            let vals = src.to_vec::<i64>()?;
+            exact.with_slice_mut::<i64, _>(|o, _| {
+                for (k, &off) in offs.iter().enumerate() {
+                    o[off] = o[off].wrapping_add(vals[k]);
+                }
+            })?;
+            return exact.to_dtype(dt)?.reshape(&self_shape);
+        }
         with_dtype!(dt, T => {
             let vals = src.to_vec::<T>()?;
             out.with_slice_mut::<T, _>(|o, _| {
@@ -160,45 +175,55 @@ impl Tensor {
                 }
             })?;
         });
-        if reduce_add && !dt.is_floating_point() {
-            // Integer adds must be exact: redo them in i64.
-            let exact = self.copy_as(DType::I64)?;
-            let vals = src.to_vec::<i64>()?;
-            exact.with_slice_mut::<i64, _>(|o, _| {
-                for (k, &off) in offs.iter().enumerate() {
-                    o[off] = o[off].wrapping_add(vals[k]);
-                }
-            })?;
-            return exact.to_dtype(dt);
-        }
-        Ok(out)
+        out.reshape(&self_shape)
     }
 
     /// `index_add(dim, index, source, alpha)` out of place.
     pub fn index_add(&self, dim: i64, index: &Tensor, source: &Tensor, alpha: Scalar) -> Result<Tensor> {
-        let d = wrap_dim(dim, self.ndim())?;
-        let idx = index_values(index, "index_add")?;
+        let (x, src) = (nonempty(self)?, nonempty(source)?);
+        let d = wrap_dim(dim, x.ndim())?;
         if index.ndim() > 1 {
             return Err(Error::Index("index_add_(): Index is supposed to be a vector".into()));
         }
-        let src_len = if source.ndim() == 0 { 1 } else { source.shape()[d] };
-        if idx.len() != src_len {
+        let idx = index_values(index, "index_add")?;
+        if d >= src.ndim() {
+            return Err(Error::Index(format!(
+                "index_add_(): Indexing dim {d} is out of bounds of the source tensor with dim {}",
+                src.ndim()
+            )));
+        }
+        if idx.len() != src.shape()[d] {
             return Err(Error::Index(format!(
                 "index_add_(): Number of indices ({}) should be equal to source.size(dim) ({})",
                 idx.len(),
-                src_len
+                src.shape()[d]
             )));
         }
-        let size = if self.ndim() == 0 { 1 } else { self.shape()[d] };
+        let same_slices = src.ndim() == x.ndim() && (0..x.ndim()).all(|k| k == d || src.shape()[k] == x.shape()[k]);
+        if !same_slices {
+            return Err(Error::Runtime(format!(
+                "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = {:?} source.shape = {:?}",
+                self.shape(),
+                source.shape()
+            )));
+        }
+        if source.dtype() != self.dtype() {
+            return Err(Error::Runtime(format!(
+                "index_add_(): self ({}) and source ({}) must have the same scalar type",
+                crate::tensor::arith::title_name(self.dtype()),
+                crate::tensor::arith::title_name(source.dtype())
+            )));
+        }
+        let size = x.shape()[d];
         let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;
-        let scaled = source.binary_scalar(BinaryOp::Mul, alpha, false)?.to_dtype(self.dtype())?;
-        let out = self.copy_as(self.dtype())?;
+        let scaled = src.binary_scalar(BinaryOp::Mul, alpha, false)?.to_dtype(self.dtype())?;
+        let out = x.copy_as(x.dtype())?;
         for (j, &i) in idx.iter().enumerate() {
             let dst = out.select(d as i64, i as i64)?;
             let sum = dst.binary(BinaryOp::Add, &scaled.select(d as i64, j as i64)?)?;
             dst.copy_(&sum)?;
         }
-        Ok(out)
+        out.reshape(&dims_i64(self.shape()))
     }
 
     /// `masked_fill(mask, value)`: the mask broadcasts to self's shape.
@@ -306,6 +331,9 @@ impl Tensor {
 
     /// `topk(k, dim, largest, sorted)`: results come sorted.
     pub fn topk(&self, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tensor)> {
+        if self.dtype() == DType::Bool {
+            return Err(Error::NotImplemented("topk does not support bool dtypes on CPU".into()));
+        }
         let d = wrap_dim(dim, self.ndim())?;
         let size = if self.ndim() == 0 { 1 } else { self.shape()[d] };
         if k < 0 || k as usize > size {
@@ -410,6 +438,9 @@ impl Tensor {
             bshape = broadcast_shapes(&bshape, t.shape())?;
         }
         let adv_dims: Vec<usize> = advanced.iter().map(|(d, _)| *d).collect();
+        // The offsets (one usize per element of the result) must be allocatable.
+        let rest_shape: Vec<usize> = (0..view.ndim()).filter(|d| !adv_dims.contains(d)).map(|d| view.shape()[d]).collect();
+        crate::tensor::check_alloc(&[bshape.clone(), rest_shape].concat(), DType::I64)?;
         let nb: usize = bshape.iter().product();
         // Offset contributed by the indexed dims for each broadcast position.
         let mut adv_off = vec![view.storage_offset(); nb];
@@ -495,3 +526,11 @@ fn wrap_positive(v: i64, size: usize, dim: usize) -> Result<usize> {
     Ok(v as usize)
 }
 
+/// A 0-dim tensor as a one-element vector; other tensors unchanged.
+fn nonempty(t: &Tensor) -> Result<Tensor> {
+    if t.ndim() == 0 { t.reshape(&[1]) } else { Ok(t.clone()) }
+}
+
+fn dims_i64(shape: &[usize]) -> Vec<i64> {
+    shape.iter().map(|&v| v as i64).collect()
+}

@@ -13,6 +13,10 @@ impl Tensor {
         let nd = self.ndim();
         let (m, k, n) = (self.shape()[nd - 2], self.shape()[nd - 1], other.shape()[nd - 1]);
         let batch_shape = &self.shape()[..nd - 2];
+        let mut out_shape = batch_shape.to_vec();
+        out_shape.extend([m, n]);
+        crate::tensor::check_alloc(&out_shape, self.dtype())?;
+        crate::tensor::check_alloc(batch_shape, DType::I64)?;
         let batches: usize = batch_shape.iter().product();
         let mats = |t: &Tensor| -> Vec<MatRef> {
             let l = t.layout();

@@ -167,7 +167,7 @@ impl Tensor {
 
     /// Size of `dim`, which may be negative.
     pub fn size(&self, dim: i64) -> Result<usize> {
-        Ok(self.shape()[shape::wrap_dim(dim, self.ndim())?.min(self.ndim().saturating_sub(1))])
+        Ok(self.shape()[shape::wrap_dim_strict(dim, self.ndim())?])
     }
 
     pub fn storage_cell(&self) -> &Arc<StorageCell> {
@@ -229,6 +229,10 @@ impl Tensor {
 
     /// The elements in row-major order, as `T` (converted from the tensor's dtype).
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        if self.numel() == 0 {
+            // An empty view may sit past the end of its (possibly empty) storage.
+            return Ok(Vec::new());
+        }
         let t = self.to_dtype(T::DTYPE)?.contiguous()?;
         t.with_slice::<T, _>(|s, l| s[l.offset..l.offset + l.numel()].to_vec())
     }
@@ -267,6 +271,7 @@ impl Tensor {
 
     /// A new contiguous tensor with the same values, converted to `dtype`.
     pub fn copy_as(&self, dtype: DType) -> Result<Tensor> {
+        check_alloc(self.shape(), dtype)?;
         let src = self.dtype();
         crate::with_dtype!(src, S => crate::with_dtype!(dtype, D => {
             let data = self.with_slice::<S, _>(|s, l| cpu::cast::convert_strided::<S, D>(s, l))?;
@@ -303,4 +308,21 @@ impl Tensor {
         });
         Ok(())
     }
+}
+
+/// Checks that an output of `shape` and `dtype` can be allocated, failing with PyTorch's
+/// allocator error otherwise. Kernels allocate infallibly, and a broadcast (expanded) input can
+/// ask for far more elements than any storage holds: this keeps them from aborting the process.
+pub(crate) fn check_alloc(shape: &[usize], dtype: DType) -> Result<()> {
+    /// Allocations below this size are not probed: failing them means the process is out of
+    /// memory anyway.
+    const PROBE_BYTES: usize = 1 << 28;
+    let bytes = shape::numel(shape)?
+        .checked_mul(dtype.size_in_bytes())
+        .filter(|&b| b <= isize::MAX as usize)
+        .ok_or_else(|| Error::SizeOverflow(format!("{shape:?}")))?;
+    if bytes >= PROBE_BYTES {
+        creation::with_capacity::<u8>(bytes)?;
+    }
+    Ok(())
 }

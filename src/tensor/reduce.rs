@@ -42,12 +42,8 @@ impl Tensor {
     pub fn reduce(&self, op: ReduceOp, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
         let (rdims, shape) = self.reduction_shape(dims, keepdim)?;
         let dt = self.dtype();
-        let empty_reduction = rdims.iter().any(|&d| self.shape()[d] == 0) || (self.numel() == 0 && rdims.len() == self.ndim());
-        if matches!(op, ReduceOp::Max | ReduceOp::Min) && empty_reduction {
-            return Err(Error::Index(format!(
-                "{}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.",
-                if op == ReduceOp::Max { "amax" } else { "amin" }
-            )));
+        if matches!(op, ReduceOp::Max | ReduceOp::Min) {
+            self.check_nonempty_reduction(if op == ReduceOp::Max { "amax" } else { "amin" }, dims, &rdims)?;
         }
         // Full reductions walk memory in order: make the input dense first.
         let src = if rdims.len() == self.ndim() { self.contiguous()? } else { self.clone() };
@@ -73,19 +69,30 @@ impl Tensor {
                 let v: Vec<T> = match op {
                     ReduceOp::Sum => reduce(s, l, &rdims, T::zero(), |a: T, v| a.add(v), |a, b| a.add(b)),
                     ReduceOp::Prod => reduce(s, l, &rdims, T::one(), |a: T, v| a.mul(v), |a, b| a.mul(b)),
-                    ReduceOp::Max => {
-                        let first = s[l.offset];
-                        reduce(s, l, &rdims, first, |a: T, v| a.max_nan(v), |a, b| a.max_nan(b))
-                    }
-                    _ => {
-                        let first = s[l.offset];
-                        reduce(s, l, &rdims, first, |a: T, v| a.min_nan(v), |a, b| a.min_nan(b))
-                    }
+                    ReduceOp::Max => reduce(s, l, &rdims, lowest::<T>(), |a: T, v| a.max_nan(v), |a, b| a.max_nan(b)),
+                    _ => reduce(s, l, &rdims, highest::<T>(), |a: T, v| a.min_nan(v), |a, b| a.min_nan(b)),
                 };
                 Tensor::from_vec(v, &shape)
             })??),
         };
         Ok(result)
+    }
+
+    /// PyTorch's errors for a max/min over no elements: without dims when the tensor is empty,
+    /// or over a dim of size zero.
+    fn check_nonempty_reduction(&self, name: &str, dims: Option<&[i64]>, rdims: &[usize]) -> Result<()> {
+        if self.numel() != 0 {
+            return Ok(());
+        }
+        if dims.is_none_or(|d| d.is_empty()) {
+            return Err(Error::Runtime(format!(
+                "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+            )));
+        }
+        match rdims.iter().find(|&&d| self.shape()[d] == 0) {
+            Some(d) => Err(Error::Index(format!("{name}(): Expected reduction dim {d} to have non-zero size."))),
+            None => Ok(()),
+        }
     }
 
     pub fn sum(&self, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
@@ -94,7 +101,7 @@ impl Tensor {
 
     pub fn mean(&self, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
         if !self.dtype().is_floating_point() {
-            return Err(Error::Runtime(format!(
+            return Err(Error::NotImplemented(format!(
                 "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
                 crate::tensor::arith::title_name(self.dtype())
             )));
@@ -149,6 +156,12 @@ impl Tensor {
 
     /// `argmax`/`argmin`; over the flattened tensor when `dim` is None.
     pub fn argmax_min(&self, dim: Option<i64>, keepdim: bool, max: bool) -> Result<Tensor> {
+        if self.dtype() == DType::Bool {
+            return Err(Error::NotImplemented(format!(
+                "{}(): does not support bool input",
+                if max { "argmax" } else { "argmin" }
+            )));
+        }
         match dim {
             Some(d) => Ok(self.max_min_dim(d, keepdim, max)?.1),
             None => {
@@ -171,6 +184,9 @@ impl Tensor {
 
     /// Variance with `correction` (1 = unbiased) over `dims`.
     pub fn var(&self, dims: Option<&[i64]>, correction: f64, keepdim: bool) -> Result<Tensor> {
+        if !self.dtype().is_floating_point() {
+            return Err(Error::NotImplemented("std and var only support floating point and complex dtypes".into()));
+        }
         let (rdims, _) = self.reduction_shape(dims, keepdim)?;
         let n: usize = rdims.iter().map(|&d| self.shape()[d]).product();
         let mean = self.mean(dims, true)?;
@@ -186,7 +202,7 @@ impl Tensor {
     /// The `p`-norm over `dims` (`p` may be infinite).
     pub fn norm(&self, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
         if !self.dtype().is_floating_point() {
-            return Err(Error::Runtime(format!(
+            return Err(Error::NotImplemented(format!(
                 "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
                 crate::tensor::arith::title_name(self.dtype())
             )));
@@ -210,6 +226,10 @@ impl Tensor {
     /// `log(sum(exp(x)))` over `dims`, computed stably.
     pub fn logsumexp(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
         let x = if self.dtype().is_floating_point() { self.clone() } else { self.to_dtype(DType::F32)? };
+        if x.numel() == 0 {
+            // No max to shift by: the sums are empty (giving -inf) or there are no outputs.
+            return x.sum(Some(dims), keepdim)?.unary(UnaryOp::Log);
+        }
         let m = x.reduce(ReduceOp::Max, Some(dims), true)?;
         // An infinite max would give inf - inf: shift by zero there instead.
         let finite = m.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Ne, Scalar::Float(f64::INFINITY), false)?;
@@ -220,7 +240,10 @@ impl Tensor {
     }
 
     pub fn softmax(&self, dim: i64) -> Result<Tensor> {
-        let x = if self.dtype().is_floating_point() { self.clone() } else { self.to_dtype(DType::F32)? };
+        let x = self.softmax_input("softmax", dim)?;
+        if x.numel() == 0 {
+            return x.copy_as(x.dtype());
+        }
         let m = x.reduce(ReduceOp::Max, Some(&[dim]), true)?;
         let e = x.binary(BinaryOp::Sub, &m)?.unary(UnaryOp::Exp)?;
         let s = e.sum(Some(&[dim]), true)?;
@@ -228,11 +251,28 @@ impl Tensor {
     }
 
     pub fn log_softmax(&self, dim: i64) -> Result<Tensor> {
-        let x = if self.dtype().is_floating_point() { self.clone() } else { self.to_dtype(DType::F32)? };
+        let x = self.softmax_input("log_softmax", dim)?;
+        if x.numel() == 0 {
+            return x.copy_as(x.dtype());
+        }
         let m = x.reduce(ReduceOp::Max, Some(&[dim]), true)?;
         let shifted = x.binary(BinaryOp::Sub, &m)?;
         let lse = shifted.unary(UnaryOp::Exp)?.sum(Some(&[dim]), true)?.unary(UnaryOp::Log)?;
         shifted.binary(BinaryOp::Sub, &lse)
+    }
+
+    /// Checks a softmax input: floating point only (PyTorch names the kernel it would have run).
+    fn softmax_input(&self, name: &str, dim: i64) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.ndim())?;
+        if !self.dtype().is_floating_point() {
+            let last = d + 1 >= self.ndim();
+            return Err(Error::NotImplemented(format!(
+                "\"{name}_{}kernel_impl\" not implemented for '{}'",
+                if last { "lastdim_" } else { "" },
+                crate::tensor::arith::title_name(self.dtype())
+            )));
+        }
+        Ok(self.clone())
     }
 
     /// `cumsum` (or `cumprod` when `product`) along `dim`; integers accumulate in int64.
@@ -290,4 +330,14 @@ fn scan<T: Element, A: Arith>(
             *o = narrow(acc);
         }
     })
+}
+
+/// The identity of a NaN-propagating max: the lowest value of `T` (false for bool).
+fn lowest<T: Element>() -> T {
+    if T::DTYPE == DType::Bool { T::zero() } else { T::from_f64(f64::NEG_INFINITY) }
+}
+
+/// The identity of a NaN-propagating min: the highest value of `T` (true for bool).
+fn highest<T: Element>() -> T {
+    if T::DTYPE == DType::Bool { T::one() } else { T::from_f64(f64::INFINITY) }
 }

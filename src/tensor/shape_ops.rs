@@ -74,7 +74,7 @@ impl Tensor {
     pub fn flip(&self, dims: &[i64]) -> Result<Tensor> {
         let dims = crate::shape::wrap_dims(dims, self.ndim())?;
         let mut out = self.clone();
-        for d in dims {
+        for d in dims.into_iter().filter(|&d| d < self.ndim()) {
             let n = self.shape()[d] as i64;
             let rev = Tensor::arange(Scalar::Int(n - 1), Scalar::Int(-1), Scalar::Int(-1), DType::I64)?;
             out = out.index_select(d as i64, &rev)?;
@@ -91,11 +91,14 @@ impl Tensor {
                 "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor".into(),
             ));
         }
-        if let Some(&r) = reps.iter().find(|&&r| r < 0) {
-            return Err(Error::Runtime(format!("Trying to create tensor with negative dimension {r}: {reps:?}")));
-        }
         let lead = reps.len() - self.ndim();
         let padded: Vec<i64> = std::iter::repeat_n(1, lead).chain(self.shape().iter().map(|&s| s as i64)).collect();
+        if reps.iter().any(|&r| r < 0) {
+            // PyTorch names the negative size of the result.
+            let sizes: Vec<i64> = padded.iter().zip(reps).map(|(&s, &r)| s.saturating_mul(r)).collect();
+            let neg = sizes.iter().copied().find(|&v| v < 0).unwrap_or(-1);
+            return Err(Error::NegativeDimension(neg, sizes));
+        }
         let x = self.reshape(&padded)?;
         // View as [1, s0, 1, s1, ...], expand to [r0, s0, r1, s1, ...], then merge pairs.
         let mut inter = Vec::with_capacity(2 * reps.len());
@@ -120,7 +123,7 @@ impl Tensor {
         }
         let mut out = self.clone();
         for (&s, &d) in shifts.iter().zip(dims) {
-            let dd = wrap_dim(d, self.ndim())?;
+            let dd = crate::shape::wrap_dim_strict(d, self.ndim())?;
             let n = self.shape()[dd] as i64;
             if n == 0 {
                 continue;

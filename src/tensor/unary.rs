@@ -63,15 +63,29 @@ impl UnaryOp {
 impl Tensor {
     pub fn unary(&self, op: UnaryOp) -> Result<Tensor> {
         let dtype = self.dtype();
+        crate::tensor::check_alloc(self.shape(), dtype)?;
         match op {
             UnaryOp::LogicalNot => {
                 let b = self.to_dtype(DType::Bool)?;
                 return b.with_slice::<bool, _>(|s, l| Tensor::from_vec(map1(s, l, |x: bool| !x), l.shape.as_slice()))?;
             }
             UnaryOp::Neg if dtype == DType::Bool => {
-                return Err(Error::Runtime(
+                return Err(Error::NotImplemented(
                     "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.".into(),
                 ))
+            }
+            UnaryOp::Abs | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Trunc if dtype == DType::Bool => {
+                let kernel = match op {
+                    UnaryOp::Abs => "abs_cpu",
+                    UnaryOp::Floor => "floor_vml_cpu",
+                    UnaryOp::Ceil => "ceil_vml_cpu",
+                    UnaryOp::Round => "round_vml_cpu",
+                    _ => "trunc_vml_cpu",
+                };
+                return Err(Error::NotImplemented(format!("\"{kernel}\" not implemented for 'Bool'")));
+            }
+            UnaryOp::Relu if dtype == DType::Bool => {
+                return Err(Error::NotImplemented("Boolean inputs not supported for relu".into()))
             }
             UnaryOp::BitwiseNot if dtype.is_floating_point() => {
                 return Err(Error::Runtime(format!(

@@ -1,7 +1,7 @@
 //! Views: new layouts over the same storage (no copy), and the shape ops built from them.
 
 use crate::error::{Error, Result};
-use crate::shape::{infer_size, wrap_dim, wrap_dims};
+use crate::shape::{infer_size, wrap_dim, wrap_dim_strict, wrap_dims};
 use crate::tensor::Tensor;
 
 impl Tensor {
@@ -70,15 +70,26 @@ impl Tensor {
         Ok(self.with_layout(self.layout().permute(&order)))
     }
 
+    /// `narrow(dim, start, length)`: `start` may be negative; the range must fit in the dim.
     pub fn narrow(&self, dim: i64, start: i64, length: i64) -> Result<Tensor> {
         if self.ndim() == 0 {
             return Err(Error::Runtime("narrow() cannot be applied to a 0-dim tensor.".into()));
         }
         let d = wrap_dim(dim, self.ndim())?;
         let size = self.shape()[d] as i64;
-        let start = if start < 0 { start + size } else { start };
-        if start < 0 || length < 0 || start > size || start + length > size {
+        if start < -size || start > size {
             return Err(Error::Index(format!(
+                "start out of range (expected to be in range of [{}, {size}], but got {start})",
+                -size
+            )));
+        }
+        if length < 0 {
+            return Err(Error::Runtime("narrow(): length must be non-negative.".into()));
+        }
+        let start = if start < 0 { start + size } else { start };
+        // `start <= size` here, so the sum only overflows when it exceeds the size anyway.
+        if start.checked_add(length).is_none_or(|end| end > size) {
+            return Err(Error::Runtime(format!(
                 "start ({start}) + length ({length}) exceeds dimension size ({size})."
             )));
         }
@@ -187,7 +198,7 @@ impl Tensor {
 
     /// `unflatten(dim, sizes)`.
     pub fn unflatten(&self, dim: i64, sizes: &[i64]) -> Result<Tensor> {
-        let d = wrap_dim(dim, self.ndim())?;
+        let d = wrap_dim_strict(dim, self.ndim())?;
         let inner = infer_size(sizes, self.shape()[d]).map_err(|_| {
             Error::Runtime(format!(
                 "unflatten: Provided sizes {sizes:?} don't multiply up to the size of dim {dim} ({}) in the input tensor",
@@ -201,15 +212,16 @@ impl Tensor {
     }
 
     pub fn unbind(&self, dim: i64) -> Result<Vec<Tensor>> {
-        let d = wrap_dim(dim, self.ndim())?;
+        let d = wrap_dim_strict(dim, self.ndim())?;
         (0..self.shape()[d]).map(|i| self.select(d as i64, i as i64)).collect()
     }
 
     /// Pieces of `sizes` along `dim`; they must add up to the dim's size.
     pub fn split_sizes(&self, sizes: &[i64], dim: i64) -> Result<Vec<Tensor>> {
+        self.expect_dims("split")?;
         let d = wrap_dim(dim, self.ndim())?;
-        let total: i64 = sizes.iter().sum();
-        if sizes.iter().any(|&s| s < 0) || total != self.shape()[d] as i64 {
+        let total = sizes.iter().try_fold(0i64, |acc, &s| if s < 0 { None } else { acc.checked_add(s) });
+        if total != Some(self.shape()[d] as i64) {
             return Err(Error::Runtime(format!(
                 "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension {}), but got split_sizes={:?}",
                 self.shape()[d], d, sizes
@@ -228,6 +240,7 @@ impl Tensor {
 
     /// Pieces of `size` along `dim` (the last may be smaller).
     pub fn split(&self, size: i64, dim: i64) -> Result<Vec<Tensor>> {
+        self.expect_dims("split")?;
         let d = wrap_dim(dim, self.ndim())?;
         if size <= 0 && self.shape()[d] > 0 || size < 0 {
             return Err(Error::Runtime(format!("split_size can only be 0 if dimension size is 0, but got dimension size of {}", self.shape()[d])));
@@ -245,12 +258,13 @@ impl Tensor {
 
     /// `chunk(chunks, dim)`: pieces of ceil(size / chunks).
     pub fn chunk(&self, chunks: i64, dim: i64) -> Result<Vec<Tensor>> {
+        self.expect_dims("chunk")?;
         if chunks <= 0 {
-            return Err(Error::Runtime("chunk expects `chunks` to be greater than 0, got: 0".replace('0', &chunks.to_string())));
+            return Err(Error::Runtime(format!("chunk expects `chunks` to be greater than 0, got: {chunks}")));
         }
         let d = wrap_dim(dim, self.ndim())?;
         let n = self.shape()[d] as i64;
-        let size = ((n + chunks - 1) / chunks).max(1);
+        let size = (n / chunks + i64::from(n % chunks != 0)).max(1);
         if n == 0 {
             return self.split_sizes(&vec![0; chunks as usize], dim);
         }
@@ -267,6 +281,19 @@ impl Tensor {
         if step <= 0 {
             return Err(Error::Runtime(format!("step is {step} but must be > 0")));
         }
+        if self.ndim() == 0 {
+            // A 0-dim tensor unfolds into one window of its single element (or none).
+            let shape = vec![size as usize];
+            return Ok(self.with_layout(crate::layout::Layout { shape, strides: vec![1], offset: self.storage_offset() }));
+        }
         Ok(self.with_layout(self.layout().unfold(d, size as usize, step as usize)))
+    }
+
+    /// PyTorch's "`op` expects at least a 1-dimensional tensor" check.
+    fn expect_dims(&self, op: &str) -> Result<()> {
+        if self.ndim() == 0 {
+            return Err(Error::Runtime(format!("{op} expects at least a 1-dimensional tensor")));
+        }
+        Ok(())
     }
 }

@@ -81,11 +81,11 @@ def _params(mode):
         yield pytest.param(case, id=case["name"], marks=marks)
 
 
-@pytest.mark.parametrize("case", _params("forward"))
+@pytest.mark.parametrize("case", list(_params("forward")))
 def test_forward(case):
     _run(case, with_grad=False)
 
 
-@pytest.mark.parametrize("case", _params("grad"))
+@pytest.mark.parametrize("case", list(_params("grad")))
 def test_gradients(case):
     _run(case, with_grad=True)

@@ -1,0 +1,469 @@
+//! Autograd from Python: `backward`, `.grad`, `grad_fn` nodes with `next_functions` and hooks,
+//! grad mode, and the node of a Python `autograd.Function`.
+
+use std::any::Any;
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::{PyRuntimeError, PyUserWarning};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+use crate::autograd::node::{next_hook_id, next_sequence_nr, AccumulateGrad, Edge, GradHook, Node, NodeHooks, NodeRef};
+use crate::autograd::{engine, grad_mode};
+use crate::dtype::DType;
+use crate::error::Result as CoreResult;
+use crate::tensor::Tensor;
+
+use super::tensor::PyTensor;
+
+/// A Python callable used as a gradient hook.
+struct PyHook {
+    f: Py<PyAny>,
+    kind: HookKind,
+}
+
+#[derive(Clone, Copy)]
+enum HookKind {
+    /// `tensor.register_hook(fn(grad) -> grad | None)`
+    Tensor,
+    /// `node.register_prehook(fn(grad_outputs) -> grad_outputs | None)`
+    NodePre,
+    /// `node.register_hook(fn(grad_inputs, grad_outputs) -> grad_inputs | None)`, called with
+    /// the node's grad_inputs followed by its grad_outputs.
+    NodePost { n_inputs: usize },
+}
+
+fn to_py_grads(py: Python<'_>, grads: &[Option<Tensor>]) -> PyResult<Bound<'_, PyTuple>> {
+    let items = grads
+        .iter()
+        .map(|g| match g {
+            Some(t) => Ok(Py::new(py, PyTensor::wrap(t.clone()))?.into_any()),
+            None => Ok(py.None()),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(py, items)
+}
+
+fn from_py_grads(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Option<Tensor>>> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Ok(vec![Some(t.get().inner.clone())]);
+    }
+    obj.try_iter()?
+        .map(|g| {
+            let g = g?;
+            Ok(if g.is_none() { None } else { Some(g.cast::<PyTensor>()?.get().inner.clone()) })
+        })
+        .collect()
+}
+
+impl GradHook for PyHook {
+    fn call(&self, grads: &[Option<Tensor>]) -> CoreResult<Option<Vec<Option<Tensor>>>> {
+        Python::attach(|py| -> PyResult<Option<Vec<Option<Tensor>>>> {
+            let f = self.f.bind(py);
+            let result = match self.kind {
+                HookKind::Tensor => f.call1(to_py_grads(py, grads)?)?,
+                HookKind::NodePre => f.call1((to_py_grads(py, grads)?,))?,
+                HookKind::NodePost { n_inputs } => {
+                    let (gi, go) = grads.split_at(n_inputs.min(grads.len()));
+                    f.call1((to_py_grads(py, gi)?, to_py_grads(py, go)?))?
+                }
+            };
+            if result.is_none() {
+                return Ok(None);
+            }
+            Ok(Some(from_py_grads(&result)?))
+        })
+        .map_err(|e| crate::error::Error::Runtime(Python::attach(|py| e.value(py).to_string())))
+    }
+}
+
+/// A graph node seen from Python (`tensor.grad_fn`, entries of `next_functions`).
+#[pyclass(name = "_Node", module = "rstorch._C", frozen, weakref)]
+pub struct PyNode {
+    pub node: NodeRef,
+}
+
+fn wrap_node(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
+    // Python wraps the handle in a class named after the node (`AddBackward0`) and keeps one
+    // wrapper per node, so `id()` based graph walks see each node once.
+    let wrap = py.import("rstorch.autograd.graph")?.getattr("_wrap_node")?;
+    Ok(wrap.call1((PyNode { node },))?.unbind())
+}
+
+#[pymethods]
+impl PyNode {
+    fn name(&self) -> String {
+        self.node.name()
+    }
+
+    /// Identity of the node (stable while it lives).
+    fn _key(&self) -> usize {
+        Arc::as_ptr(&self.node) as *const () as usize
+    }
+
+    #[getter]
+    fn next_functions(&self, py: Python<'_>) -> PyResult<Py<PyTuple>> {
+        let items = self
+            .node
+            .next_edges()
+            .iter()
+            .map(|e| -> PyResult<Py<PyAny>> {
+                Ok(match e {
+                    Some(Edge { node, input_nr }) => (wrap_node(py, node.clone())?, *input_nr).into_pyobject(py)?.into_any().unbind(),
+                    None => (py.None(), 0usize).into_pyobject(py)?.into_any().unbind(),
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(PyTuple::new(py, items)?.unbind())
+    }
+
+    /// The leaf an `AccumulateGrad` node accumulates into.
+    #[getter]
+    fn variable(&self) -> Option<PyTensor> {
+        self.node.as_any().downcast_ref::<AccumulateGrad>().map(|a| PyTensor::wrap(a.variable.clone()))
+    }
+
+    fn register_hook(&self, hook: Py<PyAny>) -> u64 {
+        let id = next_hook_id();
+        let n_inputs = self.node.next_edges().len();
+        let h = PyHook { f: hook, kind: HookKind::NodePost { n_inputs } };
+        self.node.hooks().post.lock().unwrap_or_else(|e| e.into_inner()).push((id, Arc::new(h)));
+        id
+    }
+
+    fn register_prehook(&self, hook: Py<PyAny>) -> u64 {
+        let id = next_hook_id();
+        let h = PyHook { f: hook, kind: HookKind::NodePre };
+        self.node.hooks().pre.lock().unwrap_or_else(|e| e.into_inner()).push((id, None, Arc::new(h)));
+        id
+    }
+
+    fn _remove_hook(&self, id: u64) -> bool {
+        self.node.hooks().remove(id)
+    }
+
+    /// `ctx.saved_tensors` of a Python Function's node.
+    fn _saved_tensors(&self, py: Python<'_>) -> PyResult<Py<PyTuple>> {
+        let f = self
+            .node
+            .as_any()
+            .downcast_ref::<PyFunctionNode>()
+            .ok_or_else(|| PyRuntimeError::new_err("saved_tensors is only available on Function nodes"))?;
+        let saved = f.saved_tensors()?;
+        super::tensor::tensors_tuple(py, saved)
+    }
+
+    fn __call__(&self, py: Python<'_>, grads: &Bound<'_, PyTuple>) -> PyResult<Py<PyTuple>> {
+        let g = from_py_grads(grads.as_any())?;
+        let node = self.node.clone();
+        let out = py.detach(|| node.apply(g))?;
+        Ok(to_py_grads(py, &out)?.unbind())
+    }
+}
+
+/// The node of a Python `autograd.Function`: calls its `backward` with the GIL held.
+pub struct PyFunctionNode {
+    name: String,
+    backward: Py<PyAny>,
+    edges: Vec<Option<Edge>>,
+    input_shapes: Vec<Vec<usize>>,
+    outputs: Vec<(Vec<usize>, DType)>,
+    saved: Mutex<Option<Vec<(Tensor, u64)>>>,
+    materialize_grads: bool,
+    seq: u64,
+    hooks: NodeHooks,
+}
+
+impl PyFunctionNode {
+    fn saved_tensors(&self) -> CoreResult<Vec<Tensor>> {
+        let guard = self.saved.lock().unwrap_or_else(|e| e.into_inner());
+        let saved = guard.as_ref().ok_or_else(|| {
+            crate::error::Error::Runtime("Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.".into())
+        })?;
+        saved
+            .iter()
+            .map(|(t, v)| {
+                if t.version() != *v {
+                    return Err(crate::error::Error::Runtime(format!(
+                        "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.{}Tensor {:?}], which is output 0 of {}, is at version {}; expected version {} instead.",
+                        crate::tensor::arith::title_name(t.dtype()), t.shape(), self.name, t.version(), v
+                    )));
+                }
+                Ok(t.clone())
+            })
+            .collect()
+    }
+}
+
+impl Node for PyFunctionNode {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn next_edges(&self) -> &[Option<Edge>] {
+        &self.edges
+    }
+
+    fn num_outputs(&self) -> usize {
+        self.outputs.len()
+    }
+
+    fn apply(&self, grads: Vec<Option<Tensor>>) -> CoreResult<Vec<Option<Tensor>>> {
+        let grads = grads
+            .into_iter()
+            .zip(&self.outputs)
+            .map(|(g, (shape, dtype))| match g {
+                None if self.materialize_grads => Tensor::zeros(shape, *dtype).map(Some),
+                g => Ok(g),
+            })
+            .collect::<CoreResult<Vec<_>>>()?;
+        let result = Python::attach(|py| -> PyResult<Vec<Option<Tensor>>> {
+            let r = self.backward.bind(py).call1(to_py_grads(py, &grads)?)?;
+            from_py_grads(&r)
+        })
+        .map_err(|e| crate::error::Error::Runtime(Python::attach(|py| format!("{}: {}", e.get_type(py).name().map(|n| n.to_string()).unwrap_or_default(), e.value(py)))))?;
+        if result.len() != self.edges.len() {
+            return Err(crate::error::Error::Runtime(format!(
+                "function {} returned an incorrect number of gradients (expected {}, got {})",
+                self.name,
+                self.edges.len(),
+                result.len()
+            )));
+        }
+        for (i, (g, shape)) in result.iter().zip(&self.input_shapes).enumerate() {
+            if let Some(g) = g {
+                if g.shape() != shape.as_slice() && crate::shape::broadcast_shapes(shape, g.shape()).ok().as_deref() != Some(shape.as_slice()) {
+                    return Err(crate::error::Error::Runtime(format!(
+                        "Function {} returned an invalid gradient at index {i} - got {:?} but expected shape compatible with {:?}",
+                        self.name,
+                        g.shape(),
+                        shape
+                    )));
+                }
+            }
+        }
+        Ok(result)
+    }
+
+    fn release_saved(&self) {
+        *self.saved.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    fn sequence_nr(&self) -> u64 {
+        self.seq
+    }
+
+    fn hooks(&self) -> &NodeHooks {
+        &self.hooks
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+fn tensors_of(list: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
+    list.try_iter()?.map(|t| Ok(t?.cast::<PyTensor>()?.get().inner.clone())).collect()
+}
+
+/// Records a Python Function's node; returns it (for `ctx.saved_tensors`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn _record_function(
+    py: Python<'_>,
+    name: String,
+    backward: Py<PyAny>,
+    inputs: &Bound<'_, PyAny>,
+    outputs: &Bound<'_, PyList>,
+    differentiable: Vec<bool>,
+    to_save: &Bound<'_, PyAny>,
+    materialize_grads: bool,
+    dirty: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let inputs = tensors_of(inputs)?;
+    let dirty = tensors_of(dirty)?;
+    for d in &dirty {
+        if d.is_leaf() && d.requires_grad() {
+            return Err(PyRuntimeError::new_err("a leaf Variable that requires grad has been used in an in-place operation."));
+        }
+    }
+    let outs: Vec<Option<Tensor>> = outputs
+        .iter()
+        .map(|o| o.cast::<PyTensor>().ok().map(|t| t.get().inner.clone()))
+        .collect();
+    let saved = tensors_of(to_save)?
+        .into_iter()
+        .map(|t| {
+            // Outputs are kept without history (no cycle through the node).
+            let is_output = outs.iter().flatten().any(|o| o.same(&t));
+            let t = if is_output { t.detach() } else { t };
+            let v = t.version();
+            (t, v)
+        })
+        .collect();
+    let node: Arc<PyFunctionNode> = Arc::new(PyFunctionNode {
+        name,
+        backward,
+        edges: inputs.iter().map(|t| t.gradient_edge()).collect(),
+        input_shapes: inputs.iter().map(|t| t.shape().to_vec()).collect(),
+        outputs: outs.iter().map(|o| o.as_ref().map_or((vec![], DType::F32), |t| (t.shape().to_vec(), t.dtype()))).collect(),
+        saved: Mutex::new(Some(saved)),
+        materialize_grads,
+        seq: next_sequence_nr(),
+        hooks: NodeHooks::default(),
+    });
+    for (i, o) in outs.iter().enumerate() {
+        if let Some(t) = o {
+            if differentiable.get(i).copied().unwrap_or(false) && t.dtype().is_floating_point() {
+                t.set_grad_fn(node.clone(), i);
+            }
+        }
+    }
+    wrap_node(py, node)
+}
+
+fn opt_tensors(list: &Bound<'_, PyAny>) -> PyResult<Vec<Option<Tensor>>> {
+    list.try_iter()?
+        .map(|t| {
+            let t = t?;
+            Ok(if t.is_none() { None } else { Some(super::convert::to_tensor(&t)?) })
+        })
+        .collect()
+}
+
+#[pyfunction]
+#[pyo3(signature = (tensors, grads, retain_graph, create_graph, inputs=None))]
+fn _backward(py: Python<'_>, tensors: &Bound<'_, PyAny>, grads: &Bound<'_, PyAny>, retain_graph: bool, create_graph: bool, inputs: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    let ts = tensors_of(tensors)?;
+    let gs = opt_tensors(grads)?;
+    let ins = inputs.map(tensors_of).transpose()?;
+    py.detach(|| engine::backward(&ts, &gs, retain_graph, create_graph, ins.as_deref()))?;
+    Ok(())
+}
+
+#[pyfunction]
+fn _grad(py: Python<'_>, outputs: &Bound<'_, PyAny>, grads: &Bound<'_, PyAny>, inputs: &Bound<'_, PyAny>, retain_graph: bool, create_graph: bool, allow_unused: bool) -> PyResult<Py<PyTuple>> {
+    let os = tensors_of(outputs)?;
+    let gs = opt_tensors(grads)?;
+    let ins = tensors_of(inputs)?;
+    let result = py.detach(|| engine::grad(&os, &gs, &ins, retain_graph, create_graph, allow_unused))?;
+    Ok(to_py_grads(py, &result)?.unbind())
+}
+
+#[pyfunction]
+fn is_grad_enabled() -> bool {
+    grad_mode::is_enabled()
+}
+
+/// Sets grad mode, returning the previous mode.
+#[pyfunction]
+fn _set_grad_enabled(enabled: bool) -> bool {
+    grad_mode::set_enabled(enabled)
+}
+
+#[pyfunction]
+fn _set_detect_anomaly(on: bool) {
+    engine::set_detect_anomaly(on)
+}
+
+#[pyfunction]
+fn _is_anomaly_enabled() -> bool {
+    engine::is_anomaly_enabled()
+}
+
+#[pymethods]
+impl PyTensor {
+    #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]
+    fn backward(&self, py: Python<'_>, gradient: Option<&Bound<'_, PyAny>>, retain_graph: Option<bool>, create_graph: bool, inputs: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let g = match gradient {
+            Some(g) if !g.is_none() => Some(super::convert::to_tensor(g)?),
+            _ => None,
+        };
+        let ins = match inputs {
+            Some(i) if i.cast::<PyTensor>().is_ok() => Some(vec![i.cast::<PyTensor>()?.get().inner.clone()]),
+            Some(i) if !i.is_none() => Some(tensors_of(i)?),
+            _ => None,
+        };
+        let t = self.inner.clone();
+        let retain = retain_graph.unwrap_or(create_graph);
+        py.detach(|| engine::backward(&[t], &[g], retain, create_graph, ins.as_deref()))?;
+        Ok(())
+    }
+
+    #[getter]
+    fn grad(&self, py: Python<'_>) -> PyResult<Option<PyTensor>> {
+        if !self.inner.is_leaf() && !self.inner.retains_grad() {
+            PyErr::warn(
+                py,
+                &py.get_type::<PyUserWarning>(),
+                c"The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead.",
+                2,
+            )?;
+        }
+        Ok(self.inner.grad().map(PyTensor::wrap))
+    }
+
+    #[setter]
+    fn set_grad(&self, grad: Option<&PyTensor>) -> PyResult<()> {
+        Ok(self.inner.set_grad(grad.map(|g| g.inner.clone()))?)
+    }
+
+    #[getter]
+    fn _grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.inner.grad_fn().map(|n| wrap_node(py, n)).transpose()
+    }
+
+    #[getter]
+    fn is_leaf(&self) -> bool {
+        self.inner.is_leaf()
+    }
+
+    #[getter]
+    fn output_nr(&self) -> usize {
+        self.inner.output_nr()
+    }
+
+    fn retain_grad(&self) -> PyResult<()> {
+        Ok(self.inner.retain_grad()?)
+    }
+
+    #[getter]
+    fn retains_grad(&self) -> bool {
+        self.inner.retains_grad()
+    }
+
+    /// Registers `hook(grad)`; returns its id (the Python handle removes it by id).
+    fn _register_hook(&self, hook: Py<PyAny>) -> PyResult<u64> {
+        if !self.inner.requires_grad() {
+            return Err(PyRuntimeError::new_err("cannot register a hook on a tensor that doesn't require gradient"));
+        }
+        let h = Arc::new(PyHook { f: hook, kind: HookKind::Tensor });
+        Ok(self.inner.register_tensor_hook(h))
+    }
+
+    fn _remove_hook(&self, id: u64) -> bool {
+        self.inner.remove_tensor_hook(id)
+    }
+
+    #[getter]
+    fn data(&self) -> PyTensor {
+        PyTensor::wrap(self.inner.detach())
+    }
+
+    fn detach_<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
+        slf.get().inner.detach_();
+        Ok(slf.clone())
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyNode>()?;
+    m.add_function(wrap_pyfunction!(_record_function, m)?)?;
+    m.add_function(wrap_pyfunction!(_backward, m)?)?;
+    m.add_function(wrap_pyfunction!(_grad, m)?)?;
+    m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_detect_anomaly, m)?)?;
+    m.add_function(wrap_pyfunction!(_is_anomaly_enabled, m)?)?;
+    Ok(())
+}
