@@ -103,6 +103,12 @@ WORKLOADS = [
 ]
 
 
+def settle():
+    """Lets the other framework's worker threads go idle: spinning OpenMP or rayon workers
+    would otherwise steal the cores from the next measurement."""
+    time.sleep(0.5)
+
+
 def import_time(module, repeats):
     """Median wall seconds of a fresh `python -c "import module"` (interpreter start included)."""
     cmd = [sys.executable, "-c", f"import {module}"]
@@ -176,11 +182,13 @@ def main():
             ours = None
         else:
             ours, why = run_workload(rstorch, workload, number, repeats)
+            settle()
             if why:
                 notes.append(f"`{label}`: rstorch failed ({why}).")
         theirs = None
         if torch:
             theirs, why = run_workload(torch, workload, number, repeats)
+            settle()
             if why:
                 notes.append(f"`{label}`: PyTorch failed ({why}).")
         extra = ""

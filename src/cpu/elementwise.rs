@@ -2,12 +2,15 @@
 //! contiguous and scalar-broadcast fast paths compiled through the SIMD layer.
 
 use crate::cpu::parallel::for_each_chunk_mut;
-use crate::cpu::simd::vectorized;
+use crate::cpu::simd::{map_slice, vectorized, zip_slices};
 use crate::cpu::walk::Walk;
 use crate::dtype::Element;
 use crate::layout::Layout;
 
 /// `out[i] = f(x[i])` where `x` is viewed through `xl` (whose shape is the output's).
+// Never inlined: each instantiation gets its own inlining budget, so the element
+// function always inlines into the vectorised loops (inside one big caller it did not).
+#[inline(never)]
 pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + Sync) -> Vec<U> {
     let n = xl.numel();
     let mut out = vec![U::zero(); n];
@@ -16,14 +19,7 @@ pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + S
     }
     if xl.is_contiguous() {
         let x = &x[xl.offset..xl.offset + n];
-        for_each_chunk_mut(&mut out, 1, |start, o| {
-            let x = &x[start..start + o.len()];
-            vectorized(|| {
-                for (o, &x) in o.iter_mut().zip(x) {
-                    *o = f(x);
-                }
-            })
-        });
+        for_each_chunk_mut(&mut out, 1, |start, o| map_slice(&x[start..start + o.len()], o, &f));
         return out;
     }
     let walk = Walk::new(&xl.shape, [(&xl.strides, xl.offset)]);
@@ -105,6 +101,9 @@ impl Transposed {
 }
 
 /// `out[i] = f(a[i], b[i])` with both inputs viewed through layouts of the output's shape.
+// Never inlined: each instantiation gets its own inlining budget, so the element
+// function always inlines into the vectorised loops (inside one big caller it did not).
+#[inline(never)]
 pub fn map2<A: Element, B: Element, U: Element>(
     a: &[A],
     al: &Layout,
@@ -149,29 +148,14 @@ fn row2<A: Element, B: Element, U: Element>(
 ) {
     let n = out.len();
     match (sa, sb) {
-        (1, 1) => {
-            let (a, b) = (&a[oa..oa + n], &b[ob..ob + n]);
-            vectorized(|| {
-                for i in 0..n {
-                    out[i] = f(a[i], b[i]);
-                }
-            })
-        }
+        (1, 1) => zip_slices(&a[oa..oa + n], &b[ob..ob + n], out, f),
         (1, 0) => {
-            let (a, bv) = (&a[oa..oa + n], b[ob]);
-            vectorized(|| {
-                for i in 0..n {
-                    out[i] = f(a[i], bv);
-                }
-            })
+            let bv = b[ob];
+            map_slice(&a[oa..oa + n], out, &|x| f(x, bv))
         }
         (0, 1) => {
-            let (av, b) = (a[oa], &b[ob..ob + n]);
-            vectorized(|| {
-                for i in 0..n {
-                    out[i] = f(av, b[i]);
-                }
-            })
+            let av = a[oa];
+            map_slice(&b[ob..ob + n], out, &|y| f(av, y))
         }
         _ => vectorized(|| {
             for (i, o) in out.iter_mut().enumerate() {
@@ -182,6 +166,9 @@ fn row2<A: Element, B: Element, U: Element>(
 }
 
 /// `out[i] = f(a[i], b[i], c[i])`, for `where` and tensor-bounded `clamp`.
+// Never inlined: each instantiation gets its own inlining budget, so the element
+// function always inlines into the vectorised loops (inside one big caller it did not).
+#[inline(never)]
 pub fn map3<A: Element, B: Element, C: Element, U: Element>(
     a: &[A],
     al: &Layout,

@@ -3,7 +3,7 @@
 //! depends on the thread count, so results are bitwise the same on 1 or N threads.
 
 use crate::cpu::parallel::{for_each_chunk_weighted, map_blocks};
-use crate::cpu::simd::vectorized;
+use crate::cpu::simd::{fold_slice, vectorized};
 use crate::cpu::walk::Walk;
 use crate::layout::Layout;
 
@@ -40,32 +40,16 @@ fn split(layout: &Layout, dims: &[usize]) -> (Layout, Layout) {
     (outer, inner)
 }
 
-/// Folds a contiguous run with `LANES` independent accumulators (so the loop vectorises), then
-/// merges them in a fixed order.
+/// Folds a contiguous run through the SIMD layer.
 #[inline(always)]
 fn fold_contiguous<T: Copy, A: Copy>(x: &[T], init: A, step: &impl Fn(A, T) -> A, merge: &impl Fn(A, A) -> A) -> A {
-    vectorized(|| {
-        let mut acc = [init; LANES];
-        let chunks = x.chunks_exact(LANES);
-        let tail = chunks.remainder();
-        for c in chunks {
-            for j in 0..LANES {
-                acc[j] = step(acc[j], c[j]);
-            }
-        }
-        let mut width = LANES;
-        while width > 1 {
-            width /= 2;
-            for j in 0..width {
-                acc[j] = merge(acc[j], acc[j + width]);
-            }
-        }
-        tail.iter().fold(acc[0], |a, &v| step(a, v))
-    })
+    fold_slice::<T, A, LANES>(x, init, step, merge)
 }
 
 /// Reduces `x` over `dims`, giving one value per kept index in row-major order.
+/// Never inlined, so each instantiation's closures inline into its loops.
 /// `step` folds an element into an accumulator; `merge` combines two accumulators.
+#[inline(never)]
 pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
     x: &[T],
     layout: &Layout,

@@ -22,3 +22,85 @@ pub fn simd_level() -> &'static str {
         _ => "scalar",
     }
 }
+
+// The loops below are `WithSimd` impls with `#[inline(always)]` bodies rather than closures
+// passed to `vectorized`: LLVM may decline to inline a closure into pulp's target-feature
+// function, and then the loop silently compiles for the baseline instruction set.
+
+/// `out[i] = f(x[i])` over equal-length slices.
+#[inline(always)]
+pub fn map_slice<T: Copy, U>(x: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
+    struct Op<'a, T, U, F> {
+        x: &'a [T],
+        out: &'a mut [U],
+        f: &'a F,
+    }
+    impl<T: Copy, U, F: Fn(T) -> U> pulp::WithSimd for Op<'_, T, U, F> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: pulp::Simd>(self, _: S) {
+            for (o, &x) in self.out.iter_mut().zip(self.x) {
+                *o = (self.f)(x);
+            }
+        }
+    }
+    arch().dispatch(Op { x, out, f })
+}
+
+/// `out[i] = f(a[i], b[i])` over equal-length slices.
+#[inline(always)]
+pub fn zip_slices<A: Copy, B: Copy, U>(a: &[A], b: &[B], out: &mut [U], f: &impl Fn(A, B) -> U) {
+    struct Op<'a, A, B, U, F> {
+        a: &'a [A],
+        b: &'a [B],
+        out: &'a mut [U],
+        f: &'a F,
+    }
+    impl<A: Copy, B: Copy, U, F: Fn(A, B) -> U> pulp::WithSimd for Op<'_, A, B, U, F> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: pulp::Simd>(self, _: S) {
+            let n = self.out.len();
+            let (a, b) = (&self.a[..n], &self.b[..n]);
+            for i in 0..n {
+                self.out[i] = (self.f)(a[i], b[i]);
+            }
+        }
+    }
+    arch().dispatch(Op { a, b, out, f })
+}
+
+/// Folds a slice with `LANES` independent accumulators (so the loop vectorises), merging them
+/// in a fixed order.
+#[inline(always)]
+pub fn fold_slice<T: Copy, A: Copy, const LANES: usize>(x: &[T], init: A, step: &impl Fn(A, T) -> A, merge: &impl Fn(A, A) -> A) -> A {
+    struct Op<'a, T, A, S, M, const L: usize> {
+        x: &'a [T],
+        init: A,
+        step: &'a S,
+        merge: &'a M,
+    }
+    impl<T: Copy, A: Copy, S: Fn(A, T) -> A, M: Fn(A, A) -> A, const L: usize> pulp::WithSimd for Op<'_, T, A, S, M, L> {
+        type Output = A;
+        #[inline(always)]
+        fn with_simd<Sd: pulp::Simd>(self, _: Sd) -> A {
+            let mut acc = [self.init; L];
+            let chunks = self.x.chunks_exact(L);
+            let tail = chunks.remainder();
+            for c in chunks {
+                for j in 0..L {
+                    acc[j] = (self.step)(acc[j], c[j]);
+                }
+            }
+            let mut width = L;
+            while width > 1 {
+                width /= 2;
+                for j in 0..width {
+                    acc[j] = (self.merge)(acc[j], acc[j + width]);
+                }
+            }
+            tail.iter().fold(acc[0], |a, &v| (self.step)(a, v))
+        }
+    }
+    arch().dispatch(Op::<T, A, _, _, LANES> { x, init, step, merge })
+}
