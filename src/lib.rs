@@ -1,6 +1,7 @@
 //! rstorch's core: tensors over shared strided storage, CPU kernels (SIMD + rayon) and the
 //! PyTorch-compatible op surface, usable from Rust alone; `python` adds the `_C` extension.
 
+pub mod autograd;
 pub mod cpu;
 pub mod device;
 pub mod dtype;

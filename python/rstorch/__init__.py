@@ -10,7 +10,8 @@ from ._C import (
     rand, randn, randint, randperm, manual_seed, initial_seed, seed,
     cat, stack, einsum, set_num_threads, get_num_threads, result_type, promote_types, can_cast,
 )
-from ._C import where as where
+from ._C import where as where, is_grad_enabled
+from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode
 from ._size import Size
 from . import _tensor, return_types
 

@@ -74,7 +74,18 @@ _IN_PLACE = [
 ]
 
 
+def _grad_fn(self):
+    return self._grad_fn
+
+
+def _register_hook(self, hook):
+    from .utils.hooks import RemovableHandle
+    return RemovableHandle(self._remove_hook, self._register_hook(hook))
+
+
 def install():
+    Tensor.grad_fn = property(_grad_fn, doc="The node that created this tensor (None for leaves).")
+    Tensor.register_hook = _register_hook
     Tensor.__repr__ = _repr
     Tensor.__str__ = _repr
     Tensor.__iter__ = _iter

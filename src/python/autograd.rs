@@ -33,7 +33,7 @@ enum HookKind {
     NodePost { n_inputs: usize },
 }
 
-fn to_py_grads(py: Python<'_>, grads: &[Option<Tensor>]) -> PyResult<Bound<'_, PyTuple>> {
+fn to_py_grads<'py>(py: Python<'py>, grads: &[Option<Tensor>]) -> PyResult<Bound<'py, PyTuple>> {
     let items = grads
         .iter()
         .map(|g| match g {

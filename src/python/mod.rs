@@ -1,6 +1,7 @@
 //! The `rstorch._C` extension module. Only this directory uses PyO3.
 #![allow(non_snake_case)] // the module is `_C`, as PyTorch names its extension
 
+mod autograd;
 mod convert;
 mod dtype;
 mod errors;
@@ -23,5 +24,6 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     errors::register(m)?;
     functions::register(m)?;
+    autograd::register(m)?;
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 use crate::cpu::elementwise::{map2, map3};
 use crate::cpu::num::Arith;
+use crate::autograd::{record, GradMode, Op};
 use crate::cpu::cast::convert_strided;
 use crate::dtype::{result_type, DType, Element, Operand};
 use crate::error::{Error, Result};
@@ -128,6 +129,23 @@ pub(crate) fn can_cast(from: DType, to: DType) -> bool {
 }
 
 pub fn binary(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
+    let out = {
+        let _raw = GradMode::disabled();
+        binary_raw(a, b, op)?
+    };
+    if crate::autograd::is_grad_enabled() {
+        // Python numbers become zero-dim tensors so every formula sees two tensor inputs.
+        let as_tensor = |x: Arg| match x {
+            Arg::T(t) => Ok(t.clone()),
+            Arg::S(s) => Tensor::scalar_tensor(s, out.dtype()),
+        };
+        let (ta, tb) = (as_tensor(a)?, as_tensor(b)?);
+        record(Op::Binary(op), &[&ta, &tb], &[&out], &[0, 1], &[]);
+    }
+    Ok(out)
+}
+
+fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
     let (compute, out) = op_dtypes(op, &a, &b)?;
     let kernel_dtype = if compute.is_half() { DType::F32 } else { compute };
     let ta = a.materialize(kernel_dtype)?;
@@ -227,6 +245,22 @@ impl Tensor {
 
     /// `torch.where(cond, self, other)`.
     pub fn where_(cond: &Tensor, a: Arg, b: Arg) -> Result<Tensor> {
+        let out = {
+            let _raw = GradMode::disabled();
+            Tensor::where_raw(cond, a, b)?
+        };
+        if crate::autograd::is_grad_enabled() {
+            let as_tensor = |x: Arg| match x {
+                Arg::T(t) => Ok(t.clone()),
+                Arg::S(s) => Tensor::scalar_tensor(s, out.dtype()),
+            };
+            let (ta, tb) = (as_tensor(a)?, as_tensor(b)?);
+            record(Op::Where, &[cond, &ta, &tb], &[&out], &[0], &[]);
+        }
+        Ok(out)
+    }
+
+    fn where_raw(cond: &Tensor, a: Arg, b: Arg) -> Result<Tensor> {
         let dtype = result_type(&[a.operand(), b.operand()]);
         let (ta, tb) = (a.materialize(dtype)?, b.materialize(dtype)?);
         let c = cond.to_dtype(DType::Bool)?;

@@ -2,6 +2,7 @@
 //! tensors), and index_select, gather, scatter, index_add, masked ops, nonzero, sort and topk.
 
 use crate::cpu::reduce::{element_offsets, map_lanes};
+use crate::autograd::{is_grad_enabled, record, GradMode, Op};
 use crate::cpu::num::Arith;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -61,6 +62,21 @@ impl Tensor {
     }
 
     pub fn index_select(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
+        if self.ndim() == 0 && self.requires_grad() && is_grad_enabled() {
+            return self.reshape(&[1])?.index_select(dim, index)?.reshape(&[]);
+        }
+        let out = {
+            let _raw = GradMode::disabled();
+            self.index_select_raw(dim, index)?
+        };
+        if is_grad_enabled() && self.requires_grad() {
+            let d = wrap_dim(dim, self.ndim())?;
+            record(Op::IndexSelect { dim: d }, &[self, index], &[&out], &[1], &[]);
+        }
+        Ok(out)
+    }
+
+    fn index_select_raw(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
         if index.ndim() > 1 {
             return Err(Error::Index("index_select(): Index is supposed to be a vector".into()));
         }
@@ -82,6 +98,22 @@ impl Tensor {
     }
 
     pub fn gather(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
+        if self.ndim() == 0 && self.requires_grad() && is_grad_enabled() {
+            let shape: Vec<i64> = index.shape().iter().map(|&v| v as i64).collect();
+            return self.reshape(&[1])?.gather(0, &index.reshape(&[-1])?)?.reshape(&shape);
+        }
+        let out = {
+            let _raw = GradMode::disabled();
+            self.gather_raw(dim, index)?
+        };
+        if is_grad_enabled() && self.requires_grad() {
+            let d = wrap_dim(dim, self.ndim())?;
+            record(Op::Gather { dim: d }, &[self, index], &[&out], &[1], &[]);
+        }
+        Ok(out)
+    }
+
+    fn gather_raw(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
         let d = wrap_dim(dim, self.ndim())?;
         if index.ndim() != self.ndim() && !(index.ndim() <= 1 && self.ndim() <= 1) {
             return Err(Error::Runtime("Index tensor must have the same number of dimensions as input tensor".into()));
@@ -108,6 +140,22 @@ impl Tensor {
     /// `scatter` (`reduce_add` false) or `scatter_add`: a new tensor equal to self with `src`
     /// written (or added) at `index` along `dim`. Later writes win, as on PyTorch's CPU.
     pub fn scatter(&self, dim: i64, index: &Tensor, src: Arg, reduce_add: bool) -> Result<Tensor> {
+        let out = {
+            let _raw = GradMode::disabled();
+            self.scatter_raw(dim, index, src, reduce_add)?
+        };
+        if is_grad_enabled() && self.ndim() > 0 {
+            let d = wrap_dim(dim, self.ndim())?;
+            let op = Op::Scatter { dim: d, add: reduce_add };
+            match src {
+                Arg::T(t) => record(op, &[self, index, t], &[&out], &[1], &[]),
+                Arg::S(_) => record(op, &[self, index], &[&out], &[1], &[]),
+            }
+        }
+        Ok(out)
+    }
+
+    fn scatter_raw(&self, dim: i64, index: &Tensor, src: Arg, reduce_add: bool) -> Result<Tensor> {
         // 0-dim tensors scatter as one-element vectors (PyTorch's `ensure_nonempty_dim`).
         let (x, index) = (nonempty(self)?, nonempty(index)?);
         let d = wrap_dim(dim, x.ndim())?;
@@ -180,6 +228,18 @@ impl Tensor {
 
     /// `index_add(dim, index, source, alpha)` out of place.
     pub fn index_add(&self, dim: i64, index: &Tensor, source: &Tensor, alpha: Scalar) -> Result<Tensor> {
+        let out = {
+            let _raw = GradMode::disabled();
+            self.index_add_raw(dim, index, source, alpha)?
+        };
+        if is_grad_enabled() && self.ndim() > 0 {
+            let d = wrap_dim(dim, self.ndim())?;
+            record(Op::IndexAdd { dim: d, alpha: alpha.to_f64() }, &[self, index, source], &[&out], &[1], &[]);
+        }
+        Ok(out)
+    }
+
+    fn index_add_raw(&self, dim: i64, index: &Tensor, source: &Tensor, alpha: Scalar) -> Result<Tensor> {
         let (x, src) = (nonempty(self)?, nonempty(source)?);
         let d = wrap_dim(dim, x.ndim())?;
         if index.ndim() > 1 {
@@ -258,6 +318,17 @@ impl Tensor {
     }
 
     pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
+        let (out, offsets) = {
+            let _raw = GradMode::disabled();
+            self.masked_select_raw(mask)?
+        };
+        if is_grad_enabled() && self.requires_grad() {
+            record(Op::Take { kind: "MaskedSelect", offsets: self.positions_of(&offsets) }, &[self], &[&out], &[], &[]);
+        }
+        Ok(out)
+    }
+
+    fn masked_select_raw(&self, mask: &Tensor) -> Result<(Tensor, Vec<usize>)> {
         if mask.dtype() != DType::Bool {
             return Err(Error::Runtime("masked_select: expected BoolTensor for mask".into()));
         }
@@ -265,7 +336,7 @@ impl Tensor {
         let x = self.with_layout(self.layout().broadcast_to(&shape));
         let m = mask.with_layout(mask.layout().broadcast_to(&shape)).to_vec::<bool>()?;
         let offs: Vec<usize> = element_offsets(x.layout()).into_iter().zip(&m).filter(|(_, &b)| b).map(|(o, _)| o).collect();
-        x.take_offsets(&offs, &[offs.len()])
+        Ok((x.take_offsets(&offs, &[offs.len()])?, offs))
     }
 
     /// Indices of non-zero elements, shape `[count, ndim]`.
@@ -483,7 +554,11 @@ impl Tensor {
             return Ok(view);
         }
         let (offs, shape) = Tensor::advanced_offsets(&view, &advanced)?;
-        view.take_offsets(&offs, &shape)
+        let out = view.take_offsets(&offs, &shape)?;
+        if is_grad_enabled() && view.requires_grad() {
+            record(Op::Take { kind: "Index", offsets: view.positions_of(&offs) }, &[&view], &[&out], &[], &[]);
+        }
+        Ok(out)
     }
 
     /// `self[indices] = value` in place.
@@ -505,16 +580,23 @@ impl Tensor {
                 shape
             )));
         }
-        let v = value.to_dtype(self.dtype())?;
-        let v = v.with_layout(v.layout().broadcast_to(&shape));
-        with_dtype!(self.dtype(), T => {
-            let vals = v.to_vec::<T>()?;
-            self.with_slice_mut::<T, _>(|o, _| {
-                for (k, &off) in offs.iter().enumerate() {
-                    o[off] = vals[k];
-                }
-            })?;
-        });
+        let tracked = view.check_inplace(&value)?;
+        {
+            let _raw = GradMode::disabled();
+            let v = value.to_dtype(self.dtype())?;
+            let v = v.with_layout(v.layout().broadcast_to(&shape));
+            with_dtype!(self.dtype(), T => {
+                let vals = v.to_vec::<T>()?;
+                self.with_slice_mut::<T, _>(|o, _| {
+                    for (k, &off) in offs.iter().enumerate() {
+                        o[off] = vals[k];
+                    }
+                })?;
+            });
+        }
+        if tracked {
+            view.rebase_history(Some((&offs, &shape)), &value)?;
+        }
         Ok(())
     }
 }

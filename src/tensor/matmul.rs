@@ -3,6 +3,7 @@
 
 use crate::cpu::matmul::{batched_gemm, batched_int_matmul, MatRef};
 use crate::dtype::{DType, Operand, result_type};
+use crate::autograd::{record, GradMode, Op};
 use crate::error::{Error, Result};
 use crate::shape::broadcast_shapes;
 use crate::tensor::{BinaryOp, Scalar, Tensor};
@@ -10,6 +11,15 @@ use crate::tensor::{BinaryOp, Scalar, Tensor};
 impl Tensor {
     /// Batched product of `[.., m, k] @ [.., k, n]` with equal batch shapes (already broadcast).
     fn bmm_raw(&self, other: &Tensor) -> Result<Tensor> {
+        let out = {
+            let _raw = GradMode::disabled();
+            self.bmm_kernel(other)?
+        };
+        record(Op::Matmul, &[self, other], &[&out], &[0, 1], &[]);
+        Ok(out)
+    }
+
+    fn bmm_kernel(&self, other: &Tensor) -> Result<Tensor> {
         let nd = self.ndim();
         let (m, k, n) = (self.shape()[nd - 2], self.shape()[nd - 1], other.shape()[nd - 1]);
         let batch_shape = &self.shape()[..nd - 2];
@@ -36,7 +46,7 @@ impl Tensor {
             DType::F32 => Tensor::from_vec(self.with_slice::<f32, _>(|a, _| other.with_slice::<f32, _>(|b, _| batched_gemm(a, &am, b, &bm, m, k, n)))??, &shape)?,
             DType::F64 => Tensor::from_vec(self.with_slice::<f64, _>(|a, _| other.with_slice::<f64, _>(|b, _| batched_gemm(a, &am, b, &bm, m, k, n)))??, &shape)?,
             DType::F16 => Tensor::from_vec(self.with_slice::<half::f16, _>(|a, _| other.with_slice::<half::f16, _>(|b, _| batched_gemm(a, &am, b, &bm, m, k, n)))??, &shape)?,
-            DType::BF16 => return self.to_dtype(DType::F32)?.bmm_raw(&other.to_dtype(DType::F32)?)?.to_dtype(dt),
+            DType::BF16 => return self.to_dtype(DType::F32)?.bmm_kernel(&other.to_dtype(DType::F32)?)?.to_dtype(dt),
             _ => crate::with_arith_dtype!(dt, T => Tensor::from_vec(self.with_slice::<T, _>(|a, _| other.with_slice::<T, _>(|b, _| batched_int_matmul(a, &am, b, &bm, m, k, n)))??, &shape)?),
         };
         Ok(data)

@@ -14,9 +14,9 @@ pub use arith::BinaryOp;
 pub use reduce::ReduceOp;
 pub use unary::UnaryOp;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
+use crate::autograd::{self, GradMode, Op};
 use crate::cpu;
 use crate::device::Device;
 use crate::dtype::{DType, Element};
@@ -73,7 +73,8 @@ pub struct TensorImpl {
     storage: Arc<StorageCell>,
     layout: Layout,
     dtype: DType,
-    requires_grad: AtomicBool,
+    /// Autograd state, allocated the first time a tensor takes part in autograd.
+    pub(crate) autograd: Mutex<Option<Box<crate::autograd::meta::AutogradMeta>>>,
 }
 
 #[derive(Clone)]
@@ -89,7 +90,7 @@ impl Tensor {
     // ----- construction -------------------------------------------------------------------
 
     pub(crate) fn from_parts(storage: Arc<StorageCell>, layout: Layout, dtype: DType) -> Tensor {
-        Tensor(Arc::new(TensorImpl { storage, layout, dtype, requires_grad: AtomicBool::new(false) }))
+        Tensor(Arc::new(TensorImpl { storage, layout, dtype, autograd: Mutex::new(None) }))
     }
 
     /// A tensor owning `data`, laid out contiguously as `shape`.
@@ -188,18 +189,21 @@ impl Tensor {
         self.0.storage.version()
     }
 
-    pub fn requires_grad(&self) -> bool {
-        self.0.requires_grad.load(Ordering::Relaxed)
+    pub(crate) fn impl_ref(&self) -> &TensorImpl {
+        &self.0
     }
 
-    pub fn set_requires_grad(&self, value: bool) -> Result<()> {
-        if value && !self.dtype().is_floating_point() {
-            return Err(Error::Runtime(
-                "only Tensors of floating point dtype can require gradients".into(),
-            ));
-        }
-        self.0.requires_grad.store(value, Ordering::Relaxed);
-        Ok(())
+    pub(crate) fn impl_arc(&self) -> &Arc<TensorImpl> {
+        &self.0
+    }
+
+    pub(crate) fn from_impl(t: Arc<TensorImpl>) -> Tensor {
+        Tensor(t)
+    }
+
+    /// Whether nothing but this handle sees the tensor and its storage.
+    pub fn is_exclusive(&self) -> bool {
+        Arc::strong_count(&self.0) == 1 && Arc::strong_count(&self.0.storage) == 1
     }
 
     // ----- element access -------------------------------------------------------------------
@@ -273,10 +277,12 @@ impl Tensor {
     pub fn copy_as(&self, dtype: DType) -> Result<Tensor> {
         check_alloc(self.shape(), dtype)?;
         let src = self.dtype();
-        crate::with_dtype!(src, S => crate::with_dtype!(dtype, D => {
+        let out = crate::with_dtype!(src, S => crate::with_dtype!(dtype, D => {
             let data = self.with_slice::<S, _>(|s, l| cpu::cast::convert_strided::<S, D>(s, l))?;
             Tensor::from_vec(data, self.shape())
-        }))
+        }))?;
+        autograd::record(Op::Copy { from: src }, &[self], &[&out], &[], &[]);
+        Ok(out)
     }
 
     /// Self when the dtype matches, else a converted copy.
@@ -287,8 +293,21 @@ impl Tensor {
         self.copy_as(dtype)
     }
 
-    /// Writes `src` (broadcast to self's shape, converted to self's dtype) into self in place.
+    /// Writes `src` (broadcast to self's shape, converted to self's dtype) into self in place,
+    /// moving self's autograd history onto `src`'s.
     pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        let tracked = self.check_inplace(src)?;
+        {
+            let _raw = GradMode::disabled();
+            self.copy_raw(src)?;
+        }
+        if tracked {
+            self.rebase_history(None, src)?;
+        }
+        Ok(())
+    }
+
+    fn copy_raw(&self, src: &Tensor) -> Result<()> {
         let shape = shape::broadcast_shapes(self.shape(), src.shape())?;
         if shape != self.shape() {
             return Err(Error::Runtime(format!(

@@ -1,6 +1,7 @@
 //! Reductions (sum, mean, prod, max/min, arg-reductions, var/std, norm, logsumexp, all/any),
 //! softmax and cumulative ops.
 
+use crate::autograd::{record, GradMode, Op};
 use crate::cpu::num::Arith;
 use crate::cpu::reduce::{map_lanes, reduce};
 use crate::dtype::{DType, Element};
@@ -40,6 +41,25 @@ impl Tensor {
     /// Sum, product, max, min, all or any over `dims` (PyTorch's output dtypes: integer sums and
     /// products give int64, all/any give bool).
     pub fn reduce(&self, op: ReduceOp, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+        let out = {
+            let _raw = GradMode::disabled();
+            self.reduce_raw(op, dims, keepdim)?
+        };
+        if crate::autograd::is_grad_enabled() && self.requires_grad() {
+            let (rdims, _) = self.reduction_shape(dims, keepdim)?;
+            match op {
+                ReduceOp::Sum => record(Op::Sum { dims: rdims, keepdim }, &[self], &[&out], &[], &[]),
+                ReduceOp::Prod => record(Op::Prod { dims: rdims, keepdim }, &[self], &[&out], &[0], &[0]),
+                ReduceOp::Max | ReduceOp::Min => {
+                    record(Op::Extremum { dims: rdims, keepdim, max: op == ReduceOp::Max }, &[self], &[&out], &[0], &[0])
+                }
+                ReduceOp::All | ReduceOp::Any => {}
+            }
+        }
+        Ok(out)
+    }
+
+    fn reduce_raw(&self, op: ReduceOp, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
         let (rdims, shape) = self.reduction_shape(dims, keepdim)?;
         let dt = self.dtype();
         if matches!(op, ReduceOp::Max | ReduceOp::Min) {
@@ -277,6 +297,19 @@ impl Tensor {
 
     /// `cumsum` (or `cumprod` when `product`) along `dim`; integers accumulate in int64.
     pub fn cumulative(&self, dim: i64, product: bool) -> Result<Tensor> {
+        let out = {
+            let _raw = GradMode::disabled();
+            self.cumulative_raw(dim, product)?
+        };
+        if crate::autograd::is_grad_enabled() && self.requires_grad() {
+            let d = wrap_dim(dim, self.ndim().max(1))?;
+            let op = if product { Op::Cumprod { dim: d } } else { Op::Cumsum { dim: d } };
+            record(op, &[self], &[&out], &[0], &[0]);
+        }
+        Ok(out)
+    }
+
+    fn cumulative_raw(&self, dim: i64, product: bool) -> Result<Tensor> {
         let t = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
         let d = wrap_dim(dim, t.ndim())?;
         let dt = t.dtype();

@@ -1,6 +1,7 @@
 //! Ops that build new tensors from pieces of others: cat, stack, flip, repeat, roll, tril/triu.
 
 use crate::dtype::{result_type, DType, Operand};
+use crate::autograd::{record, GradMode, Op};
 use crate::error::{Error, Result};
 use crate::shape::wrap_dim;
 use crate::tensor::arith::Arg;
@@ -9,6 +10,20 @@ use crate::tensor::{BinaryOp, Scalar, Tensor};
 impl Tensor {
     /// `torch.cat`: the result dtype promotes over all inputs; legacy empty 1-D inputs are skipped.
     pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
+        let out = {
+            let _raw = GradMode::disabled();
+            Tensor::cat_raw(tensors, dim)?
+        };
+        if crate::autograd::is_grad_enabled() && tensors.iter().any(|t| t.requires_grad()) {
+            let parts: Vec<&Tensor> = tensors.iter().filter(|t| !(t.ndim() == 1 && t.numel() == 0)).collect();
+            let d = wrap_dim(dim, out.ndim())?;
+            let sizes = parts.iter().map(|t| t.shape()[d]).collect();
+            record(Op::Cat { dim: d, sizes }, &parts, &[&out], &[], &[]);
+        }
+        Ok(out)
+    }
+
+    fn cat_raw(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
         if tensors.is_empty() {
             return Err(Error::Runtime("torch.cat(): expected a non-empty list of Tensors".into()));
         }

@@ -1,6 +1,7 @@
 //! Elementwise functions of one tensor, with PyTorch's dtype rules (integer inputs of float-only
 //! functions become float32).
 
+use crate::autograd::{record, GradMode, Op};
 use crate::cpu::elementwise::map1;
 use crate::cpu::math::FloatMath;
 use crate::cpu::num::Arith;
@@ -62,6 +63,15 @@ impl UnaryOp {
 
 impl Tensor {
     pub fn unary(&self, op: UnaryOp) -> Result<Tensor> {
+        let out = {
+            let _raw = GradMode::disabled();
+            self.unary_raw(op)?
+        };
+        record(Op::Unary(op), &[self], &[&out], &[0], &[0]);
+        Ok(out)
+    }
+
+    fn unary_raw(&self, op: UnaryOp) -> Result<Tensor> {
         let dtype = self.dtype();
         crate::tensor::check_alloc(self.shape(), dtype)?;
         match op {

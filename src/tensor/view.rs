@@ -2,9 +2,41 @@
 
 use crate::error::{Error, Result};
 use crate::shape::{infer_size, wrap_dim, wrap_dim_strict, wrap_dims};
+use crate::autograd::{record, Op};
 use crate::tensor::Tensor;
 
+/// How a view's gradient maps back to its input.
+pub(crate) enum ViewKind {
+    /// Same elements in the same order (view, reshape, squeeze, unsqueeze).
+    Same(&'static str),
+    Permute(Vec<usize>, &'static str),
+    Expand,
+    /// A selection of the input's elements (narrow, slices, select, unfold).
+    Take(&'static str),
+}
+
 impl Tensor {
+    /// A view of self with `layout`, recorded for autograd and remembering its base.
+    pub(crate) fn view_op(&self, layout: crate::layout::Layout, kind: ViewKind) -> Tensor {
+        let out = self.with_layout(layout);
+        if crate::autograd::is_grad_enabled() && self.requires_grad() {
+            let op = match kind {
+                ViewKind::Same(k) => Op::View { kind: k },
+                ViewKind::Permute(dims, k) => Op::Permute { dims, kind: k },
+                ViewKind::Expand => Op::Expand,
+                ViewKind::Take(k) => {
+                    let offsets = crate::cpu::reduce::element_offsets(out.layout());
+                    Op::Take { kind: k, offsets: self.positions_of(&offsets) }
+                }
+            };
+            record(op, &[self], &[&out], &[], &[]);
+        }
+        // Always remembered: an in-place write through the view must reach the base's history
+        // even when only the written value requires grad.
+        out.set_view_base(self);
+        out
+    }
+
     /// `view`: fails where the strides do not allow a view.
     pub fn view(&self, sizes: &[i64]) -> Result<Tensor> {
         let shape = infer_size(sizes, self.numel())?;
@@ -13,14 +45,14 @@ impl Tensor {
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.".into(),
             )
         })?;
-        Ok(self.with_layout(crate::layout::Layout { shape, strides, offset: self.storage_offset() }))
+        Ok(self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same("View")))
     }
 
     /// `reshape`: a view when possible, else a copy.
     pub fn reshape(&self, sizes: &[i64]) -> Result<Tensor> {
         let shape = infer_size(sizes, self.numel())?;
         match self.layout().view_strides(&shape) {
-            Some(strides) => Ok(self.with_layout(crate::layout::Layout { shape, strides, offset: self.storage_offset() })),
+            Some(strides) => Ok(self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same("View"))),
             None => self.copy_as(self.dtype())?.view(sizes),
         }
     }
@@ -34,7 +66,7 @@ impl Tensor {
             )));
         }
         let d = wrap_dims(dims, self.ndim())?;
-        Ok(self.with_layout(self.layout().permute(&d)))
+        Ok(self.view_op(self.layout().permute(&d), ViewKind::Permute(d.clone(), "Permute")))
     }
 
     pub fn transpose(&self, a: i64, b: i64) -> Result<Tensor> {
@@ -44,7 +76,9 @@ impl Tensor {
             return Ok(self.clone());
         }
         let (a, b) = (wrap_dim(a, self.ndim())?, wrap_dim(b, self.ndim())?);
-        Ok(self.with_layout(self.layout().transpose(a, b)))
+        let mut order: Vec<usize> = (0..self.ndim()).collect();
+        order.swap(a, b);
+        Ok(self.view_op(self.layout().transpose(a, b), ViewKind::Permute(order, "Transpose")))
     }
 
     /// `t()`: transposes a matrix, leaves 0-d and 1-d tensors alone.
@@ -67,7 +101,7 @@ impl Tensor {
         }
         let mut order: Vec<usize> = (0..n).filter(|&i| i != s).collect();
         order.insert(d, s);
-        Ok(self.with_layout(self.layout().permute(&order)))
+        Ok(self.view_op(self.layout().permute(&order), ViewKind::Permute(order.clone(), "Movedim")))
     }
 
     /// `narrow(dim, start, length)`: `start` may be negative; the range must fit in the dim.
@@ -93,7 +127,7 @@ impl Tensor {
                 "start ({start}) + length ({length}) exceeds dimension size ({size})."
             )));
         }
-        Ok(self.with_layout(self.layout().narrow(d, start as usize, length as usize)))
+        Ok(self.view_op(self.layout().narrow(d, start as usize, length as usize), ViewKind::Take("Slice")))
     }
 
     /// Python slicing `start:end:step` along `dim` (bounds clamped as Python does).
@@ -105,7 +139,7 @@ impl Tensor {
         let clamp = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
         let s = start.map_or(0, clamp);
         let e = end.map_or(size, clamp);
-        Ok(self.with_layout(self.layout().slice(dim, s as usize, e.max(s) as usize, step as usize)))
+        Ok(self.view_op(self.layout().slice(dim, s as usize, e.max(s) as usize, step as usize), ViewKind::Take("Slice")))
     }
 
     /// Indexes `dim` with one integer, dropping the dim.
@@ -119,12 +153,12 @@ impl Tensor {
             return Err(Error::IndexOutOfRange { index, dim: d, size: size as usize });
         }
         let i = if index < 0 { index + size } else { index };
-        Ok(self.with_layout(self.layout().select(d, i as usize)))
+        Ok(self.view_op(self.layout().select(d, i as usize), ViewKind::Take("Select")))
     }
 
     pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
         let d = wrap_dim(dim, self.ndim() + 1)?;
-        Ok(self.with_layout(self.layout().unsqueeze(d)))
+        Ok(self.view_op(self.layout().unsqueeze(d), ViewKind::Same("Unsqueeze")))
     }
 
     /// `squeeze()` (all size-1 dims) or `squeeze(dims)`.
@@ -136,12 +170,12 @@ impl Tensor {
             return Ok(self.clone());
         }
         let d = wrap_dims(dims, self.ndim())?;
-        Ok(self.with_layout(self.layout().squeeze_dims(&d)))
+        Ok(self.view_op(self.layout().squeeze_dims(&d), ViewKind::Same("Squeeze")))
     }
 
     pub fn squeeze(&self) -> Result<Tensor> {
         let all: Vec<usize> = (0..self.ndim()).collect();
-        Ok(self.with_layout(self.layout().squeeze_dims(&all)))
+        Ok(self.view_op(self.layout().squeeze_dims(&all), ViewKind::Same("Squeeze")))
     }
 
     /// `expand`: -1 keeps a size; new leading dims may be added.
@@ -178,7 +212,7 @@ impl Tensor {
             target.push(t);
         }
         crate::shape::numel(&target)?;
-        Ok(self.with_layout(self.layout().broadcast_to(&target)))
+        Ok(self.view_op(self.layout().broadcast_to(&target), ViewKind::Expand))
     }
 
     /// `flatten(start_dim, end_dim)`.
@@ -284,9 +318,9 @@ impl Tensor {
         if self.ndim() == 0 {
             // A 0-dim tensor unfolds into one window of its single element (or none).
             let shape = vec![size as usize];
-            return Ok(self.with_layout(crate::layout::Layout { shape, strides: vec![1], offset: self.storage_offset() }));
+            return Ok(self.view_op(crate::layout::Layout { shape, strides: vec![1], offset: self.storage_offset() }, ViewKind::Take("Unfold")));
         }
-        Ok(self.with_layout(self.layout().unfold(d, size as usize, step as usize)))
+        Ok(self.view_op(self.layout().unfold(d, size as usize, step as usize), ViewKind::Take("Unfold")))
     }
 
     /// PyTorch's "`op` expects at least a 1-dimensional tensor" check.

@@ -1,0 +1,127 @@
+"""`autograd.Function`: user-defined ops with a Python `forward` and `backward`. The recorded
+node lives in the Rust graph and calls back into `backward` with the GIL held."""
+from .. import _C
+from .grad_mode import no_grad
+
+
+class FunctionCtx:
+    """The `ctx` handed to `forward` and `backward`."""
+
+    def save_for_backward(self, *tensors):
+        for t in tensors:
+            if t is not None and not isinstance(t, _C.Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"is of type {type(t).__name__}")
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        self._saved_for_forward = tensors
+
+    @property
+    def saved_tensors(self):
+        node = getattr(self, "_node", None)
+        if node is not None:
+            return node._saved_tensors()
+        return tuple(getattr(self, "_to_save", ()))
+
+    def mark_dirty(self, *args):
+        self._dirty = args
+
+    def mark_non_differentiable(self, *args):
+        self._non_differentiable = args
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+
+class FunctionMeta(type):
+    """Gives every Function subclass a backward class name, as PyTorch does (`MyReLUBackward`)."""
+
+    def __init__(cls, name, bases, attrs):
+        cls._backward_name = name + "Backward"
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=FunctionMeta):
+    """Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)` (or `forward(*args)`
+    with `setup_context(ctx, inputs, output)`), then call `apply`."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError
+
+    @classmethod
+    def _uses_setup_context(cls):
+        return cls.setup_context is not Function.setup_context
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = FunctionCtx()
+        ctx.materialize_grads = True
+        tensor_args = [a for a in args if isinstance(a, _C.Tensor)]
+        ctx.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad for a in args)
+        with no_grad():
+            if cls._uses_setup_context():
+                output = cls.forward(*args, **kwargs)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        if cls._uses_setup_context():
+            cls.setup_context(ctx, args, output)
+        is_tuple = isinstance(output, tuple)
+        outputs = output if is_tuple else (output,)
+        if not (_C.is_grad_enabled() and any(t.requires_grad for t in tensor_args)):
+            return output
+        dirty = getattr(ctx, "_dirty", ())
+        non_diff = getattr(ctx, "_non_differentiable", ())
+        # An input returned as is becomes a new tensor object so that it can get a history.
+        outputs = tuple(
+            o.view_as(o) if isinstance(o, _C.Tensor) and any(o is a for a in tensor_args)
+            and not any(o is d for d in dirty) else o
+            for o in outputs
+        )
+        arg_is_tensor = [isinstance(a, _C.Tensor) for a in args]
+
+        def backward(*grads):
+            result = cls.backward(ctx, *grads)
+            if not isinstance(result, tuple):
+                result = (result,)
+            if len(result) < len(args):
+                result = result + (None,) * (len(args) - len(result))
+            if len(result) > len(args):
+                raise RuntimeError(f"function {cls._backward_name} returned an incorrect number of "
+                                   f"gradients (expected {len(args)}, got {len(result)})")
+            return tuple(g for g, is_t in zip(result, arg_is_tensor) if is_t)
+
+        differentiable = [isinstance(o, _C.Tensor) and not any(o is n for n in non_diff) for o in outputs]
+        node = _C._record_function(
+            cls._backward_name, backward, tensor_args, list(outputs), differentiable,
+            list(getattr(ctx, "_to_save", ())), ctx.materialize_grads, [d for d in dirty],
+        )
+        ctx._node = node
+        return outputs if is_tuple else outputs[0]
+
+
+def once_differentiable(fn):
+    return fn
+
+
+class InplaceFunction(Function):
+    def __init__(self, inplace=False):
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    pass

@@ -1,0 +1,58 @@
+"""`grad_fn` objects: one Python class per node kind (`AddBackward0`, `AccumulateGrad`, ...),
+one wrapper object per live node, so graph walks can use identity."""
+import weakref
+
+from .. import _C
+
+_classes = {}
+_wrappers = weakref.WeakValueDictionary()
+
+
+class Node:
+    """A node of the autograd graph, as `tensor.grad_fn` returns it."""
+
+    __slots__ = ("_c", "metadata", "__weakref__")
+
+    def name(self):
+        return self._c.name()
+
+    @property
+    def next_functions(self):
+        return self._c.next_functions
+
+    @property
+    def variable(self):
+        v = self._c.variable
+        if v is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute 'variable'")
+        return v
+
+    def register_hook(self, fn):
+        from ..utils.hooks import RemovableHandle
+        return RemovableHandle(self._c._remove_hook, self._c.register_hook(fn))
+
+    def register_prehook(self, fn):
+        from ..utils.hooks import RemovableHandle
+        return RemovableHandle(self._c._remove_hook, self._c.register_prehook(fn))
+
+    def __call__(self, *grads):
+        return self._c(grads)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+def _wrap_node(c):
+    key = c._key()
+    w = _wrappers.get(key)
+    if w is not None:
+        return w
+    name = c.name()
+    cls = _classes.get(name)
+    if cls is None:
+        cls = _classes[name] = type(name, (Node,), {"__slots__": ()})
+    w = cls.__new__(cls)
+    w._c = c
+    w.metadata = {}
+    _wrappers[key] = w
+    return w

@@ -1,0 +1,1 @@
+"""Utilities: hook handles, data loading."""

@@ -1,0 +1,256 @@
+//! The backward engine: counts dependencies over the graph, then runs each node once all the
+//! gradients flowing into it are summed, latest-created first.
+
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::error::{Error, Result};
+use crate::tensor::{BinaryOp, Tensor};
+
+use super::grad_mode::GradMode;
+use super::node::{AccumulateGrad, Edge, NodeRef};
+
+static DETECT_ANOMALY: AtomicBool = AtomicBool::new(false);
+
+/// `set_detect_anomaly`: check every backward output for NaN and name the op that made it.
+pub fn set_detect_anomaly(on: bool) {
+    DETECT_ANOMALY.store(on, Ordering::Relaxed);
+}
+
+pub fn is_anomaly_enabled() -> bool {
+    DETECT_ANOMALY.load(Ordering::Relaxed)
+}
+
+fn key(node: &NodeRef) -> usize {
+    std::sync::Arc::as_ptr(node) as *const () as usize
+}
+
+fn add_grad(slot: &mut Option<Tensor>, g: Tensor) -> Result<()> {
+    *slot = Some(match slot.take() {
+        None => g,
+        Some(cur) => cur.binary(BinaryOp::Add, &g)?,
+    });
+    Ok(())
+}
+
+struct Task {
+    node: NodeRef,
+    grads: Vec<Option<Tensor>>,
+}
+
+/// Runs the graph from `roots` (edges with their gradients). Gradients reaching `capture` edges
+/// are returned (and, when `accumulate` is false, leaves' `.grad` is left alone).
+fn execute(roots: Vec<(Edge, Tensor)>, retain_graph: bool, create_graph: bool, capture: &[Edge], accumulate: bool) -> Result<Vec<Option<Tensor>>> {
+    // Dependencies: how many edges point at each node.
+    let mut deps: HashMap<usize, usize> = HashMap::new();
+    let mut seen: HashMap<usize, NodeRef> = HashMap::new();
+    let mut stack: Vec<NodeRef> = vec![];
+    for (e, _) in &roots {
+        if seen.insert(key(&e.node), e.node.clone()).is_none() {
+            stack.push(e.node.clone());
+        }
+    }
+    while let Some(n) = stack.pop() {
+        for e in n.next_edges().iter().flatten() {
+            *deps.entry(key(&e.node)).or_insert(0) += 1;
+            if seen.insert(key(&e.node), e.node.clone()).is_none() {
+                stack.push(e.node.clone());
+            }
+        }
+    }
+
+    let mut tasks: HashMap<usize, Task> = HashMap::new();
+    for (e, g) in roots {
+        let t = tasks.entry(key(&e.node)).or_insert_with(|| Task { grads: vec![None; e.node.num_outputs()], node: e.node.clone() });
+        add_grad(&mut t.grads[e.input_nr], g)?;
+    }
+    let mut ready: BinaryHeap<(u64, usize)> = tasks
+        .keys()
+        .filter(|k| deps.get(k).copied().unwrap_or(0) == 0)
+        .map(|&k| (seen[&k].sequence_nr(), k))
+        .collect();
+    let mut captured: Vec<Option<Tensor>> = vec![None; capture.len()];
+    let _mode = GradMode::set(create_graph);
+
+    while let Some((_, k)) = ready.pop() {
+        let Some(Task { node, mut grads }) = tasks.remove(&k) else { continue };
+        // Tensor hooks and node pre-hooks see (and may replace) the incoming gradients.
+        let pre = node.hooks().pre.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for (_, output, hook) in pre {
+            match output {
+                Some(i) => {
+                    if let Some(mut new) = hook.call(&grads[i..=i])? {
+                        grads[i] = new.pop().flatten();
+                    }
+                }
+                None => {
+                    if let Some(new) = hook.call(&grads)? {
+                        grads = new;
+                    }
+                }
+            }
+        }
+        for (ci, e) in capture.iter().enumerate() {
+            if key(&e.node) == k {
+                if let Some(g) = &grads[e.input_nr] {
+                    add_grad(&mut captured[ci], g.clone())?;
+                }
+            }
+        }
+        let is_leaf = node.as_any().downcast_ref::<AccumulateGrad>().is_some();
+        let outputs = if is_leaf && !accumulate {
+            vec![]
+        } else {
+            let outputs = node.apply(grads.clone())?;
+            if is_anomaly_enabled() {
+                check_nan(&node, &outputs)?;
+            }
+            let post = node.hooks().post.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            let mut outputs = outputs;
+            for (_, hook) in post {
+                let mut args = outputs.clone();
+                args.extend(grads.iter().cloned());
+                if let Some(new) = hook.call(&args)? {
+                    outputs = new;
+                }
+            }
+            if !retain_graph {
+                node.release_saved();
+            }
+            outputs
+        };
+        for (e, g) in node.next_edges().iter().zip(outputs.into_iter().chain(std::iter::repeat(None))) {
+            let Some(e) = e else { continue };
+            let ck = key(&e.node);
+            if let Some(g) = g {
+                let t = tasks.entry(ck).or_insert_with(|| Task { grads: vec![None; e.node.num_outputs()], node: e.node.clone() });
+                add_grad(&mut t.grads[e.input_nr], g)?;
+            }
+            let d = deps.get_mut(&ck).expect("every edge was counted");
+            *d -= 1;
+            if *d == 0 {
+                if tasks.contains_key(&ck) {
+                    ready.push((e.node.sequence_nr(), ck));
+                } else {
+                    // Nothing flowed in; its own children still count it as done.
+                    propagate_empty(&e.node, &mut deps, &mut tasks, &mut ready);
+                }
+            }
+        }
+    }
+    Ok(captured)
+}
+
+/// A node that received no gradient at all: release its children's dependency on it.
+fn propagate_empty(node: &NodeRef, deps: &mut HashMap<usize, usize>, tasks: &mut HashMap<usize, Task>, ready: &mut BinaryHeap<(u64, usize)>) {
+    let mut stack = vec![node.clone()];
+    while let Some(n) = stack.pop() {
+        for e in n.next_edges().iter().flatten() {
+            let ck = key(&e.node);
+            let d = deps.get_mut(&ck).expect("every edge was counted");
+            *d -= 1;
+            if *d == 0 {
+                if tasks.contains_key(&ck) {
+                    ready.push((e.node.sequence_nr(), ck));
+                } else {
+                    stack.push(e.node.clone());
+                }
+            }
+        }
+    }
+}
+
+fn check_nan(node: &NodeRef, outputs: &[Option<Tensor>]) -> Result<()> {
+    let _off = GradMode::disabled();
+    for (i, g) in outputs.iter().enumerate() {
+        if let Some(g) = g {
+            if g.dtype().is_floating_point() && g.binary(BinaryOp::Ne, g)?.any_true()? {
+                return Err(Error::Runtime(format!(
+                    "Function '{}' returned nan values in its {}th output.",
+                    node.name(),
+                    i
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The root edges and gradients of `tensors`, with PyTorch's checks.
+fn roots(tensors: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, Tensor)>> {
+    let mut out = vec![];
+    for (i, t) in tensors.iter().enumerate() {
+        let Some(edge) = t.gradient_edge() else {
+            return Err(Error::Runtime(format!(
+                "element {i} of tensors does not require grad and does not have a grad_fn"
+            )));
+        };
+        let g = match grads.get(i).cloned().flatten() {
+            Some(g) => {
+                if g.shape() != t.shape() {
+                    return Err(Error::Runtime(format!(
+                        "Mismatch in shape: grad_output[{i}] has a shape of {:?} and output[{i}] has a shape of {:?}.",
+                        g.shape(),
+                        t.shape()
+                    )));
+                }
+                g
+            }
+            None => {
+                if t.numel() != 1 {
+                    return Err(Error::Runtime("grad can be implicitly created only for scalar outputs".into()));
+                }
+                Tensor::ones(t.shape(), t.dtype())?
+            }
+        };
+        out.push((edge, g));
+    }
+    Ok(out)
+}
+
+/// `Tensor.backward` / `autograd.backward`: accumulates into the leaves' `.grad` (only into
+/// `inputs` when given).
+pub fn backward(tensors: &[Tensor], grads: &[Option<Tensor>], retain_graph: bool, create_graph: bool, inputs: Option<&[Tensor]>) -> Result<()> {
+    let roots = roots(tensors, grads)?;
+    match inputs {
+        None => {
+            execute(roots, retain_graph, create_graph, &[], true)?;
+        }
+        Some(inputs) => {
+            let edges = input_edges(inputs)?;
+            let got = execute(roots, retain_graph, create_graph, &edges, false)?;
+            for (t, g) in inputs.iter().zip(got) {
+                if let Some(g) = g {
+                    let _mode = GradMode::set(create_graph);
+                    t.accumulate_grad(g)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn input_edges(inputs: &[Tensor]) -> Result<Vec<Edge>> {
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            t.gradient_edge().ok_or_else(|| Error::Runtime(format!("One of the differentiated Tensors does not require grad (input {i})")))
+        })
+        .collect()
+}
+
+/// `autograd.grad`: the gradients of `outputs` with respect to `inputs`, leaving `.grad` alone.
+pub fn grad(outputs: &[Tensor], grad_outputs: &[Option<Tensor>], inputs: &[Tensor], retain_graph: bool, create_graph: bool, allow_unused: bool) -> Result<Vec<Option<Tensor>>> {
+    let roots = roots(outputs, grad_outputs)?;
+    let edges = input_edges(inputs)?;
+    let got = execute(roots, retain_graph, create_graph, &edges, false)?;
+    if !allow_unused {
+        if let Some(i) = got.iter().position(|g| g.is_none()) {
+            return Err(Error::Runtime(format!(
+                "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior. (input {i})"
+            )));
+        }
+    }
+    Ok(got)
+}

@@ -1,0 +1,342 @@
+//! Every backward formula, in one match over the recorded op. Formulas are written with tensor
+//! ops, so under `create_graph` they record a graph of their own (higher-order gradients).
+
+use std::f64::consts::{LN_10, LN_2, PI};
+
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::tensor::arith::Arg;
+use crate::tensor::{BinaryOp as B, Scalar, Tensor, UnaryOp as U};
+
+use super::op::{Op, OpNode};
+
+fn f(v: f64) -> Scalar {
+    Scalar::Float(v)
+}
+
+fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    a.binary(B::Mul, b)
+}
+
+fn muls(a: &Tensor, s: f64) -> Result<Tensor> {
+    a.binary_scalar(B::Mul, f(s), false)
+}
+
+fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    a.binary(B::Div, b)
+}
+
+fn un(a: &Tensor, op: U) -> Result<Tensor> {
+    a.unary(op)
+}
+
+/// Sums a broadcast gradient back to `shape`.
+pub fn sum_to(g: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    if g.shape() == shape {
+        return Ok(g.clone());
+    }
+    let lead = g.ndim() - shape.len();
+    let mut dims: Vec<i64> = (0..lead as i64).collect();
+    for (i, &s) in shape.iter().enumerate() {
+        if s == 1 && g.shape()[lead + i] != 1 {
+            dims.push((lead + i) as i64);
+        }
+    }
+    let summed = if dims.is_empty() { g.clone() } else { g.sum(Some(&dims), true)? };
+    summed.reshape(&shape.iter().map(|&s| s as i64).collect::<Vec<_>>())
+}
+
+/// Re-inserts reduced dims (when `keepdim` dropped them) and broadcasts to `shape`.
+fn expand_back(g: &Tensor, shape: &[usize], dims: &[usize], keepdim: bool) -> Result<Tensor> {
+    let mut g = g.clone();
+    if !keepdim && !shape.is_empty() {
+        let mut sorted = dims.to_vec();
+        sorted.sort_unstable();
+        for d in sorted {
+            g = g.unsqueeze(d as i64)?;
+        }
+    }
+    g.expand(&shape.iter().map(|&s| s as i64).collect::<Vec<_>>())
+}
+
+/// A tensor of `shape` that is zero except `g` added at the row-major positions `offsets`.
+fn embed(g: &Tensor, offsets: &[usize], shape: &[usize], dtype: DType) -> Result<Tensor> {
+    let n: usize = shape.iter().product();
+    let idx = Tensor::from_vec(offsets.iter().map(|&o| o as i64).collect::<Vec<_>>(), &[offsets.len()])?;
+    let flat = Tensor::zeros(&[n], dtype)?;
+    flat.index_add(0, &idx, &g.reshape(&[-1])?, Scalar::Int(1))?.reshape(&shape.iter().map(|&s| s as i64).collect::<Vec<_>>())
+}
+
+fn zeros_like_shape(shape: &[usize], dtype: DType) -> Result<Tensor> {
+    Tensor::zeros(shape, dtype)
+}
+
+/// The gradient of `op` for each input, from the output gradients.
+pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
+    let n = node.num_inputs();
+    let Some(g) = grads.first().cloned().flatten() else {
+        return Ok(vec![None; n]);
+    };
+    let shape = |i: usize| node.inputs[i].shape.clone();
+    let need = |i: usize| node.needs_grad(i);
+    let mut out: Vec<Option<Tensor>> = vec![None; n];
+    match &node.op {
+        Op::Binary(op) => {
+            let (a, b) = (node.input(0)?, node.input(1)?);
+            let (ga, gb): (Option<Tensor>, Option<Tensor>) = match op {
+                B::Add => (Some(g.clone()), Some(g.clone())),
+                B::Sub => (Some(g.clone()), Some(un(&g, U::Neg)?)),
+                B::Mul => (need(0).then(|| mul(&g, &b)).transpose()?, need(1).then(|| mul(&g, &a)).transpose()?),
+                B::Div => (
+                    need(0).then(|| div(&g, &b)).transpose()?,
+                    need(1).then(|| un(&div(&mul(&g, &a)?, &mul(&b, &b)?)?, U::Neg)).transpose()?,
+                ),
+                B::Pow => {
+                    let ga = need(0).then(|| {
+                        // b * a^(b-1), zero where b == 0 (PyTorch's convention)
+                        let p = a.binary(B::Pow, &b.binary_scalar(B::Sub, f(1.0), false)?)?;
+                        let d = mul(&mul(&g, &b)?, &p)?;
+                        let b0 = b.binary_scalar(B::Eq, f(0.0), false)?;
+                        Tensor::where_(&b0, Arg::S(f(0.0)), Arg::T(&d))
+                    });
+                    let gb = need(1).then(|| {
+                        let out = a.binary(B::Pow, &b)?;
+                        let d = mul(&mul(&g, &out)?, &un(&a, U::Log)?)?;
+                        // a == 0 and b >= 0: the limit is 0, not nan
+                        let zero = a.binary_scalar(B::Eq, f(0.0), false)?.binary(B::LogicalAnd, &b.binary_scalar(B::Ge, f(0.0), false)?)?;
+                        Tensor::where_(&zero, Arg::S(f(0.0)), Arg::T(&d))
+                    });
+                    (ga.transpose()?, gb.transpose()?)
+                }
+                B::Maximum | B::Minimum => {
+                    let cmp = if *op == B::Maximum { B::Gt } else { B::Lt };
+                    let wins = a.binary(cmp, &b)?.to_dtype(g.dtype())?;
+                    let ties = a.binary(B::Eq, &b)?.to_dtype(g.dtype())?;
+                    let share_a = wins.binary(B::Add, &muls(&ties, 0.5)?)?;
+                    let share_b = Tensor::ones(&[], g.dtype())?.binary(B::Sub, &share_a)?;
+                    (Some(mul(&g, &share_a)?), Some(mul(&g, &share_b)?))
+                }
+                B::Atan2 => {
+                    let den = mul(&a, &a)?.binary(B::Add, &mul(&b, &b)?)?;
+                    (Some(div(&mul(&g, &b)?, &den)?), Some(un(&div(&mul(&g, &a)?, &den)?, U::Neg)?))
+                }
+                B::Rem => (Some(g.clone()), Some(un(&mul(&g, &a.binary(B::FloorDiv, &b)?)?, U::Neg)?)),
+                _ => (Some(muls(&g, 0.0)?), Some(muls(&g, 0.0)?)),
+            };
+            out[0] = ga.map(|t| sum_to(&t, &shape(0))).transpose()?;
+            out[1] = gb.map(|t| sum_to(&t, &shape(1))).transpose()?;
+        }
+        Op::Unary(op) => {
+            let x = node.input(0)?;
+            let y = || node.output(0);
+            let one = |t: &Tensor, s: f64| t.binary_scalar(B::Add, f(s), false);
+            let gx = match *op {
+                U::Neg => un(&g, U::Neg)?,
+                U::Abs => mul(&g, &un(&x, U::Sign)?)?,
+                U::Sign | U::Floor | U::Ceil | U::Round | U::Trunc => muls(&g, 0.0)?,
+                U::Relu => mul(&g, &y()?.binary_scalar(B::Gt, f(0.0), false)?.to_dtype(g.dtype())?)?,
+                U::Exp => mul(&g, &y()?)?,
+                U::Exp2 => muls(&mul(&g, &y()?)?, LN_2)?,
+                U::Log => div(&g, &x)?,
+                U::Log2 => div(&g, &muls(&x, LN_2)?)?,
+                U::Log10 => div(&g, &muls(&x, LN_10)?)?,
+                U::Log1p => div(&g, &one(&x, 1.0)?)?,
+                U::Expm1 => mul(&g, &one(&y()?, 1.0)?)?,
+                U::Sqrt => div(&g, &muls(&y()?, 2.0)?)?,
+                U::Rsqrt => {
+                    let r = y()?;
+                    muls(&mul(&g, &mul(&r, &mul(&r, &r)?)?)?, -0.5)?
+                }
+                U::Sin => mul(&g, &un(&x, U::Cos)?)?,
+                U::Cos => un(&mul(&g, &un(&x, U::Sin)?)?, U::Neg)?,
+                U::Tan => {
+                    let t = y()?;
+                    mul(&g, &one(&mul(&t, &t)?, 1.0)?)?
+                }
+                U::Asin | U::Acos => {
+                    let d = div(&g, &un(&Tensor::ones(&[], x.dtype())?.binary(B::Sub, &mul(&x, &x)?)?, U::Sqrt)?)?;
+                    if *op == U::Asin { d } else { un(&d, U::Neg)? }
+                }
+                U::Atan => div(&g, &one(&mul(&x, &x)?, 1.0)?)?,
+                U::Sinh => mul(&g, &un(&x, U::Cosh)?)?,
+                U::Cosh => mul(&g, &un(&x, U::Sinh)?)?,
+                U::Tanh => {
+                    let t = y()?;
+                    mul(&g, &Tensor::ones(&[], t.dtype())?.binary(B::Sub, &mul(&t, &t)?)?)?
+                }
+                U::Sigmoid => {
+                    let s = y()?;
+                    mul(&g, &mul(&s, &Tensor::ones(&[], s.dtype())?.binary(B::Sub, &s)?)?)?
+                }
+                U::Gelu => {
+                    let cdf = muls(&one(&un(&muls(&x, std::f64::consts::FRAC_1_SQRT_2)?, U::Erf)?, 1.0)?, 0.5)?;
+                    let pdf = muls(&un(&muls(&mul(&x, &x)?, -0.5)?, U::Exp)?, 1.0 / (2.0 * PI).sqrt())?;
+                    mul(&g, &cdf.binary(B::Add, &mul(&x, &pdf)?)?)?
+                }
+                U::GeluTanh => {
+                    let k = (2.0 / PI).sqrt();
+                    let x2 = mul(&x, &x)?;
+                    let inner = muls(&x.binary(B::Add, &muls(&mul(&x2, &x)?, 0.044715)?)?, k)?;
+                    let t = un(&inner, U::Tanh)?;
+                    let left = muls(&one(&t, 1.0)?, 0.5)?;
+                    let sech2 = Tensor::ones(&[], t.dtype())?.binary(B::Sub, &mul(&t, &t)?)?;
+                    let dinner = muls(&one(&muls(&x2, 3.0 * 0.044715)?, 1.0)?, k)?;
+                    let right = muls(&mul(&mul(&x, &sech2)?, &dinner)?, 0.5)?;
+                    mul(&g, &left.binary(B::Add, &right)?)?
+                }
+                U::Silu => {
+                    let s = un(&x, U::Sigmoid)?;
+                    let d = mul(&s, &one(&mul(&x, &Tensor::ones(&[], s.dtype())?.binary(B::Sub, &s)?)?, 1.0)?)?;
+                    mul(&g, &d)?
+                }
+                U::Erf => muls(&mul(&g, &un(&un(&mul(&x, &x)?, U::Neg)?, U::Exp)?)?, 2.0 / PI.sqrt())?,
+                U::Reciprocal => {
+                    let r = y()?;
+                    un(&mul(&g, &mul(&r, &r)?)?, U::Neg)?
+                }
+                U::Softplus { beta, threshold } => {
+                    let bx = muls(&x, beta)?;
+                    let s = un(&bx, U::Sigmoid)?;
+                    let linear = bx.binary_scalar(B::Gt, f(threshold), false)?;
+                    mul(&g, &Tensor::where_(&linear, Arg::S(f(1.0)), Arg::T(&s))?)?
+                }
+                U::LeakyRelu { slope } => {
+                    let pos = x.binary_scalar(B::Gt, f(0.0), false)?;
+                    mul(&g, &Tensor::where_(&pos, Arg::S(f(1.0)), Arg::S(f(slope)))?.to_dtype(g.dtype())?)?
+                }
+                U::Elu { alpha } => {
+                    let pos = x.binary_scalar(B::Gt, f(0.0), false)?;
+                    let neg = muls(&un(&x, U::Exp)?, alpha)?;
+                    mul(&g, &Tensor::where_(&pos, Arg::S(f(1.0)), Arg::T(&neg))?)?
+                }
+                U::PowScalar(e) => {
+                    if e == 0.0 {
+                        muls(&g, 0.0)?
+                    } else {
+                        muls(&mul(&g, &x.unary(U::PowScalar(e - 1.0))?)?, e)?
+                    }
+                }
+                U::LogicalNot | U::BitwiseNot => muls(&g, 0.0)?,
+            };
+            out[0] = Some(gx);
+        }
+        Op::Where => {
+            let c = node.input(0)?;
+            if need(1) {
+                out[1] = Some(sum_to(&Tensor::where_(&c, Arg::T(&g), Arg::S(f(0.0)))?, &shape(1))?);
+            }
+            if need(2) {
+                out[2] = Some(sum_to(&Tensor::where_(&c, Arg::S(f(0.0)), Arg::T(&g))?, &shape(2))?);
+            }
+        }
+        Op::Sum { dims, keepdim } => out[0] = Some(expand_back(&g, &shape(0), dims, *keepdim)?),
+        Op::Prod { dims, keepdim } => {
+            let (x, y) = (node.input(0)?, node.output(0)?);
+            let gy = mul(&expand_back(&g, &shape(0), dims, *keepdim)?, &expand_back(&y, &shape(0), dims, *keepdim)?)?;
+            out[0] = Some(div(&gy, &x)?);
+        }
+        Op::Extremum { dims, keepdim, .. } => {
+            let (x, y) = (node.input(0)?, node.output(0)?);
+            let y = expand_back(&y, &shape(0), dims, *keepdim)?;
+            let mask = x.binary(B::Eq, &y)?.to_dtype(g.dtype())?;
+            let sd: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+            let count = mask.sum(Some(&sd), true)?;
+            out[0] = Some(div(&mul(&expand_back(&g, &shape(0), dims, *keepdim)?, &mask)?, &count)?);
+        }
+        Op::Cumsum { dim } => {
+            let d = *dim as i64;
+            out[0] = Some(g.flip(&[d])?.cumulative(d, false)?.flip(&[d])?);
+        }
+        Op::Cumprod { dim } => {
+            let d = *dim as i64;
+            let (x, y) = (node.input(0)?, node.output(0)?);
+            out[0] = Some(div(&mul(&g, &y)?.flip(&[d])?.cumulative(d, false)?.flip(&[d])?, &x)?);
+        }
+        Op::View { .. } => out[0] = Some(g.reshape(&shape(0).iter().map(|&s| s as i64).collect::<Vec<_>>())?),
+        Op::Permute { dims, .. } => {
+            let mut inverse = vec![0i64; dims.len()];
+            for (i, &d) in dims.iter().enumerate() {
+                inverse[d] = i as i64;
+            }
+            out[0] = Some(g.permute(&inverse)?);
+        }
+        Op::Expand => out[0] = Some(sum_to(&g, &shape(0))?),
+        Op::Take { offsets, .. } => out[0] = Some(embed(&g, offsets, &shape(0), g.dtype())?),
+        Op::Put { offsets, value_shape } => {
+            if need(0) {
+                let mut keep = vec![true; shape(0).iter().product()];
+                for &o in offsets {
+                    keep[o] = false;
+                }
+                let mask = Tensor::from_vec(keep, &shape(0))?;
+                out[0] = Some(Tensor::where_(&mask, Arg::T(&g), Arg::S(f(0.0)))?);
+            }
+            if need(1) {
+                let idx = Tensor::from_vec(offsets.iter().map(|&o| o as i64).collect::<Vec<_>>(), &[offsets.len()])?;
+                let taken = g.reshape(&[-1])?.index_select(0, &idx)?;
+                let full: Vec<usize> = if value_shape.is_empty() { vec![] } else { value_shape.clone() };
+                let lead = offsets.len() / full.iter().product::<usize>().max(1);
+                let mut bshape = vec![lead];
+                bshape.extend(&full);
+                let t = taken.reshape(&bshape.iter().map(|&s| s as i64).collect::<Vec<_>>())?;
+                out[1] = Some(t.sum(Some(&[0]), false)?);
+            }
+        }
+        Op::Copy { from } => out[0] = Some(g.to_dtype(*from)?),
+        Op::Cat { dim, sizes } => {
+            let mut start = 0i64;
+            for (i, &s) in sizes.iter().enumerate() {
+                if need(i) {
+                    out[i] = Some(g.narrow(*dim as i64, start, s as i64)?);
+                }
+                start += s as i64;
+            }
+        }
+        Op::IndexSelect { dim } => {
+            let idx = node.input(1)?;
+            out[0] = Some(zeros_like_shape(&shape(0), g.dtype())?.index_add(*dim as i64, &idx, &g, Scalar::Int(1))?);
+        }
+        Op::Gather { dim } => {
+            let idx = node.input(1)?;
+            out[0] = Some(zeros_like_shape(&shape(0), g.dtype())?.scatter(*dim as i64, &idx, Arg::T(&g), true)?);
+        }
+        Op::Scatter { dim, add } => {
+            let idx = node.input(1)?;
+            if need(0) {
+                out[0] = Some(if *add { g.clone() } else { g.scatter(*dim as i64, &idx, Arg::S(f(0.0)), false)? });
+            }
+            if n > 2 && need(2) {
+                out[2] = Some(g.gather(*dim as i64, &idx)?);
+            }
+        }
+        Op::IndexAdd { dim, alpha } => {
+            let idx = node.input(1)?;
+            out[0] = Some(g.clone());
+            if need(2) {
+                let s = g.index_select(*dim as i64, &idx)?;
+                let s = if *alpha == 1.0 { s } else { muls(&s, *alpha)? };
+                out[2] = Some(s.reshape(&shape(2).iter().map(|&v| v as i64).collect::<Vec<_>>())?);
+            }
+        }
+        Op::Matmul => {
+            let (a, b) = (node.input(0)?, node.input(1)?);
+            if need(0) {
+                out[0] = Some(g.matmul(&b.transpose(-2, -1)?)?);
+            }
+            if need(1) {
+                out[1] = Some(a.transpose(-2, -1)?.matmul(&g)?);
+            }
+        }
+    }
+    // Gradients take the dtype of the input they belong to.
+    for (i, o) in out.iter_mut().enumerate() {
+        if !need(i) {
+            *o = None;
+        } else if let Some(t) = o {
+            if t.dtype() != node.inputs[i].dtype {
+                *o = Some(t.to_dtype(node.inputs[i].dtype)?);
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,238 @@
+//! The autograd state a tensor carries, and the Tensor methods that read and change it.
+
+use std::sync::{Arc, MutexGuard, Weak};
+
+use crate::error::{Error, Result};
+use crate::tensor::{BinaryOp, Tensor, TensorImpl};
+
+use super::node::{AccumulateGrad, Edge, GradHook, NodeRef};
+
+#[derive(Default)]
+pub struct AutogradMeta {
+    /// Set by the user on leaves; tensors with a `grad_fn` require grad through it.
+    pub requires_grad: bool,
+    pub grad: Option<Tensor>,
+    pub grad_fn: Option<NodeRef>,
+    /// Which output of `grad_fn` this tensor is.
+    pub output_nr: usize,
+    /// Held weakly, like PyTorch: the graph owns the accumulator, the leaf only finds it again.
+    pub grad_accumulator: Weak<AccumulateGrad>,
+    pub retains_grad: bool,
+    /// Hooks of a leaf, run on its gradient before it is accumulated (non-leaves keep theirs
+    /// on their grad_fn).
+    pub hooks: Vec<(u64, Arc<dyn GradHook>)>,
+    /// For views: the tensor whose storage they view (in-place writes through views of tensors
+    /// that require grad are refused rather than silently mis-differentiated).
+    pub view_base: Option<Weak<TensorImpl>>,
+}
+
+/// Stores the gradient reaching a non-leaf into its `.grad` (`retain_grad()`).
+struct RetainGrad {
+    tensor: Weak<TensorImpl>,
+    output_nr: usize,
+}
+
+impl GradHook for RetainGrad {
+    fn call(&self, grads: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+        if let (Some(t), Some(Some(g))) = (self.tensor.upgrade(), grads.get(self.output_nr)) {
+            Tensor::from_impl(t).accumulate_grad(g.clone())?;
+        }
+        Ok(None)
+    }
+}
+
+impl Tensor {
+    fn meta(&self) -> MutexGuard<'_, Option<Box<AutogradMeta>>> {
+        self.impl_ref().autograd.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn with_meta<R>(&self, f: impl FnOnce(&mut AutogradMeta) -> R) -> R {
+        let mut m = self.meta();
+        f(m.get_or_insert_with(Default::default))
+    }
+
+    pub fn requires_grad(&self) -> bool {
+        self.meta().as_ref().is_some_and(|m| m.requires_grad || m.grad_fn.is_some())
+    }
+
+    pub fn set_requires_grad(&self, value: bool) -> Result<()> {
+        if !self.is_leaf() {
+            if value {
+                return Ok(());
+            }
+            return Err(Error::Runtime(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().".into(),
+            ));
+        }
+        if value && !self.dtype().is_floating_point() {
+            return Err(Error::Runtime("only Tensors of floating point dtype can require gradients".into()));
+        }
+        self.with_meta(|m| m.requires_grad = value);
+        Ok(())
+    }
+
+    pub fn is_leaf(&self) -> bool {
+        self.meta().as_ref().is_none_or(|m| m.grad_fn.is_none())
+    }
+
+    pub fn grad_fn(&self) -> Option<NodeRef> {
+        self.meta().as_ref().and_then(|m| m.grad_fn.clone())
+    }
+
+    pub fn output_nr(&self) -> usize {
+        self.meta().as_ref().map_or(0, |m| m.output_nr)
+    }
+
+    pub fn grad(&self) -> Option<Tensor> {
+        self.meta().as_ref().and_then(|m| m.grad.clone())
+    }
+
+    pub fn set_grad(&self, grad: Option<Tensor>) -> Result<()> {
+        if let Some(g) = &grad {
+            if g.shape() != self.shape() {
+                return Err(Error::Runtime(format!(
+                    "assigned grad has data of a different size: expected {:?} but got {:?}",
+                    self.shape(),
+                    g.shape()
+                )));
+            }
+            if g.dtype() != self.dtype() {
+                return Err(Error::Runtime("assigned grad has data of a different type".into()));
+            }
+        }
+        self.with_meta(|m| m.grad = grad);
+        Ok(())
+    }
+
+    pub fn retains_grad(&self) -> bool {
+        self.meta().as_ref().is_some_and(|m| m.retains_grad)
+    }
+
+    /// `retain_grad()`: non-leaves keep the gradient that reaches them in `.grad`.
+    pub fn retain_grad(&self) -> Result<()> {
+        if !self.requires_grad() {
+            return Err(Error::Runtime("can't retain_grad on Tensor that has requires_grad=False".into()));
+        }
+        if self.is_leaf() || self.retains_grad() {
+            return Ok(());
+        }
+        let node = self.grad_fn().expect("a non-leaf has a grad_fn");
+        let hook = RetainGrad { tensor: Arc::downgrade(self.impl_arc()), output_nr: self.output_nr() };
+        node.hooks().pre.lock().unwrap_or_else(|e| e.into_inner()).push((super::node::next_hook_id(), None, Arc::new(hook)));
+        self.with_meta(|m| m.retains_grad = true);
+        Ok(())
+    }
+
+    /// The edge gradients of this tensor flow into: its grad_fn, or its leaf accumulator.
+    pub fn gradient_edge(&self) -> Option<Edge> {
+        let mut guard = self.meta();
+        let m = guard.as_mut()?;
+        if let Some(f) = &m.grad_fn {
+            return Some(Edge { node: f.clone(), input_nr: m.output_nr });
+        }
+        if !m.requires_grad {
+            return None;
+        }
+        let acc = match m.grad_accumulator.upgrade() {
+            Some(a) => a,
+            None => {
+                let a = Arc::new(AccumulateGrad::new(self.clone()));
+                m.grad_accumulator = Arc::downgrade(&a);
+                a
+            }
+        };
+        Some(Edge { node: acc, input_nr: 0 })
+    }
+
+    /// Makes this tensor output `output_nr` of `node`.
+    pub fn set_grad_fn(&self, node: NodeRef, output_nr: usize) {
+        self.with_meta(|m| {
+            m.grad_fn = Some(node);
+            m.output_nr = output_nr;
+        });
+    }
+
+    pub(crate) fn set_view_base(&self, base: &Tensor) {
+        let root = base.meta().as_ref().and_then(|m| m.view_base.clone()).unwrap_or_else(|| Arc::downgrade(base.impl_arc()));
+        self.with_meta(|m| m.view_base = Some(root));
+    }
+
+    /// The tensor this one views, if it was made by a view op and that tensor still lives.
+    pub fn view_base(&self) -> Option<Tensor> {
+        self.meta().as_ref().and_then(|m| m.view_base.as_ref()?.upgrade()).map(Tensor::from_impl)
+    }
+
+    /// Adds `g` into `.grad` (the first gradient is stored as is when nothing else holds it).
+    pub fn accumulate_grad(&self, g: Tensor) -> Result<()> {
+        let g = if g.dtype() != self.dtype() { g.to_dtype(self.dtype())? } else { g };
+        let current = self.grad();
+        match current {
+            None => {
+                // Keep the gradient itself when nothing else can see it (or when it carries a
+                // graph for create_graph); otherwise a copy, so that `.grad` never aliases.
+                let g = if super::grad_mode::is_enabled() || g.is_exclusive() { g } else { g.copy_as(g.dtype())? };
+                self.with_meta(|m| m.grad = Some(g));
+            }
+            Some(cur) => {
+                if super::grad_mode::is_enabled() {
+                    // create_graph: the sum must itself be differentiable.
+                    let sum = cur.binary(BinaryOp::Add, &g)?;
+                    self.with_meta(|m| m.grad = Some(sum));
+                } else {
+                    cur.binary_(BinaryOp::Add, crate::tensor::arith::Arg::T(&g))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `register_hook`: on the grad_fn for non-leaves, on the tensor itself for leaves.
+    pub fn register_tensor_hook(&self, hook: Arc<dyn GradHook>) -> u64 {
+        let id = super::node::next_hook_id();
+        match self.grad_fn() {
+            Some(f) => f.hooks().pre.lock().unwrap_or_else(|e| e.into_inner()).push((id, Some(self.output_nr()), hook)),
+            None => self.with_meta(|m| m.hooks.push((id, hook))),
+        }
+        id
+    }
+
+    pub fn remove_tensor_hook(&self, id: u64) -> bool {
+        if let Some(f) = self.grad_fn() {
+            if f.hooks().remove(id) {
+                return true;
+            }
+        }
+        self.with_meta(|m| {
+            let before = m.hooks.len();
+            m.hooks.retain(|(i, _)| *i != id);
+            m.hooks.len() != before
+        })
+    }
+
+    /// Runs a leaf's hooks over the gradient about to be accumulated into it.
+    pub fn run_leaf_hooks(&self, mut g: Tensor) -> Result<Tensor> {
+        let hooks: Vec<Arc<dyn GradHook>> = self.meta().as_ref().map(|m| m.hooks.iter().map(|(_, h)| h.clone()).collect()).unwrap_or_default();
+        for h in hooks {
+            if let Some(mut new) = h.call(&[Some(g.clone())])? {
+                if let Some(Some(n)) = new.pop() {
+                    g = n;
+                }
+            }
+        }
+        Ok(g)
+    }
+
+    /// `detach_()`: this tensor leaves the graph.
+    pub fn detach_(&self) {
+        self.with_meta(|m| {
+            m.grad_fn = None;
+            m.requires_grad = false;
+            m.output_nr = 0;
+        });
+    }
+
+    /// A tensor sharing storage with no autograd history.
+    pub fn detach(&self) -> Tensor {
+        self.with_layout(self.layout().clone())
+    }
+}

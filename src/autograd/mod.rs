@@ -1,0 +1,15 @@
+//! Reverse-mode automatic differentiation: the graph recorded while ops run, and the engine that
+//! walks it backwards.
+
+pub mod engine;
+pub mod formulas;
+pub mod grad_mode;
+mod inplace;
+pub mod meta;
+pub mod node;
+pub mod op;
+
+pub use engine::{backward, grad};
+pub use grad_mode::{is_enabled as is_grad_enabled, GradMode};
+pub use node::{Edge, GradHook, Node, NodeRef};
+pub use op::{record, Op};

@@ -1,0 +1,121 @@
+//! Graph nodes: the backward function of one op, the edges to the nodes of its inputs, and hooks.
+
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+pub type NodeRef = Arc<dyn Node>;
+
+/// Where a gradient goes: input `input_nr` of `node`.
+#[derive(Clone)]
+pub struct Edge {
+    pub node: NodeRef,
+    pub input_nr: usize,
+}
+
+/// A hook over gradients, implemented in Rust or by a Python callable (in `src/python/`).
+/// Returning `Some` replaces the gradients.
+pub trait GradHook: Send + Sync {
+    fn call(&self, grads: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>>;
+}
+
+/// Hooks of one node, each with the id its handle removes it by.
+#[derive(Default)]
+pub struct NodeHooks {
+    /// Called with the gradients flowing into the node, before it runs. Tensor hooks are these,
+    /// keyed by the output index of the tensor they were registered on.
+    pub pre: Mutex<Vec<(u64, Option<usize>, Arc<dyn GradHook>)>>,
+    /// Called with (grad_inputs, grad_outputs) after the node runs; may replace grad_inputs.
+    pub post: Mutex<Vec<(u64, Arc<dyn GradHook>)>>,
+}
+
+static NEXT_HOOK_ID: AtomicU64 = AtomicU64::new(1);
+static NEXT_SEQUENCE: AtomicU64 = AtomicU64::new(0);
+
+pub fn next_hook_id() -> u64 {
+    NEXT_HOOK_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Nodes are numbered in creation order; the engine runs later nodes first.
+pub fn next_sequence_nr() -> u64 {
+    NEXT_SEQUENCE.fetch_add(1, Ordering::Relaxed)
+}
+
+impl NodeHooks {
+    pub fn remove(&self, id: u64) -> bool {
+        let mut pre = self.pre.lock().unwrap_or_else(|e| e.into_inner());
+        let before = pre.len();
+        pre.retain(|(i, _, _)| *i != id);
+        let mut post = self.post.lock().unwrap_or_else(|e| e.into_inner());
+        let before_post = post.len();
+        post.retain(|(i, _)| *i != id);
+        pre.len() != before || post.len() != before_post
+    }
+}
+
+pub trait Node: Send + Sync + Any {
+    /// PyTorch's class name of the node, e.g. `AddBackward0`.
+    fn name(&self) -> String;
+    /// One edge per differentiable input (None where the input needs no gradient).
+    fn next_edges(&self) -> &[Option<Edge>];
+    /// How many gradients the node receives (its op's outputs).
+    fn num_outputs(&self) -> usize {
+        1
+    }
+    /// Gradients of the inputs from the gradients of the outputs.
+    fn apply(&self, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>>;
+    /// Frees saved tensors after a backward without `retain_graph`.
+    fn release_saved(&self) {}
+    fn sequence_nr(&self) -> u64;
+    fn hooks(&self) -> &NodeHooks;
+    fn as_any(&self) -> &dyn Any;
+    /// Name of the forward op, for anomaly-mode messages.
+    fn forward_name(&self) -> String {
+        self.name()
+    }
+}
+
+/// The node that ends every path at a leaf: adds the gradient into the leaf's `.grad`.
+pub struct AccumulateGrad {
+    pub variable: Tensor,
+    hooks: NodeHooks,
+}
+
+impl AccumulateGrad {
+    pub fn new(variable: Tensor) -> AccumulateGrad {
+        AccumulateGrad { variable, hooks: NodeHooks::default() }
+    }
+}
+
+impl Node for AccumulateGrad {
+    fn name(&self) -> String {
+        "AccumulateGrad".into()
+    }
+
+    fn next_edges(&self) -> &[Option<Edge>] {
+        &[]
+    }
+
+    fn apply(&self, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
+        if let Some(Some(g)) = grads.into_iter().next() {
+            let g = self.variable.run_leaf_hooks(g)?;
+            self.variable.accumulate_grad(g)?;
+        }
+        Ok(vec![])
+    }
+
+    fn sequence_nr(&self) -> u64 {
+        u64::MAX
+    }
+
+    fn hooks(&self) -> &NodeHooks {
+        &self.hooks
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -1,0 +1,281 @@
+//! The node of every built-in op: which op it was, what it saved, and where gradients go.
+
+use std::any::Any;
+use std::sync::{Arc, Mutex, Weak};
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::tensor::{BinaryOp, Tensor, UnaryOp};
+
+use super::node::{next_sequence_nr, Edge, Node, NodeHooks};
+
+/// A recorded op and the non-tensor arguments its backward formula needs.
+#[derive(Clone, Debug)]
+pub enum Op {
+    Binary(BinaryOp),
+    Unary(UnaryOp),
+    Where,
+    Sum { dims: Vec<usize>, keepdim: bool },
+    Prod { dims: Vec<usize>, keepdim: bool },
+    /// amax/amin and max()/min() over all elements: the gradient splits between ties.
+    Extremum { dims: Vec<usize>, keepdim: bool, max: bool },
+    Cumsum { dim: usize },
+    Cumprod { dim: usize },
+    /// Same elements, new shape (view, reshape, squeeze, unsqueeze, flatten).
+    View { kind: &'static str },
+    Permute { dims: Vec<usize>, kind: &'static str },
+    Expand,
+    Copy { from: DType },
+    Cat { dim: usize, sizes: Vec<usize> },
+    IndexSelect { dim: usize },
+    Gather { dim: usize },
+    Scatter { dim: usize, add: bool },
+    IndexAdd { dim: usize, alpha: f64 },
+    /// Elements read at row-major positions of the input: advanced indexing, masked_select, and
+    /// strided views (narrow, slices, select, unfold).
+    Take { kind: &'static str, offsets: Vec<usize> },
+    /// `x[idx] = v` out of place: positions written, relative to a contiguous input.
+    Put { offsets: Vec<usize>, value_shape: Vec<usize> },
+    Matmul,
+}
+
+impl Op {
+    /// PyTorch's name for the backward node.
+    pub fn node_name(&self, n_inputs: usize) -> String {
+        use BinaryOp as B;
+        use UnaryOp as U;
+        let base = match self {
+            Op::Binary(b) => match b {
+                B::Add => "Add",
+                B::Sub => "Sub",
+                B::Mul => "Mul",
+                B::Div => "Div",
+                B::Pow => return "PowBackward1".into(),
+                B::Maximum => "Maximum",
+                B::Minimum => "Minimum",
+                B::Atan2 => "Atan2",
+                B::FloorDiv => "FloorDivide",
+                B::Rem => "Remainder",
+                _ => "Binary",
+            },
+            Op::Unary(u) => match u {
+                U::Neg => "Neg",
+                U::Abs => "Abs",
+                U::Sign => "Sign",
+                U::Relu => "Relu",
+                U::Floor => "Floor",
+                U::Ceil => "Ceil",
+                U::Round => "Round",
+                U::Trunc => "Trunc",
+                U::Exp => "Exp",
+                U::Exp2 => "Exp2",
+                U::Log => "Log",
+                U::Log2 => "Log2",
+                U::Log10 => "Log10",
+                U::Log1p => "Log1P",
+                U::Expm1 => "Expm1",
+                U::Sqrt => "Sqrt",
+                U::Rsqrt => "Rsqrt",
+                U::Sin => "Sin",
+                U::Cos => "Cos",
+                U::Tan => "Tan",
+                U::Asin => "Asin",
+                U::Acos => "Acos",
+                U::Atan => "Atan",
+                U::Sinh => "Sinh",
+                U::Cosh => "Cosh",
+                U::Tanh => "Tanh",
+                U::Sigmoid => "Sigmoid",
+                U::Gelu | U::GeluTanh => "Gelu",
+                U::Silu => "Silu",
+                U::Erf => "Erf",
+                U::Reciprocal => "Reciprocal",
+                U::Softplus { .. } => "Softplus",
+                U::LeakyRelu { .. } => "LeakyRelu",
+                U::Elu { .. } => "Elu",
+                U::PowScalar(_) => "Pow",
+                U::LogicalNot | U::BitwiseNot => "NotImplemented",
+            },
+            Op::Where => "Where",
+            Op::Sum { dims, .. } => return if dims.is_empty() || n_inputs == usize::MAX { "SumBackward0".into() } else { "SumBackward1".into() },
+            Op::Prod { .. } => "Prod",
+            Op::Extremum { max, .. } => if *max { "Amax" } else { "Amin" },
+            Op::Cumsum { .. } => "Cumsum",
+            Op::Cumprod { .. } => "Cumprod",
+            Op::View { kind } => kind,
+            Op::Permute { kind, .. } => kind,
+            Op::Expand => "Expand",
+            Op::Copy { .. } => "ToCopy",
+            Op::Cat { .. } => "Cat",
+            Op::IndexSelect { .. } => "IndexSelect",
+            Op::Gather { .. } => "Gather",
+            Op::Scatter { add, .. } => if *add { "ScatterAdd" } else { "Scatter" },
+            Op::IndexAdd { .. } => "IndexAdd",
+            Op::Take { kind, .. } => kind,
+            Op::Put { .. } => "IndexPut",
+            Op::Matmul => "Mm",
+        };
+        format!("{base}Backward0")
+    }
+}
+
+/// What a node keeps of a forward input: its shape and dtype (to shape gradients), and the
+/// tensor itself when the formula needs its values.
+#[derive(Clone)]
+pub struct InputMeta {
+    pub shape: Vec<usize>,
+    pub dtype: DType,
+}
+
+/// A tensor saved for backward, with the version it had then.
+struct Saved {
+    tensor: Tensor,
+    version: u64,
+}
+
+impl Saved {
+    fn new(t: &Tensor) -> Saved {
+        Saved { tensor: t.clone(), version: t.version() }
+    }
+}
+
+pub struct OpNode {
+    pub op: Op,
+    name: String,
+    edges: Vec<Option<Edge>>,
+    pub inputs: Vec<InputMeta>,
+    /// Inputs the formula reads (None where it does not), kept with their history.
+    saved_inputs: Mutex<Option<Vec<Option<Saved>>>>,
+    /// Outputs the formula reads, kept detached: holding them with their `grad_fn` (this node)
+    /// would be a reference cycle. Their history is re-attached on unpacking.
+    saved_outputs: Mutex<Option<Vec<Option<Saved>>>>,
+    this: Weak<OpNode>,
+    seq: u64,
+    hooks: NodeHooks,
+    num_outputs: usize,
+}
+
+fn freed() -> Error {
+    Error::Runtime(
+        "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.".into(),
+    )
+}
+
+fn check_version(s: &Saved, origin: String) -> Result<Tensor> {
+    if s.tensor.version() != s.version {
+        return Err(Error::Runtime(format!(
+            "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.{}Tensor {:?}]{} is at version {}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).",
+            crate::tensor::arith::title_name(s.tensor.dtype()),
+            s.tensor.shape(),
+            origin,
+            s.tensor.version(),
+            s.version
+        )));
+    }
+    Ok(s.tensor.clone())
+}
+
+impl OpNode {
+    /// Saved input `i`, checking it was neither freed nor modified in place since.
+    pub fn input(&self, i: usize) -> Result<Tensor> {
+        let guard = self.saved_inputs.lock().unwrap_or_else(|e| e.into_inner());
+        let s = guard.as_ref().ok_or_else(freed)?[i].as_ref().expect("formula reads an input it did not save");
+        let origin = match s.tensor.grad_fn() {
+            Some(f) => format!(", which is output {} of {},", s.tensor.output_nr(), f.name()),
+            None => String::new(),
+        };
+        check_version(s, origin)
+    }
+
+    /// Saved output `i`; under create_graph it carries this node as its history again.
+    pub fn output(&self, i: usize) -> Result<Tensor> {
+        let guard = self.saved_outputs.lock().unwrap_or_else(|e| e.into_inner());
+        let s = guard.as_ref().ok_or_else(freed)?[i].as_ref().expect("formula reads an output it did not save");
+        let t = check_version(s, format!(", which is output {i} of {},", self.name))?;
+        if super::grad_mode::is_enabled() {
+            if let Some(me) = self.this.upgrade() {
+                let t = t.detach();
+                t.set_grad_fn(me, i);
+                return Ok(t);
+            }
+        }
+        Ok(t)
+    }
+
+    pub fn num_inputs(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// Whether input `i` needs a gradient at all.
+    pub fn needs_grad(&self, i: usize) -> bool {
+        self.edges[i].is_some()
+    }
+}
+
+impl Node for OpNode {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn next_edges(&self) -> &[Option<Edge>] {
+        &self.edges
+    }
+
+    fn num_outputs(&self) -> usize {
+        self.num_outputs
+    }
+
+    fn apply(&self, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
+        super::formulas::backward(self, grads)
+    }
+
+    fn release_saved(&self) {
+        *self.saved_inputs.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.saved_outputs.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    fn sequence_nr(&self) -> u64 {
+        self.seq
+    }
+
+    fn hooks(&self) -> &NodeHooks {
+        &self.hooks
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Records `op` producing `outputs` from `inputs` when grad mode is on and an input requires
+/// grad. `save_inputs` / `save_outputs` list the indices the backward formula reads.
+pub fn record(op: Op, inputs: &[&Tensor], outputs: &[&Tensor], save_inputs: &[usize], save_outputs: &[usize]) {
+    if !super::grad_mode::is_enabled() || !inputs.iter().any(|t| t.requires_grad()) {
+        return;
+    }
+    if !outputs.iter().any(|o| o.dtype().is_floating_point()) {
+        return;
+    }
+    let name = op.node_name(inputs.len());
+    let node = Arc::new_cyclic(|this| OpNode {
+        op,
+        name,
+        edges: inputs.iter().map(|t| t.gradient_edge()).collect(),
+        inputs: inputs.iter().map(|t| InputMeta { shape: t.shape().to_vec(), dtype: t.dtype() }).collect(),
+        saved_inputs: Mutex::new(Some(
+            (0..inputs.len()).map(|i| save_inputs.contains(&i).then(|| Saved::new(inputs[i]))).collect(),
+        )),
+        saved_outputs: Mutex::new(Some(
+            (0..outputs.len()).map(|i| save_outputs.contains(&i).then(|| Saved::new(&outputs[i].detach()))).collect(),
+        )),
+        this: this.clone(),
+        seq: next_sequence_nr(),
+        hooks: NodeHooks::default(),
+        num_outputs: outputs.len(),
+    });
+    for (i, o) in outputs.iter().enumerate() {
+        if o.dtype().is_floating_point() {
+            o.set_grad_fn(node.clone(), i);
+        }
+    }
+}
