@@ -82,16 +82,24 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
     let mut out: Vec<Option<Tensor>> = vec![None; n];
     match &node.op {
         Op::Binary(op) => {
-            let (a, b) = (node.input(0)?, node.input(1)?);
+            // Only what the needed gradients use was saved (see `saves_for`).
+            let a = || node.input(0);
+            let b = || node.input(1);
             let (ga, gb): (Option<Tensor>, Option<Tensor>) = match op {
                 B::Add => (Some(g.clone()), Some(g.clone())),
                 B::Sub => (Some(g.clone()), Some(un(&g, U::Neg)?)),
-                B::Mul => (need(0).then(|| mul(&g, &b)).transpose()?, need(1).then(|| mul(&g, &a)).transpose()?),
+                B::Mul => (need(0).then(|| mul(&g, &b()?)).transpose()?, need(1).then(|| mul(&g, &a()?)).transpose()?),
                 B::Div => (
-                    need(0).then(|| div(&g, &b)).transpose()?,
-                    need(1).then(|| un(&div(&mul(&g, &a)?, &mul(&b, &b)?)?, U::Neg)).transpose()?,
+                    need(0).then(|| div(&g, &b()?)).transpose()?,
+                    need(1)
+                        .then(|| {
+                            let (a, b) = (a()?, b()?);
+                            un(&div(&mul(&g, &a)?, &mul(&b, &b)?)?, U::Neg)
+                        })
+                        .transpose()?,
                 ),
                 B::Pow => {
+                    let (a, b) = (a()?, b()?);
                     let ga = need(0).then(|| {
                         // b * a^(b-1), zero where b == 0 (PyTorch's convention)
                         let p = a.binary(B::Pow, &b.binary_scalar(B::Sub, f(1.0), false)?)?;
@@ -109,6 +117,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                     (ga.transpose()?, gb.transpose()?)
                 }
                 B::Maximum | B::Minimum => {
+                    let (a, b) = (a()?, b()?);
                     let cmp = if *op == B::Maximum { B::Gt } else { B::Lt };
                     let wins = a.binary(cmp, &b)?.to_dtype(g.dtype())?;
                     let ties = a.binary(B::Eq, &b)?.to_dtype(g.dtype())?;
@@ -117,10 +126,14 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                     (Some(mul(&g, &share_a)?), Some(mul(&g, &share_b)?))
                 }
                 B::Atan2 => {
+                    let (a, b) = (a()?, b()?);
                     let den = mul(&a, &a)?.binary(B::Add, &mul(&b, &b)?)?;
                     (Some(div(&mul(&g, &b)?, &den)?), Some(un(&div(&mul(&g, &a)?, &den)?, U::Neg)?))
                 }
-                B::Rem => (Some(g.clone()), Some(un(&mul(&g, &a.binary(B::FloorDiv, &b)?)?, U::Neg)?)),
+                B::Rem => {
+                    let (a, b) = (a()?, b()?);
+                    (Some(g.clone()), Some(un(&mul(&g, &a.binary(B::FloorDiv, &b)?)?, U::Neg)?))
+                }
                 _ => (Some(muls(&g, 0.0)?), Some(muls(&g, 0.0)?)),
             };
             out[0] = ga.map(|t| sum_to(&t, &shape(0))).transpose()?;
@@ -229,7 +242,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 out[2] = Some(sum_to(&Tensor::where_(&c, Arg::S(f(0.0)), Arg::T(&g))?, &shape(2))?);
             }
         }
-        Op::Sum { dims, keepdim } => out[0] = Some(expand_back(&g, &shape(0), dims, *keepdim)?),
+        Op::Sum { dims, keepdim, .. } => out[0] = Some(expand_back(&g, &shape(0), dims, *keepdim)?),
         Op::Prod { dims, keepdim } => {
             let (x, y) = (node.input(0)?, node.output(0)?);
             let gy = mul(&expand_back(&g, &shape(0), dims, *keepdim)?, &expand_back(&y, &shape(0), dims, *keepdim)?)?;

@@ -15,7 +15,8 @@ pub enum Op {
     Binary(BinaryOp),
     Unary(UnaryOp),
     Where,
-    Sum { dims: Vec<usize>, keepdim: bool },
+    /// `full`: called without dims (PyTorch names that node SumBackward0, else SumBackward1).
+    Sum { dims: Vec<usize>, keepdim: bool, full: bool },
     Prod { dims: Vec<usize>, keepdim: bool },
     /// amax/amin and max()/min() over all elements: the gradient splits between ties.
     Extremum { dims: Vec<usize>, keepdim: bool, max: bool },
@@ -41,7 +42,7 @@ pub enum Op {
 
 impl Op {
     /// PyTorch's name for the backward node.
-    pub fn node_name(&self, n_inputs: usize) -> String {
+    pub fn node_name(&self) -> String {
         use BinaryOp as B;
         use UnaryOp as U;
         let base = match self {
@@ -97,7 +98,7 @@ impl Op {
                 U::LogicalNot | U::BitwiseNot => "NotImplemented",
             },
             Op::Where => "Where",
-            Op::Sum { dims, .. } => return if dims.is_empty() || n_inputs == usize::MAX { "SumBackward0".into() } else { "SumBackward1".into() },
+            Op::Sum { full, .. } => return if *full { "SumBackward0".into() } else { "SumBackward1".into() },
             Op::Prod { .. } => "Prod",
             Op::Extremum { max, .. } => if *max { "Amax" } else { "Amin" },
             Op::Cumsum { .. } => "Cumsum",
@@ -256,7 +257,7 @@ pub fn record(op: Op, inputs: &[&Tensor], outputs: &[&Tensor], save_inputs: &[us
     if !outputs.iter().any(|o| o.dtype().is_floating_point()) {
         return;
     }
-    let name = op.node_name(inputs.len());
+    let name = op.node_name();
     let node = Arc::new_cyclic(|this| OpNode {
         op,
         name,

@@ -140,7 +140,15 @@ pub fn binary(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
             Arg::S(s) => Tensor::scalar_tensor(s, out.dtype()),
         };
         let (ta, tb) = (as_tensor(a)?, as_tensor(b)?);
-        record(Op::Binary(op), &[&ta, &tb], &[&out], &[0, 1], &[]);
+        // Save only what the needed gradients read: an in-place update of an operand whose
+        // value no formula needs (x.mul_(3)) must not trip the version check.
+        let saves: Vec<usize> = match op {
+            BinaryOp::Add | BinaryOp::Sub => vec![],
+            BinaryOp::Mul => [tb.requires_grad().then_some(0), ta.requires_grad().then_some(1)].into_iter().flatten().collect(),
+            BinaryOp::Div if !tb.requires_grad() => vec![1],
+            _ => vec![0, 1],
+        };
+        record(Op::Binary(op), &[&ta, &tb], &[&out], &saves, &[]);
     }
     Ok(out)
 }

@@ -63,7 +63,8 @@ fn diagonalize(t: &Tensor, labels: &[char]) -> Result<Labelled> {
             }
         }
     }
-    Ok(Labelled { t: t.with_layout(Layout { shape, strides, offset: l.offset }), labels: out_labels })
+    let diagonal = Layout { shape, strides, offset: l.offset };
+    Ok(Labelled { t: t.view_op(diagonal, super::view::ViewKind::Take("Diagonal")), labels: out_labels })
 }
 
 impl Labelled {

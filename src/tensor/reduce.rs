@@ -48,7 +48,7 @@ impl Tensor {
         if crate::autograd::is_grad_enabled() && self.requires_grad() {
             let (rdims, _) = self.reduction_shape(dims, keepdim)?;
             match op {
-                ReduceOp::Sum => record(Op::Sum { dims: rdims, keepdim }, &[self], &[&out], &[], &[]),
+                ReduceOp::Sum => record(Op::Sum { dims: rdims, keepdim, full: dims.is_none_or(|d| d.is_empty()) }, &[self], &[&out], &[], &[]),
                 ReduceOp::Prod => record(Op::Prod { dims: rdims, keepdim }, &[self], &[&out], &[0], &[0]),
                 ReduceOp::Max | ReduceOp::Min => {
                     record(Op::Extremum { dims: rdims, keepdim, max: op == ReduceOp::Max }, &[self], &[&out], &[0], &[0])

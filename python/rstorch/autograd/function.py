@@ -21,7 +21,7 @@ class FunctionCtx:
     def saved_tensors(self):
         node = getattr(self, "_node", None)
         if node is not None:
-            return node._saved_tensors()
+            return node._c._saved_tensors()
         return tuple(getattr(self, "_to_save", ()))
 
     def mark_dirty(self, *args):

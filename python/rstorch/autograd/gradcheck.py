@@ -20,17 +20,22 @@ def _numerical_jacobian(fn, inputs, i, eps):
     x = inputs[i].detach()  # shares storage: writes below perturb the input in place
     shape = tuple(x.shape)
     cols = [[] for _ in _flat_outputs(fn, inputs)]
-    with _no_grad():
-        for k in range(x.numel()):
-            idx = _unravel(k, shape)
-            orig = x[idx].item()
-            x[idx] = orig + eps
-            plus = [o.detach().reshape(-1).clone() for o in _flat_outputs(fn, inputs)]
-            x[idx] = orig - eps
-            minus = [o.detach().reshape(-1).clone() for o in _flat_outputs(fn, inputs)]
-            x[idx] = orig
-            for j, (p, m) in enumerate(zip(plus, minus)):
-                cols[j].append(((p - m) / (2 * eps)).tolist())
+
+    def perturb(idx, value):
+        with _no_grad():
+            x[idx] = value
+
+    # `fn` runs with grad mode on: gradgradcheck's function itself calls autograd.grad.
+    for k in range(x.numel()):
+        idx = _unravel(k, shape)
+        orig = x[idx].item()
+        perturb(idx, orig + eps)
+        plus = [o.detach().reshape(-1).clone() for o in _flat_outputs(fn, inputs)]
+        perturb(idx, orig - eps)
+        minus = [o.detach().reshape(-1).clone() for o in _flat_outputs(fn, inputs)]
+        perturb(idx, orig)
+        for j, (p, m) in enumerate(zip(plus, minus)):
+            cols[j].append(((p - m) / (2 * eps)).tolist())
     return cols  # per output: list over input elements of lists over output elements
 
 

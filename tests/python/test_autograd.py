@@ -1,0 +1,313 @@
+"""Autograd behaviour, with PyTorch's semantics and messages."""
+import math
+import threading
+import warnings
+
+import pytest
+
+import rstorch as torch
+from rstorch.autograd import Function, gradcheck, gradgradcheck
+
+
+def test_retain_graph_accumulates_and_intermediates_have_no_grad():
+    x = torch.ones(2, 2, requires_grad=True)
+    y = x + 2
+    y.backward(torch.ones(2, 2), retain_graph=True)
+    assert x.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert y.grad is None
+    assert any("not a leaf Tensor" in str(w.message) for w in caught)
+    assert y.requires_grad
+    y.backward(torch.ones(2, 2))
+    assert x.grad.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_backward_without_grad_raises():
+    x = torch.ones(2, 2)
+    out = ((x + 2) * (x + 2) * 3).mean()
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad and does not have a grad_fn"):
+        out.backward()
+
+
+def test_python_loops_reusing_a_weight_sum_its_gradient():
+    w = torch.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+    h = torch.tensor([[1.0, 2.0]])
+    for _ in range(3):
+        h = h @ w
+    h.sum().backward()
+    # d/dw of sum(h0 w w w): checked against finite differences below
+    assert gradcheck(lambda w: (torch.tensor([[1.0, 2.0]], dtype=torch.float64) @ w @ w @ w).sum(),
+                     (w.detach().double().requires_grad_(),))
+    assert w.grad.shape == (2, 2)
+
+
+def test_implicit_gradient_needs_a_scalar():
+    x = torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        (x * 2).backward()
+
+
+def test_second_backward_through_freed_graph():
+    x = torch.ones(3, requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+
+
+def test_saved_tensor_modified_in_place():
+    x = torch.ones(3, requires_grad=True)
+    a = x * 2
+    b = a * a
+    a.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        b.sum().backward()
+
+
+def test_in_place_on_leaf_requiring_grad():
+    x = torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):
+        x.add_(1)
+    with torch.no_grad():
+        x.add_(1)  # allowed without grad mode
+    assert x.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_in_place_ops_keep_gradients_right():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    y.mul_(3)
+    y[0] = 0.0
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 6.0, 6.0]
+
+
+def test_setitem_with_a_value_that_requires_grad():
+    a = torch.tensor(2.0, requires_grad=True)
+    z = torch.zeros(3)
+    z[1] = a * 3
+    z.sum().backward()
+    assert a.grad.item() == 3.0
+
+
+def test_grad_fn_names_and_graph_walk():
+    w = torch.randn(3, 4, requires_grad=True)
+    b = torch.randn(4, requires_grad=True)
+    x = torch.randn(2, 3)
+    y = (x.mm(w) + b).view(8) * 2
+    loss = y.sum()
+    assert type(loss.grad_fn).__name__ == "SumBackward0"
+    assert loss.grad_fn.name() == "SumBackward0"
+    assert y.grad_fn.name() == "MulBackward0"
+    seen, stack, names, leaves = set(), [loss.grad_fn], set(), []
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        names.add(fn.name())
+        if fn.name() == "AccumulateGrad":
+            leaves.append(fn.variable)
+        stack.extend(f for f, _ in fn.next_functions)
+    assert {"ViewBackward0", "AddBackward0", "MmBackward0", "AccumulateGrad"} <= names
+    assert any(v is w or v.data_ptr() == w.data_ptr() for v in leaves)
+    assert any(v.data_ptr() == b.data_ptr() for v in leaves)
+    assert x.grad_fn is None and w.grad_fn is None and w.is_leaf and not y.is_leaf
+
+
+def test_tensor_hooks_replace_gradients_and_are_removable():
+    x = torch.ones(3, requires_grad=True)
+    calls = []
+    h = x.register_hook(lambda g: calls.append(g.tolist()) or g * 10)
+    y = x * 2 + x * 3  # the leaf's hook sees the summed gradient once
+    y.sum().backward()
+    assert calls == [[5.0, 5.0, 5.0]]
+    assert x.grad.tolist() == [50.0, 50.0, 50.0]
+    h.remove()
+    x.grad = None
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+    z = torch.ones(2, requires_grad=True)
+    mid = z * 3
+    mid.register_hook(lambda g: g + 1)
+    mid.retain_grad()
+    mid.sum().backward()
+    assert z.grad.tolist() == [6.0, 6.0]
+
+
+def test_node_hooks():
+    x = torch.ones(2, requires_grad=True)
+    y = x * 4
+    seen = {}
+    y.grad_fn.register_prehook(lambda go: seen.update(pre=go[0].tolist()))
+    y.grad_fn.register_hook(lambda gi, go: seen.update(post=gi[0].tolist()))
+    y.sum().backward()
+    assert seen == {"pre": [1.0, 1.0], "post": [4.0, 4.0]}
+
+
+def test_grad_and_create_graph():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = (x ** 3).sum()
+    (g,) = torch.autograd.grad(y, x, create_graph=True)
+    assert g.tolist() == [3.0, 12.0]
+    assert x.grad is None
+    (g2,) = torch.autograd.grad(g.sum(), x)
+    assert g2.tolist() == [6.0, 12.0]
+
+
+def test_grad_mode_managers_and_thread_locality():
+    x = torch.ones(2, requires_grad=True)
+    with torch.no_grad():
+        assert not (x * 2).requires_grad
+        with torch.enable_grad():
+            assert (x * 2).requires_grad
+    with torch.set_grad_enabled(False):
+        assert not torch.is_grad_enabled()
+    assert torch.is_grad_enabled()
+    with torch.inference_mode():
+        assert not (x * 2).requires_grad
+
+    @torch.no_grad()
+    def f():
+        return (x * 2).requires_grad
+    assert f() is False
+
+    seen = []
+    with torch.no_grad():
+        t = threading.Thread(target=lambda: seen.append(torch.is_grad_enabled()))
+        t.start()
+        t.join()
+    assert seen == [True]
+
+
+def test_detach_shares_storage():
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    d = y.detach()
+    assert not d.requires_grad and d.data_ptr() == y.data_ptr()
+    y.detach_()
+    assert y.grad_fn is None and not y.requires_grad
+    assert x.data.data_ptr() == x.data_ptr()
+
+
+class MyReLU(Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx.save_for_backward(x)
+        ctx.scale = scale
+        return x.clamp(min=0) * scale
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        assert ctx.needs_input_grad == (True, False)
+        return grad * (x > 0).float() * ctx.scale, None
+
+
+def test_custom_function():
+    x = torch.tensor([-1.0, 2.0, 3.0], requires_grad=True)
+    y = MyReLU.apply(x, 2.0)
+    assert type(y.grad_fn).__name__ == "MyReLUBackward"
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 2.0, 2.0]
+
+
+class SplitTwo(Function):
+    @staticmethod
+    def forward(x):
+        return x * 2, (x > 0)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.mark_non_differentiable(output[1])
+
+    @staticmethod
+    def backward(ctx, g, g_mask):
+        return g * 2
+
+
+def test_custom_function_setup_context_and_several_outputs():
+    x = torch.tensor([1.0, -1.0], requires_grad=True)
+    y, mask = SplitTwo.apply(x)
+    assert not mask.requires_grad
+    (y * 3).sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0]
+
+
+def test_custom_function_create_graph():
+    class Cube(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 3 * x * x
+
+    x = torch.tensor([2.0], requires_grad=True)
+    (g,) = torch.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
+    (gg,) = torch.autograd.grad(g.sum(), x)
+    assert g.tolist() == [12.0] and gg.tolist() == [12.0]
+
+
+def test_detect_anomaly_names_the_op():
+    class Bad(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * float("nan")
+
+    x = torch.ones(2, requires_grad=True)
+    with torch.autograd.detect_anomaly():
+        with pytest.raises(RuntimeError, match="BadBackward"):
+            Bad.apply(x).sum().backward()
+
+
+def _f64(*shape, positive=False):
+    t = torch.rand(*shape, dtype=torch.float64) + (0.5 if positive else -0.5)
+    return t.requires_grad_()
+
+
+GRADCHECK_CASES = {
+    "add_bcast": (lambda a, b: a + b, lambda: (_f64(3, 1, 4), _f64(5, 1))),
+    "mul_noncontig": (lambda a, b: a.t() * b, lambda: (_f64(4, 3), _f64(3, 4))),
+    "div": (lambda a, b: a / b, lambda: (_f64(3, 2), _f64(3, 2, positive=True))),
+    "pow": (lambda a, b: a ** b, lambda: (_f64(3, positive=True), _f64(3))),
+    "unary_chain": (lambda a: (a.exp() + a.sin() * a.tanh() + a.sigmoid()).log1p(), lambda: (_f64(2, 3),)),
+    "activations": (lambda a: torch.nn.functional.gelu(a) + torch.nn.functional.silu(a) + a.relu() * 2, lambda: (_f64(5),)),
+    "sqrt_rsqrt": (lambda a: a.sqrt() + a.rsqrt() + a.reciprocal(), lambda: (_f64(4, positive=True),)),
+    "reductions": (lambda a: a.sum(1) + a.mean(1) + a.prod(1) + a.amax(1), lambda: (_f64(3, 4),)),
+    "var_norm": (lambda a: a.var(0).sum() + a.norm() + a.std(1).sum(), lambda: (_f64(3, 4),)),
+    "softmax": (lambda a: a.softmax(-1) * a.log_softmax(0), lambda: (_f64(3, 4),)),
+    "logsumexp_cumsum": (lambda a: a.logsumexp(1).sum() + a.cumsum(0).sum() * 0.5, lambda: (_f64(3, 4),)),
+    "views": (lambda a: a.t().reshape(6, 2)[1:5:2].unsqueeze(0).expand(3, 2, 2).flip(0), lambda: (_f64(2, 6),)),
+    "indexing": (lambda a: a[[0, 2, 0]] * 2 + a.gather(1, torch.tensor([[0], [1], [1]])), lambda: (_f64(3, 2),)),
+    "index_select_scatter": (lambda a: a.index_select(0, torch.tensor([1, 1])).sum() + a.scatter_add(0, torch.tensor([[0, 1]]), a[:1]).sum(), lambda: (_f64(2, 2),)),
+    "cat_stack": (lambda a, b: torch.cat([a, b * 2], 0).sum(0) + torch.stack([a, b], 1)[0, 1], lambda: (_f64(2, 3), _f64(2, 3))),
+    "matmul_batched": (lambda a, b: a @ b, lambda: (_f64(2, 1, 3, 4), _f64(3, 4, 2))),
+    "mm_transposed": (lambda a, b: a.t().mm(b), lambda: (_f64(4, 3), _f64(4, 2))),
+    "where_clamp_max": (lambda a, b: torch.where(a > 0, a, b).clamp(-0.3, 0.3) + torch.maximum(a, b), lambda: (_f64(5), _f64(5))),
+    "einsum": (lambda a, b: torch.einsum("ij,jk->ik", a, b), lambda: (_f64(2, 3), _f64(3, 2))),
+    "masked": (lambda a: a.masked_fill(a > 0, 0.0) + a[a < 0].sum(), lambda: (_f64(6),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADCHECK_CASES))
+def test_gradcheck(name):
+    torch.manual_seed(0)
+    fn, make = GRADCHECK_CASES[name]
+    assert gradcheck(fn, make())
+
+
+@pytest.mark.parametrize("name", ["mul_noncontig", "unary_chain", "softmax", "matmul_batched", "div", "reductions"])
+def test_gradgradcheck(name):
+    torch.manual_seed(1)
+    fn, make = GRADCHECK_CASES[name]
+    assert gradgradcheck(fn, make())
