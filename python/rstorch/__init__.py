@@ -92,6 +92,6 @@ def get_default_dtype():
 def __getattr__(name):
     # Submodules load on first use so that `import rstorch` stays fast.
     import importlib
-    if name in ("nn", "autograd", "optim", "utils", "testing"):
+    if name in ("nn", "autograd", "optim", "utils", "testing", "viz"):
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'rstorch' has no attribute '{name}'")

@@ -77,6 +77,23 @@ impl GradHook for PyHook {
     }
 }
 
+/// What `ctx` keeps of its Function's node: a weak reference, so that ctx -> node -> backward
+/// closure -> ctx is not a cycle through Rust that Python's collector cannot see.
+#[pyclass(name = "_FunctionNodeRef", module = "rstorch._C", frozen)]
+pub struct PyFunctionNodeRef {
+    node: std::sync::Weak<PyFunctionNode>,
+}
+
+#[pymethods]
+impl PyFunctionNodeRef {
+    fn _saved_tensors(&self, py: Python<'_>) -> PyResult<Py<PyTuple>> {
+        let node = self.node.upgrade().ok_or_else(|| {
+            PyRuntimeError::new_err("saved tensors are gone: the graph of this Function was freed")
+        })?;
+        super::tensor::tensors_tuple(py, node.saved_tensors()?)
+    }
+}
+
 /// A graph node seen from Python (`tensor.grad_fn`, entries of `next_functions`).
 #[pyclass(name = "_Node", module = "rstorch._C", frozen, weakref)]
 pub struct PyNode {
@@ -140,17 +157,6 @@ impl PyNode {
 
     fn _remove_hook(&self, id: u64) -> bool {
         self.node.hooks().remove(id)
-    }
-
-    /// `ctx.saved_tensors` of a Python Function's node.
-    fn _saved_tensors(&self, py: Python<'_>) -> PyResult<Py<PyTuple>> {
-        let f = self
-            .node
-            .as_any()
-            .downcast_ref::<PyFunctionNode>()
-            .ok_or_else(|| PyRuntimeError::new_err("saved_tensors is only available on Function nodes"))?;
-        let saved = f.saved_tensors()?;
-        super::tensor::tensors_tuple(py, saved)
     }
 
     fn __call__(&self, py: Python<'_>, grads: &Bound<'_, PyTuple>) -> PyResult<Py<PyTuple>> {
@@ -266,7 +272,7 @@ fn tensors_of(list: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
     list.try_iter()?.map(|t| Ok(t?.cast::<PyTensor>()?.get().inner.clone())).collect()
 }
 
-/// Records a Python Function's node; returns it (for `ctx.saved_tensors`).
+/// Records a Python Function's node; returns a weak handle to it (for `ctx.saved_tensors`).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn _record_function(
@@ -319,7 +325,7 @@ fn _record_function(
             }
         }
     }
-    wrap_node(py, node)
+    Ok(Py::new(py, PyFunctionNodeRef { node: Arc::downgrade(&node) })?.into_any())
 }
 
 fn opt_tensors(list: &Bound<'_, PyAny>) -> PyResult<Vec<Option<Tensor>>> {
@@ -413,6 +419,12 @@ impl PyTensor {
         self.inner.grad_fn().map(|n| wrap_node(py, n)).transpose()
     }
 
+    /// Identity of the tensor object in the core (two Python handles of one tensor share it).
+    #[getter]
+    fn _cdata(&self) -> usize {
+        self.inner.identity()
+    }
+
     #[getter]
     fn is_leaf(&self) -> bool {
         self.inner.is_leaf()
@@ -458,6 +470,7 @@ impl PyTensor {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyNode>()?;
+    m.add_class::<PyFunctionNodeRef>()?;
     m.add_function(wrap_pyfunction!(_record_function, m)?)?;
     m.add_function(wrap_pyfunction!(_backward, m)?)?;
     m.add_function(wrap_pyfunction!(_grad, m)?)?;

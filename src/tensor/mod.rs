@@ -201,6 +201,11 @@ impl Tensor {
         Tensor(t)
     }
 
+    /// An address identifying the tensor object (shared by clones of this handle).
+    pub fn identity(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
     /// Whether nothing but this handle sees the tensor and its storage.
     pub fn is_exclusive(&self) -> bool {
         Arc::strong_count(&self.0) == 1 && Arc::strong_count(&self.0.storage) == 1

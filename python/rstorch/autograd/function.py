@@ -21,7 +21,7 @@ class FunctionCtx:
     def saved_tensors(self):
         node = getattr(self, "_node", None)
         if node is not None:
-            return node._c._saved_tensors()
+            return node._saved_tensors()
         return tuple(getattr(self, "_to_save", ()))
 
     def mark_dirty(self, *args):
@@ -111,6 +111,9 @@ class Function(metaclass=FunctionMeta):
             list(getattr(ctx, "_to_save", ())), ctx.materialize_grads, [d for d in dirty],
         )
         ctx._node = node
+        # The node holds the saved tensors now; ctx keeping them too would be a cycle
+        # (ctx -> output -> node -> backward -> ctx) that Python's collector cannot see.
+        ctx.__dict__.pop("_to_save", None)
         return outputs if is_tuple else outputs[0]
 
 
