@@ -357,3 +357,49 @@ def test_make_dot_names_parameters_and_ops():
     dot = torch.viz.make_dot(loss, params={"weight": w}).source
     assert dot.startswith("digraph {") and "weight\\n (3, 2)" in dot
     assert "SumBackward0" in dot and "MmBackward0" in dot and "->" in dot
+
+
+F = torch.nn.functional
+UNARY_OPS = {
+    "neg": lambda a: -a, "abs": lambda a: a.abs(), "exp": lambda a: a.exp(), "exp2": lambda a: a.exp2(),
+    "log": lambda a: (a.abs() + 0.5).log(), "log2": lambda a: (a.abs() + 0.5).log2(),
+    "log10": lambda a: (a.abs() + 0.5).log10(), "log1p": lambda a: (a.abs()).log1p(),
+    "expm1": lambda a: a.expm1(), "sqrt": lambda a: (a.abs() + 0.5).sqrt(),
+    "rsqrt": lambda a: (a.abs() + 0.5).rsqrt(), "sin": lambda a: a.sin(), "cos": lambda a: a.cos(),
+    "tan": lambda a: a.tan(), "asin": lambda a: (a * 0.5).asin(), "acos": lambda a: (a * 0.5).acos(),
+    "atan": lambda a: a.atan(), "sinh": lambda a: a.sinh(), "cosh": lambda a: a.cosh(),
+    "tanh": lambda a: a.tanh(), "sigmoid": lambda a: a.sigmoid(), "relu": lambda a: a.relu(),
+    "gelu": lambda a: F.gelu(a), "gelu_tanh": lambda a: F.gelu(a, approximate="tanh"),
+    "silu": lambda a: F.silu(a), "softplus": lambda a: F.softplus(a), "leaky_relu": lambda a: F.leaky_relu(a, 0.1),
+    "elu": lambda a: F.elu(a), "erf": lambda a: a.erf(), "reciprocal": lambda a: (a.abs() + 0.5).reciprocal(),
+    "pow_scalar": lambda a: a ** 3, "square": lambda a: a.square(), "clamp": lambda a: a.clamp(-0.2, 0.3),
+    "cumprod": lambda a: a.cumprod(1), "prod_all": lambda a: a.prod(), "amin": lambda a: a.amin(0),
+    "max_dim": lambda a: a.max(dim=1).values, "sort": lambda a: a.sort(1).values,
+    "topk": lambda a: a.topk(2, dim=1).values, "norm1": lambda a: a.norm(1), "repeat_roll": lambda a: a.repeat(2, 1).roll(1, 0),
+    "tril_triu": lambda a: a.tril() + a.triu(1) * 2, "unbind_chunk": lambda a: a.unbind(0)[1] + a.chunk(2, 1)[0].sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY_OPS))
+def test_gradcheck_every_elementwise_and_reduction_on_a_transposed_input(name):
+    torch.manual_seed(2)
+    a = (torch.rand(3, 4, dtype=torch.float64) - 0.5).t().requires_grad_()  # non-contiguous
+    assert not a.is_contiguous()
+    assert gradcheck(UNARY_OPS[name], (a,))
+
+
+BINARY_OPS = {
+    "sub": lambda a, b: a - b, "atan2": lambda a, b: torch.atan2(a, b), "minimum": lambda a, b: torch.minimum(a, b),
+    "remainder": lambda a, b: a.remainder(b.abs() + 2.0), "where": lambda a, b: torch.where(a > b, a, b),
+    "addmm": lambda a, b: torch.addmm(a[:1, :1], a, b.t()), "outer_dot": lambda a, b: torch.outer(a[0], b[0]).sum() + torch.dot(a[1], b[1]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY_OPS))
+def test_gradcheck_binary_on_broadcast_inputs(name):
+    torch.manual_seed(3)
+    # (3, 1) against (3, 4): the gradient of `a` sums over the broadcast dim
+    shape = (3, 4) if name in ("addmm", "outer_dot") else (3, 1)
+    a = (torch.rand(*shape, dtype=torch.float64) - 0.5).requires_grad_()
+    b = torch.rand(3, 4, dtype=torch.float64, requires_grad=True)
+    assert gradcheck(BINARY_OPS[name], (a, b))
