@@ -49,7 +49,17 @@ macro_rules! int_arith {
                     // Integer powers with negative exponents truncate toward zero.
                     return match self as i64 { 1 => 1, -1 => if (o as i64) % 2 == 0 { 1 } else { self }, _ => 0 };
                 }
-                self.wrapping_pow(o as u32)
+                // Square-and-multiply over the whole exponent: `wrapping_pow` takes a u32 and
+                // would truncate exponents of 2**32 and above.
+                let (mut base, mut e, mut acc) = (self, o as u64, 1 as $t);
+                while e > 0 {
+                    if e & 1 == 1 {
+                        acc = acc.wrapping_mul(base);
+                    }
+                    base = base.wrapping_mul(base);
+                    e >>= 1;
+                }
+                acc
             }
             #[inline(always)] fn neg(self) -> Self { (0 as $t).wrapping_sub(self) }
             #[inline(always)]
@@ -158,5 +168,8 @@ mod tests {
         assert_eq!((-7.0f64).floor_div(2.0), -4.0);
         assert_eq!((-7.5f32).rem(2.0), 0.5);
         assert_eq!(i64::MIN.floor_div(-1), i64::MIN);
+        assert_eq!(Arith::pow(2i64, 1 << 32), 0);
+        assert_eq!(Arith::pow(3i64, 4), 81);
+        assert_eq!(Arith::pow(-1i64, (1 << 32) + 1), -1);
     }
 }

@@ -5,19 +5,20 @@ use std::sync::{Arc, RwLock};
 
 use rayon::prelude::*;
 
+use crate::error::{Error, Result};
+
 /// Elements below which a kernel stays on the calling thread: waking workers costs microseconds.
 pub const GRAIN: usize = 1 << 15;
 
 static POOL: RwLock<Option<Arc<rayon::ThreadPool>>> = RwLock::new(None);
 
-fn build_pool(n: usize) -> Arc<rayon::ThreadPool> {
-    Arc::new(
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .thread_name(|i| format!("rstorch-{i}"))
-            .build()
-            .expect("the OS refused to start kernel threads"),
-    )
+fn build_pool(n: usize) -> Result<Arc<rayon::ThreadPool>> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(|i| format!("rstorch-{i}"))
+        .build()
+        .map(Arc::new)
+        .map_err(|e| Error::Runtime(format!("could not start {n} kernel threads: {e}")))
 }
 
 pub fn pool() -> Arc<rayon::ThreadPool> {
@@ -27,14 +28,17 @@ pub fn pool() -> Arc<rayon::ThreadPool> {
     let mut slot = POOL.write().unwrap_or_else(|e| e.into_inner());
     slot.get_or_insert_with(|| {
         let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        build_pool(n)
+        // A process that cannot start even one thread cannot run anything else either.
+        build_pool(n).or_else(|_| build_pool(1)).expect("the OS refused to start a kernel thread")
     })
     .clone()
 }
 
 /// `torch.set_num_threads`: later kernels run on a pool of `n` threads.
-pub fn set_num_threads(n: usize) {
-    *POOL.write().unwrap_or_else(|e| e.into_inner()) = Some(build_pool(n.max(1)));
+pub fn set_num_threads(n: usize) -> Result<()> {
+    let pool = build_pool(n.max(1))?;
+    *POOL.write().unwrap_or_else(|e| e.into_inner()) = Some(pool);
+    Ok(())
 }
 
 pub fn get_num_threads() -> usize {

@@ -379,7 +379,7 @@ fn set_num_threads(n: &Bound<'_, PyAny>) -> PyResult<()> {
     if n <= 0 {
         return Err(PyValueError::new_err("Number of threads must be positive"));
     }
-    crate::cpu::parallel::set_num_threads(n as usize);
+    crate::cpu::parallel::set_num_threads(n as usize)?;
     Ok(())
 }
 
