@@ -129,14 +129,19 @@ pub struct InputMeta {
 }
 
 /// A tensor saved for backward, with the version it had then.
-struct Saved {
+pub(crate) struct Saved {
     tensor: Tensor,
     version: u64,
 }
 
 impl Saved {
-    fn new(t: &Tensor) -> Saved {
+    pub(crate) fn new(t: &Tensor) -> Saved {
         Saved { tensor: t.clone(), version: t.version() }
+    }
+
+    /// The tensor, if no in-place op changed it since; `origin` names it in the error.
+    pub(crate) fn unpack(&self, origin: impl FnOnce() -> String) -> Result<Tensor> {
+        check_version(self, origin)
     }
 }
 
@@ -156,14 +161,15 @@ pub struct OpNode {
     num_outputs: usize,
 }
 
-fn freed() -> Error {
+pub(crate) fn freed() -> Error {
     Error::Runtime(
         "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.".into(),
     )
 }
 
-fn check_version(s: &Saved, origin: String) -> Result<Tensor> {
+fn check_version(s: &Saved, origin: impl FnOnce() -> String) -> Result<Tensor> {
     if s.tensor.version() != s.version {
+        let origin = origin();
         return Err(Error::Runtime(format!(
             "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.{}Tensor {:?}]{} is at version {}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).",
             crate::tensor::arith::title_name(s.tensor.dtype()),
@@ -181,18 +187,17 @@ impl OpNode {
     pub fn input(&self, i: usize) -> Result<Tensor> {
         let guard = self.saved_inputs.lock().unwrap_or_else(|e| e.into_inner());
         let s = guard.as_ref().ok_or_else(freed)?[i].as_ref().expect("formula reads an input it did not save");
-        let origin = match s.tensor.grad_fn() {
+        check_version(s, || match s.tensor.grad_fn() {
             Some(f) => format!(", which is output {} of {},", s.tensor.output_nr(), f.name()),
             None => String::new(),
-        };
-        check_version(s, origin)
+        })
     }
 
     /// Saved output `i`; under create_graph it carries this node as its history again.
     pub fn output(&self, i: usize) -> Result<Tensor> {
         let guard = self.saved_outputs.lock().unwrap_or_else(|e| e.into_inner());
         let s = guard.as_ref().ok_or_else(freed)?[i].as_ref().expect("formula reads an output it did not save");
-        let t = check_version(s, format!(", which is output {i} of {},", self.name))?;
+        let t = check_version(s, || format!(", which is output {i} of {},", self.name))?;
         if super::grad_mode::is_enabled() {
             if let Some(me) = self.this.upgrade() {
                 let t = t.detach();

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
 use crate::autograd::node::{next_hook_id, next_sequence_nr, AccumulateGrad, Edge, GradHook, Node, NodeHooks, NodeRef};
-use crate::autograd::{engine, grad_mode};
+use crate::autograd::{engine, grad_mode, op};
 use crate::dtype::DType;
 use crate::error::Result as CoreResult;
 use crate::tensor::Tensor;
@@ -174,7 +174,7 @@ pub struct PyFunctionNode {
     edges: Vec<Option<Edge>>,
     input_shapes: Vec<Vec<usize>>,
     outputs: Vec<(Vec<usize>, DType)>,
-    saved: Mutex<Option<Vec<(Tensor, u64)>>>,
+    saved: Mutex<Option<Vec<op::Saved>>>,
     materialize_grads: bool,
     seq: u64,
     hooks: NodeHooks,
@@ -183,21 +183,8 @@ pub struct PyFunctionNode {
 impl PyFunctionNode {
     fn saved_tensors(&self) -> CoreResult<Vec<Tensor>> {
         let guard = self.saved.lock().unwrap_or_else(|e| e.into_inner());
-        let saved = guard.as_ref().ok_or_else(|| {
-            crate::error::Error::Runtime("Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.".into())
-        })?;
-        saved
-            .iter()
-            .map(|(t, v)| {
-                if t.version() != *v {
-                    return Err(crate::error::Error::Runtime(format!(
-                        "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.{}Tensor {:?}], which is output 0 of {}, is at version {}; expected version {} instead.",
-                        crate::tensor::arith::title_name(t.dtype()), t.shape(), self.name, t.version(), v
-                    )));
-                }
-                Ok(t.clone())
-            })
-            .collect()
+        let saved = guard.as_ref().ok_or_else(op::freed)?;
+        saved.iter().map(|s| s.unpack(|| format!(", which is saved by {},", self.name))).collect()
     }
 }
 
@@ -302,9 +289,7 @@ fn _record_function(
         .map(|t| {
             // Outputs are kept without history (no cycle through the node).
             let is_output = outs.iter().flatten().any(|o| o.same(&t));
-            let t = if is_output { t.detach() } else { t };
-            let v = t.version();
-            (t, v)
+            op::Saved::new(&if is_output { t.detach() } else { t })
         })
         .collect();
     let node: Arc<PyFunctionNode> = Arc::new(PyFunctionNode {

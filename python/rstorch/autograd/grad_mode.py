@@ -10,9 +10,18 @@ def is_grad_enabled():
 
 
 class _GradModeContext:
-    """Sets grad mode on entry and restores it on exit; also usable as a decorator."""
+    """Sets grad mode on entry and restores it on exit; also usable as a decorator, with or
+    without parentheses (`@no_grad()` and `@no_grad`)."""
 
     _enabled = True
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None or not callable(orig_func):
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+    def __init__(self, orig_func=None):
+        pass
 
     def __enter__(self):
         self._prev = _C._set_grad_enabled(self._enabled)
@@ -36,26 +45,9 @@ class _GradModeContext:
 class no_grad(_GradModeContext):
     _enabled = False
 
-    def __new__(cls, orig_func=None):
-        # `@no_grad` as well as `@no_grad()` and `with no_grad():`
-        if orig_func is None:
-            return super().__new__(cls)
-        return cls()(orig_func)
-
-    def __init__(self, orig_func=None):
-        pass
-
 
 class enable_grad(_GradModeContext):
     _enabled = True
-
-    def __new__(cls, orig_func=None):
-        if orig_func is None:
-            return super().__new__(cls)
-        return cls()(orig_func)
-
-    def __init__(self, orig_func=None):
-        pass
 
 
 class set_grad_enabled(_GradModeContext):
