@@ -340,6 +340,33 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 out[1] = Some(a.transpose(-2, -1)?.matmul(&g)?);
             }
         }
+        Op::Conv { geom } => {
+            let (x, w) = (node.input(0)?, node.input(1)?);
+            if need(0) {
+                out[0] = Some(g.conv_transpose_with(&w, *geom)?);
+            }
+            if need(1) {
+                out[1] = Some(Tensor::conv_weight_grad_with(&x, &g, *geom)?);
+            }
+        }
+        Op::ConvTranspose { geom } => {
+            let (small, w) = (node.input(0)?, node.input(1)?);
+            if need(0) {
+                out[0] = Some(g.conv_with(&w, *geom)?);
+            }
+            if need(1) {
+                out[1] = Some(Tensor::conv_weight_grad_with(&g, &small, *geom)?);
+            }
+        }
+        Op::ConvWeight { geom } => {
+            let (x, dy) = (node.input(0)?, node.input(1)?);
+            if need(0) {
+                out[0] = Some(dy.conv_transpose_with(&g, *geom)?);
+            }
+            if need(1) {
+                out[1] = Some(x.conv_with(&g, *geom)?);
+            }
+        }
     }
     // Gradients take the dtype of the input they belong to.
     for (i, o) in out.iter_mut().enumerate() {

@@ -3,6 +3,7 @@
 use std::any::Any;
 use std::sync::{Arc, Mutex, Weak};
 
+use crate::cpu::conv::ConvGeom;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::tensor::{BinaryOp, Tensor, UnaryOp};
@@ -38,6 +39,10 @@ pub enum Op {
     /// `x[idx] = v` out of place: positions written, relative to a contiguous input.
     Put { offsets: Vec<usize>, value_shape: Vec<usize> },
     Matmul,
+    /// conv2d, its transpose and its weight gradient: each one's backward uses the others.
+    Conv { geom: ConvGeom },
+    ConvTranspose { geom: ConvGeom },
+    ConvWeight { geom: ConvGeom },
 }
 
 impl Op {
@@ -115,6 +120,8 @@ impl Op {
             Op::Take { kind, .. } => kind,
             Op::Put { .. } => "IndexPut",
             Op::Matmul => "Mm",
+            Op::Conv { .. } | Op::ConvTranspose { .. } => "Convolution",
+            Op::ConvWeight { .. } => "ConvolutionBackward",
         };
         format!("{base}Backward0")
     }

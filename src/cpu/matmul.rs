@@ -13,6 +13,65 @@ pub struct MatRef {
     pub cs: usize,
 }
 
+/// A contiguous-row destination matrix: element `(i, j)` is `data[i * rs + j]`.
+pub struct MatMut<'a, T> {
+    pub data: &'a mut [T],
+    pub rs: usize,
+}
+
+/// `dst (= or +=) a @ b` for one `m x k` by `k x n` product; the single place that calls `gemm`.
+///
+/// # Safety
+/// Every element `(i, p)` of `am` (`i < m`, `p < k`) must lie inside `a`, every `(p, j)` of `bm`
+/// inside `b`; `dst.data` must hold `(m - 1) * dst.rs + n` elements.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gemm_into<T: Element>(
+    dst: MatMut<'_, T>,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[T],
+    am: MatRef,
+    b: &[T],
+    bm: MatRef,
+    accumulate: bool,
+    par: Parallelism,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    assert!(dst.data.len() >= (m - 1) * dst.rs + n, "gemm destination too small");
+    if k == 0 {
+        if !accumulate {
+            for i in 0..m {
+                dst.data[i * dst.rs..i * dst.rs + n].fill(T::zero());
+            }
+        }
+        return;
+    }
+    gemm::gemm(
+        m,
+        n,
+        k,
+        dst.data.as_mut_ptr(),
+        1,
+        dst.rs as isize,
+        accumulate,
+        a.as_ptr().add(am.offset),
+        am.cs as isize,
+        am.rs as isize,
+        b.as_ptr().add(bm.offset),
+        bm.cs as isize,
+        bm.rs as isize,
+        T::one(),
+        T::one(),
+        false,
+        false,
+        false,
+        par,
+    )
+}
+
 /// Products of this many multiply-adds or more use every thread.
 const PARALLEL_WORK: usize = 1 << 16;
 
@@ -34,34 +93,10 @@ pub fn batched_gemm<T: Element>(
     let threads = get_num_threads();
     let per_product = if work >= PARALLEL_WORK && threads > 1 { Parallelism::Rayon(threads) } else { Parallelism::None };
     let run = |out: &mut [T], am: MatRef, bm: MatRef, par: Parallelism| {
-        if k == 0 {
-            return; // out stays zero
-        }
+        let dst = MatMut { data: out, rs: n };
         // SAFETY: `MatRef`s were built from layouts whose every element lies inside `a` and `b`
-        // (checked by the caller); `out` holds exactly m x n contiguous elements.
-        unsafe {
-            gemm::gemm(
-                m,
-                n,
-                k,
-                out.as_mut_ptr(),
-                1,
-                n as isize,
-                false,
-                a.as_ptr().add(am.offset),
-                am.cs as isize,
-                am.rs as isize,
-                b.as_ptr().add(bm.offset),
-                bm.cs as isize,
-                bm.rs as isize,
-                T::zero(),
-                T::one(),
-                false,
-                false,
-                false,
-                par,
-            )
-        }
+        // (checked by the caller).
+        unsafe { gemm_into(dst, m, n, k, a, am, b, bm, false, par) }
     };
     if a_mats.len() > 1 && matches!(per_product, Parallelism::None) && a_mats.len() * work >= PARALLEL_WORK && threads > 1 {
         // Many small products: one per task.

@@ -2,11 +2,13 @@
 //! take fast paths compiled through the one SIMD layer in `simd`.
 
 pub mod cast;
+pub mod conv;
 pub mod elementwise;
 pub mod math;
 pub mod matmul;
 pub mod num;
 pub mod parallel;
+pub mod pool;
 pub mod reduce;
 pub mod simd;
 pub mod walk;

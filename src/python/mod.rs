@@ -6,6 +6,7 @@ mod convert;
 mod dtype;
 mod errors;
 mod functions;
+mod nn;
 mod ops;
 mod tensor;
 
@@ -25,5 +26,6 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     functions::register(m)?;
     autograd::register(m)?;
+    nn::register(m)?;
     Ok(())
 }

@@ -5,6 +5,8 @@ mod creation;
 mod einsum;
 pub mod index;
 mod matmul;
+pub mod conv;
+pub mod pool;
 mod reduce;
 mod shape_ops;
 mod unary;

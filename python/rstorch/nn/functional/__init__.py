@@ -1,0 +1,21 @@
+"""Functional forms of layers, activations and losses (`rstorch.nn.functional`)."""
+from ._activation import (
+    celu, elu, gelu, glu, hardsigmoid, hardswish, hardtanh, leaky_relu, log_softmax, logsigmoid, mish, prelu,
+    relu, relu6, selu, sigmoid, silu, softmax, softmin, softplus, softsign, tanh, tanhshrink, threshold,
+)
+from ._attention import scaled_dot_product_attention
+from ._conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
+from ._distance import cosine_similarity, pairwise_distance
+from ._dropout import dropout, dropout1d, dropout2d, dropout3d
+from ._linear import bilinear, linear
+from ._loss import (
+    binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, kl_div, l1_loss, mse_loss,
+    nll_loss, smooth_l1_loss,
+)
+from ._normalization import batch_norm, group_norm, layer_norm, normalize
+from ._pooling import (
+    adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d,
+    max_pool2d_with_indices,
+)
+from ._resize import interpolate, pad, upsample
+from ._sparse import embedding, one_hot

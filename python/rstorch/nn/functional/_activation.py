@@ -1,0 +1,133 @@
+"""Activation functions, softmax and its relatives."""
+import warnings
+
+import rstorch
+
+
+def _inplace_or_not(input, out, inplace):
+    return input.copy_(out) if inplace else out
+
+
+def threshold(input, threshold, value, inplace=False):
+    return _inplace_or_not(input, rstorch.where(input > threshold, input, value), inplace)
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else input.relu()
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _inplace_or_not(input, input._leaky_relu(negative_slope), inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _inplace_or_not(input, input._elu(alpha), inplace)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    return _inplace_or_not(input, input._elu(_SELU_ALPHA) * _SELU_SCALE, inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return _inplace_or_not(input, (input / alpha)._elu(1.0) * alpha, inplace)
+
+
+def gelu(input, approximate="none"):
+    return input.gelu(approximate=approximate)
+
+
+def silu(input, inplace=False):
+    return input.silu_() if inplace else input.silu()
+
+
+def mish(input, inplace=False):
+    return _inplace_or_not(input, input * softplus(input).tanh(), inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    return _inplace_or_not(input, (input + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
+
+
+def hardswish(input, inplace=False):
+    return _inplace_or_not(input, input * (input + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return input.softplus(beta=beta, threshold=threshold)
+
+
+def logsigmoid(input):
+    return -softplus(-input)
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    a, b = input.chunk(2, dim)
+    if a.shape != b.shape:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {dim % input.dim()} is size {input.shape[dim]}")
+    return a * b.sigmoid()
+
+
+def prelu(input, weight):
+    if weight.numel() != 1 and input.dim() >= 2:
+        weight = weight.reshape([-1] + [1] * (input.dim() - 2))
+    return rstorch.where(input >= 0, input, input * weight)
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. "
+        "Change the call to include dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return input.softmax(dim, dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return input.log_softmax(dim, dtype=dtype)

@@ -1,0 +1,208 @@
+"""Loss functions, with PyTorch's reductions, class weights, ignore_index and label smoothing."""
+import warnings
+
+import rstorch
+from ._activation import log_softmax
+from ._utils import reduce_loss, reduction_from_legacy
+
+
+def _check_same_size(input, target, name):
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same "
+            "size.", stacklevel=3)
+
+
+def _class_last(input, target):
+    """(N, C, d1, ...) scores and (N, d1, ...) targets as (M, C) rows and M targets."""
+    if input.dim() == 1:
+        return input.unsqueeze(0), target.reshape(1)
+    if input.dim() > 2:
+        input = input.movedim(1, -1)
+    return input.reshape(-1, input.shape[-1]), target.reshape(-1)
+
+
+def _check_targets(input, target):
+    if input.dim() < 1:
+        raise ValueError("input tensor should be 1D or more")
+    if input.dim() == 1:
+        if target.dim() != 0:
+            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
+        return
+    if input.shape[0] != target.shape[0] or target.dim() != input.dim() - 1:
+        if input.shape[0] != target.shape[0]:
+            raise ValueError(
+                f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]}).")
+        raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got {target.shape}")
+    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got {target.shape}")
+
+
+def _picked_log_probs(input, target, weight, ignore_index):
+    """Per-target -w[t] * input[t] (zero where ignored) and the per-target weights."""
+    rows, flat = _class_last(input, target)
+    classes = rows.shape[1]
+    valid = flat != ignore_index
+    safe = rstorch.where(valid, flat, 0)
+    if safe.numel():
+        bad = (safe < 0) | (safe >= classes)
+        if bool(bad.any()):
+            raise IndexError(f"Target {int(safe[bad][0])} is out of bounds.")
+    picked = rows.gather(1, safe.unsqueeze(1)).squeeze(1)
+    w = valid.to(rows.dtype)
+    if weight is not None:
+        if weight.shape != (classes,):
+            raise RuntimeError(
+                f"weight tensor should be defined either for all {classes} classes or no classes but got weight "
+                f"tensor of shape: {list(weight.shape)}")
+        w = w * weight.index_select(0, safe)
+    return -picked * w, w
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    reduction = reduction_from_legacy(size_average, reduce, reduction)
+    _check_targets(input, target)
+    losses, w = _picked_log_probs(input, target, weight, ignore_index)
+    if reduction == "none":
+        return losses.reshape(target.shape)
+    if reduction == "sum":
+        return losses.sum()
+    if reduction == "mean":
+        return losses.sum() / w.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    reduction = reduction_from_legacy(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input.dim() == 1 else 1
+    logp = log_softmax(input, class_dim)
+    classes = input.shape[class_dim]
+    if target.is_floating_point():
+        return _cross_entropy_soft(logp, target, weight, reduction, label_smoothing, class_dim, classes)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    # Smoothing spreads label_smoothing of the target mass uniformly over the classes.
+    if weight is not None:
+        wshape = [1] * input.dim()
+        wshape[class_dim] = classes
+        smooth = -(logp * weight.reshape(wshape)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    ignored = target == ignore_index
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            kept = target.masked_select(~ignored)
+            smooth = smooth.sum() / weight.index_select(0, kept).sum()
+        else:
+            smooth = smooth.sum() / (~ignored).sum()
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / classes)
+
+
+def _cross_entropy_soft(logp, target, weight, reduction, label_smoothing, class_dim, classes):
+    if target.shape != logp.shape:
+        raise RuntimeError(
+            f"Expected floating point target of the input's shape {list(logp.shape)}, got {list(target.shape)}")
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    terms = logp * target
+    if weight is not None:
+        wshape = [1] * logp.dim()
+        wshape[class_dim] = classes
+        terms = terms * weight.reshape(wshape)
+    losses = -terms.sum(class_dim)
+    if reduction == "mean":
+        return losses.sum() / (logp.numel() // classes) if logp.dim() > 1 else losses
+    return reduce_loss(losses, reduction)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _check_same_size(input, target, "mse_loss")
+    loss = (input - target).pow(2)
+    if weight is not None:
+        loss = loss * weight
+    return reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _check_same_size(input, target, "l1_loss")
+    loss = (input - target).abs()
+    if weight is not None:
+        loss = loss * weight
+    return reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _check_same_size(input, target, "smooth_l1_loss")
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    diff = (input - target).abs()
+    if beta == 0.0:
+        loss = diff
+    else:
+        loss = rstorch.where(diff < beta, diff.pow(2) * (0.5 / beta), diff - 0.5 * beta)
+    return reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _check_same_size(input, target, "huber_loss")
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    diff = (input - target).abs()
+    loss = rstorch.where(diff < delta, diff.pow(2) * 0.5, (diff - 0.5 * delta) * delta)
+    if weight is not None:
+        loss = loss * weight
+    return reduce_loss(loss, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) is "
+            "deprecated. Please ensure they have the same size.")
+    # PyTorch clamps each log at -100 so that a confident wrong answer costs 100, not inf.
+    loss = -(target * input.log().clamp_min(-100.0) + (1 - target) * (1 - input).log().clamp_min(-100.0))
+    if weight is not None:
+        loss = loss * weight
+    return reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    # log(1 + exp(-|x|)) + max(-x, 0) is log(1 + exp(-x)) without overflow.
+    log_sigmoid_neg = (-input.abs()).exp().log1p() + (-input).relu()
+    if pos_weight is not None:
+        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * log_sigmoid_neg
+    else:
+        loss = (1 - target) * input + log_sigmoid_neg
+    if weight is not None:
+        loss = loss * weight
+    return reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction))
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    reduction = reduction_from_legacy(size_average, reduce, reduction)
+    if reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support size."
+            "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+            "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        # target * log(target), taken as 0 where target is 0 (and differentiable there).
+        positive = target > 0
+        safe = rstorch.where(positive, target, 1.0)
+        loss = target * safe.log() - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() else loss.sum()
+    return reduce_loss(loss, reduction)

@@ -1,0 +1,82 @@
+"""Batch, layer and group normalisation, and vector normalisation."""
+import rstorch
+
+
+def _channel_shape(input):
+    return [1, -1] + [1] * (input.dim() - 2)
+
+
+def _affine(out, weight, bias, shape):
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    if input.dim() < 2:
+        raise ValueError(f"Expected 2D or higher input to batch_norm (got {input.dim()}D input)")
+    dims = [0] + list(range(2, input.dim()))
+    shape = _channel_shape(input)
+    count = input.numel() // input.shape[1]
+    if training:
+        if count <= 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size {input.shape}")
+        mean = input.mean(dims)
+        var = input.var(dims, unbiased=False)
+        if running_mean is not None or running_var is not None:
+            with rstorch.no_grad():
+                if running_mean is not None:
+                    running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
+                if running_var is not None:
+                    # The running variance is the unbiased estimate.
+                    running_var.mul_(1 - momentum).add_(var.detach() * (momentum * count / (count - 1)))
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        mean, var = running_mean, running_var
+    out = (input - mean.reshape(shape)) * (var.reshape(shape) + eps).rsqrt()
+    return _affine(out, weight, bias, shape)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    n = len(normalized_shape)
+    if tuple(input.shape[input.dim() - n:]) != normalized_shape or n > input.dim():
+        raise RuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{input.shape}")
+    dims = tuple(range(-n, 0))
+    mean = input.mean(dims, keepdim=True)
+    var = input.var(dims, keepdim=True, unbiased=False)
+    out = (input - mean) * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups != 0:
+        raise RuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{input.shape} and num_groups={num_groups}")
+    grouped = input.reshape(n, num_groups, -1)
+    mean = grouped.mean(-1, keepdim=True)
+    var = grouped.var(-1, keepdim=True, unbiased=False)
+    out = ((grouped - mean) * (var + eps).rsqrt()).reshape(input.shape)
+    return _affine(out, weight, bias, _channel_shape(input))
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    result = input / denom
+    if out is not None:
+        return out.copy_(result)
+    return result

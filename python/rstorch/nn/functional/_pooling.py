@@ -1,0 +1,133 @@
+"""Pooling: max (Rust kernel with indices), average and adaptive average."""
+import rstorch
+from ... import _C
+from ._utils import _pair, _single
+
+
+def _check_pool_input(name, input, spatial):
+    if input.dim() not in (spatial + 1, spatial + 2):
+        raise RuntimeError(
+            f"{name}: Expected {spatial + 1}D or {spatial + 2}D (batch mode) tensor for input, "
+            f"but got: {list(input.shape)}")
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    _check_pool_input("max_pool2d", input, 2)
+    kernel_size = _pair(kernel_size)
+    stride = kernel_size if stride is None or stride == [] or stride == () else _pair(stride)
+    return _C._max_pool2d_with_indices(input, kernel_size, stride, _pair(padding), _pair(dilation), ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    out, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    _check_pool_input("max_pool1d", input, 1)
+    kernel_size = _single(kernel_size)
+    stride = kernel_size if stride is None or stride == [] or stride == () else _single(stride)
+    out, indices = _C._max_pool2d_with_indices(input.unsqueeze(-2), (1, kernel_size[0]), (1, stride[0]),
+                                               (0, _single(padding)[0]), (1, _single(dilation)[0]), ceil_mode)
+    out, indices = out.squeeze(-2), indices.squeeze(-2)
+    return (out, indices) if return_indices else out
+
+
+def _window_counts(length, k, s, p, ceil_mode, count_include_pad):
+    """Output length along one axis and, per window, how many elements it averages over."""
+    span = length + 2 * p - k
+    if span < 0:
+        raise RuntimeError(
+            f"Given input size {length} with padding {p} is too small for a kernel of size {k}: "
+            "Output size is too small")
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= length + p:
+        out -= 1
+    counts = []
+    for o in range(out):
+        start = o * s - p
+        end = min(start + k, length + p)
+        if not count_include_pad:
+            start, end = max(start, 0), min(end, length)
+        counts.append(end - start)
+    return out, counts
+
+
+def _avg_pool(input, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """Average pooling over the last len(kernel) dims: zero padding, then a sum over windows."""
+    from ._resize import pad as _pad
+    spatial = len(kernel)
+    lengths = input.shape[-spatial:]
+    for p, k in zip(padding, kernel):
+        if p > k // 2:
+            raise RuntimeError(
+                f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size={k} "
+                "and dilation=1")
+    outs, divisors = [], None
+    pads = []
+    for a in range(spatial):
+        out, counts = _window_counts(lengths[a], kernel[a], stride[a], padding[a], ceil_mode, count_include_pad)
+        outs.append(out)
+        # Right padding so that every window (also the partial last one in ceil mode) fits.
+        right = max(0, (out - 1) * stride[a] + kernel[a] - lengths[a] - padding[a])
+        pads.append((padding[a], right))
+        axis = rstorch.tensor(counts, dtype=input.dtype).reshape([-1] + [1] * (spatial - 1 - a))
+        divisors = axis if divisors is None else divisors * axis
+    x = _pad(input, [v for pr in reversed(pads) for v in pr])
+    for a in range(spatial):
+        x = x.unfold(input.dim() - spatial + a, kernel[a], stride[a])
+    summed = x.sum(tuple(range(-spatial, 0)))
+    if divisor_override:
+        return summed / divisor_override
+    return summed / divisors
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    _check_pool_input("avg_pool2d", input, 2)
+    kernel_size = _pair(kernel_size)
+    stride = kernel_size if stride is None or stride == [] or stride == () else _pair(stride)
+    return _avg_pool(input, kernel_size, stride, _pair(padding), ceil_mode, count_include_pad, divisor_override)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    _check_pool_input("avg_pool1d", input, 1)
+    kernel_size = _single(kernel_size)
+    stride = kernel_size if stride is None or stride == [] or stride == () else _single(stride)
+    return _avg_pool(input, kernel_size, stride, _single(padding), ceil_mode, count_include_pad, None)
+
+
+def _adaptive_bins(length, out):
+    """PyTorch's adaptive windows: bin i covers [floor(i*L/out), ceil((i+1)*L/out))."""
+    return [(i * length // out, -(-(i + 1) * length // out)) for i in range(out)]
+
+
+def _averaging_matrix(length, out, dtype):
+    rows = []
+    for start, end in _adaptive_bins(length, out):
+        row = [0.0] * length
+        for j in range(start, end):
+            row[j] = 1.0 / (end - start)
+        rows.append(row)
+    return rstorch.tensor(rows, dtype=dtype)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    _check_pool_input("adaptive_avg_pool2d", input, 2)
+    oh, ow = _pair(output_size)
+    h, w = input.shape[-2:]
+    oh, ow = oh or h, ow or w
+    if (oh, ow) == (1, 1):
+        return input.mean((-2, -1), keepdim=True)
+    if h % oh == 0 and w % ow == 0:
+        lead = list(input.shape[:-2])
+        return input.reshape(lead + [oh, h // oh, ow, w // ow]).mean((-3, -1))
+    # Uneven bins: averaging along each axis is a product with a fixed matrix.
+    return _averaging_matrix(h, oh, input.dtype).matmul(input).matmul(_averaging_matrix(w, ow, input.dtype).t())
+
+
+def adaptive_avg_pool1d(input, output_size):
+    _check_pool_input("adaptive_avg_pool1d", input, 1)
+    (o,) = _single(output_size)
+    return input.matmul(_averaging_matrix(input.shape[-1], o, input.dtype).t())

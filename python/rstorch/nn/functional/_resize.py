@@ -1,0 +1,162 @@
+"""Changing spatial size: pad (constant, reflect, replicate, circular) and interpolate."""
+import math
+
+import rstorch
+
+
+def _pad_constant(input, pads, value):
+    out = input
+    for i in range(len(pads) // 2):
+        dim = input.dim() - 1 - i
+        left, right = pads[2 * i], pads[2 * i + 1]
+        # Negative padding crops.
+        if left < 0 or right < 0:
+            size = out.shape[dim]
+            start, stop = max(-left, 0), size - max(-right, 0)
+            if stop < start:
+                raise RuntimeError(
+                    f"The input size {size}, plus negative padding {left} and {right} resulted in a negative "
+                    f"output size, which is invalid. Check dimension {dim} of your input.")
+            out = out.narrow(dim, start, stop - start)
+        parts = []
+        for amount in (max(left, 0), max(right, 0)):
+            shape = list(out.shape)
+            shape[dim] = amount
+            parts.append(rstorch.full(shape, value, dtype=out.dtype) if amount else None)
+        pieces = [p for p in (parts[0], out, parts[1]) if p is not None]
+        if len(pieces) > 1:
+            out = rstorch.cat(pieces, dim)
+    return out
+
+
+def _source_indices(mode, size, left, right):
+    """For each output position along one dim, the input position it copies."""
+    positions = range(-left, size + right)
+    if mode == "reflect":
+        period = 2 * (size - 1)
+        def src(i):
+            i = abs(i) % period if period else 0
+            return period - i if i >= size else i
+    elif mode == "replicate":
+        def src(i):
+            return min(max(i, 0), size - 1)
+    else:  # circular
+        def src(i):
+            return i % size
+    return [src(i) for i in positions]
+
+
+def pad(input, pad, mode="constant", value=None):
+    pad = list(pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError(
+            f"Padding length should be less than or equal to two times the input dimension but got padding "
+            f"length {len(pad)} and input of dimension {input.dim()}")
+    if mode == "constant":
+        return _pad_constant(input, pad, 0.0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    out = input
+    for i in range(len(pad) // 2):
+        dim = input.dim() - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        size = out.shape[dim]
+        if mode == "reflect" and (left >= size or right >= size):
+            raise RuntimeError(
+                f"Argument #4: Padding size should be less than the corresponding input dimension, but got: "
+                f"padding ({left}, {right}) at dimension {dim} of input {list(input.shape)}")
+        if mode == "circular" and (left > size or right > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        index = rstorch.tensor(_source_indices(mode, size, left, right), dtype=rstorch.int64)
+        out = out.index_select(dim, index)
+    return out
+
+
+def _output_sizes(input, size, scale_factor, spatial):
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        sizes = list(size) if isinstance(size, (list, tuple)) else [size] * spatial
+        if len(sizes) != spatial:
+            raise ValueError(
+                f"Input and output must have the same number of spatial dimensions, but got input with spatial "
+                f"dimensions of {list(input.shape[2:])} and output size of {sizes}. Please provide input tensor "
+                f"in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
+        return sizes, None
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    factors = list(scale_factor) if isinstance(scale_factor, (list, tuple)) else [scale_factor] * spatial
+    sizes = [int(math.floor(n * f)) for n, f in zip(input.shape[2:], factors)]
+    return sizes, factors
+
+
+def _nearest_index(in_size, out_size, factor, exact):
+    scale = 1.0 / factor if factor else in_size / out_size
+    offset = 0.5 if exact else 0.0
+    return [min(int(math.floor((o + offset) * scale)), in_size - 1) for o in range(out_size)]
+
+
+def _linear_matrix(in_size, out_size, factor, align_corners, dtype):
+    """The (out, in) matrix of linear interpolation weights along one axis."""
+    rows = []
+    for o in range(out_size):
+        if align_corners:
+            src = o * (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+        else:
+            scale = 1.0 / factor if factor else in_size / out_size
+            src = max((o + 0.5) * scale - 0.5, 0.0)
+        i0 = min(int(math.floor(src)), in_size - 1)
+        i1 = min(i0 + 1, in_size - 1)
+        w1 = src - i0
+        row = [0.0] * in_size
+        row[i0] += 1.0 - w1
+        row[i1] += w1
+        rows.append(row)
+    return rstorch.tensor(rows, dtype=dtype)
+
+
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    spatial = input.dim() - 2
+    if spatial < 1:
+        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D)")
+    if mode in ("nearest", "nearest-exact", "area") and align_corners is not None:
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | "
+            "trilinear")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported")
+    sizes, factors = _output_sizes(input, size, scale_factor, spatial)
+    if recompute_scale_factor:
+        factors = None
+    factors = factors or [None] * spatial
+    out = input
+    if mode in ("nearest", "nearest-exact"):
+        for a in range(spatial):
+            idx = _nearest_index(input.shape[2 + a], sizes[a], factors[a], mode == "nearest-exact")
+            out = out.index_select(2 + a, rstorch.tensor(idx, dtype=rstorch.int64))
+        return out
+    if mode == "area":
+        from ._pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
+        return adaptive_avg_pool1d(input, sizes) if spatial == 1 else adaptive_avg_pool2d(input, sizes)
+    if mode in _LINEAR_MODES:
+        if _LINEAR_MODES[mode] != spatial:
+            raise NotImplementedError(
+                f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR_MODES[mode] + 2}D input")
+        for a in range(spatial):
+            m = _linear_matrix(input.shape[2 + a], sizes[a], factors[a], bool(align_corners), input.dtype)
+            # Interpolate along axis 2 + a: move it last, multiply by the weights, move it back.
+            out = out.movedim(2 + a, -1).matmul(m.t()).movedim(-1, 2 + a)
+        return out
+    raise NotImplementedError(f"Input Error: interpolation mode {mode!r} is not supported")
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)

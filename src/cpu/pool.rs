@@ -1,0 +1,104 @@
+//! 2-D max pooling: the maximum of each window and where in its plane it was found.
+
+use rayon::prelude::*;
+
+use crate::cpu::parallel::{get_num_threads, pool};
+use crate::dtype::Element;
+
+/// One pooling window layout over `planes` independent `h x w` planes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolGeom {
+    pub planes: usize,
+    pub in_size: [usize; 2],
+    pub out_size: [usize; 2],
+    pub kernel: [usize; 2],
+    pub stride: [usize; 2],
+    pub padding: [usize; 2],
+    pub dilation: [usize; 2],
+}
+
+impl PoolGeom {
+    /// Whether every window has at least one tap inside the input (so each has a maximum).
+    pub fn windows_overlap_input(&self) -> bool {
+        (0..2).all(|a| (0..self.out_size[a]).all(|o| self.taps(a, o).next().is_some()))
+    }
+
+    /// The input rows (or columns) of window `o` along axis `a`: padding never wins a maximum.
+    fn taps(&self, a: usize, o: usize) -> impl Iterator<Item = usize> + '_ {
+        (0..self.kernel[a]).filter_map(move |k| {
+            let i = (o * self.stride[a] + k * self.dilation[a]).checked_sub(self.padding[a])?;
+            (i < self.in_size[a]).then_some(i)
+        })
+    }
+}
+
+/// The maxima (contiguous `planes x oh x ow`) and their flat positions within each input plane.
+/// NaN wins over any number, as in PyTorch.
+pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> (Vec<T>, Vec<i64>) {
+    let [h, w] = g.in_size;
+    let out_plane = g.out_size[0] * g.out_size[1];
+    let mut values = vec![T::zero(); g.planes * out_plane];
+    let mut indices = vec![0i64; g.planes * out_plane];
+    let plane = |p: usize, vals: &mut [T], idx: &mut [i64]| {
+        let src = &x[p * h * w..][..h * w];
+        for oy in 0..g.out_size[0] {
+            for ox in 0..g.out_size[1] {
+                let mut best: Option<(T, usize)> = None;
+                for iy in g.taps(0, oy) {
+                    for ix in g.taps(1, ox) {
+                        let at = iy * w + ix;
+                        let v = src[at];
+                        let wins = match best {
+                            None => true,
+                            // `v != v` is NaN: it beats everything, and the first NaN stays.
+                            Some((b, _)) => (v > b || v != v) && !(b != b),
+                        };
+                        if wins {
+                            best = Some((v, at));
+                        }
+                    }
+                }
+                // Callers check `windows_overlap_input` first.
+                let (v, at) = best.expect("pooling window lies inside the input");
+                vals[oy * g.out_size[1] + ox] = v;
+                idx[oy * g.out_size[1] + ox] = at as i64;
+            }
+        }
+    };
+    if out_plane == 0 {
+        return (values, indices);
+    }
+    let work = values.len() * g.kernel[0] * g.kernel[1];
+    if get_num_threads() > 1 && work >= 1 << 15 {
+        pool().install(|| values.par_chunks_mut(out_plane).zip(indices.par_chunks_mut(out_plane)).enumerate().for_each(|(p, (v, i))| plane(p, v, i)));
+    } else {
+        for (p, (v, i)) in values.chunks_mut(out_plane).zip(indices.chunks_mut(out_plane)).enumerate() {
+            plane(p, v, i);
+        }
+    }
+    (values, indices)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_window_maxima_and_their_positions() {
+        // one 3x4 plane, 2x2 windows, stride 2
+        let x = [1.0f32, 5.0, 2.0, 0.0, 3.0, 4.0, 9.0, 8.0, 7.0, 6.0, 1.0, 1.0];
+        let g = PoolGeom { planes: 1, in_size: [3, 4], out_size: [1, 2], kernel: [2, 2], stride: [2, 2], padding: [0, 0], dilation: [1, 1] };
+        let (v, i) = max_pool2d(&x, &g);
+        assert_eq!(v, vec![5.0, 9.0]);
+        assert_eq!(i, vec![1, 6]);
+    }
+
+    #[test]
+    fn nan_wins() {
+        let x = [1.0f64, f64::NAN, 3.0, 2.0];
+        let g = PoolGeom { planes: 1, in_size: [2, 2], out_size: [1, 1], kernel: [2, 2], stride: [2, 2], padding: [0, 0], dilation: [1, 1] };
+        let (v, i) = max_pool2d(&x, &g);
+        assert!(v[0].is_nan());
+        assert_eq!(i, vec![1]);
+    }
+}

@@ -1,0 +1,96 @@
+//! The kernels behind `rstorch.nn.functional`: convolutions and max pooling. The Python layer
+//! normalises int-or-tuple arguments and handles bias and unbatched inputs.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::tensor::conv::ConvParams;
+use crate::tensor::pool::PoolParams;
+
+use super::tensor::{run, PyTensor};
+
+/// A pair of non-negative sizes; negative values are PyTorch's RuntimeErrors.
+fn pair(v: (i64, i64), what: &str) -> PyResult<[usize; 2]> {
+    if v.0 < 0 || v.1 < 0 {
+        return Err(crate::error::Error::Runtime(format!("negative {what} is not supported")).into());
+    }
+    Ok([v.0 as usize, v.1 as usize])
+}
+
+fn conv_params(stride: (i64, i64), padding: (i64, i64), dilation: (i64, i64), groups: i64) -> PyResult<ConvParams> {
+    if groups <= 0 {
+        return Err(crate::error::Error::Runtime("non-positive groups is not supported".into()).into());
+    }
+    if stride.0 <= 0 || stride.1 <= 0 {
+        return Err(crate::error::Error::Runtime("non-positive stride is not supported".into()).into());
+    }
+    Ok(ConvParams { stride: pair(stride, "stride")?, padding: pair(padding, "padding")?, dilation: pair(dilation, "dilation")?, groups: groups as usize })
+}
+
+#[pyfunction]
+fn _conv2d(
+    py: Python<'_>,
+    input: &PyTensor,
+    weight: &PyTensor,
+    stride: (i64, i64),
+    padding: (i64, i64),
+    dilation: (i64, i64),
+    groups: i64,
+) -> PyResult<PyTensor> {
+    let p = conv_params(stride, padding, dilation, groups)?;
+    let (x, w) = (&input.inner, &weight.inner);
+    Ok(PyTensor::wrap(run(py, x.numel() * w.numel(), || x.conv2d(w, &p))?))
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn _conv_transpose2d(
+    py: Python<'_>,
+    input: &PyTensor,
+    weight: &PyTensor,
+    stride: (i64, i64),
+    padding: (i64, i64),
+    output_padding: (i64, i64),
+    groups: i64,
+    dilation: (i64, i64),
+) -> PyResult<PyTensor> {
+    let p = conv_params(stride, padding, dilation, groups)?;
+    let op = pair(output_padding, "output padding")?;
+    let (x, w) = (&input.inner, &weight.inner);
+    Ok(PyTensor::wrap(run(py, x.numel() * w.numel(), || x.conv_transpose2d(w, &p, op))?))
+}
+
+#[pyfunction]
+fn _max_pool2d_with_indices(
+    py: Python<'_>,
+    input: &PyTensor,
+    kernel_size: (i64, i64),
+    stride: (i64, i64),
+    padding: (i64, i64),
+    dilation: (i64, i64),
+    ceil_mode: bool,
+) -> PyResult<(PyTensor, PyTensor)> {
+    let positive = |v: (i64, i64), what: &str| -> PyResult<[usize; 2]> {
+        if v.0 <= 0 || v.1 <= 0 {
+            return Err(PyValueError::new_err(format!("{what} must be greater than zero, but got {v:?}")));
+        }
+        pair(v, what)
+    };
+    let p = PoolParams {
+        kernel: positive(kernel_size, "kernel_size")?,
+        stride: positive(stride, "stride")?,
+        padding: pair(padding, "padding")?,
+        dilation: positive(dilation, "dilation")?,
+        ceil_mode,
+    };
+    let x = &input.inner;
+    let (v, i) = run(py, x.numel(), || x.max_pool2d_with_indices(&p))?;
+    Ok((PyTensor::wrap(v), PyTensor::wrap(i)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_conv2d, m)?)?;
+    m.add_function(wrap_pyfunction!(_conv_transpose2d, m)?)?;
+    m.add_function(wrap_pyfunction!(_max_pool2d_with_indices, m)?)?;
+    Ok(())
+}
