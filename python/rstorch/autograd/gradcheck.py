@@ -8,7 +8,10 @@ class GradcheckError(RuntimeError):
 
 
 def _as_tuple(x):
-    return x if isinstance(x, tuple) else (x,)
+    # Lists count as sequences of tensors, as in PyTorch.
+    if isinstance(x, tuple):
+        return x
+    return tuple(x) if isinstance(x, list) else (x,)
 
 
 def _flat_outputs(fn, inputs):
