@@ -231,6 +231,32 @@ impl Tensor {
         });
     }
 
+    /// `self.data = data`: a tensor with `data`'s storage, shape and dtype that keeps this
+    /// tensor's autograd state (requires_grad, grad, history, hooks). The gradient
+    /// accumulator is not carried over: it belongs to the old tensor.
+    pub fn with_data_of(&self, data: &Tensor) -> Result<Tensor> {
+        let out = data.detach();
+        let old = self.meta();
+        if let Some(m) = old.as_ref() {
+            if (m.requires_grad || m.grad_fn.is_some()) && !data.dtype().is_floating_point() {
+                return Err(Error::Runtime(
+                    "data set to a tensor that requires gradients must be floating point or complex dtype".into(),
+                ));
+            }
+            *out.meta() = Some(Box::new(AutogradMeta {
+                requires_grad: m.requires_grad,
+                grad: m.grad.clone(),
+                grad_fn: m.grad_fn.clone(),
+                output_nr: m.output_nr,
+                grad_accumulator: Weak::new(),
+                retains_grad: m.retains_grad,
+                hooks: m.hooks.clone(),
+                view_base: None,
+            }));
+        }
+        Ok(out)
+    }
+
     /// A tensor sharing storage with no autograd history.
     pub fn detach(&self) -> Tensor {
         self.with_layout(self.layout().clone())

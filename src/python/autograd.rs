@@ -46,12 +46,12 @@ fn to_py_grads<'py>(py: Python<'py>, grads: &[Option<Tensor>]) -> PyResult<Bound
 
 fn from_py_grads(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Option<Tensor>>> {
     if let Ok(t) = obj.cast::<PyTensor>() {
-        return Ok(vec![Some(t.get().inner.clone())]);
+        return Ok(vec![Some(t.get().tensor().clone())]);
     }
     obj.try_iter()?
         .map(|g| {
             let g = g?;
-            Ok(if g.is_none() { None } else { Some(g.cast::<PyTensor>()?.get().inner.clone()) })
+            Ok(if g.is_none() { None } else { Some(g.cast::<PyTensor>()?.get().tensor().clone()) })
         })
         .collect()
 }
@@ -256,7 +256,7 @@ impl Node for PyFunctionNode {
 }
 
 fn tensors_of(list: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
-    list.try_iter()?.map(|t| Ok(t?.cast::<PyTensor>()?.get().inner.clone())).collect()
+    list.try_iter()?.map(|t| Ok(t?.cast::<PyTensor>()?.get().tensor().clone())).collect()
 }
 
 /// Records a Python Function's node; returns a weak handle to it (for `ctx.saved_tensors`).
@@ -282,7 +282,7 @@ fn _record_function(
     }
     let outs: Vec<Option<Tensor>> = outputs
         .iter()
-        .map(|o| o.cast::<PyTensor>().ok().map(|t| t.get().inner.clone()))
+        .map(|o| o.cast::<PyTensor>().ok().map(|t| t.get().tensor().clone()))
         .collect();
     let saved = tensors_of(to_save)?
         .into_iter()
@@ -371,19 +371,19 @@ impl PyTensor {
             _ => None,
         };
         let ins = match inputs {
-            Some(i) if i.cast::<PyTensor>().is_ok() => Some(vec![i.cast::<PyTensor>()?.get().inner.clone()]),
+            Some(i) if i.cast::<PyTensor>().is_ok() => Some(vec![i.cast::<PyTensor>()?.get().tensor().clone()]),
             Some(i) if !i.is_none() => Some(tensors_of(i)?),
             _ => None,
         };
-        let t = self.inner.clone();
+        let t = self.tensor().clone();
         let retain = retain_graph.unwrap_or(create_graph);
         py.detach(|| engine::backward(&[t], &[g], retain, create_graph, ins.as_deref()))?;
         Ok(())
     }
 
     #[getter]
-    fn grad(&self, py: Python<'_>) -> PyResult<Option<PyTensor>> {
-        if !self.inner.is_leaf() && !self.inner.retains_grad() {
+    fn grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
+        if !self.tensor().is_leaf() && !self.tensor().retains_grad() {
             PyErr::warn(
                 py,
                 &py.get_type::<PyUserWarning>(),
@@ -391,64 +391,83 @@ impl PyTensor {
                 2,
             )?;
         }
-        Ok(self.inner.grad().map(PyTensor::wrap))
+        let Some(g) = self.tensor().grad() else {
+            return Ok(None);
+        };
+        let mut cached = self.grad_object.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(obj) = cached.as_ref() {
+            if obj.get().tensor().same(&g) {
+                return Ok(Some(obj.clone_ref(py)));
+            }
+        }
+        let obj = Py::new(py, PyTensor::wrap(g))?;
+        *cached = Some(obj.clone_ref(py));
+        Ok(Some(obj))
     }
 
     #[setter]
-    fn set_grad(&self, grad: Option<&PyTensor>) -> PyResult<()> {
-        Ok(self.inner.set_grad(grad.map(|g| g.inner.clone()))?)
+    fn set_grad(&self, grad: Option<Bound<'_, PyTensor>>) -> PyResult<()> {
+        self.tensor().set_grad(grad.as_ref().map(|g| g.get().tensor()))?;
+        *self.grad_object.lock().unwrap_or_else(|e| e.into_inner()) = grad.map(|g| g.unbind());
+        Ok(())
     }
 
     #[getter]
     fn _grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        self.inner.grad_fn().map(|n| wrap_node(py, n)).transpose()
+        self.tensor().grad_fn().map(|n| wrap_node(py, n)).transpose()
     }
 
     /// Identity of the tensor object in the core (two Python handles of one tensor share it).
     #[getter]
     fn _cdata(&self) -> usize {
-        self.inner.identity()
+        self.tensor().identity()
     }
 
     #[getter]
     fn is_leaf(&self) -> bool {
-        self.inner.is_leaf()
+        self.tensor().is_leaf()
     }
 
     #[getter]
     fn output_nr(&self) -> usize {
-        self.inner.output_nr()
+        self.tensor().output_nr()
     }
 
     fn retain_grad(&self) -> PyResult<()> {
-        Ok(self.inner.retain_grad()?)
+        Ok(self.tensor().retain_grad()?)
     }
 
     #[getter]
     fn retains_grad(&self) -> bool {
-        self.inner.retains_grad()
+        self.tensor().retains_grad()
     }
 
     /// Registers `hook(grad)`; returns its id (the Python handle removes it by id).
     fn _register_hook(&self, hook: Py<PyAny>) -> PyResult<u64> {
-        if !self.inner.requires_grad() {
+        if !self.tensor().requires_grad() {
             return Err(PyRuntimeError::new_err("cannot register a hook on a tensor that doesn't require gradient"));
         }
         let h = Arc::new(PyHook { f: hook, kind: HookKind::Tensor });
-        Ok(self.inner.register_tensor_hook(h))
+        Ok(self.tensor().register_tensor_hook(h))
     }
 
     fn _remove_hook(&self, id: u64) -> bool {
-        self.inner.remove_tensor_hook(id)
+        self.tensor().remove_tensor_hook(id)
     }
 
     #[getter]
     fn data(&self) -> PyTensor {
-        PyTensor::wrap(self.inner.detach())
+        PyTensor::wrap(self.tensor().detach())
+    }
+
+    #[setter]
+    fn set_data(&self, data: &PyTensor) -> PyResult<()> {
+        self.replace(self.tensor().with_data_of(&data.tensor())?);
+        Ok(())
     }
 
     fn detach_<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
-        slf.get().inner.detach_();
+        slf.get().tensor().detach_();
         Ok(slf.clone())
     }
 }

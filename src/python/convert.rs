@@ -158,7 +158,7 @@ fn flatten_nested(obj: &Bound<'_, PyAny>, depth: usize, shape: &mut Vec<usize>, 
         return Ok(());
     }
     if let Ok(t) = obj.cast::<PyTensor>() {
-        let t = &t.get().inner;
+        let t = &t.get().tensor();
         if t.numel() == 1 && t.ndim() == 0 {
             out.push(t.item()?);
             return Ok(());
@@ -186,7 +186,7 @@ fn flatten_nested(obj: &Bound<'_, PyAny>, depth: usize, shape: &mut Vec<usize>, 
 /// `torch.tensor(data)`: always a copy. The dtype is inferred as PyTorch does when not given.
 pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tensor> {
     if let Ok(t) = obj.cast::<PyTensor>() {
-        let t = &t.get().inner;
+        let t = &t.get().tensor();
         return Ok(t.copy_as(dtype.unwrap_or(t.dtype()))?);
     }
     if let Ok(arr) = obj.cast::<PyUntypedArray>() {
@@ -222,7 +222,7 @@ fn is_numpy_scalar(obj: &Bound<'_, PyAny>) -> bool {
 /// A tensor operand: a tensor, or anything `tensor()` accepts.
 pub fn to_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     if let Ok(t) = obj.cast::<PyTensor>() {
-        return Ok(t.get().inner.clone());
+        return Ok(t.get().tensor().clone());
     }
     tensor_from_data(obj, None)
 }
@@ -303,7 +303,7 @@ fn one_index(obj: &Bound<'_, PyAny>) -> PyResult<TensorIndex> {
         return Ok(TensorIndex::Slice(slice_bound(s.getattr("start")?)?, slice_bound(s.getattr("stop")?)?, step));
     }
     if let Ok(t) = obj.cast::<PyTensor>() {
-        let t = &t.get().inner;
+        let t = &t.get().tensor();
         return Ok(TensorIndex::Tensor(t.clone()));
     }
     if obj.is_instance_of::<PyList>() || obj.cast::<PyUntypedArray>().is_ok() {

@@ -15,7 +15,7 @@ use super::tensor::{run, PyTensor};
 
 #[pyclass(name = "Generator", module = "rstorch", frozen)]
 pub struct PyGenerator {
-    pub inner: Generator,
+    pub generator: Generator,
 }
 
 #[pymethods]
@@ -26,21 +26,21 @@ impl PyGenerator {
         if let Some(d) = device {
             extract_device(d)?;
         }
-        Ok(PyGenerator { inner: Generator::new(67280421310721) })
+        Ok(PyGenerator { generator: Generator::new(67280421310721) })
     }
 
     fn manual_seed<'py>(slf: &Bound<'py, Self>, seed: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-        slf.get().inner.manual_seed(seed_value(seed)?);
+        slf.get().generator.manual_seed(seed_value(seed)?);
         Ok(slf.clone())
     }
 
     fn initial_seed(&self) -> u64 {
-        self.inner.initial_seed()
+        self.generator.initial_seed()
     }
 
     fn seed(&self) -> u64 {
         let s = fresh_seed();
-        self.inner.manual_seed(s);
+        self.generator.manual_seed(s);
         s
     }
 
@@ -65,7 +65,7 @@ fn fresh_seed() -> u64 {
 
 fn generator_of(g: Option<&Bound<'_, PyAny>>) -> PyResult<Generator> {
     match g {
-        Some(g) if !g.is_none() => Ok(g.cast::<PyGenerator>()?.get().inner.clone()),
+        Some(g) if !g.is_none() => Ok(g.cast::<PyGenerator>()?.get().generator.clone()),
         _ => Ok(Generator::default_generator().clone()),
     }
 }
@@ -99,7 +99,7 @@ fn as_tensor(data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: 
         extract_device(d)?;
     }
     if let Ok(t) = data.cast::<PyTensor>() {
-        let inner = &t.get().inner;
+        let inner = &t.get().tensor();
         return match dtype {
             Some(d) if d != inner.dtype() => Ok(Py::new(py, PyTensor::wrap(inner.copy_as(d)?))?.into_any()),
             _ => Ok(t.clone().into_any().unbind()),
@@ -171,7 +171,7 @@ fn full(size: &Bound<'_, PyAny>, fill_value: &Bound<'_, PyAny>, dtype: Option<&B
 #[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false))]
 fn arange(start: &Bound<'_, PyAny>, end: Option<&Bound<'_, PyAny>>, step: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
     let num = |o: &Bound<'_, PyAny>| -> PyResult<Scalar> {
-        scalar_of(o).or_else(|| o.cast::<PyTensor>().ok().and_then(|t| t.get().inner.item().ok())).ok_or_else(|| PyTypeError::new_err("arange() expects numbers"))
+        scalar_of(o).or_else(|| o.cast::<PyTensor>().ok().and_then(|t| t.get().tensor().item().ok())).ok_or_else(|| PyTypeError::new_err("arange() expects numbers"))
     };
     let (s, e) = match end.filter(|e| !e.is_none()) {
         Some(e) => (num(start)?, num(e)?),
@@ -277,7 +277,7 @@ fn seed() -> u64 {
 impl PyTensor {
     #[pyo3(signature = (from_=0.0, to=1.0, *, generator=None))]
     fn uniform_<'py>(slf: &Bound<'py, Self>, from_: f64, to: f64, generator: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
-        let t = &slf.get().inner;
+        let t = &slf.get().tensor();
         let gen = generator_of(generator)?;
         let r = Tensor::rand_uniform(t.shape(), from_, to, t.dtype(), &gen)?;
         t.copy_(&r)?;
@@ -286,7 +286,7 @@ impl PyTensor {
 
     #[pyo3(signature = (mean=0.0, std=1.0, *, generator=None))]
     fn normal_<'py>(slf: &Bound<'py, Self>, mean: f64, std: f64, generator: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
-        let t = &slf.get().inner;
+        let t = &slf.get().tensor();
         let gen = generator_of(generator)?;
         let r = Tensor::rand_normal(t.shape(), mean, std, t.dtype(), &gen)?;
         t.copy_(&r)?;
@@ -294,7 +294,7 @@ impl PyTensor {
     }
 
     fn fill_<'py>(slf: &Bound<'py, Self>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-        let t = &slf.get().inner;
+        let t = &slf.get().tensor();
         let v = match scalar_of(value) {
             Some(s) => Tensor::scalar_tensor(s, t.dtype())?,
             None => to_tensor(value)?,
@@ -304,7 +304,7 @@ impl PyTensor {
     }
 
     fn zero_<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
-        let t = &slf.get().inner;
+        let t = &slf.get().tensor();
         t.copy_(&Tensor::zeros(&[], t.dtype())?)?;
         Ok(slf.clone())
     }
@@ -343,7 +343,7 @@ fn where_fn(condition: &Bound<'_, PyAny>, input: Option<&Bound<'_, PyAny>>, othe
     };
     let arg = |o: &Bound<'_, PyAny>| -> PyResult<Result<Tensor, Scalar>> {
         if let Ok(t) = o.cast::<PyTensor>() {
-            return Ok(Ok(t.get().inner.clone()));
+            return Ok(Ok(t.get().tensor().clone()));
         }
         match scalar_of(o) {
             Some(s) => Ok(Err(s)),
@@ -395,7 +395,7 @@ fn _simd_level() -> &'static str {
 
 fn operand_of(o: &Bound<'_, PyAny>) -> PyResult<Operand> {
     if let Ok(t) = o.cast::<PyTensor>() {
-        let t = &t.get().inner;
+        let t = &t.get().tensor();
         return Ok(if t.ndim() == 0 { Operand::ZeroDim(t.dtype()) } else { Operand::Tensor(t.dtype()) });
     }
     match scalar_of(o) {

@@ -38,7 +38,7 @@ fn _conv2d(
     groups: i64,
 ) -> PyResult<PyTensor> {
     let p = conv_params(stride, padding, dilation, groups)?;
-    let (x, w) = (&input.inner, &weight.inner);
+    let (x, w) = (&input.tensor(), &weight.tensor());
     Ok(PyTensor::wrap(run(py, x.numel() * w.numel(), || x.conv2d(w, &p))?))
 }
 
@@ -56,7 +56,7 @@ fn _conv_transpose2d(
 ) -> PyResult<PyTensor> {
     let p = conv_params(stride, padding, dilation, groups)?;
     let op = pair(output_padding, "output padding")?;
-    let (x, w) = (&input.inner, &weight.inner);
+    let (x, w) = (&input.tensor(), &weight.tensor());
     Ok(PyTensor::wrap(run(py, x.numel() * w.numel(), || x.conv_transpose2d(w, &p, op))?))
 }
 
@@ -83,7 +83,7 @@ fn _max_pool2d_with_indices(
         dilation: positive(dilation, "dilation")?,
         ceil_mode,
     };
-    let x = &input.inner;
+    let x = &input.tensor();
     let (v, i) = run(py, x.numel(), || x.max_pool2d_with_indices(&p))?;
     Ok((PyTensor::wrap(v), PyTensor::wrap(i)))
 }

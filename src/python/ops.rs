@@ -20,7 +20,7 @@ enum Other {
 
 fn other_of(obj: &Bound<'_, PyAny>) -> Option<Other> {
     if let Ok(t) = obj.cast::<PyTensor>() {
-        return Some(Other::T(t.get().inner.clone()));
+        return Some(Other::T(t.get().tensor().clone()));
     }
     scalar_of(obj).map(Other::S)
 }
@@ -34,7 +34,7 @@ fn other_strict(obj: &Bound<'_, PyAny>) -> PyResult<Other> {
 
 impl PyTensor {
     fn binop(&self, py: Python<'_>, op: BinaryOp, other: &Other, reflected: bool) -> PyResult<Tensor> {
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(match other {
             Other::T(o) if reflected => run(py, t.numel().max(o.numel()), || o.binary(op, t))?,
             Other::T(o) => run(py, t.numel().max(o.numel()), || t.binary(op, o))?,
@@ -51,7 +51,7 @@ impl PyTensor {
     }
 
     fn inplace(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        let t = &self.inner;
+        let t = &self.tensor();
         let o = other_strict(other)?;
         run(py, t.numel(), || match &o {
             Other::T(x) => t.binary_(op, Arg::T(x)),
@@ -159,7 +159,7 @@ macro_rules! unary_methods {
         impl PyTensor {
             $(
                 fn $name(&self, py: Python<'_>) -> PyResult<PyTensor> {
-                    let t = &self.inner;
+                    let t = &self.tensor();
                     Ok(PyTensor::wrap(run(py, t.numel(), || t.unary($op))?))
                 }
             )*
@@ -238,7 +238,7 @@ impl PyTensor {
     fn __ipow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let _ = modulo;
         let r = self.power(py, &other_strict(other)?)?;
-        Ok(self.inner.copy_(&r)?)
+        Ok(self.tensor().copy_(&r)?)
     }
 
     /// `x ** 2`, keeping integer dtypes as PyTorch does.
@@ -365,7 +365,7 @@ impl PyTensor {
 
     #[pyo3(signature = (decimals=0))]
     fn round(&self, py: Python<'_>, decimals: i64) -> PyResult<PyTensor> {
-        let t = &self.inner;
+        let t = &self.tensor();
         if decimals == 0 {
             return Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(UnaryOp::Round))?));
         }
@@ -376,7 +376,7 @@ impl PyTensor {
 
     #[pyo3(signature = (beta=1.0, threshold=20.0))]
     fn softplus(&self, py: Python<'_>, beta: f64, threshold: f64) -> PyResult<PyTensor> {
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(UnaryOp::Softplus { beta, threshold }))?))
     }
 
@@ -388,19 +388,19 @@ impl PyTensor {
             "tanh" => UnaryOp::GeluTanh,
             other => return Err(PyRuntimeError::new_err(format!("approximate argument must be either none or tanh, got {other}"))),
         };
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(op))?))
     }
 
     #[pyo3(signature = (negative_slope=0.01))]
     fn _leaky_relu(&self, py: Python<'_>, negative_slope: f64) -> PyResult<PyTensor> {
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(UnaryOp::LeakyRelu { slope: negative_slope }))?))
     }
 
     #[pyo3(signature = (alpha=1.0))]
     fn _elu(&self, py: Python<'_>, alpha: f64) -> PyResult<PyTensor> {
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(UnaryOp::Elu { alpha }))?))
     }
 
@@ -408,8 +408,8 @@ impl PyTensor {
     #[pyo3(name = "where")]
     fn where_method(&self, py: Python<'_>, condition: &PyTensor, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let y = other_strict(other)?;
-        let t = &self.inner;
-        let c = &condition.inner;
+        let t = &self.tensor();
+        let c = &condition.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || match &y {
             Other::T(o) => Tensor::where_(c, Arg::T(t), Arg::T(o)),
             Other::S(s) => Tensor::where_(c, Arg::T(t), Arg::S(*s)),
@@ -431,8 +431,8 @@ impl PyTensor {
     #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
     fn mean(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
         let t = match extract_opt_dtype(dtype)? {
-            Some(d) => self.inner.to_dtype(d)?,
-            None => self.inner.clone(),
+            Some(d) => self.tensor().to_dtype(d)?,
+            None => self.tensor().clone(),
         };
         let dims = dims_arg(dim)?;
         Ok(PyTensor::wrap(run(py, t.numel(), || t.mean(dims.as_deref(), keepdim))?))
@@ -471,27 +471,27 @@ impl PyTensor {
 
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn argmax(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> PyResult<PyTensor> {
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.argmax_min(dim, keepdim, true))?))
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn argmin(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> PyResult<PyTensor> {
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.argmax_min(dim, keepdim, false))?))
     }
 
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
     fn var(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, keepdim: bool, correction: Option<f64>) -> PyResult<PyTensor> {
         let (dims, c) = var_args(dim, unbiased, correction)?;
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.var(dims.as_deref(), c, keepdim))?))
     }
 
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
     fn std(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, keepdim: bool, correction: Option<f64>) -> PyResult<PyTensor> {
         let (dims, c) = var_args(dim, unbiased, correction)?;
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.std(dims.as_deref(), c, keepdim))?))
     }
 
@@ -507,8 +507,8 @@ impl PyTensor {
             },
         };
         let t = match extract_opt_dtype(dtype)? {
-            Some(d) => self.inner.to_dtype(d)?,
-            None => self.inner.clone(),
+            Some(d) => self.tensor().to_dtype(d)?,
+            None => self.tensor().clone(),
         };
         let dims = dims_arg(dim)?;
         Ok(PyTensor::wrap(run(py, t.numel(), || t.norm(p, dims.as_deref(), keepdim))?))
@@ -517,7 +517,7 @@ impl PyTensor {
     #[pyo3(signature = (dim, keepdim=false))]
     fn logsumexp(&self, py: Python<'_>, dim: &Bound<'_, PyAny>, keepdim: bool) -> PyResult<PyTensor> {
         let dims = super::convert::int_list(dim)?;
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.logsumexp(&dims, keepdim))?))
     }
 
@@ -548,12 +548,12 @@ impl PyTensor {
     // ----- indexing ops -----------------------------------------------------------------------
 
     fn index_select(&self, py: Python<'_>, dim: i64, index: &PyTensor) -> PyResult<PyTensor> {
-        let (t, i) = (&self.inner, &index.inner);
+        let (t, i) = (&self.tensor(), &index.tensor());
         Ok(PyTensor::wrap(run(py, i.numel(), || t.index_select(dim, i))?))
     }
 
     fn gather(&self, py: Python<'_>, dim: i64, index: &PyTensor) -> PyResult<PyTensor> {
-        let (t, i) = (&self.inner, &index.inner);
+        let (t, i) = (&self.tensor(), &index.tensor());
         Ok(PyTensor::wrap(run(py, i.numel(), || t.gather(dim, i))?))
     }
 
@@ -566,7 +566,7 @@ impl PyTensor {
     fn scatter_<'py>(slf: &Bound<'py, Self>, dim: i64, index: &PyTensor, src: Option<&Bound<'py, PyAny>>, value: Option<&Bound<'py, PyAny>>, reduce: Option<&str>) -> PyResult<Bound<'py, Self>> {
         let me = slf.get();
         let r = me.scatter_impl(slf.py(), dim, index, src.or(value), reduce)?;
-        me.inner.copy_(&r)?;
+        me.tensor().copy_(&r)?;
         Ok(slf.clone())
     }
 
@@ -577,22 +577,22 @@ impl PyTensor {
     fn scatter_add_<'py>(slf: &Bound<'py, Self>, dim: i64, index: &PyTensor, src: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
         let me = slf.get();
         let r = me.scatter_impl(slf.py(), dim, index, Some(src), Some("add"))?;
-        me.inner.copy_(&r)?;
+        me.tensor().copy_(&r)?;
         Ok(slf.clone())
     }
 
     #[pyo3(signature = (dim, index, source, *, alpha=None))]
     fn index_add(&self, dim: i64, index: &PyTensor, source: &PyTensor, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
         let a = alpha.and_then(scalar_of).unwrap_or(Scalar::Int(1));
-        Ok(PyTensor::wrap(self.inner.index_add(dim, &index.inner, &source.inner, a)?))
+        Ok(PyTensor::wrap(self.tensor().index_add(dim, &index.tensor(), &source.tensor(), a)?))
     }
 
     #[pyo3(signature = (dim, index, source, *, alpha=None))]
     fn index_add_<'py>(slf: &Bound<'py, Self>, dim: i64, index: &PyTensor, source: &PyTensor, alpha: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
         let a = alpha.and_then(scalar_of).unwrap_or(Scalar::Int(1));
         let me = slf.get();
-        let r = me.inner.index_add(dim, &index.inner, &source.inner, a)?;
-        me.inner.copy_(&r)?;
+        let r = me.tensor().index_add(dim, &index.tensor(), &source.tensor(), a)?;
+        me.tensor().copy_(&r)?;
         Ok(slf.clone())
     }
 
@@ -603,19 +603,19 @@ impl PyTensor {
     fn masked_fill_<'py>(slf: &Bound<'py, Self>, mask: &PyTensor, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
         let me = slf.get();
         let r = me.masked_fill_impl(slf.py(), mask, value)?;
-        me.inner.copy_(&r)?;
+        me.tensor().copy_(&r)?;
         Ok(slf.clone())
     }
 
     fn masked_select(&self, mask: &PyTensor) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.masked_select(&mask.inner)?))
+        Ok(PyTensor::wrap(self.tensor().masked_select(&mask.tensor())?))
     }
 
     #[pyo3(signature = (*, as_tuple=false))]
     fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> PyResult<Py<PyAny>> {
-        let nz = self.inner.nonzero()?;
+        let nz = self.tensor().nonzero()?;
         if as_tuple {
-            let cols = (0..self.inner.ndim().max(1)).map(|k| if self.inner.ndim() == 0 { nz.reshape(&[-1]) } else { nz.select(1, k as i64) }).collect::<crate::Result<Vec<_>>>()?;
+            let cols = (0..self.tensor().ndim().max(1)).map(|k| if self.tensor().ndim() == 0 { nz.reshape(&[-1]) } else { nz.select(1, k as i64) }).collect::<crate::Result<Vec<_>>>()?;
             return Ok(super::tensor::tensors_tuple(py, cols)?.into_any());
         }
         Ok(Py::new(py, PyTensor::wrap(nz))?.into_any())
@@ -624,7 +624,7 @@ impl PyTensor {
     #[pyo3(signature = (dim=-1, descending=false, stable=false))]
     fn sort(&self, py: Python<'_>, dim: i64, descending: bool, stable: bool) -> PyResult<Py<PyAny>> {
         let _ = stable;
-        let t = &self.inner;
+        let t = &self.tensor();
         let (v, i) = run(py, t.numel(), || t.sort(dim, descending))?;
         return_type(py, "sort", v, i)
     }
@@ -632,14 +632,14 @@ impl PyTensor {
     #[pyo3(signature = (dim=-1, descending=false, stable=false))]
     fn argsort(&self, py: Python<'_>, dim: i64, descending: bool, stable: bool) -> PyResult<PyTensor> {
         let _ = stable;
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.sort(dim, descending))?.1))
     }
 
     #[pyo3(signature = (k, dim=-1, largest=true, sorted=true))]
     fn topk(&self, py: Python<'_>, k: i64, dim: i64, largest: bool, sorted: bool) -> PyResult<Py<PyAny>> {
         let _ = sorted;
-        let t = &self.inner;
+        let t = &self.tensor();
         let (v, i) = run(py, t.numel(), || t.topk(k, dim, largest))?;
         return_type(py, "topk", v, i)
     }
@@ -647,29 +647,29 @@ impl PyTensor {
     // ----- products -----------------------------------------------------------------------------
 
     fn matmul(&self, py: Python<'_>, other: &PyTensor) -> PyResult<PyTensor> {
-        let (a, b) = (&self.inner, &other.inner);
+        let (a, b) = (&self.tensor(), &other.tensor());
         Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || a.matmul(b))?))
     }
 
     fn mm(&self, py: Python<'_>, mat2: &PyTensor) -> PyResult<PyTensor> {
-        let (a, b) = (&self.inner, &mat2.inner);
+        let (a, b) = (&self.tensor(), &mat2.tensor());
         Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || a.mm(b))?))
     }
 
     fn bmm(&self, py: Python<'_>, mat2: &PyTensor) -> PyResult<PyTensor> {
-        let (a, b) = (&self.inner, &mat2.inner);
+        let (a, b) = (&self.tensor(), &mat2.tensor());
         Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || a.bmm(b))?))
     }
 
     fn mv(&self, py: Python<'_>, vec: &PyTensor) -> PyResult<PyTensor> {
-        if self.inner.ndim() != 2 || vec.inner.ndim() != 1 {
+        if self.tensor().ndim() != 2 || vec.tensor().ndim() != 1 {
             return Err(PyRuntimeError::new_err("vector + matrix @ vector expected, got matrix and vector of other dims"));
         }
         self.matmul(py, vec)
     }
 
     fn dot(&self, other: &PyTensor) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.dot(&other.inner)?))
+        Ok(PyTensor::wrap(self.tensor().dot(&other.tensor())?))
     }
 
     fn inner(&self, other: &PyTensor) -> PyResult<PyTensor> {
@@ -677,14 +677,14 @@ impl PyTensor {
     }
 
     fn outer(&self, other: &PyTensor) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.outer(&other.inner)?))
+        Ok(PyTensor::wrap(self.tensor().outer(&other.tensor())?))
     }
 
     #[pyo3(signature = (mat1, mat2, *, beta=None, alpha=None))]
     fn addmm(&self, py: Python<'_>, mat1: &PyTensor, mat2: &PyTensor, beta: Option<&Bound<'_, PyAny>>, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
         let beta = beta.and_then(scalar_of).unwrap_or(Scalar::Int(1));
         let alpha = alpha.and_then(scalar_of).unwrap_or(Scalar::Int(1));
-        let (c, a, b) = (&self.inner, &mat1.inner, &mat2.inner);
+        let (c, a, b) = (&self.tensor(), &mat1.tensor(), &mat2.tensor());
         Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || c.addmm(a, b, beta, alpha))?))
     }
 
@@ -724,7 +724,7 @@ impl PyTensor {
 
 /// Self when already of `dtype` (as PyTorch returns the same object), else a converted copy.
 fn cast_to(slf: &Bound<'_, PyTensor>, dtype: DType) -> PyResult<Py<PyAny>> {
-    let t = &slf.get().inner;
+    let t = &slf.get().tensor();
     if t.dtype() == dtype {
         return Ok(slf.clone().into_any().unbind());
     }
@@ -751,27 +751,27 @@ fn var_args(dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, correction: 
 impl PyTensor {
     fn cast_opt(&self, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
         Ok(match extract_opt_dtype(dtype)? {
-            Some(d) => self.inner.to_dtype(d)?,
-            None => self.inner.clone(),
+            Some(d) => self.tensor().to_dtype(d)?,
+            None => self.tensor().clone(),
         })
     }
 
     /// Writes an op's result into self, with PyTorch's cast check.
     fn assign_result(&self, py: Python<'_>, r: &Tensor) -> PyResult<()> {
-        if !crate::tensor::arith::can_cast(r.dtype(), self.inner.dtype()) {
+        if !crate::tensor::arith::can_cast(r.dtype(), self.tensor().dtype()) {
             return Err(PyRuntimeError::new_err(format!(
                 "result type {} can't be cast to the desired output type {}",
                 crate::tensor::arith::title_name(r.dtype()),
-                crate::tensor::arith::title_name(self.inner.dtype())
+                crate::tensor::arith::title_name(self.tensor().dtype())
             )));
         }
-        let t = &self.inner;
+        let t = &self.tensor();
         run(py, t.numel(), || t.copy_(r))?;
         Ok(())
     }
 
     fn power(&self, py: Python<'_>, exponent: &Other) -> PyResult<Tensor> {
-        let t = &self.inner;
+        let t = &self.tensor();
         match exponent {
             // Float exponents of float tensors have a fast path (x * x for 2).
             Other::S(s) if t.dtype().is_floating_point() && !t.dtype().is_half() => {
@@ -801,7 +801,7 @@ impl PyTensor {
     }
 
     fn clamp_impl(&self, py: Python<'_>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
-        let t = &self.inner;
+        let t = &self.tensor();
         let lo = min.filter(|m| !m.is_none()).map(other_strict).transpose()?;
         let hi = max.filter(|m| !m.is_none()).map(other_strict).transpose()?;
         match (&lo, &hi) {
@@ -832,7 +832,7 @@ impl PyTensor {
     }
 
     fn max_min(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, max: bool) -> PyResult<Py<PyAny>> {
-        let t = &self.inner;
+        let t = &self.tensor();
         match dim {
             None => {
                 let op = if max { ReduceOp::Max } else { ReduceOp::Min };
@@ -863,7 +863,7 @@ impl PyTensor {
             Some(r) => return Err(PyRuntimeError::new_err(format!("reduce argument must be either add or multiply, got {r}"))),
         };
         let src = src.ok_or_else(|| PyTypeError::new_err("scatter() missing required argument 'src' or 'value'"))?;
-        let (t, i) = (&self.inner, &index.inner);
+        let (t, i) = (&self.tensor(), &index.tensor());
         let s = other_strict(src)?;
         Ok(run(py, i.numel(), || match &s {
             Other::T(x) => t.scatter(dim, i, Arg::T(x), add),
@@ -872,7 +872,7 @@ impl PyTensor {
     }
 
     fn masked_fill_impl(&self, py: Python<'_>, mask: &PyTensor, value: &Bound<'_, PyAny>) -> PyResult<Tensor> {
-        let (t, m) = (&self.inner, &mask.inner);
+        let (t, m) = (&self.tensor(), &mask.tensor());
         let v = other_strict(value)?;
         Ok(run(py, t.numel(), || match &v {
             Other::T(x) => t.masked_fill(m, Arg::T(x)),

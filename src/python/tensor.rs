@@ -13,12 +13,25 @@ use super::dtype::{device_object, dtype_object, extract_device, extract_dtype, P
 
 #[pyclass(name = "Tensor", module = "rstorch", subclass, frozen, dict, weakref)]
 pub struct PyTensor {
-    pub inner: Tensor,
+    /// Behind a lock only so that `.data = t` can swap it; every op reads a clone.
+    cell: std::sync::RwLock<Tensor>,
+    /// The Python object last handed out for `.grad`, so that `x.grad is x.grad` as in PyTorch.
+    pub(crate) grad_object: std::sync::Mutex<Option<Py<PyTensor>>>,
 }
 
 impl PyTensor {
     pub fn wrap(t: Tensor) -> PyTensor {
-        PyTensor { inner: t }
+        PyTensor { cell: std::sync::RwLock::new(t), grad_object: std::sync::Mutex::new(None) }
+    }
+
+    /// The core tensor this object currently stands for (a cheap `Arc` clone).
+    pub fn tensor(&self) -> Tensor {
+        self.cell.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Points this object at `t` (`x.data = t`).
+    pub fn replace(&self, t: Tensor) {
+        *self.cell.write().unwrap_or_else(|e| e.into_inner()) = t;
     }
 }
 
@@ -78,7 +91,7 @@ fn parse_to(args: &Bound<'_, PyTuple>, dtype_kw: Option<&Bound<'_, PyAny>>, devi
         if let Ok(d) = a.cast::<PyDType>() {
             dtype = Some(d.get().dtype);
         } else if let Ok(t) = a.cast::<PyTensor>() {
-            dtype = Some(t.get().inner.dtype());
+            dtype = Some(t.get().tensor().dtype());
         } else {
             extract_device(&a)?;
         }
@@ -104,7 +117,7 @@ impl PyTensor {
         let first = args.get_item(0)?;
         if args.len() == 1 && (first.cast::<PyTensor>().is_ok() || first.cast::<pyo3::types::PySequence>().is_ok()) {
             if let Ok(t) = first.cast::<PyTensor>() {
-                return Ok(PyTensor::wrap(t.get().inner.clone()));
+                return Ok(PyTensor::wrap(t.get().tensor().clone()));
             }
             return Ok(PyTensor::wrap(super::convert::tensor_from_data(&first, Some(DType::F32))?));
         }
@@ -116,67 +129,67 @@ impl PyTensor {
 
     #[getter]
     fn shape(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        size_object(py, self.inner.shape())
+        size_object(py, self.tensor().shape())
     }
 
     #[pyo3(signature = (dim=None))]
     fn size(&self, py: Python<'_>, dim: Option<i64>) -> PyResult<Py<PyAny>> {
         match dim {
-            None => size_object(py, self.inner.shape()),
-            Some(d) => Ok(self.inner.size(d)?.into_pyobject(py)?.into_any().unbind()),
+            None => size_object(py, self.tensor().shape()),
+            Some(d) => Ok(self.tensor().size(d)?.into_pyobject(py)?.into_any().unbind()),
         }
     }
 
     fn dim(&self) -> usize {
-        self.inner.ndim()
+        self.tensor().ndim()
     }
 
     #[getter]
     fn ndim(&self) -> usize {
-        self.inner.ndim()
+        self.tensor().ndim()
     }
 
     fn ndimension(&self) -> usize {
-        self.inner.ndim()
+        self.tensor().ndim()
     }
 
     fn numel(&self) -> usize {
-        self.inner.numel()
+        self.tensor().numel()
     }
 
     fn nelement(&self) -> usize {
-        self.inner.numel()
+        self.tensor().numel()
     }
 
     #[pyo3(signature = (dim=None))]
     fn stride(&self, py: Python<'_>, dim: Option<i64>) -> PyResult<Py<PyAny>> {
         match dim {
-            None => Ok(PyTuple::new(py, self.inner.strides())?.into_any().unbind()),
+            None => Ok(PyTuple::new(py, self.tensor().strides())?.into_any().unbind()),
             Some(d) => {
-                let i = crate::shape::wrap_dim_strict(d, self.inner.ndim())?;
-                Ok(self.inner.strides()[i].into_pyobject(py)?.into_any().unbind())
+                let i = crate::shape::wrap_dim_strict(d, self.tensor().ndim())?;
+                Ok(self.tensor().strides()[i].into_pyobject(py)?.into_any().unbind())
             }
         }
     }
 
     fn storage_offset(&self) -> usize {
-        self.inner.storage_offset()
+        self.tensor().storage_offset()
     }
 
     #[pyo3(signature = (memory_format=None))]
     fn is_contiguous(&self, memory_format: Option<&Bound<'_, PyAny>>) -> bool {
         let _ = memory_format;
-        self.inner.is_contiguous()
+        self.tensor().is_contiguous()
     }
 
     #[getter]
     fn dtype(&self, py: Python<'_>) -> Py<PyDType> {
-        dtype_object(py, self.inner.dtype())
+        dtype_object(py, self.tensor().dtype())
     }
 
     #[getter]
     fn device(&self, py: Python<'_>) -> PyResult<Py<PyDevice>> {
-        device_object(py, self.inner.device())
+        device_object(py, self.tensor().device())
     }
 
     #[getter]
@@ -190,25 +203,25 @@ impl PyTensor {
     }
 
     fn element_size(&self) -> usize {
-        self.inner.element_size()
+        self.tensor().element_size()
     }
 
     #[getter]
     fn itemsize(&self) -> usize {
-        self.inner.element_size()
+        self.tensor().element_size()
     }
 
     #[getter]
     fn nbytes(&self) -> usize {
-        self.inner.element_size() * self.inner.numel()
+        self.tensor().element_size() * self.tensor().numel()
     }
 
     fn data_ptr(&self) -> usize {
-        self.inner.data_ptr()
+        self.tensor().data_ptr()
     }
 
     fn is_floating_point(&self) -> bool {
-        self.inner.dtype().is_floating_point()
+        self.tensor().dtype().is_floating_point()
     }
 
     fn is_complex(&self) -> bool {
@@ -217,43 +230,43 @@ impl PyTensor {
 
     #[getter]
     fn requires_grad(&self) -> bool {
-        self.inner.requires_grad()
+        self.tensor().requires_grad()
     }
 
     #[setter]
     fn set_requires_grad(&self, value: bool) -> PyResult<()> {
-        Ok(self.inner.set_requires_grad(value)?)
+        Ok(self.tensor().set_requires_grad(value)?)
     }
 
     #[pyo3(signature = (requires_grad=true))]
     fn requires_grad_(slf: &Bound<'_, Self>, requires_grad: bool) -> PyResult<Py<PyAny>> {
-        slf.get().inner.set_requires_grad(requires_grad)?;
+        slf.get().tensor().set_requires_grad(requires_grad)?;
         Ok(slf.clone().into_any().unbind())
     }
 
     #[getter]
     fn _version(&self) -> u64 {
-        self.inner.version()
+        self.tensor().version()
     }
 
     // ----- conversions ----------------------------------------------------------------------
 
     #[pyo3(signature = (*, force=false))]
     fn numpy<'py>(&self, py: Python<'py>, force: bool) -> PyResult<Bound<'py, PyAny>> {
-        if self.inner.requires_grad() && !force {
+        if self.tensor().requires_grad() && !force {
             return Err(PyRuntimeError::new_err(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
             ));
         }
-        to_numpy(py, &self.inner)
+        to_numpy(py, &self.tensor())
     }
 
     fn item(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        scalar_to_py(py, self.inner.item()?)
+        scalar_to_py(py, self.tensor().item()?)
     }
 
     fn tolist(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        to_list(py, &self.inner)
+        to_list(py, &self.tensor())
     }
 
     #[pyo3(signature = (*args, dtype=None, device=None, non_blocking=false, copy=false))]
@@ -266,7 +279,7 @@ impl PyTensor {
         copy: bool,
     ) -> PyResult<Py<PyAny>> {
         let _ = non_blocking;
-        let t = &slf.get().inner;
+        let t = &slf.get().tensor();
         let target = parse_to(args, dtype, device)?;
         match target {
             Some(d) if d != t.dtype() || copy => Ok(Bound::new(slf.py(), PyTensor::wrap(t.copy_as(d)?))?.into_any().unbind()),
@@ -278,7 +291,7 @@ impl PyTensor {
     #[pyo3(signature = (dtype=None, non_blocking=false))]
     fn r#type(slf: &Bound<'_, Self>, dtype: Option<&Bound<'_, PyAny>>, non_blocking: bool) -> PyResult<Py<PyAny>> {
         let _ = non_blocking;
-        let t = &slf.get().inner;
+        let t = &slf.get().tensor();
         match dtype {
             None => Ok(format!("rstorch.{}Tensor", crate::tensor::arith::title_name(t.dtype())).into_pyobject(slf.py())?.into_any().unbind()),
             Some(d) => {
@@ -298,27 +311,27 @@ impl PyTensor {
     #[pyo3(signature = (memory_format=None))]
     fn contiguous(&self, py: Python<'_>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
         let _ = memory_format;
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.contiguous())?))
     }
 
     #[pyo3(signature = (memory_format=None))]
     fn clone(&self, py: Python<'_>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
         let _ = memory_format;
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.copy_as(t.dtype()))?))
     }
 
     /// A tensor sharing storage that does not require grad.
     fn detach(&self) -> PyTensor {
-        PyTensor::wrap(self.inner.with_layout(self.inner.layout().clone()))
+        PyTensor::wrap(self.tensor().with_layout(self.tensor().layout().clone()))
     }
 
     #[pyo3(signature = (src, non_blocking=false))]
     fn copy_<'py>(slf: &Bound<'py, Self>, src: &Bound<'py, PyAny>, non_blocking: bool) -> PyResult<Bound<'py, Self>> {
         let _ = non_blocking;
         let src = to_tensor(src)?;
-        let t = &slf.get().inner;
+        let t = &slf.get().tensor();
         slf.py().detach(|| t.copy_(&src))?;
         Ok(slf.clone())
     }
@@ -326,34 +339,34 @@ impl PyTensor {
     // ----- Python protocols -----------------------------------------------------------------
 
     fn __len__(&self) -> PyResult<usize> {
-        if self.inner.ndim() == 0 {
+        if self.tensor().ndim() == 0 {
             return Err(PyTypeError::new_err("len() of a 0-d tensor"));
         }
-        Ok(self.inner.shape()[0])
+        Ok(self.tensor().shape()[0])
     }
 
     fn __bool__(&self) -> PyResult<bool> {
-        if self.inner.numel() != 1 {
+        if self.tensor().numel() != 1 {
             return Err(PyRuntimeError::new_err(format!(
                 "Boolean value of Tensor with {} is ambiguous",
-                if self.inner.numel() == 0 { "no values" } else { "more than one value" }
+                if self.tensor().numel() == 0 { "no values" } else { "more than one value" }
             )));
         }
-        Ok(self.inner.item()?.to_f64() != 0.0)
+        Ok(self.tensor().item()?.to_f64() != 0.0)
     }
 
     fn __float__(&self) -> PyResult<f64> {
-        if self.inner.numel() != 1 {
+        if self.tensor().numel() != 1 {
             return Err(PyTypeError::new_err("only one element tensors can be converted to Python scalars"));
         }
-        Ok(self.inner.item()?.to_f64())
+        Ok(self.tensor().item()?.to_f64())
     }
 
     fn __int__(&self) -> PyResult<i64> {
-        if self.inner.numel() != 1 {
+        if self.tensor().numel() != 1 {
             return Err(PyTypeError::new_err("only one element tensors can be converted to Python scalars"));
         }
-        Ok(match self.inner.item()? {
+        Ok(match self.tensor().item()? {
             Scalar::Float(f) if !f.is_finite() => {
                 return Err(PyValueError::new_err(format!("cannot convert float {f} to integer")))
             }
@@ -362,12 +375,12 @@ impl PyTensor {
     }
 
     fn __index__(&self) -> PyResult<i64> {
-        if self.inner.numel() != 1 || self.inner.dtype().is_floating_point() {
+        if self.tensor().numel() != 1 || self.tensor().dtype().is_floating_point() {
             return Err(PyTypeError::new_err(
                 "only integer tensors of a single element can be converted to an index",
             ));
         }
-        Ok(self.inner.item()?.to_i64())
+        Ok(self.tensor().item()?.to_i64())
     }
 
     fn __hash__(slf: &Bound<'_, Self>) -> isize {
@@ -376,13 +389,13 @@ impl PyTensor {
 
     fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let idx = parse_index(index)?;
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.index(&idx))?))
     }
 
     fn __setitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let idx = parse_index(index)?;
-        let t = &self.inner;
+        let t = &self.tensor();
         match scalar_of(value) {
             Some(s) => run(py, t.numel(), || t.index_put(&idx, crate::tensor::arith::Arg::S(s)))?,
             None => {
@@ -399,57 +412,57 @@ impl PyTensor {
     fn view(&self, shape: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
         if shape.len() == 1 {
             if let Ok(d) = shape.get_item(0)?.cast::<PyDType>() {
-                if d.get().dtype == self.inner.dtype() {
-                    return Ok(PyTensor::wrap(self.inner.clone()));
+                if d.get().dtype == self.tensor().dtype() {
+                    return Ok(PyTensor::wrap(self.tensor().clone()));
                 }
                 return Err(PyRuntimeError::new_err("view(dtype) reinterpreting the bytes is not supported"));
             }
         }
-        Ok(PyTensor::wrap(self.inner.view(&int_args(shape)?)?))
+        Ok(PyTensor::wrap(self.tensor().view(&int_args(shape)?)?))
     }
 
     fn view_as(&self, other: &PyTensor) -> PyResult<PyTensor> {
-        let s: Vec<i64> = other.inner.shape().iter().map(|&v| v as i64).collect();
-        Ok(PyTensor::wrap(self.inner.view(&s)?))
+        let s: Vec<i64> = other.tensor().shape().iter().map(|&v| v as i64).collect();
+        Ok(PyTensor::wrap(self.tensor().view(&s)?))
     }
 
     #[pyo3(signature = (*shape))]
     fn reshape(&self, shape: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.reshape(&int_args(shape)?)?))
+        Ok(PyTensor::wrap(self.tensor().reshape(&int_args(shape)?)?))
     }
 
     fn reshape_as(&self, other: &PyTensor) -> PyResult<PyTensor> {
-        let s: Vec<i64> = other.inner.shape().iter().map(|&v| v as i64).collect();
-        Ok(PyTensor::wrap(self.inner.reshape(&s)?))
+        let s: Vec<i64> = other.tensor().shape().iter().map(|&v| v as i64).collect();
+        Ok(PyTensor::wrap(self.tensor().reshape(&s)?))
     }
 
     #[pyo3(signature = (start_dim=0, end_dim=-1))]
     fn flatten(&self, start_dim: i64, end_dim: i64) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.flatten(start_dim, end_dim)?))
+        Ok(PyTensor::wrap(self.tensor().flatten(start_dim, end_dim)?))
     }
 
     fn unflatten(&self, dim: i64, sizes: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.unflatten(dim, &int_list(sizes)?)?))
+        Ok(PyTensor::wrap(self.tensor().unflatten(dim, &int_list(sizes)?)?))
     }
 
     fn ravel(&self) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.reshape(&[-1])?))
+        Ok(PyTensor::wrap(self.tensor().reshape(&[-1])?))
     }
 
     #[pyo3(signature = (dim=None))]
     fn squeeze(&self, dim: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
         Ok(PyTensor::wrap(match dims_arg(dim)? {
-            None => self.inner.squeeze()?,
-            Some(d) => self.inner.squeeze_dims(&d)?,
+            None => self.tensor().squeeze()?,
+            Some(d) => self.tensor().squeeze_dims(&d)?,
         }))
     }
 
     fn unsqueeze(&self, dim: i64) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.unsqueeze(dim)?))
+        Ok(PyTensor::wrap(self.tensor().unsqueeze(dim)?))
     }
 
     fn transpose(&self, dim0: i64, dim1: i64) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.transpose(dim0, dim1)?))
+        Ok(PyTensor::wrap(self.tensor().transpose(dim0, dim1)?))
     }
 
     fn swapaxes(&self, dim0: i64, dim1: i64) -> PyResult<PyTensor> {
@@ -457,87 +470,87 @@ impl PyTensor {
     }
 
     fn t(&self) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.t()?))
+        Ok(PyTensor::wrap(self.tensor().t()?))
     }
 
     #[getter(T)]
     fn big_t(&self) -> PyResult<PyTensor> {
-        let n = self.inner.ndim() as i64;
+        let n = self.tensor().ndim() as i64;
         let dims: Vec<i64> = (0..n).rev().collect();
-        Ok(PyTensor::wrap(self.inner.permute(&dims)?))
+        Ok(PyTensor::wrap(self.tensor().permute(&dims)?))
     }
 
     #[getter(mT)]
     fn matrix_t(&self) -> PyResult<PyTensor> {
-        if self.inner.ndim() < 2 {
+        if self.tensor().ndim() < 2 {
             return Err(PyRuntimeError::new_err("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."));
         }
-        Ok(PyTensor::wrap(self.inner.transpose(-2, -1)?))
+        Ok(PyTensor::wrap(self.tensor().transpose(-2, -1)?))
     }
 
     #[pyo3(signature = (*dims))]
     fn permute(&self, dims: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.permute(&int_args(dims)?)?))
+        Ok(PyTensor::wrap(self.tensor().permute(&int_args(dims)?)?))
     }
 
     fn movedim(&self, source: i64, destination: i64) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.movedim(source, destination)?))
+        Ok(PyTensor::wrap(self.tensor().movedim(source, destination)?))
     }
 
     #[pyo3(signature = (*sizes))]
     fn expand(&self, sizes: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.expand(&int_args(sizes)?)?))
+        Ok(PyTensor::wrap(self.tensor().expand(&int_args(sizes)?)?))
     }
 
     fn expand_as(&self, other: &PyTensor) -> PyResult<PyTensor> {
-        let s: Vec<i64> = other.inner.shape().iter().map(|&v| v as i64).collect();
-        Ok(PyTensor::wrap(self.inner.expand(&s)?))
+        let s: Vec<i64> = other.tensor().shape().iter().map(|&v| v as i64).collect();
+        Ok(PyTensor::wrap(self.tensor().expand(&s)?))
     }
 
     fn narrow(&self, dim: i64, start: &Bound<'_, PyAny>, length: i64) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.narrow(dim, index_int(start)?, length)?))
+        Ok(PyTensor::wrap(self.tensor().narrow(dim, index_int(start)?, length)?))
     }
 
     fn select(&self, dim: i64, index: i64) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.select(dim, index)?))
+        Ok(PyTensor::wrap(self.tensor().select(dim, index)?))
     }
 
     #[pyo3(signature = (dim=0))]
     fn unbind(&self, py: Python<'_>, dim: i64) -> PyResult<Py<PyTuple>> {
-        let parts = self.inner.unbind(dim)?;
+        let parts = self.tensor().unbind(dim)?;
         Ok(PyTuple::new(py, parts.into_iter().map(PyTensor::wrap).map(|t| Py::new(py, t)).collect::<PyResult<Vec<_>>>()?)?.unbind())
     }
 
     #[pyo3(signature = (chunks, dim=0))]
     fn chunk(&self, py: Python<'_>, chunks: i64, dim: i64) -> PyResult<Py<PyTuple>> {
-        tensors_tuple(py, self.inner.chunk(chunks, dim)?)
+        tensors_tuple(py, self.tensor().chunk(chunks, dim)?)
     }
 
     #[pyo3(signature = (split_size_or_sections, dim=0))]
     fn split(&self, py: Python<'_>, split_size_or_sections: &Bound<'_, PyAny>, dim: i64) -> PyResult<Py<PyTuple>> {
         let parts = if split_size_or_sections.is_instance_of::<pyo3::types::PyInt>() {
-            self.inner.split(split_size_or_sections.extract()?, dim)?
+            self.tensor().split(split_size_or_sections.extract()?, dim)?
         } else {
-            self.inner.split_sizes(&int_list(split_size_or_sections)?, dim)?
+            self.tensor().split_sizes(&int_list(split_size_or_sections)?, dim)?
         };
         tensors_tuple(py, parts)
     }
 
     fn unfold(&self, dimension: i64, size: i64, step: i64) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.unfold(dimension, size, step)?))
+        Ok(PyTensor::wrap(self.tensor().unfold(dimension, size, step)?))
     }
 
     #[pyo3(signature = (*dims))]
     fn flip(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
         let d = int_args(dims)?;
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.flip(&d))?))
     }
 
     #[pyo3(signature = (*sizes))]
     fn repeat(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
         let r = int_args(sizes)?;
-        let t = &self.inner;
+        let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.repeat(&r))?))
     }
 
@@ -545,17 +558,17 @@ impl PyTensor {
     fn roll(&self, shifts: &Bound<'_, PyAny>, dims: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
         let s = int_list(shifts)?;
         let d = dims_arg(dims)?.unwrap_or_default();
-        Ok(PyTensor::wrap(self.inner.roll(&s, &d)?))
+        Ok(PyTensor::wrap(self.tensor().roll(&s, &d)?))
     }
 
     #[pyo3(signature = (diagonal=0))]
     fn tril(&self, diagonal: i64) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.triangle(diagonal, false)?))
+        Ok(PyTensor::wrap(self.tensor().triangle(diagonal, false)?))
     }
 
     #[pyo3(signature = (diagonal=0))]
     fn triu(&self, diagonal: i64) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.inner.triangle(diagonal, true)?))
+        Ok(PyTensor::wrap(self.tensor().triangle(diagonal, true)?))
     }
 }
 

@@ -403,3 +403,32 @@ def test_gradcheck_binary_on_broadcast_inputs(name):
     a = (torch.rand(*shape, dtype=torch.float64) - 0.5).requires_grad_()
     b = torch.rand(3, 4, dtype=torch.float64, requires_grad=True)
     assert gradcheck(BINARY_OPS[name], (a, b))
+
+
+def test_data_setter_swaps_contents_and_keeps_autograd_state():
+    x = torch.ones(2, requires_grad=True)
+    (x * 3).sum().backward()
+    grad = x.grad
+    x.data = torch.zeros(3, dtype=torch.float64)
+    assert x.shape == (3,) and x.dtype == torch.float64
+    assert x.requires_grad and x.is_leaf
+    assert x.grad is grad
+    x.grad = None
+    (x * 2).sum().backward()  # a fresh accumulator for the new contents
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(RuntimeError, match="must be floating point"):
+        x.data = torch.arange(3)
+    y = torch.ones(2)
+    y.data = torch.arange(4)
+    assert y.tolist() == [0, 1, 2, 3]
+
+
+def test_grad_is_the_same_object_until_it_changes():
+    x = torch.ones(2, requires_grad=True)
+    x.sum().backward()
+    assert x.grad is x.grad
+    g = torch.full((2,), 5.0)
+    x.grad = g
+    assert x.grad is g
+    x.grad = None
+    assert x.grad is None
