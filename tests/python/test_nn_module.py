@@ -889,6 +889,47 @@ def test_global_forward_hooks():
     assert not module_mod._global_forward_hooks and not module_mod._global_forward_pre_hooks
 
 
+def test_global_registration_hooks_can_replace_values():
+    seen = []
+
+    def on_param(mod, name, param):
+        seen.append(("param", name))
+
+    def on_buffer(mod, name, buf):
+        seen.append(("buffer", name))
+        return torch.full((1,), 9.0)
+
+    def on_module(mod, name, sub):
+        seen.append(("module", name))
+
+    handles = [module_mod.register_module_parameter_registration_hook(on_param),
+               module_mod.register_module_buffer_registration_hook(on_buffer),
+               module_mod.register_module_module_registration_hook(on_module)]
+    try:
+        m = nn.Module()
+        m.w = nn.Parameter(torch.ones(1))
+        m.register_buffer("b", torch.zeros(1))
+        m.sub = nn.ReLU()
+    finally:
+        for h in handles:
+            h.remove()
+    assert seen == [("param", "w"), ("buffer", "b"), ("module", "sub")]
+    assert m.b.tolist() == [9.0]
+
+
+def test_global_full_backward_hook():
+    seen = []
+    handle = module_mod.register_module_full_backward_hook(
+        lambda mod, gi, go: seen.append(type(mod).__name__))
+    try:
+        net = nn.Sequential(MyLinear(3, 2), nn.Tanh())
+        net(torch.randn(2, 3, requires_grad=True)).sum().backward()
+    finally:
+        handle.remove()
+    # Inner modules finish their backward first; the Sequential's inputs come last.
+    assert seen == ["Tanh", "MyLinear", "Sequential"]
+
+
 # ---- backward hooks -------------------------------------------------------------------------
 
 def test_full_backward_hook_values():
@@ -1033,6 +1074,44 @@ def test_deprecated_backward_hook_runs_on_the_output_node():
         m(x).sum().backward()
     assert len(seen) == 1 and seen[0][0] is m
     assert close(seen[0][1][0], np.ones((4, 2)))
+
+
+def test_backward_hooks_on_nested_modules_and_retained_graph():
+    inner = MyLinear(3, 3)
+    outer = nn.Sequential(inner, nn.Tanh())
+    calls = []
+    inner.register_full_backward_hook(lambda m, gi, go: calls.append("inner"))
+    outer.register_full_backward_hook(lambda m, gi, go: calls.append("outer"))
+    x = torch.randn(2, 3, requires_grad=True)
+    y = outer(x).sum()
+    y.backward(retain_graph=True)
+    assert calls == ["inner", "outer"]
+    y.backward()
+    assert calls == ["inner", "outer", "inner", "outer"]
+    # Same gradients as without hooks (two backward passes accumulate).
+    x2 = x.detach().requires_grad_()
+    (x2 @ inner.weight.t() + inner.bias).tanh().sum().backward()
+    assert close(x.grad, x2.grad * 2)
+
+
+def test_training_step_updates_parameters():
+    torch.manual_seed(3)
+    net = nn.Sequential(MyLinear(4, 8), nn.ReLU(), MyLinear(8, 1))
+    x, target = torch.randn(16, 4), torch.randn(16, 1)
+
+    def loss_value():
+        return ((net(x) - target) ** 2).mean()
+
+    first = loss_value().item()
+    for _ in range(50):
+        net.zero_grad()
+        loss = loss_value()
+        loss.backward()
+        with torch.no_grad():
+            for p in net.parameters():
+                p.sub_(0.05 * p.grad)
+    assert loss_value().item() < first
+    assert all(p.is_leaf and p.requires_grad for p in net.parameters())
 
 
 # ---- copying and pickling -----------------------------------------------------------------

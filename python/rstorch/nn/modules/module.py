@@ -204,7 +204,7 @@ def _can_set_data():
         try:
             probe.data = _C.zeros(1, dtype=_C.float64)
             _data_setter_works = probe.dtype == _C.float64
-        except (AttributeError, TypeError):
+        except (AttributeError, TypeError, RuntimeError):
             _data_setter_works = False
     return _data_setter_works
 
