@@ -546,6 +546,20 @@ def test_double_keeps_the_same_parameter_objects():
     assert all(a is b for a, b in zip(before, net.parameters()))
 
 
+def test_no_op_conversions_keep_the_parameter_objects():
+    net = Net()
+    net.fc1(torch.randn(2, 3)).sum().backward()
+    before = list(net.parameters())
+    buffer = net.running_mean
+    net.float()
+    net.cpu()
+    net.to("cpu")
+    net.to(torch.float32)
+    assert all(a is b for a, b in zip(before, net.parameters()))
+    assert net.running_mean is buffer
+    assert net.fc1.weight.grad is not None
+
+
 def test_conversion_converts_grads():
     m = MyLinear(3, 2)
     m(torch.randn(4, 3)).sum().backward()

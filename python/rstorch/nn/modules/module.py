@@ -437,6 +437,9 @@ class Module:
                 # Same Parameter object, new data: optimizers holding it stay valid.
                 param.data = param_applied
                 out_param = param
+            elif param_applied is param:
+                # A no-op conversion (already that dtype and device): keep the object.
+                out_param = param
             else:
                 out_param = Parameter(param_applied, param.requires_grad)
                 self._parameters[key] = out_param
@@ -445,6 +448,8 @@ class Module:
                     grad_applied = fn(param_grad)
                 if set_data and out_param.grad is not None:
                     out_param.grad.data = grad_applied
+                elif grad_applied is param_grad and out_param is param:
+                    pass
                 else:
                     out_param.grad = grad_applied.requires_grad_(param_grad.requires_grad)
 
