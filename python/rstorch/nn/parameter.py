@@ -17,10 +17,6 @@ class Parameter(Tensor):
         result.requires_grad_(requires_grad)
         return result
 
-    def __init__(self, data=None, requires_grad=True):
-        # Everything happens in __new__; this keeps Tensor's initialiser from seeing the args.
-        pass
-
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
