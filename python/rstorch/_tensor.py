@@ -83,6 +83,51 @@ def _register_hook(self, hook):
     return RemovableHandle(self._remove_hook, self._register_hook(hook))
 
 
+def _deepcopy(self, memo):
+    if not self.is_leaf:
+        raise RuntimeError(
+            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+            "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+            "because of a torch.nn.utils.weight_norm usage, see "
+            "https://github.com/pytorch/pytorch/pull/103001")
+    if id(self) in memo:
+        return memo[id(self)]
+    import copy
+    from .autograd.grad_mode import no_grad
+    with no_grad():
+        new_tensor = self.clone()
+        if type(self) is not Tensor:
+            # The subclass's own constructor may want other arguments; wrap the copied data.
+            new_tensor = Tensor.__new__(type(self), new_tensor)
+        new_tensor.requires_grad_(self.requires_grad)
+        if self.grad is not None:
+            new_tensor.grad = _deepcopy(self.grad, memo)
+    new_tensor.__dict__.update(copy.deepcopy(self.__dict__, memo))
+    memo[id(self)] = new_tensor
+    return new_tensor
+
+
+def _reduce_ex(self, protocol):
+    # The data travels as a NumPy array (bfloat16, which NumPy lacks, as float32: exact).
+    data = self.detach()
+    dtype_name = str(self.dtype).rpartition(".")[2]
+    if self.dtype == _C.bfloat16:
+        data = data.to(_C.float32)
+    state = dict(self.__dict__)
+    return (_rebuild_tensor, (data.numpy().copy(), dtype_name, self.requires_grad, type(self), state))
+
+
+def _rebuild_tensor(array, dtype_name, requires_grad, cls=Tensor, state=None):
+    tensor = _C.from_numpy(array).to(getattr(_C, dtype_name))
+    if cls is not Tensor:
+        tensor = Tensor.__new__(cls, tensor)
+    if requires_grad:
+        tensor.requires_grad_(True)
+    if state:
+        tensor.__dict__.update(state)
+    return tensor
+
+
 def install():
     Tensor.grad_fn = property(_grad_fn, doc="The node that created this tensor (None for leaves).")
     Tensor.register_hook = _register_hook
@@ -94,6 +139,8 @@ def install():
     Tensor.__contains__ = _contains
     Tensor.__reversed__ = _reversed
     Tensor.__array_priority__ = 1000  # numpy defers `ndarray op tensor` to the tensor
+    Tensor.__deepcopy__ = _deepcopy
+    Tensor.__reduce_ex__ = _reduce_ex
     Tensor.type_as = _type_as
     Tensor.new_tensor = _new_tensor
     Tensor.new_zeros = _new_factory(_C.zeros)

@@ -1,2 +1,5 @@
-"""Neural-network building blocks."""
-from . import functional
+"""Neural-network building blocks: `Module`, `Parameter`, layers, containers, `functional`
+and `init`."""
+from .modules import *  # noqa: F401,F403
+from .parameter import Parameter
+from . import functional, init, modules, parameter
