@@ -191,22 +191,6 @@ class _WrappedHook:
             self.module = weakref.ref(state["module"])
 
 
-_data_setter_works = None
-
-
-def _can_set_data():
-    """Whether the core supports `tensor.data = other`. With it, conversions keep the same
-    Parameter objects (PyTorch's default); without it they replace them (PyTorch's
-    overwrite-on-conversion path)."""
-    global _data_setter_works
-    if _data_setter_works is None:
-        probe = _C.zeros(1)
-        try:
-            probe.data = _C.zeros(1, dtype=_C.float64)
-            _data_setter_works = probe.dtype == _C.float64
-        except (AttributeError, TypeError, RuntimeError):
-            _data_setter_works = False
-    return _data_setter_works
 
 
 def _parse_to(*args, **kwargs):
@@ -426,32 +410,20 @@ class Module:
             for module in self.children():
                 module._apply(fn)
 
-        set_data = _can_set_data()
-        for key, param in self._parameters.items():
+        for param in self._parameters.values():
             if param is None:
                 continue
             with no_grad():
                 param_applied = fn(param)
-            param_grad = param.grad
-            if set_data:
-                # Same Parameter object, new data: optimizers holding it stay valid.
+            # Same Parameter object, new data: optimizers holding it stay valid.
+            if param_applied is not param:
                 param.data = param_applied
-                out_param = param
-            elif param_applied is param:
-                # A no-op conversion (already that dtype and device): keep the object.
-                out_param = param
-            else:
-                out_param = Parameter(param_applied, param.requires_grad)
-                self._parameters[key] = out_param
+            param_grad = param.grad
             if param_grad is not None:
                 with no_grad():
                     grad_applied = fn(param_grad)
-                if set_data and out_param.grad is not None:
-                    out_param.grad.data = grad_applied
-                elif grad_applied is param_grad and out_param is param:
-                    pass
-                else:
-                    out_param.grad = grad_applied.requires_grad_(param_grad.requires_grad)
+                if grad_applied is not param_grad:
+                    param.grad = grad_applied.requires_grad_(param_grad.requires_grad)
 
         for key, buf in self._buffers.items():
             if buf is not None:
