@@ -7,6 +7,7 @@ pub mod device;
 pub mod dtype;
 pub mod error;
 pub mod layout;
+pub mod optim;
 pub mod random;
 pub mod shape;
 pub mod storage;

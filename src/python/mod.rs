@@ -7,6 +7,7 @@ mod dtype;
 mod errors;
 mod functions;
 mod nn;
+mod optim;
 mod ops;
 mod tensor;
 
@@ -27,5 +28,6 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     functions::register(m)?;
     autograd::register(m)?;
     nn::register(m)?;
+    optim::register(m)?;
     Ok(())
 }

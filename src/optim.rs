@@ -1,0 +1,334 @@
+//! Optimizer updates (SGD, Adam/AdamW, RMSprop, Adagrad) applied in place to whole parameter
+//! lists in one call, with PyTorch's formulas in PyTorch's order of operations.
+//!
+//! Every update is elementwise, so splitting a parameter across threads cannot change a bit.
+
+use rayon::prelude::*;
+
+use crate::cpu::parallel::{get_num_threads, pool};
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// The float types parameters can have, with the few operations the updates need.
+pub trait OptFloat:
+    Element + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> + std::ops::Mul<Output = Self> + std::ops::Div<Output = Self>
+{
+    fn sqrt(self) -> Self;
+    fn max(self, o: Self) -> Self;
+    fn of(v: f64) -> Self;
+}
+
+impl OptFloat for f32 {
+    fn sqrt(self) -> Self {
+        f32::sqrt(self)
+    }
+    fn max(self, o: Self) -> Self {
+        if self >= o || self.is_nan() { self } else { o }
+    }
+    fn of(v: f64) -> Self {
+        v as f32
+    }
+}
+
+impl OptFloat for f64 {
+    fn sqrt(self) -> Self {
+        f64::sqrt(self)
+    }
+    fn max(self, o: Self) -> Self {
+        if self >= o || self.is_nan() { self } else { o }
+    }
+    fn of(v: f64) -> Self {
+        v
+    }
+}
+
+/// Elements per task when one parameter is split across threads.
+const CHUNK: usize = 1 << 14;
+
+/// Runs `update(index_range_start, chunk_len)` over `0..n`, in parallel when `n` is large.
+fn for_chunks(n: usize, update: impl Fn(usize, usize) + Sync) {
+    if n >= 4 * CHUNK && get_num_threads() > 1 {
+        pool().install(|| (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| update(c * CHUNK, CHUNK.min(n - c * CHUNK))));
+    } else {
+        update(0, n);
+    }
+}
+
+/// A raw view of a contiguous tensor's elements, shareable across the chunk tasks; each task
+/// touches a disjoint range.
+#[derive(Clone, Copy)]
+struct Raw<T>(*mut T);
+unsafe impl<T> Send for Raw<T> {}
+unsafe impl<T> Sync for Raw<T> {}
+
+impl<T> Raw<T> {
+    /// # Safety
+    /// `start + len` must be within the tensor and no other task may hold an overlapping range.
+    unsafe fn range<'a>(self, start: usize, len: usize) -> &'a mut [T] {
+        std::slice::from_raw_parts_mut(self.0.add(start), len)
+    }
+}
+
+/// Checks that every tensor of one parameter's update is a distinct, contiguous tensor of the
+/// parameter's shape and dtype, then hands `f` their elements.
+fn with_buffers<T: OptFloat, R>(param: &Tensor, others: &[&Tensor], f: impl FnOnce(&[Raw<T>], usize) -> R) -> Result<R> {
+    for (i, t) in others.iter().enumerate() {
+        if t.shape() != param.shape() {
+            return Err(Error::Runtime(format!(
+                "optimizer: tensor {} has shape {:?} but the parameter has shape {:?}",
+                i,
+                t.shape(),
+                param.shape()
+            )));
+        }
+        if t.shares_storage(param) || others[..i].iter().any(|o| o.shares_storage(t)) {
+            return Err(Error::Runtime("optimizer: a gradient or state tensor shares memory with its parameter".into()));
+        }
+    }
+    let all: Vec<&Tensor> = std::iter::once(param).chain(others.iter().copied()).collect();
+    for t in &all {
+        if !t.is_contiguous() || t.dtype() != T::DTYPE {
+            return Err(Error::Runtime("optimizer: parameters and their state must be contiguous and of one dtype".into()));
+        }
+    }
+    // Hold every storage's write lock for the duration of the update.
+    let mut guards = Vec::with_capacity(all.len());
+    let mut raws = Vec::with_capacity(all.len());
+    for t in &all {
+        let mut g = t.storage_cell().write();
+        let slice = g.cpu_mut()?.as_mut_slice::<T>();
+        raws.push(Raw(slice[t.storage_offset()..].as_mut_ptr()));
+        guards.push(g);
+    }
+    let r = f(&raws, param.numel());
+    drop(guards);
+    for t in &all {
+        t.storage_cell().bump_version();
+    }
+    Ok(r)
+}
+
+/// A contiguous copy of `t` in dtype `like`'s dtype when it is not one already.
+fn prepared(t: &Tensor, dtype: DType) -> Result<Tensor> {
+    if t.is_contiguous() && t.dtype() == dtype {
+        Ok(t.clone())
+    } else {
+        t.copy_as(dtype)
+    }
+}
+
+macro_rules! float_dispatch {
+    ($dtype:expr, $T:ident => $body:expr) => {
+        match $dtype {
+            DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            d => Err(Error::NotImplemented(format!("optimizer step for {} parameters", d.name()))),
+        }
+    };
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Sgd {
+    pub lr: f64,
+    pub momentum: f64,
+    pub dampening: f64,
+    pub weight_decay: f64,
+    pub nesterov: bool,
+    pub maximize: bool,
+}
+
+/// One SGD step for each parameter; returns the momentum buffers (created on the first step).
+pub fn sgd_step(params: &[Tensor], grads: &[Tensor], bufs: Vec<Option<Tensor>>, c: &Sgd) -> Result<Vec<Option<Tensor>>> {
+    let mut out = Vec::with_capacity(params.len());
+    for ((p, g), buf) in params.iter().zip(grads).zip(bufs) {
+        let g = prepared(g, p.dtype())?;
+        let fresh = buf.is_none() && c.momentum != 0.0;
+        let buf = match buf {
+            Some(b) => Some(b),
+            None if c.momentum != 0.0 => Some(Tensor::zeros(p.shape(), p.dtype())?),
+            None => None,
+        };
+        let mut others = vec![&g];
+        others.extend(buf.as_ref());
+        float_dispatch!(p.dtype(), T => with_buffers::<T, _>(p, &others, |raw, n| {
+            let (lr, m, damp, wd) = (T::of(c.lr), T::of(c.momentum), T::of(1.0 - c.dampening), T::of(c.weight_decay));
+            for_chunks(n, |s, len| {
+                // SAFETY: disjoint ranges of tensors checked to hold n elements each.
+                let (p, g) = unsafe { (raw[0].range(s, len), raw[1].range(s, len)) };
+                let mut buf = raw.get(2).map(|b| unsafe { b.range(s, len) });
+                for i in 0..len {
+                    let mut d = if c.maximize { T::zero() - g[i] } else { g[i] };
+                    if c.weight_decay != 0.0 {
+                        d = d + wd * p[i];
+                    }
+                    if let Some(b) = buf.as_deref_mut() {
+                        b[i] = if fresh { d } else { b[i] * m + damp * d };
+                        d = if c.nesterov { d + m * b[i] } else { b[i] };
+                    }
+                    p[i] = p[i] - lr * d;
+                }
+            });
+        }))?;
+        out.push(buf);
+    }
+    Ok(out)
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Adam {
+    pub lr: f64,
+    pub beta1: f64,
+    pub beta2: f64,
+    pub eps: f64,
+    pub weight_decay: f64,
+    pub amsgrad: bool,
+    pub maximize: bool,
+    /// AdamW: weight decay shrinks the parameter directly instead of adding to the gradient.
+    pub decoupled: bool,
+}
+
+/// One Adam (or AdamW) step. `state[i]` is (exp_avg, exp_avg_sq, max_exp_avg_sq if amsgrad);
+/// `steps[i]` is the step count after this update.
+pub fn adam_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], steps: &[f64], c: &Adam) -> Result<()> {
+    for (((p, g), st), &step) in params.iter().zip(grads).zip(state).zip(steps) {
+        let g = prepared(g, p.dtype())?;
+        let mut others = vec![&g];
+        others.extend(st.iter().take(if c.amsgrad { 3 } else { 2 }));
+        if others.len() != if c.amsgrad { 4 } else { 3 } {
+            return Err(Error::Runtime("adam: missing optimizer state".into()));
+        }
+        let bc1 = 1.0 - c.beta1.powf(step);
+        let bc2_sqrt = (1.0 - c.beta2.powf(step)).sqrt();
+        float_dispatch!(p.dtype(), T => with_buffers::<T, _>(p, &others, |raw, n| {
+            let (b1w, b2, b2w) = (T::of(1.0 - c.beta1), T::of(c.beta2), T::of(1.0 - c.beta2));
+            let (wd, eps, step_size, bc2s) = (T::of(c.weight_decay), T::of(c.eps), T::of(c.lr / bc1), T::of(bc2_sqrt));
+            let shrink = T::of(1.0 - c.lr * c.weight_decay);
+            for_chunks(n, |s, len| {
+                // SAFETY: disjoint ranges of tensors checked to hold n elements each.
+                let (p, g, m, v) = unsafe { (raw[0].range(s, len), raw[1].range(s, len), raw[2].range(s, len), raw[3].range(s, len)) };
+                let mut vmax = raw.get(4).map(|b| unsafe { b.range(s, len) });
+                for i in 0..len {
+                    let mut d = if c.maximize { T::zero() - g[i] } else { g[i] };
+                    if c.weight_decay != 0.0 {
+                        if c.decoupled {
+                            p[i] = p[i] * shrink;
+                        } else {
+                            d = d + wd * p[i];
+                        }
+                    }
+                    m[i] = m[i] + b1w * (d - m[i]);
+                    v[i] = v[i] * b2 + b2w * d * d;
+                    let second = match vmax.as_deref_mut() {
+                        Some(mx) => {
+                            mx[i] = mx[i].max(v[i]);
+                            mx[i]
+                        }
+                        None => v[i],
+                    };
+                    let denom = second.sqrt() / bc2s + eps;
+                    p[i] = p[i] - step_size * (m[i] / denom);
+                }
+            });
+        }))?;
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct RmsProp {
+    pub lr: f64,
+    pub alpha: f64,
+    pub eps: f64,
+    pub weight_decay: f64,
+    pub momentum: f64,
+    pub centered: bool,
+    pub maximize: bool,
+}
+
+/// One RMSprop step. `state[i]` is (square_avg, momentum_buffer if momentum > 0, grad_avg if
+/// centered), in that order.
+pub fn rmsprop_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], c: &RmsProp) -> Result<()> {
+    let with_momentum = c.momentum > 0.0;
+    let expected = 1 + with_momentum as usize + c.centered as usize;
+    for ((p, g), st) in params.iter().zip(grads).zip(state) {
+        if st.len() != expected {
+            return Err(Error::Runtime("rmsprop: missing optimizer state".into()));
+        }
+        let g = prepared(g, p.dtype())?;
+        let mut others = vec![&g];
+        others.extend(st.iter());
+        float_dispatch!(p.dtype(), T => with_buffers::<T, _>(p, &others, |raw, n| {
+            let (alpha, aw, wd, eps, lr, mom) =
+                (T::of(c.alpha), T::of(1.0 - c.alpha), T::of(c.weight_decay), T::of(c.eps), T::of(c.lr), T::of(c.momentum));
+            for_chunks(n, |s, len| {
+                // SAFETY: disjoint ranges of tensors checked to hold n elements each.
+                let (p, g, sq) = unsafe { (raw[0].range(s, len), raw[1].range(s, len), raw[2].range(s, len)) };
+                let mut buf = with_momentum.then(|| unsafe { raw[3].range(s, len) });
+                let mut gavg = c.centered.then(|| unsafe { raw[2 + expected - 1].range(s, len) });
+                for i in 0..len {
+                    let mut d = if c.maximize { T::zero() - g[i] } else { g[i] };
+                    if c.weight_decay != 0.0 {
+                        d = d + wd * p[i];
+                    }
+                    sq[i] = sq[i] * alpha + aw * d * d;
+                    let avg = match gavg.as_deref_mut() {
+                        Some(ga) => {
+                            ga[i] = ga[i] + aw * (d - ga[i]);
+                            (sq[i] - ga[i] * ga[i]).sqrt() + eps
+                        }
+                        None => sq[i].sqrt() + eps,
+                    };
+                    match buf.as_deref_mut() {
+                        Some(b) => {
+                            b[i] = b[i] * mom + d / avg;
+                            p[i] = p[i] - lr * b[i];
+                        }
+                        None => p[i] = p[i] - lr * (d / avg),
+                    }
+                }
+            });
+        }))?;
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Adagrad {
+    pub lr: f64,
+    pub lr_decay: f64,
+    pub weight_decay: f64,
+    pub eps: f64,
+    pub maximize: bool,
+}
+
+/// One Adagrad step; `sums[i]` is the running sum of squared gradients, `steps[i]` the step
+/// count after this update.
+pub fn adagrad_step(params: &[Tensor], grads: &[Tensor], sums: &[Tensor], steps: &[f64], c: &Adagrad) -> Result<()> {
+    for (((p, g), sum), &step) in params.iter().zip(grads).zip(sums).zip(steps) {
+        let g = prepared(g, p.dtype())?;
+        let clr = c.lr / (1.0 + (step - 1.0) * c.lr_decay);
+        float_dispatch!(p.dtype(), T => with_buffers::<T, _>(p, &[&g, sum], |raw, n| {
+            let (wd, eps, clr) = (T::of(c.weight_decay), T::of(c.eps), T::of(clr));
+            for_chunks(n, |s, len| {
+                // SAFETY: disjoint ranges of tensors checked to hold n elements each.
+                let (p, g, acc) = unsafe { (raw[0].range(s, len), raw[1].range(s, len), raw[2].range(s, len)) };
+                for i in 0..len {
+                    let mut d = if c.maximize { T::zero() - g[i] } else { g[i] };
+                    if c.weight_decay != 0.0 {
+                        d = d + wd * p[i];
+                    }
+                    acc[i] = acc[i] + d * d;
+                    p[i] = p[i] - clr * (d / (acc[i].sqrt() + eps));
+                }
+            });
+        }))?;
+    }
+    Ok(())
+}
