@@ -277,13 +277,31 @@ impl Tensor {
         let size = x.shape()[d];
         let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;
         let scaled = src.binary_scalar(BinaryOp::Mul, alpha, false)?.to_dtype(self.dtype())?;
-        let out = x.copy_as(x.dtype())?;
-        for (j, &i) in idx.iter().enumerate() {
-            let dst = out.select(d as i64, i as i64)?;
-            let sum = dst.binary(BinaryOp::Add, &scaled.select(d as i64, j as i64)?)?;
-            dst.copy_(&sum)?;
-        }
-        out.reshape(&dims_i64(self.shape()))
+        // Half-precision sums accumulate in float32.
+        let work = if matches!(x.dtype(), DType::F16 | DType::BF16) { DType::F32 } else { x.dtype() };
+        let out = x.copy_as(work)?;
+        let scaled = scaled.to_dtype(work)?.contiguous()?;
+        // out[o, idx[j], i] += scaled[o, j, i], in index order (so repeated indices sum the same
+        // way every run).
+        let outer: usize = x.shape()[..d].iter().product();
+        let inner: usize = x.shape()[d + 1..].iter().product();
+        with_arith_dtype!(work, T => {
+            scaled.with_slice::<T, _>(|src, sl| {
+                let src = &src[sl.offset..];
+                out.with_slice_mut::<T, _>(|dst, _| {
+                    for o in 0..outer {
+                        for (j, &i) in idx.iter().enumerate() {
+                            let from = &src[(o * idx.len() + j) * inner..][..inner];
+                            let to = &mut dst[(o * size + i) * inner..][..inner];
+                            for (t, &f) in to.iter_mut().zip(from) {
+                                *t = t.add(f);
+                            }
+                        }
+                    }
+                })
+            })??;
+        });
+        out.to_dtype(x.dtype())?.reshape(&dims_i64(self.shape()))
     }
 
     /// `masked_fill(mask, value)`: the mask broadcasts to self's shape.
