@@ -178,8 +178,8 @@ def test_reset_parameters_redraws():
     m = nn.LSTM(3, 4)
     before = m.weight_ih_l0.detach().clone()
     m.reset_parameters()
-    assert not rstorch.equal(before, m.weight_ih_l0.detach()) if hasattr(rstorch, "equal") else \
-        bool((before != m.weight_ih_l0.detach()).any())
+    assert bool((before != m.weight_ih_l0.detach()).any())
+    assert m.weight_ih_l0.abs().max().item() <= 0.5  # still within 1 / sqrt(hidden_size)
 
 
 # ---- module semantics -------------------------------------------------------------------------
@@ -266,6 +266,25 @@ def test_conv_argument_errors():
         nn.Conv2d(2, 2, 3, padding_mode="mirror")
     with pytest.raises(ValueError, match='Only "zeros" padding mode is supported for ConvTranspose2d'):
         nn.ConvTranspose2d(2, 2, 3, padding_mode="reflect")
+
+
+def test_conv_transpose_output_size():
+    m = nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1)
+    x = rstorch.randn(1, 2, 4, 5)
+    assert m(x).shape == (1, 3, 7, 9)
+    assert m(x, output_size=(8, 10)).shape == (1, 3, 8, 10)
+    assert m(x, output_size=[1, 3, 8, 9]).shape == (1, 3, 8, 9)
+    with pytest.raises(ValueError, match=r"requested an output size of \(9, 9\), but valid sizes range from "
+                                         r"\[7, 9\] to \[8, 10\] \(for an input of rstorch.Size\(\[4, 5\]\)\)"):
+        m(x, output_size=(9, 9))
+
+
+def test_double_keeps_integer_buffers():
+    bn = nn.BatchNorm2d(2).double()
+    assert bn.weight.dtype == rstorch.float64 and bn.running_var.dtype == rstorch.float64
+    assert bn.num_batches_tracked.dtype == rstorch.int64
+    bn(rstorch.randn(2, 2, 3, 3, dtype=rstorch.float64))
+    assert bn.num_batches_tracked.item() == 1
 
 
 def test_conv_same_padding_keeps_size_for_every_padding_mode():

@@ -155,6 +155,7 @@ class _ConvTransposeNd(_ConvNd):
         if output_size is None:
             return _single(self.output_padding)
         has_batch = input.dim() == num_spatial_dims + 2
+        requested = output_size
         output_size = list(output_size)
         if len(output_size) == num_spatial_dims + 2 or (len(output_size) == num_spatial_dims + 1
                                                         and not has_batch):
@@ -165,16 +166,17 @@ class _ConvTransposeNd(_ConvNd):
                 f"{num_spatial_dims} or {num_spatial_dims + (2 if has_batch else 1)} elements "
                 f"(got {len(output_size)})")
         spatial = input.shape[input.dim() - num_spatial_dims:]
-        result = []
+        smallest, largest = [], []
         for d in range(num_spatial_dims):
             dil = 1 if dilation is None else dilation[d]
-            smallest = (spatial[d] - 1) * stride[d] - 2 * padding[d] + dil * (kernel_size[d] - 1) + 1
-            largest = smallest + stride[d] - 1
-            if not smallest <= output_size[d] <= largest:
+            smallest.append((spatial[d] - 1) * stride[d] - 2 * padding[d] + dil * (kernel_size[d] - 1) + 1)
+            largest.append(smallest[d] + stride[d] - 1)
+        for d in range(num_spatial_dims):
+            if not smallest[d] <= output_size[d] <= largest[d]:
                 raise ValueError(
-                    f"requested an output size of {output_size}, but valid sizes range from "
-                    f"{[smallest]} to {[largest]} (for an input of {list(spatial)})")
-            result.append(output_size[d] - smallest)
+                    f"requested an output size of {requested}, but valid sizes range from {smallest} to "
+                    f"{largest} (for an input of {spatial})")
+        result = [output_size[d] - smallest[d] for d in range(num_spatial_dims)]
         return result
 
 
