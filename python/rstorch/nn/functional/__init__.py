@@ -3,7 +3,7 @@ from ._activation import (
     celu, elu, gelu, glu, hardsigmoid, hardswish, hardtanh, leaky_relu, log_softmax, logsigmoid, mish, prelu,
     relu, relu6, selu, sigmoid, silu, softmax, softmin, softplus, softsign, tanh, tanhshrink, threshold,
 )
-from ._attention import scaled_dot_product_attention
+from ._attention import _canonical_mask, multi_head_attention_forward, scaled_dot_product_attention
 from ._conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
 from ._distance import cosine_similarity, pairwise_distance
 from ._dropout import dropout, dropout1d, dropout2d, dropout3d

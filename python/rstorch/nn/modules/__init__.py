@@ -3,12 +3,29 @@ from .module import Module
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .linear import Bilinear, Identity, Linear
 from .flatten import Flatten, Unflatten
-from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, SiLU, Sigmoid,
-                         Softmax, Softplus, Tanh)
+from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, MultiheadAttention, ReLU, ReLU6, SiLU,
+                         Sigmoid, Softmax, Softplus, Tanh)
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .normalization import GroupNorm, LayerNorm
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from .sparse import Embedding
+from .rnn import GRU, LSTM, RNN, RNNBase
+from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
+                   SmoothL1Loss)
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
     "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
     "ELU", "GELU", "Hardtanh", "LeakyReLU", "LogSoftmax", "ReLU", "ReLU6", "SiLU", "Sigmoid",
-    "Softmax", "Softplus", "Tanh",
+    "Softmax", "Softplus", "Tanh", "MultiheadAttention",
+    "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
+    "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm",
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "Embedding",
+    "RNNBase", "RNN", "LSTM", "GRU", "TransformerEncoderLayer", "TransformerEncoder",
+    "L1Loss", "NLLLoss", "KLDivLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss",
+    "SmoothL1Loss", "HuberLoss",
 ]

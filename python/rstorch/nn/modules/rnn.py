@@ -1,0 +1,303 @@
+"""Recurrent layers RNN, LSTM and GRU, composed in Python from matmul, sigmoid, tanh and stack.
+
+Weights and gate order follow PyTorch so checkpoints load unchanged: LSTM gates are stacked
+(input, forget, cell, output), GRU gates (reset, update, new), and the GRU's new gate is
+tanh(W_in x + b_in + r * (W_hn h + b_hn))."""
+import math
+import numbers
+import warnings
+
+import rstorch
+from ... import _C
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
+
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+class RNNBase(Module):
+    """Parameters, argument checks and the layer/direction loop shared by RNN, LSTM and GRU."""
+
+    __constants__ = ["mode", "input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout",
+                     "bidirectional", "proj_size"]
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__()
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        if (not isinstance(dropout, numbers.Number) or isinstance(dropout, bool)
+                or not 0 <= dropout <= 1):
+            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
+                             "element being zeroed")
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        num_directions = 2 if bidirectional else 1
+
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                          f"expects num_layers greater than 1, but got dropout={dropout} and "
+                          f"num_layers={num_layers}")
+        if not isinstance(hidden_size, int):
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if mode not in _GATES:
+            raise ValueError(f"Unrecognized RNN mode: {mode}")
+
+        gate_size = _GATES[mode] * hidden_size
+        real_hidden_size = proj_size if proj_size > 0 else hidden_size
+        self._flat_weights_names = []
+        self._all_weights = []
+        for layer in range(num_layers):
+            for direction in range(num_directions):
+                layer_input_size = input_size if layer == 0 else real_hidden_size * num_directions
+                suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
+                shapes = [("weight_ih", (gate_size, layer_input_size)),
+                          ("weight_hh", (gate_size, real_hidden_size))]
+                if bias:
+                    shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size > 0:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
+                names = []
+                for stem, shape in shapes:
+                    setattr(self, stem + suffix, Parameter(_C.empty(shape, dtype=dtype)))
+                    names.append(stem + suffix)
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def flatten_parameters(self):
+        """Kept for API compatibility: weights are used in place, there is no fused buffer."""
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, name) for name in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, name) for name in names] for names in self._all_weights]
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    # ---- forward machinery -----------------------------------------------------------------
+
+    def _check_input(self, input, name):
+        if input.dim() not in (2, 3):
+            # PyTorch's RNN says "4D tensor instead", its LSTM and GRU "4D instead".
+            noun = "D tensor" if name == "RNN" else "D"
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}{noun} instead")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.shape[-1]}")
+
+    def _check_hidden(self, hx, expected, what="hidden"):
+        if tuple(hx.shape) != expected:
+            raise RuntimeError(f"Expected {what} size {expected}, got {list(hx.shape)}")
+
+    def _layer_weights(self, index):
+        return [getattr(self, name) for name in self._all_weights[index]]
+
+    def _cell_sequence(self, xs, state, weights):
+        """Runs one direction of one layer over xs (T, B, in); returns outputs (T, B, H) and the
+        final state."""
+        raise NotImplementedError
+
+    def _run(self, x, states):
+        """x: (T, B, in); states: list (one per state tensor) of (L * D, B, *) tensors."""
+        num_directions = 2 if self.bidirectional else 1
+        finals = [[] for _ in states]
+        layer_input = x
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(num_directions):
+                index = layer * num_directions + direction
+                seq = layer_input if direction == 0 else layer_input.flip(0)
+                out, final = self._cell_sequence(seq, [s[index] for s in states], self._layer_weights(index))
+                outputs.append(out if direction == 0 else out.flip(0))
+                for i, f in enumerate(final):
+                    finals[i].append(f)
+            layer_input = outputs[0] if num_directions == 1 else rstorch.cat(outputs, -1)
+            # Dropout sits between layers, never after the last one.
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        return layer_input, [rstorch.stack(f, 0) for f in finals]
+
+    def _forward_states(self, input, hx, name, state_sizes):
+        """Shared forward: normalises layout and batching, defaults and checks states, runs."""
+        self._check_input(input, name)
+        batched = input.dim() == 3
+        num_directions = 2 if self.bidirectional else 1
+        if not batched:
+            input = input.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        batch = input.shape[1]
+        expected = [(self.num_layers * num_directions, batch, size) for size in state_sizes]
+        if hx is None:
+            states = [rstorch.zeros(*shape, dtype=input.dtype) for shape in expected]
+        else:
+            states = list(hx) if isinstance(hx, (tuple, list)) else [hx]
+            if not batched:
+                states = [s.unsqueeze(1) for s in states]
+            for i, (s, shape) in enumerate(zip(states, expected)):
+                self._check_hidden(s, shape, "hidden" if len(states) == 1 else f"hidden[{i}]")
+        output, finals = self._run(input, states)
+        if not batched:
+            output = output.squeeze(1)
+            finals = [f.squeeze(1) for f in finals]
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return output, finals
+
+    def _check_hx_rank(self, input, hx):
+        """PyTorch's message when a single state's rank does not match the input's batching."""
+        if hx is None:
+            return
+        if input.dim() == 3 and hx.dim() != 3:
+            raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
+        if input.dim() == 2 and hx.dim() != 2:
+            raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D tensor")
+
+
+def _gate_inputs(xs, w_ih, b_ih):
+    # The input projection does not depend on the state: one matmul for the whole sequence.
+    return F.linear(xs, w_ih, b_ih).unbind(0)
+
+
+class RNN(RNNBase):
+    """Elman RNN: h' = act(W_ih x + b_ih + W_hh h + b_hh), act tanh or relu."""
+
+    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+        if nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         0, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def _cell_sequence(self, xs, state, weights):
+        w_ih, w_hh = weights[0], weights[1]
+        b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
+        act = rstorch.tanh if self.nonlinearity == "tanh" else rstorch.relu
+        (h,) = state
+        outs = []
+        for gx in _gate_inputs(xs, w_ih, b_ih):
+            h = act(gx + F.linear(h, w_hh, b_hh))
+            outs.append(h)
+        return rstorch.stack(outs, 0), [h]
+
+    def forward(self, input, hx=None):
+        self._check_input(input, "RNN")
+        self._check_hx_rank(input, hx)
+        output, (h_n,) = self._forward_states(input, hx, "RNN", [self.hidden_size])
+        return output, h_n
+
+
+class LSTM(RNNBase):
+    """Long short-term memory; optional projection of h to `proj_size`."""
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         proj_size, device, dtype)
+
+    def _cell_sequence(self, xs, state, weights):
+        w_ih, w_hh = weights[0], weights[1]
+        b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
+        w_hr = weights[-1] if self.proj_size > 0 else None
+        h, c = state
+        outs = []
+        for gx in _gate_inputs(xs, w_ih, b_ih):
+            gates = gx + F.linear(h, w_hh, b_hh)
+            i, f, g, o = gates.chunk(4, -1)
+            c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+            h = o.sigmoid() * c.tanh()
+            if w_hr is not None:
+                h = F.linear(h, w_hr)
+            outs.append(h)
+        return rstorch.stack(outs, 0), [h, c]
+
+    def forward(self, input, hx=None):
+        self._check_input(input, "LSTM")
+        if hx is not None:
+            if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+                raise RuntimeError("LSTM expects hx to be a tuple (h_0, c_0)")
+            want = 3 if input.dim() == 3 else 2
+            if hx[0].dim() != want or hx[1].dim() != want:
+                kind = "batched 3-D" if want == 3 else "unbatched 2-D"
+                raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D but got "
+                                   f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        output, (h_n, c_n) = self._forward_states(input, hx, "LSTM", [real_hidden, self.hidden_size])
+        return output, (h_n, c_n)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit."""
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, device=None, dtype=None):
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         0, device, dtype)
+
+    def _cell_sequence(self, xs, state, weights):
+        w_ih, w_hh = weights[0], weights[1]
+        b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
+        (h,) = state
+        outs = []
+        for gx in _gate_inputs(xs, w_ih, b_ih):
+            gh = F.linear(h, w_hh, b_hh)
+            x_r, x_z, x_n = gx.chunk(3, -1)
+            h_r, h_z, h_n = gh.chunk(3, -1)
+            r = (x_r + h_r).sigmoid()
+            z = (x_z + h_z).sigmoid()
+            # The reset gate scales the state's projection including its bias, as in PyTorch.
+            n = (x_n + r * h_n).tanh()
+            h = n + z * (h - n)
+            outs.append(h)
+        return rstorch.stack(outs, 0), [h]
+
+    def forward(self, input, hx=None):
+        self._check_input(input, "GRU")
+        self._check_hx_rank(input, hx)
+        output, (h_n,) = self._forward_states(input, hx, "GRU", [self.hidden_size])
+        return output, h_n
