@@ -1,0 +1,19 @@
+"""rstorch.utils.data: datasets, samplers and the DataLoader."""
+from .dataset import (
+    ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
+    random_split,
+)
+from .sampler import (
+    BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+    WeightedRandomSampler,
+)
+from ._collate import default_collate, default_convert
+from ._worker import get_worker_info
+from .dataloader import DataLoader
+
+__all__ = [
+    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
+    "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset",
+    "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "default_collate",
+    "default_convert", "get_worker_info", "random_split",
+]
