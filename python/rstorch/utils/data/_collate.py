@@ -61,7 +61,8 @@ def _collate_numpy_array(batch, *, collate_fn_map=None):
 
 
 def _collate_numpy_scalar(batch, *, collate_fn_map=None):
-    return _rstorch().as_tensor(list(batch))
+    # Through one NumPy array: it keeps the scalars' dtype (int32 stays int32).
+    return _rstorch().as_tensor(np.array(list(batch)))
 
 
 def _collate_float(batch, *, collate_fn_map=None):

@@ -233,6 +233,7 @@ class _MultiProcessIter(_BaseIter):
             w.start()
             self._index_queues.append(index_queue)
             self._workers.append(w)
+        self._worker_pids = [w.pid for w in self._workers]
         self._prime(first_epoch=True)
 
     def _reset(self, loader):
