@@ -126,11 +126,12 @@ class Optimizer:
         self._patch_step_function()
 
     def __repr__(self):
-        lines = [self.__class__.__name__ + " ("]
+        text = self.__class__.__name__ + " ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            lines.extend(f"    {key}: {group[key]}" for key in sorted(group) if key != "params")
-        return "\n".join(lines) + "\n)"
+            # Each group opens with a newline, so groups are separated by a blank line.
+            text += f"\nParameter Group {i}\n"
+            text += "".join(f"    {key}: {group[key]}\n" for key in sorted(group) if key != "params")
+        return text + ")"
 
     def add_param_group(self, param_group):
         """Adds a group of parameters, filling the options it leaves out from `defaults`."""
