@@ -439,3 +439,57 @@ def test_import_rstorch_does_not_import_data():
     code = ("import sys, rstorch; assert 'rstorch.utils.data' not in sys.modules; "
             "rstorch.utils.data.DataLoader; assert 'rstorch.utils.data' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+class Stalls(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        import time
+        time.sleep(1.5)  # well past the loader's timeout
+        return i
+
+
+class Dies(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        import os
+        os._exit(3)  # a crash no exception handler sees
+
+
+def test_timeout():
+    dl = DataLoader(Stalls(), num_workers=1, timeout=0.3)
+    it = iter(dl)
+    with pytest.raises(RuntimeError, match=r"DataLoader timed out after 0.3 seconds"):
+        next(it)
+    it._shutdown_workers()
+
+
+def test_dead_worker_is_reported(monkeypatch):
+    from rstorch.utils.data import dataloader
+    monkeypatch.setattr(dataloader, "_STATUS_CHECK_INTERVAL", 0.2)
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited "
+                                           r"unexpectedly"):
+        list(DataLoader(Dies(), num_workers=1))
+
+
+class BigOps(Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        a = torch.ones(600, 600)
+        return (a @ a).sum() + a.exp().sum()  # large enough to go parallel in the parent
+
+
+def test_forked_workers_run_parallel_kernels():
+    # The parent's kernel thread pool is started before the fork; a child that used the
+    # inherited pool would wait forever on threads that do not exist in it.
+    a = torch.ones(600, 600)
+    expected = ((a @ a).sum() + a.exp().sum()).item()
+    got = [b.item() for b in DataLoader(BigOps(), batch_size=None, num_workers=2, timeout=30,
+                                        multiprocessing_context="fork")]
+    assert got == [expected, expected]
