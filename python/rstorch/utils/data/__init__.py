@@ -17,3 +17,11 @@ __all__ = [
     "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "default_collate",
     "default_convert", "get_worker_info", "random_split",
 ]
+
+
+def __getattr__(name):
+    # `rstorch.utils.data.datasets` (file readers) loads on first use.
+    if name == "datasets":
+        import importlib
+        return importlib.import_module(".datasets", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
