@@ -130,6 +130,8 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                     let den = mul(&a, &a)?.binary(B::Add, &mul(&b, &b)?)?;
                     (Some(div(&mul(&g, &b)?, &den)?), Some(un(&div(&mul(&g, &a)?, &den)?, U::Neg)?))
                 }
+                // relu's gradient masked again; the mask (relu's output) gets none.
+                B::ReluGrad => (Some(g.binary(B::ReluGrad, &b()?)?), Some(muls(&g, 0.0)?)),
                 B::Rem => {
                     let (a, b) = (a()?, b()?);
                     (Some(g.clone()), Some(un(&mul(&g, &a.binary(B::FloorDiv, &b)?)?, U::Neg)?))
@@ -147,7 +149,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 U::Neg => un(&g, U::Neg)?,
                 U::Abs => mul(&g, &un(&x, U::Sign)?)?,
                 U::Sign | U::Floor | U::Ceil | U::Round | U::Trunc => muls(&g, 0.0)?,
-                U::Relu => mul(&g, &y()?.binary_scalar(B::Gt, f(0.0), false)?.to_dtype(g.dtype())?)?,
+                U::Relu => g.binary(B::ReluGrad, &y()?)?,
                 U::Exp => mul(&g, &y()?)?,
                 U::Exp2 => muls(&mul(&g, &y()?)?, LN_2)?,
                 U::Log => div(&g, &x)?,
@@ -348,11 +350,14 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             if need(1) {
                 out[1] = Some(Tensor::conv_weight_grad_with(&x, &g, *geom)?);
             }
+            if n == 3 && need(2) {
+                out[2] = Some(g.sum(Some(&[0, 2, 3]), false)?);
+            }
         }
         Op::ConvTranspose { geom } => {
             let (small, w) = (node.input(0)?, node.input(1)?);
             if need(0) {
-                out[0] = Some(g.conv_with(&w, *geom)?);
+                out[0] = Some(g.conv_with(&w, None, *geom)?);
             }
             if need(1) {
                 out[1] = Some(Tensor::conv_weight_grad_with(&g, &small, *geom)?);
@@ -364,7 +369,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 out[0] = Some(dy.conv_transpose_with(&g, *geom)?);
             }
             if need(1) {
-                out[1] = Some(x.conv_with(&g, *geom)?);
+                out[1] = Some(x.conv_with(&g, None, *geom)?);
             }
         }
     }

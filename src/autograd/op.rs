@@ -62,6 +62,7 @@ impl Op {
                 B::Atan2 => "Atan2",
                 B::FloorDiv => "FloorDivide",
                 B::Rem => "Remainder",
+                B::ReluGrad => "Threshold",
                 _ => "Binary",
             },
             Op::Unary(u) => match u {

@@ -62,26 +62,24 @@ impl ConvGeom {
     }
 }
 
-/// Writes the patch matrix (`positions x taps`, row-major) of the `group_in` channels starting
-/// at `image` into `patches`.
-fn unfold<T: Element>(image: &[T], g: &ConvGeom, patches: &mut [T]) {
-    let [h, w] = g.in_size;
+/// For one kernel column `kx`, the input column read by each output column, if any.
+fn source_columns(g: &ConvGeom, kx: usize) -> Vec<Option<usize>> {
+    (0..g.out_size[1]).map(|ox| g.source(1, ox, kx)).collect()
+}
+
+/// Calls `row(tap, oy, iy, columns)` for every (tap, output row) pair whose input row `iy` lies
+/// inside the image, where `columns` maps output columns to input columns; pairs reading
+/// padding are left out.
+fn for_each_tap_row(g: &ConvGeom, mut row: impl FnMut(usize, usize, usize, &[Option<usize>], usize)) {
     let [kh, kw] = g.kernel;
-    let taps = g.taps();
-    for oy in 0..g.out_size[0] {
-        for ox in 0..g.out_size[1] {
-            let row = &mut patches[(oy * g.out_size[1] + ox) * taps..][..taps];
-            let mut t = 0;
-            for c in 0..g.group_in() {
-                let plane = &image[c * h * w..][..h * w];
-                for ky in 0..kh {
-                    let iy = g.source(0, oy, ky);
-                    for kx in 0..kw {
-                        row[t] = match (iy, g.source(1, ox, kx)) {
-                            (Some(iy), Some(ix)) => plane[iy * w + ix],
-                            _ => T::zero(),
-                        };
-                        t += 1;
+    let columns: Vec<Vec<Option<usize>>> = (0..kw).map(|kx| source_columns(g, kx)).collect();
+    for c in 0..g.group_in() {
+        for ky in 0..kh {
+            for (kx, cols) in columns.iter().enumerate() {
+                let tap = (c * kh + ky) * kw + kx;
+                for oy in 0..g.out_size[0] {
+                    if let Some(iy) = g.source(0, oy, ky) {
+                        row(tap, oy, iy, cols, c);
                     }
                 }
             }
@@ -89,30 +87,63 @@ fn unfold<T: Element>(image: &[T], g: &ConvGeom, patches: &mut [T]) {
     }
 }
 
-/// Adds each entry of a patch matrix back onto the image position it was read from.
-fn fold_add<T: Arith>(patches: &[T], g: &ConvGeom, image: &mut [T]) {
+/// The contiguous run of output columns whose input columns are consecutive (unit stride), as
+/// (first output column, first input column, length).
+fn unit_stride_run(cols: &[Option<usize>]) -> Option<(usize, usize, usize)> {
+    let lo = cols.iter().position(Option::is_some)?;
+    let hi = cols.iter().rposition(Option::is_some)? + 1;
+    let first = cols[lo]?;
+    let consecutive = cols[lo..hi].iter().enumerate().all(|(i, c)| *c == Some(first + i));
+    consecutive.then_some((lo, first, hi - lo))
+}
+
+/// Writes the patch matrix (`taps x positions`, row-major) of the `group_in` channels starting
+/// at `image` into `patches`: row `tap` holds what that kernel tap sees at every output
+/// position, so with unit stride each output row is one contiguous copy.
+fn unfold<T: Element>(image: &[T], g: &ConvGeom, patches: &mut [T]) {
     let [h, w] = g.in_size;
-    let [kh, kw] = g.kernel;
-    let taps = g.taps();
-    for oy in 0..g.out_size[0] {
-        for ox in 0..g.out_size[1] {
-            let row = &patches[(oy * g.out_size[1] + ox) * taps..][..taps];
-            let mut t = 0;
-            for c in 0..g.group_in() {
-                let plane = &mut image[c * h * w..][..h * w];
-                for ky in 0..kh {
-                    let iy = g.source(0, oy, ky);
-                    for kx in 0..kw {
-                        if let (Some(iy), Some(ix)) = (iy, g.source(1, ox, kx)) {
-                            let p = &mut plane[iy * w + ix];
-                            *p = p.add(row[t]);
-                        }
-                        t += 1;
+    let ow = g.out_size[1];
+    let positions = g.positions();
+    patches.fill(T::zero());
+    for_each_tap_row(g, |tap, oy, iy, cols, c| {
+        let src = &image[c * h * w + iy * w..][..w];
+        let dst = &mut patches[tap * positions + oy * ow..][..ow];
+        match unit_stride_run(cols) {
+            Some((lo, first, len)) => dst[lo..lo + len].copy_from_slice(&src[first..first + len]),
+            None => {
+                for (d, ix) in dst.iter_mut().zip(cols) {
+                    if let Some(ix) = ix {
+                        *d = src[*ix];
                     }
                 }
             }
         }
-    }
+    });
+}
+
+/// Adds each entry of a patch matrix back onto the image position it was read from.
+fn fold_add<T: Arith>(patches: &[T], g: &ConvGeom, image: &mut [T]) {
+    let [h, w] = g.in_size;
+    let ow = g.out_size[1];
+    let positions = g.positions();
+    for_each_tap_row(g, |tap, oy, iy, cols, c| {
+        let dst = &mut image[c * h * w + iy * w..][..w];
+        let src = &patches[tap * positions + oy * ow..][..ow];
+        match unit_stride_run(cols) {
+            Some((lo, first, len)) => {
+                for (d, &v) in dst[first..first + len].iter_mut().zip(&src[lo..lo + len]) {
+                    *d = d.add(v);
+                }
+            }
+            None => {
+                for (&v, ix) in src.iter().zip(cols) {
+                    if let Some(ix) = ix {
+                        dst[*ix] = dst[*ix].add(v);
+                    }
+                }
+            }
+        }
+    });
 }
 
 /// Runs `f(n, out_image)` for every image of the batch, in parallel when there is enough work,
@@ -131,27 +162,33 @@ fn per_image<T: Element>(out: &mut [T], image_len: usize, work: usize, f: impl F
     }
 }
 
-/// `out[n] = weight ⋆ x[n]`: a contiguous `(N, O, oh, ow)` result.
-pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], g: &ConvGeom) -> Vec<T> {
+/// `out[n] = weight ⋆ x[n] (+ bias)`: a contiguous `(N, O, oh, ow)` result.
+pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &ConvGeom) -> Vec<T> {
     let (cg, og, taps, positions) = (g.group_in(), g.group_out(), g.taps(), g.positions());
     let mut out = vec![T::zero(); g.batch * g.out_image()];
     let work = g.batch * g.out_channels * positions * taps;
     per_image(&mut out, g.out_image(), work, |n, out_n, par| {
+        if let Some(bias) = bias {
+            for (row, &b) in out_n.chunks_mut(positions).zip(bias) {
+                row.fill(b);
+            }
+        }
         let image = &x[n * g.in_image()..][..g.in_image()];
         let mut patches = if g.is_pointwise() { Vec::new() } else { vec![T::zero(); positions * taps] };
         for grp in 0..g.groups {
             let group_image = &image[grp * cg * g.in_size[0] * g.in_size[1]..];
-            // The patch matrix read as `taps x positions`.
-            let (b, bm) = if g.is_pointwise() {
-                (group_image, MatRef { offset: 0, rs: positions, cs: 1 })
+            // A pointwise kernel reads the image itself as its patch matrix.
+            let b = if g.is_pointwise() {
+                group_image
             } else {
                 unfold(group_image, g, &mut patches);
-                (&patches[..], MatRef { offset: 0, rs: 1, cs: taps })
+                &patches[..]
             };
             let dst = MatMut { data: &mut out_n[grp * og * positions..][..og * positions], rs: positions };
             let wm = MatRef { offset: grp * og * taps, rs: taps, cs: 1 };
+            let bm = MatRef { offset: 0, rs: positions, cs: 1 };
             // SAFETY: the weight holds O x taps elements, the patches taps x positions.
-            unsafe { gemm_into(dst, og, positions, taps, weight, wm, b, bm, false, par) };
+            unsafe { gemm_into(dst, og, positions, taps, weight, wm, b, bm, bias.is_some(), par) };
         }
     });
     out
@@ -170,22 +207,17 @@ pub fn conv2d_transpose<T: Arith>(dy: &[T], weight: &[T], g: &ConvGeom) -> Vec<T
         let mut patches = if g.is_pointwise() { Vec::new() } else { vec![T::zero(); positions * taps] };
         for grp in 0..g.groups {
             let group_image = &mut image[grp * cg * plane..][..cg * plane];
-            if g.is_pointwise() {
-                // The patch matrix is the image itself, transposed: write it in place.
-                let dst = MatMut { data: group_image, rs: plane };
-                let am = MatRef { offset: grp * og * taps, rs: 1, cs: taps };
-                let bm = MatRef { offset: grp * og * positions, rs: positions, cs: 1 };
-                // SAFETY: (cg x og) @ (og x positions) within the weight and dy_n.
-                unsafe { gemm_into(dst, cg, positions, og, weight, am, dy_n, bm, false, par) };
-                continue;
+            // patches (taps x positions) = weight[grp]^T (taps x og) @ dy_n[grp] (og x positions);
+            // a pointwise kernel writes them straight into the image.
+            let am = MatRef { offset: grp * og * taps, rs: 1, cs: taps };
+            let bm = MatRef { offset: grp * og * positions, rs: positions, cs: 1 };
+            let pointwise = g.is_pointwise();
+            let dst = MatMut { data: if pointwise { &mut group_image[..] } else { &mut patches[..] }, rs: positions };
+            // SAFETY: (taps x og) @ (og x positions) within the weight and dy_n.
+            unsafe { gemm_into(dst, taps, positions, og, weight, am, dy_n, bm, false, par) };
+            if !pointwise {
+                fold_add(&patches, g, group_image);
             }
-            // patches (positions x taps) = dy_n[grp]^T (positions x og) @ weight[grp] (og x taps)
-            let am = MatRef { offset: grp * og * positions, rs: 1, cs: positions };
-            let wm = MatRef { offset: grp * og * taps, rs: taps, cs: 1 };
-            let dst = MatMut { data: &mut patches[..], rs: taps };
-            // SAFETY: dy_n holds O x positions elements, the weight O x taps.
-            unsafe { gemm_into(dst, positions, taps, og, dy_n, am, weight, wm, false, par) };
-            fold_add(&patches, g, group_image);
         }
     });
     out
@@ -203,17 +235,24 @@ pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom) -> Vec<T> {
     let blocks: Vec<usize> = (0..g.batch).step_by(WEIGHT_GRAD_BLOCK).collect();
     let partial = |start: usize| -> Vec<T> {
         let mut acc = vec![T::zero(); weight_len];
-        let mut patches = vec![T::zero(); positions * taps];
+        let mut patches = if g.is_pointwise() { Vec::new() } else { vec![T::zero(); positions * taps] };
         for n in start..(start + WEIGHT_GRAD_BLOCK).min(g.batch) {
             let image = &x[n * g.in_image()..][..g.in_image()];
             let dy_n = &dy[n * g.out_image()..][..g.out_image()];
             for grp in 0..g.groups {
-                unfold(&image[grp * cg * g.in_size[0] * g.in_size[1]..], g, &mut patches);
+                let group_image = &image[grp * cg * g.in_size[0] * g.in_size[1]..];
+                let b = if g.is_pointwise() {
+                    group_image
+                } else {
+                    unfold(group_image, g, &mut patches);
+                    &patches[..]
+                };
                 let dst = MatMut { data: &mut acc[grp * og * taps..][..og * taps], rs: taps };
                 let am = MatRef { offset: grp * og * positions, rs: positions, cs: 1 };
-                let bm = MatRef { offset: 0, rs: taps, cs: 1 };
+                // The patch matrix read transposed, as positions x taps.
+                let bm = MatRef { offset: 0, rs: 1, cs: positions };
                 // SAFETY: (og x positions) @ (positions x taps), both inside their buffers.
-                unsafe { gemm_into(dst, og, taps, positions, dy_n, am, &patches, bm, true, Parallelism::None) };
+                unsafe { gemm_into(dst, og, taps, positions, dy_n, am, b, bm, true, Parallelism::None) };
             }
         }
         acc
@@ -290,7 +329,7 @@ mod tests {
         let g = geom();
         let x = values(g.batch * g.in_image(), 1);
         let w = values(g.out_channels * g.taps(), 2);
-        let got = conv2d_forward(&x, &w, &g);
+        let got = conv2d_forward(&x, &w, None, &g);
         for (a, b) in got.iter().zip(naive(&x, &w, &g)) {
             assert!((a - b).abs() < 1e-12);
         }
@@ -304,7 +343,7 @@ mod tests {
             let w = values(g.out_channels * g.taps(), 4);
             let dy = values(g.batch * g.out_image(), 5);
             let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(p, q)| p * q).sum::<f64>();
-            let y = conv2d_forward(&x, &w, &g);
+            let y = conv2d_forward(&x, &w, None, &g);
             let lhs = dot(&y, &dy);
             assert!((lhs - dot(&x, &conv2d_transpose(&dy, &w, &g))).abs() < 1e-9);
             assert!((lhs - dot(&w, &conv2d_weight_grad(&x, &dy, &g))).abs() < 1e-9);

@@ -39,28 +39,27 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> (Vec<T>, Vec<i64>) {
     let out_plane = g.out_size[0] * g.out_size[1];
     let mut values = vec![T::zero(); g.planes * out_plane];
     let mut indices = vec![0i64; g.planes * out_plane];
+    // The input rows and columns of every window, computed once for all planes.
+    let rows: Vec<Vec<usize>> = (0..g.out_size[0]).map(|o| g.taps(0, o).collect()).collect();
+    let cols: Vec<Vec<usize>> = (0..g.out_size[1]).map(|o| g.taps(1, o).collect()).collect();
     let plane = |p: usize, vals: &mut [T], idx: &mut [i64]| {
         let src = &x[p * h * w..][..h * w];
-        for oy in 0..g.out_size[0] {
-            for ox in 0..g.out_size[1] {
-                let mut best: Option<(T, usize)> = None;
-                for iy in g.taps(0, oy) {
-                    for ix in g.taps(1, ox) {
-                        let at = iy * w + ix;
-                        let v = src[at];
-                        let wins = match best {
-                            None => true,
-                            // `v != v` is NaN: it beats everything, and the first NaN stays.
-                            Some((b, _)) => (v > b || v != v) && !(b != b),
-                        };
-                        if wins {
-                            best = Some((v, at));
+        for (oy, ys) in rows.iter().enumerate() {
+            for (ox, xs) in cols.iter().enumerate() {
+                // Callers check `windows_overlap_input`, so every window has a first tap.
+                let mut at = ys[0] * w + xs[0];
+                let mut best = src[at];
+                for &iy in ys {
+                    for &ix in xs {
+                        let v = src[iy * w + ix];
+                        // `v != v` is NaN: it beats everything, and the first NaN stays.
+                        if (v > best || v != v) && best == best {
+                            best = v;
+                            at = iy * w + ix;
                         }
                     }
                 }
-                // Callers check `windows_overlap_input` first.
-                let (v, at) = best.expect("pooling window lies inside the input");
-                vals[oy * g.out_size[1] + ox] = v;
+                vals[oy * g.out_size[1] + ox] = best;
                 idx[oy * g.out_size[1] + ox] = at as i64;
             }
         }

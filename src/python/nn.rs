@@ -28,18 +28,20 @@ fn conv_params(stride: (i64, i64), padding: (i64, i64), dilation: (i64, i64), gr
 }
 
 #[pyfunction]
+#[allow(clippy::too_many_arguments)]
 fn _conv2d(
     py: Python<'_>,
     input: &PyTensor,
     weight: &PyTensor,
+    bias: Option<&PyTensor>,
     stride: (i64, i64),
     padding: (i64, i64),
     dilation: (i64, i64),
     groups: i64,
 ) -> PyResult<PyTensor> {
     let p = conv_params(stride, padding, dilation, groups)?;
-    let (x, w) = (&input.tensor(), &weight.tensor());
-    Ok(PyTensor::wrap(run(py, x.numel() * w.numel(), || x.conv2d(w, &p))?))
+    let (x, w, b) = (&input.tensor(), &weight.tensor(), bias.map(|b| b.tensor()));
+    Ok(PyTensor::wrap(run(py, x.numel() * w.numel(), || x.conv2d(w, b.as_ref(), &p))?))
 }
 
 #[pyfunction]

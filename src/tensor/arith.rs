@@ -35,6 +35,8 @@ pub enum BinaryOp {
     BitAnd,
     BitOr,
     BitXor,
+    /// `a` where `b > 0`, else 0: relu's gradient `g` masked by its output in one pass.
+    ReluGrad,
 }
 
 impl BinaryOp {
@@ -199,6 +201,7 @@ fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
                 BinaryOp::BitAnd => arith!(|x: T, y: T| T::from_i64(x.to_i64() & y.to_i64())),
                 BinaryOp::BitOr => arith!(|x: T, y: T| T::from_i64(x.to_i64() | y.to_i64())),
                 BinaryOp::BitXor => arith!(|x: T, y: T| T::from_i64(x.to_i64() ^ y.to_i64())),
+                BinaryOp::ReluGrad => arith!(|x: T, y: T| if y > T::zero() { x } else { T::zero() }),
             }
         }))??
     })?;

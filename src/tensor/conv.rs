@@ -30,15 +30,17 @@ enum Kernel {
     WeightGrad,
 }
 
-/// Runs `kernel` on contiguous copies of `a` and `b`; half-precision inputs compute in float32.
-fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, g: &ConvGeom, out_shape: &[usize]) -> Result<Tensor> {
-    fn typed<T: Arith>(kernel: Kernel, a: &Tensor, b: &Tensor, g: &ConvGeom, out_shape: &[usize]) -> Result<Tensor> {
+/// Runs `kernel` on contiguous copies of `a`, `b` (and the forward's `bias`); half-precision
+/// inputs compute in float32.
+fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<Tensor> {
+    fn typed<T: Arith>(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<Tensor> {
         let (a, b) = (a.contiguous()?, b.contiguous()?);
+        let bias = bias.map(|t| t.to_vec::<T>()).transpose()?;
         let data = a.with_slice::<T, _>(|sa, la| {
             b.with_slice::<T, _>(|sb, lb| {
                 let (sa, sb) = (&sa[la.offset..][..a.numel()], &sb[lb.offset..][..b.numel()]);
                 match kernel {
-                    Kernel::Forward => conv2d_forward(sa, sb, g),
+                    Kernel::Forward => conv2d_forward(sa, sb, bias.as_deref(), g),
                     Kernel::Transpose => conv2d_transpose(sa, sb, g),
                     Kernel::WeightGrad => conv2d_weight_grad(sa, sb, g),
                 }
@@ -49,9 +51,12 @@ fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, g: &ConvGeom, out_shape: &
     crate::tensor::check_alloc(out_shape, a.dtype())?;
     let _raw = GradMode::disabled();
     match a.dtype() {
-        DType::F32 => typed::<f32>(kernel, a, b, g, out_shape),
-        DType::F64 => typed::<f64>(kernel, a, b, g, out_shape),
-        d @ (DType::F16 | DType::BF16) => typed::<f32>(kernel, &a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?, g, out_shape)?.to_dtype(d),
+        DType::F32 => typed::<f32>(kernel, a, b, bias, g, out_shape),
+        DType::F64 => typed::<f64>(kernel, a, b, bias, g, out_shape),
+        d @ (DType::F16 | DType::BF16) => {
+            let bias = bias.map(|t| t.to_dtype(DType::F32)).transpose()?;
+            typed::<f32>(kernel, &a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?, bias.as_ref(), g, out_shape)?.to_dtype(d)
+        }
         d => Err(Error::Runtime(format!("\"slow_conv2d_cpu\" not implemented for '{}'", title_name(d)))),
     }
 }
@@ -89,8 +94,8 @@ fn check_params(p: &ConvParams) -> Result<()> {
 }
 
 impl Tensor {
-    /// `conv2d(input (N, C, H, W), weight (O, C / groups, kh, kw))`, without bias.
-    pub fn conv2d(&self, weight: &Tensor, p: &ConvParams) -> Result<Tensor> {
+    /// `conv2d(input (N, C, H, W), weight (O, C / groups, kh, kw), bias (O))`.
+    pub fn conv2d(&self, weight: &Tensor, bias: Option<&Tensor>, p: &ConvParams) -> Result<Tensor> {
         check_params(p)?;
         if weight.ndim() != 4 {
             return Err(Error::Runtime(format!("Expected 4-dimensional weight for conv2d, but got weight of size {:?}", weight.shape())));
@@ -100,6 +105,17 @@ impl Tensor {
         }
         check_same_dtype(self, weight)?;
         let (x, w) = (self.shape(), weight.shape());
+        if let Some(b) = bias {
+            check_same_dtype(self, b)?;
+            if b.shape() != [w[0]] {
+                return Err(Error::Runtime(format!(
+                    "Given weight of size {:?}, expected bias to be 1-dimensional with {} elements, but got bias of size {:?} instead",
+                    w,
+                    w[0],
+                    b.shape()
+                )));
+            }
+        }
         if w[0] % p.groups != 0 {
             return Err(Error::Runtime(format!(
                 "Given groups={}, expected weight to be divisible by {} at dimension 0, but got weight of size {:?} instead",
@@ -136,7 +152,7 @@ impl Tensor {
             padding: p.padding,
             dilation: p.dilation,
         };
-        self.conv_with(weight, g)
+        self.conv_with(weight, bias, g)
     }
 
     /// `conv_transpose2d(input (N, C, h, w), weight (C, O / groups, kh, kw))`, without bias:
@@ -189,22 +205,25 @@ impl Tensor {
     }
 
     /// Slides `weight` over this (larger) image: the result has `g`'s output shape.
-    pub(crate) fn conv_with(&self, weight: &Tensor, g: ConvGeom) -> Result<Tensor> {
-        let out = run_kernel(Kernel::Forward, self, weight, &g, &result_shape(&g))?;
-        record(Op::Conv { geom: g }, &[self, weight], &[&out], &[0, 1], &[]);
+    pub(crate) fn conv_with(&self, weight: &Tensor, bias: Option<&Tensor>, g: ConvGeom) -> Result<Tensor> {
+        let out = run_kernel(Kernel::Forward, self, weight, bias, &g, &result_shape(&g))?;
+        match bias {
+            Some(b) => record(Op::Conv { geom: g }, &[self, weight, b], &[&out], &[0, 1], &[]),
+            None => record(Op::Conv { geom: g }, &[self, weight], &[&out], &[0, 1], &[]),
+        }
         Ok(out)
     }
 
     /// Spreads this (smaller) image back through `weight` onto `g`'s larger image shape.
     pub(crate) fn conv_transpose_with(&self, weight: &Tensor, g: ConvGeom) -> Result<Tensor> {
-        let out = run_kernel(Kernel::Transpose, self, weight, &g, &image_shape(&g))?;
+        let out = run_kernel(Kernel::Transpose, self, weight, None, &g, &image_shape(&g))?;
         record(Op::ConvTranspose { geom: g }, &[self, weight], &[&out], &[0, 1], &[]);
         Ok(out)
     }
 
     /// The weight gradient of `image.conv_with(weight, g)` given the gradient of its result.
     pub(crate) fn conv_weight_grad_with(image: &Tensor, grad_out: &Tensor, g: ConvGeom) -> Result<Tensor> {
-        let out = run_kernel(Kernel::WeightGrad, image, grad_out, &g, &weight_shape(&g))?;
+        let out = run_kernel(Kernel::WeightGrad, image, grad_out, None, &g, &weight_shape(&g))?;
         record(Op::ConvWeight { geom: g }, &[image, grad_out], &[&out], &[0, 1], &[]);
         Ok(out)
     }

@@ -51,11 +51,10 @@ def _conv_nd(name, input, weight, bias, stride, padding, dilation, groups, spati
     padding = as_tuple(padding)
     if spatial == 1:
         # A 1-D convolution is a 2-D one over images of height 1.
-        out = _C._conv2d(input.unsqueeze(2), weight.unsqueeze(2), (1, stride[0]), (0, padding[0]),
+        out = _C._conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, stride[0]), (0, padding[0]),
                          (1, dilation[0]), groups).squeeze(2)
     else:
-        out = _C._conv2d(input, weight, stride, padding, dilation, groups)
-    out = _add_bias(out, bias)
+        out = _C._conv2d(input, weight, bias, stride, padding, dilation, groups)
     return out if batched else out.squeeze(0)
 
 
