@@ -2,7 +2,8 @@
 
     /work/torchenv/bin/python tests/record_torch_checkpoint.py
 
-Writes tests/fixtures/torch_checkpoint.pt (torch.save's zip format) and
+Writes tests/fixtures/torch_checkpoint.pt (torch.save's zip format), torch_legacy.pt (the old
+non-zip format) and
 tests/fixtures/torch_checkpoint_expected.npz: every tensor by its path in the checkpoint
 ("model/0.weight", "opt/state/0/exp_avg", ...; bfloat16 stored as float32, which is exact), its
 dtype name under "<path>:dtype", and the repr of the non-tensor values under "__nested__"."""
@@ -87,6 +88,8 @@ def main():
     np.savez(OUT / "torch_checkpoint_expected.npz", **expected)
     # The file must load back in PyTorch under its own safe loader.
     torch.load(OUT / "torch_checkpoint.pt", weights_only=True)
+    # The legacy (pre-1.6, non-zip) format, which rstorch refuses: it is a bare pickle stream.
+    torch.save({"w": torch.ones(2)}, OUT / "torch_legacy.pt", _use_new_zipfile_serialization=False)
     print(f"wrote {len(expected)} arrays")
 
 

@@ -442,6 +442,8 @@ def test_pickle_declaring_a_huge_bytes_object_is_refused():
 
 
 def test_legacy_and_unknown_formats_are_refused():
+    with pytest.raises(pickle.UnpicklingError, match="legacy"):
+        rstorch.load(FIXTURES / "torch_legacy.pt")
     with pytest.raises(RuntimeError, match="truncated"):
         rstorch.load(io.BytesIO(b"\x01\x02"))
     with pytest.raises(RuntimeError, match="not an rstorch"):
