@@ -151,15 +151,21 @@ pub fn safetensors_save(tensors: &[(String, Tensor)], metadata: HashMap<String, 
 /// The format checks that the tensors tile the data exactly, so what is allocated is at most the
 /// length of `bytes`.
 pub fn safetensors_load(bytes: &[u8]) -> Result<(Vec<(String, Tensor)>, HashMap<String, String>)> {
-    let st = SafeTensors::deserialize(bytes).map_err(|e| corrupt(format!("invalid safetensors data: {e}")))?;
-    let (_, header) =
-        SafeTensors::read_metadata(bytes).map_err(|e| corrupt(format!("invalid safetensors data: {e}")))?;
-    let mut out = Vec::with_capacity(st.len());
+    let bad = |e: safetensors::SafeTensorError| corrupt(format!("invalid safetensors data: {e}"));
+    // `read_metadata` bounds the header by the input before parsing it and checks that the
+    // tensors' offsets tile the data section exactly and match their dtypes and shapes.
+    let (header_len, header) = SafeTensors::read_metadata(bytes).map_err(bad)?;
+    let data = &bytes[8 + header_len..];
+    let mut out = Vec::with_capacity(header.tensors().len());
     for name in header.offset_keys() {
-        let view = st.tensor(&name).map_err(|e| corrupt(format!("invalid safetensors data: {e}")))?;
-        let dtype = dtype_of_safetensors(view.dtype())?;
-        let flat = tensor_from_bytes(view.data(), dtype)?;
-        let t = strided_view(&flat, view.shape(), &crate::shape::contiguous_strides(view.shape())?, 0)?;
+        let info = header.info(&name).ok_or_else(|| corrupt(format!("tensor {name:?} vanished")))?;
+        let (start, end) = info.data_offsets;
+        let raw = data
+            .get(start..end)
+            .ok_or_else(|| corrupt(format!("tensor {name:?} lies outside the file")))?;
+        let dtype = dtype_of_safetensors(info.dtype)?;
+        let flat = tensor_from_bytes(raw, dtype)?;
+        let t = strided_view(&flat, &info.shape, &crate::shape::contiguous_strides(&info.shape)?, 0)?;
         out.push((name, t));
     }
     Ok((out, header.metadata().clone().unwrap_or_default()))
