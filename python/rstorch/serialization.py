@@ -9,6 +9,7 @@ the structure from that JSON and never imports or calls anything named by the fi
 import io
 import json
 import os
+import sys
 
 from . import _C
 
@@ -56,7 +57,9 @@ class _Encoder:
             rec = {"@": "tensor", "key": name}
             if obj.requires_grad:
                 rec["requires_grad"] = True
-            if type(obj).__name__ == "Parameter":
+            # Parameters exist only once rstorch.nn is imported; no need to import it here.
+            param = sys.modules.get("rstorch.nn.parameter")
+            if param is not None and isinstance(obj, param.Parameter):
                 rec["parameter"] = True
             return rec
         if isinstance(obj, rstorch.dtype):
