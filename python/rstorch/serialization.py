@@ -35,7 +35,8 @@ class _Encoder:
     def tensor_name(self, obj, path):
         name = ".".join(path) or "tensor"
         candidate, n = name, 1
-        while candidate in self.used:
+        # "__metadata__" is the safetensors header's own entry.
+        while candidate in self.used or candidate == "__metadata__":
             candidate, n = f"{name}#{n}", n + 1
         self.used.add(candidate)
         return candidate

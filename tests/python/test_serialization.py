@@ -107,6 +107,13 @@ def test_shared_tensors_are_stored_once_and_stay_one_object():
     assert out["a"] is out["b"][0] is out["b"][1]
 
 
+def test_tensor_names_never_clash():
+    t = rstorch.ones(2)
+    obj = {"__metadata__": t + 1, "a.b": t + 2, "a": {"b": t + 3}, "": t + 4}
+    out = roundtrip(obj)
+    assert_same(out, obj)
+
+
 def test_views_are_saved_as_their_values():
     base = rstorch.arange(24.0).reshape(4, 6)
     obj = {"t": base.t(), "row": base[2], "col": base[:, 1], "step": base[::2, ::3]}
