@@ -64,7 +64,7 @@ pub fn tensor_bytes(t: &Tensor) -> Result<Vec<u8>> {
         let elems = &s[l.offset..l.offset + l.numel()];
         // SAFETY: every element type is plain old data (bool is one byte, 0 or 1), so its
         // in-memory image is `len * size` initialised bytes.
-        unsafe { std::slice::from_raw_parts(elems.as_ptr() as *const u8, elems.len() * size) }.to_vec()
+        unsafe { std::slice::from_raw_parts(elems.as_ptr().cast::<u8>(), elems.len() * size) }.to_vec()
     }))
 }
 
@@ -73,7 +73,7 @@ pub fn tensor_bytes(t: &Tensor) -> Result<Vec<u8>> {
 /// value, so they are never copied as they are).
 pub fn tensor_from_bytes(data: &[u8], dtype: DType) -> Result<Tensor> {
     let size = dtype.size_in_bytes();
-    if data.len() % size != 0 {
+    if !data.len().is_multiple_of(size) {
         return Err(corrupt(format!(
             "{} bytes are not a whole number of {} elements ({size} bytes each)",
             data.len(),
@@ -89,7 +89,7 @@ pub fn tensor_from_bytes(data: &[u8], dtype: DType) -> Result<Tensor> {
             // SAFETY: `v` has room for `n` elements, i.e. `data.len()` bytes, and every bit
             // pattern is a valid value of the non-bool element types.
             unsafe {
-                std::ptr::copy_nonoverlapping(data.as_ptr(), v.as_mut_ptr() as *mut u8, data.len());
+                std::ptr::copy_nonoverlapping(data.as_ptr(), v.as_mut_ptr().cast::<u8>(), data.len());
                 v.set_len(n);
             }
             CpuStorage::from_vec(v)
@@ -124,6 +124,9 @@ pub fn strided_view(base: &Tensor, shape: &[usize], strides: &[usize], offset: u
     Ok(base.with_layout(layout))
 }
 
+/// The named tensors of a safetensors file, in the order of their data, and its metadata map.
+pub type SafetensorsContents = (Vec<(String, Tensor)>, HashMap<String, String>);
+
 /// One safetensors file as bytes. `tensors` are stored under their names in the given order
 /// of preference (the format itself sorts them); `metadata` becomes the `__metadata__` map.
 pub fn safetensors_save(tensors: &[(String, Tensor)], metadata: HashMap<String, String>) -> Result<Vec<u8>> {
@@ -150,7 +153,7 @@ pub fn safetensors_save(tensors: &[(String, Tensor)], metadata: HashMap<String, 
 /// Every tensor of a safetensors file, in the order of their data, with the `__metadata__` map.
 /// The format checks that the tensors tile the data exactly, so what is allocated is at most the
 /// length of `bytes`.
-pub fn safetensors_load(bytes: &[u8]) -> Result<(Vec<(String, Tensor)>, HashMap<String, String>)> {
+pub fn safetensors_load(bytes: &[u8]) -> Result<SafetensorsContents> {
     let bad = |e: safetensors::SafeTensorError| corrupt(format!("invalid safetensors data: {e}"));
     // `read_metadata` bounds the header by the input before parsing it and checks that the
     // tensors' offsets tile the data section exactly and match their dtypes and shapes.
