@@ -36,6 +36,10 @@ pub enum Error {
     #[error("expected scalar type {expected} but found {found}")]
     DTypeMismatch { expected: &'static str, found: &'static str },
 
+    /// Bytes that do not hold what a file format says they should (a corrupt or hostile file).
+    #[error("{0}")]
+    Deserialize(String),
+
     #[error("{0}")]
     Runtime(String),
 

@@ -9,6 +9,7 @@ pub mod error;
 pub mod layout;
 pub mod optim;
 pub mod random;
+pub mod serialize;
 pub mod shape;
 pub mod storage;
 pub mod tensor;

@@ -9,6 +9,7 @@ mod functions;
 mod nn;
 mod optim;
 mod ops;
+mod serialize;
 mod tensor;
 
 use pyo3::prelude::*;
@@ -29,5 +30,6 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     autograd::register(m)?;
     nn::register(m)?;
     optim::register(m)?;
+    serialize::register(m)?;
     Ok(())
 }

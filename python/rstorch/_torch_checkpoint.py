@@ -1,0 +1,283 @@
+"""Reads PyTorch's zip checkpoints (what `torch.save` writes) without running code from them.
+
+The archive holds `<name>/data.pkl`, a pickle of the object whose tensors point (through
+persistent ids) at raw storages `<name>/data/<key>`. The pickle is read by a data-only unpickler:
+`find_class` resolves only an allow-list of names, each to a function of this module that
+rebuilds a tensor, a container or a plain value; every other global is refused before anything is
+imported. Sizes, strides and offsets are checked against the storage they view, and no entry is
+read past what the archive can hold.
+"""
+import collections
+import io
+import pickle
+import pickletools
+import warnings
+import zipfile
+
+from . import _C
+
+# A deflate stream cannot expand more than this (its maximum ratio is about 1032:1); an entry
+# declaring more is lying, and one declaring less is read only up to its declaration.
+_MAX_DEFLATE_RATIO = 1100
+
+_REFUSED = (
+    "Weights only load failed. rstorch.load never runs code from a file: it rebuilds tensors, "
+    "containers and plain values only.\n\nUnsupported global: GLOBAL {} was not an allowed global; "
+    "this file may try to run code when unpickled.")
+
+
+def _corrupt(msg):
+    return pickle.UnpicklingError(f"rstorch.load: corrupt PyTorch checkpoint: {msg}")
+
+
+class _Safe:
+    """A callable the pickle may name. Immutable and state-less, so BUILD cannot alter it."""
+
+    __slots__ = ("_fn", "_name")
+
+    def __init__(self, fn, name):
+        object.__setattr__(self, "_fn", fn)
+        object.__setattr__(self, "_name", name)
+
+    def __call__(self, *args):
+        return self._fn(*args)
+
+    def __setattr__(self, name, value):
+        raise pickle.UnpicklingError(f"rstorch.load: the checkpoint tries to modify {self._name}")
+
+    def __setstate__(self, state):
+        raise pickle.UnpicklingError(f"rstorch.load: the checkpoint tries to modify {self._name}")
+
+    def __repr__(self):
+        return f"<{self._name}>"
+
+
+class _StorageType(_Safe):
+    """`torch.FloatStorage` and friends: only their element type matters."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, name, dtype):
+        super().__init__(self._refuse, name)
+        object.__setattr__(self, "dtype", dtype)
+
+    def _refuse(self, *args):
+        raise _corrupt(f"{self._name} is called directly")
+
+
+class _Storage:
+    """One storage of the archive: a 1-D tensor of its elements. Immutable, like `_Safe`."""
+
+    __slots__ = ("flat", "dtype")
+
+    def __init__(self, flat, dtype):
+        object.__setattr__(self, "flat", flat)
+        object.__setattr__(self, "dtype", dtype)
+
+    def __setattr__(self, name, value):
+        raise pickle.UnpicklingError("rstorch.load: the checkpoint tries to modify a storage")
+
+    def __setstate__(self, state):
+        raise pickle.UnpicklingError("rstorch.load: the checkpoint tries to modify a storage")
+
+
+def _is_index(v):
+    return type(v) is int and v >= 0
+
+
+def _int_tuple(v, what):
+    if not isinstance(v, (tuple, list)) or not all(_is_index(x) for x in v):
+        raise _corrupt(f"{what} must be a tuple of non-negative ints, got {str(v)[:80]}")
+    return list(v)
+
+
+def _check_hooks(hooks):
+    # Hooks would be functions, which this unpickler cannot build anyway; anything else is odd.
+    if hooks is not None and (not isinstance(hooks, dict) or hooks):
+        raise _corrupt("tensors with backward hooks are not supported")
+
+
+def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
+                    metadata=None):
+    if not isinstance(storage, _Storage):
+        raise _corrupt("a tensor is built from something that is not a storage")
+    if not _is_index(storage_offset):
+        raise _corrupt(f"invalid storage offset {storage_offset!r}")
+    size, stride = _int_tuple(size, "size"), _int_tuple(stride, "stride")
+    if type(requires_grad) is not bool:
+        raise _corrupt("requires_grad must be a bool")
+    _check_hooks(backward_hooks)
+    try:
+        t = _C._strided_view(storage.flat, size, stride, storage_offset)
+    except (RuntimeError, ValueError, OverflowError) as e:
+        raise _corrupt(str(e)) from None
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks, state=None):
+    import rstorch
+    from .nn.parameter import Parameter
+    if not isinstance(data, rstorch.Tensor) or type(requires_grad) is not bool:
+        raise _corrupt("invalid Parameter")
+    _check_hooks(backward_hooks)
+    if state:
+        raise _corrupt("Parameters with extra Python attributes are not supported")
+    return Parameter(data, requires_grad=requires_grad)
+
+
+def _size(values=()):
+    import rstorch
+    if not isinstance(values, (tuple, list)) or not all(_is_index(v) for v in values):
+        raise _corrupt("torch.Size holds non-negative ints only")
+    return rstorch.Size(values)
+
+
+def _device(*args):
+    import rstorch
+    if not 1 <= len(args) <= 2 or not isinstance(args[0], str):
+        raise _corrupt("invalid torch.device")
+    # Tensors are loaded into host memory, so the device a file names for itself reads as cpu.
+    return rstorch.device("cpu")
+
+
+def _ordered_dict(*args):
+    if len(args) > 1:
+        raise _corrupt("invalid OrderedDict")
+    return collections.OrderedDict(*args)
+
+
+def _allowed():
+    import rstorch
+    d = rstorch
+    storages = {
+        "FloatStorage": d.float32, "DoubleStorage": d.float64, "HalfStorage": d.float16,
+        "BFloat16Storage": d.bfloat16, "LongStorage": d.int64, "IntStorage": d.int32,
+        "ShortStorage": d.int16, "CharStorage": d.int8, "ByteStorage": d.uint8, "BoolStorage": d.bool,
+    }
+    allowed = {("torch", name): _StorageType(f"torch.{name}", dt) for name, dt in storages.items()}
+    # A dtype names itself as a global of `torch` (torch.float16 pickles as GLOBAL torch float16).
+    for name in ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
+                 "bool", "float", "double", "half", "long", "int", "short"):
+        allowed[("torch", name)] = getattr(d, name)
+    for key, fn in {
+        ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor,
+        ("torch._utils", "_rebuild_tensor"): _rebuild_tensor,
+        ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+        ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
+        ("torch", "Size"): _size,
+        ("torch", "device"): _device,
+        ("collections", "OrderedDict"): _ordered_dict,
+    }.items():
+        allowed[key] = _Safe(fn, ".".join(key))
+    return allowed
+
+
+class _Archive:
+    """Bounded reads of the entries of the checkpoint's zip archive."""
+
+    def __init__(self, data):
+        self.size = len(data)
+        try:
+            self.zf = zipfile.ZipFile(io.BytesIO(data))
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError,
+                NotImplementedError) as e:  # NotImplementedError: an unknown zip version
+            raise _corrupt(f"not a readable zip archive ({e})") from None
+        pkl = [n for n in self.zf.namelist() if n == "data.pkl" or n.endswith("/data.pkl")]
+        if not pkl:
+            raise _corrupt("the archive has no data.pkl")
+        self.prefix = min(pkl, key=len)[: -len("data.pkl")]
+
+    def read(self, name):
+        try:
+            info = self.zf.getinfo(self.prefix + name)
+        except KeyError:
+            raise _corrupt(f"the archive has no entry {self.prefix + name!r}") from None
+        if info.compress_size > self.size:
+            raise _corrupt(f"entry {info.filename!r} is larger than the archive")
+        if info.compress_type == zipfile.ZIP_STORED:
+            limit = info.compress_size
+        elif info.compress_type == zipfile.ZIP_DEFLATED:
+            limit = info.compress_size * _MAX_DEFLATE_RATIO + 64
+        else:
+            raise _corrupt(f"entry {info.filename!r} uses an unsupported compression method")
+        if info.file_size > limit:
+            raise _corrupt(f"entry {info.filename!r} declares {info.file_size} bytes, more than it can hold")
+        try:
+            with self.zf.open(info) as fh:
+                # ZipExtFile stops at the declared size and checks the CRC at the end.
+                data = fh.read(info.file_size + 1)
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError, RuntimeError) as e:
+            raise _corrupt(f"entry {info.filename!r} is unreadable ({e})") from None
+        if len(data) != info.file_size:
+            raise _corrupt(f"entry {info.filename!r} does not hold its declared {info.file_size} bytes")
+        return data
+
+
+class _DataOnlyUnpickler(pickle.Unpickler):
+    def __init__(self, data, archive, allowed):
+        super().__init__(io.BytesIO(data))
+        self.archive, self.allowed, self.storages = archive, allowed, {}
+
+    def find_class(self, module, name):
+        try:
+            return self.allowed[(module, name)]
+        except (KeyError, TypeError):
+            raise pickle.UnpicklingError(_REFUSED.format(f"{module}.{name}")) from None
+
+    def persistent_load(self, pid):
+        if not isinstance(pid, tuple) or len(pid) != 5 or pid[0] != "storage":
+            raise _corrupt(f"unsupported persistent id {str(pid)[:80]}")
+        _, storage_type, key, location, numel = pid
+        if not isinstance(storage_type, _StorageType):
+            raise _corrupt(f"unsupported storage type {str(storage_type)[:80]}")
+        if not isinstance(key, str) or not isinstance(location, str) or not _is_index(numel):
+            raise _corrupt(f"invalid storage record {str(pid)[:80]}")
+        dtype = storage_type.dtype
+        if key in self.storages:
+            storage = self.storages[key]
+            if storage.dtype != dtype:
+                raise _corrupt(f"storage {key!r} is read as two different dtypes")
+            return storage
+        data = self.archive.read(f"data/{key}")
+        if len(data) != numel * dtype.itemsize:
+            raise _corrupt(f"storage {key!r} should hold {numel} {dtype} elements but has {len(data)} bytes")
+        storage = _Storage(_C._storage_from_bytes(data, dtype), dtype)
+        self.storages[key] = storage
+        return storage
+
+
+_SIZED = {"PUT", "BINPUT", "LONG_BINPUT", "FRAME"}
+
+
+def _prescan(data):
+    """Walks the opcodes once before the unpickler sees them. The unpickler allocates what the
+    pickle declares up front (a bytes object's length, a memo table up to the largest index), so
+    every declared length must fit in the pickle and memo indices may not exceed its size."""
+    try:
+        with warnings.catch_warnings():
+            # Decoding a damaged protocol-0 string warns about its escapes; the error is enough.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            for op, arg, _ in pickletools.genops(io.BytesIO(data)):
+                if op.name in _SIZED and arg > len(data):
+                    raise ValueError(f"{op.name} {arg} exceeds the pickle's {len(data)} bytes")
+    except Exception as e:  # genops raises ValueError and others on malformed input
+        raise _corrupt(f"malformed pickle ({type(e).__name__}: {e})") from None
+
+
+def load_zip(data):
+    archive = _Archive(data)
+    order = archive.zf.namelist()
+    if archive.prefix + "byteorder" in order and archive.read("byteorder") != b"little":
+        raise _corrupt("big-endian checkpoints are not supported")
+    pkl = archive.read("data.pkl")
+    _prescan(pkl)
+    unpickler = _DataOnlyUnpickler(pkl, archive, _allowed())
+    try:
+        return unpickler.load()
+    except pickle.UnpicklingError:
+        raise
+    except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError, OverflowError,
+            RuntimeError, MemoryError) as e:
+        raise _corrupt(f"{type(e).__name__}: {e}") from None
