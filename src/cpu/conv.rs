@@ -49,11 +49,6 @@ impl ConvGeom {
     fn out_image(&self) -> usize {
         self.out_channels * self.positions()
     }
-    /// A 1x1 kernel with unit stride and no padding: the image already is the patch matrix.
-    fn is_pointwise(&self) -> bool {
-        self.kernel == [1, 1] && self.stride == [1, 1] && self.padding == [0, 0]
-    }
-
     /// The input row (or column) read by output position `o` at kernel tap `k` along axis `a`.
     #[inline]
     fn source(&self, a: usize, o: usize, k: usize) -> Option<usize> {
@@ -62,24 +57,40 @@ impl ConvGeom {
     }
 }
 
-/// For one kernel column `kx`, the input column read by each output column, if any.
-fn source_columns(g: &ConvGeom, kx: usize) -> Vec<Option<usize>> {
-    (0..g.out_size[1]).map(|ox| g.source(1, ox, kx)).collect()
+/// Where each kernel tap reads, computed once per call: for every kernel row and output row the
+/// input row (if inside the image), and for every kernel column which output columns read which
+/// input columns.
+struct TapPlan {
+    /// `rows[ky][oy]`: the input row, or None where it falls in the padding.
+    rows: Vec<Vec<Option<usize>>>,
+    /// `columns[kx]`: the input column of each output column.
+    columns: Vec<Vec<Option<usize>>>,
+    /// `runs[kx]`: with unit stride, the output columns that read consecutive input columns, as
+    /// (first output column, first input column, length).
+    runs: Vec<Option<(usize, usize, usize)>>,
 }
 
-/// Calls `row(tap, oy, iy, columns)` for every (tap, output row) pair whose input row `iy` lies
-/// inside the image, where `columns` maps output columns to input columns; pairs reading
-/// padding are left out.
-fn for_each_tap_row(g: &ConvGeom, mut row: impl FnMut(usize, usize, usize, &[Option<usize>], usize)) {
-    let [kh, kw] = g.kernel;
-    let columns: Vec<Vec<Option<usize>>> = (0..kw).map(|kx| source_columns(g, kx)).collect();
-    for c in 0..g.group_in() {
-        for ky in 0..kh {
-            for (kx, cols) in columns.iter().enumerate() {
-                let tap = (c * kh + ky) * kw + kx;
-                for oy in 0..g.out_size[0] {
-                    if let Some(iy) = g.source(0, oy, ky) {
-                        row(tap, oy, iy, cols, c);
+impl TapPlan {
+    fn new(g: &ConvGeom) -> TapPlan {
+        let rows = (0..g.kernel[0]).map(|ky| (0..g.out_size[0]).map(|oy| g.source(0, oy, ky)).collect()).collect();
+        let columns: Vec<Vec<Option<usize>>> =
+            (0..g.kernel[1]).map(|kx| (0..g.out_size[1]).map(|ox| g.source(1, ox, kx)).collect()).collect();
+        let runs = columns.iter().map(|c| unit_stride_run(c)).collect();
+        TapPlan { rows, columns, runs }
+    }
+
+    /// Calls `row(tap, oy, iy, kx, channel)` for every (tap, output row) pair whose input row
+    /// lies inside the image; pairs reading padding are left out.
+    fn for_each_row(&self, g: &ConvGeom, mut row: impl FnMut(usize, usize, usize, usize, usize)) {
+        let [kh, kw] = g.kernel;
+        for c in 0..g.group_in() {
+            for (ky, rows) in self.rows.iter().enumerate() {
+                for kx in 0..kw {
+                    let tap = (c * kh + ky) * kw + kx;
+                    for (oy, iy) in rows.iter().enumerate() {
+                        if let Some(iy) = *iy {
+                            row(tap, oy, iy, kx, c);
+                        }
                     }
                 }
             }
@@ -97,21 +108,26 @@ fn unit_stride_run(cols: &[Option<usize>]) -> Option<(usize, usize, usize)> {
     consecutive.then_some((lo, first, hi - lo))
 }
 
-/// Writes the patch matrix (`taps x positions`, row-major) of the `group_in` channels starting
-/// at `image` into `patches`: row `tap` holds what that kernel tap sees at every output
-/// position, so with unit stride each output row is one contiguous copy.
-fn unfold<T: Element>(image: &[T], g: &ConvGeom, patches: &mut [T]) {
+/// Writes the patch matrix (`taps x positions`) of the `group_in` channels starting at `image`
+/// into `patches`, whose rows are `row_stride` apart and which must be zero where padding is
+/// read: row `tap` holds what that kernel tap sees at every output position, so with unit
+/// stride each output row is one contiguous copy.
+fn unfold<T: Element>(image: &[T], g: &ConvGeom, plan: &TapPlan, patches: &mut [T], row_stride: usize) {
     let [h, w] = g.in_size;
     let ow = g.out_size[1];
-    let positions = g.positions();
-    patches.fill(T::zero());
-    for_each_tap_row(g, |tap, oy, iy, cols, c| {
+    plan.for_each_row(g, |tap, oy, iy, kx, c| {
         let src = &image[c * h * w + iy * w..][..w];
-        let dst = &mut patches[tap * positions + oy * ow..][..ow];
-        match unit_stride_run(cols) {
-            Some((lo, first, len)) => dst[lo..lo + len].copy_from_slice(&src[first..first + len]),
+        let dst = &mut patches[tap * row_stride + oy * ow..][..ow];
+        match plan.runs[kx] {
+            Some((lo, first, len)) => {
+                // An element loop, not copy_from_slice: rows are short and a memcpy call per
+                // row costs more than the copy.
+                for (d, &v) in dst[lo..lo + len].iter_mut().zip(&src[first..first + len]) {
+                    *d = v;
+                }
+            }
             None => {
-                for (d, ix) in dst.iter_mut().zip(cols) {
+                for (d, ix) in dst.iter_mut().zip(&plan.columns[kx]) {
                     if let Some(ix) = ix {
                         *d = src[*ix];
                     }
@@ -121,22 +137,22 @@ fn unfold<T: Element>(image: &[T], g: &ConvGeom, patches: &mut [T]) {
     });
 }
 
-/// Adds each entry of a patch matrix back onto the image position it was read from.
-fn fold_add<T: Arith>(patches: &[T], g: &ConvGeom, image: &mut [T]) {
+/// Adds each entry of a patch matrix (rows `row_stride` apart) back onto the image position it
+/// was read from.
+fn fold_add<T: Arith>(patches: &[T], g: &ConvGeom, plan: &TapPlan, image: &mut [T], row_stride: usize) {
     let [h, w] = g.in_size;
     let ow = g.out_size[1];
-    let positions = g.positions();
-    for_each_tap_row(g, |tap, oy, iy, cols, c| {
+    plan.for_each_row(g, |tap, oy, iy, kx, c| {
         let dst = &mut image[c * h * w + iy * w..][..w];
-        let src = &patches[tap * positions + oy * ow..][..ow];
-        match unit_stride_run(cols) {
+        let src = &patches[tap * row_stride + oy * ow..][..ow];
+        match plan.runs[kx] {
             Some((lo, first, len)) => {
                 for (d, &v) in dst[first..first + len].iter_mut().zip(&src[lo..lo + len]) {
                     *d = d.add(v);
                 }
             }
             None => {
-                for (&v, ix) in src.iter().zip(cols) {
+                for (&v, ix) in src.iter().zip(&plan.columns[kx]) {
                     if let Some(ix) = ix {
                         dst[*ix] = dst[*ix].add(v);
                     }
@@ -146,51 +162,92 @@ fn fold_add<T: Arith>(patches: &[T], g: &ConvGeom, image: &mut [T]) {
     });
 }
 
-/// Runs `f(n, out_image)` for every image of the batch, in parallel when there is enough work,
-/// and tells `f` whether the products inside may use threads themselves.
-fn per_image<T: Element>(out: &mut [T], image_len: usize, work: usize, f: impl Fn(usize, &mut [T], Parallelism) + Sync) {
-    let threads = get_num_threads();
-    let batch = out.len() / image_len.max(1);
-    if image_len == 0 {
+/// Patch matrices of a block of images side by side: `taps x (images * positions)`.
+const BLOCK_ELEMENTS: usize = 1 << 22;
+
+/// Images per block: as many as keep the block's patch matrix under `BLOCK_ELEMENTS`. It depends
+/// only on the shapes, so results do not depend on the number of threads.
+fn block_images(g: &ConvGeom) -> usize {
+    (BLOCK_ELEMENTS / (g.taps() * g.positions()).max(1)).clamp(1, g.batch.max(1))
+}
+
+/// Whether work of this many multiply-adds should use the kernel threads.
+fn parallel(work: usize) -> bool {
+    work >= 1 << 16 && get_num_threads() > 1
+}
+
+fn gemm_parallelism(work: usize) -> Parallelism {
+    if parallel(work) { Parallelism::Rayon(get_num_threads()) } else { Parallelism::None }
+}
+
+/// Runs `f(i, chunk)` over the `len`-element chunks of `data`, in parallel when `work` is large.
+fn chunks<T: Send>(data: &mut [T], len: usize, work: usize, f: impl Fn(usize, &mut [T]) + Sync + Send) {
+    if len == 0 {
         return;
     }
-    if threads > 1 && batch > 1 && work >= 1 << 16 {
-        pool().install(|| out.par_chunks_mut(image_len).enumerate().for_each(|(n, o)| f(n, o, Parallelism::None)));
+    if parallel(work) {
+        pool().install(|| data.par_chunks_mut(len).enumerate().for_each(|(i, c)| f(i, c)));
     } else {
-        let par = if threads > 1 && work >= 1 << 16 { Parallelism::Rayon(threads) } else { Parallelism::None };
-        pool().install(|| out.chunks_mut(image_len).enumerate().for_each(|(n, o)| f(n, o, par)));
+        data.chunks_mut(len).enumerate().for_each(|(i, c)| f(i, c));
     }
 }
 
-/// `out[n] = weight ⋆ x[n] (+ bias)`: a contiguous `(N, O, oh, ow)` result.
+/// The patch matrices of images `n0..n0 + count` for group `grp`, side by side:
+/// `taps x (count * positions)`.
+fn unfold_block<T: Element>(x: &[T], g: &ConvGeom, plan: &TapPlan, grp: usize, n0: usize, count: usize) -> Vec<T> {
+    let (taps, positions) = (g.taps(), g.positions());
+    let width = count * positions;
+    let mut cols = vec![T::zero(); taps * width];
+    let group_offset = grp * g.group_in() * g.in_size[0] * g.in_size[1];
+    for i in 0..count {
+        unfold(&x[(n0 + i) * g.in_image() + group_offset..], g, plan, &mut cols[i * positions..], width);
+    }
+    cols
+}
+
+/// `dy[n0..n0 + count]` (`(N, O, positions)`) rearranged as `O x (count * positions)`.
+fn channels_first<T: Element>(dy: &[T], g: &ConvGeom, n0: usize, count: usize) -> Vec<T> {
+    let positions = g.positions();
+    let mut out = vec![T::zero(); g.out_channels * count * positions];
+    for i in 0..count {
+        for o in 0..g.out_channels {
+            out[(o * count + i) * positions..][..positions].copy_from_slice(&dy[((n0 + i) * g.out_channels + o) * positions..][..positions]);
+        }
+    }
+    out
+}
+
+/// `out[n] = weight ⋆ x[n] (+ bias)`: a contiguous `(N, O, oh, ow)` result. Each block of images
+/// is one product `weight (O x taps) @ patches (taps x images * positions)`.
 pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &ConvGeom) -> Vec<T> {
-    let (cg, og, taps, positions) = (g.group_in(), g.group_out(), g.taps(), g.positions());
+    let (og, taps, positions) = (g.group_out(), g.taps(), g.positions());
     let mut out = vec![T::zero(); g.batch * g.out_image()];
-    let work = g.batch * g.out_channels * positions * taps;
-    per_image(&mut out, g.out_image(), work, |n, out_n, par| {
-        if let Some(bias) = bias {
-            for (row, &b) in out_n.chunks_mut(positions).zip(bias) {
-                row.fill(b);
+    let plan = TapPlan::new(g);
+    let block = block_images(g);
+    for n0 in (0..g.batch).step_by(block) {
+        let count = block.min(g.batch - n0);
+        let width = count * positions;
+        for grp in 0..g.groups {
+            let cols = unfold_block(x, g, &plan, grp, n0, count);
+            let mut prod = vec![T::zero(); og * width];
+            if let Some(bias) = bias {
+                for (row, &b) in prod.chunks_mut(width).zip(&bias[grp * og..]) {
+                    row.fill(b);
+                }
+            }
+            let dst = MatMut { data: &mut prod, rs: width };
+            let wm = MatRef { offset: grp * og * taps, rs: taps, cs: 1 };
+            let bm = MatRef { offset: 0, rs: width, cs: 1 };
+            // SAFETY: the weight holds O x taps elements, `cols` taps x width.
+            unsafe { gemm_into(dst, og, width, taps, weight, wm, &cols, bm, bias.is_some(), gemm_parallelism(og * width * taps)) };
+            for i in 0..count {
+                for o in 0..og {
+                    out[((n0 + i) * g.out_channels + grp * og + o) * positions..][..positions]
+                        .copy_from_slice(&prod[o * width + i * positions..][..positions]);
+                }
             }
         }
-        let image = &x[n * g.in_image()..][..g.in_image()];
-        let mut patches = if g.is_pointwise() { Vec::new() } else { vec![T::zero(); positions * taps] };
-        for grp in 0..g.groups {
-            let group_image = &image[grp * cg * g.in_size[0] * g.in_size[1]..];
-            // A pointwise kernel reads the image itself as its patch matrix.
-            let b = if g.is_pointwise() {
-                group_image
-            } else {
-                unfold(group_image, g, &mut patches);
-                &patches[..]
-            };
-            let dst = MatMut { data: &mut out_n[grp * og * positions..][..og * positions], rs: positions };
-            let wm = MatRef { offset: grp * og * taps, rs: taps, cs: 1 };
-            let bm = MatRef { offset: 0, rs: positions, cs: 1 };
-            // SAFETY: the weight holds O x taps elements, the patches taps x positions.
-            unsafe { gemm_into(dst, og, positions, taps, weight, wm, b, bm, bias.is_some(), par) };
-        }
-    });
+    }
     out
 }
 
@@ -200,68 +257,61 @@ pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &C
 pub fn conv2d_transpose<T: Arith>(dy: &[T], weight: &[T], g: &ConvGeom) -> Vec<T> {
     let (cg, og, taps, positions) = (g.group_in(), g.group_out(), g.taps(), g.positions());
     let mut out = vec![T::zero(); g.batch * g.in_image()];
-    let work = g.batch * g.out_channels * positions * taps;
     let plane = g.in_size[0] * g.in_size[1];
-    per_image(&mut out, g.in_image(), work, |n, image, par| {
-        let dy_n = &dy[n * g.out_image()..][..g.out_image()];
-        let mut patches = if g.is_pointwise() { Vec::new() } else { vec![T::zero(); positions * taps] };
+    let plan = TapPlan::new(g);
+    let block = block_images(g);
+    for n0 in (0..g.batch).step_by(block) {
+        let count = block.min(g.batch - n0);
+        let width = count * positions;
+        let dyp = channels_first(dy, g, n0, count);
         for grp in 0..g.groups {
-            let group_image = &mut image[grp * cg * plane..][..cg * plane];
-            // patches (taps x positions) = weight[grp]^T (taps x og) @ dy_n[grp] (og x positions);
-            // a pointwise kernel writes them straight into the image.
+            // patches (taps x width) = weight[grp]^T (taps x og) @ dy[grp] (og x width)
+            let mut cols = vec![T::zero(); taps * width];
             let am = MatRef { offset: grp * og * taps, rs: 1, cs: taps };
-            let bm = MatRef { offset: grp * og * positions, rs: positions, cs: 1 };
-            let pointwise = g.is_pointwise();
-            let dst = MatMut { data: if pointwise { &mut group_image[..] } else { &mut patches[..] }, rs: positions };
-            // SAFETY: (taps x og) @ (og x positions) within the weight and dy_n.
-            unsafe { gemm_into(dst, taps, positions, og, weight, am, dy_n, bm, false, par) };
-            if !pointwise {
-                fold_add(&patches, g, group_image);
-            }
+            let bm = MatRef { offset: grp * og * width, rs: width, cs: 1 };
+            let dst = MatMut { data: &mut cols, rs: width };
+            // SAFETY: (taps x og) @ (og x width) within the weight and dyp.
+            unsafe { gemm_into(dst, taps, width, og, weight, am, &dyp, bm, false, gemm_parallelism(taps * width * og)) };
+            let images = &mut out[n0 * g.in_image()..(n0 + count) * g.in_image()];
+            chunks(images, g.in_image(), taps * width, |i, image| {
+                fold_add(&cols[i * positions..], g, &plan, &mut image[grp * cg * plane..][..cg * plane], width)
+            });
         }
-    });
+    }
     out
 }
 
 /// Images per partial sum of the weight gradient. Fixed, so the summation order (and every bit
 /// of the result) does not depend on the number of threads.
-const WEIGHT_GRAD_BLOCK: usize = 8;
+const WEIGHT_GRAD_BLOCK: usize = 16;
 
-/// The gradient of `conv2d_forward` for its weight: `sum_n dy[n] @ patches(x[n])`, a contiguous
-/// `(O, C/groups, kh, kw)` tensor.
+/// The gradient of `conv2d_forward` for its weight: `sum_n dy[n] @ patches(x[n])^T`, a
+/// contiguous `(O, C/groups, kh, kw)` tensor, summed over fixed blocks of images.
 pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom) -> Vec<T> {
-    let (cg, og, taps, positions) = (g.group_in(), g.group_out(), g.taps(), g.positions());
+    let (og, taps, positions) = (g.group_out(), g.taps(), g.positions());
     let weight_len = g.out_channels * taps;
-    let blocks: Vec<usize> = (0..g.batch).step_by(WEIGHT_GRAD_BLOCK).collect();
-    let partial = |start: usize| -> Vec<T> {
+    let starts: Vec<usize> = (0..g.batch).step_by(WEIGHT_GRAD_BLOCK).collect();
+    let plan = TapPlan::new(g);
+    let partial = |n0: usize| -> Vec<T> {
+        let count = WEIGHT_GRAD_BLOCK.min(g.batch - n0);
+        let width = count * positions;
+        let dyp = channels_first(dy, g, n0, count);
         let mut acc = vec![T::zero(); weight_len];
-        let mut patches = if g.is_pointwise() { Vec::new() } else { vec![T::zero(); positions * taps] };
-        for n in start..(start + WEIGHT_GRAD_BLOCK).min(g.batch) {
-            let image = &x[n * g.in_image()..][..g.in_image()];
-            let dy_n = &dy[n * g.out_image()..][..g.out_image()];
-            for grp in 0..g.groups {
-                let group_image = &image[grp * cg * g.in_size[0] * g.in_size[1]..];
-                let b = if g.is_pointwise() {
-                    group_image
-                } else {
-                    unfold(group_image, g, &mut patches);
-                    &patches[..]
-                };
-                let dst = MatMut { data: &mut acc[grp * og * taps..][..og * taps], rs: taps };
-                let am = MatRef { offset: grp * og * positions, rs: positions, cs: 1 };
-                // The patch matrix read transposed, as positions x taps.
-                let bm = MatRef { offset: 0, rs: 1, cs: positions };
-                // SAFETY: (og x positions) @ (positions x taps), both inside their buffers.
-                unsafe { gemm_into(dst, og, taps, positions, dy_n, am, b, bm, true, Parallelism::None) };
-            }
+        for grp in 0..g.groups {
+            let cols = unfold_block(x, g, &plan, grp, n0, count);
+            let dst = MatMut { data: &mut acc[grp * og * taps..][..og * taps], rs: taps };
+            let am = MatRef { offset: grp * og * width, rs: width, cs: 1 };
+            // The patches read transposed, as width x taps.
+            let bm = MatRef { offset: 0, rs: 1, cs: width };
+            // SAFETY: (og x width) @ (width x taps), both inside their buffers.
+            unsafe { gemm_into(dst, og, taps, width, &dyp, am, &cols, bm, false, Parallelism::None) };
         }
         acc
     };
-    let work = g.batch * g.out_channels * positions * taps;
-    let partials: Vec<Vec<T>> = if get_num_threads() > 1 && blocks.len() > 1 && work >= 1 << 16 {
-        pool().install(|| blocks.par_iter().map(|&s| partial(s)).collect())
+    let partials: Vec<Vec<T>> = if parallel(g.batch * g.out_channels * positions * taps) && starts.len() > 1 {
+        pool().install(|| starts.par_iter().map(|&s| partial(s)).collect())
     } else {
-        blocks.iter().map(|&s| partial(s)).collect()
+        starts.iter().map(|&s| partial(s)).collect()
     };
     let mut total = vec![T::zero(); weight_len];
     for p in partials {
@@ -338,7 +388,8 @@ mod tests {
     /// <conv(x, w), dy> = <x, conv_transpose(dy, w)> = <w, weight_grad(x, dy)>.
     #[test]
     fn transpose_and_weight_grad_are_adjoints() {
-        for g in [geom(), ConvGeom { kernel: [1, 1], stride: [1, 1], padding: [0, 0], dilation: [1, 1], out_size: [7, 6], ..geom() }] {
+        // A 1x1 kernel, and a batch spanning several weight-gradient blocks.
+        for g in [geom(), ConvGeom { kernel: [1, 1], stride: [1, 1], padding: [0, 0], dilation: [1, 1], out_size: [7, 6], ..geom() }, ConvGeom { batch: 37, ..geom() }] {
             let x = values(g.batch * g.in_image(), 3);
             let w = values(g.out_channels * g.taps(), 4);
             let dy = values(g.batch * g.out_image(), 5);

@@ -1,5 +1,7 @@
 //! 2-D max pooling: the maximum of each window and where in its plane it was found.
 
+use std::hint::select_unpredictable;
+
 use rayon::prelude::*;
 
 use crate::cpu::parallel::{get_num_threads, pool};
@@ -42,8 +44,37 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> (Vec<T>, Vec<i64>) {
     // The input rows and columns of every window, computed once for all planes.
     let rows: Vec<Vec<usize>> = (0..g.out_size[0]).map(|o| g.taps(0, o).collect()).collect();
     let cols: Vec<Vec<usize>> = (0..g.out_size[1]).map(|o| g.taps(1, o).collect()).collect();
+    // Without padding or dilation, and with every window inside the input (ceil mode can end
+    // one past it), each window row is one contiguous run of the input row.
+    let fits = |a: usize| g.out_size[a] == 0 || (g.out_size[a] - 1) * g.stride[a] + g.kernel[a] <= g.in_size[a];
+    let dense = g.padding == [0, 0] && g.dilation == [1, 1] && fits(0) && fits(1);
+    let [kh, kw] = g.kernel;
+    let [sy, sx] = g.stride;
+    let ow = g.out_size[1];
     let plane = |p: usize, vals: &mut [T], idx: &mut [i64]| {
         let src = &x[p * h * w..][..h * w];
+        if dense {
+            for (oy, (vrow, irow)) in vals.chunks_exact_mut(ow).zip(idx.chunks_exact_mut(ow)).enumerate() {
+                for (ox, (v_out, i_out)) in vrow.iter_mut().zip(irow.iter_mut()).enumerate() {
+                    let start = oy * sy * w + ox * sx;
+                    let (mut best, mut at) = (src[start], start);
+                    for ky in 0..kh {
+                        let run = &src[start + ky * w..][..kw];
+                        for (kx, &v) in run.iter().enumerate() {
+                            // `v != v` is NaN: it beats everything, and the first NaN stays.
+                            // Non-short-circuit `|`/`&` and selects instead of a branch: on
+                            // real data the comparison is unpredictable.
+                            let wins = ((v > best) | (v != v)) & (best == best);
+                            best = select_unpredictable(wins, v, best);
+                            at = select_unpredictable(wins, start + ky * w + kx, at);
+                        }
+                    }
+                    *v_out = best;
+                    *i_out = at as i64;
+                }
+            }
+            return;
+        }
         for (oy, ys) in rows.iter().enumerate() {
             for (ox, xs) in cols.iter().enumerate() {
                 // Callers check `windows_overlap_input`, so every window has a first tap.
@@ -52,15 +83,13 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> (Vec<T>, Vec<i64>) {
                 for &iy in ys {
                     for &ix in xs {
                         let v = src[iy * w + ix];
-                        // `v != v` is NaN: it beats everything, and the first NaN stays.
-                        if (v > best || v != v) && best == best {
-                            best = v;
-                            at = iy * w + ix;
-                        }
+                        let wins = ((v > best) | (v != v)) & (best == best);
+                        best = select_unpredictable(wins, v, best);
+                        at = select_unpredictable(wins, iy * w + ix, at);
                     }
                 }
-                vals[oy * g.out_size[1] + ox] = best;
-                idx[oy * g.out_size[1] + ox] = at as i64;
+                vals[oy * ow + ox] = best;
+                idx[oy * ow + ox] = at as i64;
             }
         }
     };
