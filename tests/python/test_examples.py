@@ -31,3 +31,26 @@ def test_mnist_demo_trains_and_writes_its_outputs(tmp_path, monkeypatch):
     import rstorch
     state = rstorch.load(tmp_path / "mnist_net.safetensors")
     assert list(state) == [n for n, _ in mnist.Net().named_parameters()]
+
+
+def _run(name):
+    return runpy.run_path(str(EXAMPLES / name))["main"]
+
+
+def test_dynamic_net_learns_with_a_graph_that_changes_every_step():
+    losses = _run("dynamic_net.py")(steps=200)
+    assert losses[-1] < 0.5 * losses[0]
+
+
+def test_custom_function_passes_gradcheck():
+    assert _run("custom_function.py")() is True
+
+
+def test_hooks_run_in_pytorchs_order():
+    events = _run("hooks.py")()
+    assert events == [
+        "forward pre-hook",
+        "forward hook: output (2, 3)",
+        "backward hook: grad_output (2, 3)",
+        "tensor hook on the input: grad (2, 4)",
+    ]
