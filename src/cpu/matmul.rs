@@ -49,28 +49,47 @@ pub unsafe fn gemm_into<T: Element>(
         }
         return;
     }
-    gemm::gemm(
-        m,
-        n,
-        k,
-        dst.data.as_mut_ptr(),
-        1,
-        dst.rs as isize,
-        accumulate,
-        a.as_ptr().add(am.offset),
-        am.cs as isize,
-        am.rs as isize,
-        b.as_ptr().add(bm.offset),
-        bm.cs as isize,
-        bm.rs as isize,
-        T::one(),
-        T::one(),
-        false,
-        false,
-        false,
-        par,
-    )
+    let dst_ptr = SendPtr(dst.data.as_mut_ptr());
+    let call = move || {
+        // Use the whole wrapper (closures capture single fields otherwise, and the bare pointer
+        // is not Send).
+        let dst_ptr = dst_ptr;
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst_ptr.0,
+            1,
+            dst.rs as isize,
+            accumulate,
+            a.as_ptr().add(am.offset),
+            am.cs as isize,
+            am.rs as isize,
+            b.as_ptr().add(bm.offset),
+            bm.cs as isize,
+            bm.rs as isize,
+            T::one(),
+            T::one(),
+            false,
+            false,
+            false,
+            par,
+        )
+    };
+    // gemm's threads come from the current rayon pool: make that the kernel pool, so
+    // set_num_threads governs gemm too (outside `install` it would be rayon's global pool).
+    match par {
+        Parallelism::Rayon(_) => pool().install(call),
+        _ => call(),
+    }
 }
+
+/// A raw destination pointer moved into the pool's closure; the caller's `&mut` borrow keeps
+/// it exclusive for the duration of the call.
+#[derive(Clone, Copy)]
+struct SendPtr<T>(*mut T);
+unsafe impl<T> Send for SendPtr<T> {}
+unsafe impl<T> Sync for SendPtr<T> {}
 
 /// Products of this many multiply-adds or more use every thread.
 const PARALLEL_WORK: usize = 1 << 16;

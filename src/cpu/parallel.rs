@@ -10,7 +10,9 @@ use crate::error::{Error, Result};
 /// Elements below which a kernel stays on the calling thread: waking workers costs microseconds.
 pub const GRAIN: usize = 1 << 15;
 
-static POOL: RwLock<Option<Arc<rayon::ThreadPool>>> = RwLock::new(None);
+/// The pool and the process it was started in: a forked child has none of its parent's
+/// threads, so it starts a pool of its own instead of waiting on workers that do not exist.
+static POOL: RwLock<Option<(u32, Arc<rayon::ThreadPool>)>> = RwLock::new(None);
 
 fn build_pool(n: usize) -> Result<Arc<rayon::ThreadPool>> {
     rayon::ThreadPoolBuilder::new()
@@ -22,22 +24,47 @@ fn build_pool(n: usize) -> Result<Arc<rayon::ThreadPool>> {
 }
 
 pub fn pool() -> Arc<rayon::ThreadPool> {
-    if let Some(p) = POOL.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
-        return p.clone();
+    let pid = std::process::id();
+    if let Some((owner, p)) = POOL.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        if *owner == pid {
+            return p.clone();
+        }
     }
     let mut slot = POOL.write().unwrap_or_else(|e| e.into_inner());
-    slot.get_or_insert_with(|| {
-        let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        // A process that cannot start even one thread cannot run anything else either.
-        build_pool(n).or_else(|_| build_pool(1)).expect("the OS refused to start a kernel thread")
-    })
-    .clone()
+    match slot.take() {
+        Some((owner, p)) if owner == pid => {
+            *slot = Some((owner, p.clone()));
+            return p;
+        }
+        // The parent's pool: its threads did not survive the fork, and dropping it would wait
+        // on them, so it is leaked; the child keeps the parent's thread count.
+        Some((_, inherited)) => {
+            let n = inherited.current_num_threads();
+            std::mem::forget(inherited);
+            let p = build_pool(n).or_else(|_| build_pool(1)).expect("the OS refused to start a kernel thread");
+            *slot = Some((pid, p.clone()));
+            p
+        }
+        None => {
+            let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+            // A process that cannot start even one thread cannot run anything else either.
+            let p = build_pool(n).or_else(|_| build_pool(1)).expect("the OS refused to start a kernel thread");
+            *slot = Some((pid, p.clone()));
+            p
+        }
+    }
 }
 
 /// `torch.set_num_threads`: later kernels run on a pool of `n` threads.
 pub fn set_num_threads(n: usize) -> Result<()> {
     let pool = build_pool(n.max(1))?;
-    *POOL.write().unwrap_or_else(|e| e.into_inner()) = Some(pool);
+    let pid = std::process::id();
+    let mut slot = POOL.write().unwrap_or_else(|e| e.into_inner());
+    if let Some((owner, inherited)) = slot.replace((pid, pool)) {
+        if owner != pid {
+            std::mem::forget(inherited); // a parent's pool: see `pool`
+        }
+    }
     Ok(())
 }
 

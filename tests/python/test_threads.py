@@ -76,3 +76,28 @@ def test_elementwise_bitwise_identical(threads):
     one = threads(1, lambda: (x * 2 + 1).exp().sigmoid())
     two = threads(2, lambda: (x * 2 + 1).exp().sigmoid())
     assert one.tobytes() == two.tobytes()
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_a_forked_child_runs_parallel_kernels():
+    import os
+    x = rstorch.rand(600, 600)
+    (x @ x).sum()  # the parent's pool is running
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: a parallel matmul and a parallel reduction must finish
+        try:
+            ok = bool(torch_allclose(x @ x, x @ x)) and (x + 1).sum().item() > 0
+            os.write(w, b"1" if ok else b"0")
+        finally:
+            os._exit(0)
+    os.close(w)
+    import select
+    ready, _, _ = select.select([r], [], [], 60)
+    assert ready, "the forked child hung on a parallel kernel"
+    assert os.read(r, 1) == b"1"
+    os.waitpid(pid, 0)
+
+
+def torch_allclose(a, b):
+    return (a - b).abs().max().item() < 1e-3
