@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::cpu::matmul::{gemm_into, MatMut, MatRef};
 use crate::cpu::num::Arith;
-use crate::cpu::parallel::{get_num_threads, pool};
+use crate::cpu::parallel::{get_num_threads, pool, worth_splitting};
 use crate::dtype::Element;
 
 /// Shapes of one convolution, seen from the side of the (larger) image it slides over.
@@ -171,13 +171,8 @@ fn block_images(g: &ConvGeom) -> usize {
     (BLOCK_ELEMENTS / (g.taps() * g.positions()).max(1)).clamp(1, g.batch.max(1))
 }
 
-/// Whether work of this many multiply-adds should use the kernel threads.
-fn parallel(work: usize) -> bool {
-    work >= 1 << 16 && get_num_threads() > 1
-}
-
 fn gemm_parallelism(work: usize) -> Parallelism {
-    if parallel(work) { Parallelism::Rayon(get_num_threads()) } else { Parallelism::None }
+    if worth_splitting(work) { Parallelism::Rayon(get_num_threads()) } else { Parallelism::None }
 }
 
 /// Runs `f(i, chunk)` over the `len`-element chunks of `data`, in parallel when `work` is large.
@@ -185,7 +180,7 @@ fn chunks<T: Send>(data: &mut [T], len: usize, work: usize, f: impl Fn(usize, &m
     if len == 0 {
         return;
     }
-    if parallel(work) {
+    if worth_splitting(work) {
         pool().install(|| data.par_chunks_mut(len).enumerate().for_each(|(i, c)| f(i, c)));
     } else {
         data.chunks_mut(len).enumerate().for_each(|(i, c)| f(i, c));
@@ -308,7 +303,7 @@ pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom) -> Vec<T> {
         }
         acc
     };
-    let partials: Vec<Vec<T>> = if parallel(g.batch * g.out_channels * positions * taps) && starts.len() > 1 {
+    let partials: Vec<Vec<T>> = if worth_splitting(g.batch * g.out_channels * positions * taps) && starts.len() > 1 {
         pool().install(|| starts.par_iter().map(|&s| partial(s)).collect())
     } else {
         starts.iter().map(|&s| partial(s)).collect()

@@ -3,9 +3,9 @@ parameters that have gradients."""
 from ..autograd.grad_mode import enable_grad
 
 
-def check_nonnegative(name, value, label=None):
+def check_nonnegative(value, label):
     if not 0.0 <= value:
-        raise ValueError(f"Invalid {label or name}: {value}")
+        raise ValueError(f"Invalid {label}: {value}")
 
 
 def check_beta(betas):

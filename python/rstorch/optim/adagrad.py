@@ -7,11 +7,11 @@ from .optimizer import Optimizer
 class Adagrad(Optimizer):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        check_nonnegative("lr", lr, "learning rate")
-        check_nonnegative("lr_decay", lr_decay, "lr_decay value")
-        check_nonnegative("weight_decay", weight_decay, "weight_decay value")
-        check_nonnegative("initial_accumulator_value", initial_accumulator_value, "initial_accumulator_value value")
-        check_nonnegative("eps", eps, "epsilon value")
+        check_nonnegative(lr, "learning rate")
+        check_nonnegative(lr_decay, "lr_decay value")
+        check_nonnegative(weight_decay, "weight_decay value")
+        check_nonnegative(initial_accumulator_value, "initial_accumulator_value value")
+        check_nonnegative(eps, "epsilon value")
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, fused=fused)

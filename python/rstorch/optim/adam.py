@@ -8,10 +8,10 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        check_nonnegative("lr", lr, "learning rate")
-        check_nonnegative("eps", eps, "epsilon value")
+        check_nonnegative(lr, "learning rate")
+        check_nonnegative(eps, "epsilon value")
         check_beta(betas)
-        check_nonnegative("weight_decay", weight_decay, "weight_decay value")
+        check_nonnegative(weight_decay, "weight_decay value")
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)

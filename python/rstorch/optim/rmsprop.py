@@ -7,11 +7,11 @@ from .optimizer import Optimizer
 class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        check_nonnegative("lr", lr, "learning rate")
-        check_nonnegative("eps", eps, "epsilon value")
-        check_nonnegative("momentum", momentum, "momentum value")
-        check_nonnegative("weight_decay", weight_decay, "weight_decay value")
-        check_nonnegative("alpha", alpha, "alpha value")
+        check_nonnegative(lr, "learning rate")
+        check_nonnegative(eps, "epsilon value")
+        check_nonnegative(momentum, "momentum value")
+        check_nonnegative(weight_decay, "weight_decay value")
+        check_nonnegative(alpha, "alpha value")
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                         weight_decay=weight_decay, capturable=capturable, foreach=foreach, maximize=maximize,
                         differentiable=differentiable)

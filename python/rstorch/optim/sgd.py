@@ -7,9 +7,9 @@ from .optimizer import Optimizer
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
-        check_nonnegative("lr", lr, "learning rate")
-        check_nonnegative("momentum", momentum, "momentum value")
-        check_nonnegative("weight_decay", weight_decay, "weight_decay value")
+        check_nonnegative(lr, "learning rate")
+        check_nonnegative(momentum, "momentum value")
+        check_nonnegative(weight_decay, "weight_decay value")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                         nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable,
                         fused=fused)
