@@ -1,6 +1,8 @@
 //! Elementwise maps over one, two or three strided inputs into a new contiguous output, with
 //! contiguous and scalar-broadcast fast paths compiled through the SIMD layer.
 
+use std::mem::MaybeUninit;
+
 use crate::cpu::parallel::for_each_chunk_mut;
 use crate::cpu::simd::{map_slice, vectorized, zip_slices};
 use crate::cpu::walk::Walk;
@@ -13,34 +15,46 @@ use crate::layout::Layout;
 #[inline(never)]
 pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + Sync) -> Vec<U> {
     let n = xl.numel();
-    let mut out = vec![U::zero(); n];
-    if n == 0 {
-        return out;
-    }
-    if xl.is_contiguous() {
-        let x = &x[xl.offset..xl.offset + n];
-        for_each_chunk_mut(&mut out, 1, |start, o| map_slice(&x[start..start + o.len()], o, &f));
-        return out;
-    }
-    let walk = Walk::new(&xl.shape, [(&xl.strides, xl.offset)]);
-    if let Some(t) = Transposed::of(&walk) {
-        t.map(x, &mut out, &f);
-        return out;
-    }
-    let (len, [sx]) = (walk.inner_len(), walk.inner_strides());
-    for_each_chunk_mut(&mut out, len, |start, o| {
-        let rows_range = start / len..(start + o.len()) / len;
-        let mut rows = o.chunks_mut(len);
-        walk.for_each_row(rows_range, |[ox]| {
-            let row = rows.next().unwrap();
-            vectorized(|| {
-                for (i, o) in row.iter_mut().enumerate() {
-                    *o = f(x[ox + i * sx]);
-                }
-            })
+    written_output(n, |out| {
+        if xl.is_contiguous() {
+            let x = &x[xl.offset..xl.offset + n];
+            for_each_chunk_mut(out, 1, |start, o| map_slice(&x[start..start + o.len()], o, &f));
+            return;
+        }
+        let walk = Walk::new(&xl.shape, [(&xl.strides, xl.offset)]);
+        if let Some(t) = Transposed::of(&walk) {
+            t.map(x, out, &f);
+            return;
+        }
+        let (len, [sx]) = (walk.inner_len(), walk.inner_strides());
+        for_each_chunk_mut(out, len, |start, o| {
+            let rows_range = start / len..(start + o.len()) / len;
+            let mut rows = o.chunks_mut(len);
+            walk.for_each_row(rows_range, |[ox]| {
+                let row = rows.next().unwrap();
+                vectorized(|| {
+                    for (i, o) in row.iter_mut().enumerate() {
+                        o.write(f(x[ox + i * sx]));
+                    }
+                })
+            });
         });
-    });
-    out
+    })
+}
+
+/// A new vector of `n` elements, every one of which `fill` writes: the output of a map skips
+/// the zero fill, which would cost as much as a cheap elementwise op itself.
+fn written_output<U>(n: usize, fill: impl FnOnce(&mut [MaybeUninit<U>])) -> Vec<U> {
+    let mut out: Vec<MaybeUninit<U>> = Vec::with_capacity(n);
+    // SAFETY: MaybeUninit needs no initialisation; `fill` covers all `n` slots (each caller
+    // splits `out` into chunks that together cover it and writes every element of each).
+    unsafe { out.set_len(n) };
+    if n > 0 {
+        fill(&mut out);
+    }
+    let mut out = std::mem::ManuallyDrop::new(out);
+    // SAFETY: every element is initialised, and MaybeUninit<U> has U's layout.
+    unsafe { Vec::from_raw_parts(out.as_mut_ptr() as *mut U, n, out.capacity()) }
 }
 
 /// A walk whose last two dims are a transposed matrix (the input is contiguous down columns):
@@ -72,7 +86,7 @@ impl Transposed {
         Some(Transposed { bases, rows: shape[nd - 2], cols: shape[nd - 1], col_stride: strides[nd - 1] })
     }
 
-    fn map<T: Element, U: Element>(&self, x: &[T], out: &mut [U], f: &(impl Fn(T) -> U + Sync)) {
+    fn map<T: Element, U: Element>(&self, x: &[T], out: &mut [MaybeUninit<U>], f: &(impl Fn(T) -> U + Sync)) {
         let (rows, cols, cs, tile) = (self.rows, self.cols, self.col_stride, Self::TILE);
         // Chunks are whole bands of `tile` output rows of one matrix.
         for_each_chunk_mut(out, tile * cols, |start, chunk| {
@@ -89,7 +103,7 @@ impl Transposed {
                         for r in 0..band {
                             let src = base + row0 + r;
                             for c in c0..c1 {
-                                o[r * cols + c] = f(x[src + c * cs]);
+                                o[r * cols + c].write(f(x[src + c * cs]));
                             }
                         }
                     }
@@ -112,27 +126,24 @@ pub fn map2<A: Element, B: Element, U: Element>(
     f: impl Fn(A, B) -> U + Sync,
 ) -> Vec<U> {
     let n = al.numel();
-    let mut out = vec![U::zero(); n];
-    if n == 0 {
-        return out;
-    }
-    let walk = Walk::new(&al.shape, [(&al.strides, al.offset), (&bl.strides, bl.offset)]);
-    let (len, [sa, sb]) = (walk.inner_len(), walk.inner_strides());
-    let unit = if walk.rows() == 1 { 1 } else { len };
-    for_each_chunk_mut(&mut out, unit, |start, o| {
-        if walk.rows() == 1 {
-            // One long row: chunks split it directly.
-            let (oa, ob) = (al.offset + start * sa, bl.offset + start * sb);
-            row2(a, oa, sa, b, ob, sb, o, &f);
-            return;
-        }
-        let rows_range = start / len..(start + o.len()) / len;
-        let mut rows = o.chunks_mut(len);
-        walk.for_each_row(rows_range, |[oa, ob]| {
-            row2(a, oa, sa, b, ob, sb, rows.next().unwrap(), &f);
+    written_output(n, |out| {
+        let walk = Walk::new(&al.shape, [(&al.strides, al.offset), (&bl.strides, bl.offset)]);
+        let (len, [sa, sb]) = (walk.inner_len(), walk.inner_strides());
+        let unit = if walk.rows() == 1 { 1 } else { len };
+        for_each_chunk_mut(out, unit, |start, o| {
+            if walk.rows() == 1 {
+                // One long row: chunks split it directly.
+                let (oa, ob) = (al.offset + start * sa, bl.offset + start * sb);
+                row2(a, oa, sa, b, ob, sb, o, &f);
+                return;
+            }
+            let rows_range = start / len..(start + o.len()) / len;
+            let mut rows = o.chunks_mut(len);
+            walk.for_each_row(rows_range, |[oa, ob]| {
+                row2(a, oa, sa, b, ob, sb, rows.next().unwrap(), &f);
+            });
         });
-    });
-    out
+    })
 }
 
 #[inline(always)]
@@ -143,7 +154,7 @@ fn row2<A: Element, B: Element, U: Element>(
     b: &[B],
     ob: usize,
     sb: usize,
-    out: &mut [U],
+    out: &mut [MaybeUninit<U>],
     f: &impl Fn(A, B) -> U,
 ) {
     let n = out.len();
@@ -159,7 +170,7 @@ fn row2<A: Element, B: Element, U: Element>(
         }
         _ => vectorized(|| {
             for (i, o) in out.iter_mut().enumerate() {
-                *o = f(a[oa + i * sa], b[ob + i * sb]);
+                o.write(f(a[oa + i * sa], b[ob + i * sb]));
             }
         }),
     }
@@ -179,28 +190,25 @@ pub fn map3<A: Element, B: Element, C: Element, U: Element>(
     f: impl Fn(A, B, C) -> U + Sync,
 ) -> Vec<U> {
     let n = al.numel();
-    let mut out = vec![U::zero(); n];
-    if n == 0 {
-        return out;
-    }
-    let walk = Walk::new(
-        &al.shape,
-        [(&al.strides, al.offset), (&bl.strides, bl.offset), (&cl.strides, cl.offset)],
-    );
-    let (len, [sa, sb, sc]) = (walk.inner_len(), walk.inner_strides());
-    for_each_chunk_mut(&mut out, len, |start, o| {
-        let rows_range = start / len..(start + o.len()) / len;
-        let mut rows = o.chunks_mut(len);
-        walk.for_each_row(rows_range, |[oa, ob, oc]| {
-            let row = rows.next().unwrap();
-            vectorized(|| {
-                for (i, o) in row.iter_mut().enumerate() {
-                    *o = f(a[oa + i * sa], b[ob + i * sb], c[oc + i * sc]);
-                }
-            })
+    written_output(n, |out| {
+        let walk = Walk::new(
+            &al.shape,
+            [(&al.strides, al.offset), (&bl.strides, bl.offset), (&cl.strides, cl.offset)],
+        );
+        let (len, [sa, sb, sc]) = (walk.inner_len(), walk.inner_strides());
+        for_each_chunk_mut(out, len, |start, o| {
+            let rows_range = start / len..(start + o.len()) / len;
+            let mut rows = o.chunks_mut(len);
+            walk.for_each_row(rows_range, |[oa, ob, oc]| {
+                let row = rows.next().unwrap();
+                vectorized(|| {
+                    for (i, o) in row.iter_mut().enumerate() {
+                        o.write(f(a[oa + i * sa], b[ob + i * sb], c[oc + i * sc]));
+                    }
+                })
+            });
         });
-    });
-    out
+    })
 }
 
 /// Writes `src` (viewed through `sl`, shape of `dl`) into `dst` viewed through `dl`, converting

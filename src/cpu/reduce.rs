@@ -75,8 +75,14 @@ pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
         let mut acc = init;
         inner_walk.for_each_row(0..inner_walk.rows(), |[o]| {
             let o = base + o;
-            for i in 0..ilen {
-                acc = step(acc, x[o + i * istride]);
+            if istride == 1 {
+                // Contiguous rows (e.g. the H*W planes of a sum over dims 0, 2, 3) fold through
+                // the SIMD layer; one running accumulator would serialise on the add latency.
+                acc = merge(acc, fold_contiguous(&x[o..o + ilen], init, &step, &merge));
+            } else {
+                for i in 0..ilen {
+                    acc = step(acc, x[o + i * istride]);
+                }
             }
         });
         acc

@@ -1,6 +1,7 @@
 //! The one SIMD layer: plain loops run inside `vectorized` are compiled for the best instruction
 //! set the CPU has (AVX-512, else AVX2, else the baseline), chosen once at run time through pulp.
 
+use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 fn arch() -> pulp::Arch {
@@ -27,12 +28,12 @@ pub fn simd_level() -> &'static str {
 // passed to `vectorized`: LLVM may decline to inline a closure into pulp's target-feature
 // function, and then the loop silently compiles for the baseline instruction set.
 
-/// `out[i] = f(x[i])` over equal-length slices.
+/// `out[i] = f(x[i])` over equal-length slices; `out` may be uninitialised.
 #[inline(always)]
-pub fn map_slice<T: Copy, U>(x: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
+pub fn map_slice<T: Copy, U>(x: &[T], out: &mut [MaybeUninit<U>], f: &impl Fn(T) -> U) {
     struct Op<'a, T, U, F> {
         x: &'a [T],
-        out: &'a mut [U],
+        out: &'a mut [MaybeUninit<U>],
         f: &'a F,
     }
     impl<T: Copy, U, F: Fn(T) -> U> pulp::WithSimd for Op<'_, T, U, F> {
@@ -40,20 +41,20 @@ pub fn map_slice<T: Copy, U>(x: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
         #[inline(always)]
         fn with_simd<S: pulp::Simd>(self, _: S) {
             for (o, &x) in self.out.iter_mut().zip(self.x) {
-                *o = (self.f)(x);
+                o.write((self.f)(x));
             }
         }
     }
     arch().dispatch(Op { x, out, f })
 }
 
-/// `out[i] = f(a[i], b[i])` over equal-length slices.
+/// `out[i] = f(a[i], b[i])` over equal-length slices; `out` may be uninitialised.
 #[inline(always)]
-pub fn zip_slices<A: Copy, B: Copy, U>(a: &[A], b: &[B], out: &mut [U], f: &impl Fn(A, B) -> U) {
+pub fn zip_slices<A: Copy, B: Copy, U>(a: &[A], b: &[B], out: &mut [MaybeUninit<U>], f: &impl Fn(A, B) -> U) {
     struct Op<'a, A, B, U, F> {
         a: &'a [A],
         b: &'a [B],
-        out: &'a mut [U],
+        out: &'a mut [MaybeUninit<U>],
         f: &'a F,
     }
     impl<A: Copy, B: Copy, U, F: Fn(A, B) -> U> pulp::WithSimd for Op<'_, A, B, U, F> {
@@ -63,7 +64,7 @@ pub fn zip_slices<A: Copy, B: Copy, U>(a: &[A], b: &[B], out: &mut [U], f: &impl
             let n = self.out.len();
             let (a, b) = (&self.a[..n], &self.b[..n]);
             for i in 0..n {
-                self.out[i] = (self.f)(a[i], b[i]);
+                self.out[i].write((self.f)(a[i], b[i]));
             }
         }
     }
