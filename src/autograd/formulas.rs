@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp as B, Scalar, Tensor, UnaryOp as U};
 
+use super::is_grad_enabled;
 use super::op::{Op, OpNode};
 
 fn f(v: f64) -> Scalar {
@@ -61,6 +62,9 @@ fn expand_back(g: &Tensor, shape: &[usize], dims: &[usize], keepdim: bool) -> Re
 
 /// A tensor of `shape` that is zero except `g` added at the row-major positions `offsets`.
 fn embed(g: &Tensor, offsets: &[usize], shape: &[usize], dtype: DType) -> Result<Tensor> {
+    if !is_grad_enabled() && !g.dtype().is_half() && g.dtype() == dtype {
+        return g.put_add_offsets(offsets, shape);
+    }
     let n: usize = shape.iter().product();
     let idx = Tensor::from_vec(offsets.iter().map(|&o| o as i64).collect::<Vec<_>>(), &[offsets.len()])?;
     let flat = Tensor::zeros(&[n], dtype)?;

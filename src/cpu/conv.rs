@@ -4,9 +4,12 @@
 //! matrix holds one row per output position and one column per (channel, ky, kx) tap, so the
 //! rows of one image are contiguous and images can be unfolded in parallel.
 
+use std::mem::MaybeUninit;
+
 use gemm::Parallelism;
 use rayon::prelude::*;
 
+use crate::cpu::buffer::written_output;
 use crate::cpu::matmul::{gemm_into, MatMut, MatRef};
 use crate::cpu::num::Arith;
 use crate::cpu::parallel::{get_num_threads, pool, worth_splitting};
@@ -68,6 +71,8 @@ struct TapPlan {
     /// `runs[kx]`: with unit stride, the output columns that read consecutive input columns, as
     /// (first output column, first input column, length).
     runs: Vec<Option<(usize, usize, usize)>>,
+    /// Whether some tap reads padding (then the patch matrix needs zeros where it does).
+    reads_padding: bool,
 }
 
 impl TapPlan {
@@ -76,7 +81,9 @@ impl TapPlan {
         let columns: Vec<Vec<Option<usize>>> =
             (0..g.kernel[1]).map(|kx| (0..g.out_size[1]).map(|ox| g.source(1, ox, kx)).collect()).collect();
         let runs = columns.iter().map(|c| unit_stride_run(c)).collect();
-        TapPlan { rows, columns, runs }
+        let inside = |taps: &Vec<Vec<Option<usize>>>| taps.iter().flatten().all(Option::is_some);
+        let reads_padding = !(inside(&rows) && inside(&columns));
+        TapPlan { rows, columns, runs, reads_padding }
     }
 
     /// Calls `row(tap, oy, iy, kx, channel)` for every (tap, output row) pair whose input row
@@ -109,10 +116,10 @@ fn unit_stride_run(cols: &[Option<usize>]) -> Option<(usize, usize, usize)> {
 }
 
 /// Writes the patch matrix (`taps x positions`) of the `group_in` channels starting at `image`
-/// into `patches`, whose rows are `row_stride` apart and which must be zero where padding is
-/// read: row `tap` holds what that kernel tap sees at every output position, so with unit
-/// stride each output row is one contiguous copy.
-fn unfold<T: Element>(image: &[T], g: &ConvGeom, plan: &TapPlan, patches: &mut [T], row_stride: usize) {
+/// into `patches`, whose rows are `row_stride` apart: row `tap` holds what that kernel tap sees
+/// at every output position, so with unit stride each output row is one contiguous copy. Every
+/// element is written except those reading padding, which the caller must have zeroed.
+fn unfold<T: Element>(image: &[T], g: &ConvGeom, plan: &TapPlan, patches: &mut [MaybeUninit<T>], row_stride: usize) {
     let [h, w] = g.in_size;
     let ow = g.out_size[1];
     plan.for_each_row(g, |tap, oy, iy, kx, c| {
@@ -123,13 +130,13 @@ fn unfold<T: Element>(image: &[T], g: &ConvGeom, plan: &TapPlan, patches: &mut [
                 // An element loop, not copy_from_slice: rows are short and a memcpy call per
                 // row costs more than the copy.
                 for (d, &v) in dst[lo..lo + len].iter_mut().zip(&src[first..first + len]) {
-                    *d = v;
+                    d.write(v);
                 }
             }
             None => {
                 for (d, ix) in dst.iter_mut().zip(&plan.columns[kx]) {
                     if let Some(ix) = ix {
-                        *d = src[*ix];
+                        d.write(src[*ix]);
                     }
                 }
             }
@@ -162,8 +169,9 @@ fn fold_add<T: Arith>(patches: &[T], g: &ConvGeom, plan: &TapPlan, image: &mut [
     });
 }
 
-/// Patch matrices of a block of images side by side: `taps x (images * positions)`.
-const BLOCK_ELEMENTS: usize = 1 << 22;
+/// Patch matrices of a block of images side by side: `taps x (images * positions)`. Small
+/// enough that the block, gemm's packed copy of it and the product stay in a core's L2 cache.
+const BLOCK_ELEMENTS: usize = 1 << 17;
 
 /// Images per block: as many as keep the block's patch matrix under `BLOCK_ELEMENTS`. It depends
 /// only on the shapes, so results do not depend on the number of threads.
@@ -192,12 +200,15 @@ fn chunks<T: Send>(data: &mut [T], len: usize, work: usize, f: impl Fn(usize, &m
 fn unfold_block<T: Element>(x: &[T], g: &ConvGeom, plan: &TapPlan, grp: usize, n0: usize, count: usize) -> Vec<T> {
     let (taps, positions) = (g.taps(), g.positions());
     let width = count * positions;
-    let mut cols = vec![T::zero(); taps * width];
     let group_offset = grp * g.group_in() * g.in_size[0] * g.in_size[1];
-    for i in 0..count {
-        unfold(&x[(n0 + i) * g.in_image() + group_offset..], g, plan, &mut cols[i * positions..], width);
-    }
-    cols
+    written_output(taps * width, |cols| {
+        if plan.reads_padding {
+            cols.fill(MaybeUninit::new(T::zero()));
+        }
+        for i in 0..count {
+            unfold(&x[(n0 + i) * g.in_image() + group_offset..], g, plan, &mut cols[i * positions..], width);
+        }
+    })
 }
 
 /// `dy[n0..n0 + count]` (`(N, O, positions)`) rearranged as `O x (count * positions)`.

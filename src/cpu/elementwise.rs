@@ -3,6 +3,7 @@
 
 use std::mem::MaybeUninit;
 
+use crate::cpu::buffer::written_output;
 use crate::cpu::parallel::for_each_chunk_mut;
 use crate::cpu::simd::{map_slice, vectorized, zip_slices};
 use crate::cpu::walk::Walk;
@@ -40,21 +41,6 @@ pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + S
             });
         });
     })
-}
-
-/// A new vector of `n` elements, every one of which `fill` writes: the output of a map skips
-/// the zero fill, which would cost as much as a cheap elementwise op itself.
-fn written_output<U>(n: usize, fill: impl FnOnce(&mut [MaybeUninit<U>])) -> Vec<U> {
-    let mut out: Vec<MaybeUninit<U>> = Vec::with_capacity(n);
-    // SAFETY: MaybeUninit needs no initialisation; `fill` covers all `n` slots (each caller
-    // splits `out` into chunks that together cover it and writes every element of each).
-    unsafe { out.set_len(n) };
-    if n > 0 {
-        fill(&mut out);
-    }
-    let mut out = std::mem::ManuallyDrop::new(out);
-    // SAFETY: every element is initialised, and MaybeUninit<U> has U's layout.
-    unsafe { Vec::from_raw_parts(out.as_mut_ptr() as *mut U, n, out.capacity()) }
 }
 
 /// A walk whose last two dims are a transposed matrix (the input is contiguous down columns):

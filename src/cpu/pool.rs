@@ -5,6 +5,7 @@ use std::hint::select_unpredictable;
 use rayon::prelude::*;
 
 use crate::cpu::parallel::{get_num_threads, pool};
+use crate::cpu::simd::dispatch;
 use crate::dtype::Element;
 
 /// One pooling window layout over `planes` independent `h x w` planes.
@@ -55,23 +56,8 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> (Vec<T>, Vec<i64>) {
         let src = &x[p * h * w..][..h * w];
         if dense {
             for (oy, (vrow, irow)) in vals.chunks_exact_mut(ow).zip(idx.chunks_exact_mut(ow)).enumerate() {
-                for (ox, (v_out, i_out)) in vrow.iter_mut().zip(irow.iter_mut()).enumerate() {
-                    let start = oy * sy * w + ox * sx;
-                    let (mut best, mut at) = (src[start], start);
-                    for ky in 0..kh {
-                        let run = &src[start + ky * w..][..kw];
-                        for (kx, &v) in run.iter().enumerate() {
-                            // `v != v` is NaN: it beats everything, and the first NaN stays.
-                            // Non-short-circuit `|`/`&` and selects instead of a branch: on
-                            // real data the comparison is unpredictable.
-                            let wins = ((v > best) | (v != v)) & (best == best);
-                            best = select_unpredictable(wins, v, best);
-                            at = select_unpredictable(wins, start + ky * w + kx, at);
-                        }
-                    }
-                    *v_out = best;
-                    *i_out = at as i64;
-                }
+                let top = oy * sy * w;
+                dense_row(src, top, w, [kh, kw], sx, vrow, irow);
             }
             return;
         }
@@ -107,6 +93,67 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> (Vec<T>, Vec<i64>) {
     (values, indices)
 }
 
+/// The maxima of one row of windows that lie inside the input, `stride` apart, whose top-left
+/// corners start at `top`. Taps go in each window's row-major order, as a window-at-a-time scan
+/// would take them, but each tap is applied to all windows of the row at once: that loop
+/// vectorises, where one window alone is a serial chain of selects.
+fn dense_row<T: Element>(src: &[T], top: usize, w: usize, [kh, kw]: [usize; 2], stride: usize, best: &mut [T], at: &mut [i64]) {
+    for ky in 0..kh {
+        for kx in 0..kw {
+            let tap = top + ky * w + kx;
+            let first = ky == 0 && kx == 0;
+            // A constant stride (the usual 2, or 1) lets the strided loads vectorise.
+            match stride {
+                1 => dispatch(TapPass::<T, 1> { src, tap, stride, first, best: &mut *best, at: &mut *at }),
+                2 => dispatch(TapPass::<T, 2> { src, tap, stride, first, best: &mut *best, at: &mut *at }),
+                _ => dispatch(TapPass::<T, 0> { src, tap, stride, first, best: &mut *best, at: &mut *at }),
+            }
+        }
+    }
+}
+
+/// One tap of a row of windows: the input at `tap + ox * stride` challenges window `ox`'s
+/// maximum (or starts it, for the first tap). `S` is the stride when known at compile time.
+struct TapPass<'a, T, const S: usize> {
+    src: &'a [T],
+    tap: usize,
+    stride: usize,
+    first: bool,
+    best: &'a mut [T],
+    at: &'a mut [i64],
+}
+
+impl<T: Element, const S: usize> pulp::WithSimd for TapPass<'_, T, S> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<Sd: pulp::Simd>(self, _: Sd) {
+        let stride = if S == 0 { self.stride } else { S };
+        let n = self.best.len().min(self.at.len());
+        if n == 0 {
+            return;
+        }
+        // Sliced to exactly the elements read, so the loop needs no bounds checks.
+        let row = &self.src[self.tap..][..(n - 1) * stride + 1];
+        let (best, at) = (&mut self.best[..n], &mut self.at[..n]);
+        if self.first {
+            for (ox, (b, a)) in best.iter_mut().zip(at.iter_mut()).enumerate() {
+                *b = row[ox * stride];
+                *a = (self.tap + ox * stride) as i64;
+            }
+            return;
+        }
+        for ox in 0..n {
+            let v = row[ox * stride];
+            let b = best[ox];
+            // `v != v` is NaN: it beats everything, and the first NaN stays. Non-short-circuit
+            // `|`/`&` keep the body branch-free.
+            let wins = ((v > b) | (v != v)) & (b == b);
+            best[ox] = select_unpredictable(wins, v, b);
+            at[ox] = select_unpredictable(wins, (self.tap + ox * stride) as i64, at[ox]);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +166,39 @@ mod tests {
         let (v, i) = max_pool2d(&x, &g);
         assert_eq!(v, vec![5.0, 9.0]);
         assert_eq!(i, vec![1, 6]);
+    }
+
+    /// Dense windows of several strides and sizes (ties and a NaN included) against a direct
+    /// scan of each window.
+    #[test]
+    fn dense_rows_match_a_window_scan() {
+        let (h, w) = (7, 9);
+        let mut x: Vec<f32> = (0..2 * h * w).map(|i| ((i * 37) % 11) as f32).collect();
+        x[20] = f32::NAN;
+        for (k, s) in [([2, 2], [2, 2]), ([3, 2], [1, 1]), ([2, 3], [1, 3]), ([3, 3], [2, 1])] {
+            let out = [(h - k[0]) / s[0] + 1, (w - k[1]) / s[1] + 1];
+            let g = PoolGeom { planes: 2, in_size: [h, w], out_size: out, kernel: k, stride: s, padding: [0, 0], dilation: [1, 1] };
+            let (v, idx) = max_pool2d(&x, &g);
+            for p in 0..2 {
+                for oy in 0..out[0] {
+                    for ox in 0..out[1] {
+                        let mut at = (oy * s[0]) * w + ox * s[1];
+                        for ky in 0..k[0] {
+                            for kx in 0..k[1] {
+                                let i = (oy * s[0] + ky) * w + ox * s[1] + kx;
+                                let (cand, best) = (x[p * h * w + i], x[p * h * w + at]);
+                                if !best.is_nan() && (cand > best || cand.is_nan()) {
+                                    at = i;
+                                }
+                            }
+                        }
+                        let o = (p * out[0] + oy) * out[1] + ox;
+                        assert_eq!(idx[o], at as i64, "kernel {k:?} stride {s:?} at {o}");
+                        assert_eq!(v[o].to_bits(), x[p * h * w + at].to_bits());
+                    }
+                }
+            }
+        }
     }
 
     #[test]

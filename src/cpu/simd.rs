@@ -15,6 +15,13 @@ pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
     arch().dispatch(f)
 }
 
+/// Runs a `WithSimd` loop compiled for the widest available instructions: the way to vectorise
+/// a kernel-specific loop (see the note below on closures).
+#[inline(always)]
+pub fn dispatch<W: pulp::WithSimd>(w: W) -> W::Output {
+    arch().dispatch(w)
+}
+
 /// The instruction set `vectorized` uses: "avx512", "avx2" or "scalar".
 pub fn simd_level() -> &'static str {
     match arch() {

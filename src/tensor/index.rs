@@ -56,6 +56,23 @@ impl Tensor {
         element_offsets(&l).into_iter().enumerate().map(|(i, o)| o + index_of(i) * stride).collect()
     }
 
+    /// The adjoint of `take_offsets`, without recording: a zero tensor of `shape` with each
+    /// element `k` of `self` added at offset `offsets[k]`, in order (repeated offsets sum the
+    /// same way every run). One pass, for gradients of gathers when no graph of the backward
+    /// is being built. Half precision is left to callers (it would need f32 accumulation).
+    pub(crate) fn put_add_offsets(&self, offsets: &[usize], shape: &[usize]) -> Result<Tensor> {
+        let n: usize = shape.iter().product();
+        debug_assert!(offsets.len() == self.numel() && offsets.iter().all(|&o| o < n));
+        let src = self.contiguous()?;
+        with_arith_dtype!(self.dtype(), T => src.with_slice::<T, _>(|s, l| {
+            let mut out = vec![T::zero(); n];
+            for (&o, &v) in offsets.iter().zip(&s[l.offset..l.offset + offsets.len()]) {
+                out[o] = out[o].add(v);
+            }
+            Tensor::from_vec(out, shape)
+        })?)
+    }
+
     /// A contiguous tensor of `shape` gathering `self`'s elements at storage `offsets`.
     fn take_offsets(&self, offsets: &[usize], shape: &[usize]) -> Result<Tensor> {
         with_dtype!(self.dtype(), T => self.with_slice::<T, _>(|s, _| Tensor::from_vec(take(s, offsets), shape))?)
