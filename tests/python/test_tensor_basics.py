@@ -34,6 +34,48 @@ def test_tensor_dtype_inference(data, dtype, shape):
     assert isinstance(t.shape, rstorch.Size)
 
 
+@pytest.mark.parametrize("data, dtype", [
+    ([np.float32(1), np.float32(2)], rstorch.float32),
+    ([np.float64(1), np.float64(2)], rstorch.float64),
+    ([np.float16(1)], rstorch.float16),
+    ([np.int32(1), np.int32(2)], rstorch.int32),
+    ([np.int64(1)], rstorch.int64),
+    ([np.int16(1)], rstorch.int16),
+    ([np.int8(1)], rstorch.int8),
+    ([np.uint8(1)], rstorch.uint8),
+    ([np.bool_(True), np.bool_(False)], rstorch.bool),
+    # Mixed with Python numbers: every element's dtype is promoted with the others.
+    ([np.float32(1), 1.0], rstorch.float32),
+    ([1.0, np.float32(1)], rstorch.float32),
+    ([np.float32(1), 1], rstorch.float32),
+    ([np.float32(1), 2 ** 40], rstorch.float32),
+    ([np.int32(1), 1], rstorch.int64),
+    ([np.int32(1), 1.5], rstorch.float32),
+    ([np.int32(1), True], rstorch.int32),
+    ([True, np.int32(1)], rstorch.int32),
+    ([np.bool_(True), 1.5], rstorch.float32),
+    ([1, np.float16(2.5)], rstorch.float16),
+    # Between NumPy scalars: torch.promote_types.
+    ([np.float16(1), np.float32(1)], rstorch.float32),
+    ([np.float32(1), np.float64(1)], rstorch.float64),
+    ([np.int32(1), np.float32(1)], rstorch.float32),
+    ([np.int8(1), np.uint8(1)], rstorch.int16),
+    ([np.int64(1), np.float16(1)], rstorch.float16),
+    # Nested lists, and arrays inside a list.
+    ([[np.float32(1), np.float32(2)], [np.float32(3), np.float32(4)]], rstorch.float32),
+    ([[np.float32(1), 2], [3, 4]], rstorch.float32),
+    ([[1, 2], [3, np.float64(4)]], rstorch.float64),
+    ([np.array([1, 2], dtype=np.float32), np.array([2, 3], dtype=np.float32)], rstorch.float32),
+    # Zero-dim tensors in a list bring their dtype too.
+    ([rstorch.tensor(1, dtype=rstorch.float64), rstorch.tensor(2.0)], rstorch.float64),
+    ([rstorch.tensor(1, dtype=rstorch.int32), 1], rstorch.int64),
+])
+def test_tensor_infers_dtype_from_numpy_scalars_in_lists(data, dtype):
+    t = rstorch.tensor(data)
+    assert t.dtype is dtype
+    assert t.shape == np.array([np.asarray(d) if not isinstance(d, rstorch.Tensor) else d.item() for d in data]).shape
+
+
 def test_tensor_values_and_explicit_dtype():
     assert rstorch.tensor([[1, 2], [3, 4]]).tolist() == [[1, 2], [3, 4]]
     assert rstorch.tensor([1.5, 2], dtype=rstorch.int64).tolist() == [1, 2]
