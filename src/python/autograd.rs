@@ -279,6 +279,8 @@ fn _record_function(
         if d.is_leaf() && d.requires_grad() {
             return Err(PyRuntimeError::new_err("a leaf Variable that requires grad has been used in an in-place operation."));
         }
+        // The remaining in-place checks (a view of such a leaf) are the core's.
+        d.check_inplace(d)?;
     }
     let outs: Vec<Option<Tensor>> = outputs
         .iter()
@@ -307,10 +309,25 @@ fn _record_function(
         if let Some(t) = o {
             if differentiable.get(i).copied().unwrap_or(false) && t.dtype().is_floating_point() {
                 t.set_grad_fn(node.clone(), i);
+                // A dirty view was written in place: its base now reads the Function's output
+                // where the view lies, and the view reads the new base.
+                if dirty.iter().any(|d| d.same(t)) && t.view_base().is_some_and(|b| b.shares_storage(t)) {
+                    t.rebase_history(None, t)?;
+                }
             }
         }
     }
     Ok(Py::new(py, PyFunctionNodeRef { node: Arc::downgrade(&node) })?.into_any())
+}
+
+/// Bumps the version of tensors a Function marked dirty (once more than their in-place writes
+/// did, as PyTorch counts them).
+#[pyfunction]
+fn _bump_versions(tensors: &Bound<'_, PyAny>) -> PyResult<()> {
+    for t in tensors_of(tensors)? {
+        t.storage_cell().bump_version();
+    }
+    Ok(())
 }
 
 fn opt_tensors(list: &Bound<'_, PyAny>) -> PyResult<Vec<Option<Tensor>>> {
@@ -476,6 +493,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyNode>()?;
     m.add_class::<PyFunctionNodeRef>()?;
     m.add_function(wrap_pyfunction!(_record_function, m)?)?;
+    m.add_function(wrap_pyfunction!(_bump_versions, m)?)?;
     m.add_function(wrap_pyfunction!(_backward, m)?)?;
     m.add_function(wrap_pyfunction!(_grad, m)?)?;
     m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
