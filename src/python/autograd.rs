@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use pyo3::exceptions::{PyRuntimeError, PyUserWarning};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::autograd::node::{next_hook_id, next_sequence_nr, AccumulateGrad, Edge, GradHook, Node, NodeHooks, NodeRef};
 use crate::autograd::{engine, grad_mode, op};
@@ -100,6 +101,15 @@ pub struct PyNode {
     pub node: NodeRef,
 }
 
+/// Reports to Python's collector the Python objects `node` holds: the `backward` of a Python
+/// Function's node, whose closure holds `ctx`. Callers make sure they own `node` alone.
+pub(crate) fn traverse_node(node: &dyn Node, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+    if let Some(f) = node.as_any().downcast_ref::<PyFunctionNode>() {
+        visit.call(&f.backward)?;
+    }
+    Ok(())
+}
+
 fn wrap_node(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
     // Python wraps the handle in a class named after the node (`AddBackward0`) and keeps one
     // wrapper per node, so `id()` based graph walks see each node once.
@@ -109,6 +119,15 @@ fn wrap_node(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
 
 #[pymethods]
 impl PyNode {
+    /// A Function's node held only by this handle (its outputs are gone) can close a cycle
+    /// through its ctx.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if Arc::strong_count(&self.node) == 1 {
+            traverse_node(self.node.as_ref(), &visit)?;
+        }
+        Ok(())
+    }
+
     fn name(&self) -> String {
         self.node.name()
     }

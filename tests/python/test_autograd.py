@@ -495,8 +495,6 @@ def test_function_ctx_does_not_keep_its_graph_alive():
     assert not _ctx_outlives_its_graph(keep_output_on_ctx=False)
 
 
-@pytest.mark.xfail(strict=True, reason="a tensor stored on ctx that points back to ctx's node makes a "
-                   "cycle through Rust that Python's GC cannot see yet (needs tp_traverse on Tensor)")
 def test_function_ctx_holding_its_output_is_collected():
     assert not _ctx_outlives_its_graph(keep_output_on_ctx=True)
 
