@@ -118,6 +118,12 @@ impl Tensor {
         Ok(())
     }
 
+    /// Points `.grad` at `grad` without `set_grad`'s checks: the grad object's `.data` was
+    /// swapped, which may change its shape and dtype (PyTorch allows it).
+    pub fn replace_grad(&self, grad: Tensor) {
+        self.with_meta(|m| m.grad = Some(grad));
+    }
+
     pub fn retains_grad(&self) -> bool {
         self.meta().as_ref().is_some_and(|m| m.retains_grad)
     }

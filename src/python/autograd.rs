@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyRuntimeError, PyUserWarning};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyList, PyTuple, PyWeakrefMethods};
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::autograd::node::{next_hook_id, next_sequence_nr, AccumulateGrad, Edge, GradHook, Node, NodeHooks, NodeRef};
@@ -418,8 +418,9 @@ impl PyTensor {
     }
 
     #[getter]
-    fn grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
-        if !self.tensor().is_leaf() && !self.tensor().retains_grad() {
+    fn grad(slf: &Bound<'_, Self>) -> PyResult<Option<Py<PyTensor>>> {
+        let (py, this) = (slf.py(), slf.get());
+        if !this.tensor().is_leaf() && !this.tensor().retains_grad() {
             PyErr::warn(
                 py,
                 &py.get_type::<PyUserWarning>(),
@@ -427,24 +428,29 @@ impl PyTensor {
                 2,
             )?;
         }
-        let Some(g) = self.tensor().grad() else {
+        let Some(g) = this.tensor().grad() else {
             return Ok(None);
         };
-        let mut cached = self.grad_object.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cached = this.grad_object.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(obj) = cached.as_ref() {
             if obj.get().tensor().same(&g) {
                 return Ok(Some(obj.clone_ref(py)));
             }
         }
-        let obj = Py::new(py, PyTensor::wrap(g))?;
-        *cached = Some(obj.clone_ref(py));
-        Ok(Some(obj))
+        let obj = Bound::new(py, PyTensor::wrap(g))?;
+        obj.get().own_as_grad_of(slf)?;
+        *cached = Some(obj.clone().unbind());
+        Ok(Some(obj.unbind()))
     }
 
     #[setter]
-    fn set_grad(&self, grad: Option<Bound<'_, PyTensor>>) -> PyResult<()> {
-        self.tensor().set_grad(grad.as_ref().map(|g| g.get().tensor()))?;
-        *self.grad_object.lock().unwrap_or_else(|e| e.into_inner()) = grad.map(|g| g.unbind());
+    fn set_grad(slf: &Bound<'_, Self>, grad: Option<Bound<'_, PyTensor>>) -> PyResult<()> {
+        let this = slf.get();
+        this.tensor().set_grad(grad.as_ref().map(|g| g.get().tensor()))?;
+        if let Some(g) = &grad {
+            g.get().own_as_grad_of(slf)?;
+        }
+        *this.grad_object.lock().unwrap_or_else(|e| e.into_inner()) = grad.map(|g| g.unbind());
         Ok(())
     }
 
@@ -497,14 +503,36 @@ impl PyTensor {
     }
 
     #[setter]
-    fn set_data(&self, data: &PyTensor) -> PyResult<()> {
-        self.replace(self.tensor().with_data_of(&data.tensor())?);
+    fn set_data(slf: &Bound<'_, Self>, data: &PyTensor) -> PyResult<()> {
+        let this = slf.get();
+        let old = this.tensor();
+        let new = old.with_data_of(&data.tensor())?;
+        this.replace(new.clone());
+        // `x.grad.data = t`: x's gradient is this object's contents, so it follows (with t's
+        // shape and dtype, as PyTorch allows) unless x's gradient was replaced meanwhile.
+        let owner = this.grad_owner.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|w| w.bind(slf.py()).upgrade());
+        if let Some(owner) = owner {
+            let owner = owner.cast_into::<PyTensor>()?;
+            let ot = owner.get().tensor();
+            if ot.grad().is_some_and(|g| g.same(&old)) {
+                ot.replace_grad(new);
+            }
+        }
         Ok(())
     }
 
     fn detach_<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
         slf.get().tensor().detach_();
         Ok(slf.clone())
+    }
+}
+
+impl PyTensor {
+    /// Records that this object is `owner`'s `.grad`.
+    fn own_as_grad_of(&self, owner: &Bound<'_, PyTensor>) -> PyResult<()> {
+        let w = pyo3::types::PyWeakrefReference::new(owner.as_any())?;
+        *self.grad_owner.lock().unwrap_or_else(|e| e.into_inner()) = Some(w.unbind());
+        Ok(())
     }
 }
 

@@ -19,6 +19,9 @@ pub struct PyTensor {
     cell: std::sync::RwLock<Option<Tensor>>,
     /// The Python object last handed out for `.grad`, so that `x.grad is x.grad` as in PyTorch.
     pub(crate) grad_object: std::sync::Mutex<Option<Py<PyTensor>>>,
+    /// When this object is some tensor's `.grad`: that tensor (weakly), so that `.data = t` here
+    /// moves its gradient too.
+    pub(crate) grad_owner: std::sync::Mutex<Option<Py<pyo3::types::PyWeakrefReference>>>,
 }
 
 impl PyTensor {
@@ -26,6 +29,7 @@ impl PyTensor {
         PyTensor {
             cell: std::sync::RwLock::new(Some(t)),
             grad_object: std::sync::Mutex::new(None),
+            grad_owner: std::sync::Mutex::new(None),
         }
     }
 
@@ -112,7 +116,8 @@ fn parse_to(args: &Bound<'_, PyTuple>, dtype_kw: Option<&Bound<'_, PyAny>>, devi
 
 #[pymethods]
 impl PyTensor {
-    /// Python objects this tensor holds, for the cycle collector: its cached `.grad` object, and
+    /// Python objects this tensor holds, for the cycle collector: its cached `.grad` object (and
+    /// the weak reference to the tensor it is the grad of), and
     /// through the core, the `backward` (and so the ctx) of a Python Function it is the output
     /// of. A ctx keeping that output (`ctx.out = y`) closes a cycle ctx -> y -> node -> backward
     /// -> ctx that the collector can only see through here. Locks are never waited on: a busy
@@ -120,6 +125,9 @@ impl PyTensor {
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         if let Ok(g) = self.grad_object.try_lock() {
             visit.call(g.as_ref())?;
+        }
+        if let Ok(w) = self.grad_owner.try_lock() {
+            visit.call(w.as_ref())?;
         }
         if let Ok(t) = self.cell.try_read() {
             if let Some(r) = t.as_ref().and_then(|t| t.with_exclusive_grad_fn(|node| super::autograd::traverse_node(node, &visit))) {
@@ -130,8 +138,9 @@ impl PyTensor {
     }
 
     fn __clear__(&self) {
-        // The core's objects go with the tensor; only the cached grad object is ours to drop.
+        // The core's objects go with the tensor; only these are ours to drop.
         self.grad_object.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.grad_owner.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
 
     #[new]

@@ -571,6 +571,31 @@ def test_data_setter_swaps_contents_and_keeps_autograd_state():
     assert y.tolist() == [0, 1, 2, 3]
 
 
+def test_setting_data_of_the_grad_object_moves_the_gradient():
+    x = torch.ones(3, requires_grad=True)
+    x.sum().backward()
+    g = x.grad
+    x.grad.data = torch.full((3,), 7.0)
+    assert x.grad is g and x.grad.tolist() == [7.0, 7.0, 7.0]
+    torch.optim.SGD([x], lr=1.0).step()
+    assert x.tolist() == [-6.0, -6.0, -6.0]
+    # Backward accumulates into the new contents.
+    (x * 2).sum().backward()
+    assert x.grad is g and x.grad.tolist() == [9.0, 9.0, 9.0]
+    # An assigned grad object works the same way, and its shape may change with .data.
+    w = torch.ones(2, requires_grad=True)
+    h = torch.zeros(2)
+    w.grad = h
+    h.data = torch.full((2,), 3.0)
+    assert w.grad.tolist() == [3.0, 3.0]
+    w.grad.data = torch.zeros(5)
+    assert w.grad.shape == (5,)
+    # Once the gradient was replaced, the old object no longer speaks for it.
+    x.grad = None
+    g.data = torch.zeros(3)
+    assert x.grad is None
+
+
 def test_grad_is_the_same_object_until_it_changes():
     x = torch.ones(2, requires_grad=True)
     x.sum().backward()
