@@ -100,12 +100,14 @@ def test_grad_fn_names_and_graph_walk():
     assert type(loss.grad_fn).__name__ == "SumBackward0"
     assert loss.grad_fn.name() == "SumBackward0"
     assert y.grad_fn.name() == "MulBackward0"
-    seen, stack, names, leaves = set(), [loss.grad_fn], set(), []
+    # `seen` keeps the wrappers alive: an id is only unique while its object lives, and a
+    # wrapper lives only while something holds it.
+    seen, stack, names, leaves = {}, [loss.grad_fn], set(), []
     while stack:
         fn = stack.pop()
         if fn is None or id(fn) in seen:
             continue
-        seen.add(id(fn))
+        seen[id(fn)] = fn
         names.add(fn.name())
         if fn.name() == "AccumulateGrad":
             leaves.append(fn.variable)
