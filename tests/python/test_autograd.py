@@ -555,6 +555,83 @@ def test_gradcheck_binary_on_broadcast_inputs(name):
     assert gradcheck(BINARY_OPS[name], (a, b))
 
 
+# Second derivatives: every backward formula is itself written with differentiable ops, so
+# gradgradcheck holds across the op families, on non-contiguous (transposed) inputs.
+GRADGRAD_UNARY = sorted(UNARY_OPS)
+GRADGRAD_BINARY = sorted(BINARY_OPS)
+GRADGRAD_CASES = sorted(set(GRADCHECK_CASES) - {"mul_noncontig", "unary_chain", "softmax", "matmul_batched", "div", "reductions"})
+
+
+@pytest.mark.parametrize("name", GRADGRAD_UNARY)
+def test_gradgradcheck_unary_on_a_transposed_input(name):
+    torch.manual_seed(4)
+    a = (torch.rand(3, 4, dtype=torch.float64) - 0.5).t().requires_grad_()
+    assert gradgradcheck(UNARY_OPS[name], (a,))
+
+
+@pytest.mark.parametrize("name", GRADGRAD_BINARY)
+def test_gradgradcheck_binary_on_strided_inputs(name):
+    torch.manual_seed(5)
+    shape = (3, 4) if name in ("addmm", "outer_dot") else (3, 1)
+    a = (torch.rand(*shape, dtype=torch.float64) - 0.5).requires_grad_()
+    b = (torch.rand(4, 3, dtype=torch.float64) + 0.1).t().requires_grad_()
+    assert gradgradcheck(BINARY_OPS[name], (a, b))
+
+
+@pytest.mark.parametrize("name", GRADGRAD_CASES)
+def test_gradgradcheck_remaining_cases(name):
+    torch.manual_seed(6)
+    fn, make = GRADCHECK_CASES[name]
+    assert gradgradcheck(fn, make())
+
+
+GRADGRAD_MORE = {
+    "matmul_t": (lambda a, b: a.t() @ b, lambda: (_f64(4, 3), _f64(4, 2))),
+    "bmm": (lambda a, b: a.bmm(b.transpose(1, 2)), lambda: (_f64(2, 3, 4), _f64(2, 2, 4))),
+    "mv_dot": (lambda a, b: a.t().mv(b[:, 0]) * torch.dot(b[:, 1], b[:, 1]), lambda: (_f64(4, 3), _f64(4, 2))),
+    "softmax_t": (lambda a: a.t().softmax(0), lambda: (_f64(3, 4),)),
+    "log_softmax_t": (lambda a: torch.nn.functional.log_softmax(a.t(), dim=1), lambda: (_f64(3, 4),)),
+    "norms": (lambda a: a.t().norm(dim=1) + a.t().norm(p=3, dim=1) + a.t().norm(1, dim=1), lambda: (_f64(3, 4),)),
+    "var_std_dims": (lambda a: a.t().var(1) + a.t().std(0, keepdim=True).sum(), lambda: (_f64(3, 4),)),
+    "mean_sum_dims": (lambda a: a.t().mean((0, 1)) + a.t().sum(1, keepdim=True) * a.t().sum(0).sum(), lambda: (_f64(3, 4),)),
+    "logsumexp_t": (lambda a: a.t().logsumexp(0), lambda: (_f64(3, 4),)),
+    "cumsum_cumprod": (lambda a: a.t().cumsum(1) * a.t().cumprod(0), lambda: (_f64(3, 4),)),
+    "narrow_select_index": (lambda a: a.t().narrow(0, 1, 2).select(1, 2) * a.t()[torch.tensor([0, 3])].sum(1), lambda: (_f64(3, 4),)),
+    "gather_index_select": (lambda a: a.t().gather(1, torch.tensor([[0, 2], [1, 1], [2, 0], [0, 0]])) ** 2 + a.t().index_select(0, torch.tensor([1, 3])).sum(), lambda: (_f64(3, 4),)),
+    "cat_stack_t": (lambda a, b: torch.cat([a.t(), b.t() ** 2], 1) * torch.stack([a.t(), b.t()], 2).sum(2).sum(1, keepdim=True), lambda: (_f64(3, 4), _f64(3, 4))),
+    "permute_expand": (lambda a: a.permute(2, 0, 1).expand(2, 4, 2, 3).reshape(16, 3) ** 2, lambda: (_f64(2, 3, 4),)),
+    "pow_tensor": (lambda a, b: (a.t().abs() + 0.5) ** b.t(), lambda: (_f64(3, 4), _f64(3, 4))),
+    "div_mul_bcast": (lambda a, b: a.t() / (b.abs() + 0.5) * a.t(), lambda: (_f64(3, 4), _f64(3))),
+    # nn.functional: normalisation, losses, convolution, pooling, embedding, activations.
+    "layer_norm": (lambda a, w, b: F.layer_norm(a.t(), (3,), w, b), lambda: (_f64(3, 4), _f64(3), _f64(3))),
+    "batch_norm": (lambda a: F.batch_norm(a.t(), None, None, training=True), lambda: (_f64(3, 4),)),
+    "normalize": (lambda a: F.normalize(a.t(), dim=1), lambda: (_f64(3, 4),)),
+    "mse_smooth_l1": (lambda a, b: F.mse_loss(a.t(), b) + F.smooth_l1_loss(a.t(), b) + F.huber_loss(a.t(), b, delta=0.2),
+                      lambda: (_f64(3, 4), _f64(4, 3))),
+    "cross_entropy": (lambda a: F.cross_entropy(a.t(), torch.tensor([0, 2, 1, 1])), lambda: (_f64(3, 4),)),
+    "nll_log_softmax": (lambda a: F.nll_loss(F.log_softmax(a.t(), 1), torch.tensor([0, 2, 1, 1])), lambda: (_f64(3, 4),)),
+    "bce_with_target_grad": (lambda a, b: F.binary_cross_entropy_with_logits(a.t(), b) + F.binary_cross_entropy(a.t().sigmoid(), b),
+                             lambda: (_f64(3, 4), torch.rand(4, 3, dtype=torch.float64, requires_grad=True))),
+    "kl_div": (lambda a, b: F.kl_div(F.log_softmax(a.t(), 1), b.t().softmax(1), reduction="batchmean"), lambda: (_f64(3, 4), _f64(3, 4))),
+    "linear": (lambda a, w, b: F.linear(a.t(), w, b), lambda: (_f64(3, 4), _f64(2, 3), _f64(2))),
+    "conv2d": (lambda x, w, b: F.conv2d(x.transpose(2, 3), w, b, padding=1), lambda: (_f64(1, 2, 4, 4), _f64(3, 2, 3, 3), _f64(3))),
+    "conv2d_stride": (lambda x, w: F.conv2d(x, w, stride=2), lambda: (_f64(1, 2, 5, 5), _f64(2, 2, 2, 2))),
+    "pools": (lambda x: F.max_pool2d(x, 2).sum() * F.avg_pool2d(x.transpose(2, 3), 2) + F.adaptive_avg_pool2d(x, 1),
+              lambda: (_f64(1, 2, 4, 4),)),
+    "embedding": (lambda w: F.embedding(torch.tensor([[0, 2], [1, 0]]), w) ** 2, lambda: (_f64(3, 4),)),
+    "activations": (lambda a: F.hardtanh(a) + F.relu6(a * 8) + F.hardsigmoid(a * 4) + F.hardswish(a * 4) + F.mish(a)
+                    + F.selu(a) + F.celu(a) + F.logsigmoid(a) + F.softsign(a), lambda: (_f64(3, 4),)),
+    "cosine_pairwise": (lambda a, b: F.cosine_similarity(a, b) + F.pairwise_distance(a, b), lambda: (_f64(3, 4), _f64(3, 4))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADGRAD_MORE))
+def test_gradgradcheck_views_matmul_reductions_and_softmax(name):
+    torch.manual_seed(7)
+    fn, make = GRADGRAD_MORE[name]
+    assert gradgradcheck(fn, make())
+
+
 def test_data_setter_swaps_contents_and_keeps_autograd_state():
     x = torch.ones(2, requires_grad=True)
     (x * 3).sum().backward()
