@@ -79,6 +79,20 @@ impl Tensor {
         self.meta().as_ref().and_then(|m| m.grad_fn.clone())
     }
 
+    /// Runs `f` on the grad_fn when this handle is the tensor's only owner and the tensor its
+    /// grad_fn's only owner; None otherwise, or when the state is locked (it never waits).
+    /// Python's collector asks through it: an object reached only through exclusive ownership
+    /// may be reported as held by the one Python object owning the handle, while an object
+    /// reached from several owners would be counted once per owner.
+    pub fn with_exclusive_grad_fn<R>(&self, f: impl FnOnce(&dyn super::node::Node) -> R) -> Option<R> {
+        if Arc::strong_count(self.impl_arc()) != 1 {
+            return None;
+        }
+        let guard = self.impl_ref().autograd.try_lock().ok()?;
+        let node = guard.as_ref()?.grad_fn.as_ref()?;
+        (Arc::strong_count(node) == 1).then(|| f(node.as_ref()))
+    }
+
     pub fn output_nr(&self) -> usize {
         self.meta().as_ref().map_or(0, |m| m.output_nr)
     }
@@ -102,6 +116,12 @@ impl Tensor {
         }
         self.with_meta(|m| m.grad = grad);
         Ok(())
+    }
+
+    /// Points `.grad` at `grad` without `set_grad`'s checks: the grad object's `.data` was
+    /// swapped, which may change its shape and dtype (PyTorch allows it).
+    pub fn replace_grad(&self, grad: Tensor) {
+        self.with_meta(|m| m.grad = Some(grad));
     }
 
     pub fn retains_grad(&self) -> bool {

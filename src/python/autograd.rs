@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyRuntimeError, PyUserWarning};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyList, PyTuple, PyWeakrefMethods};
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::autograd::node::{next_hook_id, next_sequence_nr, AccumulateGrad, Edge, GradHook, Node, NodeHooks, NodeRef};
 use crate::autograd::{engine, grad_mode, op};
@@ -100,6 +101,15 @@ pub struct PyNode {
     pub node: NodeRef,
 }
 
+/// Reports to Python's collector the Python objects `node` holds: the `backward` of a Python
+/// Function's node, whose closure holds `ctx`. Callers make sure they own `node` alone.
+pub(crate) fn traverse_node(node: &dyn Node, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+    if let Some(f) = node.as_any().downcast_ref::<PyFunctionNode>() {
+        visit.call(&f.backward)?;
+    }
+    Ok(())
+}
+
 fn wrap_node(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
     // Python wraps the handle in a class named after the node (`AddBackward0`) and keeps one
     // wrapper per node, so `id()` based graph walks see each node once.
@@ -109,6 +119,15 @@ fn wrap_node(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
 
 #[pymethods]
 impl PyNode {
+    /// A Function's node held only by this handle (its outputs are gone) can close a cycle
+    /// through its ctx.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if Arc::strong_count(&self.node) == 1 {
+            traverse_node(self.node.as_ref(), &visit)?;
+        }
+        Ok(())
+    }
+
     fn name(&self) -> String {
         self.node.name()
     }
@@ -279,6 +298,8 @@ fn _record_function(
         if d.is_leaf() && d.requires_grad() {
             return Err(PyRuntimeError::new_err("a leaf Variable that requires grad has been used in an in-place operation."));
         }
+        // The remaining in-place checks (a view of such a leaf) are the core's.
+        d.check_inplace(d)?;
     }
     let outs: Vec<Option<Tensor>> = outputs
         .iter()
@@ -307,10 +328,25 @@ fn _record_function(
         if let Some(t) = o {
             if differentiable.get(i).copied().unwrap_or(false) && t.dtype().is_floating_point() {
                 t.set_grad_fn(node.clone(), i);
+                // A dirty view was written in place: its base now reads the Function's output
+                // where the view lies, and the view reads the new base.
+                if dirty.iter().any(|d| d.same(t)) && t.view_base().is_some_and(|b| b.shares_storage(t)) {
+                    t.rebase_history(None, t)?;
+                }
             }
         }
     }
     Ok(Py::new(py, PyFunctionNodeRef { node: Arc::downgrade(&node) })?.into_any())
+}
+
+/// Bumps the version of tensors a Function marked dirty (once more than their in-place writes
+/// did, as PyTorch counts them).
+#[pyfunction]
+fn _bump_versions(tensors: &Bound<'_, PyAny>) -> PyResult<()> {
+    for t in tensors_of(tensors)? {
+        t.storage_cell().bump_version();
+    }
+    Ok(())
 }
 
 fn opt_tensors(list: &Bound<'_, PyAny>) -> PyResult<Vec<Option<Tensor>>> {
@@ -382,8 +418,9 @@ impl PyTensor {
     }
 
     #[getter]
-    fn grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
-        if !self.tensor().is_leaf() && !self.tensor().retains_grad() {
+    fn grad(slf: &Bound<'_, Self>) -> PyResult<Option<Py<PyTensor>>> {
+        let (py, this) = (slf.py(), slf.get());
+        if !this.tensor().is_leaf() && !this.tensor().retains_grad() {
             PyErr::warn(
                 py,
                 &py.get_type::<PyUserWarning>(),
@@ -391,24 +428,29 @@ impl PyTensor {
                 2,
             )?;
         }
-        let Some(g) = self.tensor().grad() else {
+        let Some(g) = this.tensor().grad() else {
             return Ok(None);
         };
-        let mut cached = self.grad_object.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cached = this.grad_object.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(obj) = cached.as_ref() {
             if obj.get().tensor().same(&g) {
                 return Ok(Some(obj.clone_ref(py)));
             }
         }
-        let obj = Py::new(py, PyTensor::wrap(g))?;
-        *cached = Some(obj.clone_ref(py));
-        Ok(Some(obj))
+        let obj = Bound::new(py, PyTensor::wrap(g))?;
+        obj.get().own_as_grad_of(slf)?;
+        *cached = Some(obj.clone().unbind());
+        Ok(Some(obj.unbind()))
     }
 
     #[setter]
-    fn set_grad(&self, grad: Option<Bound<'_, PyTensor>>) -> PyResult<()> {
-        self.tensor().set_grad(grad.as_ref().map(|g| g.get().tensor()))?;
-        *self.grad_object.lock().unwrap_or_else(|e| e.into_inner()) = grad.map(|g| g.unbind());
+    fn set_grad(slf: &Bound<'_, Self>, grad: Option<Bound<'_, PyTensor>>) -> PyResult<()> {
+        let this = slf.get();
+        this.tensor().set_grad(grad.as_ref().map(|g| g.get().tensor()))?;
+        if let Some(g) = &grad {
+            g.get().own_as_grad_of(slf)?;
+        }
+        *this.grad_object.lock().unwrap_or_else(|e| e.into_inner()) = grad.map(|g| g.unbind());
         Ok(())
     }
 
@@ -461,8 +503,21 @@ impl PyTensor {
     }
 
     #[setter]
-    fn set_data(&self, data: &PyTensor) -> PyResult<()> {
-        self.replace(self.tensor().with_data_of(&data.tensor())?);
+    fn set_data(slf: &Bound<'_, Self>, data: &PyTensor) -> PyResult<()> {
+        let this = slf.get();
+        let old = this.tensor();
+        let new = old.with_data_of(&data.tensor())?;
+        this.replace(new.clone());
+        // `x.grad.data = t`: x's gradient is this object's contents, so it follows (with t's
+        // shape and dtype, as PyTorch allows) unless x's gradient was replaced meanwhile.
+        let owner = this.grad_owner.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|w| w.bind(slf.py()).upgrade());
+        if let Some(owner) = owner {
+            let owner = owner.cast_into::<PyTensor>()?;
+            let ot = owner.get().tensor();
+            if ot.grad().is_some_and(|g| g.same(&old)) {
+                ot.replace_grad(new);
+            }
+        }
         Ok(())
     }
 
@@ -472,10 +527,20 @@ impl PyTensor {
     }
 }
 
+impl PyTensor {
+    /// Records that this object is `owner`'s `.grad`.
+    fn own_as_grad_of(&self, owner: &Bound<'_, PyTensor>) -> PyResult<()> {
+        let w = pyo3::types::PyWeakrefReference::new(owner.as_any())?;
+        *self.grad_owner.lock().unwrap_or_else(|e| e.into_inner()) = Some(w.unbind());
+        Ok(())
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyNode>()?;
     m.add_class::<PyFunctionNodeRef>()?;
     m.add_function(wrap_pyfunction!(_record_function, m)?)?;
+    m.add_function(wrap_pyfunction!(_bump_versions, m)?)?;
     m.add_function(wrap_pyfunction!(_backward, m)?)?;
     m.add_function(wrap_pyfunction!(_grad, m)?)?;
     m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;

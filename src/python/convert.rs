@@ -2,7 +2,7 @@
 //! zero-copy sharing both ways) and index expressions.
 
 use numpy::ndarray::{IxDyn, ShapeBuilder, ArrayViewD};
-use numpy::{PyArray, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{PyArray, PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PySequence, PySlice, PyTuple};
@@ -40,11 +40,9 @@ pub fn scalar_of(obj: &Bound<'_, PyAny>) -> Option<Scalar> {
     }
 }
 
-/// The dtype NumPy uses for an array, if rstorch has it.
-fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<DType> {
-    let d = arr.dtype();
-    let (kind, size) = (d.kind(), d.itemsize());
-    Ok(match (kind, size) {
+/// The rstorch dtype of a NumPy dtype, given by its kind and item size; None where rstorch has none.
+fn dtype_of_descr(d: &Bound<'_, PyArrayDescr>) -> Option<DType> {
+    Some(match (d.kind(), d.itemsize()) {
         (b'b', 1) => DType::Bool,
         (b'u', 1) => DType::U8,
         (b'i', 1) => DType::I8,
@@ -54,12 +52,18 @@ fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<DType> {
         (b'f', 2) => DType::F16,
         (b'f', 4) => DType::F32,
         (b'f', 8) => DType::F64,
-        _ => {
-            return Err(PyTypeError::new_err(format!(
-                "can't convert np.ndarray of type {}. The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.",
-                d.str()?
-            )))
-        }
+        _ => return None,
+    })
+}
+
+/// The dtype NumPy uses for an array, if rstorch has it.
+fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<DType> {
+    let d = arr.dtype();
+    dtype_of_descr(&d).ok_or_else(|| match d.str() {
+        Ok(name) => PyTypeError::new_err(format!(
+            "can't convert np.ndarray of type {name}. The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        )),
+        Err(e) => e,
     })
 }
 
@@ -139,8 +143,39 @@ fn invalid_data(obj: &Bound<'_, PyAny>) -> PyErr {
     PyTypeError::new_err(format!("new(): invalid data type '{}'", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
 }
 
-/// Collects a nested sequence of numbers into a flat list and a shape.
-fn flatten_nested(obj: &Bound<'_, PyAny>, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<Scalar>) -> PyResult<()> {
+/// The dtype a number in nested data asks for, as PyTorch reads it: a NumPy scalar brings its
+/// own dtype, a Python number its category's default.
+fn element_dtype(obj: &Bound<'_, PyAny>, value: Scalar) -> DType {
+    let own = is_numpy_scalar(obj)
+        .then(|| obj.getattr("dtype").ok())
+        .flatten()
+        .and_then(|d| d.cast::<PyArrayDescr>().ok().and_then(dtype_of_descr));
+    // NumPy's unsigned types wider than a byte have no rstorch dtype: they count as integers.
+    own.unwrap_or(match value {
+        Scalar::Bool(_) => DType::Bool,
+        Scalar::Int(_) => DType::I64,
+        Scalar::Float(_) => crate::dtype::DEFAULT_FLOAT,
+    })
+}
+
+/// Nested data read into a flat list of numbers, its shape, and the dtype its elements promote to
+/// (None while no element has been seen).
+#[derive(Default)]
+struct Flattened {
+    shape: Vec<usize>,
+    values: Vec<Scalar>,
+    dtype: Option<DType>,
+}
+
+impl Flattened {
+    fn push(&mut self, value: Scalar, dtype: DType) {
+        self.values.push(value);
+        self.dtype = Some(self.dtype.map_or(dtype, |d| DType::promote(d, dtype)));
+    }
+}
+
+/// Collects a nested sequence of numbers into `out`.
+fn flatten_nested(obj: &Bound<'_, PyAny>, depth: usize, out: &mut Flattened) -> PyResult<()> {
     if depth > MAX_DATA_DIMS {
         return Err(PyValueError::new_err(format!("too many dimensions: data nests deeper than {MAX_DATA_DIMS} levels")));
     }
@@ -148,42 +183,47 @@ fn flatten_nested(obj: &Bound<'_, PyAny>, depth: usize, shape: &mut Vec<usize>, 
         return Err(invalid_data(obj));
     }
     if let Some(s) = scalar_of(obj) {
-        if depth != shape.len() {
+        if depth != out.shape.len() {
             return Err(PyValueError::new_err(format!(
                 "expected sequence of length {} at dim {} (got a number)",
-                shape[depth], depth
+                out.shape[depth], depth
             )));
         }
-        out.push(s);
+        out.push(s, element_dtype(obj, s));
         return Ok(());
     }
     if let Ok(t) = obj.cast::<PyTensor>() {
         let t = &t.get().tensor();
         if t.numel() == 1 && t.ndim() == 0 {
-            out.push(t.item()?);
+            out.push(t.item()?, t.dtype());
             return Ok(());
         }
     }
-    let seq = obj.cast::<PySequence>().map_err(|_| invalid_data(obj))?;
-    let n = seq.len()?;
-    if depth == shape.len() {
-        if !out.is_empty() {
+    // NumPy arrays are not registered as sequences, but nest like them (their items are NumPy
+    // scalars, which keep their dtype).
+    if obj.cast::<PySequence>().is_err() && obj.cast::<PyUntypedArray>().is_err() {
+        return Err(invalid_data(obj));
+    }
+    let n = obj.len()?;
+    if depth == out.shape.len() {
+        if !out.values.is_empty() {
             return Err(PyValueError::new_err(format!("expected a number at dim {depth} (got a sequence)")));
         }
-        shape.push(n);
-    } else if shape[depth] != n {
+        out.shape.push(n);
+    } else if out.shape[depth] != n {
         return Err(PyValueError::new_err(format!(
             "expected sequence of length {} at dim {} (got {})",
-            shape[depth], depth, n
+            out.shape[depth], depth, n
         )));
     }
-    for item in seq.try_iter()? {
-        flatten_nested(&item?, depth + 1, shape, out)?;
+    for item in obj.try_iter()? {
+        flatten_nested(&item?, depth + 1, out)?;
     }
     Ok(())
 }
 
-/// `torch.tensor(data)`: always a copy. The dtype is inferred as PyTorch does when not given.
+/// `torch.tensor(data)`: always a copy. The dtype is inferred as PyTorch does when not given:
+/// the promotion of every element's own dtype.
 pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tensor> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         let t = &t.get().tensor();
@@ -198,20 +238,10 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
         let arr = obj.py().import("numpy")?.call_method1("asarray", (obj,))?;
         return tensor_from_data(&arr, dtype);
     }
-    let mut shape = vec![];
-    let mut flat = vec![];
-    flatten_nested(obj, 0, &mut shape, &mut flat)?;
-    let inferred = if flat.iter().any(|s| matches!(s, Scalar::Float(_))) {
-        crate::dtype::DEFAULT_FLOAT
-    } else if !flat.is_empty() && flat.iter().all(|s| matches!(s, Scalar::Bool(_))) {
-        DType::Bool
-    } else if flat.is_empty() {
-        crate::dtype::DEFAULT_FLOAT
-    } else {
-        DType::I64
-    };
-    let dtype = dtype.unwrap_or(inferred);
-    Ok(crate::with_dtype!(dtype, T => Tensor::from_vec(flat.iter().map(|s| s.to_element::<T>()).collect::<Vec<T>>(), &shape))?)
+    let mut flat = Flattened::default();
+    flatten_nested(obj, 0, &mut flat)?;
+    let dtype = dtype.or(flat.dtype).unwrap_or(crate::dtype::DEFAULT_FLOAT);
+    Ok(crate::with_dtype!(dtype, T => Tensor::from_vec(flat.values.iter().map(|s| s.to_element::<T>()).collect::<Vec<T>>(), &flat.shape))?)
 }
 
 /// Whether `obj` is a NumPy scalar (`np.float64(1.5)`, `np.uint8(7)`).

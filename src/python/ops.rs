@@ -601,9 +601,12 @@ impl PyTensor {
     }
 
     fn masked_fill_<'py>(slf: &Bound<'py, Self>, mask: &PyTensor, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-        let me = slf.get();
-        let r = me.masked_fill_impl(slf.py(), mask, value)?;
-        me.tensor().copy_(&r)?;
+        let (t, m) = (&slf.get().tensor(), &mask.tensor());
+        let v = other_strict(value)?;
+        run(slf.py(), t.numel(), || match &v {
+            Other::T(x) => t.masked_fill_(m, Arg::T(x)),
+            Other::S(s) => t.masked_fill_(m, Arg::S(*s)),
+        })?;
         Ok(slf.clone())
     }
 

@@ -2,7 +2,7 @@
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::BoundObject;
+use pyo3::{BoundObject, PyTraverseError, PyVisit};
 use pyo3::types::{PyList, PyTuple};
 
 use crate::dtype::DType;
@@ -14,24 +14,33 @@ use super::dtype::{device_object, dtype_object, extract_device, extract_dtype, P
 #[pyclass(name = "Tensor", module = "rstorch", subclass, frozen, dict, weakref)]
 pub struct PyTensor {
     /// Behind a lock only so that `.data = t` can swap it; every op reads a clone.
-    cell: std::sync::RwLock<Tensor>,
+    /// None only while Python builds an instance of a subclass: the object is zeroed memory the
+    /// collector may already traverse (an all-zero PyTensor must be a valid one).
+    cell: std::sync::RwLock<Option<Tensor>>,
     /// The Python object last handed out for `.grad`, so that `x.grad is x.grad` as in PyTorch.
     pub(crate) grad_object: std::sync::Mutex<Option<Py<PyTensor>>>,
+    /// When this object is some tensor's `.grad`: that tensor (weakly), so that `.data = t` here
+    /// moves its gradient too.
+    pub(crate) grad_owner: std::sync::Mutex<Option<Py<pyo3::types::PyWeakrefReference>>>,
 }
 
 impl PyTensor {
     pub fn wrap(t: Tensor) -> PyTensor {
-        PyTensor { cell: std::sync::RwLock::new(t), grad_object: std::sync::Mutex::new(None) }
+        PyTensor {
+            cell: std::sync::RwLock::new(Some(t)),
+            grad_object: std::sync::Mutex::new(None),
+            grad_owner: std::sync::Mutex::new(None),
+        }
     }
 
     /// The core tensor this object currently stands for (a cheap `Arc` clone).
     pub fn tensor(&self) -> Tensor {
-        self.cell.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.cell.read().unwrap_or_else(|e| e.into_inner()).clone().expect("a constructed tensor has contents")
     }
 
     /// Points this object at `t` (`x.data = t`).
     pub fn replace(&self, t: Tensor) {
-        *self.cell.write().unwrap_or_else(|e| e.into_inner()) = t;
+        *self.cell.write().unwrap_or_else(|e| e.into_inner()) = Some(t);
     }
 }
 
@@ -107,6 +116,33 @@ fn parse_to(args: &Bound<'_, PyTuple>, dtype_kw: Option<&Bound<'_, PyAny>>, devi
 
 #[pymethods]
 impl PyTensor {
+    /// Python objects this tensor holds, for the cycle collector: its cached `.grad` object (and
+    /// the weak reference to the tensor it is the grad of), and
+    /// through the core, the `backward` (and so the ctx) of a Python Function it is the output
+    /// of. A ctx keeping that output (`ctx.out = y`) closes a cycle ctx -> y -> node -> backward
+    /// -> ctx that the collector can only see through here. Locks are never waited on: a busy
+    /// one only hides the edge until the next collection.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Ok(g) = self.grad_object.try_lock() {
+            visit.call(g.as_ref())?;
+        }
+        if let Ok(w) = self.grad_owner.try_lock() {
+            visit.call(w.as_ref())?;
+        }
+        if let Ok(t) = self.cell.try_read() {
+            if let Some(r) = t.as_ref().and_then(|t| t.with_exclusive_grad_fn(|node| super::autograd::traverse_node(node, &visit))) {
+                r?;
+            }
+        }
+        Ok(())
+    }
+
+    fn __clear__(&self) {
+        // The core's objects go with the tensor; only these are ours to drop.
+        self.grad_object.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.grad_owner.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+
     #[new]
     #[pyo3(signature = (*args))]
     fn py_new(args: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {

@@ -124,6 +124,22 @@ pub(crate) fn title_name(d: DType) -> &'static str {
     }
 }
 
+/// The C++ element type names PyTorch prints in some kernel errors ("float", "long int").
+pub(crate) fn cpp_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "bool",
+        DType::U8 => "unsigned char",
+        DType::I8 => "signed char",
+        DType::I16 => "short int",
+        DType::I32 => "int",
+        DType::I64 => "long int",
+        DType::F16 => "c10::Half",
+        DType::BF16 => "c10::BFloat16",
+        DType::F32 => "float",
+        DType::F64 => "double",
+    }
+}
+
 /// Whether a result of dtype `from` may be written into a tensor of dtype `to` (PyTorch's
 /// `canCast`: no float into an integer, no non-bool into bool).
 pub(crate) fn can_cast(from: DType, to: DType) -> bool {

@@ -321,22 +321,12 @@ impl Tensor {
         out.to_dtype(x.dtype())?.reshape(&dims_i64(self.shape()))
     }
 
-    /// `masked_fill(mask, value)`: the mask broadcasts to self's shape.
+    /// `masked_fill(mask, value)`: mask and self broadcast together, so the result may be
+    /// larger than self.
     pub fn masked_fill(&self, mask: &Tensor, value: Arg) -> Result<Tensor> {
-        if mask.dtype() != DType::Bool {
-            return Err(Error::Runtime(format!(
-                "masked_fill_ only supports boolean masks, but got mask with dtype {}",
-                mask.dtype().name()
-            )));
-        }
-        let shape = broadcast_shapes(self.shape(), mask.shape())?;
-        if shape != self.shape() {
-            return Err(Error::Runtime(format!(
-                "The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension 0",
-                self.shape().first().copied().unwrap_or(1),
-                mask.shape().first().copied().unwrap_or(1)
-            )));
-        }
+        check_mask_dtype(mask)?;
+        // PyTorch broadcasts the mask against self, naming the mask first on a mismatch.
+        broadcast_shapes(mask.shape(), self.shape())?;
         let v = match value {
             Arg::T(t) => {
                 if t.ndim() != 0 {
@@ -350,6 +340,15 @@ impl Tensor {
             Arg::S(s) => Tensor::scalar_tensor(s, self.dtype())?,
         };
         Tensor::where_(mask, Arg::T(&v), Arg::T(self))
+    }
+
+    /// `masked_fill_(mask, value)`: the mask must broadcast to self's shape.
+    pub fn masked_fill_(&self, mask: &Tensor, value: Arg) -> Result<()> {
+        check_mask_dtype(mask)?;
+        // In place, self is named first on a mismatch; a mask that would grow self fails in copy_.
+        broadcast_shapes(self.shape(), mask.shape())?;
+        let filled = self.masked_fill(mask, value)?;
+        self.copy_(&filled)
     }
 
     pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
@@ -538,7 +537,9 @@ impl Tensor {
     }
 
     /// Storage offsets selected by advanced indices on `view`, with the result's shape.
-    fn advanced_offsets(view: &Tensor, advanced: &[(usize, Tensor)]) -> Result<(Vec<usize>, Vec<usize>)> {
+    /// An out-of-range index names, as PyTorch does, the position of its index tensor among the
+    /// advanced indices, or the dim of `view` it indexes when `report_view_dim` is set.
+    fn advanced_offsets(view: &Tensor, advanced: &[(usize, Tensor)], report_view_dim: bool) -> Result<(Vec<usize>, Vec<usize>)> {
         let mut bshape: Vec<usize> = vec![];
         for (_, t) in advanced {
             bshape = broadcast_shapes(&bshape, t.shape())?;
@@ -550,11 +551,12 @@ impl Tensor {
         let nb: usize = bshape.iter().product();
         // Offset contributed by the indexed dims for each broadcast position.
         let mut adv_off = vec![view.storage_offset(); nb];
-        for (d, t) in advanced {
+        for (k, (d, t)) in advanced.iter().enumerate() {
             let vals = t.with_layout(t.layout().broadcast_to(&bshape)).to_vec::<i64>()?;
             let (size, stride) = (view.shape()[*d], view.strides()[*d]);
+            let reported = if report_view_dim { *d } else { k };
             for (o, &v) in adv_off.iter_mut().zip(&vals) {
-                *o += wrap_index(v, size, *d)? * stride;
+                *o += wrap_index(v, size, reported)? * stride;
             }
         }
         let rest: Vec<usize> = (0..view.ndim()).filter(|d| !adv_dims.contains(d)).collect();
@@ -588,7 +590,7 @@ impl Tensor {
         if advanced.is_empty() {
             return Ok(view);
         }
-        let (offs, shape) = Tensor::advanced_offsets(&view, &advanced)?;
+        let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, false)?;
         let out = view.take_offsets(&offs, &shape)?;
         if is_grad_enabled() && view.requires_grad() {
             record(Op::Take { kind: "Index", offsets: view.positions_of(&offs) }, &[&view], &[&out], &[], &[]);
@@ -599,6 +601,9 @@ impl Tensor {
     /// `self[indices] = value` in place.
     pub fn index_put(&self, indices: &[TensorIndex], value: Arg) -> Result<()> {
         let (view, advanced) = self.basic_index(indices)?;
+        // PyTorch fills a scalar through one index tensor along the dim it indexes, and names
+        // that dim when an index is out of range.
+        let report_view_dim = matches!(value, Arg::S(_)) && advanced.len() == 1;
         let value = match value {
             Arg::T(t) => t.clone(),
             Arg::S(s) => Tensor::scalar_tensor(s, self.dtype())?,
@@ -606,7 +611,7 @@ impl Tensor {
         if advanced.is_empty() {
             return view.copy_(&value);
         }
-        let (offs, shape) = Tensor::advanced_offsets(&view, &advanced)?;
+        let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, report_view_dim)?;
         let b = broadcast_shapes(&shape, value.shape())?;
         if b != shape {
             return Err(Error::Runtime(format!(
@@ -634,6 +639,16 @@ impl Tensor {
         }
         Ok(())
     }
+}
+
+fn check_mask_dtype(mask: &Tensor) -> Result<()> {
+    if mask.dtype() != DType::Bool {
+        return Err(Error::Runtime(format!(
+            "masked_fill_ only supports boolean masks, but got mask with dtype {}",
+            crate::tensor::arith::cpp_name(mask.dtype())
+        )));
+    }
+    Ok(())
 }
 
 fn wrap_positive(v: i64, size: usize, dim: usize) -> Result<usize> {

@@ -100,12 +100,14 @@ def test_grad_fn_names_and_graph_walk():
     assert type(loss.grad_fn).__name__ == "SumBackward0"
     assert loss.grad_fn.name() == "SumBackward0"
     assert y.grad_fn.name() == "MulBackward0"
-    seen, stack, names, leaves = set(), [loss.grad_fn], set(), []
+    # `seen` keeps the wrappers alive: an id is only unique while its object lives, and a
+    # wrapper lives only while something holds it.
+    seen, stack, names, leaves = {}, [loss.grad_fn], set(), []
     while stack:
         fn = stack.pop()
         if fn is None or id(fn) in seen:
             continue
-        seen.add(id(fn))
+        seen[id(fn)] = fn
         names.add(fn.name())
         if fn.name() == "AccumulateGrad":
             leaves.append(fn.variable)
@@ -236,6 +238,156 @@ def test_custom_function_setup_context_and_several_outputs():
     assert x.grad.tolist() == [6.0, 6.0]
 
 
+class DoubleInPlace(Function):
+    """Doubles its input in place and returns it, marked dirty."""
+
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+
+def test_mark_dirty_returns_the_input_with_the_function_as_history():
+    a = torch.ones(3, requires_grad=True)
+    b = a.clone()
+    before = b._version
+    c = DoubleInPlace.apply(b)
+    assert c is b and b.tolist() == [2.0, 2.0, 2.0]
+    assert type(b.grad_fn).__name__ == "DoubleInPlaceBackward"
+    # The in-place write and mark_dirty each bump the version, as in PyTorch.
+    assert b._version == before + 2
+    (c * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert a.grad.tolist() == [2.0, 4.0, 6.0]
+
+
+def test_mark_dirty_gives_an_input_without_history_one():
+    class AddInPlace(Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            x.add_(y)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, g * 3
+
+    x, y = torch.zeros(3), torch.ones(3, requires_grad=True)
+    out = AddInPlace.apply(x, y)
+    assert out is x and x.requires_grad and not x.is_leaf
+    assert type(x.grad_fn).__name__ == "AddInPlaceBackward"
+    out.sum().backward()
+    assert y.grad.tolist() == [3.0, 3.0, 3.0]
+    # Without anything requiring grad (or under no_grad) the input is still modified and bumped.
+    for grad_mode in (torch.enable_grad, torch.no_grad):
+        with grad_mode():
+            b = torch.ones(3)
+            before = b._version
+            assert DoubleInPlace.apply(b) is b
+            assert b.tolist() == [2.0, 2.0, 2.0] and b._version == before + 2 and b.grad_fn is None
+
+
+def test_mark_dirty_of_a_view_rewrites_the_base_history():
+    a = torch.ones(2, 3, requires_grad=True)
+    b = a.clone()
+    v = b[0]
+    assert DoubleInPlace.apply(v) is v
+    assert b.tolist() == [[2.0] * 3, [1.0] * 3]
+    b.sum().backward()
+    assert a.grad.tolist() == [[2.0] * 3, [1.0] * 3]
+
+
+def test_mark_dirty_errors():
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad has been used in an in-place operation."):
+        DoubleInPlace.apply(torch.ones(3, requires_grad=True))
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place operation."):
+        DoubleInPlace.apply(torch.ones(2, 3, requires_grad=True)[0])
+
+    class NotReturned(Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    message = ("Some elements marked as dirty during the forward method were not returned as output. "
+               "The inputs that are modified inplace must all be outputs of the Function.")
+    for make in (lambda: torch.ones(3), lambda: torch.ones(3, requires_grad=True).clone()):
+        with pytest.raises(RuntimeError, match=message):
+            NotReturned.apply(make())
+    # A saved tensor of an earlier op sees the write.
+    a = torch.ones(3, requires_grad=True)
+    b = a.clone()
+    d = b * b
+    DoubleInPlace.apply(b)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        d.sum().backward()
+
+
+class TwoOutputs(Function):
+    """Returns (2x, 3x) and records which gradients its backward received."""
+    received = []
+
+    @staticmethod
+    def forward(ctx, x, materialize):
+        ctx.set_materialize_grads(materialize)
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, g1, g2):
+        TwoOutputs.received.append((None if g1 is None else g1.tolist(), None if g2 is None else g2.tolist()))
+        grad = 0
+        if g1 is not None:
+            grad = grad + g1 * 2
+        if g2 is not None:
+            grad = grad + g2 * 3
+        return grad, None
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_set_materialize_grads(materialize):
+    x = torch.ones(2, requires_grad=True)
+    TwoOutputs.received.clear()
+    y1, y2 = TwoOutputs.apply(x, materialize)
+    y1.sum().backward()
+    assert TwoOutputs.received == [([1.0, 1.0], [0.0, 0.0] if materialize else None)]
+    assert x.grad.tolist() == [2.0, 2.0]
+    x.grad = None
+    y1, y2 = TwoOutputs.apply(x, materialize)
+    (y2 * 2).sum().backward()
+    assert TwoOutputs.received[-1] == ([0.0, 0.0] if materialize else None, [2.0, 2.0])
+    assert x.grad.tolist() == [6.0, 6.0]
+
+
+def test_set_materialize_grads_false_lets_backward_return_none():
+    class MaybeNone(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            return x.clone(), x.clone()
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1  # None when only the second output was used
+
+    x = torch.ones(2, requires_grad=True)
+    _, y2 = MaybeNone.apply(x)
+    (y2 * 1).sum().backward()
+    assert x.grad is None
+    y1, _ = MaybeNone.apply(x)
+    y1.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+
+
 def test_custom_function_create_graph():
     class Cube(Function):
         @staticmethod
@@ -345,8 +497,6 @@ def test_function_ctx_does_not_keep_its_graph_alive():
     assert not _ctx_outlives_its_graph(keep_output_on_ctx=False)
 
 
-@pytest.mark.xfail(strict=True, reason="a tensor stored on ctx that points back to ctx's node makes a "
-                   "cycle through Rust that Python's GC cannot see yet (needs tp_traverse on Tensor)")
 def test_function_ctx_holding_its_output_is_collected():
     assert not _ctx_outlives_its_graph(keep_output_on_ctx=True)
 
@@ -405,6 +555,83 @@ def test_gradcheck_binary_on_broadcast_inputs(name):
     assert gradcheck(BINARY_OPS[name], (a, b))
 
 
+# Second derivatives: every backward formula is itself written with differentiable ops, so
+# gradgradcheck holds across the op families, on non-contiguous (transposed) inputs.
+GRADGRAD_UNARY = sorted(UNARY_OPS)
+GRADGRAD_BINARY = sorted(BINARY_OPS)
+GRADGRAD_CASES = sorted(set(GRADCHECK_CASES) - {"mul_noncontig", "unary_chain", "softmax", "matmul_batched", "div", "reductions"})
+
+
+@pytest.mark.parametrize("name", GRADGRAD_UNARY)
+def test_gradgradcheck_unary_on_a_transposed_input(name):
+    torch.manual_seed(4)
+    a = (torch.rand(3, 4, dtype=torch.float64) - 0.5).t().requires_grad_()
+    assert gradgradcheck(UNARY_OPS[name], (a,))
+
+
+@pytest.mark.parametrize("name", GRADGRAD_BINARY)
+def test_gradgradcheck_binary_on_strided_inputs(name):
+    torch.manual_seed(5)
+    shape = (3, 4) if name in ("addmm", "outer_dot") else (3, 1)
+    a = (torch.rand(*shape, dtype=torch.float64) - 0.5).requires_grad_()
+    b = (torch.rand(4, 3, dtype=torch.float64) + 0.1).t().requires_grad_()
+    assert gradgradcheck(BINARY_OPS[name], (a, b))
+
+
+@pytest.mark.parametrize("name", GRADGRAD_CASES)
+def test_gradgradcheck_remaining_cases(name):
+    torch.manual_seed(6)
+    fn, make = GRADCHECK_CASES[name]
+    assert gradgradcheck(fn, make())
+
+
+GRADGRAD_MORE = {
+    "matmul_t": (lambda a, b: a.t() @ b, lambda: (_f64(4, 3), _f64(4, 2))),
+    "bmm": (lambda a, b: a.bmm(b.transpose(1, 2)), lambda: (_f64(2, 3, 4), _f64(2, 2, 4))),
+    "mv_dot": (lambda a, b: a.t().mv(b[:, 0]) * torch.dot(b[:, 1], b[:, 1]), lambda: (_f64(4, 3), _f64(4, 2))),
+    "softmax_t": (lambda a: a.t().softmax(0), lambda: (_f64(3, 4),)),
+    "log_softmax_t": (lambda a: torch.nn.functional.log_softmax(a.t(), dim=1), lambda: (_f64(3, 4),)),
+    "norms": (lambda a: a.t().norm(dim=1) + a.t().norm(p=3, dim=1) + a.t().norm(1, dim=1), lambda: (_f64(3, 4),)),
+    "var_std_dims": (lambda a: a.t().var(1) + a.t().std(0, keepdim=True).sum(), lambda: (_f64(3, 4),)),
+    "mean_sum_dims": (lambda a: a.t().mean((0, 1)) + a.t().sum(1, keepdim=True) * a.t().sum(0).sum(), lambda: (_f64(3, 4),)),
+    "logsumexp_t": (lambda a: a.t().logsumexp(0), lambda: (_f64(3, 4),)),
+    "cumsum_cumprod": (lambda a: a.t().cumsum(1) * a.t().cumprod(0), lambda: (_f64(3, 4),)),
+    "narrow_select_index": (lambda a: a.t().narrow(0, 1, 2).select(1, 2) * a.t()[torch.tensor([0, 3])].sum(1), lambda: (_f64(3, 4),)),
+    "gather_index_select": (lambda a: a.t().gather(1, torch.tensor([[0, 2], [1, 1], [2, 0], [0, 0]])) ** 2 + a.t().index_select(0, torch.tensor([1, 3])).sum(), lambda: (_f64(3, 4),)),
+    "cat_stack_t": (lambda a, b: torch.cat([a.t(), b.t() ** 2], 1) * torch.stack([a.t(), b.t()], 2).sum(2).sum(1, keepdim=True), lambda: (_f64(3, 4), _f64(3, 4))),
+    "permute_expand": (lambda a: a.permute(2, 0, 1).expand(2, 4, 2, 3).reshape(16, 3) ** 2, lambda: (_f64(2, 3, 4),)),
+    "pow_tensor": (lambda a, b: (a.t().abs() + 0.5) ** b.t(), lambda: (_f64(3, 4), _f64(3, 4))),
+    "div_mul_bcast": (lambda a, b: a.t() / (b.abs() + 0.5) * a.t(), lambda: (_f64(3, 4), _f64(3))),
+    # nn.functional: normalisation, losses, convolution, pooling, embedding, activations.
+    "layer_norm": (lambda a, w, b: F.layer_norm(a.t(), (3,), w, b), lambda: (_f64(3, 4), _f64(3), _f64(3))),
+    "batch_norm": (lambda a: F.batch_norm(a.t(), None, None, training=True), lambda: (_f64(3, 4),)),
+    "normalize": (lambda a: F.normalize(a.t(), dim=1), lambda: (_f64(3, 4),)),
+    "mse_smooth_l1": (lambda a, b: F.mse_loss(a.t(), b) + F.smooth_l1_loss(a.t(), b) + F.huber_loss(a.t(), b, delta=0.2),
+                      lambda: (_f64(3, 4), _f64(4, 3))),
+    "cross_entropy": (lambda a: F.cross_entropy(a.t(), torch.tensor([0, 2, 1, 1])), lambda: (_f64(3, 4),)),
+    "nll_log_softmax": (lambda a: F.nll_loss(F.log_softmax(a.t(), 1), torch.tensor([0, 2, 1, 1])), lambda: (_f64(3, 4),)),
+    "bce_with_target_grad": (lambda a, b: F.binary_cross_entropy_with_logits(a.t(), b) + F.binary_cross_entropy(a.t().sigmoid(), b),
+                             lambda: (_f64(3, 4), torch.rand(4, 3, dtype=torch.float64, requires_grad=True))),
+    "kl_div": (lambda a, b: F.kl_div(F.log_softmax(a.t(), 1), b.t().softmax(1), reduction="batchmean"), lambda: (_f64(3, 4), _f64(3, 4))),
+    "linear": (lambda a, w, b: F.linear(a.t(), w, b), lambda: (_f64(3, 4), _f64(2, 3), _f64(2))),
+    "conv2d": (lambda x, w, b: F.conv2d(x.transpose(2, 3), w, b, padding=1), lambda: (_f64(1, 2, 4, 4), _f64(3, 2, 3, 3), _f64(3))),
+    "conv2d_stride": (lambda x, w: F.conv2d(x, w, stride=2), lambda: (_f64(1, 2, 5, 5), _f64(2, 2, 2, 2))),
+    "pools": (lambda x: F.max_pool2d(x, 2).sum() * F.avg_pool2d(x.transpose(2, 3), 2) + F.adaptive_avg_pool2d(x, 1),
+              lambda: (_f64(1, 2, 4, 4),)),
+    "embedding": (lambda w: F.embedding(torch.tensor([[0, 2], [1, 0]]), w) ** 2, lambda: (_f64(3, 4),)),
+    "activations": (lambda a: F.hardtanh(a) + F.relu6(a * 8) + F.hardsigmoid(a * 4) + F.hardswish(a * 4) + F.mish(a)
+                    + F.selu(a) + F.celu(a) + F.logsigmoid(a) + F.softsign(a), lambda: (_f64(3, 4),)),
+    "cosine_pairwise": (lambda a, b: F.cosine_similarity(a, b) + F.pairwise_distance(a, b), lambda: (_f64(3, 4), _f64(3, 4))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADGRAD_MORE))
+def test_gradgradcheck_views_matmul_reductions_and_softmax(name):
+    torch.manual_seed(7)
+    fn, make = GRADGRAD_MORE[name]
+    assert gradgradcheck(fn, make())
+
+
 def test_data_setter_swaps_contents_and_keeps_autograd_state():
     x = torch.ones(2, requires_grad=True)
     (x * 3).sum().backward()
@@ -421,6 +648,31 @@ def test_data_setter_swaps_contents_and_keeps_autograd_state():
     y = torch.ones(2)
     y.data = torch.arange(4)
     assert y.tolist() == [0, 1, 2, 3]
+
+
+def test_setting_data_of_the_grad_object_moves_the_gradient():
+    x = torch.ones(3, requires_grad=True)
+    x.sum().backward()
+    g = x.grad
+    x.grad.data = torch.full((3,), 7.0)
+    assert x.grad is g and x.grad.tolist() == [7.0, 7.0, 7.0]
+    torch.optim.SGD([x], lr=1.0).step()
+    assert x.tolist() == [-6.0, -6.0, -6.0]
+    # Backward accumulates into the new contents.
+    (x * 2).sum().backward()
+    assert x.grad is g and x.grad.tolist() == [9.0, 9.0, 9.0]
+    # An assigned grad object works the same way, and its shape may change with .data.
+    w = torch.ones(2, requires_grad=True)
+    h = torch.zeros(2)
+    w.grad = h
+    h.data = torch.full((2,), 3.0)
+    assert w.grad.tolist() == [3.0, 3.0]
+    w.grad.data = torch.zeros(5)
+    assert w.grad.shape == (5,)
+    # Once the gradient was replaced, the old object no longer speaks for it.
+    x.grad = None
+    g.data = torch.zeros(3)
+    assert x.grad is None
 
 
 def test_grad_is_the_same_object_until_it_changes():

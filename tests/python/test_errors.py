@@ -118,6 +118,81 @@ def test_getitem_out_of_range():
         z(2, 3)[z(3, dtype=rstorch.bool)]
 
 
+# What PyTorch says for an out-of-range index tensor: the dimension it names is the position of
+# the index tensor among the tensor indices (after masks and ints are applied), except for a
+# scalar written through a single index tensor, where it is the dim that tensor indexes.
+T9, T0, MASK3 = rstorch.tensor([9]), rstorch.tensor([0]), rstorch.tensor([True, False, True])
+ADVANCED_GET = [
+    ((T9,), "index 9 is out of bounds for dimension 0 with size 3"),
+    ((slice(None), T9), "index 9 is out of bounds for dimension 0 with size 4"),
+    ((slice(None), slice(None), T9), "index 9 is out of bounds for dimension 0 with size 5"),
+    ((Ellipsis, T9), "index 9 is out of bounds for dimension 0 with size 5"),
+    ((T0, slice(None), T9), "index 9 is out of bounds for dimension 1 with size 5"),
+    ((T9, slice(None), T0), "index 9 is out of bounds for dimension 0 with size 3"),
+    ((slice(None), T0, T9), "index 9 is out of bounds for dimension 1 with size 5"),
+    ((1, T0, T9), "index 9 is out of bounds for dimension 1 with size 5"),
+    ((T0, 1, T9), "index 9 is out of bounds for dimension 1 with size 5"),
+    ((None, T0, T9), "index 9 is out of bounds for dimension 1 with size 4"),
+    ((MASK3, T9), "index 9 is out of bounds for dimension 1 with size 4"),
+    ((T0, T0, T9), "index 9 is out of bounds for dimension 2 with size 5"),
+    ((rstorch.tensor([-4]),), "index -4 is out of bounds for dimension 0 with size 3"),
+    ((rstorch.tensor([9], dtype=rstorch.int32),), "index 9 is out of bounds for dimension 0 with size 3"),
+    (([0, 1], [0, 9]), "index 9 is out of bounds for dimension 1 with size 4"),
+]
+
+
+@pytest.mark.parametrize("index, message", ADVANCED_GET)
+def test_advanced_index_out_of_range(index, message):
+    x = z(3, 4, 5)
+    with raises(IndexError, message):
+        x[index]
+    with raises(IndexError, message):
+        x[index] = rstorch.tensor([1.0])
+    with raises(IndexError, message):
+        rstorch.randn(3, 4, 5, requires_grad=True)[index]
+
+
+@pytest.mark.parametrize("index, message", [
+    ((slice(None), slice(None), T9), "index 9 is out of bounds for dimension 2 with size 5"),
+    ((None, slice(None), T9), "index 9 is out of bounds for dimension 2 with size 4"),
+    ((1, slice(None), T9), "index 9 is out of bounds for dimension 1 with size 5"),
+    ((T0, slice(None), T9), "index 9 is out of bounds for dimension 1 with size 5"),
+    ((None, T0, T9), "index 9 is out of bounds for dimension 1 with size 4"),
+])
+def test_advanced_index_put_of_a_scalar_out_of_range(index, message):
+    with raises(IndexError, message):
+        z(3, 4, 5)[index] = 1.0
+
+
+def test_masked_fill_shape_errors():
+    with raises(RuntimeError, "The size of tensor a (2) must match the size of tensor b (4) at non-singleton dimension 1"):
+        z(3, 4).masked_fill(rstorch.tensor([True, False]), 0.0)
+    with raises(RuntimeError, "The size of tensor a (2) must match the size of tensor b (4) at non-singleton dimension 2"):
+        z(3, 4).masked_fill(rstorch.ones(3, 1, 2, dtype=rstorch.bool), 0.0)
+    with raises(RuntimeError, "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"):
+        z(3, 4).masked_fill(rstorch.ones(2, 4, dtype=rstorch.bool), 0.0)
+    # In place, self is named first, and the mask may not grow self.
+    with raises(RuntimeError, "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0"):
+        z(3, 4).masked_fill_(rstorch.ones(2, 4, dtype=rstorch.bool), 0.0)
+    with raises(RuntimeError, "output with shape [3, 4] doesn't match the broadcast shape [2, 3, 4]"):
+        z(3, 4).masked_fill_(rstorch.ones(2, 3, 4, dtype=rstorch.bool), 0.0)
+    for dtype, name in [(rstorch.float32, "float"), (rstorch.int64, "long int"), (rstorch.uint8, "unsigned char")]:
+        with raises(RuntimeError, f"masked_fill_ only supports boolean masks, but got mask with dtype {name}"):
+            z(3).masked_fill(z(3, dtype=dtype), 1.0)
+        with raises(RuntimeError, f"masked_fill_ only supports boolean masks, but got mask with dtype {name}"):
+            z(3).masked_fill_(z(3, dtype=dtype), 1.0)
+
+
+def test_masked_fill_broadcasts_self_to_the_mask():
+    # Out of place, the result takes the broadcast shape of self and mask, and the gradient
+    # sums back to self's shape.
+    x = rstorch.ones(3, 1, requires_grad=True)
+    y = x.masked_fill(rstorch.tensor([True, False]), 5.0)
+    assert y.shape == (3, 2) and y.tolist() == [[5.0, 1.0]] * 3
+    y.sum().backward()
+    assert x.grad.tolist() == [[1.0]] * 3
+
+
 def test_index_ops_out_of_range():
     with raises(IndexError, "index out of range in self"):
         z(3).index_select(0, rstorch.tensor([3]))

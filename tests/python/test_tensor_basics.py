@@ -34,6 +34,48 @@ def test_tensor_dtype_inference(data, dtype, shape):
     assert isinstance(t.shape, rstorch.Size)
 
 
+@pytest.mark.parametrize("data, dtype", [
+    ([np.float32(1), np.float32(2)], rstorch.float32),
+    ([np.float64(1), np.float64(2)], rstorch.float64),
+    ([np.float16(1)], rstorch.float16),
+    ([np.int32(1), np.int32(2)], rstorch.int32),
+    ([np.int64(1)], rstorch.int64),
+    ([np.int16(1)], rstorch.int16),
+    ([np.int8(1)], rstorch.int8),
+    ([np.uint8(1)], rstorch.uint8),
+    ([np.bool_(True), np.bool_(False)], rstorch.bool),
+    # Mixed with Python numbers: every element's dtype is promoted with the others.
+    ([np.float32(1), 1.0], rstorch.float32),
+    ([1.0, np.float32(1)], rstorch.float32),
+    ([np.float32(1), 1], rstorch.float32),
+    ([np.float32(1), 2 ** 40], rstorch.float32),
+    ([np.int32(1), 1], rstorch.int64),
+    ([np.int32(1), 1.5], rstorch.float32),
+    ([np.int32(1), True], rstorch.int32),
+    ([True, np.int32(1)], rstorch.int32),
+    ([np.bool_(True), 1.5], rstorch.float32),
+    ([1, np.float16(2.5)], rstorch.float16),
+    # Between NumPy scalars: torch.promote_types.
+    ([np.float16(1), np.float32(1)], rstorch.float32),
+    ([np.float32(1), np.float64(1)], rstorch.float64),
+    ([np.int32(1), np.float32(1)], rstorch.float32),
+    ([np.int8(1), np.uint8(1)], rstorch.int16),
+    ([np.int64(1), np.float16(1)], rstorch.float16),
+    # Nested lists, and arrays inside a list.
+    ([[np.float32(1), np.float32(2)], [np.float32(3), np.float32(4)]], rstorch.float32),
+    ([[np.float32(1), 2], [3, 4]], rstorch.float32),
+    ([[1, 2], [3, np.float64(4)]], rstorch.float64),
+    ([np.array([1, 2], dtype=np.float32), np.array([2, 3], dtype=np.float32)], rstorch.float32),
+    # Zero-dim tensors in a list bring their dtype too.
+    ([rstorch.tensor(1, dtype=rstorch.float64), rstorch.tensor(2.0)], rstorch.float64),
+    ([rstorch.tensor(1, dtype=rstorch.int32), 1], rstorch.int64),
+])
+def test_tensor_infers_dtype_from_numpy_scalars_in_lists(data, dtype):
+    t = rstorch.tensor(data)
+    assert t.dtype is dtype
+    assert t.shape == np.array([np.asarray(d) if not isinstance(d, rstorch.Tensor) else d.item() for d in data]).shape
+
+
 def test_tensor_values_and_explicit_dtype():
     assert rstorch.tensor([[1, 2], [3, 4]]).tolist() == [[1, 2], [3, 4]]
     assert rstorch.tensor([1.5, 2], dtype=rstorch.int64).tolist() == [1, 2]
@@ -193,6 +235,53 @@ def test_in_place_fills():
     assert x.zero_() is x and x.sum().item() == 0
     i = rstorch.zeros(3, dtype=rstorch.int64).fill_(2)
     assert i.tolist() == [2, 2, 2]
+
+
+# ----- casts ------------------------------------------------------------------------------------
+
+# Float -> integer casts of values the target cannot hold, as PyTorch gives them on x86-64:
+# truncated into an intermediate integer (i64 for uint8/int64, i32 for the others) whose minimum
+# stands for out-of-range and NaN, then wrapped. Recorded from PyTorch.
+CAST_VALUES = [-1.5, -0.5, 0.5, 255.9, 256.0, 300.7, -300.7, -128.9, -129.0, 32768.0, 65541.0, 100000.5,
+               1e10, -1e10, 2147483647.0, -2147483649.0, 4294967303.0, 1e19, math.nan, math.inf, -math.inf]
+I32_MIN, I64_MIN = -2 ** 31, -2 ** 63
+CAST_EXPECTED = {
+    ("float32", "uint8"): [255, 0, 0, 255, 0, 44, 212, 128, 127, 0, 5, 160, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    ("float32", "int8"): [-1, 0, 0, -1, 0, 44, -44, -128, 127, 0, 5, -96, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    ("float32", "int16"): [-1, 0, 0, 255, 256, 300, -300, -128, -129, -32768, 5, -31072, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    ("float32", "int32"): [-1, 0, 0, 255, 256, 300, -300, -128, -129, 32768, 65541, 100000] + [I32_MIN] * 9,
+    ("float32", "int64"): [-1, 0, 0, 255, 256, 300, -300, -128, -129, 32768, 65541, 100000, 10000000000,
+                           -10000000000, 2147483648, -2147483648, 4294967296] + [I64_MIN] * 4,
+    ("float64", "uint8"): [255, 0, 0, 255, 0, 44, 212, 128, 127, 0, 5, 160, 0, 0, 255, 255, 7, 0, 0, 0, 0],
+    ("float64", "int8"): [-1, 0, 0, -1, 0, 44, -44, -128, 127, 0, 5, -96, 0, 0, -1, 0, 0, 0, 0, 0, 0],
+    ("float64", "int16"): [-1, 0, 0, 255, 256, 300, -300, -128, -129, -32768, 5, -31072, 0, 0, -1, 0, 0, 0, 0, 0, 0],
+    ("float64", "int32"): [-1, 0, 0, 255, 256, 300, -300, -128, -129, 32768, 65541, 100000, I32_MIN, I32_MIN,
+                           2147483647] + [I32_MIN] * 6,
+    ("float64", "int64"): [-1, 0, 0, 255, 256, 300, -300, -128, -129, 32768, 65541, 100000, 10000000000,
+                           -10000000000, 2147483647, -2147483649, 4294967303] + [I64_MIN] * 4,
+}
+
+
+@pytest.mark.parametrize("src, dst", sorted(CAST_EXPECTED))
+def test_float_to_int_casts_of_out_of_range_values(src, dst):
+    x = rstorch.tensor(CAST_VALUES, dtype=rstorch.float64).to(getattr(rstorch, src))
+    expected = CAST_EXPECTED[(src, dst)]
+    assert x.to(getattr(rstorch, dst)).tolist() == expected
+    # Strided input and copy_ into an integer tensor take the same conversion.
+    assert rstorch.stack([x, x], 1)[:, 1].to(getattr(rstorch, dst)).tolist() == expected
+    out = rstorch.zeros(len(CAST_VALUES), dtype=getattr(rstorch, dst))
+    out.copy_(x)
+    assert out.tolist() == expected
+
+
+def test_float_to_int_cast_shorthands():
+    x = rstorch.tensor([-1.5, 300.7, 1e10, math.nan])
+    assert x.byte().tolist() == [255, 44, 0, 0]
+    assert x.char().tolist() == [-1, 44, 0, 0]
+    assert x.short().tolist() == [-1, 300, 0, 0]
+    assert x.int().tolist() == [-1, 300, I32_MIN, I32_MIN]
+    assert x.long().tolist() == [-1, 300, 10000000000, I64_MIN]
+    assert x.bool().tolist() == [True, True, True, True]
 
 
 # ----- metadata ---------------------------------------------------------------------------------

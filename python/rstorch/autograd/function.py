@@ -82,9 +82,15 @@ class Function(metaclass=FunctionMeta):
             cls.setup_context(ctx, args, output)
         is_tuple = isinstance(output, tuple)
         outputs = output if is_tuple else (output,)
+        dirty = getattr(ctx, "_dirty", ())
+        if dirty:
+            # Checked and counted whether or not a graph is recorded.
+            if not all(any(d is o for o in outputs) for d in dirty):
+                raise RuntimeError("Some elements marked as dirty during the forward method were not returned as "
+                                   "output. The inputs that are modified inplace must all be outputs of the Function.")
+            _C._bump_versions([d for d in dirty if isinstance(d, _C.Tensor)])
         if not (_C.is_grad_enabled() and any(t.requires_grad for t in tensor_args)):
             return output
-        dirty = getattr(ctx, "_dirty", ())
         non_diff = getattr(ctx, "_non_differentiable", ())
         # An input returned as is becomes a new tensor object so that it can get a history.
         outputs = tuple(
