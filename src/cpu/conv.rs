@@ -298,6 +298,8 @@ pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom) -> Vec<T> {
     let weight_len = g.out_channels * taps;
     let starts: Vec<usize> = (0..g.batch).step_by(WEIGHT_GRAD_BLOCK).collect();
     let plan = TapPlan::new(g);
+    // Each block's product is computed transposed, per group `taps x og`: gemm then reads the
+    // (large) patch matrix in place and only packs the (small) output gradient.
     let partial = |n0: usize| -> Vec<T> {
         let count = WEIGHT_GRAD_BLOCK.min(g.batch - n0);
         let width = count * positions;
@@ -305,12 +307,12 @@ pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom) -> Vec<T> {
         let mut acc = vec![T::zero(); weight_len];
         for grp in 0..g.groups {
             let cols = unfold_block(x, g, &plan, grp, n0, count);
-            let dst = MatMut { data: &mut acc[grp * og * taps..][..og * taps], rs: taps };
-            let am = MatRef { offset: grp * og * width, rs: width, cs: 1 };
-            // The patches read transposed, as width x taps.
-            let bm = MatRef { offset: 0, rs: 1, cs: width };
-            // SAFETY: (og x width) @ (width x taps), both inside their buffers.
-            unsafe { gemm_into(dst, og, taps, width, &dyp, am, &cols, bm, false, Parallelism::None) };
+            let dst = MatMut { data: &mut acc[grp * og * taps..][..og * taps], rs: og };
+            let am = MatRef { offset: 0, rs: width, cs: 1 };
+            // dy read transposed, as width x og.
+            let bm = MatRef { offset: grp * og * width, rs: 1, cs: width };
+            // SAFETY: (taps x width) @ (width x og), both inside their buffers.
+            unsafe { gemm_into(dst, taps, og, width, &cols, am, &dyp, bm, false, Parallelism::None) };
         }
         acc
     };
@@ -321,8 +323,13 @@ pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom) -> Vec<T> {
     };
     let mut total = vec![T::zero(); weight_len];
     for p in partials {
-        for (t, v) in total.iter_mut().zip(p) {
-            *t = t.add(v);
+        for grp in 0..g.groups {
+            let (group_total, group_part) = (&mut total[grp * og * taps..][..og * taps], &p[grp * og * taps..][..og * taps]);
+            for (o, row) in group_total.chunks_exact_mut(taps).enumerate() {
+                for (t, v) in row.iter_mut().enumerate() {
+                    *v = v.add(group_part[t * og + o]);
+                }
+            }
         }
     }
     total
