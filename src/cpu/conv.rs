@@ -230,8 +230,11 @@ pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &C
     let mut out = vec![T::zero(); g.batch * g.out_image()];
     let plan = TapPlan::new(g);
     let block = block_images(g);
-    for n0 in (0..g.batch).step_by(block) {
-        let count = block.min(g.batch - n0);
+    let work = g.batch * g.out_image() * taps;
+    // Blocks run in parallel when there are several; a lone block splits its products instead.
+    let par = if g.batch > block { Parallelism::None } else { gemm_parallelism(work) };
+    chunks(&mut out, block * g.out_image(), work, |b, out_block| {
+        let (n0, count) = (b * block, out_block.len() / g.out_image());
         let width = count * positions;
         for grp in 0..g.groups {
             let cols = unfold_block(x, g, &plan, grp, n0, count);
@@ -245,15 +248,15 @@ pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &C
             let wm = MatRef { offset: grp * og * taps, rs: taps, cs: 1 };
             let bm = MatRef { offset: 0, rs: width, cs: 1 };
             // SAFETY: the weight holds O x taps elements, `cols` taps x width.
-            unsafe { gemm_into(dst, og, width, taps, weight, wm, &cols, bm, bias.is_some(), gemm_parallelism(og * width * taps)) };
+            unsafe { gemm_into(dst, og, width, taps, weight, wm, &cols, bm, bias.is_some(), par) };
             for i in 0..count {
                 for o in 0..og {
-                    out[((n0 + i) * g.out_channels + grp * og + o) * positions..][..positions]
+                    out_block[(i * g.out_channels + grp * og + o) * positions..][..positions]
                         .copy_from_slice(&prod[o * width + i * positions..][..positions]);
                 }
             }
         }
-    }
+    });
     out
 }
 
@@ -266,8 +269,11 @@ pub fn conv2d_transpose<T: Arith>(dy: &[T], weight: &[T], g: &ConvGeom) -> Vec<T
     let plane = g.in_size[0] * g.in_size[1];
     let plan = TapPlan::new(g);
     let block = block_images(g);
-    for n0 in (0..g.batch).step_by(block) {
-        let count = block.min(g.batch - n0);
+    let work = g.batch * g.out_image() * taps;
+    // Blocks run in parallel when there are several; a lone block splits its products instead.
+    let par = if g.batch > block { Parallelism::None } else { gemm_parallelism(work) };
+    chunks(&mut out, block * g.in_image(), work, |b, images| {
+        let (n0, count) = (b * block, images.len() / g.in_image());
         let width = count * positions;
         let dyp = channels_first(dy, g, n0, count);
         for grp in 0..g.groups {
@@ -277,13 +283,12 @@ pub fn conv2d_transpose<T: Arith>(dy: &[T], weight: &[T], g: &ConvGeom) -> Vec<T
             let bm = MatRef { offset: grp * og * width, rs: width, cs: 1 };
             let dst = MatMut { data: &mut cols, rs: width };
             // SAFETY: (taps x og) @ (og x width) within the weight and dyp.
-            unsafe { gemm_into(dst, taps, width, og, weight, am, &dyp, bm, false, gemm_parallelism(taps * width * og)) };
-            let images = &mut out[n0 * g.in_image()..(n0 + count) * g.in_image()];
-            chunks(images, g.in_image(), taps * width, |i, image| {
-                fold_add(&cols[i * positions..], g, &plan, &mut image[grp * cg * plane..][..cg * plane], width)
-            });
+            unsafe { gemm_into(dst, taps, width, og, weight, am, &dyp, bm, false, par) };
+            for (i, image) in images.chunks_mut(g.in_image()).enumerate() {
+                fold_add(&cols[i * positions..], g, &plan, &mut image[grp * cg * plane..][..cg * plane], width);
+            }
         }
-    }
+    });
     out
 }
 
