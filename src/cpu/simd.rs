@@ -93,22 +93,27 @@ pub fn fold_slice<T: Copy, A: Copy, const LANES: usize>(x: &[T], init: A, step: 
         #[inline(always)]
         fn with_simd<Sd: pulp::Simd>(self, _: Sd) -> A {
             let mut acc = [self.init; L];
-            let chunks = self.x.chunks_exact(L);
-            let tail = chunks.remainder();
+            let (chunks, tail) = self.x.as_chunks::<L>();
             for c in chunks {
-                for j in 0..L {
-                    acc[j] = (self.step)(acc[j], c[j]);
+                for (a, &v) in acc.iter_mut().zip(c) {
+                    *a = (self.step)(*a, v);
                 }
             }
-            let mut width = L;
-            while width > 1 {
-                width /= 2;
-                for j in 0..width {
-                    acc[j] = (self.merge)(acc[j], acc[j + width]);
-                }
-            }
-            tail.iter().fold(acc[0], |a, &v| (self.step)(a, v))
+            tail.iter().fold(merge_lanes(acc, self.merge), |a, &v| (self.step)(a, v))
         }
+    }
+    /// The accumulators merged pairwise in a fixed tree. Kept out of the loop's function: mixed
+    /// into it, LLVM vectorised the accumulators two lanes at a time instead of whole registers.
+    #[inline(never)]
+    fn merge_lanes<A: Copy, const L: usize>(mut acc: [A; L], merge: &impl Fn(A, A) -> A) -> A {
+        let mut width = L;
+        while width > 1 {
+            width /= 2;
+            for j in 0..width {
+                acc[j] = merge(acc[j], acc[j + width]);
+            }
+        }
+        acc[0]
     }
     arch().dispatch(Op::<T, A, _, _, LANES> { x, init, step, merge })
 }
