@@ -4,7 +4,7 @@ use std::hint::select_unpredictable;
 
 use rayon::prelude::*;
 
-use crate::cpu::parallel::{get_num_threads, pool};
+use crate::cpu::parallel::{pool, worth_splitting};
 use crate::cpu::simd::dispatch;
 use crate::dtype::Element;
 
@@ -83,7 +83,7 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> (Vec<T>, Vec<i64>) {
         return (values, indices);
     }
     let work = values.len() * g.kernel[0] * g.kernel[1];
-    if get_num_threads() > 1 && work >= 1 << 15 {
+    if worth_splitting(work) {
         pool().install(|| values.par_chunks_mut(out_plane).zip(indices.par_chunks_mut(out_plane)).enumerate().for_each(|(p, (v, i))| plane(p, v, i)));
     } else {
         for (p, (v, i)) in values.chunks_mut(out_plane).zip(indices.chunks_mut(out_plane)).enumerate() {
