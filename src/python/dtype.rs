@@ -183,6 +183,14 @@ pub fn extract_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     Ok(extract_spec(obj)?.resolve())
 }
 
+/// `extract_device` for an optional argument: None when absent or None.
+pub fn extract_opt_device(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Device>> {
+    match obj {
+        Some(o) if !o.is_none() => extract_device(o).map(Some),
+        _ => Ok(None),
+    }
+}
+
 /// The object `tensor.device` returns (one per device, so repeated reads are cheap).
 pub fn device_object(py: Python<'_>, device: Device) -> PyResult<Py<PyDevice>> {
     static CPU: PyOnceLock<Py<PyDevice>> = PyOnceLock::new();
