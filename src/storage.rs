@@ -5,9 +5,10 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
-
+use crate::wgpu::WgpuStorage;
 
 /// Host memory holding elements of one dtype. The bytes are either a Rust `Vec` this storage owns
 /// or memory lent by another object (a NumPy array) that `owner` keeps alive.
@@ -78,23 +79,40 @@ impl CpuStorage {
         // SAFETY: as above, and `&mut self` is exclusive.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr() as *mut T, self.len) }
     }
+
+    /// The raw bytes of all elements (what device transfers copy).
+    pub fn as_bytes(&self) -> &[u8] {
+        // SAFETY: `len` elements of `dtype` are valid for reads; any byte pattern is a valid u8.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len * self.dtype.size_in_bytes()) }
+    }
+
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as above, and `&mut self` is exclusive. Writers only store bytes that came
+        // from elements of the same dtype (a device copy), so every element stays valid (bool
+        // included).
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len * self.dtype.size_in_bytes()) }
+    }
 }
 
-/// The backends. Every op matches on this once.
+/// The backends. Every op matches on this once. Without the `wgpu` feature `WgpuStorage` is an
+/// empty enum, so the `Wgpu` arms compile but can never run.
 pub enum Storage {
     Cpu(CpuStorage),
+    Wgpu(WgpuStorage),
 }
 
 impl Storage {
     pub fn dtype(&self) -> DType {
         match self {
             Storage::Cpu(s) => s.dtype(),
+            Storage::Wgpu(s) => s.dtype(),
         }
     }
 
     pub fn len(&self) -> usize {
         match self {
             Storage::Cpu(s) => s.len(),
+            Storage::Wgpu(s) => s.len(),
         }
     }
 
@@ -102,17 +120,54 @@ impl Storage {
         self.len() == 0
     }
 
-    pub fn cpu(&self) -> Result<&CpuStorage> {
+    pub fn device(&self) -> Device {
         match self {
-            Storage::Cpu(s) => Ok(s),
+            Storage::Cpu(_) => Device::Cpu,
+            Storage::Wgpu(s) => s.device(),
         }
     }
 
-    pub fn cpu_mut(&mut self) -> Result<&mut CpuStorage> {
+    /// The CPU elements, for a kernel that exists only on the CPU: `op` names it in the error
+    /// raised for tensors on another device.
+    pub fn cpu(&self, op: &str) -> Result<&CpuStorage> {
         match self {
             Storage::Cpu(s) => Ok(s),
+            Storage::Wgpu(s) => Err(not_on_device(op, s.device())),
         }
     }
+
+    pub fn cpu_mut(&mut self, op: &str) -> Result<&mut CpuStorage> {
+        match self {
+            Storage::Cpu(s) => Ok(s),
+            Storage::Wgpu(s) => Err(not_on_device(op, s.device())),
+        }
+    }
+
+    pub fn wgpu(&self) -> Option<&WgpuStorage> {
+        match self {
+            Storage::Wgpu(s) => Some(s),
+            Storage::Cpu(_) => None,
+        }
+    }
+}
+
+/// The error for an op with no kernel on `device` yet: never a silent trip through the CPU.
+pub fn not_on_device(op: &str, device: Device) -> Error {
+    Error::NotImplemented(format!(
+        "Could not run '{op}' with arguments from the '{}' backend: rstorch has no {} kernel for it yet. Move the tensors to the CPU with .cpu() to run it there.",
+        device.type_name(),
+        device.type_name()
+    ))
+}
+
+/// The same for an op whose kernel on `device` lacks `dtype`.
+pub fn dtype_not_on_device(op: &str, dtype: DType, device: Device) -> Error {
+    Error::NotImplemented(format!(
+        "Could not run '{op}' on {} tensors with the '{}' backend: rstorch has no {} kernel for that dtype yet. Move the tensors to the CPU with .cpu() to run it there.",
+        dtype.name(),
+        device.type_name(),
+        device.type_name()
+    ))
 }
 
 /// Storage shared by views, with the version counter that in-place ops bump (autograd checks it
@@ -120,11 +175,18 @@ impl Storage {
 pub struct StorageCell {
     data: RwLock<Storage>,
     version: AtomicU64,
+    /// Fixed for the storage's life, so reading it takes no lock.
+    device: Device,
 }
 
 impl StorageCell {
     pub fn new(storage: Storage) -> StorageCell {
-        StorageCell { data: RwLock::new(storage), version: AtomicU64::new(0) }
+        let device = storage.device();
+        StorageCell { data: RwLock::new(storage), version: AtomicU64::new(0), device }
+    }
+
+    pub fn device(&self) -> Device {
+        self.device
     }
 
     pub fn read(&self) -> RwLockReadGuard<'_, Storage> {

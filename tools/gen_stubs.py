@@ -27,10 +27,14 @@ RETURNS = {
     "result_type": "dtype", "promote_types": "dtype", "can_cast": "bool", "where": "Any",
     "as_tensor": "Tensor", "_backward": "None", "_grad": "tuple[Tensor | None, ...]",
     "_set_detect_anomaly": "None", "_is_anomaly_enabled": "bool", "_record_function": "Any",
+    "_wgpu_is_built": "bool", "_wgpu_is_available": "bool", "_wgpu_device_count": "int",
+    "_wgpu_device_name": "str", "_wgpu_supports_f16": "bool", "_wgpu_synchronize": "None",
+    "_wgpu_empty_cache": "None", "_wgpu_pool_stats": "dict[str, int]", "get_default_device": "device",
+    "set_default_device": "None",
 }
 PROPERTIES = {
     "shape": "Size", "ndim": "int", "dtype": "dtype", "device": "device", "requires_grad": "bool",
-    "is_cpu": "bool", "is_cuda": "bool", "itemsize": "int", "nbytes": "int", "_version": "int",
+    "is_cpu": "bool", "is_cuda": "bool", "is_wgpu": "bool", "itemsize": "int", "nbytes": "int", "_version": "int",
     "T": "Tensor", "mT": "Tensor", "grad": "Tensor | None", "is_leaf": "bool", "output_nr": "int",
     "retains_grad": "bool", "data": "Tensor", "_grad_fn": "Any",
 }
@@ -49,7 +53,7 @@ def main():
         "from typing import Any", "import numpy", "from ._size import Size", "",
         "class dtype:", "    is_floating_point: bool", "    is_signed: bool", "    itemsize: int", "",
         "class device:", "    type: str", "    index: int | None",
-        "    def __init__(self, spec: str | device, index: int | None = None) -> None: ...", "",
+        "    def __init__(self, spec: str | int | device, index: int | None = None) -> None: ...", "",
         "class Generator:", "    def __init__(self, device: Any = None) -> None: ...",
         "    def manual_seed(self, seed: int) -> Generator: ...", "    def initial_seed(self) -> int: ...",
         "    def seed(self) -> int: ...", "",

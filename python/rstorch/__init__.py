@@ -9,6 +9,7 @@ from ._C import (
     tensor, as_tensor, from_numpy, zeros, ones, empty, full, arange, linspace, eye,
     rand, randn, randint, randperm, manual_seed, initial_seed, seed,
     cat, stack, einsum, set_num_threads, get_num_threads, result_type, promote_types, can_cast,
+    set_default_device, get_default_device,
 )
 from ._C import where as where, is_grad_enabled
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode
@@ -57,7 +58,8 @@ def numel(input):
 
 def _like(factory):
     def like(input, *, dtype=None, device=None, requires_grad=False, **_):
-        return factory(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+        return factory(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                       requires_grad=requires_grad)
     like.__name__ = factory.__name__ + "_like"
     return like
 
@@ -68,21 +70,25 @@ empty_like = _like(empty)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
-    return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False):
-    return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False):
-    return randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype)
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
+                   device=device or input.device)
 
 
 def get_default_dtype():
@@ -92,7 +98,7 @@ def get_default_dtype():
 def __getattr__(name):
     # Submodules load on first use so that `import rstorch` stays fast.
     import importlib
-    if name in ("nn", "autograd", "optim", "utils", "testing", "viz", "serialization"):
+    if name in ("nn", "autograd", "optim", "utils", "testing", "viz", "serialization", "wgpu"):
         return importlib.import_module(f".{name}", __name__)
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)

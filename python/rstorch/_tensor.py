@@ -42,18 +42,21 @@ def _type_as(self, other):
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-    return _C.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return _C.tensor(data, dtype=dtype or self.dtype, device=device or self.device,
+                     requires_grad=requires_grad)
 
 
 def _new_factory(fn):
     def new(self, *size, dtype=None, device=None, requires_grad=False):
-        return fn(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return fn(*size, dtype=dtype or self.dtype, device=device or self.device,
+                  requires_grad=requires_grad)
     new.__name__ = "new_" + fn.__name__
     return new
 
 
 def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
-    return _C.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return _C.full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                   requires_grad=requires_grad)
 
 
 def _in_place(name):

@@ -107,6 +107,8 @@ def tensor_repr(t, prefix="tensor("):
         else:
             fmt = _Formatter(flat, floating)
         body = _format_nested(data, shape, fmt, len(prefix), summarize)
+    if t.device.type != "cpu":
+        suffixes.append("device='" + str(t.device) + "'")
     if name not in _DEFAULT_DTYPES or (t.numel() == 0 and name != "float32"):
         if not (t.numel() == 0 and name == "float32"):
             suffixes.append(f"dtype={dtype}")

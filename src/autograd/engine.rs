@@ -200,7 +200,8 @@ fn roots(tensors: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, Tens
                 if t.numel() != 1 {
                     return Err(Error::Runtime("grad can be implicitly created only for scalar outputs".into()));
                 }
-                Tensor::ones(t.shape(), t.dtype())?
+                // On the output's device, so the whole backward pass stays there.
+                Tensor::full_on(t.shape(), crate::tensor::Scalar::Int(1), t.dtype(), t.device())?
             }
         };
         out.push((edge, g));

@@ -66,13 +66,14 @@ fn embed(g: &Tensor, offsets: &[usize], shape: &[usize], dtype: DType) -> Result
         return g.put_add_offsets(offsets, shape);
     }
     let n: usize = shape.iter().product();
-    let idx = Tensor::from_vec(offsets.iter().map(|&o| o as i64).collect::<Vec<_>>(), &[offsets.len()])?;
-    let flat = Tensor::zeros(&[n], dtype)?;
+    // Constants live on the gradient's device, like every tensor of the backward pass.
+    let idx = Tensor::from_vec(offsets.iter().map(|&o| o as i64).collect::<Vec<_>>(), &[offsets.len()])?.to_device(g.device())?;
+    let flat = Tensor::zeros_on(&[n], dtype, g.device())?;
     flat.index_add(0, &idx, &g.reshape(&[-1])?, Scalar::Int(1))?.reshape(&shape.iter().map(|&s| s as i64).collect::<Vec<_>>())
 }
 
-fn zeros_like_shape(shape: &[usize], dtype: DType) -> Result<Tensor> {
-    Tensor::zeros(shape, dtype)
+fn zeros_like_shape(shape: &[usize], g: &Tensor) -> Result<Tensor> {
+    Tensor::zeros_on(shape, g.dtype(), g.device())
 }
 
 /// The gradient of `op` for each input, from the output gradients.
@@ -287,11 +288,11 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 for &o in offsets {
                     keep[o] = false;
                 }
-                let mask = Tensor::from_vec(keep, &shape(0))?;
+                let mask = Tensor::from_vec(keep, &shape(0))?.to_device(g.device())?;
                 out[0] = Some(Tensor::where_(&mask, Arg::T(&g), Arg::S(f(0.0)))?);
             }
             if need(1) {
-                let idx = Tensor::from_vec(offsets.iter().map(|&o| o as i64).collect::<Vec<_>>(), &[offsets.len()])?;
+                let idx = Tensor::from_vec(offsets.iter().map(|&o| o as i64).collect::<Vec<_>>(), &[offsets.len()])?.to_device(g.device())?;
                 let taken = g.reshape(&[-1])?.index_select(0, &idx)?;
                 let full: Vec<usize> = if value_shape.is_empty() { vec![] } else { value_shape.clone() };
                 let lead = offsets.len() / full.iter().product::<usize>().max(1);
@@ -302,6 +303,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             }
         }
         Op::Copy { from } => out[0] = Some(g.to_dtype(*from)?),
+        Op::ToDevice { from } => out[0] = Some(g.to_device(*from)?),
         Op::Cat { dim, sizes } => {
             let mut start = 0i64;
             for (i, &s) in sizes.iter().enumerate() {
@@ -313,11 +315,11 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
         }
         Op::IndexSelect { dim } => {
             let idx = node.input(1)?;
-            out[0] = Some(zeros_like_shape(&shape(0), g.dtype())?.index_add(*dim as i64, &idx, &g, Scalar::Int(1))?);
+            out[0] = Some(zeros_like_shape(&shape(0), &g)?.index_add(*dim as i64, &idx, &g, Scalar::Int(1))?);
         }
         Op::Gather { dim } => {
             let idx = node.input(1)?;
-            out[0] = Some(zeros_like_shape(&shape(0), g.dtype())?.scatter(*dim as i64, &idx, Arg::T(&g), true)?);
+            out[0] = Some(zeros_like_shape(&shape(0), &g)?.scatter(*dim as i64, &idx, Arg::T(&g), true)?);
         }
         Op::Scatter { dim, add } => {
             let idx = node.input(1)?;
@@ -377,11 +379,23 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             }
         }
     }
-    // Gradients take the dtype of the input they belong to.
+    // Gradients take the dtype of the input they belong to, and its device when they are
+    // zero-dim (a CPU scalar that joined a GPU op); any other device mismatch is a bug that
+    // PyTorch's engine reports the same way.
     for (i, o) in out.iter_mut().enumerate() {
         if !need(i) {
             *o = None;
         } else if let Some(t) = o {
+            let want = node.inputs[i].device;
+            if t.device() != want {
+                if t.ndim() != 0 {
+                    return Err(crate::error::Error::Runtime(format!(
+                        "invalid gradient at index {i} - expected device {want} but got {}",
+                        t.device()
+                    )));
+                }
+                *t = t.to_device(want)?;
+            }
             if t.dtype() != node.inputs[i].dtype {
                 *o = Some(t.to_dtype(node.inputs[i].dtype)?);
             }

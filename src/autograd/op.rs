@@ -4,6 +4,7 @@ use std::any::Any;
 use std::sync::{Arc, Mutex, Weak};
 
 use crate::cpu::conv::ConvGeom;
+use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::tensor::{BinaryOp, Tensor, UnaryOp};
@@ -28,6 +29,8 @@ pub enum Op {
     Permute { dims: Vec<usize>, kind: &'static str },
     Expand,
     Copy { from: DType },
+    /// `to(device)`: the gradient goes back to the device the input was on.
+    ToDevice { from: Device },
     Cat { dim: usize, sizes: Vec<usize> },
     IndexSelect { dim: usize },
     Gather { dim: usize },
@@ -112,7 +115,7 @@ impl Op {
             Op::View { kind } => kind,
             Op::Permute { kind, .. } => kind,
             Op::Expand => "Expand",
-            Op::Copy { .. } => "ToCopy",
+            Op::Copy { .. } | Op::ToDevice { .. } => "ToCopy",
             Op::Cat { .. } => "Cat",
             Op::IndexSelect { .. } => "IndexSelect",
             Op::Gather { .. } => "Gather",
@@ -128,12 +131,13 @@ impl Op {
     }
 }
 
-/// What a node keeps of a forward input: its shape and dtype (to shape gradients), and the
-/// tensor itself when the formula needs its values.
+/// What a node keeps of a forward input: its shape, dtype and device (to shape gradients), and
+/// the tensor itself when the formula needs its values.
 #[derive(Clone)]
 pub struct InputMeta {
     pub shape: Vec<usize>,
     pub dtype: DType,
+    pub device: Device,
 }
 
 /// A tensor saved for backward, with the version it had then.
@@ -275,7 +279,7 @@ pub fn record(op: Op, inputs: &[&Tensor], outputs: &[&Tensor], save_inputs: &[us
         op,
         name,
         edges: inputs.iter().map(|t| t.gradient_edge()).collect(),
-        inputs: inputs.iter().map(|t| InputMeta { shape: t.shape().to_vec(), dtype: t.dtype() }).collect(),
+        inputs: inputs.iter().map(|t| InputMeta { shape: t.shape().to_vec(), dtype: t.dtype(), device: t.device() }).collect(),
         saved_inputs: Mutex::new(Some(
             (0..inputs.len()).map(|i| save_inputs.contains(&i).then(|| Saved::new(inputs[i]))).collect(),
         )),

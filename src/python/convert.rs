@@ -107,7 +107,7 @@ pub struct StorageOwner {
 pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
     fn view<'py, T: Element + numpy::Element>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
         let owner = Bound::new(py, StorageOwner { _cell: t.storage_cell().clone() })?.into_any();
-        t.with_slice::<T, _>(|s, l| {
+        t.with_slice::<T, _>("numpy", |s, l| {
             let shape = IxDyn(&l.shape);
             let strides = IxDyn(&l.strides);
             // SAFETY: the layout was checked to lie inside the storage when it was built, and

@@ -1,10 +1,10 @@
 //! `rstorch.dtype` and `rstorch.device` objects. Each dtype is a singleton, so `is` works.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
-use crate::device::Device;
+use crate::device::{Device, DeviceSpec};
 use crate::dtype::DType;
 
 #[pyclass(name = "dtype", module = "rstorch", frozen, eq, hash)]
@@ -85,7 +85,13 @@ pub fn extract_opt_dtype(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DTyp
 
 #[pyclass(name = "device", module = "rstorch", frozen)]
 pub struct PyDevice {
-    pub device: Device,
+    pub spec: DeviceSpec,
+}
+
+impl PyDevice {
+    pub fn device(&self) -> Device {
+        self.spec.resolve()
+    }
 }
 
 #[pymethods]
@@ -93,62 +99,111 @@ impl PyDevice {
     #[new]
     #[pyo3(signature = (spec, index=None))]
     fn new(spec: &Bound<'_, PyAny>, index: Option<i64>) -> PyResult<PyDevice> {
-        let device = extract_device(spec)?;
+        let mut parsed = extract_spec(spec)?;
         if let Some(i) = index {
-            if i != 0 {
-                return Err(PyValueError::new_err(format!("device index {i} is not available")));
+            if parsed.index.is_some() {
+                return Err(PyRuntimeError::new_err(format!(
+                    "type (string) must not include an index because index was passed explicitly: {parsed}"
+                )));
             }
+            if i < 0 {
+                return Err(PyRuntimeError::new_err(format!("Device index must not be negative")));
+            }
+            parsed = DeviceSpec::parse(&format!("{}:{i}", parsed.type_name()))?;
         }
-        Ok(PyDevice { device })
+        Ok(PyDevice { spec: parsed })
     }
 
     #[getter(r#type)]
     fn kind(&self) -> &'static str {
-        self.device.type_name()
+        self.spec.type_name()
     }
 
     #[getter]
-    fn index(&self) -> Option<i64> {
-        None
+    fn index(&self) -> Option<usize> {
+        self.spec.index
     }
 
     fn __repr__(&self) -> String {
-        format!("device(type='{}')", self.device.type_name())
+        match self.spec.index {
+            Some(i) => format!("device(type='{}', index={i})", self.spec.type_name()),
+            None => format!("device(type='{}')", self.spec.type_name()),
+        }
     }
 
-    fn __str__(&self) -> &'static str {
-        self.device.type_name()
+    fn __str__(&self) -> String {
+        self.spec.to_string()
     }
 
+    /// Equal type and index, as in PyTorch (`device('wgpu') != device('wgpu:0')`); a string
+    /// compares as the device it names.
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        extract_device(other).is_ok_and(|d| d == self.device)
+        if other.cast::<PyDevice>().is_err() && other.extract::<String>().is_err() {
+            return false;
+        }
+        extract_spec(other).is_ok_and(|d| d == self.spec)
     }
 
     fn __hash__(&self) -> u64 {
-        self.device as u64
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.spec.hash(&mut h);
+        h.finish()
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> (Bound<'py, pyo3::types::PyType>, (String,)) {
+        (py.get_type::<PyDevice>(), (self.spec.to_string(),))
     }
 }
 
-/// Accepts a device object, a string such as "cpu", or None (the CPU).
-pub fn extract_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
-    if obj.is_none() {
-        return Ok(Device::Cpu);
-    }
+/// A device as written: a device object, a string such as "wgpu:0", or an int (the ordinal of
+/// the accelerator, `wgpu`).
+fn extract_spec(obj: &Bound<'_, PyAny>) -> PyResult<DeviceSpec> {
     if let Ok(d) = obj.cast::<PyDevice>() {
-        return Ok(d.get().device);
+        return Ok(d.get().spec);
     }
     if let Ok(s) = obj.extract::<String>() {
-        return Ok(Device::parse(&s)?);
+        return Ok(DeviceSpec::parse(&s)?);
     }
     if let Ok(i) = obj.extract::<i64>() {
-        return Err(PyValueError::new_err(format!("device ordinal {i} needs an accelerator; this build has only 'cpu'")));
+        if i < 0 {
+            return Err(PyRuntimeError::new_err(format!("Device index must not be negative")));
+        }
+        return Ok(DeviceSpec::parse(&format!("wgpu:{i}"))?);
     }
     Err(PyTypeError::new_err(format!("expected a device, got {}", obj.get_type().name()?)))
 }
 
+/// Accepts a device object, a string such as "cpu" or "wgpu", an accelerator ordinal, or None
+/// (the CPU).
+pub fn extract_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
+    if obj.is_none() {
+        return Ok(Device::Cpu);
+    }
+    Ok(extract_spec(obj)?.resolve())
+}
+
+/// `extract_device` for an optional argument: None when absent or None.
+pub fn extract_opt_device(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Device>> {
+    match obj {
+        Some(o) if !o.is_none() => extract_device(o).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The object `tensor.device` returns (one per device, so repeated reads are cheap).
 pub fn device_object(py: Python<'_>, device: Device) -> PyResult<Py<PyDevice>> {
     static CPU: PyOnceLock<Py<PyDevice>> = PyOnceLock::new();
+    static WGPU: PyOnceLock<Vec<Py<PyDevice>>> = PyOnceLock::new();
+    let make = |d: Device| Py::new(py, PyDevice { spec: DeviceSpec::of(d) });
     match device {
-        Device::Cpu => Ok(CPU.get_or_init(py, || Py::new(py, PyDevice { device }).expect("allocating a device")).clone_ref(py)),
+        Device::Cpu => Ok(CPU.get_or_try_init(py, || make(Device::Cpu))?.clone_ref(py)),
+        Device::Wgpu(i) => {
+            let first = WGPU.get_or_try_init(py, || (0..8).map(|i| make(Device::Wgpu(i))).collect::<PyResult<Vec<_>>>())?;
+            match first.get(i) {
+                Some(d) => Ok(d.clone_ref(py)),
+                None => make(device),
+            }
+        }
     }
 }

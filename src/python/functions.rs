@@ -4,13 +4,14 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use crate::device::Device;
 use crate::dtype::{result_type, DType, Operand, DEFAULT_FLOAT};
 use crate::random::Generator;
 use crate::tensor::arith::Arg;
 use crate::tensor::{Scalar, Tensor};
 
 use super::convert::{from_numpy, index_int, int_args, scalar_of, shape_arg, tensor_from_data, to_tensor};
-use super::dtype::{dtype_object, extract_device, extract_opt_dtype, PyDType};
+use super::dtype::{dtype_object, extract_device, extract_opt_device, extract_opt_dtype, PyDType};
 use super::tensor::{run, PyTensor};
 
 #[pyclass(name = "Generator", module = "rstorch", frozen)]
@@ -70,11 +71,38 @@ fn generator_of(g: Option<&Bound<'_, PyAny>>) -> PyResult<Generator> {
     }
 }
 
-/// Common keywords of factories: applies `requires_grad` and checks the device.
+/// The device factories use when called without one (`set_default_device`); None is the CPU.
+static DEFAULT_DEVICE: std::sync::RwLock<Option<Device>> = std::sync::RwLock::new(None);
+
+/// A factory's `device=` argument, or the default device.
+fn factory_device(device: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Device>> {
+    Ok(match extract_opt_device(device)? {
+        Some(d) => Some(d),
+        None => *DEFAULT_DEVICE.read().unwrap_or_else(|e| e.into_inner()),
+    })
+}
+
+#[pyfunction]
+#[pyo3(signature = (device))]
+fn set_default_device(device: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    let d = extract_opt_device(device)?.filter(|d| !d.is_cpu());
+    *DEFAULT_DEVICE.write().unwrap_or_else(|e| e.into_inner()) = d;
+    Ok(())
+}
+
+#[pyfunction]
+fn get_default_device(py: Python<'_>) -> PyResult<Py<super::dtype::PyDevice>> {
+    let d = DEFAULT_DEVICE.read().unwrap_or_else(|e| e.into_inner()).unwrap_or(Device::Cpu);
+    super::dtype::device_object(py, d)
+}
+
+/// Common keywords of factories: puts the tensor on `device` (made on the CPU, it is uploaded
+/// once) and applies `requires_grad`, so the result is a leaf.
 fn finish(t: Tensor, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
-    if let Some(d) = device {
-        extract_device(d)?;
-    }
+    let t = match factory_device(device)? {
+        Some(d) => t.to_device(d)?,
+        None => t,
+    };
     if requires_grad {
         t.set_requires_grad(true)?;
     }
@@ -95,14 +123,29 @@ fn tensor(data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Opt
 fn as_tensor(data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
     let py = data.py();
     let dtype = extract_opt_dtype(dtype)?;
-    if let Some(d) = device {
-        extract_device(d)?;
-    }
+    let explicit = extract_opt_device(device)?;
+    let device = factory_device(device)?;
+    let place = |t: Tensor| -> PyResult<Tensor> {
+        Ok(match device {
+            Some(d) => t.to_device(d)?,
+            None => t,
+        })
+    };
     if let Ok(t) = data.cast::<PyTensor>() {
         let inner = &t.get().tensor();
+        // A tensor keeps its device unless one is named (the default device does not apply).
+        let device = explicit;
+        let same_device = device.is_none_or(|d| d == inner.device());
+        let place = |t: Tensor| -> PyResult<Tensor> {
+            Ok(match device {
+                Some(d) => t.to_device(d)?,
+                None => t,
+            })
+        };
         return match dtype {
-            Some(d) if d != inner.dtype() => Ok(Py::new(py, PyTensor::wrap(inner.copy_as(d)?))?.into_any()),
-            _ => Ok(t.clone().into_any().unbind()),
+            Some(d) if d != inner.dtype() => Ok(Py::new(py, PyTensor::wrap(place(inner.copy_as(d)?)?))?.into_any()),
+            _ if same_device => Ok(t.clone().into_any().unbind()),
+            _ => Ok(Py::new(py, PyTensor::wrap(place(inner.clone())?))?.into_any()),
         };
     }
     if let Ok(arr) = data.cast::<numpy::PyUntypedArray>() {
@@ -111,9 +154,9 @@ fn as_tensor(data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: 
             Some(d) => t.to_dtype(d)?,
             None => t,
         };
-        return Ok(Py::new(py, PyTensor::wrap(t))?.into_any());
+        return Ok(Py::new(py, PyTensor::wrap(place(t)?))?.into_any());
     }
-    Ok(Py::new(py, PyTensor::wrap(tensor_from_data(data, dtype)?))?.into_any())
+    Ok(Py::new(py, PyTensor::wrap(place(tensor_from_data(data, dtype)?)?))?.into_any())
 }
 
 #[pyfunction(name = "from_numpy")]
@@ -141,7 +184,11 @@ macro_rules! filled_factory {
             let dtype = extract_opt_dtype(dtype)?.unwrap_or(DEFAULT_FLOAT);
             let shape = shape_arg(&int_args(size)?, dtype)?;
             let py = size.py();
-            let t = run(py, shape.iter().product(), || Tensor::full(&shape, $value, dtype))?;
+            let t = match factory_device(device)? {
+                // Zeros and empty tensors are made on the device itself (no upload).
+                Some(d) if !d.is_cpu() && $value == Scalar::Int(0) => Tensor::zeros_on(&shape, dtype, d)?,
+                _ => run(py, shape.iter().product(), || Tensor::full(&shape, $value, dtype))?,
+            };
             finish(t, device, requires_grad)
         }
     };
@@ -455,5 +502,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(result_type_fn, m)?)?;
     m.add_function(wrap_pyfunction!(promote_types, m)?)?;
     m.add_function(wrap_pyfunction!(can_cast, m)?)?;
+    m.add_function(wrap_pyfunction!(set_default_device, m)?)?;
+    m.add_function(wrap_pyfunction!(get_default_device, m)?)?;
     Ok(())
 }

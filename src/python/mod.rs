@@ -11,6 +11,7 @@ mod optim;
 mod ops;
 mod serialize;
 mod tensor;
+mod wgpu;
 
 use pyo3::prelude::*;
 
@@ -31,5 +32,6 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     nn::register(m)?;
     optim::register(m)?;
     serialize::register(m)?;
+    wgpu::register(m)?;
     Ok(())
 }

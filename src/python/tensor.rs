@@ -9,7 +9,8 @@ use crate::dtype::DType;
 use crate::tensor::{Scalar, Tensor};
 
 use super::convert::{dims_arg, index_int, int_args, int_list, parse_index, scalar_of, to_numpy, to_tensor};
-use super::dtype::{device_object, dtype_object, extract_device, extract_dtype, PyDevice, PyDType};
+use super::dtype::{device_object, dtype_object, extract_device, extract_dtype, extract_opt_device, PyDevice, PyDType};
+use crate::device::Device;
 
 #[pyclass(name = "Tensor", module = "rstorch", subclass, frozen, dict, weakref)]
 pub struct PyTensor {
@@ -93,25 +94,37 @@ fn scalar_to_py(py: Python<'_>, s: Scalar) -> PyResult<Py<PyAny>> {
 }
 
 /// Parses `to(...)`'s many forms: `to(dtype)`, `to(device)`, `to(device, dtype)`,
-/// `to(other_tensor)`, and keywords.
-fn parse_to(args: &Bound<'_, PyTuple>, dtype_kw: Option<&Bound<'_, PyAny>>, device_kw: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
-    let mut dtype = None;
+/// `to(other_tensor)`, and keywords, into the target dtype and device.
+fn parse_to(args: &Bound<'_, PyTuple>, dtype_kw: Option<&Bound<'_, PyAny>>, device_kw: Option<&Bound<'_, PyAny>>) -> PyResult<(Option<DType>, Option<Device>)> {
+    let (mut dtype, mut device) = (None, None);
     for a in args.iter() {
         if let Ok(d) = a.cast::<PyDType>() {
             dtype = Some(d.get().dtype);
         } else if let Ok(t) = a.cast::<PyTensor>() {
-            dtype = Some(t.get().tensor().dtype());
-        } else {
-            extract_device(&a)?;
+            let t = t.get().tensor();
+            dtype = Some(t.dtype());
+            device = Some(t.device());
+        } else if !a.is_none() {
+            device = Some(extract_device(&a)?);
         }
     }
     if let Some(d) = dtype_kw.filter(|d| !d.is_none()) {
         dtype = Some(extract_dtype(d)?);
     }
-    if let Some(d) = device_kw {
-        extract_device(d)?;
+    if let Some(d) = extract_opt_device(device_kw)? {
+        device = Some(d);
     }
-    Ok(dtype)
+    Ok((dtype, device))
+}
+
+/// `t` converted to `dtype` and moved to `device`: casts run on the CPU side of a transfer
+/// (before an upload, after a download), where every dtype has kernels.
+pub(crate) fn convert(t: &Tensor, dtype: DType, device: Device) -> crate::Result<Tensor> {
+    if device != t.device() && !device.is_cpu() && t.device().is_cpu() {
+        t.to_dtype(dtype)?.to_device(device)
+    } else {
+        t.to_device(device)?.to_dtype(dtype)
+    }
 }
 
 #[pymethods]
@@ -230,7 +243,13 @@ impl PyTensor {
 
     #[getter]
     fn is_cpu(&self) -> bool {
-        true
+        self.tensor().device().is_cpu()
+    }
+
+    /// Whether the tensor lives on a wgpu device.
+    #[getter]
+    fn is_wgpu(&self) -> bool {
+        !self.tensor().device().is_cpu()
     }
 
     #[getter]
@@ -289,12 +308,23 @@ impl PyTensor {
 
     #[pyo3(signature = (*, force=false))]
     fn numpy<'py>(&self, py: Python<'py>, force: bool) -> PyResult<Bound<'py, PyAny>> {
-        if self.tensor().requires_grad() && !force {
+        let t = self.tensor();
+        if force {
+            // PyTorch's force=True is `detach().cpu().resolve_conj().resolve_neg().numpy()`.
+            return to_numpy(py, &py.detach(|| t.detach().to_device(Device::Cpu))?);
+        }
+        if t.requires_grad() {
             return Err(PyRuntimeError::new_err(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
             ));
         }
-        to_numpy(py, &self.tensor())
+        if !t.device().is_cpu() {
+            return Err(PyTypeError::new_err(format!(
+                "can't convert {} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
+                t.device()
+            )));
+        }
+        to_numpy(py, &t)
     }
 
     fn item(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -316,12 +346,16 @@ impl PyTensor {
     ) -> PyResult<Py<PyAny>> {
         let _ = non_blocking;
         let t = &slf.get().tensor();
-        let target = parse_to(args, dtype, device)?;
-        match target {
-            Some(d) if d != t.dtype() || copy => Ok(Bound::new(slf.py(), PyTensor::wrap(t.copy_as(d)?))?.into_any().unbind()),
-            None if copy => Ok(Bound::new(slf.py(), PyTensor::wrap(t.copy_as(t.dtype())?))?.into_any().unbind()),
-            _ => Ok(slf.clone().into_any().unbind()),
+        let (dtype, device) = parse_to(args, dtype, device)?;
+        let (dtype, device) = (dtype.unwrap_or(t.dtype()), device.unwrap_or(t.device()));
+        if dtype == t.dtype() && device == t.device() {
+            if !copy {
+                return Ok(slf.clone().into_any().unbind());
+            }
+            return Ok(Bound::new(slf.py(), PyTensor::wrap(t.copy_as(dtype)?))?.into_any().unbind());
         }
+        let out = slf.py().detach(|| convert(t, dtype, device))?;
+        Ok(Bound::new(slf.py(), PyTensor::wrap(out))?.into_any().unbind())
     }
 
     #[pyo3(signature = (dtype=None, non_blocking=false))]
@@ -340,8 +374,13 @@ impl PyTensor {
         }
     }
 
-    fn cpu(slf: &Bound<'_, Self>) -> Py<PyAny> {
-        slf.clone().into_any().unbind()
+    fn cpu(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let t = slf.get().tensor();
+        if t.device().is_cpu() {
+            return Ok(slf.clone().into_any().unbind());
+        }
+        let out = slf.py().detach(|| t.to_device(Device::Cpu))?;
+        Ok(Bound::new(slf.py(), PyTensor::wrap(out))?.into_any().unbind())
     }
 
     #[pyo3(signature = (memory_format=None))]

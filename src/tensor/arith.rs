@@ -5,6 +5,7 @@ use crate::cpu::elementwise::{map2, map3};
 use crate::cpu::num::Arith;
 use crate::autograd::{record, GradMode, Op};
 use crate::cpu::cast::convert_strided;
+use crate::device::Device;
 use crate::dtype::{result_type, DType, Element, Operand};
 use crate::error::{Error, Result};
 use crate::shape::broadcast_shapes;
@@ -40,6 +41,36 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
+    /// PyTorch's name of the op, for errors.
+    pub fn name(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "add",
+            Sub => "sub",
+            Mul => "mul",
+            Div => "div",
+            FloorDiv => "floor_divide",
+            Rem => "remainder",
+            Pow => "pow",
+            Maximum => "maximum",
+            Minimum => "minimum",
+            Atan2 => "atan2",
+            Eq => "eq",
+            Ne => "ne",
+            Lt => "lt",
+            Le => "le",
+            Gt => "gt",
+            Ge => "ge",
+            LogicalAnd => "logical_and",
+            LogicalOr => "logical_or",
+            LogicalXor => "logical_xor",
+            BitAnd => "bitwise_and",
+            BitOr => "bitwise_or",
+            BitXor => "bitwise_xor",
+            ReluGrad => "threshold_backward",
+        }
+    }
+
     fn is_comparison(self) -> bool {
         matches!(self, BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge)
     }
@@ -171,8 +202,24 @@ pub fn binary(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
     Ok(out)
 }
 
+/// The device of an op's tensor operands (zero-dim CPU tensors join any device as scalars).
+fn args_device(args: &[&Arg]) -> Result<Device> {
+    let tensors: Vec<&Tensor> = args
+        .iter()
+        .filter_map(|x| match x {
+            Arg::T(t) => Some(*t),
+            Arg::S(_) => None,
+        })
+        .collect();
+    crate::device::common_device(&tensors, true)
+}
+
 fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
     let (compute, out) = op_dtypes(op, &a, &b)?;
+    let device = args_device(&[&a, &b])?;
+    if !device.is_cpu() {
+        return binary_on_device(a, b, op, compute, device);
+    }
     let kernel_dtype = if compute.is_half() { DType::F32 } else { compute };
     let ta = a.materialize(kernel_dtype)?;
     let tb = b.materialize(kernel_dtype)?;
@@ -191,7 +238,7 @@ fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
     let la = ta.layout().broadcast_to(&shape);
     let lb = tb.layout().broadcast_to(&shape);
     let result = with_arith_dtype!(kernel_dtype, T => {
-        ta.with_slice::<T, _>(|sa, _| tb.with_slice::<T, _>(|sb, _| {
+        ta.with_slice::<T, _>(op.name(), |sa, _| tb.with_slice::<T, _>(op.name(), |sb, _| {
             macro_rules! arith { ($f:expr) => { Tensor::from_vec(map2(sa, &la, sb, &lb, $f), &shape) } }
             macro_rules! compare { ($f:expr) => { Tensor::from_vec::<bool>(map2(sa, &la, sb, &lb, $f), &shape) } }
             match op {
@@ -222,6 +269,43 @@ fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
         }))??
     })?;
     result.to_dtype(out)
+}
+
+/// `binary_raw` for operands on a GPU: tensors there are viewed broadcast, numbers (and
+/// zero-dim CPU tensors) travel as kernel arguments.
+fn binary_on_device(a: Arg, b: Arg, op: BinaryOp, compute: DType, device: Device) -> Result<Tensor> {
+    use crate::wgpu::Operand;
+    if op.is_comparison() || op.is_logical() || matches!(op, BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor) {
+        return Err(crate::storage::not_on_device(op.name(), device));
+    }
+    if compute != DType::F32 {
+        return Err(crate::storage::dtype_not_on_device(op.name(), compute, device));
+    }
+    let shape_of = |x: &Arg| match x {
+        Arg::T(t) => t.shape().to_vec(),
+        Arg::S(_) => vec![],
+    };
+    let shape = broadcast_shapes(&shape_of(&a), &shape_of(&b))?;
+    crate::tensor::check_alloc(&shape, compute)?;
+    // Device operands converted to the compute dtype and broadcast to the output's shape.
+    let view = |x: &Arg| -> Result<Option<Tensor>> {
+        match x {
+            Arg::T(t) if t.device() == device => {
+                let t = t.to_dtype(compute)?;
+                Ok(Some(t.with_layout(t.layout().broadcast_to(&shape))))
+            }
+            _ => Ok(None),
+        }
+    };
+    fn operand<'t>(view: &'t Option<Tensor>, x: &Arg) -> Result<Operand<'t>> {
+        Ok(match (view, x) {
+            (Some(t), _) => Operand::Tensor(t),
+            (None, Arg::S(s)) => Operand::Scalar(s.to_f64()),
+            (None, Arg::T(t)) => Operand::Scalar(t.item()?.to_f64()),
+        })
+    }
+    let (va, vb) = (view(&a)?, view(&b)?);
+    crate::wgpu::binary(op, operand(&va, &a)?, operand(&vb, &b)?, &shape, device)
 }
 
 impl Tensor {
@@ -267,7 +351,7 @@ impl Tensor {
     /// Whether any element is non-zero.
     pub fn any_true(&self) -> Result<bool> {
         let t = self.to_dtype(DType::Bool)?;
-        t.with_slice::<bool, _>(|s, l| convert_strided::<bool, bool>(s, l).iter().any(|&b| b))
+        t.with_slice::<bool, _>("any", |s, l| convert_strided::<bool, bool>(s, l).iter().any(|&b| b))
     }
 
     /// `torch.where(cond, self, other)`.
@@ -288,6 +372,10 @@ impl Tensor {
     }
 
     fn where_raw(cond: &Tensor, a: Arg, b: Arg) -> Result<Tensor> {
+        let device = args_device(&[&Arg::T(cond), &a, &b])?;
+        if !device.is_cpu() {
+            return Err(crate::storage::not_on_device("where", device));
+        }
         let dtype = result_type(&[a.operand(), b.operand()]);
         let (ta, tb) = (a.materialize(dtype)?, b.materialize(dtype)?);
         let c = cond.to_dtype(DType::Bool)?;
@@ -299,7 +387,7 @@ impl Tensor {
             tb.layout().broadcast_to(&shape),
         );
         crate::with_dtype!(dtype, T => {
-            c.with_slice::<bool, _>(|sc, _| ta.with_slice::<T, _>(|sa, _| tb.with_slice::<T, _>(|sb, _| {
+            c.with_slice::<bool, _>("where", |sc, _| ta.with_slice::<T, _>("where", |sa, _| tb.with_slice::<T, _>("where", |sb, _| {
                 Tensor::from_vec(map3(sc, &lc, sa, &la, sb, &lb, |c: bool, x: T, y: T| if c { x } else { y }), &shape)
             })))???
         })

@@ -36,8 +36,8 @@ fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: 
     fn typed<T: Arith>(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<Tensor> {
         let (a, b) = (a.contiguous()?, b.contiguous()?);
         let bias = bias.map(|t| t.to_vec::<T>()).transpose()?;
-        let data = a.with_slice::<T, _>(|sa, la| {
-            b.with_slice::<T, _>(|sb, lb| {
+        let data = a.with_slice::<T, _>("convolution", |sa, la| {
+            b.with_slice::<T, _>("convolution", |sb, lb| {
                 let (sa, sb) = (&sa[la.offset..][..a.numel()], &sb[lb.offset..][..b.numel()]);
                 match kernel {
                     Kernel::Forward => conv2d_forward(sa, sb, bias.as_deref(), g),

@@ -75,7 +75,7 @@ impl Tensor {
 
     /// A contiguous tensor of `shape` gathering `self`'s elements at storage `offsets`.
     fn take_offsets(&self, offsets: &[usize], shape: &[usize]) -> Result<Tensor> {
-        with_dtype!(self.dtype(), T => self.with_slice::<T, _>(|s, _| Tensor::from_vec(take(s, offsets), shape))?)
+        with_dtype!(self.dtype(), T => self.with_slice::<T, _>("index", |s, _| Tensor::from_vec(take(s, offsets), shape))?)
     }
 
     pub fn index_select(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
@@ -225,7 +225,7 @@ impl Tensor {
             // Integer adds must be exact: do them in i64.
             let exact = out.to_dtype(DType::I64)?;
             let vals = src.to_vec::<i64>()?;
-            exact.with_slice_mut::<i64, _>(|o, _| {
+            exact.with_slice_mut::<i64, _>("scatter", |o, _| {
                 for (k, &off) in offs.iter().enumerate() {
                     o[off] = o[off].wrapping_add(vals[k]);
                 }
@@ -234,7 +234,7 @@ impl Tensor {
         }
         with_dtype!(dt, T => {
             let vals = src.to_vec::<T>()?;
-            out.with_slice_mut::<T, _>(|o, _| {
+            out.with_slice_mut::<T, _>("scatter", |o, _| {
                 for (k, &off) in offs.iter().enumerate() {
                     o[off] = if reduce_add { T::from_f64(o[off].to_f64() + vals[k].to_f64()) } else { vals[k] };
                 }
@@ -303,9 +303,9 @@ impl Tensor {
         let outer: usize = x.shape()[..d].iter().product();
         let inner: usize = x.shape()[d + 1..].iter().product();
         with_arith_dtype!(work, T => {
-            scaled.with_slice::<T, _>(|src, sl| {
+            scaled.with_slice::<T, _>("index_add", |src, sl| {
                 let src = &src[sl.offset..];
-                out.with_slice_mut::<T, _>(|dst, _| {
+                out.with_slice_mut::<T, _>("index_add", |dst, _| {
                     for o in 0..outer {
                         for (j, &i) in idx.iter().enumerate() {
                             let from = &src[(o * idx.len() + j) * inner..][..inner];
@@ -401,7 +401,7 @@ impl Tensor {
         let d = wrap_dim(dim, x.ndim())?;
         let len = x.shape()[d];
         let work = if x.dtype().is_half() { x.to_dtype(DType::F32)? } else { x.clone() };
-        let order: Vec<i64> = with_arith_dtype!(work.dtype(), T => work.with_slice::<T, _>(|s, l| {
+        let order: Vec<i64> = with_arith_dtype!(work.dtype(), T => work.with_slice::<T, _>("sort", |s, l| {
             map_lanes(s, l, d, len, |lane: &[T], o: &mut [i64]| {
                 let mut idx: Vec<usize> = (0..lane.len()).collect();
                 let key = |a: T, b: T| {
@@ -627,7 +627,7 @@ impl Tensor {
             let v = v.with_layout(v.layout().broadcast_to(&shape));
             with_dtype!(self.dtype(), T => {
                 let vals = v.to_vec::<T>()?;
-                self.with_slice_mut::<T, _>(|o, _| {
+                self.with_slice_mut::<T, _>("index_put_", |o, _| {
                     for (k, &off) in offs.iter().enumerate() {
                         o[off] = vals[k];
                     }

@@ -20,6 +20,9 @@ impl Tensor {
     }
 
     fn bmm_kernel(&self, other: &Tensor) -> Result<Tensor> {
+        if !crate::device::common_device(&[self, other], false)?.is_cpu() {
+            return crate::wgpu::matmul(self, other);
+        }
         let nd = self.ndim();
         let (m, k, n) = (self.shape()[nd - 2], self.shape()[nd - 1], other.shape()[nd - 1]);
         let batch_shape = &self.shape()[..nd - 2];
@@ -43,11 +46,11 @@ impl Tensor {
         shape.extend([m, n]);
         let dt = self.dtype();
         let data = match dt {
-            DType::F32 => Tensor::from_vec(self.with_slice::<f32, _>(|a, _| other.with_slice::<f32, _>(|b, _| batched_gemm(a, &am, b, &bm, m, k, n)))??, &shape)?,
-            DType::F64 => Tensor::from_vec(self.with_slice::<f64, _>(|a, _| other.with_slice::<f64, _>(|b, _| batched_gemm(a, &am, b, &bm, m, k, n)))??, &shape)?,
-            DType::F16 => Tensor::from_vec(self.with_slice::<half::f16, _>(|a, _| other.with_slice::<half::f16, _>(|b, _| batched_gemm(a, &am, b, &bm, m, k, n)))??, &shape)?,
+            DType::F32 => Tensor::from_vec(self.with_slice::<f32, _>("matmul", |a, _| other.with_slice::<f32, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n)))??, &shape)?,
+            DType::F64 => Tensor::from_vec(self.with_slice::<f64, _>("matmul", |a, _| other.with_slice::<f64, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n)))??, &shape)?,
+            DType::F16 => Tensor::from_vec(self.with_slice::<half::f16, _>("matmul", |a, _| other.with_slice::<half::f16, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n)))??, &shape)?,
             DType::BF16 => return self.to_dtype(DType::F32)?.bmm_kernel(&other.to_dtype(DType::F32)?)?.to_dtype(dt),
-            _ => crate::with_arith_dtype!(dt, T => Tensor::from_vec(self.with_slice::<T, _>(|a, _| other.with_slice::<T, _>(|b, _| batched_int_matmul(a, &am, b, &bm, m, k, n)))??, &shape)?),
+            _ => crate::with_arith_dtype!(dt, T => Tensor::from_vec(self.with_slice::<T, _>("matmul", |a, _| other.with_slice::<T, _>("matmul", |b, _| batched_int_matmul(a, &am, b, &bm, m, k, n)))??, &shape)?),
         };
         Ok(data)
     }

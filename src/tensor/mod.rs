@@ -9,6 +9,7 @@ pub mod conv;
 pub mod pool;
 mod reduce;
 mod shape_ops;
+mod transfer;
 mod unary;
 mod view;
 
@@ -141,7 +142,7 @@ impl Tensor {
     }
 
     pub fn device(&self) -> Device {
-        Device::Cpu
+        self.0.storage.device()
     }
 
     pub fn ndim(&self) -> usize {
@@ -160,12 +161,15 @@ impl Tensor {
         self.0.dtype.size_in_bytes()
     }
 
-    /// Address of the first element.
+    /// Address of the first element. GPU memory has no host address: there it is the address
+    /// of the storage object plus the byte offset, unique and stable while the storage lives.
     pub fn data_ptr(&self) -> usize {
         let st = self.0.storage.read();
-        match &*st {
-            Storage::Cpu(s) => s.as_ptr() as usize + self.storage_offset() * self.element_size(),
-        }
+        let base = match &*st {
+            Storage::Cpu(s) => s.as_ptr() as usize,
+            Storage::Wgpu(_) => Arc::as_ptr(&self.0.storage) as usize,
+        };
+        base + self.storage_offset() * self.element_size()
     }
 
     /// Size of `dim`, which may be negative.
@@ -216,10 +220,10 @@ impl Tensor {
     // ----- element access -------------------------------------------------------------------
 
     /// Calls `f` with the CPU elements of the storage (as `T`, which must be the dtype) and the
-    /// layout viewing them.
-    pub fn with_slice<T: Element, R>(&self, f: impl FnOnce(&[T], &Layout) -> R) -> Result<R> {
+    /// layout viewing them. `op` names the CPU-only kernel in the error for other devices.
+    pub fn with_slice<T: Element, R>(&self, op: &str, f: impl FnOnce(&[T], &Layout) -> R) -> Result<R> {
         let st = self.0.storage.read();
-        let cpu = st.cpu()?;
+        let cpu = st.cpu(op)?;
         if cpu.dtype() != T::DTYPE {
             return Err(crate::storage::dtype_error(T::DTYPE, cpu.dtype()));
         }
@@ -227,9 +231,9 @@ impl Tensor {
     }
 
     /// Mutable access for in-place ops; bumps the version counter.
-    pub fn with_slice_mut<T: Element, R>(&self, f: impl FnOnce(&mut [T], &Layout) -> R) -> Result<R> {
+    pub fn with_slice_mut<T: Element, R>(&self, op: &str, f: impl FnOnce(&mut [T], &Layout) -> R) -> Result<R> {
         let mut st = self.0.storage.write();
-        let cpu = st.cpu_mut()?;
+        let cpu = st.cpu_mut(op)?;
         if cpu.dtype() != T::DTYPE {
             return Err(crate::storage::dtype_error(T::DTYPE, cpu.dtype()));
         }
@@ -244,8 +248,12 @@ impl Tensor {
             // An empty view may sit past the end of its (possibly empty) storage.
             return Ok(Vec::new());
         }
+        if !self.device().is_cpu() {
+            // Reading values is what brings them back from the device.
+            return self.to_device(Device::Cpu)?.to_vec();
+        }
         let t = self.to_dtype(T::DTYPE)?.contiguous()?;
-        t.with_slice::<T, _>(|s, l| s[l.offset..l.offset + l.numel()].to_vec())
+        t.with_slice::<T, _>("to_vec", |s, l| s[l.offset..l.offset + l.numel()].to_vec())
     }
 
     /// The single element of a one-element tensor.
@@ -256,9 +264,12 @@ impl Tensor {
                 self.numel()
             )));
         }
+        if !self.device().is_cpu() {
+            return self.to_device(Device::Cpu)?.item();
+        }
         let dt = self.dtype();
         let off = self.storage_offset();
-        Ok(crate::with_dtype!(dt, T => self.with_slice::<T, _>(|s, _| {
+        Ok(crate::with_dtype!(dt, T => self.with_slice::<T, _>("item", |s, _| {
             let v = s[off];
             if dt == DType::Bool {
                 Scalar::Bool(v.is_nonzero())
@@ -284,10 +295,21 @@ impl Tensor {
     pub fn copy_as(&self, dtype: DType) -> Result<Tensor> {
         check_alloc(self.shape(), dtype)?;
         let src = self.dtype();
-        let out = crate::with_dtype!(src, S => crate::with_dtype!(dtype, D => {
-            let data = self.with_slice::<S, _>(|s, l| cpu::cast::convert_strided::<S, D>(s, l))?;
-            Tensor::from_vec(data, self.shape())
-        }))?;
+        let out = match self.device() {
+            Device::Cpu => crate::with_dtype!(src, S => crate::with_dtype!(dtype, D => {
+                let data = self.with_slice::<S, _>("copy", |s, l| cpu::cast::convert_strided::<S, D>(s, l))?;
+                Tensor::from_vec(data, self.shape())
+            }))?,
+            Device::Wgpu(_) => {
+                if dtype != src {
+                    // Casts need a kernel per dtype pair; the copy below moves bits only.
+                    return Err(crate::storage::dtype_not_on_device(&format!("to({})", dtype.name()), src, self.device()));
+                }
+                let out = Tensor::empty_on(self.shape(), dtype, self.device())?;
+                crate::wgpu::copy_strided(self, &out)?;
+                out
+            }
+        };
         autograd::record(Op::Copy { from: src }, &[self], &[&out], &[], &[]);
         Ok(out)
     }
@@ -325,11 +347,23 @@ impl Tensor {
         }
         // Reading and writing one storage at once would need two locks on it: go through a copy.
         let src = if self.shares_storage(src) { src.copy_as(src.dtype())? } else { src.clone() };
-        let src = src.to_dtype(self.dtype())?;
+        // A copy between devices moves the data first (converted where it is cheapest: before
+        // an upload, after a download).
+        let src = match (src.device(), self.device()) {
+            (a, b) if a == b => src.to_dtype(self.dtype())?,
+            (Device::Cpu, b) => src.to_dtype(self.dtype())?.to_device(b)?,
+            (_, b) => src.to_device(b)?.to_dtype(self.dtype())?,
+        };
+        if !self.device().is_cpu() {
+            let sl = src.layout().broadcast_to(self.shape());
+            crate::wgpu::copy_strided(&src.with_layout(sl), self)?;
+            self.0.storage.bump_version();
+            return Ok(());
+        }
         let sl = src.layout().broadcast_to(self.shape());
         crate::with_dtype!(self.dtype(), T => {
-            src.with_slice::<T, _>(|s, _| {
-                self.with_slice_mut::<T, _>(|d, dl| cpu::elementwise::assign(d, dl, s, &sl, |x| x))
+            src.with_slice::<T, _>("copy_", |s, _| {
+                self.with_slice_mut::<T, _>("copy_", |d, dl| cpu::elementwise::assign(d, dl, s, &sl, |x| x))
             })??;
         });
         Ok(())

@@ -81,7 +81,7 @@ impl Tensor {
         crate::tensor::check_alloc(&out_shape, self.dtype())?;
         let x = self.contiguous()?;
         let (values, indices) = with_dtype!(self.dtype(), T => {
-            let (v, i) = x.with_slice::<T, _>(|s, l| max_pool2d(&s[l.offset..][..x.numel()], &g))?;
+            let (v, i) = x.with_slice::<T, _>("max_pool2d", |s, l| max_pool2d(&s[l.offset..][..x.numel()], &g))?;
             (Tensor::from_vec(v, &out_shape)?, i)
         });
         if is_grad_enabled() && self.requires_grad() {

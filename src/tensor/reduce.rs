@@ -20,6 +20,20 @@ pub enum ReduceOp {
     Any,
 }
 
+impl ReduceOp {
+    /// PyTorch's name of the op, for errors.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Prod => "prod",
+            ReduceOp::Max => "amax",
+            ReduceOp::Min => "amin",
+            ReduceOp::All => "all",
+            ReduceOp::Any => "any",
+        }
+    }
+}
+
 impl Tensor {
     /// The dims a reduction covers (all of them for `None` or an empty list) and its output shape.
     pub fn reduction_shape(&self, dims: Option<&[i64]>, keepdim: bool) -> Result<(Vec<usize>, Vec<usize>)> {
@@ -65,13 +79,20 @@ impl Tensor {
         if matches!(op, ReduceOp::Max | ReduceOp::Min) {
             self.check_nonempty_reduction(if op == ReduceOp::Max { "amax" } else { "amin" }, dims, &rdims)?;
         }
+        if !self.device().is_cpu() {
+            return match op {
+                ReduceOp::All | ReduceOp::Any => Err(crate::storage::not_on_device(op.name(), self.device())),
+                _ if dt != DType::F32 => Err(crate::storage::dtype_not_on_device(op.name(), dt, self.device())),
+                _ => crate::wgpu::reduce(self, op, &rdims, &shape),
+            };
+        }
         // Full reductions walk memory in order: make the input dense first.
         let src = if rdims.len() == self.ndim() { self.contiguous()? } else { self.clone() };
         let result = match op {
             ReduceOp::All | ReduceOp::Any => {
                 let b = src.to_dtype(DType::Bool)?;
                 let all = op == ReduceOp::All;
-                b.with_slice::<bool, _>(|s, l| {
+                b.with_slice::<bool, _>(if all { "all" } else { "any" }, |s, l| {
                     reduce(s, l, &rdims, all, |a, v| if all { a & v } else { a | v }, |a, b| if all { a & b } else { a | b })
                 })
                 .and_then(|v| Tensor::from_vec(v, &shape))?
@@ -79,13 +100,13 @@ impl Tensor {
             _ if dt.is_half() => return self.to_dtype(DType::F32)?.reduce(op, dims, keepdim)?.to_dtype(dt),
             ReduceOp::Sum | ReduceOp::Prod if !dt.is_floating_point() => {
                 let t = src.to_dtype(DType::I64)?;
-                t.with_slice::<i64, _>(|s, l| match op {
+                t.with_slice::<i64, _>(op.name(), |s, l| match op {
                     ReduceOp::Sum => reduce(s, l, &rdims, 0i64, |a, v| a.wrapping_add(v), |a, b| a.wrapping_add(b)),
                     _ => reduce(s, l, &rdims, 1i64, |a, v| a.wrapping_mul(v), |a, b| a.wrapping_mul(b)),
                 })
                 .and_then(|v| Tensor::from_vec(v, &shape))?
             }
-            _ => with_arith_dtype!(dt, T => src.with_slice::<T, _>(|s, l| {
+            _ => with_arith_dtype!(dt, T => src.with_slice::<T, _>(op.name(), |s, l| {
                 let v: Vec<T> = match op {
                     ReduceOp::Sum => reduce(s, l, &rdims, T::zero(), |a: T, v| a.add(v), |a, b| a.add(b)),
                     ReduceOp::Prod => reduce(s, l, &rdims, T::one(), |a: T, v| a.mul(v), |a, b| a.mul(b)),
@@ -152,7 +173,7 @@ impl Tensor {
         if self.ndim() == 0 {
             shape.clear();
         }
-        let idx: Vec<i64> = with_arith_dtype!(dt, T => t.with_slice::<T, _>(|s, l| {
+        let idx: Vec<i64> = with_arith_dtype!(dt, T => t.with_slice::<T, _>(if max { "max" } else { "min" }, |s, l| {
             map_lanes(s, l, d, 1, |lane: &[T], o: &mut [i64]| {
                 let mut bi = 0usize;
                 for (i, &v) in lane.iter().enumerate() {
@@ -327,11 +348,11 @@ impl Tensor {
         shape.push(n);
         let moved = if work == DType::F32 {
             // Like PyTorch, float32 accumulates in double.
-            let data = t.with_slice::<f32, _>(|s, l| scan(s, l, d, len, product, |v: f32| v as f64, |a: f64| a as f32))?;
+            let data = t.with_slice::<f32, _>(if product { "cumprod" } else { "cumsum" }, |s, l| scan(s, l, d, len, product, |v: f32| v as f64, |a: f64| a as f32))?;
             Tensor::from_vec(data, &shape)?
         } else {
             with_arith_dtype!(work, T => {
-                let data = t.with_slice::<T, _>(|s, l| scan(s, l, d, len, product, |v: T| v, |a: T| a))?;
+                let data = t.with_slice::<T, _>(if product { "cumprod" } else { "cumsum" }, |s, l| scan(s, l, d, len, product, |v: T| v, |a: T| a))?;
                 Tensor::from_vec(data, &shape)?
             })
         };

@@ -29,8 +29,10 @@ impl Tensor {
         }
         let parts: Vec<&Tensor> = tensors.iter().filter(|t| !(t.ndim() == 1 && t.numel() == 0)).collect();
         let dtype = result_type(&tensors.iter().map(|t| Operand::Tensor(t.dtype())).collect::<Vec<_>>());
+        // Every part must be on one device (PyTorch allows no CPU scalars here).
+        let device = crate::device::common_device(&tensors.iter().collect::<Vec<_>>(), false)?;
         let Some(first) = parts.first() else {
-            return Tensor::zeros(&[0], dtype);
+            return Tensor::zeros_on(&[0], dtype, device);
         };
         if first.ndim() == 0 {
             return Err(Error::Runtime("zero-dimensional tensor (at position 0) cannot be concatenated".into()));
@@ -58,7 +60,8 @@ impl Tensor {
             total = total.checked_add(t.shape()[d]).ok_or_else(|| Error::SizeOverflow("cat".into()))?;
         }
         shape[d] = total;
-        let out = Tensor::zeros(&shape, dtype)?;
+        // Every element is written below, so the output needs no clearing.
+        let out = Tensor::empty_on(&shape, dtype, device)?;
         let mut start = 0i64;
         for t in parts {
             let len = t.shape()[d] as i64;

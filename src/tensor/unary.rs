@@ -54,6 +54,50 @@ pub enum UnaryOp {
 }
 
 impl UnaryOp {
+    /// PyTorch's name of the op, for errors.
+    pub fn name(self) -> &'static str {
+        use UnaryOp::*;
+        match self {
+            Neg => "neg",
+            Abs => "abs",
+            Sign => "sign",
+            Relu => "relu",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round => "round",
+            Trunc => "trunc",
+            LogicalNot => "logical_not",
+            BitwiseNot => "bitwise_not",
+            Exp => "exp",
+            Exp2 => "exp2",
+            Log => "log",
+            Log2 => "log2",
+            Log10 => "log10",
+            Log1p => "log1p",
+            Expm1 => "expm1",
+            Sqrt => "sqrt",
+            Rsqrt => "rsqrt",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Asin => "asin",
+            Acos => "acos",
+            Atan => "atan",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Tanh => "tanh",
+            Sigmoid => "sigmoid",
+            Gelu | GeluTanh => "gelu",
+            Silu => "silu",
+            Erf => "erf",
+            Reciprocal => "reciprocal",
+            Softplus { .. } => "softplus",
+            LeakyRelu { .. } => "leaky_relu",
+            Elu { .. } => "elu",
+            PowScalar(_) => "pow",
+        }
+    }
+
     /// Ops that keep integer dtypes (everything else computes in floating point).
     fn keeps_integers(self) -> bool {
         use UnaryOp::*;
@@ -77,7 +121,7 @@ impl Tensor {
         match op {
             UnaryOp::LogicalNot => {
                 let b = self.to_dtype(DType::Bool)?;
-                return b.with_slice::<bool, _>(|s, l| Tensor::from_vec(map1(s, l, |x: bool| !x), l.shape.as_slice()))?;
+                return b.with_slice::<bool, _>("logical_not", |s, l| Tensor::from_vec(map1(s, l, |x: bool| !x), l.shape.as_slice()))?;
             }
             UnaryOp::Neg if dtype == DType::Bool => {
                 return Err(Error::NotImplemented(
@@ -105,6 +149,12 @@ impl Tensor {
             }
             _ => {}
         }
+        if !self.device().is_cpu() {
+            if dtype != DType::F32 {
+                return Err(crate::storage::dtype_not_on_device(op.name(), dtype, self.device()));
+            }
+            return crate::wgpu::unary(self, op);
+        }
         if dtype.is_half() {
             // 16-bit floats compute through f32 and round back once.
             return self.to_dtype(DType::F32)?.unary(op)?.to_dtype(dtype);
@@ -122,7 +172,7 @@ impl Tensor {
     }
 
     fn integer_unary(&self, op: UnaryOp) -> Result<Tensor> {
-        with_arith_dtype!(self.dtype(), T => self.with_slice::<T, _>(|s, l| {
+        with_arith_dtype!(self.dtype(), T => self.with_slice::<T, _>(op.name(), |s, l| {
             let data = match op {
                 UnaryOp::Neg => map1(s, l, |x: T| x.neg()),
                 UnaryOp::Abs => map1(s, l, |x: T| Arith::abs(x)),
@@ -137,7 +187,7 @@ impl Tensor {
     }
 
     fn float_unary<T: FloatMath + FloatOps>(&self, op: UnaryOp) -> Result<Tensor> {
-        self.with_slice::<T, _>(|s, l| Tensor::from_vec(T::apply(op, s, l), &l.shape))?
+        self.with_slice::<T, _>(op.name(), |s, l| Tensor::from_vec(T::apply(op, s, l), &l.shape))?
     }
 }
 

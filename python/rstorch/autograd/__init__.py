@@ -39,7 +39,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         allow_unused = materialize_grads
     result = _C._grad(outputs, grads, inputs, retain_graph, create_graph, allow_unused)
     if materialize_grads:
-        result = [_C.zeros(*x.shape, dtype=x.dtype) if g is None else g for g, x in zip(result, inputs)]
+        result = [_C.zeros(*x.shape, dtype=x.dtype, device=x.device) if g is None else g
+                  for g, x in zip(result, inputs)]
     return tuple(result)
 
 

@@ -17,7 +17,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if is_causal:
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
-        keep = rstorch.ones(L, S, dtype=rstorch.bool).tril()
+        keep = rstorch.ones(L, S, dtype=rstorch.bool, device=scores.device).tril()
         scores = scores.masked_fill(~keep, float("-inf"))
     elif attn_mask is not None:
         if attn_mask.dtype == rstorch.bool:
@@ -35,7 +35,7 @@ def _canonical_mask(mask, mask_name, target_type):
     if mask is None:
         return None
     if mask.dtype == rstorch.bool:
-        return rstorch.zeros(mask.shape, dtype=target_type).masked_fill(mask, float("-inf"))
+        return rstorch.zeros(mask.shape, dtype=target_type, device=mask.device).masked_fill(mask, float("-inf"))
     if not mask.is_floating_point():
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     return mask
@@ -112,7 +112,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
 
     if add_zero_attn:
-        zeros = rstorch.zeros(bsz * num_heads, 1, head_dim, dtype=q.dtype)
+        zeros = rstorch.zeros(bsz * num_heads, 1, head_dim, dtype=q.dtype, device=q.device)
         k = rstorch.cat([k, zeros], 1)
         v = rstorch.cat([v, zeros], 1)
         attn_mask = pad(attn_mask, (0, 1)) if attn_mask is not None else None

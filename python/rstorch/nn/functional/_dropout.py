@@ -11,7 +11,7 @@ def _apply_mask(input, mask_shape, p, inplace):
     if p == 1.0:
         out = input * 0.0
     else:
-        keep = rstorch.rand(*mask_shape, dtype=input.dtype) >= p
+        keep = rstorch.rand(*mask_shape, dtype=input.dtype, device=input.device) >= p
         out = input * (keep.to(input.dtype) * (1.0 / (1.0 - p)))
     return input.copy_(out) if inplace else out
 

@@ -72,7 +72,7 @@ def _avg_pool(input, kernel, stride, padding, ceil_mode, count_include_pad, divi
         # Right padding so that every window (also the partial last one in ceil mode) fits.
         right = max(0, (out - 1) * stride[a] + kernel[a] - lengths[a] - padding[a])
         pads.append((padding[a], right))
-        axis = rstorch.tensor(counts, dtype=input.dtype).reshape([-1] + [1] * (spatial - 1 - a))
+        axis = rstorch.tensor(counts, dtype=input.dtype, device=input.device).reshape([-1] + [1] * (spatial - 1 - a))
         divisors = axis if divisors is None else divisors * axis
     x = _pad(input, [v for pr in reversed(pads) for v in pr])
     for a in range(spatial):
@@ -103,14 +103,14 @@ def _adaptive_bins(length, out):
     return [(i * length // out, -(-(i + 1) * length // out)) for i in range(out)]
 
 
-def _averaging_matrix(length, out, dtype):
+def _averaging_matrix(length, out, dtype, device=None):
     rows = []
     for start, end in _adaptive_bins(length, out):
         row = [0.0] * length
         for j in range(start, end):
             row[j] = 1.0 / (end - start)
         rows.append(row)
-    return rstorch.tensor(rows, dtype=dtype)
+    return rstorch.tensor(rows, dtype=dtype, device=device)
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -124,10 +124,11 @@ def adaptive_avg_pool2d(input, output_size):
         lead = list(input.shape[:-2])
         return input.reshape(lead + [oh, h // oh, ow, w // ow]).mean((-3, -1))
     # Uneven bins: averaging along each axis is a product with a fixed matrix.
-    return _averaging_matrix(h, oh, input.dtype).matmul(input).matmul(_averaging_matrix(w, ow, input.dtype).t())
+    return (_averaging_matrix(h, oh, input.dtype, input.device).matmul(input)
+            .matmul(_averaging_matrix(w, ow, input.dtype, input.device).t()))
 
 
 def adaptive_avg_pool1d(input, output_size):
     _check_pool_input("adaptive_avg_pool1d", input, 1)
     (o,) = _single(output_size)
-    return input.matmul(_averaging_matrix(input.shape[-1], o, input.dtype).t())
+    return input.matmul(_averaging_matrix(input.shape[-1], o, input.dtype, input.device).t())

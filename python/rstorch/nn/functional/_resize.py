@@ -22,7 +22,7 @@ def _pad_constant(input, pads, value):
         for amount in (max(left, 0), max(right, 0)):
             shape = list(out.shape)
             shape[dim] = amount
-            parts.append(rstorch.full(shape, value, dtype=out.dtype) if amount else None)
+            parts.append(rstorch.full(shape, value, dtype=out.dtype, device=out.device) if amount else None)
         pieces = [p for p in (parts[0], out, parts[1]) if p is not None]
         if len(pieces) > 1:
             out = rstorch.cat(pieces, dim)
@@ -71,7 +71,7 @@ def pad(input, pad, mode="constant", value=None):
                 f"padding ({left}, {right}) at dimension {dim} of input {list(input.shape)}")
         if mode == "circular" and (left > size or right > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        index = rstorch.tensor(_source_indices(mode, size, left, right), dtype=rstorch.int64)
+        index = rstorch.tensor(_source_indices(mode, size, left, right), dtype=rstorch.int64, device=out.device)
         out = out.index_select(dim, index)
     return out
 
@@ -100,7 +100,7 @@ def _nearest_index(in_size, out_size, factor, exact):
     return [min(int(math.floor((o + offset) * scale)), in_size - 1) for o in range(out_size)]
 
 
-def _linear_matrix(in_size, out_size, factor, align_corners, dtype):
+def _linear_matrix(in_size, out_size, factor, align_corners, dtype, device=None):
     """The (out, in) matrix of linear interpolation weights along one axis."""
     rows = []
     for o in range(out_size):
@@ -116,7 +116,7 @@ def _linear_matrix(in_size, out_size, factor, align_corners, dtype):
         row[i0] += 1.0 - w1
         row[i1] += w1
         rows.append(row)
-    return rstorch.tensor(rows, dtype=dtype)
+    return rstorch.tensor(rows, dtype=dtype, device=device)
 
 
 _LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
@@ -141,7 +141,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode in ("nearest", "nearest-exact"):
         for a in range(spatial):
             idx = _nearest_index(input.shape[2 + a], sizes[a], factors[a], mode == "nearest-exact")
-            out = out.index_select(2 + a, rstorch.tensor(idx, dtype=rstorch.int64))
+            out = out.index_select(2 + a, rstorch.tensor(idx, dtype=rstorch.int64, device=out.device))
         return out
     if mode == "area":
         from ._pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
@@ -151,7 +151,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise NotImplementedError(
                 f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR_MODES[mode] + 2}D input")
         for a in range(spatial):
-            m = _linear_matrix(input.shape[2 + a], sizes[a], factors[a], bool(align_corners), input.dtype)
+            m = _linear_matrix(input.shape[2 + a], sizes[a], factors[a], bool(align_corners), input.dtype,
+                               input.device)
             # Interpolate along axis 2 + a: move it last, multiply by the weights, move it back.
             out = out.movedim(2 + a, -1).matmul(m.t()).movedim(-1, 2 + a)
         return out

@@ -29,7 +29,7 @@ def _renorm_rows(weight, indices, max_norm, norm_type):
         rows = sorted(set(indices.tolist()))
         if not rows:
             return
-        idx = rstorch.tensor(rows, dtype=rstorch.int64)
+        idx = rstorch.tensor(rows, dtype=rstorch.int64, device=weight.device)
         selected = weight.index_select(0, idx)
         norms = selected.norm(norm_type, 1, keepdim=True)
         scale = rstorch.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
@@ -45,4 +45,4 @@ def one_hot(tensor, num_classes=-1):
         num_classes = int(tensor.max()) + 1 if tensor.numel() else 0
     elif tensor.numel() and int(tensor.max()) >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    return (tensor.unsqueeze(-1) == rstorch.arange(num_classes)).long()
+    return (tensor.unsqueeze(-1) == rstorch.arange(num_classes, device=tensor.device)).long()

@@ -7,7 +7,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
-from .module import Module
+from .module import Module, _place
 
 __all__ = ["Hardtanh", "ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid", "Tanh",
            "Softplus", "Softmax", "LogSoftmax", "MultiheadAttention"]
@@ -256,6 +256,7 @@ class MultiheadAttention(Module):
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
+        _place(self, device)
 
     def _reset_parameters(self):
         if self._qkv_same_embed_dim:

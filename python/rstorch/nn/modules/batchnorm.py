@@ -4,7 +4,7 @@ from ... import _C
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, _place
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
@@ -42,6 +42,7 @@ class _NormBase(Module):
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
         self.reset_parameters()
+        _place(self, device)
 
     def reset_running_stats(self):
         if self.track_running_stats:

@@ -217,8 +217,15 @@ def _parse_to(*args, **kwargs):
     if args:
         raise TypeError(f"to() received an invalid combination of arguments: {args!r}")
     if device is not None and not isinstance(device, _C.device):
-        device = _C.device(device) if not isinstance(device, int) else _C.device("cpu")
+        device = _C.device(device)
     return device, dtype, non_blocking
+
+
+def _place(module, device):
+    """Puts a module built and initialised on the CPU onto `device` (constructors' `device=`):
+    initialisers run on the CPU, where every one has a kernel."""
+    if device is not None:
+        module.to(device)
 
 
 class Module:
@@ -472,7 +479,8 @@ class Module:
 
     def to_empty(self, *, device=None, recurse=True):
         """Replaces parameters and buffers with uninitialised tensors of the same shape."""
-        return self._apply(lambda t: _C.empty(*t.shape, dtype=t.dtype), recurse=recurse)
+        return self._apply(lambda t: _C.empty(*t.shape, dtype=t.dtype, device=device),
+                           recurse=recurse)
 
     # ---- hooks ----------------------------------------------------------------------------
 

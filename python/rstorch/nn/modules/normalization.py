@@ -5,7 +5,7 @@ from ... import _C
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, _place
 
 __all__ = ["LayerNorm", "GroupNorm"]
 
@@ -32,6 +32,7 @@ class LayerNorm(Module):
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         self.reset_parameters()
+        _place(self, device)
 
     def reset_parameters(self):
         if self.elementwise_affine:
@@ -70,6 +71,7 @@ class GroupNorm(Module):
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         self.reset_parameters()
+        _place(self, device)
 
     def reset_parameters(self):
         if self.affine:

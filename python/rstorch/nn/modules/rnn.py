@@ -12,7 +12,7 @@ from ... import _C
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, _place
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
 
@@ -81,6 +81,7 @@ class RNNBase(Module):
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
         self.reset_parameters()
+        _place(self, device)
 
     def reset_parameters(self):
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
@@ -169,7 +170,7 @@ class RNNBase(Module):
         batch = input.shape[1]
         expected = [(self.num_layers * num_directions, batch, size) for size in state_sizes]
         if hx is None:
-            states = [rstorch.zeros(*shape, dtype=input.dtype) for shape in expected]
+            states = [rstorch.zeros(*shape, dtype=input.dtype, device=input.device) for shape in expected]
         else:
             states = list(hx) if isinstance(hx, (tuple, list)) else [hx]
             if not batched:

@@ -4,7 +4,7 @@ from ... import _C
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, _place
 
 __all__ = ["Embedding"]
 
@@ -38,6 +38,7 @@ class Embedding(Module):
             assert list(_weight.shape) == [num_embeddings, embedding_dim], \
                 "Shape of weight does not match num_embeddings and embedding_dim"
             self.weight = Parameter(_weight, requires_grad=not _freeze)
+        _place(self, device)
         self.sparse = sparse
 
     def reset_parameters(self):

@@ -1,0 +1,66 @@
+//! `_C` functions behind `rstorch.wgpu`: adapter queries, synchronisation and pool statistics.
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::wgpu;
+
+/// Whether this build includes the wgpu backend at all.
+#[pyfunction]
+fn _wgpu_is_built() -> bool {
+    cfg!(feature = "wgpu")
+}
+
+/// Whether an adapter exists and its device opens.
+#[pyfunction]
+fn _wgpu_is_available(py: Python<'_>) -> bool {
+    py.detach(wgpu::is_available)
+}
+
+#[pyfunction]
+fn _wgpu_device_count(py: Python<'_>) -> usize {
+    py.detach(wgpu::device_count)
+}
+
+#[pyfunction]
+fn _wgpu_device_name(py: Python<'_>, ordinal: usize) -> PyResult<String> {
+    Ok(py.detach(|| wgpu::adapter_name(ordinal))?)
+}
+
+#[pyfunction]
+fn _wgpu_supports_f16(py: Python<'_>, ordinal: usize) -> PyResult<bool> {
+    Ok(py.detach(|| wgpu::supports_f16(ordinal))?)
+}
+
+#[pyfunction]
+fn _wgpu_synchronize(py: Python<'_>, ordinal: usize) -> PyResult<()> {
+    Ok(py.detach(|| wgpu::synchronize(ordinal))?)
+}
+
+#[pyfunction]
+fn _wgpu_empty_cache(ordinal: usize) -> PyResult<()> {
+    Ok(wgpu::empty_cache(ordinal)?)
+}
+
+#[pyfunction]
+fn _wgpu_pool_stats(py: Python<'_>, ordinal: usize) -> PyResult<Bound<'_, PyDict>> {
+    let s = wgpu::pool_stats(ordinal)?;
+    let d = PyDict::new(py);
+    d.set_item("buffers_created", s.created)?;
+    d.set_item("buffers_reused", s.reused)?;
+    d.set_item("bytes_in_use", s.in_use_bytes)?;
+    d.set_item("bytes_cached", s.cached_bytes)?;
+    Ok(d)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_wgpu_is_built, m)?)?;
+    m.add_function(wrap_pyfunction!(_wgpu_is_available, m)?)?;
+    m.add_function(wrap_pyfunction!(_wgpu_device_count, m)?)?;
+    m.add_function(wrap_pyfunction!(_wgpu_device_name, m)?)?;
+    m.add_function(wrap_pyfunction!(_wgpu_supports_f16, m)?)?;
+    m.add_function(wrap_pyfunction!(_wgpu_synchronize, m)?)?;
+    m.add_function(wrap_pyfunction!(_wgpu_empty_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(_wgpu_pool_stats, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! Moving tensors between devices (`to(device)`, `cpu()`), and factories that allocate on a
+//! device directly.
+
+use crate::autograd::{record, GradMode, Op};
+use crate::device::Device;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::storage::{CpuStorage, Storage};
+use crate::tensor::{Scalar, Tensor};
+
+impl Tensor {
+    /// Self when already on `device`, else a copy there; differentiable (the gradient moves
+    /// back), like PyTorch's `to`.
+    pub fn to_device(&self, device: Device) -> Result<Tensor> {
+        if device == self.device() {
+            return Ok(self.clone());
+        }
+        let out = {
+            let _raw = GradMode::disabled();
+            self.to_device_raw(device)?
+        };
+        record(Op::ToDevice { from: self.device() }, &[self], &[&out], &[], &[]);
+        Ok(out)
+    }
+
+    fn to_device_raw(&self, device: Device) -> Result<Tensor> {
+        let host = self.to_host()?;
+        match device {
+            Device::Cpu => Ok(host),
+            Device::Wgpu(ordinal) => {
+                // Uploads copy dense elements; views are made dense on the host first.
+                let host = host.contiguous()?;
+                let st = host.storage_cell().read();
+                let cpu = st.cpu("to")?;
+                let size = host.element_size();
+                let bytes = &cpu.as_bytes()[host.storage_offset() * size..][..host.numel() * size];
+                let storage = crate::wgpu::upload(ordinal, bytes, host.dtype())?;
+                Ok(Tensor::from_storage(Storage::Wgpu(storage), Layout::contiguous(host.shape().to_vec())?))
+            }
+        }
+    }
+
+    /// The tensor's values in host memory (self when already there). A dense view is read as
+    /// one range; any other view reads the storage range it spans and keeps its strides.
+    fn to_host(&self) -> Result<Tensor> {
+        if self.device().is_cpu() {
+            return Ok(self.clone());
+        }
+        let l = self.layout();
+        let (start, layout) = if l.is_contiguous() {
+            (l.offset, Layout::contiguous(l.shape.clone())?)
+        } else {
+            (l.offset, Layout { offset: 0, ..l.clone() })
+        };
+        let len = if self.numel() == 0 { 0 } else { layout.storage_extent()? };
+        crate::tensor::check_alloc(&[len], self.dtype())?;
+        let mut host = CpuStorage::zeros(self.dtype(), len);
+        {
+            let st = self.storage_cell().read();
+            match &*st {
+                Storage::Wgpu(s) => s.read_into(start, host.as_bytes_mut())?,
+                Storage::Cpu(_) => unreachable!("checked above"),
+            }
+        }
+        Ok(Tensor::from_storage(Storage::Cpu(host), layout))
+    }
+
+    /// An uninitialised tensor on `device` (zeros on the CPU).
+    pub fn empty_on(shape: &[usize], dtype: DType, device: Device) -> Result<Tensor> {
+        match device {
+            Device::Cpu => Tensor::zeros(shape, dtype),
+            Device::Wgpu(ordinal) => {
+                let layout = Layout::contiguous(shape.to_vec())?;
+                crate::tensor::check_alloc(shape, dtype)?;
+                let s = crate::wgpu::alloc(ordinal, dtype, layout.numel(), false)?;
+                Ok(Tensor::from_storage(Storage::Wgpu(s), layout))
+            }
+        }
+    }
+
+    pub fn zeros_on(shape: &[usize], dtype: DType, device: Device) -> Result<Tensor> {
+        match device {
+            Device::Cpu => Tensor::zeros(shape, dtype),
+            Device::Wgpu(ordinal) => {
+                let layout = Layout::contiguous(shape.to_vec())?;
+                crate::tensor::check_alloc(shape, dtype)?;
+                let s = crate::wgpu::alloc(ordinal, dtype, layout.numel(), true)?;
+                Ok(Tensor::from_storage(Storage::Wgpu(s), layout))
+            }
+        }
+    }
+
+    pub fn full_on(shape: &[usize], value: Scalar, dtype: DType, device: Device) -> Result<Tensor> {
+        Tensor::full(shape, value, dtype)?.to_device(device)
+    }
+}

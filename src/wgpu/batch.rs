@@ -1,0 +1,125 @@
+//! Batched submission: kernels are recorded into one pending command encoder and submitted
+//! together when the batch fills up or the host needs a result (a read back, an upload,
+//! `synchronize`). Each kernel's parameters go into one uniform arena per batch, written with
+//! a single `write_buffer` just before the batch is submitted.
+
+use crate::error::Result;
+
+use super::context::{Context, Shader};
+
+/// Kernels per batch before it is submitted anyway (bounds latency and the arena's size).
+const MAX_KERNELS: usize = 256;
+
+pub(crate) struct Batch {
+    encoder: Option<wgpu::CommandEncoder>,
+    /// This batch's kernel parameters, one aligned slot each; copied to `arena` at submission.
+    params: Vec<u8>,
+    arena: wgpu::Buffer,
+    /// Slot alignment: the device's minimum uniform-binding offset alignment.
+    align: usize,
+    kernels: usize,
+}
+
+impl Batch {
+    pub fn new(device: &wgpu::Device, limits: &wgpu::Limits) -> Batch {
+        let align = (limits.min_uniform_buffer_offset_alignment as usize).max(16);
+        let size = (MAX_KERNELS * align.max(256)) as u64;
+        let arena = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("rstorch kernel parameters"),
+            size,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Batch { encoder: None, params: Vec::new(), arena, align, kernels: 0 }
+    }
+
+    fn encoder(&mut self, device: &wgpu::Device) -> &mut wgpu::CommandEncoder {
+        self.encoder.get_or_insert_with(|| device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("rstorch batch") }))
+    }
+}
+
+/// One kernel launch: a pipeline, its parameters, its storage buffers in binding order and the
+/// workgroup grid.
+pub(crate) struct Launch<'a> {
+    pub shader: &'static Shader,
+    pub entry: &'static str,
+    pub op: Option<u32>,
+    pub params: &'a [u8],
+    pub buffers: &'a [&'a wgpu::Buffer],
+    pub groups: [u32; 3],
+}
+
+/// The grid for `n` workgroups: x up to the 65535 limit, the rest in y (shaders flatten it back).
+pub(crate) fn grid(n: u32, max: u32) -> [u32; 3] {
+    if n <= max {
+        [n.max(1), 1, 1]
+    } else {
+        [max, n.div_ceil(max), 1]
+    }
+}
+
+impl Context {
+    fn lock_batch(&self) -> std::sync::MutexGuard<'_, Batch> {
+        self.batch.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records a kernel into the pending batch.
+    pub fn launch(&self, l: Launch<'_>) -> Result<()> {
+        let (pipeline, group_layout) = self.pipeline(l.shader, l.entry, l.op);
+        let mut b = self.lock_batch();
+        if b.kernels >= MAX_KERNELS {
+            self.submit(&mut b);
+        }
+        let offset = b.params.len();
+        let size = l.params.len().div_ceil(16) * 16;
+        b.params.extend_from_slice(l.params);
+        let slot = size.div_ceil(b.align) * b.align;
+        b.params.resize(offset + slot, 0);
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &b.arena,
+                offset: offset as u64,
+                size: wgpu::BufferSize::new(size as u64),
+            }),
+        }];
+        for (i, buf) in l.buffers.iter().enumerate() {
+            entries.push(wgpu::BindGroupEntry { binding: i as u32 + 1, resource: buf.as_entire_binding() });
+        }
+        let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(l.entry), layout: &group_layout, entries: &entries });
+        {
+            let enc = b.encoder(&self.device);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(l.entry), timestamp_writes: None });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            pass.dispatch_workgroups(l.groups[0], l.groups[1], l.groups[2]);
+        }
+        b.kernels += 1;
+        Ok(())
+    }
+
+    /// Records a non-kernel command (a buffer copy or clear) into the pending batch.
+    pub fn record(&self, f: impl FnOnce(&mut wgpu::CommandEncoder)) {
+        let mut b = self.lock_batch();
+        f(b.encoder(&self.device));
+    }
+
+    /// Submits the pending batch, if any.
+    pub fn flush(&self) {
+        let mut b = self.lock_batch();
+        self.submit(&mut b);
+    }
+
+    fn submit(&self, b: &mut Batch) {
+        if let Some(enc) = b.encoder.take() {
+            if !b.params.is_empty() {
+                // Queue writes land before the command buffers of the next submission, which
+                // is exactly this batch.
+                self.queue.write_buffer(&b.arena, 0, &b.params);
+            }
+            self.queue.submit([enc.finish()]);
+        }
+        b.params.clear();
+        b.kernels = 0;
+    }
+}

@@ -1,0 +1,281 @@
+//! The adapters wgpu finds, and per adapter one lazily opened device with its queue, compiled
+//! pipelines, buffer pools and pending batch of commands.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::error::{Error, Result};
+
+use super::batch::Batch;
+use super::pool::BufferPool;
+
+/// A WGSL shader and the shape of its bind group: binding 0 is always the uniform parameters,
+/// then one storage buffer per entry (`true` = written).
+pub(crate) struct Shader {
+    pub name: &'static str,
+    pub source: &'static str,
+    pub storage: &'static [bool],
+}
+
+pub(crate) struct Context {
+    pub ordinal: usize,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub limits: wgpu::Limits,
+    pub f16: bool,
+    /// Tensor storage (STORAGE | COPY_SRC | COPY_DST).
+    pub pool: BufferPool,
+    /// Host-visible buffers that results are copied into to be read back (MAP_READ | COPY_DST).
+    pub readback: BufferPool,
+    pub batch: Mutex<Batch>,
+    layouts: Mutex<HashMap<&'static str, (wgpu::ShaderModule, wgpu::BindGroupLayout, wgpu::PipelineLayout)>>,
+    pipelines: Mutex<HashMap<(&'static str, &'static str, u32), wgpu::ComputePipeline>>,
+    /// The first validation or device error wgpu reported since the last check. wgpu's default
+    /// handler panics; this one keeps the error for the next synchronisation point to raise.
+    errors: Arc<Mutex<Option<String>>>,
+}
+
+struct Slot {
+    adapter: wgpu::Adapter,
+    info: wgpu::AdapterInfo,
+    context: OnceLock<std::result::Result<Context, String>>,
+}
+
+/// Runs a future that wgpu's native backends complete without waiting (adapter and device
+/// requests, error scopes): polled with a no-op waker until ready, so no executor crate is needed.
+pub(crate) fn block_on<F: Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// Discrete GPUs first, software rasterisers last: `wgpu:0` is the best device.
+fn rank(t: wgpu::DeviceType) -> u8 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+fn slots() -> &'static [Slot] {
+    static SLOTS: OnceLock<Vec<Slot>> = OnceLock::new();
+    SLOTS.get_or_init(|| {
+        // A backend that fails to load (no Vulkan loader) yields no adapters; a panic inside
+        // wgpu must not take the process down either.
+        std::panic::catch_unwind(|| {
+            let desc = wgpu::InstanceDescriptor { backends: wgpu::Backends::PRIMARY, ..wgpu::InstanceDescriptor::new_without_display_handle() };
+            // WGPU_BACKEND and the other WGPU_* variables still apply.
+            let instance = wgpu::Instance::new(desc.with_env());
+            let mut adapters: Vec<wgpu::Adapter> = block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+                .into_iter()
+                .filter(|a| a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS))
+                .collect();
+            adapters.sort_by_key(|a| rank(a.get_info().device_type));
+            adapters.into_iter().map(|adapter| Slot { info: adapter.get_info(), adapter, context: OnceLock::new() }).collect()
+        })
+        .unwrap_or_default()
+    })
+}
+
+pub fn is_available() -> bool {
+    context(0).is_ok()
+}
+
+pub fn device_count() -> usize {
+    slots().len()
+}
+
+/// The adapter's name and driver, as `get_device_name` reports it.
+pub fn adapter_name(ordinal: usize) -> Result<String> {
+    let slot = slot(ordinal)?;
+    let i = &slot.info;
+    Ok(if i.driver_info.is_empty() { i.name.clone() } else { format!("{} ({})", i.name, i.driver_info) })
+}
+
+/// Whether the adapter offers float16 arithmetic in shaders (`shader-f16`).
+pub fn supports_f16(ordinal: usize) -> Result<bool> {
+    Ok(context(ordinal)?.f16)
+}
+
+/// Submits pending work and waits for the device to finish it.
+pub fn synchronize(ordinal: usize) -> Result<()> {
+    let ctx = context(ordinal)?;
+    ctx.flush();
+    ctx.wait()?;
+    ctx.check()
+}
+
+/// Buffer-pool counters of one device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Buffers created since the device opened (each a real allocation).
+    pub created: u64,
+    /// Requests served from the pool.
+    pub reused: u64,
+    /// Bytes held by live tensors and by the pool's free lists.
+    pub in_use_bytes: u64,
+    pub cached_bytes: u64,
+}
+
+pub fn pool_stats(ordinal: usize) -> Result<PoolStats> {
+    Ok(context(ordinal)?.pool.stats())
+}
+
+/// Frees the pooled buffers no tensor uses (`torch.cuda.empty_cache`).
+pub fn empty_cache(ordinal: usize) -> Result<()> {
+    let ctx = context(ordinal)?;
+    ctx.pool.clear();
+    ctx.readback.clear();
+    Ok(())
+}
+
+fn no_adapter() -> Error {
+    Error::Runtime(
+        "rstorch.wgpu: no GPU adapter found: wgpu saw no Vulkan, Metal or DX12 device. On Linux without a GPU, Mesa's software Vulkan driver (lavapipe: apt-get install mesa-vulkan-drivers) provides one.".into(),
+    )
+}
+
+fn slot(ordinal: usize) -> Result<&'static Slot> {
+    let all = slots();
+    if all.is_empty() {
+        return Err(no_adapter());
+    }
+    all.get(ordinal).ok_or_else(|| {
+        Error::Runtime(format!("Invalid device ordinal wgpu:{ordinal}: {} wgpu adapter(s) available", all.len()))
+    })
+}
+
+/// The opened device `wgpu:<ordinal>`, opening it on first use.
+pub(crate) fn context(ordinal: usize) -> Result<&'static Context> {
+    let slot = slot(ordinal)?;
+    slot.context
+        .get_or_init(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Context::open(&slot.adapter, ordinal)))
+                .unwrap_or_else(|_| Err("opening the device panicked inside wgpu".into()))
+        })
+        .as_ref()
+        .map_err(|e| Error::Runtime(format!("rstorch.wgpu: could not open {} ({}): {e}", slot.info.name, slot.info.backend)))
+}
+
+impl Context {
+    fn open(adapter: &wgpu::Adapter, ordinal: usize) -> std::result::Result<Context, String> {
+        let f16 = adapter.features().contains(wgpu::Features::SHADER_F16);
+        // Everything the adapter allows: big tensors need its largest buffers and bindings.
+        let limits = adapter.limits();
+        let desc = wgpu::DeviceDescriptor {
+            label: Some("rstorch"),
+            required_features: if f16 { wgpu::Features::SHADER_F16 } else { wgpu::Features::empty() },
+            required_limits: limits.clone(),
+            ..Default::default()
+        };
+        let (device, queue) = block_on(adapter.request_device(&desc)).map_err(|e| e.to_string())?;
+        let errors: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut slot = sink.lock().unwrap_or_else(|p| p.into_inner());
+            slot.get_or_insert_with(|| e.to_string());
+        }));
+        let lost = errors.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            let mut slot = lost.lock().unwrap_or_else(|p| p.into_inner());
+            slot.get_or_insert_with(|| format!("device lost ({reason:?}): {msg}"));
+        });
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let readback = wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST;
+        let batch = Batch::new(&device, &limits);
+        Ok(Context {
+            ordinal,
+            pool: BufferPool::new(storage, "rstorch tensor"),
+            readback: BufferPool::new(readback, "rstorch readback"),
+            batch: Mutex::new(batch),
+            layouts: Mutex::new(HashMap::new()),
+            pipelines: Mutex::new(HashMap::new()),
+            errors,
+            device,
+            queue,
+            limits,
+            f16,
+        })
+    }
+
+    pub fn device_id(&self) -> crate::Device {
+        crate::Device::Wgpu(self.ordinal)
+    }
+
+    /// Raises (once) the error wgpu reported since the last check.
+    pub fn check(&self) -> Result<()> {
+        match self.errors.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some(e) => Err(Error::Runtime(format!("wgpu error on {}: {e}", self.device_id()))),
+            None => Ok(()),
+        }
+    }
+
+    /// Blocks until the queue is idle.
+    pub fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| Error::Runtime(format!("wgpu error on {}: {e}", self.device_id())))
+    }
+
+    fn layout(&self, shader: &'static Shader) -> (wgpu::ShaderModule, wgpu::BindGroupLayout, wgpu::PipelineLayout) {
+        let mut layouts = self.layouts.lock().unwrap_or_else(|p| p.into_inner());
+        layouts
+            .entry(shader.name)
+            .or_insert_with(|| {
+                let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(shader.name),
+                    source: wgpu::ShaderSource::Wgsl(shader.source.into()),
+                });
+                let buffer = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
+                    binding,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+                    count: None,
+                };
+                let mut entries = vec![buffer(0, wgpu::BufferBindingType::Uniform)];
+                for (i, &written) in shader.storage.iter().enumerate() {
+                    entries.push(buffer(i as u32 + 1, wgpu::BufferBindingType::Storage { read_only: !written }));
+                }
+                let group = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(shader.name), entries: &entries });
+                let layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some(shader.name),
+                    bind_group_layouts: &[Some(&group)],
+                    immediate_size: 0,
+                });
+                (module, group, layout)
+            })
+            .clone()
+    }
+
+    /// The pipeline of `entry` in `shader` with its `OP` override set to `op` (compiled once).
+    pub fn pipeline(&self, shader: &'static Shader, entry: &'static str, op: Option<u32>) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
+        let (module, group, layout) = self.layout(shader);
+        let key = (shader.name, entry, op.unwrap_or(u32::MAX));
+        let mut pipelines = self.pipelines.lock().unwrap_or_else(|p| p.into_inner());
+        let pipeline = pipelines
+            .entry(key)
+            .or_insert_with(|| {
+                let constants: Vec<(&str, f64)> = op.map(|o| ("OP", o as f64)).into_iter().collect();
+                self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(entry),
+                    layout: Some(&layout),
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
+                    cache: None,
+                })
+            })
+            .clone();
+        (pipeline, group)
+    }
+}

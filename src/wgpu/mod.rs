@@ -1,0 +1,34 @@
+//! The GPU backend: wgpu devices, a buffer pool, batched command submission and one launcher
+//! per WGSL shader (`shaders/*.wgsl`). Without the `wgpu` feature, `stub` stands in and every
+//! entry point says the build has no GPU backend.
+
+#[cfg(feature = "wgpu")]
+mod batch;
+#[cfg(feature = "wgpu")]
+mod context;
+#[cfg(feature = "wgpu")]
+mod elementwise;
+#[cfg(feature = "wgpu")]
+mod matmul;
+#[cfg(feature = "wgpu")]
+mod ops;
+#[cfg(feature = "wgpu")]
+mod pool;
+#[cfg(feature = "wgpu")]
+mod reduce;
+#[cfg(feature = "wgpu")]
+mod storage;
+#[cfg(feature = "wgpu")]
+mod strided;
+
+#[cfg(feature = "wgpu")]
+pub use context::{adapter_name, device_count, empty_cache, is_available, pool_stats, supports_f16, synchronize, PoolStats};
+#[cfg(feature = "wgpu")]
+pub use ops::{binary, copy_strided, matmul, reduce, unary, Operand};
+#[cfg(feature = "wgpu")]
+pub use storage::{alloc, upload, WgpuStorage};
+
+#[cfg(not(feature = "wgpu"))]
+mod stub;
+#[cfg(not(feature = "wgpu"))]
+pub use stub::*;

@@ -1,0 +1,105 @@
+//! The wgpu backend's stand-in for builds without the `wgpu` feature: no wgpu tensor can exist
+//! (`WgpuStorage` has no values), and every entry point that would make one says why.
+
+use crate::device::Device;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::tensor::{BinaryOp, ReduceOp, Tensor, UnaryOp};
+
+fn not_built() -> Error {
+    Error::Runtime("rstorch was built without its wgpu backend (the `wgpu` cargo feature): wgpu devices are not available".into())
+}
+
+/// Uninhabited: storage on a device this build cannot reach.
+pub enum WgpuStorage {}
+
+impl WgpuStorage {
+    pub fn dtype(&self) -> DType {
+        match *self {}
+    }
+
+    pub fn len(&self) -> usize {
+        match *self {}
+    }
+
+    pub fn is_empty(&self) -> bool {
+        match *self {}
+    }
+
+    pub fn device(&self) -> Device {
+        match *self {}
+    }
+
+    pub fn read_into(&self, _start: usize, _dst: &mut [u8]) -> Result<()> {
+        match *self {}
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    pub created: u64,
+    pub reused: u64,
+    pub in_use_bytes: u64,
+    pub cached_bytes: u64,
+}
+
+pub fn is_available() -> bool {
+    false
+}
+
+pub fn device_count() -> usize {
+    0
+}
+
+pub fn adapter_name(_ordinal: usize) -> Result<String> {
+    Err(not_built())
+}
+
+pub fn supports_f16(_ordinal: usize) -> Result<bool> {
+    Err(not_built())
+}
+
+pub fn synchronize(_ordinal: usize) -> Result<()> {
+    Err(not_built())
+}
+
+pub fn pool_stats(_ordinal: usize) -> Result<PoolStats> {
+    Err(not_built())
+}
+
+pub fn empty_cache(_ordinal: usize) -> Result<()> {
+    Err(not_built())
+}
+
+pub fn alloc(_ordinal: usize, _dtype: DType, _len: usize, _zeroed: bool) -> Result<WgpuStorage> {
+    Err(not_built())
+}
+
+pub fn upload(_ordinal: usize, _bytes: &[u8], _dtype: DType) -> Result<WgpuStorage> {
+    Err(not_built())
+}
+
+pub enum Operand<'a> {
+    Tensor(&'a Tensor),
+    Scalar(f64),
+}
+
+pub fn unary(_x: &Tensor, _op: UnaryOp) -> Result<Tensor> {
+    Err(not_built())
+}
+
+pub fn binary<'a>(_op: BinaryOp, _a: Operand<'a>, _b: Operand<'a>, _shape: &[usize], _device: Device) -> Result<Tensor> {
+    Err(not_built())
+}
+
+pub fn copy_strided(_src: &Tensor, _dst: &Tensor) -> Result<()> {
+    Err(not_built())
+}
+
+pub fn reduce(_x: &Tensor, _op: ReduceOp, _rdims: &[usize], _out_shape: &[usize]) -> Result<Tensor> {
+    Err(not_built())
+}
+
+pub fn matmul(_a: &Tensor, _b: &Tensor) -> Result<Tensor> {
+    Err(not_built())
+}
