@@ -64,7 +64,7 @@ impl Tensor {
         let n: usize = shape.iter().product();
         debug_assert!(offsets.len() == self.numel() && offsets.iter().all(|&o| o < n));
         let src = self.contiguous()?;
-        with_arith_dtype!(self.dtype(), T => src.with_slice::<T, _>(|s, l| {
+        with_arith_dtype!(self.dtype(), T => src.with_slice::<T, _>("index_add", |s, l| {
             let mut out = vec![T::zero(); n];
             for (&o, &v) in offsets.iter().zip(&s[l.offset..l.offset + offsets.len()]) {
                 out[o] = out[o].add(v);
