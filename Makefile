@@ -39,6 +39,7 @@ test: build vulkan
 bench: build
 	cargo bench
 	$(PY) benches/compare_torch.py
+	$(PY) benches/nn_compare.py
 
 wheel: $(STAMP)
 	. $(VENV)/bin/activate && maturin build --release -o dist
