@@ -40,6 +40,7 @@ bench: build
 	cargo bench
 	$(PY) benches/compare_torch.py
 	$(PY) benches/nn_compare.py
+	$(PY) benches/demo_compare.py
 
 wheel: $(STAMP)
 	. $(VENV)/bin/activate && maturin build --release -o dist
