@@ -60,12 +60,13 @@ impl ConvGeom {
     }
 }
 
-/// Where each kernel tap reads, computed once per call: for every kernel row and output row the
-/// input row (if inside the image), and for every kernel column which output columns read which
-/// input columns.
+/// Where each kernel tap reads, computed once per call: for every kernel row the span of output
+/// rows whose input row lies inside the image, and for every kernel column which output columns
+/// read which input columns.
 struct TapPlan {
-    /// `rows[ky][oy]`: the input row, or None where it falls in the padding.
-    rows: Vec<Vec<Option<usize>>>,
+    /// `rows[ky]`: (first output row, its input row, count) of the output rows that read inside
+    /// the image; consecutive output rows read input rows `stride[0]` apart.
+    rows: Vec<Option<(usize, usize, usize)>>,
     /// `columns[kx]`: the input column of each output column.
     columns: Vec<Vec<Option<usize>>>,
     /// `runs[kx]`: with unit stride, the output columns that read consecutive input columns, as
@@ -77,42 +78,64 @@ struct TapPlan {
 
 impl TapPlan {
     fn new(g: &ConvGeom) -> TapPlan {
-        let rows = (0..g.kernel[0]).map(|ky| (0..g.out_size[0]).map(|oy| g.source(0, oy, ky)).collect()).collect();
-        let columns: Vec<Vec<Option<usize>>> =
-            (0..g.kernel[1]).map(|kx| (0..g.out_size[1]).map(|ox| g.source(1, ox, kx)).collect()).collect();
-        let runs = columns.iter().map(|c| unit_stride_run(c)).collect();
+        let taps_along = |a: usize| -> Vec<Vec<Option<usize>>> {
+            (0..g.kernel[a]).map(|k| (0..g.out_size[a]).map(|o| g.source(a, o, k)).collect()).collect()
+        };
+        let (rows, columns) = (taps_along(0), taps_along(1));
         let inside = |taps: &Vec<Vec<Option<usize>>>| taps.iter().flatten().all(Option::is_some);
         let reads_padding = !(inside(&rows) && inside(&columns));
+        let rows = rows.iter().map(|r| inside_span(r)).collect();
+        let runs = columns.iter().map(|c| unit_stride_run(c)).collect();
         TapPlan { rows, columns, runs, reads_padding }
     }
 
-    /// Calls `row(tap, oy, iy, kx, channel)` for every (tap, output row) pair whose input row
-    /// lies inside the image; pairs reading padding are left out.
-    fn for_each_row(&self, g: &ConvGeom, mut row: impl FnMut(usize, usize, usize, usize, usize)) {
+    /// Calls `tap_rows(tap, channel, kx, oy, iy, count)` for every kernel tap that reads some
+    /// input row: output rows `oy..oy + count` read input rows `iy, iy + stride[0], ...`.
+    #[inline(always)]
+    fn for_each_tap(&self, g: &ConvGeom, mut tap_rows: impl FnMut(usize, usize, usize, usize, usize, usize)) {
         let [kh, kw] = g.kernel;
         for c in 0..g.group_in() {
-            for (ky, rows) in self.rows.iter().enumerate() {
+            for (ky, span) in self.rows.iter().enumerate() {
+                let Some((oy, iy, count)) = *span else { continue };
                 for kx in 0..kw {
-                    let tap = (c * kh + ky) * kw + kx;
-                    for (oy, iy) in rows.iter().enumerate() {
-                        if let Some(iy) = *iy {
-                            row(tap, oy, iy, kx, c);
-                        }
-                    }
+                    tap_rows((c * kh + ky) * kw + kx, c, kx, oy, iy, count);
                 }
             }
         }
     }
 }
 
+/// The span of positions along one axis whose source lies inside the image, as (first
+/// position, its source, count). Sources grow with the position, so the span is contiguous.
+fn inside_span(sources: &[Option<usize>]) -> Option<(usize, usize, usize)> {
+    let lo = sources.iter().position(Option::is_some)?;
+    let hi = sources.iter().rposition(Option::is_some)? + 1;
+    Some((lo, sources[lo]?, hi - lo))
+}
+
 /// The contiguous run of output columns whose input columns are consecutive (unit stride), as
 /// (first output column, first input column, length).
 fn unit_stride_run(cols: &[Option<usize>]) -> Option<(usize, usize, usize)> {
-    let lo = cols.iter().position(Option::is_some)?;
-    let hi = cols.iter().rposition(Option::is_some)? + 1;
-    let first = cols[lo]?;
-    let consecutive = cols[lo..hi].iter().enumerate().all(|(i, c)| *c == Some(first + i));
-    consecutive.then_some((lo, first, hi - lo))
+    let (lo, first, len) = inside_span(cols)?;
+    let consecutive = cols[lo..lo + len].iter().enumerate().all(|(i, c)| *c == Some(first + i));
+    consecutive.then_some((lo, first, len))
+}
+
+/// Applies `f(dst, src)` to `len` element pairs, eight at a time where it can: conv rows are
+/// short (often 8 to 24), too short for a memcpy call or a vector loop with a remainder to pay.
+#[inline(always)]
+fn short_row<D, S: Copy>(dst: &mut [D], src: &[S], f: impl Fn(&mut D, S)) {
+    let mut d = dst.chunks_exact_mut(8);
+    let mut s = src.chunks_exact(8);
+    for (d8, s8) in (&mut d).zip(&mut s) {
+        let s8: &[S; 8] = s8.try_into().unwrap();
+        for (x, &v) in d8.iter_mut().zip(s8) {
+            f(x, v);
+        }
+    }
+    for (x, &v) in d.into_remainder().iter_mut().zip(s.remainder()) {
+        f(x, v);
+    }
 }
 
 /// Writes the patch matrix (`taps x positions`) of the `group_in` channels starting at `image`
@@ -122,21 +145,25 @@ fn unit_stride_run(cols: &[Option<usize>]) -> Option<(usize, usize, usize)> {
 fn unfold<T: Element>(image: &[T], g: &ConvGeom, plan: &TapPlan, patches: &mut [MaybeUninit<T>], row_stride: usize) {
     let [h, w] = g.in_size;
     let ow = g.out_size[1];
-    plan.for_each_row(g, |tap, oy, iy, kx, c| {
-        let src = &image[c * h * w + iy * w..][..w];
-        let dst = &mut patches[tap * row_stride + oy * ow..][..ow];
+    let src_step = g.stride[0] * w;
+    plan.for_each_tap(g, |tap, c, kx, oy, iy, count| {
+        let dst = &mut patches[tap * row_stride + oy * ow..][..count * ow];
+        // Row r of this tap reads input row iy + r * stride[0]: the chunks of `src_step`.
+        let src_rows = image[c * h * w + iy * w..].chunks(src_step);
         match plan.runs[kx] {
             Some((lo, first, len)) => {
-                // An element loop, not copy_from_slice: rows are short and a memcpy call per
-                // row costs more than the copy.
-                for (d, &v) in dst[lo..lo + len].iter_mut().zip(&src[first..first + len]) {
-                    d.write(v);
+                for (dst, src) in dst.chunks_exact_mut(ow).zip(src_rows) {
+                    short_row(&mut dst[lo..lo + len], &src[first..first + len], |d, v| {
+                        d.write(v);
+                    });
                 }
             }
             None => {
-                for (d, ix) in dst.iter_mut().zip(&plan.columns[kx]) {
-                    if let Some(ix) = ix {
-                        d.write(src[*ix]);
+                for (dst, src) in dst.chunks_exact_mut(ow).zip(src_rows) {
+                    for (d, ix) in dst.iter_mut().zip(&plan.columns[kx]) {
+                        if let Some(ix) = ix {
+                            d.write(src[*ix]);
+                        }
                     }
                 }
             }
@@ -149,19 +176,23 @@ fn unfold<T: Element>(image: &[T], g: &ConvGeom, plan: &TapPlan, patches: &mut [
 fn fold_add<T: Arith>(patches: &[T], g: &ConvGeom, plan: &TapPlan, image: &mut [T], row_stride: usize) {
     let [h, w] = g.in_size;
     let ow = g.out_size[1];
-    plan.for_each_row(g, |tap, oy, iy, kx, c| {
-        let dst = &mut image[c * h * w + iy * w..][..w];
-        let src = &patches[tap * row_stride + oy * ow..][..ow];
+    let dst_step = g.stride[0] * w;
+    plan.for_each_tap(g, |tap, c, kx, oy, iy, count| {
+        let src = &patches[tap * row_stride + oy * ow..][..count * ow];
+        // Row r of this tap lands on input row iy + r * stride[0]: the chunks of `dst_step`.
+        let dst_rows = image[c * h * w + iy * w..].chunks_mut(dst_step);
         match plan.runs[kx] {
             Some((lo, first, len)) => {
-                for (d, &v) in dst[first..first + len].iter_mut().zip(&src[lo..lo + len]) {
-                    *d = d.add(v);
+                for (src, dst) in src.chunks_exact(ow).zip(dst_rows) {
+                    short_row(&mut dst[first..first + len], &src[lo..lo + len], |d, v| *d = d.add(v));
                 }
             }
             None => {
-                for (&v, ix) in src.iter().zip(&plan.columns[kx]) {
-                    if let Some(ix) = ix {
-                        dst[*ix] = dst[*ix].add(v);
+                for (src, dst) in src.chunks_exact(ow).zip(dst_rows) {
+                    for (&v, ix) in src.iter().zip(&plan.columns[kx]) {
+                        if let Some(ix) = ix {
+                            dst[*ix] = dst[*ix].add(v);
+                        }
                     }
                 }
             }
