@@ -148,18 +148,18 @@ fn unfold<T: Element>(image: &[T], g: &ConvGeom, plan: &TapPlan, patches: &mut [
     let src_step = g.stride[0] * w;
     plan.for_each_tap(g, |tap, c, kx, oy, iy, count| {
         let dst = &mut patches[tap * row_stride + oy * ow..][..count * ow];
-        // Row r of this tap reads input row iy + r * stride[0]: the chunks of `src_step`.
-        let src_rows = image[c * h * w + iy * w..].chunks(src_step);
+        // Row r of this tap reads input row iy + r * stride[0], `src_step` elements further on.
+        let src = &image[c * h * w + iy * w..][..(count - 1) * src_step + w];
         match plan.runs[kx] {
             Some((lo, first, len)) => {
-                for (dst, src) in dst.chunks_exact_mut(ow).zip(src_rows) {
-                    short_row(&mut dst[lo..lo + len], &src[first..first + len], |d, v| {
+                for r in 0..count {
+                    short_row(&mut dst[r * ow + lo..][..len], &src[r * src_step + first..][..len], |d, v| {
                         d.write(v);
                     });
                 }
             }
             None => {
-                for (dst, src) in dst.chunks_exact_mut(ow).zip(src_rows) {
+                for (dst, src) in dst.chunks_exact_mut(ow).zip(src.chunks(src_step)) {
                     for (d, ix) in dst.iter_mut().zip(&plan.columns[kx]) {
                         if let Some(ix) = ix {
                             d.write(src[*ix]);
@@ -179,16 +179,16 @@ fn fold_add<T: Arith>(patches: &[T], g: &ConvGeom, plan: &TapPlan, image: &mut [
     let dst_step = g.stride[0] * w;
     plan.for_each_tap(g, |tap, c, kx, oy, iy, count| {
         let src = &patches[tap * row_stride + oy * ow..][..count * ow];
-        // Row r of this tap lands on input row iy + r * stride[0]: the chunks of `dst_step`.
-        let dst_rows = image[c * h * w + iy * w..].chunks_mut(dst_step);
+        // Row r of this tap lands on input row iy + r * stride[0], `dst_step` elements further on.
+        let dst = &mut image[c * h * w + iy * w..][..(count - 1) * dst_step + w];
         match plan.runs[kx] {
             Some((lo, first, len)) => {
-                for (src, dst) in src.chunks_exact(ow).zip(dst_rows) {
-                    short_row(&mut dst[first..first + len], &src[lo..lo + len], |d, v| *d = d.add(v));
+                for r in 0..count {
+                    short_row(&mut dst[r * dst_step + first..][..len], &src[r * ow + lo..][..len], |d, v| *d = d.add(v));
                 }
             }
             None => {
-                for (src, dst) in src.chunks_exact(ow).zip(dst_rows) {
+                for (src, dst) in src.chunks_exact(ow).zip(dst.chunks_mut(dst_step)) {
                     for (&v, ix) in src.iter().zip(&plan.columns[kx]) {
                         if let Some(ix) = ix {
                             dst[*ix] = dst[*ix].add(v);
@@ -245,13 +245,16 @@ fn unfold_block<T: Element>(x: &[T], g: &ConvGeom, plan: &TapPlan, grp: usize, n
 /// `dy[n0..n0 + count]` (`(N, O, positions)`) rearranged as `O x (count * positions)`.
 fn channels_first<T: Element>(dy: &[T], g: &ConvGeom, n0: usize, count: usize) -> Vec<T> {
     let positions = g.positions();
-    let mut out = vec![T::zero(); g.out_channels * count * positions];
-    for i in 0..count {
-        for o in 0..g.out_channels {
-            out[(o * count + i) * positions..][..positions].copy_from_slice(&dy[((n0 + i) * g.out_channels + o) * positions..][..positions]);
+    written_output(g.out_channels * count * positions, |out| {
+        for i in 0..count {
+            for o in 0..g.out_channels {
+                let dst = &mut out[(o * count + i) * positions..][..positions];
+                for (d, &v) in dst.iter_mut().zip(&dy[((n0 + i) * g.out_channels + o) * positions..][..positions]) {
+                    d.write(v);
+                }
+            }
         }
-    }
-    out
+    })
 }
 
 /// `out[n] = weight ⋆ x[n] (+ bias)`: a contiguous `(N, O, oh, ow)` result. Each block of images
