@@ -214,15 +214,27 @@ fn gemm_parallelism(work: usize) -> Parallelism {
     if worth_splitting(work) { Parallelism::Rayon(get_num_threads()) } else { Parallelism::None }
 }
 
-/// Runs `f(i, chunk)` over the `len`-element chunks of `data`, in parallel when `work` is large.
-fn chunks<T: Send>(data: &mut [T], len: usize, work: usize, f: impl Fn(usize, &mut [T]) + Sync + Send) {
-    if len == 0 {
+/// Runs `f(n0, count, images, par)` over blocks of `block_images(g)` images, where `images` is
+/// the block's part of `out` (`image_len` elements per image) and `par` the parallelism for the
+/// block's products: blocks run in parallel when there are several and the work is worth
+/// splitting; a lone block splits its products instead.
+fn for_each_image_block<T: Send>(
+    out: &mut [T],
+    image_len: usize,
+    g: &ConvGeom,
+    f: impl Fn(usize, usize, &mut [T], Parallelism) + Sync + Send,
+) {
+    let block = block_images(g);
+    if image_len == 0 || out.is_empty() {
         return;
     }
+    let work = g.batch * g.out_image() * g.taps();
+    let par = if g.batch > block { Parallelism::None } else { gemm_parallelism(work) };
+    let run = |b: usize, images: &mut [T]| f(b * block, images.len() / image_len, images, par);
     if worth_splitting(work) {
-        pool().install(|| data.par_chunks_mut(len).enumerate().for_each(|(i, c)| f(i, c)));
+        pool().install(|| out.par_chunks_mut(block * image_len).enumerate().for_each(|(b, c)| run(b, c)));
     } else {
-        data.chunks_mut(len).enumerate().for_each(|(i, c)| f(i, c));
+        out.chunks_mut(block * image_len).enumerate().for_each(|(b, c)| run(b, c));
     }
 }
 
@@ -263,12 +275,7 @@ pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &C
     let (og, taps, positions) = (g.group_out(), g.taps(), g.positions());
     let mut out = vec![T::zero(); g.batch * g.out_image()];
     let plan = TapPlan::new(g);
-    let block = block_images(g);
-    let work = g.batch * g.out_image() * taps;
-    // Blocks run in parallel when there are several; a lone block splits its products instead.
-    let par = if g.batch > block { Parallelism::None } else { gemm_parallelism(work) };
-    chunks(&mut out, block * g.out_image(), work, |b, out_block| {
-        let (n0, count) = (b * block, out_block.len() / g.out_image());
+    for_each_image_block(&mut out, g.out_image(), g, |n0, count, out_block, par| {
         let width = count * positions;
         for grp in 0..g.groups {
             let cols = unfold_block(x, g, &plan, grp, n0, count);
@@ -302,12 +309,7 @@ pub fn conv2d_transpose<T: Arith>(dy: &[T], weight: &[T], g: &ConvGeom) -> Vec<T
     let mut out = vec![T::zero(); g.batch * g.in_image()];
     let plane = g.in_size[0] * g.in_size[1];
     let plan = TapPlan::new(g);
-    let block = block_images(g);
-    let work = g.batch * g.out_image() * taps;
-    // Blocks run in parallel when there are several; a lone block splits its products instead.
-    let par = if g.batch > block { Parallelism::None } else { gemm_parallelism(work) };
-    chunks(&mut out, block * g.in_image(), work, |b, images| {
-        let (n0, count) = (b * block, images.len() / g.in_image());
+    for_each_image_block(&mut out, g.in_image(), g, |n0, count, images, par| {
         let width = count * positions;
         let dyp = channels_first(dy, g, n0, count);
         for grp in 0..g.groups {
