@@ -204,10 +204,14 @@ fn fold_add<T: Arith>(patches: &[T], g: &ConvGeom, plan: &TapPlan, image: &mut [
 /// enough that the block, gemm's packed copy of it and the product stay in a core's L2 cache.
 const BLOCK_ELEMENTS: usize = 1 << 17;
 
-/// Images per block: as many as keep the block's patch matrix under `BLOCK_ELEMENTS`. It depends
-/// only on the shapes, so results do not depend on the number of threads.
+/// Images per block: the batch split into as few blocks as keep each block's patch matrix under
+/// `BLOCK_ELEMENTS`, all of (nearly) equal size so that threads get even shares (64 images at
+/// most 9 to a block: 8 blocks of 8, not 7 of 9 and one of 1). It depends only on the shapes,
+/// so results do not depend on the number of threads.
 fn block_images(g: &ConvGeom) -> usize {
-    (BLOCK_ELEMENTS / (g.taps() * g.positions()).max(1)).clamp(1, g.batch.max(1))
+    let most = (BLOCK_ELEMENTS / (g.taps() * g.positions()).max(1)).clamp(1, g.batch.max(1));
+    let blocks = g.batch.max(1).div_ceil(most);
+    g.batch.max(1).div_ceil(blocks)
 }
 
 fn gemm_parallelism(work: usize) -> Parallelism {
