@@ -265,12 +265,15 @@ fn missing_kernels_and_mixed_devices_are_clear_errors() {
     let err = g.cumulative(0, false).unwrap_err();
     assert_eq!(err.kind(), rstorch::error::ErrorKind::NotImplemented);
     assert!(err.to_string().contains("'cumsum'") && err.to_string().contains("'wgpu'"), "{err}");
-    let err = g.binary(BinaryOp::Lt, &g).unwrap_err().to_string();
-    assert!(err.contains("'lt'") && err.contains("wgpu"), "{err}");
-    // Dtypes without kernels say so.
+    // Dtypes without kernels say so: float64 has no arithmetic, integers no pow.
+    let gd = x.to_dtype(DType::F64).unwrap().to_device(GPU).unwrap();
+    let err = gd.binary(BinaryOp::Add, &gd).unwrap_err().to_string();
+    assert!(err.contains("'add'") && err.contains("float64"), "{err}");
+    let err = gd.to_dtype(DType::F32).unwrap_err().to_string();
+    assert!(err.contains("to(float32)") && err.contains("float64"), "{err}");
     let gi = x.to_dtype(DType::I64).unwrap().to_device(GPU).unwrap();
-    let err = gi.binary(BinaryOp::Add, &gi).unwrap_err().to_string();
-    assert!(err.contains("'add'") && err.contains("int64"), "{err}");
+    let err = gi.binary(BinaryOp::Pow, &gi).unwrap_err().to_string();
+    assert!(err.contains("'pow'") && err.contains("int64"), "{err}");
     // A device that does not exist.
     let err = x.to_device(Device::Wgpu(99)).unwrap_err().to_string();
     assert!(err.contains("wgpu:99"), "{err}");

@@ -1,6 +1,7 @@
 //! Launcher of `shaders/reduce.wgsl`: float32 sum, prod, max and min over any dims of a strided
-//! input. Long rows of few outputs are split into fixed chunks folded by a second pass; the
-//! split depends only on the sizes, so a result is bitwise the same on every run.
+//! input, and argmax / argmin along one dim. Long rows of few outputs are split into fixed
+//! chunks folded by a second pass; the split depends only on the sizes, so a result is bitwise
+//! the same on every run.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -54,6 +55,8 @@ pub(crate) fn reduce_code(op: ReduceOp) -> Option<u32> {
 /// One pass: `rows` outputs (kept dims) each folding `len` elements (reduced dims), written as
 /// `rows * chunks` values.
 struct Pass<'a> {
+    /// `reduce` (false) or `arg_reduce` (true, never split into chunks).
+    arg: bool,
     input: &'a wgpu::Buffer,
     offset: usize,
     kept: (Vec<usize>, Vec<usize>),
@@ -83,10 +86,11 @@ fn run(ctx: &Context, op: u32, pass: Pass<'_>, out: &wgpu::Buffer) -> Result<()>
         red_st: pack(&pass.red.1)?,
     };
     let max = ctx.limits.max_compute_workgroups_per_dimension;
-    let (entry, groups) = if len <= SHORT_ROW && pass.chunks == 1 {
-        ("reduce_rows", rows.div_ceil(256))
-    } else {
-        ("reduce", rows * pass.chunks)
+    let (entry, groups) = match (pass.arg, len <= SHORT_ROW && pass.chunks == 1) {
+        (false, true) => ("reduce_rows", rows.div_ceil(256)),
+        (false, false) => ("reduce", rows * pass.chunks),
+        (true, true) => ("arg_reduce_rows", rows.div_ceil(256)),
+        (true, false) => ("arg_reduce", rows),
     };
     ctx.launch(Launch {
         shader: &SHADER,
@@ -113,11 +117,25 @@ pub(crate) fn reduce(ctx: &'static Context, op: u32, x: (&wgpu::Buffer, &Layout)
     let len: usize = red.0.iter().product();
     let chunks = if rows >= TARGET_GROUPS || len <= CHUNK { 1 } else { len.div_ceil(CHUNK).min(TARGET_GROUPS.div_ceil(rows)) };
     if chunks == 1 {
-        return run(ctx, op, Pass { input: buf, offset: l.offset, kept, red, chunks: 1 }, out);
+        return run(ctx, op, Pass { arg: false, input: buf, offset: l.offset, kept, red, chunks: 1 }, out);
     }
     // Pass 1: each row's chunks into a [rows, chunks] scratch; pass 2 folds each scratch row.
     let scratch = WgpuStorage::new(ctx, DType::F32, rows * chunks)?;
-    run(ctx, op, Pass { input: buf, offset: l.offset, kept, red, chunks }, scratch.buffer())?;
-    let second = Pass { input: scratch.buffer(), offset: 0, kept: (vec![rows], vec![chunks]), red: (vec![chunks], vec![1]), chunks: 1 };
+    run(ctx, op, Pass { arg: false, input: buf, offset: l.offset, kept, red, chunks }, scratch.buffer())?;
+    let second = Pass { arg: false, input: scratch.buffer(), offset: 0, kept: (vec![rows], vec![chunks]), red: (vec![chunks], vec![1]), chunks: 1 };
     run(ctx, op, second, out)
+}
+
+/// The int64 index of the max (`max`) or min along `dim` of `x` (the first NaN, else the first
+/// extreme value), into the contiguous `out` (the other dims in order). `dim` must be non-empty.
+pub(crate) fn arg_reduce(ctx: &'static Context, max: bool, x: (&wgpu::Buffer, &Layout), dim: usize, out: &wgpu::Buffer) -> Result<()> {
+    let (buf, l) = x;
+    let dims: Vec<usize> = (0..l.ndim()).filter(|&d| d != dim).collect();
+    let shape: Vec<usize> = dims.iter().map(|&d| l.shape[d]).collect();
+    let strides: Vec<usize> = dims.iter().map(|&d| l.strides[d]).collect();
+    let (s, st) = coalesce(&shape, &[&strides]);
+    let kept = (s, st.into_iter().next().unwrap_or_default());
+    // The reduced dim stays one dim even when its size is 1: the shader counts its elements.
+    let red = (vec![l.shape[dim]], vec![l.strides[dim]]);
+    run(ctx, if max { 2 } else { 3 }, Pass { arg: true, input: buf, offset: l.offset, kept, red, chunks: 1 }, out)
 }

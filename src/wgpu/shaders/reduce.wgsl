@@ -1,9 +1,10 @@
-// Float32 reductions (sum, prod, max, min) over any set of strided dims. Results depend only on
-// the sizes, never on scheduling: in `reduce` each workgroup owns one output (or one fixed chunk
-// of it), thread t folds elements t, t + 256, ... in order and the workgroup then combines its
-// 256 partials in a fixed halving tree; `reduce_rows` folds short rows one thread each, in order.
+// Float32 reductions (sum, prod, max, min) and arg-reductions (argmax, argmin: int64 indices)
+// over any set of strided dims. Results depend only on the sizes, never on scheduling: in
+// `reduce` and `arg_reduce` each workgroup owns one output (or, for `reduce`, one fixed chunk of
+// it), thread t folds elements t, t + 256, ... in order and the workgroup then combines its 256
+// partials in a fixed halving tree; the `_rows` entries fold short rows one thread each, in order.
 
-override OP: u32 = 0u; // 0 sum, 1 prod, 2 max, 3 min (NaN wins max and min)
+override OP: u32 = 0u; // 0 sum, 1 prod, 2 max, 3 min (NaN wins max and min; arg-reductions take 2 and 3)
 
 struct Params {
     // Outputs, and elements folded into each.
@@ -26,7 +27,8 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+// Float32 results as their bits, or int64 indices as (lo, hi) word pairs.
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 
 var<workgroup> partial: array<f32, 256>;
@@ -106,7 +108,7 @@ fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
         workgroupBarrier();
     }
     if lid == 0u {
-        out[g] = partial[0];
+        out[g] = bitcast<u32>(partial[0]);
     }
 }
 
@@ -119,5 +121,77 @@ fn reduce_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     for (var i = 0u; i < p.len; i++) {
         acc = combine(acc, x[base + element_offset(i)]);
     }
-    out[row] = acc;
+    out[row] = bitcast<u32>(acc);
+}
+
+// ----- argmax / argmin ---------------------------------------------------------------------------
+
+var<workgroup> partial_index: array<u32, 256>;
+
+// Whether (v, i) beats (w, j): the first NaN wins, then the larger (OP 2) or smaller (OP 3)
+// value, then the smaller index. A total order, so any folding order gives the same winner.
+fn beats(v: f32, i: u32, w: f32, j: u32) -> bool {
+    let nv = is_nan(v);
+    let nw = is_nan(w);
+    if nv || nw {
+        if nv && nw { return i < j; }
+        return nv;
+    }
+    if v == w { return i < j; }
+    if OP == 2u { return v > w; }
+    return v < w;
+}
+
+fn write_index(row: u32, i: u32) {
+    out[2u * row] = i;
+    out[2u * row + 1u] = 0u;
+}
+
+@compute @workgroup_size(256)
+fn arg_reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let row = wid.y * nwg.x + wid.x;
+    if row >= p.rows { return; }
+    let base = row_offset(row);
+    var best = bitcast<f32>(0x7fc00000u);
+    var best_i = 0xffffffffu;
+    for (var i = lid; i < p.len; i += 256u) {
+        let v = x[base + element_offset(i)];
+        if best_i == 0xffffffffu || beats(v, i, best, best_i) {
+            best = v;
+            best_i = i;
+        }
+    }
+    partial[lid] = best;
+    partial_index[lid] = best_i;
+    workgroupBarrier();
+    for (var s = 128u; s > 0u; s = s >> 1u) {
+        if lid < s {
+            let j = partial_index[lid + s];
+            if j != 0xffffffffu && (partial_index[lid] == 0xffffffffu || beats(partial[lid + s], j, partial[lid], partial_index[lid])) {
+                partial[lid] = partial[lid + s];
+                partial_index[lid] = j;
+            }
+        }
+        workgroupBarrier();
+    }
+    if lid == 0u {
+        write_index(row, partial_index[0]);
+    }
+}
+
+@compute @workgroup_size(256)
+fn arg_reduce_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let row = (wid.y * nwg.x + wid.x) * 256u + lid;
+    if row >= p.rows { return; }
+    let base = row_offset(row);
+    var best = x[base];
+    var best_i = 0u;
+    for (var i = 1u; i < p.len; i++) {
+        let v = x[base + element_offset(i)];
+        if beats(v, i, best, best_i) {
+            best = v;
+            best_i = i;
+        }
+    }
+    write_index(row, best_i);
 }
