@@ -435,6 +435,18 @@ impl Tensor {
         let d = wrap_dim(dim, x.ndim())?;
         let len = x.shape()[d];
         let work = if x.dtype().is_half() { x.to_dtype(DType::F32)? } else { x.clone() };
+        if !work.device().is_cpu() {
+            if work.dtype() != DType::F32 {
+                return Err(crate::storage::dtype_not_on_device("sort", work.dtype(), work.device()));
+            }
+            let last = x.ndim() as i64 - 1;
+            let indices = crate::wgpu::sort(&work, d, descending)?.movedim(last, d as i64)?.contiguous()?;
+            let values = x.gather(d as i64, &indices)?;
+            if self.ndim() == 0 {
+                return Ok((values.reshape(&[])?, indices.reshape(&[])?));
+            }
+            return Ok((values, indices));
+        }
         let order: Vec<i64> = with_arith_dtype!(work.dtype(), T => work.with_slice::<T, _>("sort", |s, l| {
             map_lanes(s, l, d, len, |lane: &[T], o: &mut [i64]| {
                 let mut idx: Vec<usize> = (0..lane.len()).collect();

@@ -371,7 +371,13 @@ impl Tensor {
         let mut shape: Vec<usize> = t.shape().to_vec();
         let n = shape.remove(d);
         shape.push(n);
-        let moved = if work == DType::F32 {
+        let moved = if !t.device().is_cpu() {
+            if work != DType::F32 {
+                return Err(crate::storage::dtype_not_on_device(if product { "cumprod" } else { "cumsum" }, work, t.device()));
+            }
+            // Float32 accumulates in float32 there (WGSL has no double).
+            crate::wgpu::cumulative(&t, d, product)?
+        } else if work == DType::F32 {
             // Like PyTorch, float32 accumulates in double.
             let data = t.with_slice::<f32, _>(if product { "cumprod" } else { "cumsum" }, |s, l| scan(s, l, d, len, product, |v: f32| v as f64, |a: f64| a as f32))?;
             Tensor::from_vec(data, &shape)?

@@ -24,7 +24,7 @@ mod strided;
 #[cfg(feature = "wgpu")]
 pub use context::{adapter_name, device_count, empty_cache, is_available, pool_stats, supports_f16, synchronize, PoolStats};
 #[cfg(feature = "wgpu")]
-pub use ops::{add_at, arg_reduce, binary, copy_strided, matmul, put, reduce, take, unary, where_, Operand};
+pub use ops::{add_at, arg_reduce, binary, copy_strided, cumulative, matmul, put, reduce, sort, take, unary, where_, Operand};
 #[cfg(feature = "wgpu")]
 pub use storage::{alloc, upload, WgpuStorage};
 

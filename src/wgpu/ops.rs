@@ -192,6 +192,40 @@ pub fn arg_reduce(x: &Tensor, dim: usize, max: bool) -> Result<Tensor> {
     Ok(out)
 }
 
+/// `dim` moved last in `x`'s shape: the layout the scan and sort kernels write.
+fn dim_last(x: &Tensor, dim: usize) -> Vec<usize> {
+    let mut shape: Vec<usize> = (0..x.ndim()).filter(|&d| d != dim).map(|d| x.shape()[d]).collect();
+    shape.push(x.shape()[dim]);
+    shape
+}
+
+/// Running sums (or products) of float32 `x` along `dim`, shaped as `x` with `dim` moved last.
+pub fn cumulative(x: &Tensor, dim: usize, product: bool) -> Result<Tensor> {
+    let name = if product { "cumprod" } else { "cumsum" };
+    require_f32(x, name)?;
+    let (ctx, xb) = buffer_of(x, name)?;
+    let (out, ob) = output(ctx, &dim_last(x, dim), DType::F32)?;
+    super::reduce::scan(ctx, product, (&xb, x.layout()), dim, &ob)?;
+    Ok(out)
+}
+
+/// The stable sorting permutation (int64) of float32 `x` along `dim`, shaped as `x` with `dim`
+/// moved last (NaN sorts as the largest value).
+pub fn sort(x: &Tensor, dim: usize, descending: bool) -> Result<Tensor> {
+    require_f32(x, "sort")?;
+    if x.shape()[dim] > super::reduce::MAX_SORT {
+        return Err(Error::NotImplemented(format!(
+            "wgpu sort: rows longer than {} elements (this one has {})",
+            super::reduce::MAX_SORT,
+            x.shape()[dim]
+        )));
+    }
+    let (ctx, xb) = buffer_of(x, "sort")?;
+    let (out, ob) = output(ctx, &dim_last(x, dim), DType::I64)?;
+    super::reduce::sort(ctx, descending, (&xb, x.layout()), dim, &ob)?;
+    Ok(out)
+}
+
 /// A u32 list on `ctx`'s device (storage offsets for the gather and scatter kernels).
 fn upload_u32(ctx: &'static Context, values: &[u32]) -> Result<WgpuStorage> {
     super::storage::upload(ctx.ordinal, bytemuck::cast_slice(values), DType::I32)

@@ -123,3 +123,12 @@ pub fn reduce(_x: &Tensor, _op: ReduceOp, _rdims: &[usize], _out_shape: &[usize]
 pub fn matmul(_a: &Tensor, _b: &Tensor) -> Result<Tensor> {
     Err(not_built())
 }
+
+pub fn cumulative(_x: &Tensor, _dim: usize, _product: bool) -> Result<Tensor> {
+    Err(not_built())
+}
+
+pub fn sort(_x: &Tensor, _dim: usize, _descending: bool) -> Result<Tensor> {
+    Err(not_built())
+}
+

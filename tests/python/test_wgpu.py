@@ -397,6 +397,63 @@ def test_index_gradients():
             close(w.grad, want)
 
 
+@needs_gpu
+def test_cumulative_sort_and_topk():
+    x = rstorch.tensor([[3.0, float("nan"), 1.0, 3.0, -2.0, 1.0], [0.5, 0.5, 0.5, -1.0, float("nan"), 2.0]])
+    g = x.to("wgpu")
+    for dim in [0, 1]:
+        close(g.cumsum(dim), x.cumsum(dim))
+        close(g.cumprod(dim), x.cumprod(dim))
+        for descending in [False, True]:
+            (v, i), (gv, gi) = x.sort(dim, descending=descending), g.sort(dim, descending=descending)
+            close(gv, v)
+            same(gi, i)
+    a, ga = pair(7, 300, seed=25)  # a network wider than one pass of the workgroup
+    (v, i), (gv, gi) = a.sort(1), ga.sort(1)
+    close(gv, v)
+    same(gi, i)
+    (v, i), (gv, gi) = a.t().topk(3, dim=0), ga.t().topk(3, dim=0)
+    close(gv, v)
+    same(gi, i)
+    close(ga.t().cumsum(0), a.t().cumsum(0))
+
+
+@needs_gpu
+@pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1), dict(padding=2, dilation=2, groups=2),
+                                dict(stride=(2, 1), padding=(0, 2))], ids=str)
+def test_conv2d_forward_and_gradients(kw):
+    grads = {}
+    for dev in ["cpu", "wgpu"]:
+        rstorch.manual_seed(1)
+        x = rstorch.randn(3, 4, 9, 8, device=dev, requires_grad=True)
+        w = rstorch.randn(6, 4 // kw.get("groups", 1), 3, 3, device=dev, requires_grad=True)
+        b = rstorch.randn(6, device=dev, requires_grad=True)
+        y = F.conv2d(x, w, b, **kw)
+        cot = rstorch.randn(*y.shape).to(dev)
+        (y * cot).sum().backward()
+        grads[dev] = [y, x.grad, w.grad, b.grad]
+    for g, c in zip(grads["wgpu"], grads["cpu"]):
+        close(g, c)
+
+
+@needs_gpu
+def test_conv_transpose2d_and_pooling():
+    x, gx = pair(2, 3, 5, 5, seed=30)
+    w, gw = pair(3, 4, 3, 3, seed=31)
+    close(F.conv_transpose2d(gx, gw, stride=2, padding=1, output_padding=1),
+          F.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1))
+    x, gx = pair(2, 3, 9, 7, seed=32)
+    x[0, 0, 1, 1] = float("nan")
+    gx = x.to("wgpu")
+    for kw in [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=3, ceil_mode=True),
+               dict(kernel_size=2, dilation=2)]:
+        (v, i), (gv, gi) = F.max_pool2d(x, return_indices=True, **kw), F.max_pool2d(gx, return_indices=True, **kw)
+        close(gv, v)
+        same(gi, i)
+    ties = rstorch.zeros(1, 1, 4, 4)
+    same(F.max_pool2d(ties.to("wgpu"), 2, return_indices=True)[1], F.max_pool2d(ties, 2, return_indices=True)[1])
+
+
 # ----- autograd ------------------------------------------------------------------------------------
 
 @needs_gpu
@@ -502,14 +559,16 @@ def test_mixed_devices_raise_pytorchs_error():
 @needs_gpu
 def test_ops_without_a_gpu_kernel_say_so():
     g = rstorch.ones(2, 3, device="wgpu")
-    for name, fn in [("cumsum", lambda: g.cumsum(0)), ("sort", lambda: g.sort())]:
+    gi = rstorch.ones(2, 3, dtype=rstorch.int64, device="wgpu")
+    for name, fn in [("cumsum", lambda: gi.cumsum(0)), ("sum", lambda: gi.sum()), ("max", lambda: gi.max(0))]:
         with pytest.raises(NotImplementedError, match=f"'{name}'.*'wgpu' backend") as e:
             fn()
         assert isinstance(e.value, RuntimeError)
+    with pytest.raises(NotImplementedError, match="rows longer than 1024"):
+        rstorch.zeros(1025, device="wgpu").sort()
     gd = rstorch.ones(2, 3, dtype=rstorch.float64, device="wgpu")
     with pytest.raises(NotImplementedError, match="'exp' on float64"):
         gd.exp()
-    gi = rstorch.ones(2, 3, dtype=rstorch.int64, device="wgpu")
     with pytest.raises(NotImplementedError, match="'pow' on int64"):
         gi ** gi
     with pytest.raises(RuntimeError, match="Invalid device ordinal wgpu:7"):
@@ -534,13 +593,6 @@ def _flatten(out):
 NOT_ON_WGPU_YET = {
     "f64_chain": "float64 arithmetic (WGSL has no f64)",
     "mm_f64": "float64 arithmetic (WGSL has no f64)",
-    "cumsum": "no scan kernel yet",
-    "sort": "no sort kernel yet",
-    "one_hot_topk": "topk sorts",
-    "conv2d_basic": "no convolution yet", "conv2d_stride_pad": "no convolution yet",
-    "conv2d_dilation_groups": "no convolution yet", "conv2d_mnist": "no convolution yet",
-    "conv2d_1x1": "no convolution yet", "conv1d": "no convolution yet", "conv_transpose2d": "no convolution yet",
-    "max_pool2d": "no max_pool2d yet", "max_pool2d_stride_pad": "no max_pool2d yet",
 }
 
 

@@ -195,3 +195,86 @@ fn arg_reduce_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
     }
     write_index(row, best_i);
 }
+
+// ----- cumulative sums and products ----------------------------------------------------------------
+
+// Row `row`'s running sums (OP 0) or products (OP 1), one thread per row, in order, into the
+// contiguous [rows, len] output.
+@compute @workgroup_size(256)
+fn scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let row = (wid.y * nwg.x + wid.x) * 256u + lid;
+    if row >= p.rows { return; }
+    let base = row_offset(row);
+    var acc = identity();
+    for (var i = 0u; i < p.len; i++) {
+        acc = combine(acc, x[base + element_offset(i)]);
+        out[row * p.len + i] = bitcast<u32>(acc);
+    }
+}
+
+// ----- sorting ---------------------------------------------------------------------------------------
+
+// Rows of up to 1024 elements, sorted by a bitonic network in workgroup memory. The order is
+// total (NaN counts as the largest value, ties go by position, padding after everything), so
+// the result is the stable sort the CPU gives. OP 0 ascending, 1 descending. The output is each
+// row's permutation as int64 indices, [rows, len].
+var<workgroup> sort_key: array<f32, 1024>;
+var<workgroup> sort_index: array<u32, 1024>;
+
+const PAD: u32 = 0xffffffffu;
+
+fn sorts_before(v: f32, i: u32, w: f32, j: u32) -> bool {
+    if i == PAD || j == PAD { return j == PAD && i != PAD; }
+    let nv = is_nan(v);
+    let nw = is_nan(w);
+    if nv || nw || v == w {
+        if nv != nw { return (OP == 1u) == nv; }
+        return i < j;
+    }
+    if OP == 1u { return v > w; }
+    return v < w;
+}
+
+@compute @workgroup_size(256)
+fn sort_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let row = wid.y * nwg.x + wid.x;
+    if row >= p.rows { return; }
+    let base = row_offset(row);
+    // The network's width: the row length rounded up to a power of two (`chunk_len`).
+    let n = p.chunk_len;
+    for (var t = lid; t < n; t += 256u) {
+        if t < p.len {
+            sort_key[t] = x[base + element_offset(t)];
+            sort_index[t] = t;
+        } else {
+            sort_key[t] = 0.0;
+            sort_index[t] = PAD;
+        }
+    }
+    workgroupBarrier();
+    for (var k = 2u; k <= n; k = k << 1u) {
+        for (var j = k >> 1u; j > 0u; j = j >> 1u) {
+            for (var t = lid; t < n; t += 256u) {
+                let partner = t ^ j;
+                if partner > t {
+                    // Ascending blocks where bit k of t is clear, descending where it is set.
+                    let up = (t & k) == 0u;
+                    let a_first = sorts_before(sort_key[t], sort_index[t], sort_key[partner], sort_index[partner]);
+                    if a_first != up {
+                        let kv = sort_key[t];
+                        sort_key[t] = sort_key[partner];
+                        sort_key[partner] = kv;
+                        let iv = sort_index[t];
+                        sort_index[t] = sort_index[partner];
+                        sort_index[partner] = iv;
+                    }
+                }
+            }
+            workgroupBarrier();
+        }
+    }
+    for (var t = lid; t < p.len; t += 256u) {
+        out[2u * (row * p.len + t)] = sort_index[t];
+        out[2u * (row * p.len + t) + 1u] = 0u;
+    }
+}
