@@ -13,6 +13,8 @@ mod matmul;
 #[cfg(feature = "wgpu")]
 mod ops;
 #[cfg(feature = "wgpu")]
+pub mod optim;
+#[cfg(feature = "wgpu")]
 mod pool;
 #[cfg(feature = "wgpu")]
 mod reduce;

@@ -454,6 +454,37 @@ def test_conv_transpose2d_and_pooling():
     same(F.max_pool2d(ties.to("wgpu"), 2, return_indices=True)[1], F.max_pool2d(ties, 2, return_indices=True)[1])
 
 
+@needs_gpu
+@pytest.mark.parametrize("make", [
+    lambda ps: rstorch.optim.SGD(ps, lr=0.1),
+    lambda ps: rstorch.optim.SGD(ps, lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01, maximize=True),
+    lambda ps: rstorch.optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True),
+    lambda ps: rstorch.optim.Adam(ps, lr=0.01, weight_decay=0.1),
+    lambda ps: rstorch.optim.Adam(ps, lr=0.01, amsgrad=True),
+    lambda ps: rstorch.optim.AdamW(ps, lr=0.01, weight_decay=0.1),
+    lambda ps: rstorch.optim.RMSprop(ps, lr=0.01),
+    lambda ps: rstorch.optim.RMSprop(ps, lr=0.01, momentum=0.5, centered=True, weight_decay=0.1),
+    lambda ps: rstorch.optim.RMSprop(ps, lr=0.01, centered=True),
+    lambda ps: rstorch.optim.Adagrad(ps, lr=0.1, lr_decay=0.01, weight_decay=0.1),
+], ids=["sgd", "sgd_momentum", "sgd_nesterov", "adam", "amsgrad", "adamw", "rmsprop", "rmsprop_all",
+        "rmsprop_centered", "adagrad"])
+def test_optimizer_steps_run_on_the_gpu(make):
+    params = {}
+    for dev in ["cpu", "wgpu"]:
+        rstorch.manual_seed(4)
+        w = rstorch.randn(5, 3, device=dev, requires_grad=True)
+        b = rstorch.randn(3, device=dev, requires_grad=True)
+        x = rstorch.randn(8, 5, device=dev)
+        opt = make([w, b])
+        for _ in range(4):
+            opt.zero_grad()
+            ((x @ w + b).tanh() ** 2).sum().backward()
+            opt.step()
+        params[dev] = [w, b]
+    for g, c in zip(params["wgpu"], params["cpu"]):
+        close(g, c, tol=1e-4)
+
+
 # ----- autograd ------------------------------------------------------------------------------------
 
 @needs_gpu
