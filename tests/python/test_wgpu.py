@@ -288,6 +288,19 @@ def test_casts_between_dtypes(src):
 
 
 @needs_gpu
+@pytest.mark.parametrize("dt", [rstorch.float16, rstorch.bfloat16], ids=str)
+def test_half_precision_computes_in_float32(dt):
+    x = rstorch.randn(4, 5).to(dt)
+    g = x.to("wgpu")
+    for fn in [lambda a: a * 2 + 1, lambda a: a.exp(), lambda a: a.sum(1), lambda a: a > 0, lambda a: a.sigmoid(),
+               lambda a: a.softmax(-1), lambda a: a.max(1)[0], lambda a: a.to(rstorch.float32) + a]:
+        want, got = fn(x), fn(g)
+        assert got.dtype is want.dtype and got.device.type == "wgpu"
+        # Results round once to the half type: at most one of its ulps apart (drivers' builtins).
+        np.testing.assert_allclose(got.cpu().float().numpy(), want.float().numpy(), rtol=1e-2, atol=1e-3)
+
+
+@needs_gpu
 def test_int64_arithmetic_is_exact():
     big = 2 ** 40 + 3
     a = rstorch.tensor([-7, -1, 0, 1, 7, big, -big, 2 ** 62, -(2 ** 62), 123456789012])
