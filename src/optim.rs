@@ -1,5 +1,6 @@
 //! Optimizer updates (SGD, Adam/AdamW, RMSprop, Adagrad) applied in place to whole parameter
-//! lists in one call, with PyTorch's formulas in PyTorch's order of operations.
+//! lists in one call, with PyTorch's formulas in PyTorch's order of operations; parameters on a
+//! wgpu device are updated there by `wgpu::optim` with the same formulas.
 //!
 //! Every update is elementwise, so splitting a parameter across threads cannot change a bit.
 
@@ -71,8 +72,8 @@ impl<T> Raw<T> {
 }
 
 /// Checks that every tensor of one parameter's update is a distinct, contiguous tensor of the
-/// parameter's shape and dtype, then hands `f` their elements.
-fn with_buffers<T: OptFloat, R>(param: &Tensor, others: &[&Tensor], f: impl FnOnce(&[Raw<T>], usize) -> R) -> Result<R> {
+/// parameter's shape and of `dtype`, all on one device.
+fn check_buffers(param: &Tensor, others: &[&Tensor], dtype: DType) -> Result<()> {
     for (i, t) in others.iter().enumerate() {
         if t.shape() != param.shape() {
             return Err(Error::Runtime(format!(
@@ -89,10 +90,26 @@ fn with_buffers<T: OptFloat, R>(param: &Tensor, others: &[&Tensor], f: impl FnOn
     let all: Vec<&Tensor> = std::iter::once(param).chain(others.iter().copied()).collect();
     crate::device::common_device(&all, false)?;
     for t in &all {
-        if !t.is_contiguous() || t.dtype() != T::DTYPE {
+        if !t.is_contiguous() || t.dtype() != dtype {
             return Err(Error::Runtime("optimizer: parameters and their state must be contiguous and of one dtype".into()));
         }
     }
+    Ok(())
+}
+
+/// The update of a parameter on a GPU: float32 only (the shader's type).
+fn on_device(step: crate::wgpu::optim::Step, param: &Tensor, others: &[&Tensor]) -> Result<()> {
+    if param.dtype() != DType::F32 {
+        return Err(crate::storage::dtype_not_on_device("optimizer step", param.dtype(), param.device()));
+    }
+    check_buffers(param, others, DType::F32)?;
+    crate::wgpu::optim::optimizer_step(&step, param, others[0], &others[1..])
+}
+
+/// `check_buffers`, then hands `f` the elements of the parameter and the other tensors.
+fn with_buffers<T: OptFloat, R>(param: &Tensor, others: &[&Tensor], f: impl FnOnce(&[Raw<T>], usize) -> R) -> Result<R> {
+    check_buffers(param, others, T::DTYPE)?;
+    let all: Vec<&Tensor> = std::iter::once(param).chain(others.iter().copied()).collect();
     // Hold every storage's write lock for the duration of the update.
     let mut guards = Vec::with_capacity(all.len());
     let mut raws = Vec::with_capacity(all.len());
@@ -117,6 +134,19 @@ fn prepared(t: &Tensor, dtype: DType) -> Result<Tensor> {
     } else {
         t.copy_as(dtype)
     }
+}
+
+fn flag(on: bool, bit: u32) -> u32 {
+    if on { bit } else { 0 }
+}
+
+/// Hyperparameters as the GPU kernels take them: float32, in a fixed array of eight.
+fn hyper(values: &[f64]) -> [f32; 8] {
+    let mut h = [0f32; 8];
+    for (d, &v) in h.iter_mut().zip(values) {
+        *d = v as f32;
+    }
+    h
 }
 
 macro_rules! float_dispatch {
@@ -158,6 +188,15 @@ pub fn sgd_step(params: &[Tensor], grads: &[Tensor], bufs: Vec<Option<Tensor>>, 
         };
         let mut others = vec![&g];
         others.extend(buf.as_ref());
+        if !p.device().is_cpu() {
+            use crate::wgpu::optim::{flags as F, Step};
+            let f = flag(c.maximize, F::MAXIMIZE) | flag(c.weight_decay != 0.0, F::DECAY) | flag(buf.is_some(), F::STATE)
+                | flag(fresh, F::FRESH) | flag(c.nesterov, F::NESTEROV);
+            let h = hyper(&[c.lr, c.momentum, 1.0 - c.dampening, c.weight_decay]);
+            on_device(Step { entry: "sgd", flags: f, h }, p, &others)?;
+            out.push(buf);
+            continue;
+        }
         float_dispatch!(p.dtype(), T => with_buffers::<T, _>(p, &others, |raw, n| {
             let (lr, m, damp, wd) = (T::of(c.lr), T::of(c.momentum), T::of(1.0 - c.dampening), T::of(c.weight_decay));
             for_chunks(n, |s, len| {
@@ -207,6 +246,14 @@ pub fn adam_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], ste
         }
         let bc1 = 1.0 - c.beta1.powf(step);
         let bc2_sqrt = (1.0 - c.beta2.powf(step)).sqrt();
+        if !p.device().is_cpu() {
+            use crate::wgpu::optim::{flags as F, Step};
+            let f = flag(c.maximize, F::MAXIMIZE) | flag(c.weight_decay != 0.0, F::DECAY) | flag(c.amsgrad, F::STATE)
+                | flag(c.decoupled, F::DECOUPLED);
+            let h = hyper(&[1.0 - c.beta1, c.beta2, 1.0 - c.beta2, c.weight_decay, c.eps, c.lr / bc1, bc2_sqrt, 1.0 - c.lr * c.weight_decay]);
+            on_device(Step { entry: "adam", flags: f, h }, p, &others)?;
+            continue;
+        }
         float_dispatch!(p.dtype(), T => with_buffers::<T, _>(p, &others, |raw, n| {
             let (b1w, b2, b2w) = (T::of(1.0 - c.beta1), T::of(c.beta2), T::of(1.0 - c.beta2));
             let (wd, eps, step_size, bc2s) = (T::of(c.weight_decay), T::of(c.eps), T::of(c.lr / bc1), T::of(bc2_sqrt));
@@ -265,6 +312,14 @@ pub fn rmsprop_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], 
         let g = prepared(g, p.dtype())?;
         let mut others = vec![&g];
         others.extend(st.iter());
+        if !p.device().is_cpu() {
+            use crate::wgpu::optim::{flags as F, Step};
+            let f = flag(c.maximize, F::MAXIMIZE) | flag(c.weight_decay != 0.0, F::DECAY) | flag(with_momentum, F::STATE)
+                | flag(c.centered, F::CENTERED);
+            let h = hyper(&[c.alpha, 1.0 - c.alpha, c.weight_decay, c.eps, c.lr, c.momentum]);
+            on_device(Step { entry: "rmsprop", flags: f, h }, p, &others)?;
+            continue;
+        }
         float_dispatch!(p.dtype(), T => with_buffers::<T, _>(p, &others, |raw, n| {
             let (alpha, aw, wd, eps, lr, mom) =
                 (T::of(c.alpha), T::of(1.0 - c.alpha), T::of(c.weight_decay), T::of(c.eps), T::of(c.lr), T::of(c.momentum));
@@ -315,6 +370,12 @@ pub fn adagrad_step(params: &[Tensor], grads: &[Tensor], sums: &[Tensor], steps:
     for (((p, g), sum), &step) in params.iter().zip(grads).zip(sums).zip(steps) {
         let g = prepared(g, p.dtype())?;
         let clr = c.lr / (1.0 + (step - 1.0) * c.lr_decay);
+        if !p.device().is_cpu() {
+            use crate::wgpu::optim::{flags as F, Step};
+            let f = flag(c.maximize, F::MAXIMIZE) | flag(c.weight_decay != 0.0, F::DECAY);
+            on_device(Step { entry: "adagrad", flags: f, h: hyper(&[c.weight_decay, c.eps, clr]) }, p, &[&g, sum])?;
+            continue;
+        }
         float_dispatch!(p.dtype(), T => with_buffers::<T, _>(p, &[&g, sum], |raw, n| {
             let (wd, eps, clr) = (T::of(c.weight_decay), T::of(c.eps), T::of(clr));
             for_chunks(n, |s, len| {

@@ -1,5 +1,6 @@
-//! The wgpu backend against the CPU: every kernel on strided and broadcast inputs, autograd
-//! through device tensors, and the errors for ops and dtypes it does not run yet. Each test
+//! The wgpu backend against the CPU: every kernel on strided and broadcast inputs (dtype casts,
+//! int64 arithmetic, comparisons, where, arg-reductions, gathers and scatters included),
+//! autograd through device tensors, and the errors for ops and dtypes it does not run yet. Each test
 //! passes without running when no adapter exists.
 #![cfg(feature = "wgpu")]
 
@@ -262,16 +263,145 @@ fn missing_kernels_and_mixed_devices_are_clear_errors() {
     let err = x.matmul(&g.transpose(0, 1).unwrap()).unwrap_err().to_string();
     assert!(err.contains("Expected all tensors to be on the same device"), "{err}");
     // An op without a wgpu kernel names itself and the backend.
-    let err = g.cumulative(0, false).unwrap_err();
+    let gl = x.to_dtype(DType::I64).unwrap().to_device(GPU).unwrap();
+    let err = gl.cumulative(0, false).unwrap_err();
     assert_eq!(err.kind(), rstorch::error::ErrorKind::NotImplemented);
     assert!(err.to_string().contains("'cumsum'") && err.to_string().contains("'wgpu'"), "{err}");
-    let err = g.binary(BinaryOp::Lt, &g).unwrap_err().to_string();
-    assert!(err.contains("'lt'") && err.contains("wgpu"), "{err}");
-    // Dtypes without kernels say so.
+    // Dtypes without kernels say so: float64 has no arithmetic, integers no pow.
+    let gd = x.to_dtype(DType::F64).unwrap().to_device(GPU).unwrap();
+    let err = gd.binary(BinaryOp::Add, &gd).unwrap_err().to_string();
+    assert!(err.contains("'add'") && err.contains("float64"), "{err}");
+    let err = gd.to_dtype(DType::F32).unwrap_err().to_string();
+    assert!(err.contains("to(float32)") && err.contains("float64"), "{err}");
     let gi = x.to_dtype(DType::I64).unwrap().to_device(GPU).unwrap();
-    let err = gi.binary(BinaryOp::Add, &gi).unwrap_err().to_string();
-    assert!(err.contains("'add'") && err.contains("int64"), "{err}");
+    let err = gi.binary(BinaryOp::Pow, &gi).unwrap_err().to_string();
+    assert!(err.contains("'pow'") && err.contains("int64"), "{err}");
     // A device that does not exist.
     let err = x.to_device(Device::Wgpu(99)).unwrap_err().to_string();
     assert!(err.contains("wgpu:99"), "{err}");
+}
+
+/// `f` on the device and on the CPU give the same values, dtype and shape.
+fn assert_same(got: &Tensor, want: &Tensor, what: &str) {
+    assert_eq!(got.device(), GPU, "{what}: result left the device");
+    assert_eq!((got.dtype(), got.shape()), (want.dtype(), want.shape()), "{what}");
+    let (g, w) = (got.to_vec::<f64>().unwrap(), want.to_vec::<f64>().unwrap());
+    assert!(g.iter().zip(&w).all(|(a, b)| a == b || (a.is_nan() && b.is_nan())), "{what}: {g:?} vs {w:?}");
+}
+
+#[test]
+fn casts_between_dtypes_match_the_cpu() {
+    if !gpu() {
+        return;
+    }
+    let x = Tensor::from_vec(vec![-3.7f32, -1.0, -0.5, 0.0, 0.5, 2.5, 126.9, -129.0, 255.0, 70000.0, 3e9, f32::NAN], &[3, 4]).unwrap();
+    let kinds = [DType::Bool, DType::U8, DType::I8, DType::I16, DType::I32, DType::I64, DType::F16, DType::BF16, DType::F32];
+    for src in kinds {
+        let t = x.to_dtype(src).unwrap();
+        let g = t.to_device(GPU).unwrap();
+        for dst in kinds {
+            let what = format!("{} -> {}", src.name(), dst.name());
+            // NaN only survives float targets; compare through the bits' values elsewhere.
+            let (got, want) = (g.transpose(0, 1).unwrap().to_dtype(dst).unwrap(), t.transpose(0, 1).unwrap().to_dtype(dst).unwrap());
+            let (gv, wv) = (got.to_vec::<f64>().unwrap(), want.to_vec::<f64>().unwrap());
+            assert_eq!(got.dtype(), dst, "{what}");
+            for (a, b) in gv.iter().zip(&wv) {
+                assert!(a == b || (a.is_nan() && b.is_nan()), "{what}: {gv:?} vs {wv:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn int64_arithmetic_and_comparisons_are_exact() {
+    if !gpu() {
+        return;
+    }
+    let a = Tensor::from_vec(vec![-7i64, -1, 0, 1, 7, (1 << 40) + 3, -(1 << 50), 1 << 62, 123456789012, -5], &[10]).unwrap();
+    let b = Tensor::from_vec(vec![2i64, 3, -5, 4, -3, 7, -13, 3, -1000003, 1 << 33], &[10]).unwrap();
+    let (ga, gb) = (a.to_device(GPU).unwrap(), b.to_device(GPU).unwrap());
+    use BinaryOp::*;
+    for op in [Add, Sub, Mul, FloorDiv, Rem, Maximum, Minimum, BitAnd, BitOr, BitXor, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalXor] {
+        assert_same(&ga.binary(op, &gb).unwrap(), &a.binary(op, &b).unwrap(), op.name());
+        assert_same(&ga.binary_scalar(op, Scalar::Int(-3), false).unwrap(), &a.binary_scalar(op, Scalar::Int(-3), false).unwrap(), op.name());
+    }
+    for op in [UnaryOp::Neg, UnaryOp::Abs, UnaryOp::Sign, UnaryOp::BitwiseNot, UnaryOp::LogicalNot] {
+        assert_same(&ga.unary(op).unwrap(), &a.unary(op).unwrap(), op.name());
+    }
+    let zero = Tensor::from_vec(vec![0i64; 10], &[10]).unwrap().to_device(GPU).unwrap();
+    assert!(ga.binary(FloorDiv, &zero).unwrap_err().to_string().contains("ZeroDivisionError"));
+}
+
+#[test]
+fn where_reductions_of_flags_and_arg_reductions() {
+    if !gpu() {
+        return;
+    }
+    let x = cpu_tensor(&[5, 7], 40);
+    let g = x.to_device(GPU).unwrap();
+    let (c, gc) = (x.binary_scalar(BinaryOp::Gt, Scalar::Float(0.3), false).unwrap(), g.binary_scalar(BinaryOp::Gt, Scalar::Float(0.3), false).unwrap());
+    assert_same(&gc, &c, "gt");
+    let y = x.transpose(0, 1).unwrap().contiguous().unwrap().transpose(0, 1).unwrap();
+    let gy = y.to_device(GPU).unwrap();
+    use rstorch::tensor::arith::Arg;
+    assert_same(&Tensor::where_(&gc, Arg::T(&g), Arg::T(&gy)).unwrap(), &Tensor::where_(&c, Arg::T(&x), Arg::T(&y)).unwrap(), "where");
+    assert_same(&Tensor::where_(&gc, Arg::S(Scalar::Int(2)), Arg::T(&gy)).unwrap(), &Tensor::where_(&c, Arg::S(Scalar::Int(2)), Arg::T(&y)).unwrap(), "where scalar");
+    for op in [ReduceOp::Any, ReduceOp::All, ReduceOp::Sum] {
+        for dims in [None, Some(&[0i64][..]), Some(&[1i64][..])] {
+            assert_same(&gc.reduce(op, dims, false).unwrap(), &c.reduce(op, dims, false).unwrap(), op.name());
+        }
+    }
+    for max in [true, false] {
+        for d in [0, 1] {
+            let (gv, gi) = g.max_min_dim(d, false, max).unwrap();
+            let (v, i) = x.max_min_dim(d, false, max).unwrap();
+            assert_same(&gi, &i, "arg");
+            assert_same(&gv, &v, "values");
+        }
+    }
+}
+
+#[test]
+fn gathers_and_scatters_match_the_cpu() {
+    if !gpu() {
+        return;
+    }
+    let x = cpu_tensor(&[4, 6], 50);
+    let g = x.to_device(GPU).unwrap();
+    let idx = Tensor::from_vec(vec![3i64, 0, 3, 1, 3], &[5]).unwrap();
+    let gidx = idx.to_device(GPU).unwrap();
+    assert_same(&g.index_select(0, &gidx).unwrap(), &x.index_select(0, &idx).unwrap(), "index_select");
+    let src = cpu_tensor(&[5, 6], 51);
+    let gsrc = src.to_device(GPU).unwrap();
+    // Repeated indices sum in index order, as on the CPU: the same bits.
+    assert_same(&g.index_add(0, &gidx, &gsrc, Scalar::Float(0.5)).unwrap(), &x.index_add(0, &idx, &src, Scalar::Float(0.5)).unwrap(), "index_add");
+    let gi2 = Tensor::from_vec(vec![0i64, 5, 5, 1, 1, 0, 2, 2, 2, 5, 4, 4], &[4, 3]).unwrap();
+    let ggi2 = gi2.to_device(GPU).unwrap();
+    assert_same(&g.gather(1, &ggi2).unwrap(), &x.gather(1, &gi2).unwrap(), "gather");
+    let s2 = cpu_tensor(&[4, 3], 52);
+    let gs2 = s2.to_device(GPU).unwrap();
+    use rstorch::tensor::arith::Arg;
+    for add in [true, false] {
+        assert_same(&g.scatter(1, &ggi2, Arg::T(&gs2), add).unwrap(), &x.scatter(1, &gi2, Arg::T(&s2), add).unwrap(), "scatter");
+    }
+}
+
+#[test]
+fn scans_and_sorts_match_the_cpu() {
+    if !gpu() {
+        return;
+    }
+    let mut v = values(3 * 40, 60);
+    v[5] = f32::NAN;
+    v[7] = v[9];
+    let x = Tensor::from_vec(v, &[3, 40]).unwrap();
+    let g = x.to_device(GPU).unwrap();
+    for d in [0, 1] {
+        assert_close(&g.cumulative(d, false).unwrap(), &x.cumulative(d, false).unwrap(), 1e-5);
+        for desc in [false, true] {
+            let ((gv, gi), (v, i)) = (g.sort(d, desc).unwrap(), x.sort(d, desc).unwrap());
+            assert_same(&gi, &i, "sort indices");
+            assert_same(&gv, &v, "sort values");
+        }
+    }
 }

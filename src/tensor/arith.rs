@@ -218,7 +218,7 @@ fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
     let (compute, out) = op_dtypes(op, &a, &b)?;
     let device = args_device(&[&a, &b])?;
     if !device.is_cpu() {
-        return binary_on_device(a, b, op, compute, device);
+        return binary_on_device(a, b, op, compute, out, device);
     }
     let kernel_dtype = if compute.is_half() { DType::F32 } else { compute };
     let ta = a.materialize(kernel_dtype)?;
@@ -271,41 +271,43 @@ fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
     result.to_dtype(out)
 }
 
-/// `binary_raw` for operands on a GPU: tensors there are viewed broadcast, numbers (and
-/// zero-dim CPU tensors) travel as kernel arguments.
-fn binary_on_device(a: Arg, b: Arg, op: BinaryOp, compute: DType, device: Device) -> Result<Tensor> {
+/// `binary_raw` for operands on a GPU: tensors there are viewed broadcast (the kernels convert
+/// them to the compute dtype as they load them), numbers (and zero-dim CPU tensors) travel as
+/// kernel arguments.
+fn binary_on_device(a: Arg, b: Arg, op: BinaryOp, compute: DType, out: DType, device: Device) -> Result<Tensor> {
     use crate::wgpu::Operand;
-    if op.is_comparison() || op.is_logical() || matches!(op, BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor) {
-        return Err(crate::storage::not_on_device(op.name(), device));
-    }
-    if compute != DType::F32 {
-        return Err(crate::storage::dtype_not_on_device(op.name(), compute, device));
-    }
     let shape_of = |x: &Arg| match x {
         Arg::T(t) => t.shape().to_vec(),
         Arg::S(_) => vec![],
     };
     let shape = broadcast_shapes(&shape_of(&a), &shape_of(&b))?;
-    crate::tensor::check_alloc(&shape, compute)?;
-    // Device operands converted to the compute dtype and broadcast to the output's shape.
-    let view = |x: &Arg| -> Result<Option<Tensor>> {
+    crate::tensor::check_alloc(&shape, out)?;
+    let integer = !compute.is_floating_point() && compute != DType::Bool;
+    if integer && matches!(op, BinaryOp::FloorDiv | BinaryOp::Rem) {
+        let zero = match b {
+            Arg::T(t) => t.eq_scalar_any(Scalar::Int(0))?,
+            Arg::S(s) => s.to_i64() == 0,
+        };
+        if zero {
+            return Err(Error::Runtime("ZeroDivisionError".into()));
+        }
+    }
+    // Device operands broadcast to the output's shape.
+    let view = |x: &Arg| -> Option<Tensor> {
         match x {
-            Arg::T(t) if t.device() == device => {
-                let t = t.to_dtype(compute)?;
-                Ok(Some(t.with_layout(t.layout().broadcast_to(&shape))))
-            }
-            _ => Ok(None),
+            Arg::T(t) if t.device() == device => Some(t.with_layout(t.layout().broadcast_to(&shape))),
+            _ => None,
         }
     };
     fn operand<'t>(view: &'t Option<Tensor>, x: &Arg) -> Result<Operand<'t>> {
         Ok(match (view, x) {
             (Some(t), _) => Operand::Tensor(t),
-            (None, Arg::S(s)) => Operand::Scalar(s.to_f64()),
-            (None, Arg::T(t)) => Operand::Scalar(t.item()?.to_f64()),
+            (None, Arg::S(s)) => Operand::Scalar(*s),
+            (None, Arg::T(t)) => Operand::Scalar(t.item()?),
         })
     }
-    let (va, vb) = (view(&a)?, view(&b)?);
-    crate::wgpu::binary(op, operand(&va, &a)?, operand(&vb, &b)?, &shape, device)
+    let (va, vb) = (view(&a), view(&b));
+    crate::wgpu::binary(op, operand(&va, &a)?, operand(&vb, &b)?, &shape, device, compute, out)
 }
 
 impl Tensor {
@@ -350,7 +352,8 @@ impl Tensor {
 
     /// Whether any element is non-zero.
     pub fn any_true(&self) -> Result<bool> {
-        let t = self.to_dtype(DType::Bool)?;
+        // On a GPU the flags are computed there and only they come back.
+        let t = self.to_dtype(DType::Bool)?.to_device(Device::Cpu)?;
         t.with_slice::<bool, _>("any", |s, l| convert_strided::<bool, bool>(s, l).iter().any(|&b| b))
     }
 
@@ -373,10 +376,10 @@ impl Tensor {
 
     fn where_raw(cond: &Tensor, a: Arg, b: Arg) -> Result<Tensor> {
         let device = args_device(&[&Arg::T(cond), &a, &b])?;
-        if !device.is_cpu() {
-            return Err(crate::storage::not_on_device("where", device));
-        }
         let dtype = result_type(&[a.operand(), b.operand()]);
+        if !device.is_cpu() {
+            return Tensor::where_on_device(cond, a, b, dtype, device);
+        }
         let (ta, tb) = (a.materialize(dtype)?, b.materialize(dtype)?);
         let c = cond.to_dtype(DType::Bool)?;
         let shape = broadcast_shapes(&broadcast_shapes(c.shape(), ta.shape())?, tb.shape())?;
@@ -391,6 +394,39 @@ impl Tensor {
                 Tensor::from_vec(map3(sc, &lc, sa, &la, sb, &lb, |c: bool, x: T, y: T| if c { x } else { y }), &shape)
             })))???
         })
+    }
+
+    /// `where_raw` on a GPU: the condition is read as truth values of any dtype; device operands
+    /// are converted to the result's dtype and broadcast, numbers (and zero-dim CPU tensors)
+    /// travel as kernel arguments.
+    fn where_on_device(cond: &Tensor, a: Arg, b: Arg, dtype: DType, device: Device) -> Result<Tensor> {
+        use crate::wgpu::Operand;
+        let shape_of = |x: &Arg| match x {
+            Arg::T(t) => t.shape().to_vec(),
+            Arg::S(_) => vec![],
+        };
+        let shape = broadcast_shapes(&broadcast_shapes(cond.shape(), &shape_of(&a))?, &shape_of(&b))?;
+        crate::tensor::check_alloc(&shape, dtype)?;
+        let c = if cond.device() == device { cond.clone() } else { cond.to_device(device)? };
+        let c = c.with_layout(c.layout().broadcast_to(&shape));
+        let view = |x: &Arg| -> Result<Option<Tensor>> {
+            match x {
+                Arg::T(t) if t.device() == device => {
+                    let t = t.to_dtype(dtype)?;
+                    Ok(Some(t.with_layout(t.layout().broadcast_to(&shape))))
+                }
+                _ => Ok(None),
+            }
+        };
+        fn operand<'t>(view: &'t Option<Tensor>, x: &Arg) -> Result<Operand<'t>> {
+            Ok(match (view, x) {
+                (Some(t), _) => Operand::Tensor(t),
+                (None, Arg::S(s)) => Operand::Scalar(*s),
+                (None, Arg::T(t)) => Operand::Scalar(t.item()?),
+            })
+        }
+        let (va, vb) = (view(&a)?, view(&b)?);
+        crate::wgpu::where_(&c, operand(&va, &a)?, operand(&vb, &b)?, &shape, dtype)
     }
 
     /// `clamp(min, max)` with scalar bounds; NaN stays NaN.

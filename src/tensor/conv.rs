@@ -50,6 +50,9 @@ fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: 
     }
     crate::tensor::check_alloc(out_shape, a.dtype())?;
     let _raw = GradMode::disabled();
+    if !a.device().is_cpu() {
+        return run_on_device(kernel, a, b, bias, g, out_shape);
+    }
     match a.dtype() {
         DType::F32 => typed::<f32>(kernel, a, b, bias, g, out_shape),
         DType::F64 => typed::<f64>(kernel, a, b, bias, g, out_shape),
@@ -59,6 +62,101 @@ fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: 
         }
         d => Err(Error::Runtime(format!("\"slow_conv2d_cpu\" not implemented for '{}'", title_name(d)))),
     }
+}
+
+/// The three kernels on a GPU, built from strided views and the copy, matmul and add kernels:
+/// the patch matrix of an image is a 6-dim view of its zero-padded copy (batch, channel, kernel
+/// row and column, output row and column), copied contiguous; the transpose adds each kernel
+/// tap's slice of the patch gradient back onto a strided view of the padded image, tap by tap
+/// (a fixed order, so results are the same on every run).
+fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<Tensor> {
+    match a.dtype() {
+        DType::F32 => {}
+        d @ (DType::F16 | DType::BF16) => {
+            let bias = bias.map(|t| t.to_dtype(DType::F32)).transpose()?;
+            return run_on_device(kernel, &a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?, bias.as_ref(), g, out_shape)?.to_dtype(d);
+        }
+        d => return Err(crate::storage::dtype_not_on_device("convolution", d, a.device())),
+    }
+    let dims = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
+    let (n, groups) = (g.batch, g.groups);
+    let (cg, og) = (g.in_channels / groups, g.out_channels / groups);
+    let taps = cg * g.kernel[0] * g.kernel[1];
+    let positions = g.out_size[0] * g.out_size[1];
+    let out = match kernel {
+        Kernel::Forward => {
+            // (1, G, og, taps) @ (N, G, taps, P) -> (N, G, og, P)
+            let cols = patches(a, g)?.reshape(&dims(&[n, groups, taps, positions]))?;
+            let w = b.contiguous()?.reshape(&dims(&[1, groups, og, taps]))?.expand(&dims(&[n, groups, og, taps]))?;
+            let y = crate::wgpu::matmul(&w, &cols)?.reshape(&dims(out_shape))?;
+            match bias {
+                Some(bias) => y.binary(crate::tensor::BinaryOp::Add, &bias.reshape(&dims(&[1, g.out_channels, 1, 1]))?)?,
+                None => y,
+            }
+        }
+        Kernel::Transpose => {
+            // (N, G, taps, og) @ (N, G, og, P) -> patch gradients (N, C, kh, kw, oh, ow)
+            let wt = b.contiguous()?.reshape(&dims(&[1, groups, og, taps]))?.transpose(-2, -1)?.expand(&dims(&[n, groups, taps, og]))?;
+            let dy = a.contiguous()?.reshape(&dims(&[n, groups, og, positions]))?;
+            let cols = crate::wgpu::matmul(&wt, &dy)?;
+            let [kh, kw] = g.kernel;
+            let cols = cols.reshape(&dims(&[n, g.in_channels, kh, kw, g.out_size[0], g.out_size[1]]))?;
+            let (hp, wp) = padded_size(g);
+            let image = Tensor::zeros_on(&[n, g.in_channels, hp, wp], DType::F32, a.device())?;
+            for ky in 0..kh {
+                for kx in 0..kw {
+                    let dst = image.with_layout(crate::layout::Layout {
+                        shape: vec![n, g.in_channels, g.out_size[0], g.out_size[1]],
+                        strides: vec![g.in_channels * hp * wp, hp * wp, g.stride[0] * wp, g.stride[1]],
+                        offset: ky * g.dilation[0] * wp + kx * g.dilation[1],
+                    });
+                    let tap = cols.select(2, ky as i64)?.select(2, kx as i64)?;
+                    let sum = dst.binary(crate::tensor::BinaryOp::Add, &tap)?;
+                    crate::wgpu::copy_strided(&sum, &dst)?;
+                }
+            }
+            image
+                .narrow(2, g.padding[0] as i64, g.in_size[0] as i64)?
+                .narrow(3, g.padding[1] as i64, g.in_size[1] as i64)?
+                .contiguous()?
+        }
+        Kernel::WeightGrad => {
+            // (G, og, N * P) @ (G, N * P, taps) -> (G, og, taps): the sum over images is part of
+            // the product's inner dimension.
+            let cols = patches(a, g)?.reshape(&dims(&[n, groups, taps, positions]))?.permute(&[1, 0, 3, 2])?.contiguous()?;
+            let cols = cols.reshape(&dims(&[groups, n * positions, taps]))?;
+            let dy = b.contiguous()?.reshape(&dims(&[n, groups, og, positions]))?.permute(&[1, 2, 0, 3])?.contiguous()?;
+            let dy = dy.reshape(&dims(&[groups, og, n * positions]))?;
+            crate::wgpu::matmul(&dy, &cols)?.reshape(&dims(out_shape))?
+        }
+    };
+    Ok(out)
+}
+
+/// The image size with the padding on both sides, large enough for every tap of `g`.
+fn padded_size(g: &ConvGeom) -> (usize, usize) {
+    let reach = |a: usize| (g.out_size[a] - 1) * g.stride[a] + (g.kernel[a] - 1) * g.dilation[a] + 1;
+    ((g.in_size[0] + 2 * g.padding[0]).max(reach(0)), (g.in_size[1] + 2 * g.padding[1]).max(reach(1)))
+}
+
+/// The contiguous patch tensor (N, C, kh, kw, oh, ow) of a float32 image on a GPU.
+fn patches(x: &Tensor, g: &ConvGeom) -> Result<Tensor> {
+    let (hp, wp) = padded_size(g);
+    let c = g.in_channels;
+    let image = if (hp, wp) == (g.in_size[0], g.in_size[1]) {
+        x.contiguous()?
+    } else {
+        let image = Tensor::zeros_on(&[g.batch, c, hp, wp], DType::F32, x.device())?;
+        let inner = image.narrow(2, g.padding[0] as i64, g.in_size[0] as i64)?.narrow(3, g.padding[1] as i64, g.in_size[1] as i64)?;
+        crate::wgpu::copy_strided(x, &inner)?;
+        image
+    };
+    let view = image.with_layout(crate::layout::Layout {
+        shape: vec![g.batch, c, g.kernel[0], g.kernel[1], g.out_size[0], g.out_size[1]],
+        strides: vec![c * hp * wp, hp * wp, g.dilation[0] * wp, g.dilation[1], g.stride[0] * wp, g.stride[1]],
+        offset: image.storage_offset(),
+    });
+    view.contiguous()
 }
 
 fn image_shape(g: &ConvGeom) -> Vec<usize> {

@@ -64,6 +64,12 @@ impl Tensor {
         let n: usize = shape.iter().product();
         debug_assert!(offsets.len() == self.numel() && offsets.iter().all(|&o| o < n));
         let src = self.contiguous()?;
+        if !self.device().is_cpu() {
+            let out = Tensor::zeros_on(shape, self.dtype(), self.device())?;
+            let from: Vec<usize> = (src.storage_offset()..src.storage_offset() + offsets.len()).collect();
+            crate::wgpu::add_at(&out, offsets, &src, &from)?;
+            return Ok(out);
+        }
         with_arith_dtype!(self.dtype(), T => src.with_slice::<T, _>("index_add", |s, l| {
             let mut out = vec![T::zero(); n];
             for (&o, &v) in offsets.iter().zip(&s[l.offset..l.offset + offsets.len()]) {
@@ -75,6 +81,9 @@ impl Tensor {
 
     /// A contiguous tensor of `shape` gathering `self`'s elements at storage `offsets`.
     fn take_offsets(&self, offsets: &[usize], shape: &[usize]) -> Result<Tensor> {
+        if !self.device().is_cpu() {
+            return crate::wgpu::take(self, offsets, shape);
+        }
         with_dtype!(self.dtype(), T => self.with_slice::<T, _>("index", |s, _| Tensor::from_vec(take(s, offsets), shape))?)
     }
 
@@ -221,6 +230,17 @@ impl Tensor {
         let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;
         let offs = Tensor::offsets_along(out.layout(), d, index.shape(), |i| idx[i]);
         let dt = out.dtype();
+        if !out.device().is_cpu() {
+            // `out` is a fresh contiguous copy: its storage offsets are its positions.
+            let src = src.to_device(out.device())?;
+            if reduce_add {
+                let from: Vec<usize> = (src.storage_offset()..src.storage_offset() + offs.len()).collect();
+                crate::wgpu::add_at(&out, &offs, &src, &from)?;
+            } else {
+                crate::wgpu::put(&out, &offs, &src)?;
+            }
+            return out.reshape(&self_shape);
+        }
         if reduce_add && !dt.is_floating_point() {
             // Integer adds must be exact: do them in i64.
             let exact = out.to_dtype(DType::I64)?;
@@ -302,6 +322,20 @@ impl Tensor {
         // way every run).
         let outer: usize = x.shape()[..d].iter().product();
         let inner: usize = x.shape()[d + 1..].iter().product();
+        if !out.device().is_cpu() {
+            let n = outer * idx.len() * inner;
+            let (mut targets, mut from) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            for o in 0..outer {
+                for (j, &i) in idx.iter().enumerate() {
+                    for k in 0..inner {
+                        targets.push((o * size + i) * inner + k);
+                        from.push(scaled.storage_offset() + (o * idx.len() + j) * inner + k);
+                    }
+                }
+            }
+            crate::wgpu::add_at(&out, &targets, &scaled, &from)?;
+            return out.to_dtype(x.dtype())?.reshape(&dims_i64(self.shape()));
+        }
         with_arith_dtype!(work, T => {
             scaled.with_slice::<T, _>("index_add", |src, sl| {
                 let src = &src[sl.offset..];
@@ -392,7 +426,7 @@ impl Tensor {
                 count += 1;
             }
         }
-        Tensor::from_vec(out, &[count, nd])
+        Tensor::from_vec(out, &[count, nd])?.to_device(self.device())
     }
 
     /// Stable sort along `dim`; NaNs sort as the largest values. Returns (values, int64 indices).
@@ -401,6 +435,18 @@ impl Tensor {
         let d = wrap_dim(dim, x.ndim())?;
         let len = x.shape()[d];
         let work = if x.dtype().is_half() { x.to_dtype(DType::F32)? } else { x.clone() };
+        if !work.device().is_cpu() {
+            if work.dtype() != DType::F32 {
+                return Err(crate::storage::dtype_not_on_device("sort", work.dtype(), work.device()));
+            }
+            let last = x.ndim() as i64 - 1;
+            let indices = crate::wgpu::sort(&work, d, descending)?.movedim(last, d as i64)?.contiguous()?;
+            let values = x.gather(d as i64, &indices)?;
+            if self.ndim() == 0 {
+                return Ok((values.reshape(&[])?, indices.reshape(&[])?));
+            }
+            return Ok((values, indices));
+        }
         let order: Vec<i64> = with_arith_dtype!(work.dtype(), T => work.with_slice::<T, _>("sort", |s, l| {
             map_lanes(s, l, d, len, |lane: &[T], o: &mut [i64]| {
                 let mut idx: Vec<usize> = (0..lane.len()).collect();
@@ -625,6 +671,10 @@ impl Tensor {
             let _raw = GradMode::disabled();
             let v = value.to_dtype(self.dtype())?;
             let v = v.with_layout(v.layout().broadcast_to(&shape));
+            if !self.device().is_cpu() {
+                // A number (or CPU value) is broadcast on the host and uploaded.
+                crate::wgpu::put(self, &offs, &v.contiguous()?.to_device(self.device())?)?;
+            } else {
             with_dtype!(self.dtype(), T => {
                 let vals = v.to_vec::<T>()?;
                 self.with_slice_mut::<T, _>("index_put_", |o, _| {
@@ -633,6 +683,7 @@ impl Tensor {
                     }
                 })?;
             });
+            }
         }
         if tracked {
             view.rebase_history(Some((&offs, &shape)), &value)?;

@@ -79,6 +79,21 @@ impl Tensor {
         let mut out_shape = self.shape()[..nd - 2].to_vec();
         out_shape.extend(g.out_size);
         crate::tensor::check_alloc(&out_shape, self.dtype())?;
+        if !self.device().is_cpu() {
+            let (values, indices) = {
+                let _raw = crate::autograd::GradMode::disabled();
+                max_pool2d_on_device(self, &g, &out_shape)?
+            };
+            if is_grad_enabled() && self.requires_grad() {
+                // The gradient's positions come back to the host, as the CPU's do.
+                let plane = h * w;
+                let out_plane = g.out_size[0] * g.out_size[1];
+                let at = indices.to_vec::<i64>()?;
+                let offsets = at.iter().enumerate().map(|(j, &i)| (j / out_plane) * plane + i as usize).collect();
+                record(Op::Take { kind: "MaxPool2DWithIndices", offsets }, &[self], &[&values], &[], &[]);
+            }
+            return Ok((values, indices));
+        }
         let x = self.contiguous()?;
         let (values, indices) = with_dtype!(self.dtype(), T => {
             let (v, i) = x.with_slice::<T, _>("max_pool2d", |s, l| max_pool2d(&s[l.offset..][..x.numel()], &g))?;
@@ -92,4 +107,53 @@ impl Tensor {
         }
         Ok((values, Tensor::from_vec(indices, &out_shape)?))
     }
+}
+
+/// Max pooling on a GPU from strided views and the reduce kernels: the windows are a view of a
+/// copy padded with -inf (planes, oh, ow, kh, kw), copied contiguous; the maxima are their amax
+/// and the positions come from their argmax (the first NaN, else the first maximum, in window
+/// order as on the CPU), turned into flat positions in the input plane with int64 arithmetic.
+fn max_pool2d_on_device(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result<(Tensor, Tensor)> {
+    use crate::dtype::DType;
+    use crate::tensor::{BinaryOp, ReduceOp, Scalar};
+    let dt = x.dtype();
+    if dt.is_half() {
+        let (v, i) = max_pool2d_on_device(&x.to_dtype(DType::F32)?, g, out_shape)?;
+        return Ok((v.to_dtype(dt)?, i));
+    }
+    if dt != DType::F32 {
+        return Err(crate::storage::dtype_not_on_device("max_pool2d", dt, x.device()));
+    }
+    let dims = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
+    let ([h, w], [oh, ow], [kh, kw]) = (g.in_size, g.out_size, g.kernel);
+    // Padded on the left by `padding` and on the right far enough for every window.
+    let reach = |a: usize| (g.out_size[a] - 1) * g.stride[a] + (g.kernel[a] - 1) * g.dilation[a] + 1;
+    let (hp, wp) = ((h + g.padding[0]).max(reach(0)), (w + g.padding[1]).max(reach(1)));
+    let image = Tensor::full(&[], Scalar::Float(f64::NEG_INFINITY), DType::F32)?
+        .to_device(x.device())?
+        .expand(&dims(&[g.planes, hp, wp]))?
+        .contiguous()?;
+    let inner = image.narrow(1, g.padding[0] as i64, h as i64)?.narrow(2, g.padding[1] as i64, w as i64)?;
+    crate::wgpu::copy_strided(&x.reshape(&dims(&[g.planes, h, w]))?, &inner)?;
+    let windows = image
+        .with_layout(crate::layout::Layout {
+            shape: vec![g.planes, oh, ow, kh, kw],
+            strides: vec![hp * wp, g.stride[0] * wp, g.stride[1], g.dilation[0] * wp, g.dilation[1]],
+            offset: 0,
+        })
+        .contiguous()?
+        .reshape(&dims(&[g.planes, oh, ow, kh * kw]))?;
+    let values = windows.reduce(ReduceOp::Max, Some(&[3]), false)?.reshape(&dims(out_shape))?;
+    let k = crate::wgpu::arg_reduce(&windows, 3, true)?;
+    // Input row = oy * stride - padding + ky * dilation, and likewise for columns.
+    let base = |a: usize, n: usize, shape: &[usize]| -> Result<Tensor> {
+        let v: Vec<i64> = (0..n).map(|o| (o * g.stride[a]) as i64 - g.padding[a] as i64).collect();
+        Tensor::from_vec(v, shape)?.to_device(x.device())
+    };
+    let ky = k.binary_scalar(BinaryOp::FloorDiv, Scalar::Int(kw as i64), false)?;
+    let kx = k.binary_scalar(BinaryOp::Rem, Scalar::Int(kw as i64), false)?;
+    let row = ky.binary_scalar(BinaryOp::Mul, Scalar::Int(g.dilation[0] as i64), false)?.binary(BinaryOp::Add, &base(0, oh, &[oh, 1])?)?;
+    let col = kx.binary_scalar(BinaryOp::Mul, Scalar::Int(g.dilation[1] as i64), false)?.binary(BinaryOp::Add, &base(1, ow, &[ow])?)?;
+    let at = row.binary_scalar(BinaryOp::Mul, Scalar::Int(w as i64), false)?.binary(BinaryOp::Add, &col)?;
+    Ok((values, at.reshape(&dims(out_shape))?))
 }

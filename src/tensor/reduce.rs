@@ -80,8 +80,20 @@ impl Tensor {
             self.check_nonempty_reduction(if op == ReduceOp::Max { "amax" } else { "amin" }, dims, &rdims)?;
         }
         if !self.device().is_cpu() {
+            let count: usize = rdims.iter().map(|&d| self.shape()[d]).product();
             return match op {
-                ReduceOp::All | ReduceOp::Any => Err(crate::storage::not_on_device(op.name(), self.device())),
+                ReduceOp::All | ReduceOp::Any => {
+                    // Truth values as 0.0 / 1.0: any is their max, all their min (an empty
+                    // reduction gives -inf or +inf, so false for any and true for all).
+                    let f = self.to_dtype(DType::Bool)?.to_dtype(DType::F32)?;
+                    let m = crate::wgpu::reduce(&f, if op == ReduceOp::Any { ReduceOp::Max } else { ReduceOp::Min }, &rdims, &shape)?;
+                    m.binary_scalar(BinaryOp::Gt, Scalar::Float(0.0), false)
+                }
+                // Counting: float32 sums of 0/1 are exact up to 2^24.
+                ReduceOp::Sum if dt == DType::Bool && count <= 1 << 24 => {
+                    crate::wgpu::reduce(&self.to_dtype(DType::F32)?, op, &rdims, &shape)?.to_dtype(DType::I64)
+                }
+                _ if dt.is_half() => crate::wgpu::reduce(&self.to_dtype(DType::F32)?, op, &rdims, &shape)?.to_dtype(dt),
                 _ if dt != DType::F32 => Err(crate::storage::dtype_not_on_device(op.name(), dt, self.device())),
                 _ => crate::wgpu::reduce(self, op, &rdims, &shape),
             };
@@ -173,6 +185,23 @@ impl Tensor {
         if self.ndim() == 0 {
             shape.clear();
         }
+        let shape_i64: Vec<i64> = shape.iter().map(|&v| v as i64).collect();
+        let indices = if t.device().is_cpu() {
+            t.arg_extreme_cpu(d, max, &shape)?
+        } else if dt == DType::F32 {
+            crate::wgpu::arg_reduce(&t, d, max)?.reshape(&shape_i64)?
+        } else {
+            return Err(crate::storage::dtype_not_on_device(if max { "max" } else { "min" }, dt, t.device()));
+        };
+        let kept_shape: Vec<i64> = t.reduction_shape(Some(&[d as i64]), true)?.1.iter().map(|&v| v as i64).collect();
+        let values = t.gather(d as i64, &indices.reshape(&kept_shape)?)?;
+        let values = values.reshape(&shape_i64)?;
+        Ok((values, indices))
+    }
+
+    /// The index of the first NaN, else of the first max (or min), along `dim` on the CPU.
+    fn arg_extreme_cpu(&self, d: usize, max: bool, shape: &[usize]) -> Result<Tensor> {
+        let (t, dt) = (self, self.dtype());
         let idx: Vec<i64> = with_arith_dtype!(dt, T => t.with_slice::<T, _>(if max { "max" } else { "min" }, |s, l| {
             map_lanes(s, l, d, 1, |lane: &[T], o: &mut [i64]| {
                 let mut bi = 0usize;
@@ -188,11 +217,7 @@ impl Tensor {
                 o[0] = bi as i64;
             })
         })?);
-        let indices = Tensor::from_vec(idx, &shape)?;
-        let kept_shape: Vec<i64> = t.reduction_shape(Some(&[d as i64]), true)?.1.iter().map(|&v| v as i64).collect();
-        let values = t.gather(d as i64, &indices.reshape(&kept_shape)?)?;
-        let values = values.reshape(&shape.iter().map(|&v| v as i64).collect::<Vec<_>>())?;
-        Ok((values, indices))
+        Tensor::from_vec(idx, shape)
     }
 
     /// `argmax`/`argmin`; over the flattened tensor when `dim` is None.
@@ -346,7 +371,13 @@ impl Tensor {
         let mut shape: Vec<usize> = t.shape().to_vec();
         let n = shape.remove(d);
         shape.push(n);
-        let moved = if work == DType::F32 {
+        let moved = if !t.device().is_cpu() {
+            if work != DType::F32 {
+                return Err(crate::storage::dtype_not_on_device(if product { "cumprod" } else { "cumsum" }, work, t.device()));
+            }
+            // Float32 accumulates in float32 there (WGSL has no double).
+            crate::wgpu::cumulative(&t, d, product)?
+        } else if work == DType::F32 {
             // Like PyTorch, float32 accumulates in double.
             let data = t.with_slice::<f32, _>(if product { "cumprod" } else { "cumsum" }, |s, l| scan(s, l, d, len, product, |v: f32| v as f64, |a: f64| a as f32))?;
             Tensor::from_vec(data, &shape)?

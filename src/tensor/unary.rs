@@ -119,6 +119,7 @@ impl Tensor {
         let dtype = self.dtype();
         crate::tensor::check_alloc(self.shape(), dtype)?;
         match op {
+            UnaryOp::LogicalNot if !self.device().is_cpu() => return crate::wgpu::unary(self, op),
             UnaryOp::LogicalNot => {
                 let b = self.to_dtype(DType::Bool)?;
                 return b.with_slice::<bool, _>("logical_not", |s, l| Tensor::from_vec(map1(s, l, |x: bool| !x), l.shape.as_slice()))?;
@@ -150,8 +151,8 @@ impl Tensor {
             _ => {}
         }
         if !self.device().is_cpu() {
-            if dtype != DType::F32 {
-                return Err(crate::storage::dtype_not_on_device(op.name(), dtype, self.device()));
+            if !dtype.is_floating_point() && !op.keeps_integers() {
+                return self.to_dtype(DEFAULT_FLOAT)?.unary(op);
             }
             return crate::wgpu::unary(self, op);
         }

@@ -1,8 +1,11 @@
-//! Launcher of `shaders/elementwise.wgsl`: unary and binary float32 ops and the strided copy,
-//! every operand with its own strides (broadcast dims have stride 0).
+//! Launcher of `shaders/elementwise.wgsl`: elementwise kernels over strided operands of any dtype
+//! (every operand with its own strides; broadcast dims have stride 0): float32 unary and binary
+//! math, int64-exact integer ops, comparisons, logical ops, `where`, the casting copy, and the
+//! take / put / segment-sum kernels that move elements through host-computed storage offsets.
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::tensor::{BinaryOp, UnaryOp};
@@ -11,39 +14,83 @@ use super::batch::{grid, Launch};
 use super::context::{Context, Shader};
 use super::strided::{coalesce, pack, u32_of, Packed};
 
-static SHADER: Shader = Shader { name: "elementwise", source: include_str!("shaders/elementwise.wgsl"), storage: &[true, false, false] };
+static SHADER: Shader = Shader { name: "elementwise", source: include_str!("shaders/elementwise.wgsl"), storage: &[true, false, false, false] };
 
 const GROUP: usize = 256;
+
+/// Flag bits of `Params::flags`.
+const SCALAR_A: u32 = 1;
+const SCALAR_B: u32 = 2;
+const INT_MATH: u32 = 4;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 struct Params {
     numel: u32,
     ndim: u32,
-    words: u32,
     flags: u32,
+    count: u32,
     off_out: u32,
     off_a: u32,
     off_b: u32,
-    pad0: u32,
-    scalar_a: f32,
-    scalar_b: f32,
+    off_c: u32,
+    dt_out: u32,
+    dt_a: u32,
+    dt_b: u32,
+    dt_c: u32,
+    scalar_a: [u32; 2],
+    scalar_b: [u32; 2],
     alpha: f32,
     beta: f32,
+    pad: [u32; 2],
     shape: Packed,
     st_out: Packed,
     st_a: Packed,
     st_b: Packed,
+    st_c: Packed,
 }
 
-/// An operand: a buffer viewed through a layout (already broadcast to the output's shape), or
-/// a number (a Python scalar or a zero-dim CPU tensor).
+/// The shader's code of a dtype (its position in `DType`).
+pub(crate) fn dtype_code(d: DType) -> u32 {
+    d as u32
+}
+
+/// A strided operand: a buffer, its dtype and a layout already broadcast to the output's shape.
+#[derive(Clone, Copy)]
+pub(crate) struct View<'a> {
+    pub buffer: &'a wgpu::Buffer,
+    pub dtype: DType,
+    pub layout: &'a Layout,
+}
+
+/// An operand: a strided view, or a number given as the bits of `dtype` (low word first).
+#[derive(Clone, Copy)]
 pub(crate) enum Input<'a> {
-    Buffer(&'a wgpu::Buffer, &'a Layout),
-    Scalar(f32),
+    Buffer(View<'a>),
+    Scalar(DType, [u32; 2]),
 }
 
-/// The shader's op code and arguments of a unary op; None for ops with no float kernel.
+impl Input<'_> {
+    fn dtype(&self) -> DType {
+        match self {
+            Input::Buffer(v) => v.dtype,
+            Input::Scalar(d, _) => *d,
+        }
+    }
+}
+
+/// The bits of `v` as an element of `dtype` (which must be float32 or an integer dtype: the
+/// scalar operands of the kernels' compute classes).
+pub(crate) fn scalar_bits(v: crate::tensor::Scalar, dtype: DType) -> [u32; 2] {
+    if dtype.is_floating_point() {
+        [(v.to_f64() as f32).to_bits(), 0]
+    } else {
+        let i = if dtype == DType::Bool { (v.to_f64() != 0.0) as i64 } else { v.to_i64() };
+        [i as u32, (i >> 32) as u32]
+    }
+}
+
+/// The shader's op code and arguments of a float unary op; None for ops with no float kernel.
 pub(crate) fn unary_code(op: UnaryOp) -> Option<(u32, f32, f32)> {
     use UnaryOp::*;
     Some(match op {
@@ -87,107 +134,229 @@ pub(crate) fn unary_code(op: UnaryOp) -> Option<(u32, f32, f32)> {
     })
 }
 
-/// The shader's op code of a float binary op; None for comparisons, logical and bitwise ops
-/// (their results are bool or integer).
-pub(crate) fn binary_code(op: BinaryOp) -> Option<u32> {
-    use BinaryOp::*;
+/// The shader's op code of an integer unary op (`unary_int`); None for ops that are not
+/// integer-valued on integers.
+pub(crate) fn unary_int_code(op: UnaryOp) -> Option<u32> {
+    use UnaryOp::*;
     Some(match op {
-        Add => 0,
-        Sub => 1,
-        Mul => 2,
-        Div => 3,
-        FloorDiv => 4,
-        Rem => 5,
-        Pow => 6,
-        Maximum => 7,
-        Minimum => 8,
-        Atan2 => 9,
-        ReluGrad => 10,
+        Neg => 0,
+        Abs => 1,
+        Sign => 2,
+        Relu => 3,
+        Floor | Ceil | Round | Trunc => 4,
+        BitwiseNot => 5,
+        LogicalNot => 6,
         _ => return None,
     })
 }
 
+/// Which kernel computes a binary op, and its op code there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BinaryKernel {
+    /// Float32 arithmetic (`binary`).
+    Float(u32),
+    /// Int64 arithmetic (`binary_int`); integer and bool operands.
+    Int(u32),
+    /// eq .. ge (`compare`), in float32 or, with `int`, in int64.
+    Compare(u32),
+    /// logical_and, _or, _xor (`logical`).
+    Logical(u32),
+}
+
+/// The kernel of `op` computed in `compute`; None where the device has none (integer pow and
+/// atan2, float bitwise ops).
+pub(crate) fn binary_kernel(op: BinaryOp, compute: DType) -> Option<BinaryKernel> {
+    use BinaryOp::*;
+    let float = compute.is_floating_point();
+    Some(match op {
+        Eq => BinaryKernel::Compare(0),
+        Ne => BinaryKernel::Compare(1),
+        Lt => BinaryKernel::Compare(2),
+        Le => BinaryKernel::Compare(3),
+        Gt => BinaryKernel::Compare(4),
+        Ge => BinaryKernel::Compare(5),
+        LogicalAnd => BinaryKernel::Logical(0),
+        LogicalOr => BinaryKernel::Logical(1),
+        LogicalXor => BinaryKernel::Logical(2),
+        _ if float => BinaryKernel::Float(match op {
+            Add => 0,
+            Sub => 1,
+            Mul => 2,
+            Div => 3,
+            FloorDiv => 4,
+            Rem => 5,
+            Pow => 6,
+            Maximum => 7,
+            Minimum => 8,
+            Atan2 => 9,
+            ReluGrad => 10,
+            _ => return None,
+        }),
+        _ => BinaryKernel::Int(match op {
+            Add => 0,
+            Sub => 1,
+            Mul => 2,
+            FloorDiv => 4,
+            Rem => 5,
+            Maximum => 7,
+            Minimum => 8,
+            ReluGrad => 10,
+            BitAnd => 11,
+            BitOr => 12,
+            BitXor => 13,
+            _ => return None,
+        }),
+    })
+}
+
+/// One launch of the shader: an entry, its op, the output view and up to three operands
+/// (`c` may be a plain u32 offset list, walked through its own strides).
 struct Kernel<'a> {
     entry: &'static str,
     op: Option<u32>,
-    words: u32,
+    flags: u32,
+    count: u32,
     alpha: f32,
     beta: f32,
-    out: (&'a wgpu::Buffer, &'a Layout),
+    out: View<'a>,
     a: Input<'a>,
-    b: Input<'a>,
+    b: Option<Input<'a>>,
+    c: Option<Input<'a>>,
 }
 
-fn launch(ctx: &Context, k: Kernel<'_>) -> Result<()> {
-    let (out_buf, out_l) = k.out;
+fn launch<'a>(ctx: &Context, k: Kernel<'a>) -> Result<()> {
+    let out_l = k.out.layout;
     let numel = out_l.numel();
     if numel == 0 {
         return Ok(());
     }
     let zeros = vec![0usize; out_l.ndim()];
-    let strides_of = |i: &Input<'_>| match i {
-        Input::Buffer(_, l) => l.strides.clone(),
-        Input::Scalar(_) => zeros.clone(),
+    let strides_of = |i: Option<&Input<'_>>| match i {
+        Some(Input::Buffer(v)) => v.layout.strides.clone(),
+        _ => zeros.clone(),
     };
-    let (sa, sb) = (strides_of(&k.a), strides_of(&k.b));
-    let (shape, st) = coalesce(&out_l.shape, &[&out_l.strides, &sa, &sb]);
-    let offset = |i: &Input<'_>| match i {
-        Input::Buffer(_, l) => l.offset,
-        Input::Scalar(_) => 0,
+    let (sa, sb, sc) = (strides_of(Some(&k.a)), strides_of(k.b.as_ref()), strides_of(k.c.as_ref()));
+    let (shape, st) = coalesce(&out_l.shape, &[&out_l.strides, &sa, &sb, &sc]);
+    let offset = |i: Option<&Input<'_>>| match i {
+        Some(Input::Buffer(v)) => v.layout.offset,
+        _ => 0,
     };
-    let scalar = |i: &Input<'_>| match i {
-        Input::Scalar(v) => *v,
-        Input::Buffer(..) => 0.0,
+    let scalar = |i: Option<&Input<'_>>| match i {
+        Some(Input::Scalar(_, bits)) => *bits,
+        _ => [0, 0],
     };
-    let flags = matches!(k.a, Input::Scalar(_)) as u32 | (matches!(k.b, Input::Scalar(_)) as u32) << 1;
+    let code = |i: Option<&Input<'_>>| i.map_or(0, |i| dtype_code(i.dtype()));
+    let is_scalar = |i: Option<&Input<'_>>| matches!(i, Some(Input::Scalar(..)));
+    let flags = k.flags | if is_scalar(Some(&k.a)) { SCALAR_A } else { 0 } | if is_scalar(k.b.as_ref()) { SCALAR_B } else { 0 };
     let params = Params {
         numel: u32_of(numel)?,
         ndim: shape.len() as u32,
-        words: k.words,
         flags,
+        count: k.count,
         off_out: u32_of(out_l.offset)?,
-        off_a: u32_of(offset(&k.a))?,
-        off_b: u32_of(offset(&k.b))?,
-        pad0: 0,
-        scalar_a: scalar(&k.a),
-        scalar_b: scalar(&k.b),
+        off_a: u32_of(offset(Some(&k.a)))?,
+        off_b: u32_of(offset(k.b.as_ref()))?,
+        off_c: u32_of(offset(k.c.as_ref()))?,
+        dt_out: dtype_code(k.out.dtype),
+        dt_a: code(Some(&k.a)),
+        dt_b: code(k.b.as_ref()),
+        dt_c: code(k.c.as_ref()),
+        scalar_a: scalar(Some(&k.a)),
+        scalar_b: scalar(k.b.as_ref()),
         alpha: k.alpha,
         beta: k.beta,
+        pad: [0, 0],
         shape: pack(&shape)?,
         st_out: pack(&st[0])?,
         st_a: pack(&st[1])?,
         st_b: pack(&st[2])?,
+        st_c: pack(&st[3])?,
     };
-    // A scalar operand still needs some buffer bound: the other operand's (never the output,
-    // which may not be bound twice).
-    let (a_buf, b_buf) = match (&k.a, &k.b) {
-        (Input::Buffer(a, _), Input::Buffer(b, _)) => (*a, *b),
-        (Input::Buffer(a, _), Input::Scalar(_)) => (*a, *a),
-        (Input::Scalar(_), Input::Buffer(b, _)) => (*b, *b),
-        (Input::Scalar(_), Input::Scalar(_)) => unreachable!("a kernel with no tensor operand"),
+    // Scalar or missing operands still need some buffer bound: a tensor operand's (never the
+    // output, which may not be bound twice in one dispatch).
+    let buf = |i: Option<&Input<'a>>| match i {
+        Some(Input::Buffer(v)) => Some(v.buffer),
+        _ => None,
     };
+    let any = buf(Some(&k.a)).or(buf(k.b.as_ref())).or(buf(k.c.as_ref())).ok_or_else(|| {
+        crate::error::Error::Runtime("wgpu elementwise kernel without a tensor operand".into())
+    })?;
+    let (ab, bb, cb) = (buf(Some(&k.a)).unwrap_or(any), buf(k.b.as_ref()).unwrap_or(any), buf(k.c.as_ref()).unwrap_or(any));
     let groups = u32_of(numel.div_ceil(GROUP))?;
     ctx.launch(Launch {
         shader: &SHADER,
         entry: k.entry,
         op: k.op,
         params: bytemuck::bytes_of(&params),
-        buffers: &[out_buf, a_buf, b_buf],
+        buffers: &[k.out.buffer, ab, bb, cb],
         groups: grid(groups, ctx.limits.max_compute_workgroups_per_dimension),
     })
 }
 
-/// `out = op(x)` elementwise in float32.
-pub(crate) fn unary(ctx: &Context, op: (u32, f32, f32), x: (&wgpu::Buffer, &Layout), out: (&wgpu::Buffer, &Layout)) -> Result<()> {
-    launch(ctx, Kernel { entry: "unary", op: Some(op.0), words: 1, alpha: op.1, beta: op.2, out, a: Input::Buffer(x.0, x.1), b: Input::Buffer(x.0, x.1) })
+fn base<'a>(entry: &'static str, op: Option<u32>, out: View<'a>, a: Input<'a>) -> Kernel<'a> {
+    Kernel { entry, op, flags: 0, count: 0, alpha: 0.0, beta: 0.0, out, a, b: None, c: None }
 }
 
-/// `out = a op b` elementwise in float32.
-pub(crate) fn binary(ctx: &Context, op: u32, a: Input<'_>, b: Input<'_>, out: (&wgpu::Buffer, &Layout)) -> Result<()> {
-    launch(ctx, Kernel { entry: "binary", op: Some(op), words: 1, alpha: 0.0, beta: 0.0, out, a, b })
+/// `out = op(x)` elementwise in float32 (operands of any float dtype are converted).
+pub(crate) fn unary(ctx: &Context, op: (u32, f32, f32), x: View<'_>, out: View<'_>) -> Result<()> {
+    launch(ctx, Kernel { alpha: op.1, beta: op.2, ..base("unary", Some(op.0), out, Input::Buffer(x)) })
 }
 
-/// Copies `src` into `dst` (same shape, any strides), moving `words` 32-bit words per element.
-pub(crate) fn copy(ctx: &Context, words: u32, src: (&wgpu::Buffer, &Layout), dst: (&wgpu::Buffer, &Layout)) -> Result<()> {
-    launch(ctx, Kernel { entry: "copy", op: None, words, alpha: 0.0, beta: 0.0, out: dst, a: Input::Buffer(src.0, src.1), b: Input::Buffer(src.0, src.1) })
+/// `out = op(x)` elementwise in int64 (`unary_int_code`).
+pub(crate) fn unary_int(ctx: &Context, op: u32, x: View<'_>, out: View<'_>) -> Result<()> {
+    launch(ctx, base("unary_int", Some(op), out, Input::Buffer(x)))
+}
+
+/// `out = a op b` elementwise by the kernel `kind`; `int_compare` runs comparisons in int64.
+pub(crate) fn binary(ctx: &Context, kind: BinaryKernel, int_compare: bool, a: Input<'_>, b: Input<'_>, out: View<'_>) -> Result<()> {
+    let (entry, op, flags) = match kind {
+        BinaryKernel::Float(op) => ("binary", op, 0),
+        BinaryKernel::Int(op) => ("binary_int", op, INT_MATH),
+        BinaryKernel::Compare(op) => ("compare", op, if int_compare { INT_MATH } else { 0 }),
+        BinaryKernel::Logical(op) => ("logical", op, 0),
+    };
+    launch(ctx, Kernel { flags, b: Some(b), ..base(entry, Some(op), out, a) })
+}
+
+/// `out = cond ? a : b`; `a` and `b` have the output's dtype.
+pub(crate) fn where_(ctx: &Context, cond: View<'_>, a: Input<'_>, b: Input<'_>, out: View<'_>) -> Result<()> {
+    launch(ctx, Kernel { b: Some(b), c: Some(Input::Buffer(cond)), ..base("where_", None, out, a) })
+}
+
+/// Copies `src` into `dst` (same shape, any strides), converting between their dtypes.
+pub(crate) fn copy(ctx: &Context, src: View<'_>, dst: View<'_>) -> Result<()> {
+    launch(ctx, base("copy", None, dst, Input::Buffer(src)))
+}
+
+/// `out[i] = src[offsets[i]]` for the contiguous `out`; `offsets` is a u32 buffer of storage
+/// offsets into `src`.
+pub(crate) fn take(ctx: &Context, src: &wgpu::Buffer, dtype: DType, offsets: &wgpu::Buffer, out: View<'_>) -> Result<()> {
+    let list = Layout::contiguous(out.layout.shape.clone())?;
+    // The source is read only through the offsets: walk it with zero strides.
+    let unwalked = Layout::contiguous(vec![])?.broadcast_to(&out.layout.shape);
+    let a = Input::Buffer(View { buffer: src, dtype, layout: &unwalked });
+    let c = Input::Buffer(View { buffer: offsets, dtype: DType::I32, layout: &list });
+    launch(ctx, Kernel { c: Some(c), ..base("take", None, out, a) })
+}
+
+/// `dst[pairs[2k]] = src[pairs[2k + 1]]` for `n` pairs of storage offsets (distinct targets).
+pub(crate) fn put(ctx: &Context, src: &wgpu::Buffer, pairs: &wgpu::Buffer, n: usize, dst: (&wgpu::Buffer, DType)) -> Result<()> {
+    let l = Layout::contiguous(vec![n])?;
+    let out = View { buffer: dst.0, dtype: dst.1, layout: &l };
+    let a = Input::Buffer(View { buffer: src, dtype: dst.1, layout: &l });
+    let c = Input::Buffer(View { buffer: pairs, dtype: DType::I32, layout: &l });
+    launch(ctx, Kernel { c: Some(c), ..base("put", None, out, a) })
+}
+
+/// For each element `i` of the contiguous `out`: `out[i] += src[list[n + 1 + j]]` for `j` in
+/// `list[i]..list[i + 1]`, in order (`n` = out's numel). Float32 or integer dtypes.
+pub(crate) fn segment_sum(ctx: &Context, src: &wgpu::Buffer, list: &wgpu::Buffer, out: View<'_>) -> Result<()> {
+    let n = out.layout.numel();
+    let l = Layout::contiguous(vec![n])?;
+    let at = Layout { offset: out.layout.offset, ..l.clone() };
+    let flat = View { layout: &at, ..out };
+    let a = Input::Buffer(View { buffer: src, dtype: out.dtype, layout: &l });
+    let c = Input::Buffer(View { buffer: list, dtype: DType::I32, layout: &l });
+    let flags = if out.dtype.is_floating_point() { 0 } else { INT_MATH };
+    launch(ctx, Kernel { flags, count: u32_of(n + 1)?, c: Some(c), ..base("segment_sum", None, flat, a) })
 }

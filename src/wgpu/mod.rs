@@ -13,6 +13,8 @@ mod matmul;
 #[cfg(feature = "wgpu")]
 mod ops;
 #[cfg(feature = "wgpu")]
+pub mod optim;
+#[cfg(feature = "wgpu")]
 mod pool;
 #[cfg(feature = "wgpu")]
 mod reduce;
@@ -24,7 +26,7 @@ mod strided;
 #[cfg(feature = "wgpu")]
 pub use context::{adapter_name, device_count, empty_cache, is_available, pool_stats, supports_f16, synchronize, PoolStats};
 #[cfg(feature = "wgpu")]
-pub use ops::{binary, copy_strided, matmul, reduce, unary, Operand};
+pub use ops::{add_at, arg_reduce, binary, copy_strided, cumulative, matmul, put, reduce, sort, take, unary, where_, Operand};
 #[cfg(feature = "wgpu")]
 pub use storage::{alloc, upload, WgpuStorage};
 

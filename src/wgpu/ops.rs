@@ -5,10 +5,10 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::storage::{dtype_not_on_device, not_on_device, Storage};
-use crate::tensor::{BinaryOp, ReduceOp, Tensor, UnaryOp};
+use crate::tensor::{BinaryOp, ReduceOp, Scalar, Tensor, UnaryOp};
 
 use super::context::Context;
-use super::elementwise::{self, binary_code, unary_code, Input};
+use super::elementwise::{self, binary_kernel, scalar_bits, unary_code, unary_int_code, BinaryKernel, Input, View};
 use super::matmul::Mat;
 use super::reduce::reduce_code;
 use super::storage::WgpuStorage;
@@ -30,6 +30,21 @@ fn require_f32(t: &Tensor, op: &str) -> Result<()> {
     Ok(())
 }
 
+/// Float64 has no arithmetic in WGSL: kernels take every other dtype.
+fn require_not_f64(dtype: DType, op: &str, device: crate::Device) -> Result<()> {
+    if dtype == DType::F64 {
+        return Err(dtype_not_on_device(op, dtype, device));
+    }
+    Ok(())
+}
+
+fn context_of(device: crate::Device, op: &str) -> Result<&'static Context> {
+    match device {
+        crate::Device::Wgpu(i) => super::context::context(i),
+        crate::Device::Cpu => Err(Error::Runtime(format!("{op}: expected a wgpu device"))),
+    }
+}
+
 /// A fresh contiguous output on `ctx`'s device.
 fn output(ctx: &'static Context, shape: &[usize], dtype: DType) -> Result<(Tensor, wgpu::Buffer)> {
     let layout = Layout::contiguous(shape.to_vec())?;
@@ -38,13 +53,37 @@ fn output(ctx: &'static Context, shape: &[usize], dtype: DType) -> Result<(Tenso
     Ok((Tensor::from_storage(Storage::Wgpu(s), layout), buf))
 }
 
+fn view<'a>(t: &'a Tensor, buffer: &'a wgpu::Buffer) -> View<'a> {
+    View { buffer, dtype: t.dtype(), layout: t.layout() }
+}
+
+/// `op(x)`: float ops in float32 for float16, bfloat16 and float32 tensors (results keep the
+/// input's dtype); on integer and bool tensors the ops that keep integers (neg, abs, sign, relu,
+/// rounding, bitwise_not) and logical_not (which gives bool).
 pub fn unary(x: &Tensor, op: UnaryOp) -> Result<Tensor> {
     let name = op.name();
-    let code = unary_code(op).ok_or_else(|| not_on_device(name, x.device()))?;
-    require_f32(x, name)?;
+    let dt = x.dtype();
+    require_not_f64(dt, name, x.device())?;
     let (ctx, xb) = buffer_of(x, name)?;
-    let (out, ob) = output(ctx, x.shape(), DType::F32)?;
-    elementwise::unary(ctx, code, (&xb, x.layout()), (&ob, out.layout()))?;
+    if op == UnaryOp::LogicalNot || !dt.is_floating_point() {
+        let code = match op {
+            UnaryOp::BitwiseNot if dt == DType::Bool => unary_int_code(UnaryOp::LogicalNot),
+            _ if dt.is_floating_point() => None,
+            _ => unary_int_code(op),
+        };
+        // logical_not of a float tensor: compare with zero.
+        if op == UnaryOp::LogicalNot && dt.is_floating_point() {
+            return binary(BinaryOp::Eq, Operand::Tensor(x), Operand::Scalar(Scalar::Int(0)), x.shape(), x.device(), dt, DType::Bool);
+        }
+        let code = code.ok_or_else(|| dtype_not_on_device(name, dt, x.device()))?;
+        let out_dt = if op == UnaryOp::LogicalNot { DType::Bool } else { dt };
+        let (out, ob) = output(ctx, x.shape(), out_dt)?;
+        elementwise::unary_int(ctx, code, view(x, &xb), view(&out, &ob))?;
+        return Ok(out);
+    }
+    let code = unary_code(op).ok_or_else(|| not_on_device(name, x.device()))?;
+    let (out, ob) = output(ctx, x.shape(), dt)?;
+    elementwise::unary(ctx, code, view(x, &xb), view(&out, &ob))?;
     Ok(out)
 }
 
@@ -52,55 +91,82 @@ pub fn unary(x: &Tensor, op: UnaryOp) -> Result<Tensor> {
 /// a number.
 pub enum Operand<'a> {
     Tensor(&'a Tensor),
-    Scalar(f64),
+    Scalar(Scalar),
 }
 
-/// `a op b` into a new float32 tensor of `shape` on `device`.
-pub fn binary(op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], device: crate::Device) -> Result<Tensor> {
-    let name = op.name();
-    let code = binary_code(op).ok_or_else(|| not_on_device(name, device))?;
-    let ordinal = match device {
-        crate::Device::Wgpu(i) => i,
-        crate::Device::Cpu => return Err(Error::Runtime(format!("{name}: expected a wgpu device"))),
-    };
-    let ctx = super::context::context(ordinal)?;
-    // Buffers of the tensor operands, taken before the output is allocated.
-    let held = |x: &Operand<'_>| -> Result<Option<wgpu::Buffer>> {
-        match x {
-            Operand::Tensor(t) => {
-                require_f32(t, name)?;
-                Ok(Some(buffer_of(t, name)?.1))
-            }
-            Operand::Scalar(_) => Ok(None),
+/// The operand's buffer (taken before any output is allocated), if it is a tensor.
+fn held(x: &Operand<'_>, op: &str) -> Result<Option<wgpu::Buffer>> {
+    match x {
+        Operand::Tensor(t) => {
+            require_not_f64(t.dtype(), op, t.device())?;
+            Ok(Some(buffer_of(t, op)?.1))
         }
-    };
-    let (ha, hb) = (held(&a)?, held(&b)?);
-    fn input<'b>(x: &'b Operand<'_>, held: &'b Option<wgpu::Buffer>) -> Input<'b> {
-        match (x, held) {
-            (Operand::Tensor(t), Some(buf)) => Input::Buffer(buf, t.layout()),
-            (Operand::Scalar(v), _) => Input::Scalar(*v as f32),
-            (Operand::Tensor(_), None) => unreachable!("tensor operands hold a buffer"),
-        }
+        Operand::Scalar(_) => Ok(None),
     }
-    let (out, ob) = output(ctx, shape, DType::F32)?;
-    let (ia, ib) = (input(&a, &ha), input(&b, &hb));
-    elementwise::binary(ctx, code, ia, ib, (&ob, out.layout()))?;
+}
+
+/// The kernel input of an operand; scalars travel as the bits of `scalar_dtype`.
+fn input<'b>(x: &'b Operand<'_>, held: &'b Option<wgpu::Buffer>, scalar_dtype: DType) -> Result<Input<'b>> {
+    Ok(match (x, held) {
+        (Operand::Tensor(t), Some(buf)) => Input::Buffer(view(t, buf)),
+        (Operand::Scalar(v), _) => Input::Scalar(scalar_dtype, scalar_bits(*v, scalar_dtype)),
+        (Operand::Tensor(_), None) => return Err(Error::Runtime("wgpu: a tensor operand without its buffer".into())),
+    })
+}
+
+/// `a op b` computed in `compute` into a new tensor of `shape` and dtype `out_dtype` on
+/// `device`. Tensor operands of any dtype but float64 are converted as they are loaded.
+pub fn binary(op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], device: crate::Device, compute: DType, out_dtype: DType) -> Result<Tensor> {
+    let name = op.name();
+    require_not_f64(compute, name, device)?;
+    let kind = binary_kernel(op, compute).ok_or_else(|| dtype_not_on_device(name, compute, device))?;
+    let ctx = context_of(device, name)?;
+    let (ha, hb) = (held(&a, name)?, held(&b, name)?);
+    // Scalars join in the kernel's compute class: float32 or int64 (logical ops only test them
+    // against zero, which float32 does for any number).
+    let int = !compute.is_floating_point();
+    let scalar_dtype = match kind {
+        BinaryKernel::Logical(_) => DType::F32,
+        _ if int => DType::I64,
+        _ => DType::F32,
+    };
+    let (out, ob) = output(ctx, shape, out_dtype)?;
+    let (ia, ib) = (input(&a, &ha, scalar_dtype)?, input(&b, &hb, scalar_dtype)?);
+    elementwise::binary(ctx, kind, int, ia, ib, view(&out, &ob))?;
     Ok(out)
 }
 
-/// Writes `src` (same shape, dtype and device) into `dst` through both layouts.
+/// `cond ? a : b` into a new tensor of `shape` and `dtype`; `a` and `b` are of `dtype` (or
+/// numbers) and, like `cond`, broadcast to `shape` by their layouts.
+pub fn where_(cond: &Tensor, a: Operand<'_>, b: Operand<'_>, shape: &[usize], dtype: DType) -> Result<Tensor> {
+    require_not_f64(dtype, "where", cond.device())?;
+    let (ctx, cb) = buffer_of(cond, "where")?;
+    let (ha, hb) = (held(&a, "where")?, held(&b, "where")?);
+    for x in [&a, &b] {
+        if let Operand::Tensor(t) = x {
+            if t.dtype() != dtype {
+                return Err(Error::Runtime("wgpu where: operands differ from the result's dtype".into()));
+            }
+        }
+    }
+    let (out, ob) = output(ctx, shape, dtype)?;
+    let (ia, ib) = (input(&a, &ha, dtype)?, input(&b, &hb, dtype)?);
+    elementwise::where_(ctx, view(cond, &cb), ia, ib, view(&out, &ob))?;
+    Ok(out)
+}
+
+/// Writes `src` (same shape and device) into `dst` through both layouts, converting to `dst`'s
+/// dtype (float64 moves bit for bit only).
 pub fn copy_strided(src: &Tensor, dst: &Tensor) -> Result<()> {
-    let words = match dst.dtype().size_in_bytes() {
-        4 => 1,
-        8 => 2,
-        _ => return Err(dtype_not_on_device("copy_", dst.dtype(), dst.device())),
-    };
-    if src.dtype() != dst.dtype() || src.device() != dst.device() || src.shape() != dst.shape() {
-        return Err(Error::Runtime("wgpu copy: operands differ in dtype, device or shape".into()));
+    if src.device() != dst.device() || src.shape() != dst.shape() {
+        return Err(Error::Runtime("wgpu copy: operands differ in device or shape".into()));
+    }
+    if src.dtype() != dst.dtype() && (src.dtype() == DType::F64 || dst.dtype() == DType::F64) {
+        return Err(dtype_not_on_device(&format!("to({})", dst.dtype().name()), src.dtype(), src.device()));
     }
     let (ctx, sb) = buffer_of(src, "copy")?;
     let (_, db) = buffer_of(dst, "copy")?;
-    elementwise::copy(ctx, words, (&sb, src.layout()), (&db, dst.layout()))
+    elementwise::copy(ctx, view(src, &sb), view(dst, &db))
 }
 
 /// `op` over `rdims` of `x`, into a new tensor of `out_shape` (the kept dims, in order).
@@ -112,6 +178,137 @@ pub fn reduce(x: &Tensor, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) ->
     let (out, ob) = output(ctx, out_shape, DType::F32)?;
     super::reduce::reduce(ctx, code, (&xb, x.layout()), rdims, &ob)?;
     Ok(out)
+}
+
+/// The int64 indices of the max (or min) of float32 `x` along `dim` (non-empty), shaped as `x`
+/// without `dim`.
+pub fn arg_reduce(x: &Tensor, dim: usize, max: bool) -> Result<Tensor> {
+    let name = if max { "argmax" } else { "argmin" };
+    require_f32(x, name)?;
+    let (ctx, xb) = buffer_of(x, name)?;
+    let shape: Vec<usize> = (0..x.ndim()).filter(|&d| d != dim).map(|d| x.shape()[d]).collect();
+    let (out, ob) = output(ctx, &shape, DType::I64)?;
+    super::reduce::arg_reduce(ctx, max, (&xb, x.layout()), dim, &ob)?;
+    Ok(out)
+}
+
+/// `dim` moved last in `x`'s shape: the layout the scan and sort kernels write.
+fn dim_last(x: &Tensor, dim: usize) -> Vec<usize> {
+    let mut shape: Vec<usize> = (0..x.ndim()).filter(|&d| d != dim).map(|d| x.shape()[d]).collect();
+    shape.push(x.shape()[dim]);
+    shape
+}
+
+/// Running sums (or products) of float32 `x` along `dim`, shaped as `x` with `dim` moved last.
+pub fn cumulative(x: &Tensor, dim: usize, product: bool) -> Result<Tensor> {
+    let name = if product { "cumprod" } else { "cumsum" };
+    require_f32(x, name)?;
+    let (ctx, xb) = buffer_of(x, name)?;
+    let (out, ob) = output(ctx, &dim_last(x, dim), DType::F32)?;
+    super::reduce::scan(ctx, product, (&xb, x.layout()), dim, &ob)?;
+    Ok(out)
+}
+
+/// The stable sorting permutation (int64) of float32 `x` along `dim`, shaped as `x` with `dim`
+/// moved last (NaN sorts as the largest value).
+pub fn sort(x: &Tensor, dim: usize, descending: bool) -> Result<Tensor> {
+    require_f32(x, "sort")?;
+    if x.shape()[dim] > super::reduce::MAX_SORT {
+        return Err(Error::NotImplemented(format!(
+            "wgpu sort: rows longer than {} elements (this one has {})",
+            super::reduce::MAX_SORT,
+            x.shape()[dim]
+        )));
+    }
+    let (ctx, xb) = buffer_of(x, "sort")?;
+    let (out, ob) = output(ctx, &dim_last(x, dim), DType::I64)?;
+    super::reduce::sort(ctx, descending, (&xb, x.layout()), dim, &ob)?;
+    Ok(out)
+}
+
+/// A u32 list on `ctx`'s device (storage offsets for the gather and scatter kernels).
+fn upload_u32(ctx: &'static Context, values: &[u32]) -> Result<WgpuStorage> {
+    super::storage::upload(ctx.ordinal, bytemuck::cast_slice(values), DType::I32)
+}
+
+fn offsets_u32(offsets: &[usize]) -> Result<Vec<u32>> {
+    offsets.iter().map(|&o| super::strided::u32_of(o)).collect()
+}
+
+/// A contiguous tensor of `shape` holding `src`'s elements at storage `offsets`.
+pub fn take(src: &Tensor, offsets: &[usize], shape: &[usize]) -> Result<Tensor> {
+    let (ctx, sb) = buffer_of(src, "index")?;
+    let (out, ob) = output(ctx, shape, src.dtype())?;
+    if offsets.is_empty() {
+        return Ok(out);
+    }
+    let list = upload_u32(ctx, &offsets_u32(offsets)?)?;
+    elementwise::take(ctx, &sb, src.dtype(), list.buffer(), view(&out, &ob))?;
+    Ok(out)
+}
+
+/// `dst`'s storage at `offsets[k]` = element `k` of `values` (same dtype, contiguous, one per
+/// offset); of repeated offsets the last write wins. Bumps `dst`'s version.
+pub fn put(dst: &Tensor, offsets: &[usize], values: &Tensor) -> Result<()> {
+    if values.dtype() != dst.dtype() || !values.is_contiguous() || values.numel() != offsets.len() {
+        return Err(Error::Runtime("wgpu put: values must be contiguous, of the target's dtype, one per offset".into()));
+    }
+    let (ctx, db) = buffer_of(dst, "index_put_")?;
+    let (_, vb) = buffer_of(values, "index_put_")?;
+    let mut last = std::collections::HashMap::with_capacity(offsets.len());
+    for (k, &o) in offsets.iter().enumerate() {
+        last.insert(o, k);
+    }
+    let mut pairs: Vec<(usize, usize)> = last.into_iter().collect();
+    pairs.sort_unstable();
+    let mut flat = Vec::with_capacity(2 * pairs.len());
+    for (o, k) in &pairs {
+        flat.push(super::strided::u32_of(*o)?);
+        flat.push(super::strided::u32_of(values.storage_offset() + k)?);
+    }
+    if pairs.is_empty() {
+        return Ok(());
+    }
+    let list = upload_u32(ctx, &flat)?;
+    elementwise::put(ctx, &vb, list.buffer(), pairs.len(), (&db, dst.dtype()))?;
+    dst.storage_cell().bump_version();
+    Ok(())
+}
+
+/// Adds, in order of `k`, element `src_offsets[k]` of `src`'s storage to element `targets[k]`
+/// of the contiguous `out` (which starts with its own values). Float16/bfloat16 accumulate in
+/// float32, integers in int64.
+pub fn add_at(out: &Tensor, targets: &[usize], src: &Tensor, src_offsets: &[usize]) -> Result<()> {
+    if !out.is_contiguous() || src.dtype() != out.dtype() || targets.len() != src_offsets.len() {
+        return Err(Error::Runtime("wgpu add_at: a contiguous output of the source's dtype, one target per source element".into()));
+    }
+    require_not_f64(out.dtype(), "index_add", out.device())?;
+    let n = out.numel();
+    if targets.is_empty() || n == 0 {
+        return Ok(());
+    }
+    let (ctx, ob) = buffer_of(out, "index_add")?;
+    let (_, sb) = buffer_of(src, "index_add")?;
+    // Per output element, its sources in order: starts[n + 1], then the source offsets.
+    let mut list = vec![0u32; n + 1 + targets.len()];
+    for &t in targets {
+        if t >= n {
+            return Err(Error::Runtime("wgpu add_at: target out of range".into()));
+        }
+        list[t + 1] += 1;
+    }
+    for i in 0..n {
+        list[i + 1] += list[i];
+    }
+    let mut next: Vec<u32> = list[..n].to_vec();
+    for (&t, &o) in targets.iter().zip(src_offsets) {
+        list[n + 1 + next[t] as usize] = super::strided::u32_of(o)?;
+        next[t] += 1;
+    }
+    let buf = upload_u32(ctx, &list)?;
+    elementwise::segment_sum(ctx, &sb, buf.buffer(), view(out, &ob))?;
+    out.storage_cell().bump_version();
+    Ok(())
 }
 
 /// `a @ b` for `[.., m, k]` and `[.., k, n]` float32 tensors with equal batch shapes.

@@ -4,7 +4,7 @@
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::tensor::{BinaryOp, ReduceOp, Tensor, UnaryOp};
+use crate::tensor::{BinaryOp, ReduceOp, Scalar, Tensor, UnaryOp};
 
 fn not_built() -> Error {
     Error::Runtime("rstorch was built without its wgpu backend (the `wgpu` cargo feature): wgpu devices are not available".into())
@@ -81,14 +81,34 @@ pub fn upload(_ordinal: usize, _bytes: &[u8], _dtype: DType) -> Result<WgpuStora
 
 pub enum Operand<'a> {
     Tensor(&'a Tensor),
-    Scalar(f64),
+    Scalar(Scalar),
 }
 
 pub fn unary(_x: &Tensor, _op: UnaryOp) -> Result<Tensor> {
     Err(not_built())
 }
 
-pub fn binary<'a>(_op: BinaryOp, _a: Operand<'a>, _b: Operand<'a>, _shape: &[usize], _device: Device) -> Result<Tensor> {
+pub fn binary<'a>(_op: BinaryOp, _a: Operand<'a>, _b: Operand<'a>, _shape: &[usize], _device: Device, _compute: DType, _out: DType) -> Result<Tensor> {
+    Err(not_built())
+}
+
+pub fn where_<'a>(_cond: &Tensor, _a: Operand<'a>, _b: Operand<'a>, _shape: &[usize], _dtype: DType) -> Result<Tensor> {
+    Err(not_built())
+}
+
+pub fn arg_reduce(_x: &Tensor, _dim: usize, _max: bool) -> Result<Tensor> {
+    Err(not_built())
+}
+
+pub fn take(_src: &Tensor, _offsets: &[usize], _shape: &[usize]) -> Result<Tensor> {
+    Err(not_built())
+}
+
+pub fn put(_dst: &Tensor, _offsets: &[usize], _values: &Tensor) -> Result<()> {
+    Err(not_built())
+}
+
+pub fn add_at(_out: &Tensor, _targets: &[usize], _src: &Tensor, _src_offsets: &[usize]) -> Result<()> {
     Err(not_built())
 }
 
@@ -102,4 +122,39 @@ pub fn reduce(_x: &Tensor, _op: ReduceOp, _rdims: &[usize], _out_shape: &[usize]
 
 pub fn matmul(_a: &Tensor, _b: &Tensor) -> Result<Tensor> {
     Err(not_built())
+}
+
+pub fn cumulative(_x: &Tensor, _dim: usize, _product: bool) -> Result<Tensor> {
+    Err(not_built())
+}
+
+pub fn sort(_x: &Tensor, _dim: usize, _descending: bool) -> Result<Tensor> {
+    Err(not_built())
+}
+
+/// The optimizer launcher's stand-in.
+pub mod optim {
+    use super::not_built;
+    use crate::error::Result;
+    use crate::tensor::Tensor;
+
+    pub mod flags {
+        pub const MAXIMIZE: u32 = 1;
+        pub const DECAY: u32 = 2;
+        pub const STATE: u32 = 4;
+        pub const FRESH: u32 = 8;
+        pub const NESTEROV: u32 = 16;
+        pub const DECOUPLED: u32 = 32;
+        pub const CENTERED: u32 = 64;
+    }
+
+    pub struct Step {
+        pub entry: &'static str,
+        pub flags: u32,
+        pub h: [f32; 8],
+    }
+
+    pub fn optimizer_step(_step: &Step, _param: &Tensor, _grad: &Tensor, _state: &[&Tensor]) -> Result<()> {
+        Err(not_built())
+    }
 }

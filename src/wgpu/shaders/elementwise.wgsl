@@ -1,58 +1,85 @@
-// Elementwise kernels over strided, broadcast operands: unary and binary float32 ops and the
-// strided copy. One shader; each op is its own pipeline through the OP override constant, so
-// the switch folds away. Buffers are raw 32-bit words (floats are bitcast), which lets the copy
-// move any 4- or 8-byte dtype bit for bit.
+// Elementwise kernels over strided, broadcast operands of any dtype: float32 math (unary,
+// binary), int64-exact integer arithmetic, comparisons, logical ops, `where`, the casting copy,
+// and the gathers and scatters whose storage offsets the host computed (take, put, segment sums).
+// One shader; each op is its own pipeline through the OP override constant, so the switch folds
+// away. Buffers are raw 32-bit words: every element is loaded as the bits of its dtype and
+// converted to the op's compute class (float32, or int64 as a (lo, hi) pair of u32), and stored
+// back into the output's dtype. Outputs are atomic words so that 1- and 2-byte elements sharing
+// a word can be written by different invocations.
 
 override OP: u32 = 0u;
 
 const MAX_DIMS: u32 = 8u;
 
+// DType codes, in the order of Rust's `DType`.
+const BOOL: u32 = 0u;
+const U8: u32 = 1u;
+const I8: u32 = 2u;
+const I16: u32 = 3u;
+const I32: u32 = 4u;
+const I64: u32 = 5u;
+const F16: u32 = 6u;
+const BF16: u32 = 7u;
+const F32: u32 = 8u;
+const F64: u32 = 9u;
+
 struct Params {
     numel: u32,
     ndim: u32,
-    // 32-bit words per element: 1, or 2 when copying 8-byte dtypes.
-    words: u32,
-    // bit 0: operand a is the scalar `scalar_a`; bit 1: b is `scalar_b`.
+    // bit 0: operand a is the scalar `scalar_a`; bit 1: b is `scalar_b`; bit 2: integer math.
     flags: u32,
+    // Elements of the offset list in `c` before the entries a kernel indexes (segment sums).
+    count: u32,
     off_out: u32,
     off_a: u32,
     off_b: u32,
-    pad0: u32,
-    scalar_a: f32,
-    scalar_b: f32,
+    off_c: u32,
+    dt_out: u32,
+    dt_a: u32,
+    dt_b: u32,
+    dt_c: u32,
+    // Scalar operands as the bits of their dtype (`dt_a`, `dt_b`), low word first.
+    scalar_a: vec2<u32>,
+    scalar_b: vec2<u32>,
     // Op arguments (leaky_relu's slope, softplus' beta and threshold, pow's exponent, ...).
     alpha: f32,
     beta: f32,
+    pad0: u32,
+    pad1: u32,
     // Sizes and strides (in elements) of up to MAX_DIMS dims, innermost last.
     shape: array<vec4<u32>, 2>,
     st_out: array<vec4<u32>, 2>,
     st_a: array<vec4<u32>, 2>,
     st_b: array<vec4<u32>, 2>,
+    st_c: array<vec4<u32>, 2>,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<atomic<u32>>;
 @group(0) @binding(2) var<storage, read> a: array<u32>;
 @group(0) @binding(3) var<storage, read> b: array<u32>;
+@group(0) @binding(4) var<storage, read> c: array<u32>;
 
 struct Offsets {
     o: u32,
     a: u32,
     b: u32,
+    c: u32,
 }
 
 // The storage offsets of output element `i` (row-major over `shape`) in each operand.
 fn offsets(i: u32) -> Offsets {
-    var r = Offsets(p.off_out, p.off_a, p.off_b);
+    var r = Offsets(p.off_out, p.off_a, p.off_b, p.off_c);
     var rem = i;
     for (var d = p.ndim; d > 0u; d--) {
         let k = d - 1u;
         let n = p.shape[k / 4u][k % 4u];
-        let c = rem % n;
+        let q = rem % n;
         rem = rem / n;
-        r.o += c * p.st_out[k / 4u][k % 4u];
-        r.a += c * p.st_a[k / 4u][k % 4u];
-        r.b += c * p.st_b[k / 4u][k % 4u];
+        r.o += q * p.st_out[k / 4u][k % 4u];
+        r.a += q * p.st_a[k / 4u][k % 4u];
+        r.b += q * p.st_b[k / 4u][k % 4u];
+        r.c += q * p.st_c[k / 4u][k % 4u];
     }
     return r;
 }
@@ -61,6 +88,298 @@ fn offsets(i: u32) -> Offsets {
 // is limited to 65535 workgroups).
 fn flat_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
     return (wid.y * nwg.x + wid.x) * 256u + lid;
+}
+
+// ----- loading and storing elements of any dtype ----------------------------------------------
+
+fn size_of(dt: u32) -> u32 {
+    switch dt {
+        case 0u, 1u, 2u: { return 1u; }
+        case 3u, 6u, 7u: { return 2u; }
+        case 5u, 9u: { return 8u; }
+        default: { return 4u; }
+    }
+}
+
+fn word(which: u32, i: u32) -> u32 {
+    switch which {
+        case 0u: { return a[i]; }
+        case 1u: { return b[i]; }
+        default: { return c[i]; }
+    }
+}
+
+// The bits of element `e` of operand `which` (0 a, 1 b, 2 c) of dtype `dt`, zero-extended.
+fn load_bits(which: u32, dt: u32, e: u32) -> vec2<u32> {
+    switch size_of(dt) {
+        case 1u: { return vec2<u32>((word(which, e / 4u) >> ((e % 4u) * 8u)) & 0xffu, 0u); }
+        case 2u: { return vec2<u32>((word(which, e / 2u) >> ((e % 2u) * 16u)) & 0xffffu, 0u); }
+        case 8u: { return vec2<u32>(word(which, 2u * e), word(which, 2u * e + 1u)); }
+        default: { return vec2<u32>(word(which, e), 0u); }
+    }
+}
+
+// Writes the bits of element `e` of the output. Sub-word elements clear and set only their own
+// bits, atomically, so neighbours written by other invocations survive.
+fn store_bits(dt: u32, e: u32, v: vec2<u32>) {
+    switch size_of(dt) {
+        case 1u: {
+            let sh = (e % 4u) * 8u;
+            atomicAnd(&out[e / 4u], ~(0xffu << sh));
+            atomicOr(&out[e / 4u], (v.x & 0xffu) << sh);
+        }
+        case 2u: {
+            let sh = (e % 2u) * 16u;
+            atomicAnd(&out[e / 2u], ~(0xffffu << sh));
+            atomicOr(&out[e / 2u], (v.x & 0xffffu) << sh);
+        }
+        case 8u: {
+            atomicStore(&out[2u * e], v.x);
+            atomicStore(&out[2u * e + 1u], v.y);
+        }
+        default: { atomicStore(&out[e], v.x); }
+    }
+}
+
+fn load_out_bits(dt: u32, e: u32) -> vec2<u32> {
+    switch size_of(dt) {
+        case 1u: { return vec2<u32>((atomicLoad(&out[e / 4u]) >> ((e % 4u) * 8u)) & 0xffu, 0u); }
+        case 2u: { return vec2<u32>((atomicLoad(&out[e / 2u]) >> ((e % 2u) * 16u)) & 0xffffu, 0u); }
+        case 8u: { return vec2<u32>(atomicLoad(&out[2u * e]), atomicLoad(&out[2u * e + 1u])); }
+        default: { return vec2<u32>(atomicLoad(&out[e]), 0u); }
+    }
+}
+
+fn is_float(dt: u32) -> bool {
+    return dt >= F16;
+}
+
+fn sext(v: u32, bits: u32) -> vec2<u32> {
+    let s = bitcast<i32>(v << (32u - bits)) >> (32u - bits);
+    return vec2<u32>(bitcast<u32>(s), select(0u, 0xffffffffu, s < 0));
+}
+
+// ----- int64 as (lo, hi) two's complement -------------------------------------------------------
+
+fn i64_of(v: i32) -> vec2<u32> {
+    return vec2<u32>(bitcast<u32>(v), select(0u, 0xffffffffu, v < 0));
+}
+
+fn i64_neg(x: vec2<u32>) -> vec2<u32> {
+    let lo = ~x.x + 1u;
+    return vec2<u32>(lo, ~x.y + select(0u, 1u, lo == 0u));
+}
+
+fn i64_add(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
+    let lo = x.x + y.x;
+    return vec2<u32>(lo, x.y + y.y + select(0u, 1u, lo < x.x));
+}
+
+fn i64_sub(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
+    return i64_add(x, i64_neg(y));
+}
+
+fn is_neg(x: vec2<u32>) -> bool {
+    return (x.y >> 31u) == 1u;
+}
+
+// The full 64-bit product of two u32s, from 16-bit halves.
+fn mul_wide(x: u32, y: u32) -> vec2<u32> {
+    let x0 = x & 0xffffu;
+    let x1 = x >> 16u;
+    let y0 = y & 0xffffu;
+    let y1 = y >> 16u;
+    let p00 = x0 * y0;
+    let p01 = x0 * y1;
+    let p10 = x1 * y0;
+    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+    return vec2<u32>((p00 & 0xffffu) | (mid << 16u), x1 * y1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
+}
+
+// The low 64 bits of the product (wrapping, as Rust's and PyTorch's int64 do).
+fn i64_mul(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
+    let w = mul_wide(x.x, y.x);
+    return vec2<u32>(w.x, w.y + x.x * y.y + x.y * y.x);
+}
+
+fn i64_lt(x: vec2<u32>, y: vec2<u32>) -> bool {
+    if x.y != y.y { return bitcast<i32>(x.y) < bitcast<i32>(y.y); }
+    return x.x < y.x;
+}
+
+fn u64_ge(x: vec2<u32>, y: vec2<u32>) -> bool {
+    if x.y != y.y { return x.y > y.y; }
+    return x.x >= y.x;
+}
+
+struct DivMod {
+    q: vec2<u32>,
+    r: vec2<u32>,
+}
+
+// Unsigned long division, one quotient bit per step.
+fn u64_divmod(n: vec2<u32>, d: vec2<u32>) -> DivMod {
+    var q = vec2<u32>(0u, 0u);
+    var r = vec2<u32>(0u, 0u);
+    for (var i = 63i; i >= 0; i--) {
+        let bit = select((n.x >> u32(i)) & 1u, (n.y >> u32(i - 32)) & 1u, i >= 32);
+        r = vec2<u32>((r.x << 1u) | bit, (r.y << 1u) | (r.x >> 31u));
+        if u64_ge(r, d) {
+            r = i64_sub(r, d);
+            if i >= 32 { q.y |= 1u << u32(i - 32); } else { q.x |= 1u << u32(i); }
+        }
+    }
+    return DivMod(q, r);
+}
+
+// Python's floor division and modulo (the remainder takes the divisor's sign). The host rejects
+// zero divisors before launching; here they give 0.
+fn i64_floor_divmod(x: vec2<u32>, y: vec2<u32>) -> DivMod {
+    if y.x == 0u && y.y == 0u { return DivMod(vec2<u32>(0u, 0u), vec2<u32>(0u, 0u)); }
+    let nx = is_neg(x);
+    let ny = is_neg(y);
+    let t = u64_divmod(select(x, i64_neg(x), nx), select(y, i64_neg(y), ny));
+    var q = select(t.q, i64_neg(t.q), nx != ny);
+    var r = select(t.r, i64_neg(t.r), nx);
+    if (r.x != 0u || r.y != 0u) && (nx != ny) {
+        q = i64_sub(q, vec2<u32>(1u, 0u));
+        r = i64_add(r, y);
+    }
+    return DivMod(q, r);
+}
+
+// int64 to float32: the magnitude's high and low words, then the sign.
+fn i64_to_f32(x: vec2<u32>) -> f32 {
+    let n = is_neg(x);
+    let m = select(x, i64_neg(x), n);
+    let v = f32(m.y) * 4294967296.0 + f32(m.x);
+    return select(v, -v, n);
+}
+
+// float32 to int64 as PyTorch's CPU casts give it: truncated toward zero, with NaN and values
+// out of range (including 2^63) giving the minimum, -2^63.
+fn f32_to_i64(v: f32) -> vec2<u32> {
+    let t = trunc(v);
+    if is_nan(v) || !(t >= -9223372036854775808.0 && t < 9223372036854775808.0) { return vec2<u32>(0u, 0x80000000u); }
+    if abs(t) < 2147483648.0 { return i64_of(i32(t)); }
+    let m = abs(t);
+    let hi = floor(m / 4294967296.0);
+    let r = vec2<u32>(u32(m - hi * 4294967296.0), u32(hi));
+    return select(r, i64_neg(r), t < 0.0);
+}
+
+// The same through a 32-bit intermediate (for int8, int16 and int32 targets): out of range
+// gives -2^31.
+fn f32_to_i32(v: f32) -> i32 {
+    let t = trunc(v);
+    if is_nan(v) || !(t >= -2147483648.0 && t < 2147483648.0) { return i32(-2147483647 - 1); }
+    return i32(t);
+}
+
+// ----- dtype conversions ------------------------------------------------------------------------
+
+// float32 to float16 bits, rounding to nearest even (written out: drivers' pack2x16float may
+// round otherwise or flush subnormals).
+fn f16_bits(v: f32) -> u32 {
+    let u = bitcast<u32>(v);
+    let sign = (u >> 16u) & 0x8000u;
+    let m = u & 0x7fffffffu;
+    if m > 0x7f800000u { return sign | 0x7e00u; }
+    // At and above 65520 (halfway past the largest half, 65504) the result is infinite.
+    if m >= 0x477ff000u { return sign | 0x7c00u; }
+    if m < 0x38800000u {
+        // A subnormal half: a multiple of 2^-24, and `round` ties to even.
+        return sign | u32(round(bitcast<f32>(m) * 16777216.0));
+    }
+    let r = m - 0x38000000u;
+    return sign | ((r + 0x0fffu + ((r >> 13u) & 1u)) >> 13u);
+}
+
+fn f16_value(h: u32) -> f32 {
+    let sign = (h & 0x8000u) << 16u;
+    let e = (h >> 10u) & 0x1fu;
+    let m = h & 0x3ffu;
+    if e == 0u {
+        let v = f32(m) * 5.9604644775390625e-8;
+        return select(v, -v, sign != 0u);
+    }
+    if e == 31u { return bitcast<f32>(sign | 0x7f800000u | (m << 13u)); }
+    return bitcast<f32>(sign | ((e + 112u) << 23u) | (m << 13u));
+}
+
+// float32 to bfloat16 bits, rounding to nearest even (NaN stays a quiet NaN).
+fn bf16_bits(v: f32) -> u32 {
+    let u = bitcast<u32>(v);
+    if is_nan(v) { return (u >> 16u) | 0x40u; }
+    return (u + 0x7fffu + ((u >> 16u) & 1u)) >> 16u;
+}
+
+fn to_f32(dt: u32, v: vec2<u32>) -> f32 {
+    switch dt {
+        case 0u: { return select(0.0, 1.0, v.x != 0u); }
+        case 1u: { return f32(v.x); }
+        case 2u: { return f32(bitcast<i32>(sext(v.x, 8u).x)); }
+        case 3u: { return f32(bitcast<i32>(sext(v.x, 16u).x)); }
+        case 4u: { return f32(bitcast<i32>(v.x)); }
+        case 5u: { return i64_to_f32(v); }
+        case 6u: { return f16_value(v.x); }
+        case 7u: { return bitcast<f32>(v.x << 16u); }
+        default: { return bitcast<f32>(v.x); }
+    }
+}
+
+fn to_i64(dt: u32, v: vec2<u32>) -> vec2<u32> {
+    switch dt {
+        case 0u: { return vec2<u32>(select(0u, 1u, v.x != 0u), 0u); }
+        case 1u: { return v; }
+        case 2u: { return sext(v.x, 8u); }
+        case 3u: { return sext(v.x, 16u); }
+        case 4u: { return i64_of(bitcast<i32>(v.x)); }
+        case 5u: { return v; }
+        default: { return f32_to_i64(to_f32(dt, v)); }
+    }
+}
+
+fn nonzero(dt: u32, v: vec2<u32>) -> bool {
+    if is_float(dt) { return to_f32(dt, v) != 0.0 || is_nan(to_f32(dt, v)); }
+    return v.x != 0u || v.y != 0u;
+}
+
+// Integers narrow by keeping their low bits (wrapping, as PyTorch's casts do).
+fn narrow_int(dt: u32, x: vec2<u32>) -> vec2<u32> {
+    switch dt {
+        case 0u: { return vec2<u32>(select(0u, 1u, x.x != 0u || x.y != 0u), 0u); }
+        case 1u, 2u: { return vec2<u32>(x.x & 0xffu, 0u); }
+        case 3u: { return vec2<u32>(x.x & 0xffffu, 0u); }
+        case 4u: { return vec2<u32>(x.x, 0u); }
+        default: { return x; }
+    }
+}
+
+fn from_f32(dt: u32, x: f32) -> vec2<u32> {
+    switch dt {
+        case 0u: { return vec2<u32>(select(0u, 1u, x != 0.0 || is_nan(x)), 0u); }
+        case 6u: { return vec2<u32>(f16_bits(x), 0u); }
+        case 7u: { return vec2<u32>(bf16_bits(x), 0u); }
+        case 8u: { return vec2<u32>(bitcast<u32>(x), 0u); }
+        case 2u, 3u, 4u: { return narrow_int(dt, i64_of(f32_to_i32(x))); }
+        default: { return narrow_int(dt, f32_to_i64(x)); }
+    }
+}
+
+fn from_i64(dt: u32, x: vec2<u32>) -> vec2<u32> {
+    if is_float(dt) { return from_f32(dt, i64_to_f32(x)); }
+    return narrow_int(dt, x);
+}
+
+// Operand `which` (0 a, 1 b) at storage offset `e`, or its scalar.
+fn operand(which: u32, e: u32) -> vec2<u32> {
+    if which == 0u {
+        if (p.flags & 1u) != 0u { return p.scalar_a; }
+        return load_bits(0u, p.dt_a, e);
+    }
+    if (p.flags & 2u) != 0u { return p.scalar_b; }
+    return load_bits(1u, p.dt_b, e);
 }
 
 // ----- float helpers with IEEE results where SPIR-V leaves builtins undefined -------------------
@@ -282,12 +601,82 @@ fn binary_op(x: f32, y: f32) -> f32 {
     }
 }
 
+// ----- integer, comparison and logical ops -------------------------------------------------------
+
+fn binary_int_op(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
+    switch OP {
+        case 0u: { return i64_add(x, y); }
+        case 1u: { return i64_sub(x, y); }
+        case 2u: { return i64_mul(x, y); }
+        case 4u: { return i64_floor_divmod(x, y).q; }
+        case 5u: { return i64_floor_divmod(x, y).r; }
+        case 7u: { return select(y, x, i64_lt(y, x)); }
+        case 8u: { return select(y, x, i64_lt(x, y)); }
+        case 11u: { return x & y; }
+        case 12u: { return x | y; }
+        case 13u: { return x ^ y; }
+        // relu's gradient: x where y > 0.
+        case 10u: { return select(vec2<u32>(0u, 0u), x, i64_lt(vec2<u32>(0u, 0u), y)); }
+        default: { return vec2<u32>(0u, 0u); }
+    }
+}
+
+// eq, ne, lt, le, gt, ge with IEEE NaN semantics (every comparison but ne is false).
+fn compare_f(x: f32, y: f32) -> bool {
+    if is_nan(x) || is_nan(y) { return OP == 1u; }
+    switch OP {
+        case 0u: { return x == y; }
+        case 1u: { return x != y; }
+        case 2u: { return x < y; }
+        case 3u: { return x <= y; }
+        case 4u: { return x > y; }
+        default: { return x >= y; }
+    }
+}
+
+fn compare_i(x: vec2<u32>, y: vec2<u32>) -> bool {
+    let eq = x.x == y.x && x.y == y.y;
+    switch OP {
+        case 0u: { return eq; }
+        case 1u: { return !eq; }
+        case 2u: { return i64_lt(x, y); }
+        case 3u: { return i64_lt(x, y) || eq; }
+        case 4u: { return i64_lt(y, x); }
+        default: { return i64_lt(y, x) || eq; }
+    }
+}
+
+fn unary_int_op(x: vec2<u32>) -> vec2<u32> {
+    switch OP {
+        case 0u: { return i64_neg(x); }
+        case 1u: { return select(x, i64_neg(x), is_neg(x)); }
+        case 2u: { return select(select(vec2<u32>(0u, 0u), vec2<u32>(1u, 0u), x.x != 0u || x.y != 0u), vec2<u32>(0xffffffffu, 0xffffffffu), is_neg(x)); }
+        case 3u: { return select(x, vec2<u32>(0u, 0u), is_neg(x)); }
+        case 5u: { return ~x; }
+        case 6u: { return vec2<u32>(select(0u, 1u, x.x == 0u && x.y == 0u), 0u); }
+        // Rounding an integer is the identity.
+        default: { return x; }
+    }
+}
+
+// ----- entry points ------------------------------------------------------------------------------
+
 @compute @workgroup_size(256)
 fn unary(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
     if i >= p.numel { return; }
     let o = offsets(i);
-    out[o.o] = bitcast<u32>(unary_op(bitcast<f32>(a[o.a])));
+    let x = to_f32(p.dt_a, operand(0u, o.a));
+    store_bits(p.dt_out, o.o, from_f32(p.dt_out, unary_op(x)));
+}
+
+@compute @workgroup_size(256)
+fn unary_int(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = offsets(i);
+    let x = to_i64(p.dt_a, operand(0u, o.a));
+    store_bits(p.dt_out, o.o, from_i64(p.dt_out, unary_int_op(x)));
 }
 
 @compute @workgroup_size(256)
@@ -295,19 +684,126 @@ fn binary(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     let i = flat_index(wid, nwg, lid);
     if i >= p.numel { return; }
     let o = offsets(i);
-    var x = p.scalar_a;
-    var y = p.scalar_b;
-    if (p.flags & 1u) == 0u { x = bitcast<f32>(a[o.a]); }
-    if (p.flags & 2u) == 0u { y = bitcast<f32>(b[o.b]); }
-    out[o.o] = bitcast<u32>(binary_op(x, y));
+    let x = to_f32(p.dt_a, operand(0u, o.a));
+    let y = to_f32(p.dt_b, operand(1u, o.b));
+    store_bits(p.dt_out, o.o, from_f32(p.dt_out, binary_op(x, y)));
 }
 
+@compute @workgroup_size(256)
+fn binary_int(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = offsets(i);
+    let x = to_i64(p.dt_a, operand(0u, o.a));
+    let y = to_i64(p.dt_b, operand(1u, o.b));
+    store_bits(p.dt_out, o.o, from_i64(p.dt_out, binary_int_op(x, y)));
+}
+
+// Comparisons in float32, or in int64 with flag bit 2; the output is bool.
+@compute @workgroup_size(256)
+fn compare(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = offsets(i);
+    let x = operand(0u, o.a);
+    let y = operand(1u, o.b);
+    var r: bool;
+    if (p.flags & 4u) != 0u {
+        r = compare_i(to_i64(p.dt_a, x), to_i64(p.dt_b, y));
+    } else {
+        r = compare_f(to_f32(p.dt_a, x), to_f32(p.dt_b, y));
+    }
+    store_bits(p.dt_out, o.o, vec2<u32>(select(0u, 1u, r), 0u));
+}
+
+// logical_and, logical_or, logical_xor of the operands' truth values.
+@compute @workgroup_size(256)
+fn logical(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = offsets(i);
+    let x = nonzero(p.dt_a, operand(0u, o.a));
+    let y = nonzero(p.dt_b, operand(1u, o.b));
+    var r: bool;
+    switch OP {
+        case 0u: { r = x && y; }
+        case 1u: { r = x || y; }
+        default: { r = x != y; }
+    }
+    store_bits(p.dt_out, o.o, vec2<u32>(select(0u, 1u, r), 0u));
+}
+
+// out = c ? a : b, with a and b already of the output's dtype.
+@compute @workgroup_size(256)
+fn where_(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = offsets(i);
+    if nonzero(p.dt_c, load_bits(2u, p.dt_c, o.c)) {
+        store_bits(p.dt_out, o.o, operand(0u, o.a));
+    } else {
+        store_bits(p.dt_out, o.o, operand(1u, o.b));
+    }
+}
+
+// The strided copy, converting between dtypes (bit for bit when they are the same).
 @compute @workgroup_size(256)
 fn copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
     if i >= p.numel { return; }
     let o = offsets(i);
-    for (var w = 0u; w < p.words; w++) {
-        out[o.o * p.words + w] = a[o.a * p.words + w];
+    let v = operand(0u, o.a);
+    var r = v;
+    if p.dt_a != p.dt_out {
+        if is_float(p.dt_a) {
+            r = from_f32(p.dt_out, to_f32(p.dt_a, v));
+        } else {
+            r = from_i64(p.dt_out, to_i64(p.dt_a, v));
+        }
+    }
+    store_bits(p.dt_out, o.o, r);
+}
+
+// out[i] = a[c[i]]: a gather through storage offsets the host computed (c walks its own layout).
+@compute @workgroup_size(256)
+fn take(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = offsets(i);
+    store_bits(p.dt_out, o.o, load_bits(0u, p.dt_a, c[o.c]));
+}
+
+// out[c[2i]] = a[c[2i + 1]] for `numel` pairs: a scatter to distinct offsets (the host keeps
+// only the last write to each).
+@compute @workgroup_size(256)
+fn put(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    store_bits(p.dt_out, p.off_out + c[2u * i], load_bits(0u, p.dt_a, p.off_a + c[2u * i + 1u]));
+}
+
+// out[i] += a[c[count + j]] for j in c[i]..c[i + 1], in order: the scatter-adds of index_add,
+// scatter_add and gradients of gathers, written as one ordered sum per output element so that
+// results are the same on every run (and the same as on the CPU). Float32, or int64 with flag 2.
+@compute @workgroup_size(256)
+fn segment_sum(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = p.off_out + i;
+    let start = c[i];
+    let end = c[i + 1u];
+    if start == end { return; }
+    if (p.flags & 4u) != 0u {
+        var acc = to_i64(p.dt_out, load_out_bits(p.dt_out, o));
+        for (var j = start; j < end; j++) {
+            acc = i64_add(acc, to_i64(p.dt_a, load_bits(0u, p.dt_a, c[p.count + j])));
+        }
+        store_bits(p.dt_out, o, from_i64(p.dt_out, acc));
+    } else {
+        var acc = to_f32(p.dt_out, load_out_bits(p.dt_out, o));
+        for (var j = start; j < end; j++) {
+            acc += to_f32(p.dt_a, load_bits(0u, p.dt_a, c[p.count + j]));
+        }
+        store_bits(p.dt_out, o, from_f32(p.dt_out, acc));
     }
 }
