@@ -199,9 +199,3 @@ def test_composite_node_with_one_tensor_given_twice():
     t = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     t.dot(t).backward()
     assert t.grad.tolist() == [2.0, 4.0, 6.0]
-
-
-def test_composite_node_with_one_tensor_given_twice():
-    t = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    t.dot(t).backward()
-    assert t.grad.tolist() == [2.0, 4.0, 6.0]
