@@ -1,14 +1,15 @@
 //! The backward engine: counts dependencies over the graph, then runs each node once all the
-//! gradients flowing into it are summed, latest-created first.
+//! gradients flowing into it are summed, latest-created first (only the nodes on a path to the
+//! requested inputs, when inputs are given).
 
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::{Error, Result};
 use crate::tensor::{BinaryOp, Tensor};
 
 use super::grad_mode::GradMode;
-use super::node::{AccumulateGrad, Edge, NodeRef};
+use super::node::{Edge, NodeRef};
 
 static DETECT_ANOMALY: AtomicBool = AtomicBool::new(false);
 
@@ -38,11 +39,26 @@ struct Task {
     grads: Vec<Option<Tensor>>,
 }
 
-/// Runs the graph from `roots` (edges with their gradients). Gradients reaching `capture` edges
-/// are returned (and, when `accumulate` is false, leaves' `.grad` is left alone).
-fn execute(roots: Vec<(Edge, Tensor)>, retain_graph: bool, create_graph: bool, capture: &[Edge], accumulate: bool) -> Result<Vec<Option<Tensor>>> {
-    // Dependencies: how many edges point at each node.
-    let mut deps: HashMap<usize, usize> = HashMap::new();
+/// How one pass over the graph runs.
+pub(crate) struct Pass<'a> {
+    pub retain_graph: bool,
+    pub create_graph: bool,
+    /// Edges whose incoming gradients are returned, in this order.
+    pub capture: &'a [Edge],
+    /// Run every node reached, leaves' `AccumulateGrad` included (`backward()` without
+    /// `inputs`). Otherwise only the nodes on a path to a captured edge run.
+    pub accumulate: bool,
+    /// Captured edges are where the graph ends: their nodes run neither hooks nor backward and
+    /// what lies behind them is not visited (the inner graph of a composite op).
+    pub boundary: bool,
+}
+
+/// Runs the graph from `roots` (edges with their gradients) and returns the gradients reaching
+/// the pass's captured edges.
+pub(crate) fn execute(roots: Vec<(Edge, Tensor)>, pass: &Pass<'_>) -> Result<Vec<Option<Tensor>>> {
+    let capture = pass.capture;
+    let captured_keys: HashSet<usize> = capture.iter().map(|e| key(&e.node)).collect();
+    // The graph reachable from the roots (not past a boundary).
     let mut seen: HashMap<usize, NodeRef> = HashMap::new();
     let mut stack: Vec<NodeRef> = vec![];
     for (e, _) in &roots {
@@ -51,16 +67,38 @@ fn execute(roots: Vec<(Edge, Tensor)>, retain_graph: bool, create_graph: bool, c
         }
     }
     while let Some(n) = stack.pop() {
+        if pass.boundary && captured_keys.contains(&key(&n)) {
+            continue;
+        }
         for e in n.next_edges().iter().flatten() {
-            *deps.entry(key(&e.node)).or_insert(0) += 1;
             if seen.insert(key(&e.node), e.node.clone()).is_none() {
                 stack.push(e.node.clone());
+            }
+        }
+    }
+    // Which nodes run their backward: all of them, or those with a path to a captured edge.
+    let runs: HashSet<usize> = if pass.accumulate {
+        seen.keys().copied().collect()
+    } else {
+        leading_to(&seen, &captured_keys, pass.boundary)
+    };
+    // A node takes part when it runs or captures; edges into other nodes carry nothing.
+    let takes_part = |k: &usize| runs.contains(k) || captured_keys.contains(k);
+    let mut deps: HashMap<usize, usize> = HashMap::new();
+    for k in &runs {
+        for e in seen[k].next_edges().iter().flatten() {
+            let ck = key(&e.node);
+            if takes_part(&ck) {
+                *deps.entry(ck).or_insert(0) += 1;
             }
         }
     }
 
     let mut tasks: HashMap<usize, Task> = HashMap::new();
     for (e, g) in roots {
+        if !takes_part(&key(&e.node)) {
+            continue;
+        }
         let t = tasks.entry(key(&e.node)).or_insert_with(|| Task { grads: vec![None; e.node.num_outputs()], node: e.node.clone() });
         add_grad(&mut t.grads[e.input_nr], g)?;
     }
@@ -70,58 +108,48 @@ fn execute(roots: Vec<(Edge, Tensor)>, retain_graph: bool, create_graph: bool, c
         .map(|&k| (seen[&k].sequence_nr(), k))
         .collect();
     let mut captured: Vec<Option<Tensor>> = vec![None; capture.len()];
-    let _mode = GradMode::set(create_graph);
+    let _mode = GradMode::set(pass.create_graph);
 
     while let Some((_, k)) = ready.pop() {
         let Some(Task { node, mut grads }) = tasks.remove(&k) else { continue };
-        // Tensor hooks and node pre-hooks see (and may replace) the incoming gradients.
-        let pre = node.hooks().pre.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        for (_, output, hook) in pre {
-            match output {
-                Some(i) => {
-                    if let Some(mut new) = hook.call(&grads[i..=i])? {
-                        grads[i] = new.pop().flatten();
-                    }
-                }
-                None => {
-                    if let Some(new) = hook.call(&grads)? {
-                        grads = new;
+        let at_boundary = pass.boundary && captured_keys.contains(&k);
+        if !at_boundary {
+            run_pre_hooks(&node, &mut grads)?;
+        }
+        if captured_keys.contains(&k) {
+            for (ci, e) in capture.iter().enumerate() {
+                if key(&e.node) == k {
+                    if let Some(g) = &grads[e.input_nr] {
+                        add_grad(&mut captured[ci], g.clone())?;
                     }
                 }
             }
         }
-        for (ci, e) in capture.iter().enumerate() {
-            if key(&e.node) == k {
-                if let Some(g) = &grads[e.input_nr] {
-                    add_grad(&mut captured[ci], g.clone())?;
-                }
+        if at_boundary || !runs.contains(&k) {
+            continue;
+        }
+        let outputs = node.apply(grads.clone())?;
+        if is_anomaly_enabled() {
+            check_nan(&node, &outputs)?;
+        }
+        let post = node.hooks().post.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut outputs = outputs;
+        for (_, hook) in post {
+            let mut args = outputs.clone();
+            args.extend(grads.iter().cloned());
+            if let Some(new) = hook.call(&args)? {
+                outputs = new;
             }
         }
-        let is_leaf = node.as_any().downcast_ref::<AccumulateGrad>().is_some();
-        let outputs = if is_leaf && !accumulate {
-            vec![]
-        } else {
-            let outputs = node.apply(grads.clone())?;
-            if is_anomaly_enabled() {
-                check_nan(&node, &outputs)?;
-            }
-            let post = node.hooks().post.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            let mut outputs = outputs;
-            for (_, hook) in post {
-                let mut args = outputs.clone();
-                args.extend(grads.iter().cloned());
-                if let Some(new) = hook.call(&args)? {
-                    outputs = new;
-                }
-            }
-            if !retain_graph {
-                node.release_saved();
-            }
-            outputs
-        };
+        if !pass.retain_graph {
+            node.release_saved();
+        }
         for (e, g) in node.next_edges().iter().zip(outputs.into_iter().chain(std::iter::repeat(None))) {
             let Some(e) = e else { continue };
             let ck = key(&e.node);
+            if !takes_part(&ck) {
+                continue;
+            }
             if let Some(g) = g {
                 let t = tasks.entry(ck).or_insert_with(|| Task { grads: vec![None; e.node.num_outputs()], node: e.node.clone() });
                 add_grad(&mut t.grads[e.input_nr], g)?;
@@ -133,7 +161,7 @@ fn execute(roots: Vec<(Edge, Tensor)>, retain_graph: bool, create_graph: bool, c
                     ready.push((e.node.sequence_nr(), ck));
                 } else {
                     // Nothing flowed in; its own children still count it as done.
-                    propagate_empty(&e.node, &mut deps, &mut tasks, &mut ready);
+                    propagate_empty(&e.node, &runs, &takes_part, &mut deps, &mut tasks, &mut ready);
                 }
             }
         }
@@ -141,12 +169,79 @@ fn execute(roots: Vec<(Edge, Tensor)>, retain_graph: bool, create_graph: bool, c
     Ok(captured)
 }
 
+/// Tensor hooks and node pre-hooks see (and may replace) the gradients flowing into `node`.
+fn run_pre_hooks(node: &NodeRef, grads: &mut Vec<Option<Tensor>>) -> Result<()> {
+    let pre = node.hooks().pre.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    for (_, output, hook) in pre {
+        match output {
+            Some(i) => {
+                if let Some(mut new) = hook.call(&grads[i..=i])? {
+                    grads[i] = new.pop().flatten();
+                }
+            }
+            None => {
+                if let Some(new) = hook.call(grads)? {
+                    *grads = new;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The nodes of `graph` with a path of at least one edge to a captured node (at a boundary,
+/// captured nodes lead nowhere themselves).
+fn leading_to(graph: &HashMap<usize, NodeRef>, captured: &HashSet<usize>, boundary: bool) -> HashSet<usize> {
+    let mut done: HashMap<usize, bool> = HashMap::new();
+    for (&start, node) in graph {
+        if done.contains_key(&start) {
+            continue;
+        }
+        // Iterative post-order (the graph has no cycles): (key, node, next child to look at).
+        let mut stack: Vec<(usize, NodeRef, usize)> = vec![(start, node.clone(), 0)];
+        while let Some((k, n, i)) = stack.pop() {
+            let edges = n.next_edges();
+            let stop = boundary && captured.contains(&k);
+            if !stop && i < edges.len() {
+                stack.push((k, n.clone(), i + 1));
+                if let Some(e) = &edges[i] {
+                    let ck = key(&e.node);
+                    if !done.contains_key(&ck) && graph.contains_key(&ck) {
+                        stack.push((ck, e.node.clone(), 0));
+                    }
+                }
+                continue;
+            }
+            let leads = !stop
+                && edges.iter().flatten().any(|e| {
+                    let ck = key(&e.node);
+                    captured.contains(&ck) || done.get(&ck).copied().unwrap_or(false)
+                });
+            done.insert(k, leads);
+        }
+    }
+    done.into_iter().filter(|&(_, l)| l).map(|(k, _)| k).collect()
+}
+
 /// A node that received no gradient at all: release its children's dependency on it.
-fn propagate_empty(node: &NodeRef, deps: &mut HashMap<usize, usize>, tasks: &mut HashMap<usize, Task>, ready: &mut BinaryHeap<(u64, usize)>) {
+fn propagate_empty(
+    node: &NodeRef,
+    runs: &HashSet<usize>,
+    takes_part: &impl Fn(&usize) -> bool,
+    deps: &mut HashMap<usize, usize>,
+    tasks: &mut HashMap<usize, Task>,
+    ready: &mut BinaryHeap<(u64, usize)>,
+) {
     let mut stack = vec![node.clone()];
     while let Some(n) = stack.pop() {
+        if !runs.contains(&key(&n)) {
+            continue;
+        }
         for e in n.next_edges().iter().flatten() {
             let ck = key(&e.node);
+            if !takes_part(&ck) {
+                continue;
+            }
             let d = deps.get_mut(&ck).expect("every edge was counted");
             *d -= 1;
             if *d == 0 {
@@ -215,11 +310,11 @@ pub fn backward(tensors: &[Tensor], grads: &[Option<Tensor>], retain_graph: bool
     let roots = roots(tensors, grads)?;
     match inputs {
         None => {
-            execute(roots, retain_graph, create_graph, &[], true)?;
+            execute(roots, &Pass { retain_graph, create_graph, capture: &[], accumulate: true, boundary: false })?;
         }
         Some(inputs) => {
             let edges = input_edges(inputs)?;
-            let got = execute(roots, retain_graph, create_graph, &edges, false)?;
+            let got = execute(roots, &Pass { retain_graph, create_graph, capture: &edges, accumulate: false, boundary: false })?;
             for (t, g) in inputs.iter().zip(got) {
                 if let Some(g) = g {
                     let _mode = GradMode::set(create_graph);
@@ -245,7 +340,7 @@ fn input_edges(inputs: &[Tensor]) -> Result<Vec<Edge>> {
 pub fn grad(outputs: &[Tensor], grad_outputs: &[Option<Tensor>], inputs: &[Tensor], retain_graph: bool, create_graph: bool, allow_unused: bool) -> Result<Vec<Option<Tensor>>> {
     let roots = roots(outputs, grad_outputs)?;
     let edges = input_edges(inputs)?;
-    let got = execute(roots, retain_graph, create_graph, &edges, false)?;
+    let got = execute(roots, &Pass { retain_graph, create_graph, capture: &edges, accumulate: false, boundary: false })?;
     if !allow_unused {
         if let Some(i) = got.iter().position(|g| g.is_none()) {
             return Err(Error::Runtime(format!(

@@ -282,7 +282,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
         }
         Op::Expand => out[0] = Some(sum_to(&g, &shape(0))?),
         Op::Take { offsets, .. } => out[0] = Some(embed(&g, offsets, &shape(0), g.dtype())?),
-        Op::Put { offsets, value_shape } => {
+        Op::Put { offsets, value_shape, .. } => {
             if need(0) {
                 let mut keep = vec![true; shape(0).iter().product()];
                 for &o in offsets {

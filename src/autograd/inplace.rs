@@ -55,17 +55,19 @@ impl Tensor {
             // All of self replaced: self simply is `v` now.
             match v.grad_fn() {
                 Some(f) => self.set_grad_fn(f, v.output_nr()),
-                None if v.requires_grad() => record(Op::View { kind: "Copy" }, &[&v], &[self], &[], &[]),
+                None if v.requires_grad() => record(Op::View { kind: "torch::autograd::CopyBackwards" }, &[&v], &[self], &[], &[]),
                 None => self.detach_(),
             }
             return Ok(());
         }
         let positions = target.positions_of(&offsets);
-        record(Op::Put { offsets: positions, value_shape: shape }, &[&target, &v], &[&target], &[], &[]);
+        // Written through a view: PyTorch names the node of the base CopySlices.
+        let name = if base.is_some() { "torch::autograd::CopySlices" } else { "IndexPutBackward0" };
+        record(Op::Put { name, offsets: positions, value_shape: shape }, &[&target, &v], &[&target], &[], &[]);
         if base.is_some() {
             // The view reads the new base.
             let mine = target.positions_of(&element_offsets(self.layout()));
-            record(Op::Take { kind: "AsStrided", offsets: mine }, &[&target], &[self], &[], &[]);
+            record(Op::Take { kind: "AsStridedBackward0", offsets: mine }, &[&target], &[self], &[], &[]);
         }
         Ok(())
     }

@@ -39,6 +39,10 @@ impl GradHook for RetainGrad {
         }
         Ok(None)
     }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 impl Tensor {
@@ -91,6 +95,35 @@ impl Tensor {
         let guard = self.impl_ref().autograd.try_lock().ok()?;
         let node = guard.as_ref()?.grad_fn.as_ref()?;
         (Arc::strong_count(node) == 1).then(|| f(node.as_ref()))
+    }
+
+    /// Calls `f` on a leaf's own hooks that only this handle reaches (this handle the tensor's
+    /// only owner, the hook held by the tensor alone), for Python's collector; the hooks of a
+    /// grad_fn are its node's (`NodeHooks::try_for_each_owned`). Never waits on a lock.
+    pub fn try_for_each_own_hook<E>(&self, mut f: impl FnMut(&dyn GradHook) -> std::result::Result<(), E>) -> std::result::Result<(), E> {
+        if Arc::strong_count(self.impl_arc()) != 1 {
+            return Ok(());
+        }
+        let Ok(guard) = self.impl_ref().autograd.try_lock() else { return Ok(()) };
+        for (_, h) in guard.iter().flat_map(|m| m.hooks.iter()).filter(|(_, h)| Arc::strong_count(h) == 1) {
+            f(h.as_ref())?;
+        }
+        Ok(())
+    }
+
+    /// When this handle is the tensor's only owner: removes its own hooks and those of a
+    /// grad_fn only it holds, for the caller to drop (Python's collector breaking a cycle).
+    pub fn take_exclusive_hooks(&self) -> Vec<Arc<dyn GradHook>> {
+        if Arc::strong_count(self.impl_arc()) != 1 {
+            return vec![];
+        }
+        let mut m = self.meta();
+        let Some(m) = m.as_mut() else { return vec![] };
+        let mut out: Vec<Arc<dyn GradHook>> = std::mem::take(&mut m.hooks).into_iter().map(|(_, h)| h).collect();
+        if let Some(node) = m.grad_fn.as_ref().filter(|n| Arc::strong_count(n) == 1) {
+            out.extend(node.hooks().take_all());
+        }
+        out
     }
 
     pub fn output_nr(&self) -> usize {

@@ -1,6 +1,7 @@
 //! Reverse-mode automatic differentiation: the graph recorded while ops run, and the engine that
 //! walks it backwards.
 
+pub mod composite;
 pub mod engine;
 pub mod formulas;
 pub mod grad_mode;
@@ -9,6 +10,7 @@ pub mod meta;
 pub mod node;
 pub mod op;
 
+pub use composite::{composite, named, named_pair};
 pub use engine::{backward, grad};
 pub use grad_mode::{is_enabled as is_grad_enabled, GradMode};
 pub use node::{Edge, GradHook, Node, NodeRef};

@@ -18,8 +18,9 @@ pub struct Edge {
 
 /// A hook over gradients, implemented in Rust or by a Python callable (in `src/python/`).
 /// Returning `Some` replaces the gradients.
-pub trait GradHook: Send + Sync {
+pub trait GradHook: Send + Sync + Any {
     fn call(&self, grads: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>>;
+    fn as_any(&self) -> &dyn Any;
 }
 
 /// Hooks of one node, each with the id its handle removes it by.
@@ -45,6 +46,29 @@ pub fn next_sequence_nr() -> u64 {
 }
 
 impl NodeHooks {
+    /// Calls `f` on each hook held by nothing but these hooks (Python's collector asks through
+    /// it); a busy lock hides its hooks rather than being waited on.
+    pub fn try_for_each_owned<E>(&self, mut f: impl FnMut(&dyn GradHook) -> std::result::Result<(), E>) -> std::result::Result<(), E> {
+        if let Ok(pre) = self.pre.try_lock() {
+            for (_, _, h) in pre.iter().filter(|(_, _, h)| Arc::strong_count(h) == 1) {
+                f(h.as_ref())?;
+            }
+        }
+        if let Ok(post) = self.post.try_lock() {
+            for (_, h) in post.iter().filter(|(_, h)| Arc::strong_count(h) == 1) {
+                f(h.as_ref())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes every hook, handing them to the caller to drop (outside the locks).
+    pub fn take_all(&self) -> Vec<Arc<dyn GradHook>> {
+        let mut out: Vec<Arc<dyn GradHook>> = std::mem::take(&mut *self.pre.lock().unwrap_or_else(|e| e.into_inner())).into_iter().map(|(_, _, h)| h).collect();
+        out.extend(std::mem::take(&mut *self.post.lock().unwrap_or_else(|e| e.into_inner())).into_iter().map(|(_, h)| h));
+        out
+    }
+
     pub fn remove(&self, id: u64) -> bool {
         let mut pre = self.pre.lock().unwrap_or_else(|e| e.into_inner());
         let before = pre.len();

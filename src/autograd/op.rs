@@ -24,7 +24,8 @@ pub enum Op {
     Extremum { dims: Vec<usize>, keepdim: bool, max: bool },
     Cumsum { dim: usize },
     Cumprod { dim: usize },
-    /// Same elements, new shape (view, reshape, squeeze, unsqueeze, flatten).
+    /// Same elements, new shape (view, reshape, squeeze, unsqueeze, flatten, clone); `kind` is
+    /// the node's name.
     View { kind: &'static str },
     Permute { dims: Vec<usize>, kind: &'static str },
     Expand,
@@ -37,10 +38,10 @@ pub enum Op {
     Scatter { dim: usize, add: bool },
     IndexAdd { dim: usize, alpha: f64 },
     /// Elements read at row-major positions of the input: advanced indexing, masked_select, and
-    /// strided views (narrow, slices, select, unfold).
+    /// strided views (narrow, slices, select, unfold); `kind` is the node's name.
     Take { kind: &'static str, offsets: Vec<usize> },
     /// `x[idx] = v` out of place: positions written, relative to a contiguous input.
-    Put { offsets: Vec<usize>, value_shape: Vec<usize> },
+    Put { name: &'static str, offsets: Vec<usize>, value_shape: Vec<usize> },
     Matmul,
     /// conv2d, its transpose and its weight gradient: each one's backward uses the others.
     Conv { geom: ConvGeom },
@@ -112,8 +113,7 @@ impl Op {
             Op::Extremum { max, .. } => if *max { "Amax" } else { "Amin" },
             Op::Cumsum { .. } => "Cumsum",
             Op::Cumprod { .. } => "Cumprod",
-            Op::View { kind } => kind,
-            Op::Permute { kind, .. } => kind,
+            Op::View { kind } | Op::Permute { kind, .. } | Op::Take { kind, .. } | Op::Put { name: kind, .. } => return kind.to_string(),
             Op::Expand => "Expand",
             Op::Copy { .. } | Op::ToDevice { .. } => "ToCopy",
             Op::Cat { .. } => "Cat",
@@ -121,8 +121,6 @@ impl Op {
             Op::Gather { .. } => "Gather",
             Op::Scatter { add, .. } => if *add { "ScatterAdd" } else { "Scatter" },
             Op::IndexAdd { .. } => "IndexAdd",
-            Op::Take { kind, .. } => kind,
-            Op::Put { .. } => "IndexPut",
             Op::Matmul => "Mm",
             Op::Conv { .. } | Op::ConvTranspose { .. } => "Convolution",
             Op::ConvWeight { .. } => "ConvolutionBackward",

@@ -76,6 +76,18 @@ impl GradHook for PyHook {
         })
         .map_err(|e| crate::error::Error::Runtime(Python::attach(|py| e.value(py).to_string())))
     }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Reports the Python callable of `hook`, if it is one, to Python's collector.
+pub(crate) fn traverse_hook(hook: &dyn GradHook, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+    if let Some(h) = hook.as_any().downcast_ref::<PyHook>() {
+        visit.call(&h.f)?;
+    }
+    Ok(())
 }
 
 /// What `ctx` keeps of its Function's node: a weak reference, so that ctx -> node -> backward
@@ -102,12 +114,14 @@ pub struct PyNode {
 }
 
 /// Reports to Python's collector the Python objects `node` holds: the `backward` of a Python
-/// Function's node, whose closure holds `ctx`. Callers make sure they own `node` alone.
+/// Function's node, whose closure holds `ctx`, and the Python hooks registered on the node (or
+/// on the tensors it made), whose closures may hold those tensors or the node's handle.
+/// Callers make sure they own `node` alone.
 pub(crate) fn traverse_node(node: &dyn Node, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
     if let Some(f) = node.as_any().downcast_ref::<PyFunctionNode>() {
         visit.call(&f.backward)?;
     }
-    Ok(())
+    node.hooks().try_for_each_owned(|h| traverse_hook(h, visit))
 }
 
 fn wrap_node(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
@@ -119,13 +133,20 @@ fn wrap_node(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
 
 #[pymethods]
 impl PyNode {
-    /// A Function's node held only by this handle (its outputs are gone) can close a cycle
-    /// through its ctx.
+    /// A node held only by this handle (its outputs are gone) can close a cycle through its
+    /// Function's ctx or through its hooks.
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         if Arc::strong_count(&self.node) == 1 {
             traverse_node(self.node.as_ref(), &visit)?;
         }
         Ok(())
+    }
+
+    fn __clear__(&self) {
+        if Arc::strong_count(&self.node) == 1 {
+            // Dropped after the node's locks are released: a hook's finalizer may run Python.
+            drop(self.node.hooks().take_all());
+        }
     }
 
     fn name(&self) -> String {
@@ -377,6 +398,29 @@ fn _grad(py: Python<'_>, outputs: &Bound<'_, PyAny>, grads: &Bound<'_, PyAny>, i
     Ok(to_py_grads(py, &result)?.unbind())
 }
 
+/// Makes `outputs` (a tensor or a sequence of them), computed from `inputs` by recorded ops,
+/// the outputs of one node named `name`, as PyTorch's node of that op (see
+/// `autograd::composite`). For ops written in Python; every tensor the op read that may need a
+/// gradient must be among `inputs`.
+#[pyfunction]
+fn _composite(py: Python<'_>, name: &str, inputs: &Bound<'_, PyAny>, outputs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let ins: Vec<Option<Tensor>> = inputs
+        .try_iter()?
+        .map(|t| {
+            let t = t?;
+            Ok(t.cast::<PyTensor>().ok().map(|t| t.get().tensor()))
+        })
+        .collect::<PyResult<_>>()?;
+    let ins: Vec<&Tensor> = ins.iter().flatten().collect();
+    if let Ok(one) = outputs.cast::<PyTensor>() {
+        let out = crate::autograd::composite(name, &ins, vec![one.get().tensor()]);
+        return Ok(Py::new(py, PyTensor::wrap(out.into_iter().next().expect("one output in, one out")))?.into_any());
+    }
+    let outs = tensors_of(outputs)?;
+    let out = crate::autograd::composite(name, &ins, outs);
+    Ok(super::tensor::tensors_tuple(py, out)?.into_any())
+}
+
 #[pyfunction]
 fn is_grad_enabled() -> bool {
     grad_mode::is_enabled()
@@ -543,6 +587,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_bump_versions, m)?)?;
     m.add_function(wrap_pyfunction!(_backward, m)?)?;
     m.add_function(wrap_pyfunction!(_grad, m)?)?;
+    m.add_function(wrap_pyfunction!(_composite, m)?)?;
     m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_detect_anomaly, m)?)?;

@@ -333,8 +333,17 @@ fn one_index(obj: &Bound<'_, PyAny>) -> PyResult<TensorIndex> {
         return Ok(TensorIndex::Slice(slice_bound(s.getattr("start")?)?, slice_bound(s.getattr("stop")?)?, step));
     }
     if let Ok(t) = obj.cast::<PyTensor>() {
-        let t = &t.get().tensor();
-        return Ok(TensorIndex::Tensor(t.clone()));
+        let t = t.get().tensor();
+        if t.dtype() == DType::U8 {
+            let py = obj.py();
+            PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+                c"indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                1,
+            )?;
+        }
+        return Ok(TensorIndex::Tensor(t));
     }
     if obj.is_instance_of::<PyList>() || obj.cast::<PyUntypedArray>().is_ok() {
         let t = tensor_from_data(obj, None)?;
@@ -351,6 +360,23 @@ fn one_index(obj: &Bound<'_, PyAny>) -> PyResult<TensorIndex> {
             + &obj.get_type().name()?.to_string()
             + ")",
     ))
+}
+
+/// The index tensors of `index_put(indices, values)`: a sequence of tensors, None standing for
+/// a whole dim.
+pub fn index_put_indices(obj: &Bound<'_, PyAny>) -> PyResult<Vec<TensorIndex>> {
+    obj.try_iter()?
+        .map(|o| {
+            let o = o?;
+            if o.is_none() {
+                return Ok(TensorIndex::Slice(None, None, 1));
+            }
+            if o.cast::<PyTensor>().is_err() {
+                return Err(PyTypeError::new_err("index_put(): indices must be a tuple of Tensors or None"));
+            }
+            one_index(&o)
+        })
+        .collect()
 }
 
 /// Parses `t[obj]` into index entries.

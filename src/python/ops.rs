@@ -13,6 +13,11 @@ use super::tensor::{run, PyTensor};
 
 /// The other operand of a binary op: a tensor or a number; None means "not ours"
 /// (the operator returns NotImplemented).
+/// The one output of `autograd::composite` called with one.
+fn one(mut outputs: Vec<Tensor>) -> Tensor {
+    outputs.pop().expect("one output in, one out")
+}
+
 enum Other {
     T(Tensor),
     S(Scalar),
@@ -356,11 +361,13 @@ impl PyTensor {
     }
 
     fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        self.clamp(py, Some(min), None)
+        let r = self.clamp_impl(py, Some(min), None)?;
+        Ok(PyTensor::wrap(one(crate::autograd::composite("ClampMinBackward0", &[&self.tensor()], vec![r]))))
     }
 
     fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        self.clamp(py, None, Some(max))
+        let r = self.clamp_impl(py, None, Some(max))?;
+        Ok(PyTensor::wrap(one(crate::autograd::composite("ClampMaxBackward0", &[&self.tensor()], vec![r]))))
     }
 
     #[pyo3(signature = (decimals=0))]
@@ -813,7 +820,9 @@ impl PyTensor {
                     Some(Other::S(s)) => Some(*s),
                     _ => None,
                 };
-                Ok(run(py, t.numel(), || t.clamp_scalar(s(&lo), s(&hi)))?)
+                let r = run(py, t.numel(), || t.clamp_scalar(s(&lo), s(&hi)))?;
+                // PyTorch's clamp overloads: scalar bounds (ClampBackward1), tensor ones (0).
+                Ok(one(crate::autograd::composite("ClampBackward1", &[t], vec![r])))
             }
             _ => {
                 let mut r = t.clone();
@@ -823,7 +832,13 @@ impl PyTensor {
                 if let Some(h) = &hi {
                     r = PyTensor::wrap(r).binop(py, BinaryOp::Minimum, h, false)?;
                 }
-                Ok(r)
+                let bound = |o: &Option<Other>| match o {
+                    Some(Other::T(b)) => Some(b.clone()),
+                    _ => None,
+                };
+                let (lo, hi) = (bound(&lo), bound(&hi));
+                let inputs: Vec<&Tensor> = std::iter::once(t).chain(lo.iter()).chain(hi.iter()).collect();
+                Ok(one(crate::autograd::composite("ClampBackward0", &inputs, vec![r])))
             }
         }
     }
@@ -845,7 +860,10 @@ impl PyTensor {
                         if max { "max" } else { "min" }
                     )));
                 }
-                Ok(Py::new(py, PyTensor::wrap(run(py, t.numel(), || t.reduce(op, None, false))?))?.into_any())
+                let r = run(py, t.numel(), || t.reduce(op, None, false))?;
+                // max() over all elements is its own overload in PyTorch (amax() is not).
+                let r = one(crate::autograd::composite(if max { "MaxBackward1" } else { "MinBackward1" }, &[t], vec![r]));
+                Ok(Py::new(py, PyTensor::wrap(r))?.into_any())
             }
             Some(d) if d.cast::<PyTensor>().is_ok() => {
                 let op = if max { BinaryOp::Maximum } else { BinaryOp::Minimum };

@@ -130,11 +130,11 @@ pub(crate) fn convert(t: &Tensor, dtype: DType, device: Device) -> crate::Result
 #[pymethods]
 impl PyTensor {
     /// Python objects this tensor holds, for the cycle collector: its cached `.grad` object (and
-    /// the weak reference to the tensor it is the grad of), and
-    /// through the core, the `backward` (and so the ctx) of a Python Function it is the output
-    /// of. A ctx keeping that output (`ctx.out = y`) closes a cycle ctx -> y -> node -> backward
-    /// -> ctx that the collector can only see through here. Locks are never waited on: a busy
-    /// one only hides the edge until the next collection.
+    /// the weak reference to the tensor it is the grad of), and through the core, its Python
+    /// hooks and the `backward` (and so the ctx) of a Python Function it is the output of. A
+    /// ctx keeping that output (`ctx.out = y`), or a hook whose closure uses the tensor, closes
+    /// a cycle through the core that the collector can only see through here. Locks are never
+    /// waited on: a busy one only hides the edge until the next collection.
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         if let Ok(g) = self.grad_object.try_lock() {
             visit.call(g.as_ref())?;
@@ -143,15 +143,20 @@ impl PyTensor {
             visit.call(w.as_ref())?;
         }
         if let Ok(t) = self.cell.try_read() {
-            if let Some(r) = t.as_ref().and_then(|t| t.with_exclusive_grad_fn(|node| super::autograd::traverse_node(node, &visit))) {
-                r?;
+            if let Some(t) = t.as_ref() {
+                if let Some(r) = t.with_exclusive_grad_fn(|node| super::autograd::traverse_node(node, &visit)) {
+                    r?;
+                }
+                t.try_for_each_own_hook(|h| super::autograd::traverse_hook(h, &visit))?;
             }
         }
         Ok(())
     }
 
     fn __clear__(&self) {
-        // The core's objects go with the tensor; only these are ours to drop.
+        // The hooks the collector was shown, and these objects, are what can close a cycle.
+        let hooks = self.cell.read().unwrap_or_else(|e| e.into_inner()).as_ref().map(|t| t.take_exclusive_hooks());
+        drop(hooks);
         self.grad_object.lock().unwrap_or_else(|e| e.into_inner()).take();
         self.grad_owner.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
@@ -479,6 +484,31 @@ impl PyTensor {
             }
         }
         Ok(())
+    }
+
+    /// `index_put_(indices, values)`: `self[indices] = values` with a tuple of index tensors.
+    #[pyo3(signature = (indices, values, accumulate=false))]
+    fn index_put_<'py>(slf: &Bound<'py, Self>, indices: &Bound<'py, PyAny>, values: &PyTensor, accumulate: bool) -> PyResult<Bound<'py, Self>> {
+        if accumulate {
+            return Err(crate::Error::NotImplemented("index_put_ with accumulate=True".into()).into());
+        }
+        let idx = super::convert::index_put_indices(indices)?;
+        let (t, v) = (slf.get().tensor(), values.tensor());
+        run(slf.py(), t.numel(), || t.index_put(&idx, crate::tensor::arith::Arg::T(&v)))?;
+        Ok(slf.clone())
+    }
+
+    /// `index_put(indices, values)`: a copy of self with `values` written at `indices`.
+    #[pyo3(signature = (indices, values, accumulate=false))]
+    fn index_put(&self, py: Python<'_>, indices: &Bound<'_, PyAny>, values: &PyTensor, accumulate: bool) -> PyResult<PyTensor> {
+        if accumulate {
+            return Err(crate::Error::NotImplemented("index_put with accumulate=True".into()).into());
+        }
+        let idx = super::convert::index_put_indices(indices)?;
+        let (t, v) = (self.tensor(), values.tensor());
+        let out = t.copy_as(t.dtype())?;
+        run(py, t.numel(), || out.index_put(&idx, crate::tensor::arith::Arg::T(&v)))?;
+        Ok(PyTensor::wrap(out))
     }
 
     // ----- views and shape ops --------------------------------------------------------------

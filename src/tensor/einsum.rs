@@ -64,7 +64,7 @@ fn diagonalize(t: &Tensor, labels: &[char]) -> Result<Labelled> {
         }
     }
     let diagonal = Layout { shape, strides, offset: l.offset };
-    Ok(Labelled { t: t.view_op(diagonal, super::view::ViewKind::Take("Diagonal")), labels: out_labels })
+    Ok(Labelled { t: t.view_op(diagonal, super::view::ViewKind::Take("DiagonalBackward0")), labels: out_labels })
 }
 
 impl Labelled {

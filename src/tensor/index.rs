@@ -373,7 +373,14 @@ impl Tensor {
             }
             Arg::S(s) => Tensor::scalar_tensor(s, self.dtype())?,
         };
-        Tensor::where_(mask, Arg::T(&v), Arg::T(self))
+        let filled = Tensor::where_(mask, Arg::T(&v), Arg::T(self))?;
+        // PyTorch's overloads: a scalar value, or a 0-dim tensor one (which gets a gradient).
+        Ok(match value {
+            Arg::T(t) => crate::autograd::composite("MaskedFillBackward1", &[self, t], vec![filled]),
+            Arg::S(_) => crate::autograd::composite("MaskedFillBackward0", &[self], vec![filled]),
+        }
+        .pop()
+        .expect("one output in, one out"))
     }
 
     /// `masked_fill_(mask, value)`: the mask must broadcast to self's shape.
@@ -391,7 +398,7 @@ impl Tensor {
             self.masked_select_raw(mask)?
         };
         if is_grad_enabled() && self.requires_grad() {
-            record(Op::Take { kind: "MaskedSelect", offsets: self.positions_of(&offsets) }, &[self], &[&out], &[], &[]);
+            record(Op::Take { kind: "MaskedSelectBackward0", offsets: self.positions_of(&offsets) }, &[self], &[&out], &[], &[]);
         }
         Ok(out)
     }
@@ -431,70 +438,74 @@ impl Tensor {
 
     /// Stable sort along `dim`; NaNs sort as the largest values. Returns (values, int64 indices).
     pub fn sort(&self, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
-        let x = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
-        let d = wrap_dim(dim, x.ndim())?;
-        let len = x.shape()[d];
-        let work = if x.dtype().is_half() { x.to_dtype(DType::F32)? } else { x.clone() };
-        if !work.device().is_cpu() {
-            if work.dtype() != DType::F32 {
-                return Err(crate::storage::dtype_not_on_device("sort", work.dtype(), work.device()));
+        crate::autograd::named_pair("SortBackward0", &[self], || {
+            let x = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
+            let d = wrap_dim(dim, x.ndim())?;
+            let len = x.shape()[d];
+            let work = if x.dtype().is_half() { x.to_dtype(DType::F32)? } else { x.clone() };
+            if !work.device().is_cpu() {
+                if work.dtype() != DType::F32 {
+                    return Err(crate::storage::dtype_not_on_device("sort", work.dtype(), work.device()));
+                }
+                let last = x.ndim() as i64 - 1;
+                let indices = crate::wgpu::sort(&work, d, descending)?.movedim(last, d as i64)?.contiguous()?;
+                let values = x.gather(d as i64, &indices)?;
+                if self.ndim() == 0 {
+                    return Ok((values.reshape(&[])?, indices.reshape(&[])?));
+                }
+                return Ok((values, indices));
             }
-            let last = x.ndim() as i64 - 1;
-            let indices = crate::wgpu::sort(&work, d, descending)?.movedim(last, d as i64)?.contiguous()?;
+            let order: Vec<i64> = with_arith_dtype!(work.dtype(), T => work.with_slice::<T, _>("sort", |s, l| {
+                map_lanes(s, l, d, len, |lane: &[T], o: &mut [i64]| {
+                    let mut idx: Vec<usize> = (0..lane.len()).collect();
+                    let key = |a: T, b: T| {
+                        match (a.is_nan(), b.is_nan()) {
+                            (true, true) => std::cmp::Ordering::Equal,
+                            (true, false) => std::cmp::Ordering::Greater,
+                            (false, true) => std::cmp::Ordering::Less,
+                            _ => a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal),
+                        }
+                    };
+                    if descending {
+                        idx.sort_by(|&a, &b| key(lane[b], lane[a]));
+                    } else {
+                        idx.sort_by(|&a, &b| key(lane[a], lane[b]));
+                    }
+                    for (o, i) in o.iter_mut().zip(idx) {
+                        *o = i as i64;
+                    }
+                })
+            })?);
+            let mut moved = x.shape().to_vec();
+            let n = moved.remove(d);
+            moved.push(n);
+            let last = moved.len() as i64 - 1;
+            let indices = Tensor::from_vec(order, &moved)?.movedim(last, d as i64)?.contiguous()?;
             let values = x.gather(d as i64, &indices)?;
             if self.ndim() == 0 {
                 return Ok((values.reshape(&[])?, indices.reshape(&[])?));
             }
-            return Ok((values, indices));
-        }
-        let order: Vec<i64> = with_arith_dtype!(work.dtype(), T => work.with_slice::<T, _>("sort", |s, l| {
-            map_lanes(s, l, d, len, |lane: &[T], o: &mut [i64]| {
-                let mut idx: Vec<usize> = (0..lane.len()).collect();
-                let key = |a: T, b: T| {
-                    match (a.is_nan(), b.is_nan()) {
-                        (true, true) => std::cmp::Ordering::Equal,
-                        (true, false) => std::cmp::Ordering::Greater,
-                        (false, true) => std::cmp::Ordering::Less,
-                        _ => a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal),
-                    }
-                };
-                if descending {
-                    idx.sort_by(|&a, &b| key(lane[b], lane[a]));
-                } else {
-                    idx.sort_by(|&a, &b| key(lane[a], lane[b]));
-                }
-                for (o, i) in o.iter_mut().zip(idx) {
-                    *o = i as i64;
-                }
-            })
-        })?);
-        let mut moved = x.shape().to_vec();
-        let n = moved.remove(d);
-        moved.push(n);
-        let last = moved.len() as i64 - 1;
-        let indices = Tensor::from_vec(order, &moved)?.movedim(last, d as i64)?.contiguous()?;
-        let values = x.gather(d as i64, &indices)?;
-        if self.ndim() == 0 {
-            return Ok((values.reshape(&[])?, indices.reshape(&[])?));
-        }
-        Ok((values, indices))
+            Ok((values, indices))
+        })
     }
 
     /// `topk(k, dim, largest, sorted)`: results come sorted.
     pub fn topk(&self, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tensor)> {
-        if self.dtype() == DType::Bool {
-            return Err(Error::NotImplemented("topk does not support bool dtypes on CPU".into()));
-        }
-        let d = wrap_dim(dim, self.ndim())?;
-        let size = if self.ndim() == 0 { 1 } else { self.shape()[d] };
-        if k < 0 || k as usize > size {
-            return Err(Error::Runtime("selected index k out of range".into()));
-        }
-        let (v, i) = self.sort(dim, largest)?;
-        if self.ndim() == 0 {
-            return Ok((v, i));
-        }
-        Ok((v.narrow(d as i64, 0, k)?.contiguous()?, i.narrow(d as i64, 0, k)?.contiguous()?))
+        crate::autograd::named_pair("TopkBackward0", &[self], || {
+            if self.dtype() == DType::Bool {
+                return Err(Error::NotImplemented("topk does not support bool dtypes on CPU".into()));
+            }
+            let d = wrap_dim(dim, self.ndim())?;
+            let size = if self.ndim() == 0 { 1 } else { self.shape()[d] };
+            if k < 0 || k as usize > size {
+                return Err(Error::Runtime("selected index k out of range".into()));
+            }
+            let (v, i) = self.sort(dim, largest)?;
+            if self.ndim() == 0 {
+                return Ok((v, i));
+            }
+            Ok((v.narrow(d as i64, 0, k)?.contiguous()?, i.narrow(d as i64, 0, k)?.contiguous()?))
+        })
     }
 
     // ----- Python indexing ---------------------------------------------------------------
@@ -502,6 +513,14 @@ impl Tensor {
     /// Applies the basic parts of an index (ints, slices, None, Ellipsis) as a view, returning it
     /// with the remaining tensor indices and the view dims they apply to.
     fn basic_index(&self, indices: &[TensorIndex]) -> Result<(Tensor, Vec<(usize, Tensor)>)> {
+        // A uint8 index tensor is a mask, as a bool one (PyTorch's deprecated spelling).
+        let indices: Vec<TensorIndex> = indices
+            .iter()
+            .map(|i| match i {
+                TensorIndex::Tensor(t) if t.dtype() == DType::U8 => Ok(TensorIndex::Tensor(t.to_dtype(DType::Bool)?)),
+                i => Ok(i.clone()),
+            })
+            .collect::<Result<_>>()?;
         let consumed: usize = indices
             .iter()
             .map(|i| match i {
@@ -523,7 +542,7 @@ impl Tensor {
         let mut view = self.clone();
         let mut dim = 0usize;
         let mut advanced = Vec::new();
-        for idx in indices {
+        for idx in &indices {
             match idx {
                 TensorIndex::Int(i) => {
                     let size = view.shape()[dim];
@@ -639,7 +658,7 @@ impl Tensor {
         let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, false)?;
         let out = view.take_offsets(&offs, &shape)?;
         if is_grad_enabled() && view.requires_grad() {
-            record(Op::Take { kind: "Index", offsets: view.positions_of(&offs) }, &[&view], &[&out], &[], &[]);
+            record(Op::Take { kind: "IndexBackward0", offsets: view.positions_of(&offs) }, &[&view], &[&out], &[], &[]);
         }
         Ok(out)
     }

@@ -81,23 +81,25 @@ impl Tensor {
     }
 
     pub fn bmm(&self, other: &Tensor) -> Result<Tensor> {
-        if self.ndim() != 3 {
-            return Err(Error::Runtime(format!("batch1 must be a 3D tensor")));
-        }
-        if other.ndim() != 3 {
-            return Err(Error::Runtime(format!("batch2 must be a 3D tensor")));
-        }
-        let (b, m, k) = (self.shape()[0], self.shape()[1], self.shape()[2]);
-        if other.shape()[0] != b || other.shape()[1] != k {
-            return Err(Error::Runtime(format!(
-                "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: [{}, {}].",
-                other.shape()[0],
-                other.shape()[1]
-            )));
-        }
-        let _ = m;
-        self.check_same_dtype(other, "bmm")?;
-        self.bmm_raw(other)
+        crate::autograd::named("BmmBackward0", &[self, other], || {
+            if self.ndim() != 3 {
+                return Err(Error::Runtime(format!("batch1 must be a 3D tensor")));
+            }
+            if other.ndim() != 3 {
+                return Err(Error::Runtime(format!("batch2 must be a 3D tensor")));
+            }
+            let (b, m, k) = (self.shape()[0], self.shape()[1], self.shape()[2]);
+            if other.shape()[0] != b || other.shape()[1] != k {
+                return Err(Error::Runtime(format!(
+                    "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: [{}, {}].",
+                    other.shape()[0],
+                    other.shape()[1]
+                )));
+            }
+            let _ = m;
+            self.check_same_dtype(other, "bmm")?;
+            self.bmm_raw(other)
+        })
     }
 
     /// `torch.matmul`.
@@ -120,7 +122,7 @@ impl Tensor {
                         self.shape()[0], self.shape()[0], self.shape()[1], other.shape()[0]
                     )));
                 }
-                self.mm(&other.unsqueeze(1)?)?.squeeze_dims(&[1])
+                crate::autograd::named("MvBackward0", &[self, other], || self.mm(&other.unsqueeze(1)?)?.squeeze_dims(&[1]))
             }
             _ => {
                 let a = if da == 1 { self.unsqueeze(0)? } else { self.clone() };
@@ -139,27 +141,33 @@ impl Tensor {
                 sb.extend([k2, n]);
                 let out = a.expand(&to_i64(&sa))?.bmm_raw(&b.expand(&to_i64(&sb))?)?;
                 let out = if da == 1 { out.squeeze_dims(&[-2])? } else { out };
-                if db == 1 { out.squeeze_dims(&[-1]) } else { Ok(out) }
+                if db == 1 {
+                    return out.squeeze_dims(&[-1]);
+                }
+                // PyTorch folds the batch into one matrix product and views the result back.
+                Ok(if da == 1 { out } else { crate::autograd::composite("UnsafeViewBackward0", &[self, other], vec![out]).pop().expect("one output in, one out") })
             }
         }
     }
 
     pub fn dot(&self, other: &Tensor) -> Result<Tensor> {
-        if self.ndim() != 1 || other.ndim() != 1 {
-            return Err(Error::Runtime(format!(
-                "1D tensors expected, but got {}D and {}D tensors",
-                self.ndim(),
-                other.ndim()
-            )));
-        }
-        if self.numel() != other.numel() {
-            return Err(Error::Runtime(format!(
-                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively",
-                self.numel(), other.numel(), self.numel(), other.numel()
-            )));
-        }
-        self.check_same_dtype(other, "dot")?;
-        self.unsqueeze(0)?.mm(&other.unsqueeze(1)?)?.reshape(&[])
+        crate::autograd::named("DotBackward0", &[self, other], || {
+            if self.ndim() != 1 || other.ndim() != 1 {
+                return Err(Error::Runtime(format!(
+                    "1D tensors expected, but got {}D and {}D tensors",
+                    self.ndim(),
+                    other.ndim()
+                )));
+            }
+            if self.numel() != other.numel() {
+                return Err(Error::Runtime(format!(
+                    "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively",
+                    self.numel(), other.numel(), self.numel(), other.numel()
+                )));
+            }
+            self.check_same_dtype(other, "dot")?;
+            self.unsqueeze(0)?.mm(&other.unsqueeze(1)?)?.reshape(&[])
+        })
     }
 
     pub fn outer(&self, other: &Tensor) -> Result<Tensor> {
@@ -171,25 +179,27 @@ impl Tensor {
 
     /// `addmm(input, m1, m2, beta, alpha)` = beta * input + alpha * (m1 @ m2).
     pub fn addmm(&self, m1: &Tensor, m2: &Tensor, beta: Scalar, alpha: Scalar) -> Result<Tensor> {
-        let prod = m1.mm(m2)?;
-        let prod = if alpha.to_f64() == 1.0 { prod } else { prod.binary_scalar(BinaryOp::Mul, alpha, false)? };
-        if beta.to_f64() == 0.0 {
-            let shape = broadcast_shapes(self.shape(), prod.shape())?;
-            if shape != prod.shape() {
-                return Err(Error::Runtime(format!("The expanded size of the tensor must match")));
+        crate::autograd::named("AddmmBackward0", &[self, m1, m2], || {
+            let prod = m1.mm(m2)?;
+            let prod = if alpha.to_f64() == 1.0 { prod } else { prod.binary_scalar(BinaryOp::Mul, alpha, false)? };
+            if beta.to_f64() == 0.0 {
+                let shape = broadcast_shapes(self.shape(), prod.shape())?;
+                if shape != prod.shape() {
+                    return Err(Error::Runtime(format!("The expanded size of the tensor must match")));
+                }
+                return Ok(prod);
             }
-            return Ok(prod);
-        }
-        let bias = if beta.to_f64() == 1.0 { self.clone() } else { self.binary_scalar(BinaryOp::Mul, beta, false)? };
-        let out = prod.binary(BinaryOp::Add, &bias)?;
-        if out.shape() != prod.shape() {
-            return Err(Error::Runtime(format!(
-                "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton dimension 1.",
-                prod.shape()[1], self.shape().last().copied().unwrap_or(1)
-            )));
-        }
-        let _ = result_type(&[Operand::Tensor(self.dtype())]);
-        Ok(out)
+            let bias = if beta.to_f64() == 1.0 { self.clone() } else { self.binary_scalar(BinaryOp::Mul, beta, false)? };
+            let out = prod.binary(BinaryOp::Add, &bias)?;
+            if out.shape() != prod.shape() {
+                return Err(Error::Runtime(format!(
+                    "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton dimension 1.",
+                    prod.shape()[1], self.shape().last().copied().unwrap_or(1)
+                )));
+            }
+            let _ = result_type(&[Operand::Tensor(self.dtype())]);
+            Ok(out)
+        })
     }
 
     /// `torch.einsum` with explicit (`->`) or implicit output, and `...` for broadcast dims.

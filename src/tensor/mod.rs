@@ -307,7 +307,11 @@ impl Tensor {
                 out
             }
         };
-        autograd::record(Op::Copy { from: src }, &[self], &[&out], &[], &[]);
+        if src == dtype {
+            autograd::record(Op::View { kind: "CloneBackward0" }, &[self], &[&out], &[], &[]);
+        } else {
+            autograd::record(Op::Copy { from: src }, &[self], &[&out], &[], &[]);
+        }
         Ok(out)
     }
 

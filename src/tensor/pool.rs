@@ -103,7 +103,7 @@ impl Tensor {
             let plane = h * w;
             let out_plane = g.out_size[0] * g.out_size[1];
             let offsets = indices.iter().enumerate().map(|(j, &i)| (j / out_plane) * plane + i as usize).collect();
-            record(Op::Take { kind: "MaxPool2DWithIndices", offsets }, &[self], &[&values], &[], &[]);
+            record(Op::Take { kind: "MaxPool2DWithIndicesBackward0", offsets }, &[self], &[&values], &[], &[]);
         }
         Ok((values, Tensor::from_vec(indices, &out_shape)?))
     }

@@ -153,50 +153,54 @@ impl Tensor {
     }
 
     pub fn mean(&self, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
-        if !self.dtype().is_floating_point() {
-            return Err(Error::NotImplemented(format!(
-                "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
-                crate::tensor::arith::title_name(self.dtype())
-            )));
-        }
-        let (rdims, _) = self.reduction_shape(dims, keepdim)?;
-        let n: usize = rdims.iter().map(|&d| self.shape()[d]).product();
-        self.sum(dims, keepdim)?.binary_scalar(BinaryOp::Div, Scalar::Float(n as f64), false)
+        crate::autograd::named(if dims.is_some_and(|d| !d.is_empty()) { "MeanBackward1" } else { "MeanBackward0" }, &[self], || {
+            if !self.dtype().is_floating_point() {
+                return Err(Error::NotImplemented(format!(
+                    "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
+                    crate::tensor::arith::title_name(self.dtype())
+                )));
+            }
+            let (rdims, _) = self.reduction_shape(dims, keepdim)?;
+            let n: usize = rdims.iter().map(|&d| self.shape()[d]).product();
+            self.sum(dims, keepdim)?.binary_scalar(BinaryOp::Div, Scalar::Float(n as f64), false)
+        })
     }
 
     /// Values and int64 indices of the max (or min) along `dim`; the first index wins ties, a
     /// NaN wins over numbers.
     pub fn max_min_dim(&self, dim: i64, keepdim: bool, max: bool) -> Result<(Tensor, Tensor)> {
-        let t = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
-        let d = wrap_dim(dim, t.ndim())?;
-        if t.shape()[d] == 0 {
-            return Err(Error::Index(format!(
-                "{}(): Expected reduction dim {} to have non-zero size.",
-                if max { "max" } else { "min" },
-                d
-            )));
-        }
-        let dt = t.dtype();
-        if dt.is_half() {
-            let (v, i) = t.to_dtype(DType::F32)?.max_min_dim(dim, keepdim, max)?;
-            return Ok((v.to_dtype(dt)?, i));
-        }
-        let (_, mut shape) = t.reduction_shape(Some(&[d as i64]), keepdim)?;
-        if self.ndim() == 0 {
-            shape.clear();
-        }
-        let shape_i64: Vec<i64> = shape.iter().map(|&v| v as i64).collect();
-        let indices = if t.device().is_cpu() {
-            t.arg_extreme_cpu(d, max, &shape)?
-        } else if dt == DType::F32 {
-            crate::wgpu::arg_reduce(&t, d, max)?.reshape(&shape_i64)?
-        } else {
-            return Err(crate::storage::dtype_not_on_device(if max { "max" } else { "min" }, dt, t.device()));
-        };
-        let kept_shape: Vec<i64> = t.reduction_shape(Some(&[d as i64]), true)?.1.iter().map(|&v| v as i64).collect();
-        let values = t.gather(d as i64, &indices.reshape(&kept_shape)?)?;
-        let values = values.reshape(&shape_i64)?;
-        Ok((values, indices))
+        crate::autograd::named_pair(if max { "MaxBackward0" } else { "MinBackward0" }, &[self], || {
+            let t = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
+            let d = wrap_dim(dim, t.ndim())?;
+            if t.shape()[d] == 0 {
+                return Err(Error::Index(format!(
+                    "{}(): Expected reduction dim {} to have non-zero size.",
+                    if max { "max" } else { "min" },
+                    d
+                )));
+            }
+            let dt = t.dtype();
+            if dt.is_half() {
+                let (v, i) = t.to_dtype(DType::F32)?.max_min_dim(dim, keepdim, max)?;
+                return Ok((v.to_dtype(dt)?, i));
+            }
+            let (_, mut shape) = t.reduction_shape(Some(&[d as i64]), keepdim)?;
+            if self.ndim() == 0 {
+                shape.clear();
+            }
+            let shape_i64: Vec<i64> = shape.iter().map(|&v| v as i64).collect();
+            let indices = if t.device().is_cpu() {
+                t.arg_extreme_cpu(d, max, &shape)?
+            } else if dt == DType::F32 {
+                crate::wgpu::arg_reduce(&t, d, max)?.reshape(&shape_i64)?
+            } else {
+                return Err(crate::storage::dtype_not_on_device(if max { "max" } else { "min" }, dt, t.device()));
+            };
+            let kept_shape: Vec<i64> = t.reduction_shape(Some(&[d as i64]), true)?.1.iter().map(|&v| v as i64).collect();
+            let values = t.gather(d as i64, &indices.reshape(&kept_shape)?)?;
+            let values = values.reshape(&shape_i64)?;
+            Ok((values, indices))
+        })
     }
 
     /// The index of the first NaN, else of the first max (or min), along `dim` on the CPU.
@@ -250,81 +254,93 @@ impl Tensor {
 
     /// Variance with `correction` (1 = unbiased) over `dims`.
     pub fn var(&self, dims: Option<&[i64]>, correction: f64, keepdim: bool) -> Result<Tensor> {
-        if !self.dtype().is_floating_point() {
-            return Err(Error::NotImplemented("std and var only support floating point and complex dtypes".into()));
-        }
-        let (rdims, _) = self.reduction_shape(dims, keepdim)?;
-        let n: usize = rdims.iter().map(|&d| self.shape()[d]).product();
-        let mean = self.mean(dims, true)?;
-        let dev = self.binary(BinaryOp::Sub, &mean)?;
-        let ss = dev.binary(BinaryOp::Mul, &dev)?.sum(dims, keepdim)?;
-        ss.binary_scalar(BinaryOp::Div, Scalar::Float((n as f64 - correction).max(0.0)), false)
+        crate::autograd::named("VarBackward0", &[self], || {
+            if !self.dtype().is_floating_point() {
+                return Err(Error::NotImplemented("std and var only support floating point and complex dtypes".into()));
+            }
+            let (rdims, _) = self.reduction_shape(dims, keepdim)?;
+            let n: usize = rdims.iter().map(|&d| self.shape()[d]).product();
+            let mean = self.mean(dims, true)?;
+            let dev = self.binary(BinaryOp::Sub, &mean)?;
+            let ss = dev.binary(BinaryOp::Mul, &dev)?.sum(dims, keepdim)?;
+            ss.binary_scalar(BinaryOp::Div, Scalar::Float((n as f64 - correction).max(0.0)), false)
+        })
     }
 
     pub fn std(&self, dims: Option<&[i64]>, correction: f64, keepdim: bool) -> Result<Tensor> {
-        self.var(dims, correction, keepdim)?.unary(UnaryOp::Sqrt)
+        crate::autograd::named("StdBackward0", &[self], || {
+            self.var(dims, correction, keepdim)?.unary(UnaryOp::Sqrt)
+        })
     }
 
     /// The `p`-norm over `dims` (`p` may be infinite).
     pub fn norm(&self, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
-        if !self.dtype().is_floating_point() {
-            return Err(Error::NotImplemented(format!(
-                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
-                crate::tensor::arith::title_name(self.dtype())
-            )));
-        }
-        let a = self.unary(UnaryOp::Abs)?;
-        if p == 2.0 {
-            a.binary(BinaryOp::Mul, &a)?.sum(dims, keepdim)?.unary(UnaryOp::Sqrt)
-        } else if p == 1.0 {
-            a.sum(dims, keepdim)
-        } else if p == f64::INFINITY {
-            a.reduce(ReduceOp::Max, dims, keepdim)
-        } else if p == f64::NEG_INFINITY {
-            a.reduce(ReduceOp::Min, dims, keepdim)
-        } else if p == 0.0 {
-            a.binary_scalar(BinaryOp::Ne, Scalar::Int(0), false)?.to_dtype(self.dtype())?.sum(dims, keepdim)
-        } else {
-            a.unary(UnaryOp::PowScalar(p))?.sum(dims, keepdim)?.unary(UnaryOp::PowScalar(1.0 / p))
-        }
+        crate::autograd::named("LinalgVectorNormBackward0", &[self], || {
+            if !self.dtype().is_floating_point() {
+                return Err(Error::NotImplemented(format!(
+                    "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
+                    crate::tensor::arith::title_name(self.dtype())
+                )));
+            }
+            let a = self.unary(UnaryOp::Abs)?;
+            if p == 2.0 {
+                a.binary(BinaryOp::Mul, &a)?.sum(dims, keepdim)?.unary(UnaryOp::Sqrt)
+            } else if p == 1.0 {
+                a.sum(dims, keepdim)
+            } else if p == f64::INFINITY {
+                a.reduce(ReduceOp::Max, dims, keepdim)
+            } else if p == f64::NEG_INFINITY {
+                a.reduce(ReduceOp::Min, dims, keepdim)
+            } else if p == 0.0 {
+                a.binary_scalar(BinaryOp::Ne, Scalar::Int(0), false)?.to_dtype(self.dtype())?.sum(dims, keepdim)
+            } else {
+                a.unary(UnaryOp::PowScalar(p))?.sum(dims, keepdim)?.unary(UnaryOp::PowScalar(1.0 / p))
+            }
+        })
     }
 
     /// `log(sum(exp(x)))` over `dims`, computed stably.
     pub fn logsumexp(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        let x = if self.dtype().is_floating_point() { self.clone() } else { self.to_dtype(DType::F32)? };
-        if x.numel() == 0 {
-            // No max to shift by: the sums are empty (giving -inf) or there are no outputs.
-            return x.sum(Some(dims), keepdim)?.unary(UnaryOp::Log);
-        }
-        let m = x.reduce(ReduceOp::Max, Some(dims), true)?;
-        // An infinite max would give inf - inf: shift by zero there instead.
-        let finite = m.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Ne, Scalar::Float(f64::INFINITY), false)?;
-        let m = Tensor::where_(&finite, super::arith::Arg::T(&m), super::arith::Arg::S(Scalar::Float(0.0)))?;
-        let s = x.binary(BinaryOp::Sub, &m)?.unary(UnaryOp::Exp)?.sum(Some(dims), keepdim)?.unary(UnaryOp::Log)?;
-        let m = if keepdim { m } else { m.squeeze_dims(dims)? };
-        s.binary(BinaryOp::Add, &m)
+        crate::autograd::named("LogsumexpBackward0", &[self], || {
+            let x = if self.dtype().is_floating_point() { self.clone() } else { self.to_dtype(DType::F32)? };
+            if x.numel() == 0 {
+                // No max to shift by: the sums are empty (giving -inf) or there are no outputs.
+                return x.sum(Some(dims), keepdim)?.unary(UnaryOp::Log);
+            }
+            let m = x.reduce(ReduceOp::Max, Some(dims), true)?;
+            // An infinite max would give inf - inf: shift by zero there instead.
+            let finite = m.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Ne, Scalar::Float(f64::INFINITY), false)?;
+            let m = Tensor::where_(&finite, super::arith::Arg::T(&m), super::arith::Arg::S(Scalar::Float(0.0)))?;
+            let s = x.binary(BinaryOp::Sub, &m)?.unary(UnaryOp::Exp)?.sum(Some(dims), keepdim)?.unary(UnaryOp::Log)?;
+            let m = if keepdim { m } else { m.squeeze_dims(dims)? };
+            s.binary(BinaryOp::Add, &m)
+        })
     }
 
     pub fn softmax(&self, dim: i64) -> Result<Tensor> {
-        let x = self.softmax_input("softmax", dim)?;
-        if x.numel() == 0 {
-            return x.copy_as(x.dtype());
-        }
-        let m = x.reduce(ReduceOp::Max, Some(&[dim]), true)?;
-        let e = x.binary(BinaryOp::Sub, &m)?.unary(UnaryOp::Exp)?;
-        let s = e.sum(Some(&[dim]), true)?;
-        e.binary(BinaryOp::Div, &s)
+        crate::autograd::named("SoftmaxBackward0", &[self], || {
+            let x = self.softmax_input("softmax", dim)?;
+            if x.numel() == 0 {
+                return x.copy_as(x.dtype());
+            }
+            let m = x.reduce(ReduceOp::Max, Some(&[dim]), true)?;
+            let e = x.binary(BinaryOp::Sub, &m)?.unary(UnaryOp::Exp)?;
+            let s = e.sum(Some(&[dim]), true)?;
+            e.binary(BinaryOp::Div, &s)
+        })
     }
 
     pub fn log_softmax(&self, dim: i64) -> Result<Tensor> {
-        let x = self.softmax_input("log_softmax", dim)?;
-        if x.numel() == 0 {
-            return x.copy_as(x.dtype());
-        }
-        let m = x.reduce(ReduceOp::Max, Some(&[dim]), true)?;
-        let shifted = x.binary(BinaryOp::Sub, &m)?;
-        let lse = shifted.unary(UnaryOp::Exp)?.sum(Some(&[dim]), true)?.unary(UnaryOp::Log)?;
-        shifted.binary(BinaryOp::Sub, &lse)
+        crate::autograd::named("LogSoftmaxBackward0", &[self], || {
+            let x = self.softmax_input("log_softmax", dim)?;
+            if x.numel() == 0 {
+                return x.copy_as(x.dtype());
+            }
+            let m = x.reduce(ReduceOp::Max, Some(&[dim]), true)?;
+            let shifted = x.binary(BinaryOp::Sub, &m)?;
+            let lse = shifted.unary(UnaryOp::Exp)?.sum(Some(&[dim]), true)?.unary(UnaryOp::Log)?;
+            shifted.binary(BinaryOp::Sub, &lse)
+        })
     }
 
     /// Checks a softmax input: floating point only (PyTorch names the kernel it would have run).

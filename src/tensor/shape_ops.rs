@@ -72,107 +72,117 @@ impl Tensor {
     }
 
     pub fn stack(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
-        let Some(first) = tensors.first() else {
-            return Err(Error::Runtime("stack expects a non-empty TensorList".into()));
-        };
-        for (i, t) in tensors.iter().enumerate() {
-            if t.shape() != first.shape() {
-                return Err(Error::Runtime(format!(
-                    "stack expects each tensor to be equal size, but got {:?} at entry 0 and {:?} at entry {i}",
-                    first.shape(),
-                    t.shape()
-                )));
+        crate::autograd::named("StackBackward0", &tensors.iter().collect::<Vec<_>>(), || {
+            let Some(first) = tensors.first() else {
+                return Err(Error::Runtime("stack expects a non-empty TensorList".into()));
+            };
+            for (i, t) in tensors.iter().enumerate() {
+                if t.shape() != first.shape() {
+                    return Err(Error::Runtime(format!(
+                        "stack expects each tensor to be equal size, but got {:?} at entry 0 and {:?} at entry {i}",
+                        first.shape(),
+                        t.shape()
+                    )));
+                }
             }
-        }
-        let d = wrap_dim(dim, first.ndim() + 1)? as i64;
-        let parts = tensors.iter().map(|t| t.unsqueeze(d)).collect::<Result<Vec<_>>>()?;
-        Tensor::cat(&parts, d)
+            let d = wrap_dim(dim, first.ndim() + 1)? as i64;
+            let parts = tensors.iter().map(|t| t.unsqueeze(d)).collect::<Result<Vec<_>>>()?;
+            Tensor::cat(&parts, d)
+        })
     }
 
     pub fn flip(&self, dims: &[i64]) -> Result<Tensor> {
-        let dims = crate::shape::wrap_dims(dims, self.ndim())?;
-        let mut out = self.clone();
-        for d in dims.into_iter().filter(|&d| d < self.ndim()) {
-            let n = self.shape()[d] as i64;
-            let rev = Tensor::arange(Scalar::Int(n - 1), Scalar::Int(-1), Scalar::Int(-1), DType::I64)?;
-            out = out.index_select(d as i64, &rev)?;
-        }
-        if out.same(self) {
-            out = self.contiguous()?.copy_as(self.dtype())?;
-        }
-        Ok(out)
+        crate::autograd::named("FlipBackward0", &[self], || {
+            let dims = crate::shape::wrap_dims(dims, self.ndim())?;
+            let mut out = self.clone();
+            for d in dims.into_iter().filter(|&d| d < self.ndim()) {
+                let n = self.shape()[d] as i64;
+                let rev = Tensor::arange(Scalar::Int(n - 1), Scalar::Int(-1), Scalar::Int(-1), DType::I64)?;
+                out = out.index_select(d as i64, &rev)?;
+            }
+            if out.same(self) {
+                out = self.contiguous()?.copy_as(self.dtype())?;
+            }
+            Ok(out)
+        })
     }
 
     pub fn repeat(&self, reps: &[i64]) -> Result<Tensor> {
-        if reps.len() < self.ndim() {
-            return Err(Error::Runtime(
-                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor".into(),
-            ));
-        }
-        let lead = reps.len() - self.ndim();
-        let padded: Vec<i64> = std::iter::repeat_n(1, lead).chain(self.shape().iter().map(|&s| s as i64)).collect();
-        if reps.iter().any(|&r| r < 0) {
-            // PyTorch names the negative size of the result.
-            let sizes: Vec<i64> = padded.iter().zip(reps).map(|(&s, &r)| s.saturating_mul(r)).collect();
-            let neg = sizes.iter().copied().find(|&v| v < 0).unwrap_or(-1);
-            return Err(Error::NegativeDimension(neg, sizes));
-        }
-        let x = self.reshape(&padded)?;
-        // View as [1, s0, 1, s1, ...], expand to [r0, s0, r1, s1, ...], then merge pairs.
-        let mut inter = Vec::with_capacity(2 * reps.len());
-        let mut expanded = Vec::with_capacity(2 * reps.len());
-        for (i, &s) in padded.iter().enumerate() {
-            inter.extend([1, s]);
-            expanded.extend([reps[i], s]);
-        }
-        let final_shape: Vec<i64> = padded.iter().zip(reps).map(|(s, r)| s * r).collect();
-        x.reshape(&inter)?.expand(&expanded)?.contiguous()?.reshape(&final_shape)
+        crate::autograd::named("RepeatBackward0", &[self], || {
+            if reps.len() < self.ndim() {
+                return Err(Error::Runtime(
+                    "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor".into(),
+                ));
+            }
+            let lead = reps.len() - self.ndim();
+            let padded: Vec<i64> = std::iter::repeat_n(1, lead).chain(self.shape().iter().map(|&s| s as i64)).collect();
+            if reps.iter().any(|&r| r < 0) {
+                // PyTorch names the negative size of the result.
+                let sizes: Vec<i64> = padded.iter().zip(reps).map(|(&s, &r)| s.saturating_mul(r)).collect();
+                let neg = sizes.iter().copied().find(|&v| v < 0).unwrap_or(-1);
+                return Err(Error::NegativeDimension(neg, sizes));
+            }
+            let x = self.reshape(&padded)?;
+            // View as [1, s0, 1, s1, ...], expand to [r0, s0, r1, s1, ...], then merge pairs.
+            let mut inter = Vec::with_capacity(2 * reps.len());
+            let mut expanded = Vec::with_capacity(2 * reps.len());
+            for (i, &s) in padded.iter().enumerate() {
+                inter.extend([1, s]);
+                expanded.extend([reps[i], s]);
+            }
+            let final_shape: Vec<i64> = padded.iter().zip(reps).map(|(s, r)| s * r).collect();
+            x.reshape(&inter)?.expand(&expanded)?.contiguous()?.reshape(&final_shape)
+        })
     }
 
     pub fn roll(&self, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
-        if dims.is_empty() {
-            let [s] = shifts else {
-                return Err(Error::Runtime(format!("shifts and dimensions must align. shifts: {}, dims:0", shifts.len())));
-            };
-            return self.flatten(0, -1)?.roll(&[*s], &[0])?.reshape(&self.shape().iter().map(|&v| v as i64).collect::<Vec<_>>());
-        }
-        if shifts.len() != dims.len() {
-            return Err(Error::Runtime(format!("shifts and dimensions must align. shifts: {}, dims:{}", shifts.len(), dims.len())));
-        }
-        let mut out = self.clone();
-        for (&s, &d) in shifts.iter().zip(dims) {
-            let dd = crate::shape::wrap_dim_strict(d, self.ndim())?;
-            let n = self.shape()[dd] as i64;
-            if n == 0 {
-                continue;
+        crate::autograd::named("RollBackward0", &[self], || {
+            if dims.is_empty() {
+                let [s] = shifts else {
+                    return Err(Error::Runtime(format!("shifts and dimensions must align. shifts: {}, dims:0", shifts.len())));
+                };
+                return self.flatten(0, -1)?.roll(&[*s], &[0])?.reshape(&self.shape().iter().map(|&v| v as i64).collect::<Vec<_>>());
             }
-            let s = s.rem_euclid(n);
-            if s == 0 {
-                continue;
+            if shifts.len() != dims.len() {
+                return Err(Error::Runtime(format!("shifts and dimensions must align. shifts: {}, dims:{}", shifts.len(), dims.len())));
             }
-            out = Tensor::cat(&[out.narrow(d, n - s, s)?, out.narrow(d, 0, n - s)?], d)?;
-        }
-        if out.same(self) {
-            out = self.copy_as(self.dtype())?;
-        }
-        Ok(out)
+            let mut out = self.clone();
+            for (&s, &d) in shifts.iter().zip(dims) {
+                let dd = crate::shape::wrap_dim_strict(d, self.ndim())?;
+                let n = self.shape()[dd] as i64;
+                if n == 0 {
+                    continue;
+                }
+                let s = s.rem_euclid(n);
+                if s == 0 {
+                    continue;
+                }
+                out = Tensor::cat(&[out.narrow(d, n - s, s)?, out.narrow(d, 0, n - s)?], d)?;
+            }
+            if out.same(self) {
+                out = self.copy_as(self.dtype())?;
+            }
+            Ok(out)
+        })
     }
 
     /// `tril` (`upper` false) or `triu` (`upper` true) of the last two dims.
     pub fn triangle(&self, diagonal: i64, upper: bool) -> Result<Tensor> {
-        if self.ndim() < 2 {
-            return Err(Error::Runtime(format!(
-                "{}: input tensor must have at least 2 dimensions",
-                if upper { "triu" } else { "tril" }
-            )));
-        }
-        let (r, c) = (self.shape()[self.ndim() - 2], self.shape()[self.ndim() - 1]);
-        let rows = Tensor::arange(Scalar::Int(0), Scalar::Int(r as i64), Scalar::Int(1), DType::I64)?.unsqueeze(1)?;
-        let cols = Tensor::arange(Scalar::Int(0), Scalar::Int(c as i64), Scalar::Int(1), DType::I64)?;
-        let offset = cols.binary(BinaryOp::Sub, &rows)?;
-        let op = if upper { BinaryOp::Ge } else { BinaryOp::Le };
-        let keep = offset.binary_scalar(op, Scalar::Int(diagonal), false)?;
-        let zero = Tensor::zeros(&[], self.dtype())?;
-        Tensor::where_(&keep, Arg::T(self), Arg::T(&zero))
+        crate::autograd::named(if upper { "TriuBackward0" } else { "TrilBackward0" }, &[self], || {
+            if self.ndim() < 2 {
+                return Err(Error::Runtime(format!(
+                    "{}: input tensor must have at least 2 dimensions",
+                    if upper { "triu" } else { "tril" }
+                )));
+            }
+            let (r, c) = (self.shape()[self.ndim() - 2], self.shape()[self.ndim() - 1]);
+            let rows = Tensor::arange(Scalar::Int(0), Scalar::Int(r as i64), Scalar::Int(1), DType::I64)?.unsqueeze(1)?;
+            let cols = Tensor::arange(Scalar::Int(0), Scalar::Int(c as i64), Scalar::Int(1), DType::I64)?;
+            let offset = cols.binary(BinaryOp::Sub, &rows)?;
+            let op = if upper { BinaryOp::Ge } else { BinaryOp::Le };
+            let keep = offset.binary_scalar(op, Scalar::Int(diagonal), false)?;
+            let zero = Tensor::zeros(&[], self.dtype())?;
+            Tensor::where_(&keep, Arg::T(self), Arg::T(&zero))
+        })
     }
 }

@@ -45,15 +45,25 @@ impl Tensor {
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.".into(),
             )
         })?;
-        Ok(self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same("View")))
+        Ok(self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same("ViewBackward0")))
     }
 
     /// `reshape`: a view when possible, else a copy.
     pub fn reshape(&self, sizes: &[i64]) -> Result<Tensor> {
         let shape = infer_size(sizes, self.numel())?;
         match self.layout().view_strides(&shape) {
-            Some(strides) => Ok(self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same("View"))),
-            None => self.copy_as(self.dtype())?.view(sizes),
+            Some(strides) => Ok(self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same("ViewBackward0"))),
+            // A copy, then a view PyTorch names apart (its result is no view of self).
+            None => {
+                let copy = {
+                    let _raw = crate::autograd::GradMode::disabled();
+                    self.copy_as(self.dtype())?
+                };
+                let strides = crate::shape::contiguous_strides(&shape)?;
+                let out = copy.with_layout(crate::layout::Layout { shape, strides, offset: 0 });
+                record(Op::View { kind: "UnsafeViewBackward0" }, &[self], &[&out], &[], &[]);
+                Ok(out)
+            }
         }
     }
 
@@ -66,7 +76,7 @@ impl Tensor {
             )));
         }
         let d = wrap_dims(dims, self.ndim())?;
-        Ok(self.view_op(self.layout().permute(&d), ViewKind::Permute(d.clone(), "Permute")))
+        Ok(self.view_op(self.layout().permute(&d), ViewKind::Permute(d.clone(), "PermuteBackward0")))
     }
 
     pub fn transpose(&self, a: i64, b: i64) -> Result<Tensor> {
@@ -78,7 +88,7 @@ impl Tensor {
         let (a, b) = (wrap_dim(a, self.ndim())?, wrap_dim(b, self.ndim())?);
         let mut order: Vec<usize> = (0..self.ndim()).collect();
         order.swap(a, b);
-        Ok(self.view_op(self.layout().transpose(a, b), ViewKind::Permute(order, "Transpose")))
+        Ok(self.view_op(self.layout().transpose(a, b), ViewKind::Permute(order, "TransposeBackward0")))
     }
 
     /// `t()`: transposes a matrix, leaves 0-d and 1-d tensors alone.
@@ -89,7 +99,7 @@ impl Tensor {
         if self.ndim() < 2 {
             return Ok(self.clone());
         }
-        self.transpose(0, 1)
+        Ok(self.view_op(self.layout().transpose(0, 1), ViewKind::Permute(vec![1, 0], "TBackward0")))
     }
 
     /// Moves dim `src` to position `dst`, keeping the others in order.
@@ -101,7 +111,7 @@ impl Tensor {
         }
         let mut order: Vec<usize> = (0..n).filter(|&i| i != s).collect();
         order.insert(d, s);
-        Ok(self.view_op(self.layout().permute(&order), ViewKind::Permute(order.clone(), "Movedim")))
+        Ok(self.view_op(self.layout().permute(&order), ViewKind::Permute(order.clone(), "PermuteBackward0")))
     }
 
     /// `narrow(dim, start, length)`: `start` may be negative; the range must fit in the dim.
@@ -127,7 +137,7 @@ impl Tensor {
                 "start ({start}) + length ({length}) exceeds dimension size ({size})."
             )));
         }
-        Ok(self.view_op(self.layout().narrow(d, start as usize, length as usize), ViewKind::Take("Slice")))
+        Ok(self.view_op(self.layout().narrow(d, start as usize, length as usize), ViewKind::Take("SliceBackward0")))
     }
 
     /// Python slicing `start:end:step` along `dim` (bounds clamped as Python does).
@@ -139,7 +149,7 @@ impl Tensor {
         let clamp = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
         let s = start.map_or(0, clamp);
         let e = end.map_or(size, clamp);
-        Ok(self.view_op(self.layout().slice(dim, s as usize, e.max(s) as usize, step as usize), ViewKind::Take("Slice")))
+        Ok(self.view_op(self.layout().slice(dim, s as usize, e.max(s) as usize, step as usize), ViewKind::Take("SliceBackward0")))
     }
 
     /// Indexes `dim` with one integer, dropping the dim.
@@ -153,12 +163,12 @@ impl Tensor {
             return Err(Error::IndexOutOfRange { index, dim: d, size: size as usize });
         }
         let i = if index < 0 { index + size } else { index };
-        Ok(self.view_op(self.layout().select(d, i as usize), ViewKind::Take("Select")))
+        Ok(self.view_op(self.layout().select(d, i as usize), ViewKind::Take("SelectBackward0")))
     }
 
     pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
         let d = wrap_dim(dim, self.ndim() + 1)?;
-        Ok(self.view_op(self.layout().unsqueeze(d), ViewKind::Same("Unsqueeze")))
+        Ok(self.view_op(self.layout().unsqueeze(d), ViewKind::Same("UnsqueezeBackward0")))
     }
 
     /// `squeeze()` (all size-1 dims) or `squeeze(dims)`.
@@ -170,12 +180,14 @@ impl Tensor {
             return Ok(self.clone());
         }
         let d = wrap_dims(dims, self.ndim())?;
-        Ok(self.view_op(self.layout().squeeze_dims(&d), ViewKind::Same("Squeeze")))
+        // PyTorch's overloads: squeeze(dim) and squeeze(dims).
+        let name = if dims.len() == 1 { "SqueezeBackward1" } else { "SqueezeBackward2" };
+        Ok(self.view_op(self.layout().squeeze_dims(&d), ViewKind::Same(name)))
     }
 
     pub fn squeeze(&self) -> Result<Tensor> {
         let all: Vec<usize> = (0..self.ndim()).collect();
-        Ok(self.view_op(self.layout().squeeze_dims(&all), ViewKind::Same("Squeeze")))
+        Ok(self.view_op(self.layout().squeeze_dims(&all), ViewKind::Same("SqueezeBackward0")))
     }
 
     /// `expand`: -1 keeps a size; new leading dims may be added.
@@ -318,9 +330,9 @@ impl Tensor {
         if self.ndim() == 0 {
             // A 0-dim tensor unfolds into one window of its single element (or none).
             let shape = vec![size as usize];
-            return Ok(self.view_op(crate::layout::Layout { shape, strides: vec![1], offset: self.storage_offset() }, ViewKind::Take("Unfold")));
+            return Ok(self.view_op(crate::layout::Layout { shape, strides: vec![1], offset: self.storage_offset() }, ViewKind::Take("UnfoldBackward0")));
         }
-        Ok(self.view_op(self.layout().unfold(d, size as usize, step as usize), ViewKind::Take("Unfold")))
+        Ok(self.view_op(self.layout().unfold(d, size as usize, step as usize), ViewKind::Take("UnfoldBackward0")))
     }
 
     /// PyTorch's "`op` expects at least a 1-dimensional tensor" check.

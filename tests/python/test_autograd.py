@@ -684,3 +684,173 @@ def test_grad_is_the_same_object_until_it_changes():
     assert x.grad is g
     x.grad = None
     assert x.grad is None
+
+
+# ----- uint8 masks ---------------------------------------------------------------------------
+
+U8_WARNING = "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead."
+
+
+def test_uint8_index_selects_like_a_bool_mask_and_warns():
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    m = torch.tensor([[1, 0], [0, 2]], dtype=torch.uint8)
+    with pytest.warns(UserWarning, match=U8_WARNING):
+        y = x[m]
+    assert y.tolist() == [1.0, 4.0]
+    (y * torch.tensor([2.0, 3.0])).sum().backward()
+    assert x.grad.tolist() == [[2.0, 0.0], [0.0, 3.0]]
+    with pytest.warns(UserWarning, match=U8_WARNING):
+        rows = x[torch.tensor([0, 1], dtype=torch.uint8)]
+    assert rows.tolist() == [[3.0, 4.0]]
+
+
+def test_uint8_index_assignment_writes_where_the_mask_is_set():
+    z = torch.zeros(4)
+    m = torch.tensor([1, 0, 1, 0], dtype=torch.uint8)
+    with pytest.warns(UserWarning, match=U8_WARNING):
+        z[m] = 5.0
+    assert z.tolist() == [5.0, 0.0, 5.0, 0.0]
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    v = torch.tensor([10.0, 20.0], requires_grad=True)
+    y = x * 1
+    with pytest.warns(UserWarning, match=U8_WARNING):
+        y[m] = v
+    assert y.tolist() == [10.0, 2.0, 20.0, 4.0]
+    (y * torch.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+    assert x.grad.tolist() == [0.0, 2.0, 0.0, 4.0]
+    assert v.grad.tolist() == [1.0, 3.0]
+
+
+def test_index_put_with_a_uint8_mask():
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    v = torch.tensor([9.0, 8.0], requires_grad=True)
+    m = torch.tensor([0, 1, 0, 1], dtype=torch.uint8)
+    with pytest.warns(UserWarning, match=U8_WARNING):
+        out = x.index_put((m,), v)
+    assert out.tolist() == [1.0, 9.0, 3.0, 8.0]
+    assert x.tolist() == [1.0, 2.0, 3.0, 4.0]
+    out.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 1.0, 0.0]
+    assert v.grad.tolist() == [1.0, 1.0]
+    y = torch.zeros(4)
+    with pytest.warns(UserWarning, match=U8_WARNING):
+        assert y.index_put_((m,), torch.tensor(7.0)) is y
+    assert y.tolist() == [0.0, 7.0, 0.0, 7.0]
+
+
+# ----- reference cycles through hooks ----------------------------------------------------------
+
+def _collected(ref):
+    import gc
+    gc.collect()
+    return ref() is None
+
+
+def test_tensor_hook_referencing_its_non_leaf_tensor_is_collected():
+    import weakref
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    seen = []
+    y.register_hook(lambda g, y=y: seen.append(y.shape))
+    y.sum().backward(retain_graph=True)
+    assert seen == [(3,)]
+    ref = weakref.ref(y)
+    del y
+    assert _collected(ref)
+
+
+def test_tensor_hook_referencing_its_leaf_is_collected():
+    import weakref
+    x = torch.ones(3, requires_grad=True)
+    x.register_hook(lambda g, x=x: g * 2)
+    (x * 1).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    ref = weakref.ref(x)
+    del x
+    assert _collected(ref)
+
+
+def test_node_hook_referencing_its_node_is_collected():
+    import weakref
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    node = y.grad_fn
+    node.register_hook(lambda gi, go, node=node: None)
+    node.register_prehook(lambda go, node=node: None)
+    ref = weakref.ref(node)
+    del node, y
+    assert _collected(ref)
+
+
+def test_hooks_of_live_tensors_survive_a_collection():
+    import gc
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g, y=y: g * 3)
+    x.register_hook(lambda g, x=x: g + 1)
+    gc.collect()
+    y.sum().backward()
+    assert x.grad.tolist() == [7.0, 7.0, 7.0]
+
+
+# ----- pruning: only what the requested inputs need runs ------------------------------------
+
+def _spy():
+    calls = []
+
+    class Spy(Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            calls.append(1)
+            return g * 2
+
+    return Spy, calls
+
+
+def test_autograd_grad_leaves_other_leaves_alone():
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    (gw,) = torch.autograd.grad((w * b).sum(), [w])
+    assert gw.tolist() == [3.0, 4.0]
+    assert w.grad is None and b.grad is None
+
+
+def test_autograd_grad_skips_branches_that_do_not_reach_the_inputs():
+    Spy, calls = _spy()
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    v = torch.tensor([3.0, 4.0], requires_grad=True)
+    loss = (w * 3).sum() + Spy.apply(v).sum()
+    (gw,) = torch.autograd.grad(loss, [w], retain_graph=True)
+    assert gw.tolist() == [3.0, 3.0]
+    assert calls == []
+    (gv,) = torch.autograd.grad(loss, [v])
+    assert gv.tolist() == [2.0, 2.0]
+    assert calls == [1]
+    assert w.grad is None and v.grad is None
+
+
+def test_autograd_grad_runs_functions_on_the_way_to_a_non_leaf_input():
+    Spy, calls = _spy()
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 1
+    out = Spy.apply(h).sum() + Spy.apply(x).sum()
+    (gh,) = torch.autograd.grad(out, [h])
+    assert gh.tolist() == [2.0, 2.0]
+    # the Spy on h runs; the one on x reaches x only, not h
+    assert calls == [1]
+    assert x.grad is None
+
+
+def test_backward_with_inputs_skips_branches_that_do_not_reach_them():
+    Spy, calls = _spy()
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    v = torch.tensor([3.0, 4.0], requires_grad=True)
+    loss = (w * 3).sum() + Spy.apply(v).sum()
+    loss.backward(inputs=[w])
+    assert calls == []
+    assert w.grad.tolist() == [3.0, 3.0]
+    assert v.grad is None

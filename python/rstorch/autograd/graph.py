@@ -50,7 +50,9 @@ def _wrap_node(c):
     name = c.name()
     cls = _classes.get(name)
     if cls is None:
-        cls = _classes[name] = type(name, (Node,), {"__slots__": ()})
+        # Nodes PyTorch names with their C++ namespace ("torch::autograd::CopySlices") have a
+        # class named without it.
+        cls = _classes[name] = type(name.rsplit("::", 1)[-1], (Node,), {"__slots__": ()})
     w = cls.__new__(cls)
     w._c = c
     w.metadata = {}

@@ -2,6 +2,7 @@
 import warnings
 
 import rstorch
+from ._utils import as_node
 
 
 def _inplace_or_not(input, out, inplace):
@@ -9,7 +10,8 @@ def _inplace_or_not(input, out, inplace):
 
 
 def threshold(input, threshold, value, inplace=False):
-    return _inplace_or_not(input, rstorch.where(input > threshold, input, value), inplace)
+    out = as_node("ThresholdBackward0", (input,), rstorch.where(input > threshold, input, value))
+    return _inplace_or_not(input, out, inplace)
 
 
 def relu(input, inplace=False):
@@ -23,7 +25,9 @@ def relu6(input, inplace=False):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+    if inplace:
+        return input.clamp_(min_val, max_val)
+    return as_node("HardtanhBackward0", (input,), input.clamp(min_val, max_val))
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -39,11 +43,11 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def selu(input, inplace=False):
-    return _inplace_or_not(input, input._elu(_SELU_ALPHA) * _SELU_SCALE, inplace)
+    return _inplace_or_not(input, as_node("EluBackward0", (input,), input._elu(_SELU_ALPHA) * _SELU_SCALE), inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
-    return _inplace_or_not(input, (input / alpha)._elu(1.0) * alpha, inplace)
+    return _inplace_or_not(input, as_node("CeluBackward0", (input,), (input / alpha)._elu(1.0) * alpha), inplace)
 
 
 def gelu(input, approximate="none"):
@@ -55,15 +59,17 @@ def silu(input, inplace=False):
 
 
 def mish(input, inplace=False):
-    return _inplace_or_not(input, input * softplus(input).tanh(), inplace)
+    return _inplace_or_not(input, as_node("MishBackward0", (input,), input * softplus(input).tanh()), inplace)
 
 
 def hardsigmoid(input, inplace=False):
-    return _inplace_or_not(input, (input + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
+    out = as_node("HardsigmoidBackward0", (input,), (input + 3.0).clamp(0.0, 6.0) / 6.0)
+    return _inplace_or_not(input, out, inplace)
 
 
 def hardswish(input, inplace=False):
-    return _inplace_or_not(input, input * (input + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
+    out = as_node("HardswishBackward0", (input,), input * (input + 3.0).clamp(0.0, 6.0) / 6.0)
+    return _inplace_or_not(input, out, inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -71,7 +77,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def logsigmoid(input):
-    return -softplus(-input)
+    return as_node("LogSigmoidBackward0", (input,), -softplus(-input))
 
 
 def softsign(input):
@@ -97,13 +103,13 @@ def glu(input, dim=-1):
     if a.shape != b.shape:
         raise RuntimeError(
             f"Halving dimension must be even, but dimension {dim % input.dim()} is size {input.shape[dim]}")
-    return a * b.sigmoid()
+    return as_node("GluBackward0", (input,), a * b.sigmoid())
 
 
 def prelu(input, weight):
     if weight.numel() != 1 and input.dim() >= 2:
         weight = weight.reshape([-1] + [1] * (input.dim() - 2))
-    return rstorch.where(input >= 0, input, input * weight)
+    return as_node("PreluKernelBackward0", (input, weight), rstorch.where(input >= 0, input, input * weight))
 
 
 def _get_softmax_dim(name, ndim, stacklevel):

@@ -1,4 +1,5 @@
 """Similarities and distances between vectors."""
+from ._utils import as_node
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
@@ -9,4 +10,4 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+    return as_node("NormBackward1", (x1, x2), (x1 - x2 + eps).norm(p, -1, keepdim=keepdim))

@@ -3,7 +3,7 @@ import warnings
 
 import rstorch
 from ._activation import log_softmax
-from ._utils import reduce_loss, reduction_from_legacy
+from ._utils import as_node, reduce_loss, reduction_from_legacy
 
 
 def _check_same_size(input, target, name):
@@ -65,12 +65,20 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_targets(input, target)
     losses, w = _picked_log_probs(input, target, weight, ignore_index)
     if reduction == "none":
-        return losses.reshape(target.shape)
-    if reduction == "sum":
-        return losses.sum()
-    if reduction == "mean":
-        return losses.sum() / w.sum()
-    raise ValueError(f"{reduction} is not a valid value for reduction")
+        out = losses.reshape(target.shape)
+    elif reduction == "sum":
+        out = losses.sum()
+    elif reduction == "mean":
+        out = losses.sum() / w.sum()
+    else:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    # PyTorch's kernels: one for (N, C) and (C,) scores, one for (N, C, H, W); other shapes are
+    # reshaped to those.
+    if input.dim() <= 2:
+        return as_node("NllLossBackward0", (input, weight), out)
+    if input.dim() == 4:
+        return as_node("NllLoss2DBackward0", (input, weight), out)
+    return out
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -128,7 +136,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     loss = (input - target).pow(2)
     if weight is not None:
         loss = loss * weight
-    return reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction))
+    return as_node("MseLossBackward0", (input, target, weight), reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction)))
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -148,7 +156,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         loss = diff
     else:
         loss = rstorch.where(diff < beta, diff.pow(2) * (0.5 / beta), diff - 0.5 * beta)
-    return reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction))
+    return as_node("SmoothL1LossBackward0", (input, target), reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction)))
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -159,7 +167,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     loss = rstorch.where(diff < delta, diff.pow(2) * 0.5, (diff - 0.5 * delta) * delta)
     if weight is not None:
         loss = loss * weight
-    return reduce_loss(loss, reduction)
+    return as_node("HuberLossBackward0", (input, target, weight), reduce_loss(loss, reduction))
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -171,7 +179,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     loss = -(target * input.log().clamp_min(-100.0) + (1 - target) * (1 - input).log().clamp_min(-100.0))
     if weight is not None:
         loss = loss * weight
-    return reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction))
+    return as_node("BinaryCrossEntropyBackward0", (input, target, weight), reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction)))
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -186,7 +194,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = (1 - target) * input + log_sigmoid_neg
     if weight is not None:
         loss = loss * weight
-    return reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction))
+    return as_node("BinaryCrossEntropyWithLogitsBackward0", (input, target, weight, pos_weight), reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction)))
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

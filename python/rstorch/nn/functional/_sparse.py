@@ -1,5 +1,6 @@
 """Lookups by index: embedding and one_hot."""
 import rstorch
+from ._utils import as_node
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
@@ -20,7 +21,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         # The padding row takes no gradient: its lookups are cut from the graph.
         at_padding = (input == padding_idx).unsqueeze(-1)
         out = rstorch.where(at_padding, out.detach(), out)
-    return out
+    return as_node("EmbeddingBackward0", (weight,), out)
 
 
 def _renorm_rows(weight, indices, max_norm, norm_type):

@@ -1,6 +1,8 @@
 """Argument normalisation shared by the functional ops: int-or-tuple sizes and reductions."""
 import collections.abc
 
+import rstorch
+
 
 def _ntuple(n, name):
     def parse(x):
@@ -38,3 +40,10 @@ def reduce_loss(loss, reduction):
     if reduction == "sum":
         return loss.sum()
     raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def as_node(name, inputs, out):
+    """`out`, computed from `inputs` by recorded ops, as the output of one node named `name`
+    (PyTorch's node of the op). Every tensor the op read that may need a gradient is in
+    `inputs`."""
+    return rstorch._C._composite(name, inputs, out)

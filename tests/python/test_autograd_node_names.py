@@ -1,0 +1,201 @@
+"""grad_fn names: each op's node has PyTorch's name (the expected names are PyTorch 2's, as
+`type(t.grad_fn).__name__` prints them; `tools/grad_fn_names.py` compares the two libraries)."""
+import pytest
+
+import rstorch as torch
+import rstorch.nn.functional as F
+
+
+def x(*shape):
+    return (torch.rand(*shape) * 0.8 + 0.1).requires_grad_()
+
+
+def a():
+    return x(3, 4)
+
+
+def mask():
+    return torch.tensor([[True, False, True, False]] * 3)
+
+
+def long(*v):
+    return torch.tensor(list(v), dtype=torch.int64)
+
+
+def img():
+    return x(2, 3, 6, 6)
+
+
+def _setitem_slice():
+    t = a() * 1
+    t[1] = x(4)
+    return t
+
+
+def _setitem_index():
+    t = a() * 1
+    t[long(0, 2)] = x(2, 4)
+    return t
+
+
+CASES = [
+    # unary and binary math
+    ("exp", lambda: a().exp(), "ExpBackward0"),
+    ("log1p", lambda: a().log1p(), "Log1PBackward0"),
+    ("square", lambda: a().square(), "PowBackward0"),
+    ("pow_tensor", lambda: a().pow(x(3, 4)), "PowBackward1"),
+    ("add", lambda: a() + x(3, 4), "AddBackward0"),
+    ("mul_scalar", lambda: a() * 2, "MulBackward0"),
+    ("where", lambda: torch.where(mask(), a(), x(3, 4)), "WhereBackward0"),
+    ("clamp", lambda: a().clamp(0.2, 0.8), "ClampBackward1"),
+    ("clamp_min", lambda: a().clamp_min(0.2), "ClampMinBackward0"),
+    ("clamp_max", lambda: a().clamp_max(0.2), "ClampMaxBackward0"),
+    ("clamp_tensor", lambda: a().clamp(min=x(3, 4)), "ClampBackward0"),
+    ("clamp_", lambda: (a() * 1).clamp_(0.2, 0.8), "ClampBackward1"),
+    # reductions
+    ("sum", lambda: a().sum(), "SumBackward0"),
+    ("sum_dim", lambda: a().sum(1), "SumBackward1"),
+    ("mean", lambda: a().mean(), "MeanBackward0"),
+    ("mean_dim", lambda: a().mean(1), "MeanBackward1"),
+    ("max", lambda: a().max(), "MaxBackward1"),
+    ("min", lambda: a().min(), "MinBackward1"),
+    ("max_dim", lambda: a().max(1)[0], "MaxBackward0"),
+    ("min_dim", lambda: a().min(1)[0], "MinBackward0"),
+    ("amax", lambda: a().amax(1), "AmaxBackward0"),
+    ("std", lambda: a().std(), "StdBackward0"),
+    ("var_dim", lambda: a().var(1), "VarBackward0"),
+    ("norm", lambda: a().norm(), "LinalgVectorNormBackward0"),
+    ("norm_p1", lambda: a().norm(p=1), "LinalgVectorNormBackward0"),
+    ("logsumexp", lambda: a().logsumexp(1), "LogsumexpBackward0"),
+    ("cumsum", lambda: a().cumsum(1), "CumsumBackward0"),
+    ("sort", lambda: a().sort(1)[0], "SortBackward0"),
+    ("topk", lambda: a().topk(2, 1)[0], "TopkBackward0"),
+    # views, copies and shapes
+    ("view", lambda: a().view(12), "ViewBackward0"),
+    ("reshape_copy", lambda: a().t().reshape(12), "UnsafeViewBackward0"),
+    ("squeeze", lambda: x(3, 1).squeeze(), "SqueezeBackward0"),
+    ("squeeze_dim", lambda: x(3, 1).squeeze(1), "SqueezeBackward1"),
+    ("t", lambda: a().t(), "TBackward0"),
+    ("transpose", lambda: a().transpose(0, 1), "TransposeBackward0"),
+    ("movedim", lambda: a().movedim(0, 1), "PermuteBackward0"),
+    ("clone", lambda: a().clone(), "CloneBackward0"),
+    ("contiguous", lambda: a().t().contiguous(), "CloneBackward0"),
+    ("to_double", lambda: a().double(), "ToCopyBackward0"),
+    ("flip", lambda: a().flip(0), "FlipBackward0"),
+    ("roll", lambda: a().roll(1, 0), "RollBackward0"),
+    ("tril", lambda: a().tril(), "TrilBackward0"),
+    ("triu", lambda: a().triu(), "TriuBackward0"),
+    ("repeat", lambda: a().repeat(2, 1), "RepeatBackward0"),
+    ("stack", lambda: torch.stack([a(), x(3, 4)]), "StackBackward0"),
+    ("cat", lambda: torch.cat([a(), x(3, 4)]), "CatBackward0"),
+    # indexing
+    ("getitem_slice", lambda: a()[1:], "SliceBackward0"),
+    ("getitem_long", lambda: a()[long(0, 2)], "IndexBackward0"),
+    ("getitem_bool", lambda: a()[mask()], "IndexBackward0"),
+    ("setitem_slice", _setitem_slice, "CopySlices"),
+    ("setitem_index", _setitem_index, "IndexPutBackward0"),
+    ("index_put", lambda: a().index_put((long(0, 2),), x(2, 4)), "IndexPutBackward0"),
+    ("masked_fill", lambda: a().masked_fill(mask(), 0.0), "MaskedFillBackward0"),
+    ("masked_fill_tensor", lambda: a().masked_fill(mask(), torch.tensor(0.5)), "MaskedFillBackward1"),
+    ("masked_fill_", lambda: (a() * 1).masked_fill_(mask(), 0.0), "MaskedFillBackward0"),
+    ("masked_select", lambda: a().masked_select(mask()), "MaskedSelectBackward0"),
+    ("copy_", lambda: torch.zeros(3, 4).copy_(a()), "CopyBackwards"),
+    # products
+    ("mm", lambda: a() @ x(4, 5), "MmBackward0"),
+    ("dot", lambda: x(4).dot(x(4)), "DotBackward0"),
+    ("matmul_1d", lambda: x(4) @ x(4), "DotBackward0"),
+    ("mv", lambda: a().mv(x(4)), "MvBackward0"),
+    ("matmul_mv", lambda: a() @ x(4), "MvBackward0"),
+    ("bmm", lambda: x(2, 3, 4).bmm(x(2, 4, 5)), "BmmBackward0"),
+    ("matmul_3d", lambda: x(2, 3, 4) @ x(2, 4, 5), "UnsafeViewBackward0"),
+    ("matmul_3d_2d", lambda: x(2, 3, 4) @ x(4, 5), "UnsafeViewBackward0"),
+    ("addmm", lambda: torch.addmm(x(5), a(), x(4, 5)), "AddmmBackward0"),
+    # softmax and activations
+    ("softmax", lambda: a().softmax(1), "SoftmaxBackward0"),
+    ("log_softmax", lambda: a().log_softmax(1), "LogSoftmaxBackward0"),
+    ("F.softmin", lambda: F.softmin(a(), dim=1), "SoftmaxBackward0"),
+    ("F.relu6", lambda: F.relu6(a() - 0.5), "HardtanhBackward0"),
+    ("F.hardtanh", lambda: F.hardtanh(a() - 0.5), "HardtanhBackward0"),
+    ("F.selu", lambda: F.selu(a() - 0.5), "EluBackward0"),
+    ("F.celu", lambda: F.celu(a() - 0.5), "CeluBackward0"),
+    ("F.mish", lambda: F.mish(a() - 0.5), "MishBackward0"),
+    ("F.hardsigmoid", lambda: F.hardsigmoid(a() - 0.5), "HardsigmoidBackward0"),
+    ("F.hardswish", lambda: F.hardswish(a() - 0.5), "HardswishBackward0"),
+    ("F.logsigmoid", lambda: F.logsigmoid(a() - 0.5), "LogSigmoidBackward0"),
+    ("F.threshold", lambda: F.threshold(a(), 0.5, 0.0), "ThresholdBackward0"),
+    ("F.glu", lambda: F.glu(a(), 1), "GluBackward0"),
+    ("F.prelu", lambda: F.prelu(a() - 0.5, x(1)), "PreluKernelBackward0"),
+    ("F.leaky_relu", lambda: F.leaky_relu(a() - 0.5), "LeakyReluBackward0"),
+    ("F.gelu", lambda: F.gelu(a() - 0.5), "GeluBackward0"),
+    # losses
+    ("mse_loss", lambda: F.mse_loss(a(), x(3, 4)), "MseLossBackward0"),
+    ("mse_loss_none", lambda: F.mse_loss(a(), x(3, 4), reduction="none"), "MseLossBackward0"),
+    ("l1_loss", lambda: F.l1_loss(a(), x(3, 4)), "MeanBackward0"),
+    ("smooth_l1_loss", lambda: F.smooth_l1_loss(a(), x(3, 4)), "SmoothL1LossBackward0"),
+    ("huber_loss", lambda: F.huber_loss(a(), x(3, 4)), "HuberLossBackward0"),
+    ("nll_loss", lambda: F.nll_loss(a(), torch.tensor([0, 2, 1])), "NllLossBackward0"),
+    ("nll_loss_none", lambda: F.nll_loss(a(), torch.tensor([0, 2, 1]), reduction="none"), "NllLossBackward0"),
+    ("nll_loss_4d", lambda: F.nll_loss(x(2, 3, 2, 2), torch.zeros(2, 2, 2, dtype=torch.int64)), "NllLoss2DBackward0"),
+    ("cross_entropy", lambda: F.cross_entropy(a(), torch.tensor([0, 2, 1])), "NllLossBackward0"),
+    ("cross_entropy_smooth", lambda: F.cross_entropy(a(), torch.tensor([0, 2, 1]), label_smoothing=0.1),
+     "AddBackward0"),
+    ("binary_cross_entropy", lambda: F.binary_cross_entropy(a(), x(3, 4)), "BinaryCrossEntropyBackward0"),
+    ("binary_cross_entropy_with_logits", lambda: F.binary_cross_entropy_with_logits(a(), x(3, 4)),
+     "BinaryCrossEntropyWithLogitsBackward0"),
+    # convolution, pooling, normalisation, lookups
+    ("conv2d", lambda: F.conv2d(img(), x(4, 3, 3, 3), x(4)), "ConvolutionBackward0"),
+    ("max_pool2d", lambda: F.max_pool2d(img(), 2), "MaxPool2DWithIndicesBackward0"),
+    ("batch_norm", lambda: F.batch_norm(img(), torch.zeros(3), torch.ones(3), x(3), x(3), training=True),
+     "NativeBatchNormBackward0"),
+    ("layer_norm", lambda: F.layer_norm(a(), (4,), x(4), x(4)), "NativeLayerNormBackward0"),
+    ("group_norm", lambda: F.group_norm(img(), 3, x(3), x(3)), "NativeGroupNormBackward0"),
+    ("pairwise_distance", lambda: F.pairwise_distance(a(), x(3, 4)), "NormBackward1"),
+    ("embedding", lambda: F.embedding(torch.tensor([[0, 2], [1, 3]]), x(4, 5)), "EmbeddingBackward0"),
+    ("dropout", lambda: F.dropout(a(), 0.5, training=True), "MulBackward0"),
+]
+
+
+@pytest.mark.parametrize("op, expected", [(f, e) for _, f, e in CASES], ids=[c[0] for c in CASES])
+def test_grad_fn_has_pytorchs_name(op, expected):
+    fn = op().grad_fn
+    assert type(fn).__name__ == expected
+    assert fn.name().rsplit("::", 1)[-1] == expected
+
+
+def test_namespaced_nodes_keep_pytorchs_full_name():
+    t = a() * 1
+    t[1] = x(4)
+    assert t.grad_fn.name() == "torch::autograd::CopySlices"
+
+
+def test_composite_nodes_point_at_the_ops_inputs():
+    w, b, inp = x(4), x(4), a()
+    out = F.layer_norm(inp, (4,), w, b)
+    nexts = [type(f).__name__ for f, _ in out.grad_fn.next_functions]
+    assert nexts == ["AccumulateGrad"] * 3
+    assert [f.variable._cdata == v._cdata for (f, _), v in zip(out.grad_fn.next_functions, (inp, w, b))] == [True] * 3
+
+
+def test_composite_nodes_give_the_gradients_of_their_parts():
+    # The named node differentiates exactly like the ops it is made of (float64 gradcheck),
+    # also twice.
+    from rstorch.autograd import gradcheck, gradgradcheck
+    d = torch.rand(3, 4, dtype=torch.float64, requires_grad=True)
+    for f in (lambda t: t.softmax(1), lambda t: t.log_softmax(0), lambda t: t.var(1), lambda t: t.norm(),
+              lambda t: t.masked_fill(mask(), 0.5), lambda t: t.logsumexp(1), lambda t: t.clamp(0.3, 0.6),
+              lambda t: F.layer_norm(t, (4,))):
+        assert gradcheck(f, (d,))
+        assert gradgradcheck(f, (d,))
+
+
+def test_composite_graph_is_freed_after_backward():
+    y = a().softmax(1)
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.sum().backward()
+
+
+def test_composite_node_with_one_tensor_given_twice():
+    t = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    t.dot(t).backward()
+    assert t.grad.tolist() == [2.0, 4.0, 6.0]
