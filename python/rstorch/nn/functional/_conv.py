@@ -1,12 +1,18 @@
 """Convolutions: conv1d/conv2d and their transposes, on the Rust im2col + gemm kernels."""
 from ... import _C
-from ._utils import _pair, _single
+from ._utils import _pair, _single, as_node
 
 
 def _add_bias(out, bias):
     if bias is None:
         return out
     return out + bias.reshape([-1] + [1] * (out.dim() - 2))
+
+
+def _convolution_node(out, input, weight, bias):
+    """`out` as the output of one ConvolutionBackward0 node, PyTorch's node for every
+    convolution and transposed convolution."""
+    return as_node("ConvolutionBackward0", tuple(t for t in (input, weight, bias) if t is not None), out)
 
 
 def _same_padding(weight, stride, dilation):
@@ -55,6 +61,8 @@ def _conv_nd(name, input, weight, bias, stride, padding, dilation, groups, spati
                          (1, dilation[0]), groups).squeeze(2)
     else:
         out = _C._conv2d(input, weight, bias, stride, padding, dilation, groups)
+    if spatial == 1:
+        out = _convolution_node(out, input, weight, bias)
     return out if batched else out.squeeze(0)
 
 
@@ -81,7 +89,7 @@ def _conv_transpose_nd(name, input, weight, bias, stride, padding, output_paddin
                                    (0, output_padding[0]), groups, (1, dilation[0])).squeeze(2)
     else:
         out = _C._conv_transpose2d(input, weight, stride, padding, output_padding, groups, dilation)
-    out = _add_bias(out, bias)
+    out = _convolution_node(_add_bias(out, bias), input, weight, bias)
     return out if batched else out.squeeze(0)
 
 

@@ -1,7 +1,7 @@
 """Pooling: max (Rust kernel with indices), average and adaptive average."""
 import rstorch
 from ... import _C
-from ._utils import _pair, _single
+from ._utils import _pair, _single, as_node
 
 
 def _check_pool_input(name, input, spatial):
@@ -88,7 +88,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     _check_pool_input("avg_pool2d", input, 2)
     kernel_size = _pair(kernel_size)
     stride = kernel_size if stride is None or stride == [] or stride == () else _pair(stride)
-    return _avg_pool(input, kernel_size, stride, _pair(padding), ceil_mode, count_include_pad, divisor_override)
+    return as_node("AvgPool2DBackward0", (input,),
+                   _avg_pool(input, kernel_size, stride, _pair(padding), ceil_mode, count_include_pad, divisor_override))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
@@ -119,13 +120,16 @@ def adaptive_avg_pool2d(input, output_size):
     h, w = input.shape[-2:]
     oh, ow = oh or h, ow or w
     if (oh, ow) == (1, 1):
+        # PyTorch computes this case as a mean too (its node is MeanBackward1).
         return input.mean((-2, -1), keepdim=True)
     if h % oh == 0 and w % ow == 0:
         lead = list(input.shape[:-2])
-        return input.reshape(lead + [oh, h // oh, ow, w // ow]).mean((-3, -1))
-    # Uneven bins: averaging along each axis is a product with a fixed matrix.
-    return (_averaging_matrix(h, oh, input.dtype, input.device).matmul(input)
-            .matmul(_averaging_matrix(w, ow, input.dtype, input.device).t()))
+        out = input.reshape(lead + [oh, h // oh, ow, w // ow]).mean((-3, -1))
+    else:
+        # Uneven bins: averaging along each axis is a product with a fixed matrix.
+        out = (_averaging_matrix(h, oh, input.dtype, input.device).matmul(input)
+               .matmul(_averaging_matrix(w, ow, input.dtype, input.device).t()))
+    return as_node("AdaptiveAvgPool2DBackward0", (input,), out)
 
 
 def adaptive_avg_pool1d(input, output_size):
