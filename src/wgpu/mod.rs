@@ -14,6 +14,7 @@ mod matmul;
 mod ops;
 #[cfg(feature = "wgpu")]
 pub mod optim;
+mod optim_step;
 #[cfg(feature = "wgpu")]
 mod pool;
 #[cfg(feature = "wgpu")]

@@ -8,6 +8,8 @@ use crate::error::{Error, Result};
 use crate::storage::Storage;
 use crate::tensor::Tensor;
 
+pub use super::optim_step::{flags, Step};
+
 use super::batch::{grid, Launch};
 use super::context::Shader;
 use super::storage::WgpuStorage;
@@ -23,25 +25,6 @@ struct Params {
     offsets: [u32; 5],
     pad: u32,
     h: [f32; 8],
-}
-
-/// Flag bits of the shader (see there).
-pub mod flags {
-    pub const MAXIMIZE: u32 = 1;
-    pub const DECAY: u32 = 2;
-    pub const STATE: u32 = 4;
-    pub const FRESH: u32 = 8;
-    pub const NESTEROV: u32 = 16;
-    pub const DECOUPLED: u32 = 32;
-    pub const CENTERED: u32 = 64;
-}
-
-/// One update: the entry point (`sgd`, `adam`, `rmsprop`, `adagrad`), its flags and its
-/// hyperparameters in the order the shader lists them.
-pub struct Step {
-    pub entry: &'static str,
-    pub flags: u32,
-    pub h: [f32; 8],
 }
 
 /// Applies `step` to `param` with its gradient and up to three state tensors, all contiguous

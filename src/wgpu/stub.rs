@@ -138,21 +138,7 @@ pub mod optim {
     use crate::error::Result;
     use crate::tensor::Tensor;
 
-    pub mod flags {
-        pub const MAXIMIZE: u32 = 1;
-        pub const DECAY: u32 = 2;
-        pub const STATE: u32 = 4;
-        pub const FRESH: u32 = 8;
-        pub const NESTEROV: u32 = 16;
-        pub const DECOUPLED: u32 = 32;
-        pub const CENTERED: u32 = 64;
-    }
-
-    pub struct Step {
-        pub entry: &'static str,
-        pub flags: u32,
-        pub h: [f32; 8],
-    }
+    pub use crate::wgpu::optim_step::{flags, Step};
 
     pub fn optimizer_step(_step: &Step, _param: &Tensor, _grad: &Tensor, _state: &[&Tensor]) -> Result<()> {
         Err(not_built())

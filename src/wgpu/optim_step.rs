@@ -1,0 +1,21 @@
+//! What an optimizer asks of the device's update shader: the entry point, its flag bits and
+//! hyperparameters. Built with or without the `wgpu` feature, so the CPU optimizers name it once.
+
+/// Flag bits of `shaders/optim.wgsl` (see there).
+pub mod flags {
+    pub const MAXIMIZE: u32 = 1;
+    pub const DECAY: u32 = 2;
+    pub const STATE: u32 = 4;
+    pub const FRESH: u32 = 8;
+    pub const NESTEROV: u32 = 16;
+    pub const DECOUPLED: u32 = 32;
+    pub const CENTERED: u32 = 64;
+}
+
+/// One update: the entry point (`sgd`, `adam`, `rmsprop`, `adagrad`), its flags and its
+/// hyperparameters in the order the shader lists them.
+pub struct Step {
+    pub entry: &'static str,
+    pub flags: u32,
+    pub h: [f32; 8],
+}
