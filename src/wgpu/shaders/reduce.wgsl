@@ -61,28 +61,25 @@ fn combine(acc: f32, v: f32) -> f32 {
     }
 }
 
-fn row_offset(row: u32) -> u32 {
-    var off = p.off;
-    var rem = row;
-    for (var d = p.kept_ndim; d > 0u; d--) {
+// The offset of the `index`-th position (row-major) of a strided box of `ndim` dims.
+fn strided_offset(index: u32, ndim: u32, shape: array<vec4<u32>, 2>, st: array<vec4<u32>, 2>) -> u32 {
+    var off = 0u;
+    var rem = index;
+    for (var d = ndim; d > 0u; d--) {
         let k = d - 1u;
-        let n = p.kept_shape[k / 4u][k % 4u];
-        off += (rem % n) * p.kept_st[k / 4u][k % 4u];
+        let n = shape[k / 4u][k % 4u];
+        off += (rem % n) * st[k / 4u][k % 4u];
         rem = rem / n;
     }
     return off;
 }
 
+fn row_offset(row: u32) -> u32 {
+    return p.off + strided_offset(row, p.kept_ndim, p.kept_shape, p.kept_st);
+}
+
 fn element_offset(i: u32) -> u32 {
-    var off = 0u;
-    var rem = i;
-    for (var d = p.red_ndim; d > 0u; d--) {
-        let k = d - 1u;
-        let n = p.red_shape[k / 4u][k % 4u];
-        off += (rem % n) * p.red_st[k / 4u][k % 4u];
-        rem = rem / n;
-    }
-    return off;
+    return strided_offset(i, p.red_ndim, p.red_shape, p.red_st);
 }
 
 @compute @workgroup_size(256)
