@@ -21,5 +21,9 @@ pub use dtype::DType;
 pub use error::{Error, Result};
 pub use tensor::{Scalar, Tensor};
 
+/// Large freed blocks are recycled instead of faulted in afresh (see `cpu::alloc`).
+#[global_allocator]
+static ALLOCATOR: cpu::alloc::RecyclingAllocator = cpu::alloc::RecyclingAllocator;
+
 #[cfg(feature = "python")]
 mod python;

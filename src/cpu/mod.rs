@@ -1,6 +1,7 @@
 //! CPU kernels. They take storage slices plus layouts and handle any strides; contiguous inputs
 //! take fast paths compiled through the one SIMD layer in `simd`.
 
+pub mod alloc;
 pub mod buffer;
 pub mod cast;
 pub mod conv;
