@@ -4,9 +4,7 @@
 //!
 //! Every update is elementwise, so splitting a parameter across threads cannot change a bit.
 
-use rayon::prelude::*;
-
-use crate::cpu::parallel::{get_num_threads, pool};
+use crate::cpu::parallel::{get_num_threads, run_tasks};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -50,7 +48,7 @@ const CHUNK: usize = 1 << 14;
 /// Runs `update(index_range_start, chunk_len)` over `0..n`, in parallel when `n` is large.
 fn for_chunks(n: usize, update: impl Fn(usize, usize) + Sync) {
     if n >= 4 * CHUNK && get_num_threads() > 1 {
-        pool().install(|| (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| update(c * CHUNK, CHUNK.min(n - c * CHUNK))));
+        run_tasks(n.div_ceil(CHUNK), |c| update(c * CHUNK, CHUNK.min(n - c * CHUNK)));
     } else {
         update(0, n);
     }

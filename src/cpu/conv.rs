@@ -7,12 +7,11 @@
 use std::mem::MaybeUninit;
 
 use gemm::Parallelism;
-use rayon::prelude::*;
 
 use crate::cpu::buffer::written_output;
 use crate::cpu::matmul::{gemm_into, MatMut, MatRef};
 use crate::cpu::num::Arith;
-use crate::cpu::parallel::{get_num_threads, pool, worth_splitting};
+use crate::cpu::parallel::{for_each_exact_chunk, get_num_threads, map_tasks, worth_splitting};
 use crate::dtype::Element;
 
 /// Shapes of one convolution, seen from the side of the (larger) image it slides over.
@@ -236,7 +235,7 @@ fn for_each_image_block<T: Send>(
     let par = if g.batch > block { Parallelism::None } else { gemm_parallelism(work) };
     let run = |b: usize, images: &mut [T]| f(b * block, images.len() / image_len, images, par);
     if worth_splitting(work) {
-        pool().install(|| out.par_chunks_mut(block * image_len).enumerate().for_each(|(b, c)| run(b, c)));
+        for_each_exact_chunk(out, block * image_len, run);
     } else {
         out.chunks_mut(block * image_len).enumerate().for_each(|(b, c)| run(b, c));
     }
@@ -362,7 +361,7 @@ pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom) -> Vec<T> {
         acc
     };
     let partials: Vec<Vec<T>> = if worth_splitting(g.batch * g.out_channels * positions * taps) && starts.len() > 1 {
-        pool().install(|| starts.par_iter().map(|&s| partial(s)).collect())
+        map_tasks(starts.len(), |i| partial(starts[i]))
     } else {
         starts.iter().map(|&s| partial(s)).collect()
     };

@@ -1,7 +1,7 @@
 //! Matrix products through the `gemm` crate (runtime-dispatched AVX-512/AVX2 kernels, rayon
 //! parallel), on strided operands without copying them.
 
-use crate::cpu::parallel::{get_num_threads, pool};
+use crate::cpu::parallel::{for_each_exact_chunk, get_num_threads, pool};
 use crate::dtype::Element;
 use gemm::Parallelism;
 
@@ -121,10 +121,7 @@ pub fn batched_gemm<T: Element>(
     };
     if a_mats.len() > 1 && matches!(per_product, Parallelism::None) && a_mats.len() * work >= PARALLEL_WORK && threads > 1 {
         // Many small products: one per task.
-        use rayon::prelude::*;
-        pool().install(|| {
-            out.par_chunks_mut(m * n).enumerate().for_each(|(i, o)| run(o, a_mats[i], b_mats[i], Parallelism::None));
-        });
+        for_each_exact_chunk(&mut out, m * n, |i, o| run(o, a_mats[i], b_mats[i], Parallelism::None));
     } else if matches!(per_product, Parallelism::Rayon(_)) {
         pool().install(|| {
             for (i, o) in out.chunks_mut(m * n).enumerate() {

@@ -1,9 +1,8 @@
 //! The thread pool kernels run on, and the rule for when work is worth splitting across it.
 
 use std::ops::Range;
-use std::sync::{Arc, RwLock};
-
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
 use crate::error::{Error, Result};
 
@@ -102,9 +101,54 @@ pub fn for_each_chunk_weighted<T: Send>(
     let units = out.len().div_ceil(unit);
     let min_units = GRAIN.div_ceil(unit.saturating_mul(weight)).max(1);
     let per_chunk = units.div_ceil(threads * 4).max(min_units) * unit;
-    pool().install(|| {
-        out.par_chunks_mut(per_chunk).enumerate().for_each(|(i, c)| f(i * per_chunk, c));
+    for_each_exact_chunk(out, per_chunk, |i, c| f(i * per_chunk, c));
+}
+
+/// Runs `task(i)` for every `i` in `0..tasks`, on the calling thread and up to `threads - 1`
+/// pool workers, each claiming the next task from a shared counter.
+///
+/// The caller takes part instead of handing the whole job to the pool and sleeping until it is
+/// done: waking a sleeping thread costs tens of microseconds on a virtual machine, and a
+/// training step runs dozens of parallel ops back to back, so the pool-only way paid three
+/// wake-ups per op (a worker, a second worker, then the caller) where this pays one, overlapped
+/// with the caller's own first task. Which thread runs a task never changes what it computes.
+pub fn run_tasks(tasks: usize, task: impl Fn(usize) + Sync) {
+    let next = AtomicUsize::new(0);
+    let claim = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= tasks {
+            return;
+        }
+        task(i);
+    };
+    let helpers = get_num_threads().saturating_sub(1).min(tasks.saturating_sub(1));
+    if helpers == 0 {
+        return claim();
+    }
+    pool().in_place_scope(|scope| {
+        for _ in 0..helpers {
+            scope.spawn(|_| claim());
+        }
+        claim();
     });
+}
+
+/// Calls `f(i, chunk)` for the `i`-th chunk of `chunk_len` elements of `out` (the last may be
+/// shorter), in parallel.
+pub fn for_each_exact_chunk<T: Send>(out: &mut [T], chunk_len: usize, f: impl Fn(usize, &mut [T]) + Sync) {
+    // Each chunk is claimed by exactly one task; the locks are never contended.
+    let chunks: Vec<Mutex<&mut [T]>> = out.chunks_mut(chunk_len.max(1)).map(Mutex::new).collect();
+    run_tasks(chunks.len(), |i| f(i, &mut chunks[i].lock().unwrap_or_else(|e| e.into_inner())));
+}
+
+/// `f(i)` for every `i` in `0..tasks`, in parallel, collected in order.
+pub fn map_tasks<R: Send>(tasks: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    let results: Vec<Mutex<Option<R>>> = (0..tasks).map(|_| Mutex::new(None)).collect();
+    run_tasks(tasks, |i| *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(f(i)));
+    results
+        .into_iter()
+        .map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()).expect("run_tasks runs every task"))
+        .collect()
 }
 
 /// Maps `f` over the fixed-size blocks of `0..len`, in order. The blocks do not depend on the
@@ -115,5 +159,5 @@ pub fn map_blocks<R: Send>(len: usize, block: usize, f: impl Fn(Range<usize>) ->
     if !worth_splitting(len) {
         return (0..blocks).map(|i| f(range(i))).collect();
     }
-    pool().install(|| (0..blocks).into_par_iter().map(|i| f(range(i))).collect())
+    map_tasks(blocks, |i| f(range(i)))
 }

@@ -1,10 +1,9 @@
 //! 2-D max pooling: the maximum of each window and where in its plane it was found.
 
 use std::hint::select_unpredictable;
+use std::sync::Mutex;
 
-use rayon::prelude::*;
-
-use crate::cpu::parallel::{pool, worth_splitting};
+use crate::cpu::parallel::{run_tasks, worth_splitting};
 use crate::cpu::simd::dispatch;
 use crate::dtype::Element;
 
@@ -84,7 +83,13 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> (Vec<T>, Vec<i64>) {
     }
     let work = values.len() * g.kernel[0] * g.kernel[1];
     if worth_splitting(work) {
-        pool().install(|| values.par_chunks_mut(out_plane).zip(indices.par_chunks_mut(out_plane)).enumerate().for_each(|(p, (v, i))| plane(p, v, i)));
+        // One task per plane; each plane's pair of output slices is claimed by exactly one task.
+        let planes: Vec<Mutex<(&mut [T], &mut [i64])>> =
+            values.chunks_mut(out_plane).zip(indices.chunks_mut(out_plane)).map(Mutex::new).collect();
+        run_tasks(planes.len(), |p| {
+            let (v, i) = &mut *planes[p].lock().unwrap_or_else(|e| e.into_inner());
+            plane(p, v, i)
+        });
     } else {
         for (p, (v, i)) in values.chunks_mut(out_plane).zip(indices.chunks_mut(out_plane)).enumerate() {
             plane(p, v, i);
