@@ -348,17 +348,15 @@ impl PyTensor {
 
     fn fill_<'py>(slf: &Bound<'py, Self>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
         let t = &slf.get().tensor();
-        let v = match scalar_of(value) {
-            Some(s) => Tensor::scalar_tensor(s, t.dtype())?,
-            None => to_tensor(value)?,
-        };
-        t.copy_(&v)?;
+        match scalar_of(value) {
+            Some(s) => t.fill_(Arg::S(s))?,
+            None => t.fill_(Arg::T(&to_tensor(value)?))?,
+        }
         Ok(slf.clone())
     }
 
     fn zero_<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
-        let t = &slf.get().tensor();
-        t.copy_(&Tensor::zeros(&[], t.dtype())?)?;
+        slf.get().tensor().zero_()?;
         Ok(slf.clone())
     }
 }
