@@ -79,6 +79,30 @@ fn zeros_like_shape(shape: &[usize], g: &Tensor) -> Result<Tensor> {
 /// The gradient of `op` for each input, from the output gradients.
 pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
     let n = node.num_inputs();
+    if let Op::Split { dim, sizes, squeezed, .. } = &node.op {
+        // One gradient per piece; pieces that got none contribute zeros.
+        let Some(like) = grads.iter().flatten().next() else {
+            return Ok(vec![None; n]);
+        };
+        let mut piece_shape = node.inputs[0].shape.clone();
+        let parts = grads
+            .iter()
+            .zip(sizes)
+            .map(|(g, &s)| {
+                piece_shape[*dim] = s;
+                let g = match g {
+                    Some(g) if *squeezed => g.unsqueeze(*dim as i64)?,
+                    Some(g) => g.clone(),
+                    None => zeros_like_shape(&piece_shape, like)?,
+                };
+                Ok(g)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        return Ok(vec![Some(Tensor::cat(&parts, *dim as i64)?)]);
+    }
+    if let Op::NotImplemented { forward } = &node.op {
+        return Err(crate::error::Error::Runtime(format!("derivative for aten::{forward} is not implemented")));
+    }
     let Some(g) = grads.first().cloned().flatten() else {
         return Ok(vec![None; n]);
     };
@@ -139,7 +163,9 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 B::ReluGrad => (Some(g.binary(B::ReluGrad, &b()?)?), Some(muls(&g, 0.0)?)),
                 B::Rem => {
                     let (a, b) = (a()?, b()?);
-                    (Some(g.clone()), Some(un(&mul(&g, &a.binary(B::FloorDiv, &b)?)?, U::Neg)?))
+                    // The floored quotient is piecewise constant: its own gradient is zero.
+                    let q = crate::tensor::arith::div_floor(Arg::T(&a), Arg::T(&b))?;
+                    (Some(g.clone()), Some(un(&mul(&g, &q)?, U::Neg)?))
                 }
                 _ => (Some(muls(&g, 0.0)?), Some(muls(&g, 0.0)?)),
             };
@@ -250,7 +276,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             }
         }
         Op::Sum { dims, keepdim, .. } => out[0] = Some(expand_back(&g, &shape(0), dims, *keepdim)?),
-        Op::Prod { dims, keepdim } => {
+        Op::Prod { dims, keepdim, .. } => {
             let (x, y) = (node.input(0)?, node.output(0)?);
             let gy = mul(&expand_back(&g, &shape(0), dims, *keepdim)?, &expand_back(&y, &shape(0), dims, *keepdim)?)?;
             out[0] = Some(div(&gy, &x)?);
@@ -337,6 +363,27 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 let s = g.index_select(*dim as i64, &idx)?;
                 let s = if *alpha == 1.0 { s } else { muls(&s, *alpha)? };
                 out[2] = Some(s.reshape(&shape(2).iter().map(|&v| v as i64).collect::<Vec<_>>())?);
+            }
+        }
+        Op::Split { .. } | Op::NotImplemented { .. } => unreachable!("handled before the single-output ops"),
+        Op::Fill { .. } => {
+            out[0] = Some(zeros_like_shape(&shape(0), &g)?);
+            if n > 1 && need(1) {
+                out[1] = Some(g.sum(None, false)?);
+            }
+        }
+        Op::Addmm { beta, alpha } => {
+            if need(0) {
+                let gi = if *beta == 1.0 { g.clone() } else { muls(&g, *beta)? };
+                out[0] = Some(sum_to(&gi, &shape(0))?);
+            }
+            if need(1) {
+                let gm = g.mm(&node.input(2)?.t()?)?;
+                out[1] = Some(if *alpha == 1.0 { gm } else { muls(&gm, *alpha)? });
+            }
+            if need(2) {
+                let gm = node.input(1)?.t()?.mm(&g)?;
+                out[2] = Some(if *alpha == 1.0 { gm } else { muls(&gm, *alpha)? });
             }
         }
         Op::Matmul => {

@@ -24,6 +24,9 @@ pub struct AutogradMeta {
     /// For views: the tensor whose storage they view (in-place writes through views of tensors
     /// that require grad are refused rather than silently mis-differentiated).
     pub view_base: Option<Weak<TensorImpl>>,
+    /// The front end's handle on the object standing for this tensor (Python keeps a weak
+    /// reference here), so that a leaf's `AccumulateGrad.variable` is that same object.
+    pub front_object: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// Stores the gradient reaching a non-leaf into its `.grad` (`retain_grad()`).
@@ -210,6 +213,15 @@ impl Tensor {
         self.with_meta(|m| m.view_base = Some(root));
     }
 
+    /// What the front end stored with `set_front_object`.
+    pub fn front_object(&self) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
+        self.meta().as_ref().and_then(|m| m.front_object.clone())
+    }
+
+    pub fn set_front_object(&self, handle: Arc<dyn std::any::Any + Send + Sync>) {
+        self.with_meta(|m| m.front_object = Some(handle));
+    }
+
     /// The tensor this one views, if it was made by a view op and that tensor still lives.
     pub fn view_base(&self) -> Option<Tensor> {
         self.meta().as_ref().and_then(|m| m.view_base.as_ref()?.upgrade()).map(Tensor::from_impl)
@@ -305,6 +317,7 @@ impl Tensor {
                 retains_grad: m.retains_grad,
                 hooks: m.hooks.clone(),
                 view_base: None,
+                front_object: None,
             }));
         }
         Ok(out)

@@ -19,7 +19,8 @@ pub enum Op {
     Where,
     /// `full`: called without dims (PyTorch names that node SumBackward0, else SumBackward1).
     Sum { dims: Vec<usize>, keepdim: bool, full: bool },
-    Prod { dims: Vec<usize>, keepdim: bool },
+    /// `full`: called without a dim (PyTorch names that node ProdBackward0, else ProdBackward1).
+    Prod { dims: Vec<usize>, keepdim: bool, full: bool },
     /// amax/amin and max()/min() over all elements: the gradient splits between ties.
     Extremum { dims: Vec<usize>, keepdim: bool, max: bool },
     Cumsum { dim: usize },
@@ -33,6 +34,17 @@ pub enum Op {
     /// `to(device)`: the gradient goes back to the device the input was on.
     ToDevice { from: Device },
     Cat { dim: usize, sizes: Vec<usize> },
+    /// The pieces of split, chunk (`sizes` along `dim`) and unbind (`squeezed`: each piece lost
+    /// the dim): one node with one output per piece; `kind` is the node's name.
+    Split { dim: usize, sizes: Vec<usize>, squeezed: bool, kind: &'static str },
+    /// `fill_` / `zero_` of a tensor with history: no gradient reaches the overwritten values; a
+    /// tensor value (second input) gets the sum of the gradient. `kind` is the node's name.
+    Fill { kind: &'static str },
+    /// `addmm(input, m1, m2, beta, alpha)` as one kernel (`linear` too).
+    Addmm { beta: f64, alpha: f64 },
+    /// An op PyTorch has no derivative for (`floor_divide`, `remainder(number, tensor)`): the
+    /// node exists, its backward fails naming the op.
+    NotImplemented { forward: &'static str },
     IndexSelect { dim: usize },
     Gather { dim: usize },
     Scatter { dim: usize, add: bool },
@@ -109,7 +121,7 @@ impl Op {
             },
             Op::Where => "Where",
             Op::Sum { full, .. } => return if *full { "SumBackward0".into() } else { "SumBackward1".into() },
-            Op::Prod { .. } => "Prod",
+            Op::Prod { full, .. } => return if *full { "ProdBackward0".into() } else { "ProdBackward1".into() },
             Op::Extremum { max, .. } => if *max { "Amax" } else { "Amin" },
             Op::Cumsum { .. } => "Cumsum",
             Op::Cumprod { .. } => "Cumprod",
@@ -117,6 +129,9 @@ impl Op {
             Op::Expand => "Expand",
             Op::Copy { .. } | Op::ToDevice { .. } => "ToCopy",
             Op::Cat { .. } => "Cat",
+            Op::Split { kind, .. } | Op::Fill { kind } => return kind.to_string(),
+            Op::Addmm { .. } => "Addmm",
+            Op::NotImplemented { .. } => return "torch::autograd::NotImplemented".into(),
             Op::IndexSelect { .. } => "IndexSelect",
             Op::Gather { .. } => "Gather",
             Op::Scatter { add, .. } => if *add { "ScatterAdd" } else { "Scatter" },
@@ -266,13 +281,19 @@ impl Node for OpNode {
 /// Records `op` producing `outputs` from `inputs` when grad mode is on and an input requires
 /// grad. `save_inputs` / `save_outputs` list the indices the backward formula reads.
 pub fn record(op: Op, inputs: &[&Tensor], outputs: &[&Tensor], save_inputs: &[usize], save_outputs: &[usize]) {
+    record_named(None, op, inputs, outputs, save_inputs, save_outputs)
+}
+
+/// `record` with the node named `name` rather than by its op (the same formula under another
+/// of PyTorch's names, as for an overload taking a Python number).
+pub fn record_named(name: Option<&str>, op: Op, inputs: &[&Tensor], outputs: &[&Tensor], save_inputs: &[usize], save_outputs: &[usize]) {
     if !super::grad_mode::is_enabled() || !inputs.iter().any(|t| t.requires_grad()) {
         return;
     }
     if !outputs.iter().any(|o| o.dtype().is_floating_point()) {
         return;
     }
-    let name = op.node_name();
+    let name = name.map_or_else(|| op.node_name(), str::to_string);
     let node = Arc::new_cyclic(|this| OpNode {
         op,
         name,

@@ -19,11 +19,10 @@ pub struct MatMut<'a, T> {
     pub rs: usize,
 }
 
-/// `dst (= or +=) a @ b` for one `m x k` by `k x n` product; the single place that calls `gemm`.
+/// `dst (= or +=) a @ b` for one `m x k` by `k x n` product.
 ///
 /// # Safety
-/// Every element `(i, p)` of `am` (`i < m`, `p < k`) must lie inside `a`, every `(p, j)` of `bm`
-/// inside `b`; `dst.data` must hold `(m - 1) * dst.rs + n` elements.
+/// As `gemm_into_scaled`.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn gemm_into<T: Element>(
     dst: MatMut<'_, T>,
@@ -35,6 +34,29 @@ pub unsafe fn gemm_into<T: Element>(
     b: &[T],
     bm: MatRef,
     accumulate: bool,
+    par: Parallelism,
+) {
+    gemm_into_scaled(dst, m, n, k, a, am, b, bm, accumulate, T::one(), par)
+}
+
+/// `dst (= or +=) scale * (a @ b)` for one `m x k` by `k x n` product; the single place that
+/// calls `gemm`.
+///
+/// # Safety
+/// Every element `(i, p)` of `am` (`i < m`, `p < k`) must lie inside `a`, every `(p, j)` of `bm`
+/// inside `b`; `dst.data` must hold `(m - 1) * dst.rs + n` elements.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gemm_into_scaled<T: Element>(
+    dst: MatMut<'_, T>,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[T],
+    am: MatRef,
+    b: &[T],
+    bm: MatRef,
+    accumulate: bool,
+    scale: T,
     par: Parallelism,
 ) {
     if m == 0 || n == 0 {
@@ -69,7 +91,7 @@ pub unsafe fn gemm_into<T: Element>(
             bm.cs as isize,
             bm.rs as isize,
             T::one(),
-            T::one(),
+            scale,
             false,
             false,
             false,
@@ -133,6 +155,21 @@ pub fn batched_gemm<T: Element>(
             run(o, a_mats[i], b_mats[i], Parallelism::None);
         }
     }
+    out
+}
+
+/// `bias + alpha * (a @ b)` for one `m x k` by `k x n` product, `bias` being the destination
+/// already holding the (broadcast) bias, row-major `[m, n]`; None starts from zeros. gemm adds
+/// the product into it: no separate pass over the output for the bias.
+#[allow(clippy::too_many_arguments)]
+pub fn addmm_gemm<T: Element>(bias: Option<Vec<T>>, a: &[T], am: MatRef, b: &[T], bm: MatRef, m: usize, k: usize, n: usize, alpha: T) -> Vec<T> {
+    let accumulate = bias.is_some();
+    let mut out = bias.unwrap_or_else(|| vec![T::zero(); m * n]);
+    assert_eq!(out.len(), m * n, "addmm bias buffer has the output's size");
+    let threads = get_num_threads();
+    let par = if m * n * k.max(1) >= PARALLEL_WORK && threads > 1 { Parallelism::Rayon(threads) } else { Parallelism::None };
+    // SAFETY: the caller built `am` / `bm` from layouts whose every element lies inside `a` / `b`.
+    unsafe { gemm_into_scaled(MatMut { data: &mut out, rs: n }, m, n, k, a, am, b, bm, accumulate, alpha, par) };
     out
 }
 

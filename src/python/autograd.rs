@@ -176,8 +176,8 @@ impl PyNode {
 
     /// The leaf an `AccumulateGrad` node accumulates into.
     #[getter]
-    fn variable(&self) -> Option<PyTensor> {
-        self.node.as_any().downcast_ref::<AccumulateGrad>().map(|a| PyTensor::wrap(a.variable.clone()))
+    fn variable(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.node.as_any().downcast_ref::<AccumulateGrad>().map(|a| super::tensor::object_of(py, a.variable.clone())).transpose()
     }
 
     fn register_hook(&self, hook: Py<PyAny>) -> u64 {
@@ -552,6 +552,9 @@ impl PyTensor {
         let old = this.tensor();
         let new = old.with_data_of(&data.tensor())?;
         this.replace(new.clone());
+        if new.requires_grad() && new.is_leaf() {
+            super::tensor::remember_object(slf)?;
+        }
         // `x.grad.data = t`: x's gradient is this object's contents, so it follows (with t's
         // shape and dtype, as PyTorch allows) unless x's gradient was replaced meanwhile.
         let owner = this.grad_owner.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|w| w.bind(slf.py()).upgrade());

@@ -98,7 +98,7 @@ fn get_default_device(py: Python<'_>) -> PyResult<Py<super::dtype::PyDevice>> {
 
 /// Common keywords of factories: puts the tensor on `device` (made on the CPU, it is uploaded
 /// once) and applies `requires_grad`, so the result is a leaf.
-fn finish(t: Tensor, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+fn finish(t: Tensor, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
     let t = match factory_device(device)? {
         Some(d) => t.to_device(d)?,
         None => t,
@@ -106,12 +106,18 @@ fn finish(t: Tensor, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> 
     if requires_grad {
         t.set_requires_grad(true)?;
     }
-    Ok(PyTensor::wrap(t))
+    Python::attach(|py| {
+        let obj = Bound::new(py, PyTensor::wrap(t))?;
+        if requires_grad {
+            super::tensor::remember_object(&obj)?;
+        }
+        Ok(obj.unbind())
+    })
 }
 
 #[pyfunction]
 #[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false, pin_memory=false))]
-fn tensor(data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool, pin_memory: bool) -> PyResult<PyTensor> {
+fn tensor(data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool, pin_memory: bool) -> PyResult<Py<PyTensor>> {
     let _ = pin_memory;
     let t = tensor_from_data(data, extract_opt_dtype(dtype)?)?;
     finish(t, device, requires_grad)
@@ -179,7 +185,7 @@ macro_rules! filled_factory {
             out: Option<&Bound<'_, PyAny>>,
             layout: Option<&Bound<'_, PyAny>>,
             pin_memory: bool,
-        ) -> PyResult<PyTensor> {
+        ) -> PyResult<Py<PyTensor>> {
             let _ = (out, layout, pin_memory);
             let dtype = extract_opt_dtype(dtype)?.unwrap_or(DEFAULT_FLOAT);
             let shape = shape_arg(&int_args(size)?, dtype)?;
@@ -199,7 +205,7 @@ filled_factory!(empty, Scalar::Int(0));
 
 #[pyfunction]
 #[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
-fn full(size: &Bound<'_, PyAny>, fill_value: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+fn full(size: &Bound<'_, PyAny>, fill_value: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
     let value = match scalar_of(fill_value) {
         Some(v) => v,
         None => to_tensor(fill_value)?.item()?,
@@ -216,7 +222,7 @@ fn full(size: &Bound<'_, PyAny>, fill_value: &Bound<'_, PyAny>, dtype: Option<&B
 
 #[pyfunction]
 #[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false))]
-fn arange(start: &Bound<'_, PyAny>, end: Option<&Bound<'_, PyAny>>, step: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+fn arange(start: &Bound<'_, PyAny>, end: Option<&Bound<'_, PyAny>>, step: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
     let num = |o: &Bound<'_, PyAny>| -> PyResult<Scalar> {
         scalar_of(o).or_else(|| o.cast::<PyTensor>().ok().and_then(|t| t.get().tensor().item().ok())).ok_or_else(|| PyTypeError::new_err("arange() expects numbers"))
     };
@@ -235,14 +241,14 @@ fn arange(start: &Bound<'_, PyAny>, end: Option<&Bound<'_, PyAny>>, step: Option
 
 #[pyfunction]
 #[pyo3(signature = (start, end, steps, *, dtype=None, device=None, requires_grad=false))]
-fn linspace(start: f64, end: f64, steps: i64, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+fn linspace(start: f64, end: f64, steps: i64, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
     let dtype = extract_opt_dtype(dtype)?.unwrap_or(DEFAULT_FLOAT);
     finish(Tensor::linspace(start, end, steps, dtype)?, device, requires_grad)
 }
 
 #[pyfunction]
 #[pyo3(signature = (n, m=None, *, dtype=None, device=None, requires_grad=false))]
-fn eye(n: i64, m: Option<i64>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+fn eye(n: i64, m: Option<i64>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
     let dtype = extract_opt_dtype(dtype)?.unwrap_or(DEFAULT_FLOAT);
     let shape = shape_arg(&[n, m.unwrap_or(n)], dtype)?;
     finish(Tensor::eye(shape[0], shape[1], dtype)?, device, requires_grad)
@@ -252,7 +258,7 @@ macro_rules! random_factory {
     ($name:ident, |$shape:ident, $dtype:ident, $gen:ident| $body:expr) => {
         #[pyfunction]
         #[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false))]
-        fn $name(size: &Bound<'_, PyTuple>, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+        fn $name(size: &Bound<'_, PyTuple>, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
             let $dtype = extract_opt_dtype(dtype)?.unwrap_or(DEFAULT_FLOAT);
             if !$dtype.is_floating_point() {
                 return Err(PyTypeError::new_err(format!("\"{}\" not implemented for '{}'", stringify!($name), crate::tensor::arith::title_name($dtype))));
@@ -271,7 +277,7 @@ random_factory!(randn, |shape, dtype, gen| Tensor::rand_normal(&shape, 0.0, 1.0,
 /// `randint(high, size)` or `randint(low, high, size)`.
 #[pyfunction]
 #[pyo3(signature = (*args, size=None, generator=None, dtype=None, device=None, requires_grad=false))]
-fn randint(args: &Bound<'_, PyTuple>, size: Option<&Bound<'_, PyAny>>, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+fn randint(args: &Bound<'_, PyTuple>, size: Option<&Bound<'_, PyAny>>, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
     let mut ints = vec![];
     let mut size_obj = size.cloned();
     for a in args.iter() {
@@ -294,7 +300,7 @@ fn randint(args: &Bound<'_, PyTuple>, size: Option<&Bound<'_, PyAny>>, generator
 
 #[pyfunction]
 #[pyo3(signature = (n, *, generator=None, dtype=None, device=None, requires_grad=false))]
-fn randperm(n: i64, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+fn randperm(n: i64, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
     if n < 0 {
         return Err(PyValueError::new_err(format!("n must be non-negative, got{n}")));
     }
@@ -342,17 +348,15 @@ impl PyTensor {
 
     fn fill_<'py>(slf: &Bound<'py, Self>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
         let t = &slf.get().tensor();
-        let v = match scalar_of(value) {
-            Some(s) => Tensor::scalar_tensor(s, t.dtype())?,
-            None => to_tensor(value)?,
-        };
-        t.copy_(&v)?;
+        match scalar_of(value) {
+            Some(s) => t.fill_(Arg::S(s))?,
+            None => t.fill_(Arg::T(&to_tensor(value)?))?,
+        }
         Ok(slf.clone())
     }
 
     fn zero_<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
-        let t = &slf.get().tensor();
-        t.copy_(&Tensor::zeros(&[], t.dtype())?)?;
+        slf.get().tensor().zero_()?;
         Ok(slf.clone())
     }
 }

@@ -30,6 +30,17 @@ fn other_of(obj: &Bound<'_, PyAny>) -> Option<Other> {
     scalar_of(obj).map(Other::S)
 }
 
+/// The `other` of an op taking only tensors; anything else is PyTorch's argument TypeError.
+fn tensor_only(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Other> {
+    match obj.cast::<PyTensor>() {
+        Ok(t) => Ok(Other::T(t.get().tensor())),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{name}(): argument 'other' (position 1) must be Tensor, not {}",
+            obj.get_type().name()?
+        ))),
+    }
+}
+
 fn other_strict(obj: &Bound<'_, PyAny>) -> PyResult<Other> {
     if let Some(o) = other_of(obj) {
         return Ok(o);
@@ -43,6 +54,10 @@ impl PyTensor {
         Ok(match other {
             Other::T(o) if reflected => run(py, t.numel().max(o.numel()), || o.binary(op, t))?,
             Other::T(o) => run(py, t.numel().max(o.numel()), || t.binary(op, o))?,
+            // `number / t` is `reciprocal(t) * number`, as PyTorch computes it.
+            Other::S(s) if reflected && op == BinaryOp::Div => {
+                run(py, t.numel(), || t.unary(UnaryOp::Reciprocal)?.binary_scalar(BinaryOp::Mul, *s, false))?
+            }
             Other::S(s) => run(py, t.numel(), || t.binary_scalar(op, *s, reflected))?,
         })
     }
@@ -138,9 +153,6 @@ binary_methods! {
     true_divide, true_divide_ => BinaryOp::Div;
     floor_divide, floor_divide_ => BinaryOp::FloorDiv;
     remainder, remainder_ => BinaryOp::Rem;
-    maximum, maximum_ => BinaryOp::Maximum;
-    minimum, minimum_ => BinaryOp::Minimum;
-    atan2, atan2_ => BinaryOp::Atan2;
     eq, eq_ => BinaryOp::Eq;
     ne, ne_ => BinaryOp::Ne;
     lt, lt_ => BinaryOp::Lt;
@@ -155,6 +167,31 @@ binary_methods! {
     bitwise_and, bitwise_and_ => BinaryOp::BitAnd;
     bitwise_or, bitwise_or_ => BinaryOp::BitOr;
     bitwise_xor, bitwise_xor_ => BinaryOp::BitXor;
+}
+
+/// Binary methods whose `other` must be a tensor (PyTorch has no overload taking a number).
+macro_rules! tensor_binary_methods {
+    ($($name:ident, $iname:ident => $op:expr;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+                    Ok(PyTensor::wrap(self.binop(py, $op, &tensor_only(stringify!($name), other)?, false)?))
+                }
+                fn $iname<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+                    tensor_only(stringify!($iname), other)?;
+                    slf.get().inplace(slf.py(), $op, other)?;
+                    Ok(slf.clone())
+                }
+            )*
+        }
+    };
+}
+
+tensor_binary_methods! {
+    maximum, maximum_ => BinaryOp::Maximum;
+    minimum, minimum_ => BinaryOp::Minimum;
+    atan2, atan2_ => BinaryOp::Atan2;
 }
 
 /// Unary methods `x.name()` (in-place forms are written in Python over `copy_`).
@@ -682,8 +719,9 @@ impl PyTensor {
         Ok(PyTensor::wrap(self.tensor().dot(&other.tensor())?))
     }
 
-    fn inner(&self, other: &PyTensor) -> PyResult<PyTensor> {
-        self.dot(other)
+    fn inner(&self, py: Python<'_>, other: &PyTensor) -> PyResult<PyTensor> {
+        let (a, b) = (&self.tensor(), &other.tensor());
+        Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || a.inner(b))?))
     }
 
     fn outer(&self, other: &PyTensor) -> PyResult<PyTensor> {
@@ -798,7 +836,13 @@ impl PyTensor {
         let o = other_strict(other)?;
         match mode {
             None => self.binop(py, BinaryOp::Div, &o, false),
-            Some("floor") => self.binop(py, BinaryOp::FloorDiv, &o, false),
+            Some("floor") => {
+                let t = &self.tensor();
+                Ok(match &o {
+                    Other::T(x) => run(py, t.numel().max(x.numel()), || crate::tensor::arith::div_floor(Arg::T(t), Arg::T(x)))?,
+                    Other::S(s) => run(py, t.numel(), || crate::tensor::arith::div_floor(Arg::T(t), Arg::S(*s)))?,
+                })
+            }
             Some("trunc") => {
                 let q = self.binop(py, BinaryOp::Div, &o, false)?.unary(UnaryOp::Trunc)?;
                 let common = self.binop(py, BinaryOp::Sub, &o, false).map(|t| t.dtype()).unwrap_or(q.dtype());

@@ -294,13 +294,20 @@ impl PyTensor {
     }
 
     #[setter]
-    fn set_requires_grad(&self, value: bool) -> PyResult<()> {
-        Ok(self.tensor().set_requires_grad(value)?)
+    fn set_requires_grad(slf: &Bound<'_, Self>, value: bool) -> PyResult<()> {
+        slf.get().tensor().set_requires_grad(value)?;
+        if value {
+            remember_object(slf)?;
+        }
+        Ok(())
     }
 
     #[pyo3(signature = (requires_grad=true))]
     fn requires_grad_(slf: &Bound<'_, Self>, requires_grad: bool) -> PyResult<Py<PyAny>> {
         slf.get().tensor().set_requires_grad(requires_grad)?;
+        if requires_grad {
+            remember_object(slf)?;
+        }
         Ok(slf.clone().into_any().unbind())
     }
 
@@ -675,6 +682,31 @@ impl PyTensor {
     fn triu(&self, diagonal: i64) -> PyResult<PyTensor> {
         Ok(PyTensor::wrap(self.tensor().triangle(diagonal, true)?))
     }
+}
+
+/// Remembers `obj` (weakly) as the Python object of its tensor: a leaf that requires grad,
+/// whose `AccumulateGrad.variable` must give this object back.
+pub(crate) fn remember_object(obj: &Bound<'_, PyTensor>) -> PyResult<()> {
+    let weak = pyo3::types::PyWeakrefReference::new(obj.as_any())?.unbind();
+    obj.get().tensor().set_front_object(std::sync::Arc::new(weak));
+    Ok(())
+}
+
+/// The Python object of `t`: the one remembered for it while that lives, else a new one
+/// (remembered in turn).
+pub(crate) fn object_of(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
+    use pyo3::types::PyWeakrefMethods;
+    let known = t
+        .front_object()
+        .and_then(|h| h.downcast_ref::<Py<pyo3::types::PyWeakrefReference>>().and_then(|w| w.bind(py).upgrade()));
+    if let Some(obj) = known {
+        if obj.cast::<PyTensor>().is_ok_and(|o| o.get().tensor().same(&t)) {
+            return Ok(obj.unbind());
+        }
+    }
+    let obj = Bound::new(py, PyTensor::wrap(t))?;
+    remember_object(&obj)?;
+    Ok(obj.into_any().unbind())
 }
 
 pub fn tensors_tuple(py: Python<'_>, parts: Vec<Tensor>) -> PyResult<Py<PyTuple>> {

@@ -3,7 +3,7 @@
 
 use crate::cpu::elementwise::{map2, map3};
 use crate::cpu::num::Arith;
-use crate::autograd::{record, GradMode, Op};
+use crate::autograd::{record, record_named, GradMode, Op};
 use crate::cpu::cast::convert_strided;
 use crate::device::Device;
 use crate::dtype::{result_type, DType, Element, Operand};
@@ -197,7 +197,35 @@ pub fn binary(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
             BinaryOp::Div if !tb.requires_grad() => vec![1],
             _ => vec![0, 1],
         };
-        record(Op::Binary(op), &[&ta, &tb], &[&out], &saves, &[]);
+        let (a_number, b_number) = (matches!(a, Arg::S(_)), matches!(b, Arg::S(_)));
+        let (op, name) = match op {
+            BinaryOp::FloorDiv => (Op::NotImplemented { forward: "floor_divide" }, None),
+            BinaryOp::Rem if a_number => (Op::NotImplemented { forward: "remainder" }, None),
+            BinaryOp::Rem => (Op::Binary(op), Some(if b_number { "RemainderBackward0" } else { "RemainderBackward1" })),
+            // A number raised to a tensor, or minus one: PyTorch's overloads taking the number.
+            BinaryOp::Pow if a_number => (Op::Binary(op), Some("PowBackward2")),
+            BinaryOp::Sub if a_number => (Op::Binary(op), Some("RsubBackward1")),
+            _ => (Op::Binary(op), None),
+        };
+        record_named(name, op, &[&ta, &tb], &[&out], &saves, &[]);
+    }
+    Ok(out)
+}
+
+/// `div(other, rounding_mode="floor")`: the floored quotient, whose gradient is zero (unlike
+/// `floor_divide`'s, which PyTorch leaves undefined).
+pub fn div_floor(a: Arg, b: Arg) -> Result<Tensor> {
+    let out = {
+        let _raw = GradMode::disabled();
+        binary_raw(a, b, BinaryOp::FloorDiv)?
+    };
+    if crate::autograd::is_grad_enabled() {
+        let as_tensor = |x: Arg| match x {
+            Arg::T(t) => Ok(t.clone()),
+            Arg::S(s) => Tensor::scalar_tensor(s, out.dtype()),
+        };
+        let (ta, tb) = (as_tensor(a)?, as_tensor(b)?);
+        record_named(Some("DivBackward2"), Op::Binary(BinaryOp::FloorDiv), &[&ta, &tb], &[&out], &[], &[]);
     }
     Ok(out)
 }

@@ -198,6 +198,10 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
     let acc = acc.sum_out(&output)?;
     let sizes: Vec<usize> = output.iter().map(|&c| acc.size(c)).collect();
     let missing: Vec<char> = output.iter().copied().filter(|c| !acc.labels.contains(c)).collect();
+    if acc.labels == output && acc.t.shape() == sizes.as_slice() {
+        // Already in the output's order (the last contraction's view, as PyTorch ends).
+        return acc.t.contiguous();
+    }
     let mut t = acc.t.clone();
     let mut labels = acc.labels.clone();
     for c in missing {

@@ -1,8 +1,8 @@
 //! Matrix products with PyTorch's rules: `matmul` (1-D, 2-D and broadcast batched), mm, bmm,
 //! addmm, dot, outer, mv and einsum.
 
-use crate::cpu::matmul::{batched_gemm, batched_int_matmul, MatRef};
-use crate::dtype::{DType, Operand, result_type};
+use crate::cpu::matmul::{addmm_gemm, batched_gemm, batched_int_matmul, MatRef};
+use crate::dtype::DType;
 use crate::autograd::{record, GradMode, Op};
 use crate::error::{Error, Result};
 use crate::shape::broadcast_shapes;
@@ -114,7 +114,11 @@ impl Tensor {
         match (da, db) {
             (1, 1) => self.dot(other),
             (2, 2) => self.mm(other),
-            (1, 2) => self.unsqueeze(0)?.mm(other)?.squeeze_dims(&[0]),
+            (1, 2) => {
+                // PyTorch's node for this squeeze is its squeeze_(dim) overload's.
+                let out = self.unsqueeze(0)?.mm(other)?;
+                Ok(out.view_op(out.layout().squeeze_dims(&[0]), super::view::ViewKind::Same("SqueezeBackward4")))
+            }
             (2, 1) => {
                 if self.shape()[1] != other.shape()[0] {
                     return Err(Error::Runtime(format!(
@@ -170,6 +174,31 @@ impl Tensor {
         })
     }
 
+    /// `torch.inner`: products summed over the last dim of both, as one matrix product viewed
+    /// back to `self.shape[:-1] + other.shape[:-1]` (a number operand multiplies).
+    pub fn inner(&self, other: &Tensor) -> Result<Tensor> {
+        if self.ndim() == 0 || other.ndim() == 0 {
+            return self.binary(BinaryOp::Mul, other);
+        }
+        let (k1, k2) = (self.shape()[self.ndim() - 1], other.shape()[other.ndim() - 1]);
+        if k1 != k2 {
+            return Err(Error::Runtime(format!(
+                "inner() the last dimension must match on both input tensors but got shapes {:?} and {:?}",
+                self.shape(),
+                other.shape()
+            )));
+        }
+        let to_i64 = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<_>>();
+        let mut shape = to_i64(&self.shape()[..self.ndim() - 1]);
+        shape.extend(to_i64(&other.shape()[..other.ndim() - 1]));
+        let out = if self.ndim() == 1 && other.ndim() == 1 {
+            self.dot(other)?
+        } else {
+            self.reshape(&[-1, k1 as i64])?.mm(&other.reshape(&[-1, k2 as i64])?.t()?)?
+        };
+        out.view(&shape)
+    }
+
     pub fn outer(&self, other: &Tensor) -> Result<Tensor> {
         if self.ndim() != 1 || other.ndim() != 1 {
             return Err(Error::Runtime("outer: expected 1D tensors".into()));
@@ -177,29 +206,78 @@ impl Tensor {
         self.unsqueeze(1)?.binary(BinaryOp::Mul, &other.unsqueeze(0)?)
     }
 
-    /// `addmm(input, m1, m2, beta, alpha)` = beta * input + alpha * (m1 @ m2).
+    /// `addmm(input, m1, m2, beta, alpha)` = beta * input + alpha * (m1 @ m2), one op with its
+    /// own node (AddmmBackward0): on the CPU the broadcast `beta * input` is written into the
+    /// output first and gemm accumulates the product into it.
     pub fn addmm(&self, m1: &Tensor, m2: &Tensor, beta: Scalar, alpha: Scalar) -> Result<Tensor> {
-        crate::autograd::named("AddmmBackward0", &[self, m1, m2], || {
-            let prod = m1.mm(m2)?;
-            let prod = if alpha.to_f64() == 1.0 { prod } else { prod.binary_scalar(BinaryOp::Mul, alpha, false)? };
-            if beta.to_f64() == 0.0 {
-                let shape = broadcast_shapes(self.shape(), prod.shape())?;
-                if shape != prod.shape() {
-                    return Err(Error::Runtime(format!("The expanded size of the tensor must match")));
-                }
-                return Ok(prod);
+        for (t, name) in [(m1, "self"), (m2, "mat2")] {
+            if t.ndim() != 2 {
+                return Err(Error::Runtime(format!("addmm: {name} must be a matrix, got {}-D tensor", t.ndim())));
             }
-            let bias = if beta.to_f64() == 1.0 { self.clone() } else { self.binary_scalar(BinaryOp::Mul, beta, false)? };
-            let out = prod.binary(BinaryOp::Add, &bias)?;
-            if out.shape() != prod.shape() {
+        }
+        let (m, k, n) = (m1.shape()[0], m1.shape()[1], m2.shape()[1]);
+        if m2.shape()[0] != k {
+            return Err(Error::Runtime(format!("addmm: mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {}x{n})", m2.shape()[0])));
+        }
+        for (a, b) in [(m1, m2), (self, m1)] {
+            if a.dtype() != b.dtype() {
                 return Err(Error::Runtime(format!(
-                    "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton dimension 1.",
-                    prod.shape()[1], self.shape().last().copied().unwrap_or(1)
+                    "self and mat2 must have the same dtype, but got {} and {}",
+                    crate::tensor::arith::title_name(a.dtype()),
+                    crate::tensor::arith::title_name(b.dtype())
                 )));
             }
-            let _ = result_type(&[Operand::Tensor(self.dtype())]);
-            Ok(out)
-        })
+        }
+        let out = {
+            let _raw = GradMode::disabled();
+            // Checks that the input broadcasts to [m, n] (PyTorch's expand error), even when
+            // beta = 0 leaves it unread.
+            let bias = self.expand(&[m as i64, n as i64])?;
+            self.addmm_kernel(&bias, m1, m2, beta, alpha)?
+        };
+        let saves: Vec<usize> = [m2.requires_grad().then_some(1), m1.requires_grad().then_some(2)].into_iter().flatten().collect();
+        record(Op::Addmm { beta: beta.to_f64(), alpha: alpha.to_f64() }, &[self, m1, m2], &[&out], &saves, &[]);
+        Ok(out)
+    }
+
+    /// `addmm`'s values; `bias` is the input broadcast to the output's shape.
+    fn addmm_kernel(&self, bias: &Tensor, m1: &Tensor, m2: &Tensor, beta_s: Scalar, alpha_s: Scalar) -> Result<Tensor> {
+        let dt = m1.dtype();
+        let (beta, alpha) = (beta_s.to_f64(), alpha_s.to_f64());
+        let cpu_float = matches!(dt, DType::F32 | DType::F64 | DType::F16);
+        if !cpu_float || !crate::device::common_device(&[self, m1, m2], false)?.is_cpu() {
+            // Other dtypes and devices: the product, then the scaled sum.
+            let prod = m1.mm(m2)?;
+            let prod = if alpha == 1.0 { prod } else { prod.binary_scalar(BinaryOp::Mul, alpha_s, false)? };
+            if beta == 0.0 {
+                return Ok(prod);
+            }
+            let b = if beta == 1.0 { bias.clone() } else { bias.binary_scalar(BinaryOp::Mul, beta_s, false)? };
+            return prod.binary(BinaryOp::Add, &b);
+        }
+        let (m, k, n) = (m1.shape()[0], m1.shape()[1], m2.shape()[1]);
+        crate::tensor::check_alloc(&[m, n], dt)?;
+        // beta * input is computed on the input's own (small) shape before broadcasting.
+        let bias = match beta {
+            0.0 => None,
+            1.0 => Some(bias.clone()),
+            b => Some(self.binary_scalar(BinaryOp::Mul, Scalar::Float(b), false)?.expand(&[m as i64, n as i64])?),
+        };
+        let mat = |t: &Tensor| MatRef { offset: t.layout().offset, rs: t.layout().strides[0], cs: t.layout().strides[1] };
+        let (am, bm) = (mat(m1), mat(m2));
+        macro_rules! run {
+            ($t:ty) => {{
+                let dst = bias.map(|b| b.with_slice::<$t, _>("addmm", |s, l| crate::cpu::cast::convert_strided::<$t, $t>(s, l))).transpose()?;
+                let alpha = Scalar::Float(alpha).to_element::<$t>();
+                let data = m1.with_slice::<$t, _>("addmm", |a, _| m2.with_slice::<$t, _>("addmm", |b, _| addmm_gemm(dst, a, am, b, bm, m, k, n, alpha)))??;
+                Tensor::from_vec(data, &[m, n])
+            }};
+        }
+        match dt {
+            DType::F32 => run!(f32),
+            DType::F64 => run!(f64),
+            _ => run!(half::f16),
+        }
     }
 
     /// `torch.einsum` with explicit (`->`) or implicit output, and `...` for broadcast dims.

@@ -337,6 +337,49 @@ impl Tensor {
         Ok(())
     }
 
+    /// `fill_(value)`: a number, or a zero-dim tensor (which then gets a gradient).
+    pub fn fill_(&self, value: arith::Arg) -> Result<()> {
+        match value {
+            arith::Arg::S(s) => self.fill_named(&Tensor::scalar_tensor(s, self.dtype())?, "FillBackward2"),
+            arith::Arg::T(t) => {
+                if t.ndim() != 0 {
+                    return Err(Error::Runtime(format!(
+                        "fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.",
+                        t.ndim()
+                    )));
+                }
+                self.fill_named(t, "FillBackward3")
+            }
+        }
+    }
+
+    pub fn zero_(&self) -> Result<()> {
+        self.fill_named(&Tensor::zeros(&[], self.dtype())?, "ZeroBackward0")
+    }
+
+    /// Writes the zero-dim `value` everywhere. A tensor with history gets a node `kind` of its
+    /// own (PyTorch's ZeroBackward0 / FillBackward2 / FillBackward3) over that history; a view
+    /// writes through its base as `copy_` does.
+    fn fill_named(&self, value: &Tensor, kind: &'static str) -> Result<()> {
+        let tracked = self.check_inplace(value)?;
+        let through_view = self.view_base().is_some_and(|b| b.shares_storage(self));
+        if !tracked || through_view {
+            return self.copy_(value);
+        }
+        // The values before the write, with their history, become the node's first input.
+        let before = self.detach();
+        if let Some(f) = self.grad_fn() {
+            before.set_grad_fn(f, self.output_nr());
+        }
+        {
+            let _raw = GradMode::disabled();
+            self.copy_(value)?;
+        }
+        let inputs: Vec<&Tensor> = if kind == "FillBackward3" { vec![&before, value] } else { vec![&before] };
+        autograd::record(Op::Fill { kind }, &inputs, &[self], &[], &[]);
+        Ok(())
+    }
+
     fn copy_raw(&self, src: &Tensor) -> Result<()> {
         let shape = shape::broadcast_shapes(self.shape(), src.shape())?;
         if shape != self.shape() {

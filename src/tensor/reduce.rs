@@ -61,9 +61,10 @@ impl Tensor {
         };
         if crate::autograd::is_grad_enabled() && self.requires_grad() {
             let (rdims, _) = self.reduction_shape(dims, keepdim)?;
+            let full = dims.is_none_or(|d| d.is_empty());
             match op {
-                ReduceOp::Sum => record(Op::Sum { dims: rdims, keepdim, full: dims.is_none_or(|d| d.is_empty()) }, &[self], &[&out], &[], &[]),
-                ReduceOp::Prod => record(Op::Prod { dims: rdims, keepdim }, &[self], &[&out], &[0], &[0]),
+                ReduceOp::Sum => record(Op::Sum { dims: rdims, keepdim, full }, &[self], &[&out], &[], &[]),
+                ReduceOp::Prod => record(Op::Prod { dims: rdims, keepdim, full }, &[self], &[&out], &[0], &[0]),
                 ReduceOp::Max | ReduceOp::Min => {
                     record(Op::Extremum { dims: rdims, keepdim, max: op == ReduceOp::Max }, &[self], &[&out], &[0], &[0])
                 }

@@ -259,11 +259,27 @@ impl Tensor {
 
     pub fn unbind(&self, dim: i64) -> Result<Vec<Tensor>> {
         let d = wrap_dim_strict(dim, self.ndim())?;
-        (0..self.shape()[d]).map(|i| self.select(d as i64, i as i64)).collect()
+        let parts = {
+            let _raw = crate::autograd::GradMode::disabled();
+            (0..self.shape()[d]).map(|i| self.select(d as i64, i as i64)).collect::<Result<Vec<_>>>()?
+        };
+        Ok(self.record_pieces(parts, d, vec![1; self.shape()[d]], true, "UnbindBackward0"))
+    }
+
+    /// Views `parts` of self (pieces of `sizes` along `dim`, each without that dim when
+    /// `squeezed`) as the outputs of one node named `kind`, as PyTorch's split and unbind.
+    fn record_pieces(&self, parts: Vec<Tensor>, dim: usize, sizes: Vec<usize>, squeezed: bool, kind: &'static str) -> Vec<Tensor> {
+        let refs: Vec<&Tensor> = parts.iter().collect();
+        record(Op::Split { dim, sizes, squeezed, kind }, &[self], &refs, &[], &[]);
+        parts
     }
 
     /// Pieces of `sizes` along `dim`; they must add up to the dim's size.
     pub fn split_sizes(&self, sizes: &[i64], dim: i64) -> Result<Vec<Tensor>> {
+        self.split_pieces(sizes, dim, "SplitWithSizesBackward0")
+    }
+
+    fn split_pieces(&self, sizes: &[i64], dim: i64, kind: &'static str) -> Result<Vec<Tensor>> {
         self.expect_dims("split")?;
         let d = wrap_dim(dim, self.ndim())?;
         let total = sizes.iter().try_fold(0i64, |acc, &s| if s < 0 { None } else { acc.checked_add(s) });
@@ -274,14 +290,18 @@ impl Tensor {
             )));
         }
         let mut start = 0;
-        sizes
-            .iter()
-            .map(|&s| {
-                let t = self.narrow(d as i64, start, s);
-                start += s;
-                t
-            })
-            .collect()
+        let parts = {
+            let _raw = crate::autograd::GradMode::disabled();
+            sizes
+                .iter()
+                .map(|&s| {
+                    let t = self.narrow(d as i64, start, s);
+                    start += s;
+                    t
+                })
+                .collect::<Result<Vec<_>>>()?
+        };
+        Ok(self.record_pieces(parts, d, sizes.iter().map(|&s| s as usize).collect(), false, kind))
     }
 
     /// Pieces of `size` along `dim` (the last may be smaller).
@@ -299,7 +319,7 @@ impl Tensor {
         if n % size != 0 {
             sizes.push(n % size);
         }
-        self.split_sizes(&sizes, dim)
+        self.split_pieces(&sizes, dim, "SplitBackward0")
     }
 
     /// `chunk(chunks, dim)`: pieces of ceil(size / chunks).
@@ -312,7 +332,7 @@ impl Tensor {
         let n = self.shape()[d] as i64;
         let size = (n / chunks + i64::from(n % chunks != 0)).max(1);
         if n == 0 {
-            return self.split_sizes(&vec![0; chunks as usize], dim);
+            return self.split_pieces(&vec![0; chunks as usize], dim, "SplitBackward0");
         }
         self.split(size, dim)
     }

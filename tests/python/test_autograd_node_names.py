@@ -160,6 +160,61 @@ CASES = [
     ("pairwise_distance", lambda: F.pairwise_distance(a(), x(3, 4)), "NormBackward1"),
     ("embedding", lambda: F.embedding(torch.tensor([[0, 2], [1, 3]]), x(4, 5)), "EmbeddingBackward0"),
     ("dropout", lambda: F.dropout(a(), 0.5, training=True), "MulBackward0"),
+    # overloads taking a Python number, ops without a derivative
+    ("rpow", lambda: 2 ** a(), "PowBackward2"),
+    ("remainder", lambda: a().remainder(x(3, 4)), "RemainderBackward1"),
+    ("remainder_scalar", lambda: a().remainder(2.0), "RemainderBackward0"),
+    ("remainder_number_tensor", lambda: 2.0 % a(), "NotImplemented"),
+    ("rsub", lambda: 1 - a(), "RsubBackward1"),
+    ("rdiv", lambda: 1 / a(), "MulBackward0"),
+    ("floor_divide", lambda: a().floor_divide(x(3, 4)), "NotImplemented"),
+    ("floor_divide_scalar", lambda: a() // 2.0, "NotImplemented"),
+    ("div_floor", lambda: a().div(x(3, 4), rounding_mode="floor"), "DivBackward2"),
+    ("prod", lambda: a().prod(), "ProdBackward0"),
+    ("prod_dim", lambda: a().prod(1), "ProdBackward1"),
+    ("cross_entropy_soft", lambda: F.cross_entropy(a(), x(3, 4).detach()), "DivBackward1"),
+    # pieces
+    ("chunk", lambda: a().chunk(2, 1)[0], "SplitBackward0"),
+    ("split", lambda: a().split(2, 1)[1], "SplitBackward0"),
+    ("split_sizes", lambda: a().split([1, 3], 1)[1], "SplitWithSizesBackward0"),
+    ("unbind", lambda: a().unbind(0)[0], "UnbindBackward0"),
+    # products
+    ("matmul_vm", lambda: x(3) @ a(), "SqueezeBackward4"),
+    ("inner", lambda: x(4).inner(x(4)), "ViewBackward0"),
+    ("inner_2d", lambda: a().inner(x(5, 4)), "ViewBackward0"),
+    ("einsum", lambda: torch.einsum("ij,jk->ik", a(), x(4, 5)), "ViewBackward0"),
+    ("linear", lambda: F.linear(a(), x(5, 4), x(5)), "AddmmBackward0"),
+    ("linear_nobias", lambda: F.linear(a(), x(5, 4)), "MmBackward0"),
+    ("linear_3d", lambda: F.linear(x(2, 3, 4), x(5, 4), x(5)), "UnsafeViewBackward0"),
+    ("linear_3d_nobias", lambda: F.linear(x(2, 3, 4), x(5, 4)), "UnsafeViewBackward0"),
+    ("linear_1d", lambda: F.linear(x(4), x(5, 4), x(5)), "UnsafeViewBackward0"),
+    # pooling, padding, resizing, attention
+    ("avg_pool1d", lambda: F.avg_pool1d(x(2, 3, 8), 2), "SqueezeBackward1"),
+    ("adaptive_avg_pool1d", lambda: F.adaptive_avg_pool1d(x(2, 3, 8), 4), "SqueezeBackward1"),
+    ("pad_constant", lambda: F.pad(a(), (1, 1)), "ConstantPadNdBackward0"),
+    ("pad_reflect_1d", lambda: F.pad(x(2, 3, 6), (1, 2), mode="reflect"), "ReflectionPad1DBackward0"),
+    ("pad_reflect", lambda: F.pad(img(), (1, 1, 1, 1), mode="reflect"), "ReflectionPad2DBackward0"),
+    ("pad_reflect_3d", lambda: F.pad(x(1, 2, 3, 3, 3), (1,) * 6, mode="reflect"), "ReflectionPad3DBackward0"),
+    ("pad_replicate_1d", lambda: F.pad(x(2, 3, 6), (1, 2), mode="replicate"), "ReplicationPad1DBackward0"),
+    ("pad_replicate", lambda: F.pad(img(), (1, 1, 1, 1), mode="replicate"), "ReplicationPad2DBackward0"),
+    ("pad_replicate_3d", lambda: F.pad(x(1, 2, 3, 3, 3), (1,) * 6, mode="replicate"), "ReplicationPad3DBackward0"),
+    ("interpolate_nearest", lambda: F.interpolate(img(), scale_factor=2, mode="nearest"), "UpsampleNearest2DBackward0"),
+    ("interpolate_nearest_1d", lambda: F.interpolate(x(2, 3, 6), size=9, mode="nearest"), "UpsampleNearest1DBackward0"),
+    ("interpolate_nearest_3d", lambda: F.interpolate(x(1, 2, 3, 3, 3), scale_factor=2), "UpsampleNearest3DBackward0"),
+    ("interpolate_nearest_exact", lambda: F.interpolate(img(), scale_factor=2, mode="nearest-exact"),
+     "UpsampleNearestExact2DBackward0"),
+    ("interpolate_linear", lambda: F.interpolate(x(2, 3, 6), scale_factor=2, mode="linear"), "UpsampleLinear1DBackward0"),
+    ("interpolate_bilinear", lambda: F.interpolate(img(), scale_factor=2, mode="bilinear", align_corners=False),
+     "UpsampleBilinear2DBackward0"),
+    ("interpolate_trilinear", lambda: F.interpolate(x(1, 2, 3, 3, 3), scale_factor=2, mode="trilinear"),
+     "UpsampleTrilinear3DBackward0"),
+    ("sdpa", lambda: F.scaled_dot_product_attention(x(1, 2, 3, 4), x(1, 2, 3, 4), x(1, 2, 3, 4)),
+     "ScaledDotProductFlashAttentionForCpuBackward0"),
+    ("sdpa_3d", lambda: F.scaled_dot_product_attention(x(2, 3, 4), x(2, 3, 4), x(2, 3, 4)), "SqueezeBackward1"),
+    # in-place writes over a history
+    ("zero_", lambda: (a() * 1).zero_(), "ZeroBackward0"),
+    ("fill_", lambda: (a() * 1).fill_(1.0), "FillBackward2"),
+    ("fill_tensor", lambda: (a() * 1).fill_(torch.tensor(1.0)), "FillBackward3"),
 ]
 
 
@@ -207,3 +262,119 @@ def test_composite_node_with_one_tensor_given_twice():
     t = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     t.dot(t).backward()
     assert t.grad.tolist() == [2.0, 4.0, 6.0]
+
+
+def _f64(*shape):
+    return torch.rand(*shape, dtype=torch.float64).mul(0.8).add(0.1).requires_grad_()
+
+
+def test_nodes_without_a_derivative_fail_in_backward_naming_the_op():
+    for y, op in [(a().floor_divide(x(3, 4)), "floor_divide"), (a() // 2, "floor_divide"),
+                  (2.0 % a(), "remainder")]:
+        assert y.grad_fn.name() == "torch::autograd::NotImplemented"
+        with pytest.raises(RuntimeError, match=f"^derivative for aten::{op} is not implemented$"):
+            y.sum().backward()
+
+
+def test_div_with_floor_rounding_has_a_zero_gradient():
+    t, u = a(), x(3, 4)
+    t.div(u, rounding_mode="floor").sum().backward()
+    assert t.grad.tolist() == [[0.0] * 4] * 3 and u.grad.tolist() == [[0.0] * 4] * 3
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "atan2"])
+@pytest.mark.parametrize("number", [2.0, 2])
+def test_tensor_only_binary_ops_refuse_numbers(name, number):
+    kind = type(number).__name__
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'other' \(position 1\) must be Tensor, not {kind}$"):
+        getattr(a(), name)(number)
+
+
+def test_pieces_are_the_outputs_of_one_node():
+    t = a()
+    for parts, n in [(t.chunk(2, 1), 2), (t.split(3, 1), 2), (t.split([1, 1, 2], 1), 3), (t.unbind(0), 3)]:
+        fns = [p.grad_fn for p in parts]
+        assert all(f is fns[0] for f in fns)
+        assert [p.output_nr for p in parts] == list(range(n))
+        assert parts[0].grad_fn.next_functions[0][0].variable is t
+    # Pieces with no gradient contribute zeros.
+    t.chunk(2, 1)[1].sum().backward()
+    assert t.grad.tolist() == [[0.0, 0.0, 1.0, 1.0]] * 3
+    t.grad = None
+    (t.unbind(0)[2] * 2).sum().backward()
+    assert t.grad.tolist() == [[0.0] * 4, [0.0] * 4, [2.0] * 4]
+
+
+@pytest.mark.parametrize("f", [lambda t: t.chunk(3, 1), lambda t: t.split([1, 3, 1], 1), lambda t: t.unbind(1),
+                               lambda t: t.split(2, 0)[1:], lambda t: (t.unbind(0)[1] * 3,)],
+                         ids=["chunk", "split_sizes", "unbind", "split_some", "unbind_one"])
+def test_pieces_gradcheck(f):
+    from rstorch.autograd import gradcheck, gradgradcheck
+    # contiguous, transposed, and broadcast (a (4, 1) input expanded)
+    for t, pre in [(_f64(4, 5), lambda t: t), (_f64(5, 4), lambda t: t.t()), (_f64(4, 1), lambda t: t.expand(4, 5))]:
+        assert gradcheck(lambda t: f(pre(t)), (t,))
+        assert gradgradcheck(lambda t: f(pre(t)), (t,))
+
+
+def test_in_place_writes_over_a_history():
+    from rstorch.autograd import gradcheck, gradgradcheck
+    t = a()
+    y = (t * 2).zero_()
+    assert type(y.grad_fn.next_functions[0][0]).__name__ == "MulBackward0"
+    (y + t).sum().backward()
+    assert t.grad.tolist() == [[1.0] * 4] * 3
+    v = x()
+    (a() * 1).fill_(v).sum().backward()
+    assert abs(v.grad.item() - 12.0) < 1e-6
+    with pytest.raises(RuntimeError, match="fill_ only supports 0-dimension value tensor but got tensor with 1 dimensions."):
+        (a() * 1).fill_(torch.ones(2))
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+        a().zero_()
+    # Through a view: the base's node is CopySlices, as for any write through a view.
+    b = a() * 1
+    b[1:].zero_()
+    assert type(b.grad_fn).__name__ == "CopySlices"
+    # Tensors without history are simply written.
+    assert torch.ones(2).fill_(3.0).grad_fn is None and torch.ones(2).zero_().tolist() == [0.0, 0.0]
+    fill = lambda t, v: (t * t).fill_(v) * v
+    for t in (_f64(3, 4), _f64(4, 3).t()):
+        assert gradcheck(fill, (t, _f64()))
+        assert gradgradcheck(fill, (t, _f64()))
+        assert gradcheck(lambda t: (t * t).zero_() + t, (t,))
+
+
+def test_accumulate_grad_variable_is_the_leaf_object():
+    import rstorch.nn as nn
+    leaves = [x(3), torch.ones(3, requires_grad=True), torch.tensor([1.0, 2.0], requires_grad=True),
+              nn.Parameter(torch.ones(2)), torch.zeros(2).requires_grad_()]
+    t = torch.zeros(2)
+    t.requires_grad = True
+    leaves.append(t)
+    for leaf in leaves:
+        y, z = leaf * 2, leaf + 1
+        acc = y.grad_fn.next_functions[0][0]
+        assert acc.variable is leaf and acc.variable is leaf
+        # One node per leaf, the same object on every walk while the graph holds it.
+        assert z.grad_fn.next_functions[0][0] is acc
+        assert y.grad_fn.next_functions[0][0] is y.grad_fn.next_functions[0][0]
+
+
+_SOFT_TARGET = torch.rand(2, 3, 6, dtype=torch.float64).softmax(1)
+
+
+@pytest.mark.parametrize("f", [lambda t: F.avg_pool1d(t, 2), lambda t: F.avg_pool1d(t, 3, 2, 1, ceil_mode=True),
+                               lambda t: F.adaptive_avg_pool1d(t, 4), lambda t: F.adaptive_avg_pool1d(t, 1),
+                               lambda t: F.pad(t, (1, 2), mode="reflect"), lambda t: F.pad(t, (2, -1), value=0.5),
+                               lambda t: F.interpolate(t, scale_factor=2, mode="linear"),
+                               lambda t: F.interpolate(t, size=9), lambda t: F.scaled_dot_product_attention(t, t, t),
+                               lambda t: F.cross_entropy(t, _SOFT_TARGET), lambda t: F.linear(t, t[0], t[1, 0, :3])],
+                         ids=["avg_pool1d", "avg_pool1d_ceil", "adaptive_avg_pool1d", "adaptive_avg_pool1d_1",
+                              "pad_reflect", "pad_constant_crop", "interpolate_linear", "interpolate_nearest",
+                              "sdpa_3d", "cross_entropy_soft", "linear_3d"])
+def test_renamed_ops_gradcheck(f):
+    from rstorch.autograd import gradcheck, gradgradcheck
+    # contiguous, transposed, and broadcast (a (2, 1, 6) input expanded)
+    for t, pre in [(_f64(2, 3, 6), lambda t: t), (_f64(2, 6, 3), lambda t: t.transpose(1, 2)),
+                   (_f64(2, 1, 6), lambda t: t.expand(2, 3, 6))]:
+        assert gradcheck(lambda t: f(pre(t)), (t,))
+        assert gradgradcheck(lambda t: f(pre(t)), (t,))

@@ -125,10 +125,14 @@ def _cross_entropy_soft(logp, target, weight, reduction, label_smoothing, class_
         wshape = [1] * logp.dim()
         wshape[class_dim] = classes
         terms = terms * weight.reshape(wshape)
+    if reduction in ("mean", "sum") and logp.dim() > 1:
+        total = -terms.sum()
+        if reduction == "sum":
+            return total
+        # A division by a number: PyTorch's node for it is DivBackward1.
+        return as_node("DivBackward1", (total,), total / (logp.numel() // classes))
     losses = -terms.sum(class_dim)
-    if reduction == "mean":
-        return losses.sum() / (logp.numel() // classes) if logp.dim() > 1 else losses
-    return reduce_loss(losses, reduction)
+    return losses if reduction == "mean" else reduce_loss(losses, reduction)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):

@@ -96,7 +96,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     _check_pool_input("avg_pool1d", input, 1)
     kernel_size = _single(kernel_size)
     stride = kernel_size if stride is None or stride == [] or stride == () else _single(stride)
-    return _avg_pool(input, kernel_size, stride, _single(padding), ceil_mode, count_include_pad, None)
+    # PyTorch pools a height-1 image in 2-D and squeezes the height away.
+    image = input.unsqueeze(-2)
+    out = _avg_pool(image, (1,) + kernel_size, (1,) + stride, (0,) + _single(padding), ceil_mode,
+                    count_include_pad, None)
+    return as_node("AvgPool2DBackward0", (image,), out).squeeze(-2)
 
 
 def _adaptive_bins(length, out):
@@ -135,4 +139,5 @@ def adaptive_avg_pool2d(input, output_size):
 def adaptive_avg_pool1d(input, output_size):
     _check_pool_input("adaptive_avg_pool1d", input, 1)
     (o,) = _single(output_size)
-    return input.matmul(_averaging_matrix(input.shape[-1], o, input.dtype, input.device).t())
+    # As PyTorch: the 2-D op over a height-1 image, the height squeezed away.
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)

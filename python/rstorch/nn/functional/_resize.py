@@ -2,6 +2,7 @@
 import math
 
 import rstorch
+from ._utils import as_node
 
 
 def _pad_constant(input, pads, value):
@@ -55,7 +56,7 @@ def pad(input, pad, mode="constant", value=None):
             f"Padding length should be less than or equal to two times the input dimension but got padding "
             f"length {len(pad)} and input of dimension {input.dim()}")
     if mode == "constant":
-        return _pad_constant(input, pad, 0.0 if value is None else value)
+        return as_node("ConstantPadNdBackward0", (input,), _pad_constant(input, pad, 0.0 if value is None else value))
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0:
@@ -73,7 +74,11 @@ def pad(input, pad, mode="constant", value=None):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         index = rstorch.tensor(_source_indices(mode, size, left, right), dtype=rstorch.int64, device=out.device)
         out = out.index_select(dim, index)
-    return out
+    if mode == "circular":
+        return out
+    # PyTorch's nodes: ReflectionPad1DBackward0 ... ReplicationPad3DBackward0, by padded dims.
+    kind = "Reflection" if mode == "reflect" else "Replication"
+    return as_node(f"{kind}Pad{len(pad) // 2}DBackward0", (input,), out)
 
 
 def _output_sizes(input, size, scale_factor, spatial):
@@ -142,7 +147,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         for a in range(spatial):
             idx = _nearest_index(input.shape[2 + a], sizes[a], factors[a], mode == "nearest-exact")
             out = out.index_select(2 + a, rstorch.tensor(idx, dtype=rstorch.int64, device=out.device))
-        return out
+        kind = "NearestExact" if mode == "nearest-exact" else "Nearest"
+        return as_node(f"Upsample{kind}{spatial}DBackward0", (input,), out)
     if mode == "area":
         from ._pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
         return adaptive_avg_pool1d(input, sizes) if spatial == 1 else adaptive_avg_pool2d(input, sizes)
@@ -155,7 +161,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                input.device)
             # Interpolate along axis 2 + a: move it last, multiply by the weights, move it back.
             out = out.movedim(2 + a, -1).matmul(m.t()).movedim(-1, 2 + a)
-        return out
+        return as_node(f"Upsample{mode.capitalize()}{spatial}DBackward0", (input,), out)
     raise NotImplementedError(f"Input Error: interpolation mode {mode!r} is not supported")
 
 
