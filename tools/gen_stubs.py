@@ -16,7 +16,7 @@ RETURNS = {
     "element_size": "int", "data_ptr": "int", "is_floating_point": "bool", "is_complex": "bool",
     "item": "bool | int | float", "tolist": "Any", "numpy": "numpy.ndarray", "type": "Tensor | str",
     "unbind": "tuple[Tensor, ...]", "chunk": "tuple[Tensor, ...]", "split": "tuple[Tensor, ...]",
-    "max": "Any", "min": "Any", "sort": "Any", "topk": "Any", "nonzero": "Tensor | tuple[Tensor, ...]",
+    "max": "Any", "min": "Any", "sort": "Any", "topk": "Any", "median": "Any", "kthvalue": "Any", "nonzero": "Tensor | tuple[Tensor, ...]",
     "backward": "None", "retain_grad": "None", "__len__": "int", "__bool__": "bool", "__float__": "float",
     "__int__": "int", "__index__": "int", "__hash__": "int", "__setitem__": "None",
     "__iadd__": "None", "__isub__": "None", "__imul__": "None", "__itruediv__": "None",

@@ -38,10 +38,73 @@ _METHOD_FUNCTIONS = """
     unbind chunk split unfold flip roll tril triu ravel
     index_select gather scatter scatter_add index_add masked_fill masked_select nonzero sort argsort
     topk matmul mm bmm mv dot inner outer addmm numel is_floating_point is_complex clone detach
+    frac lerp addcmul addcdiv median kthvalue broadcast_to tile diag diagonal trace take
 """.split()
 for _name in _METHOD_FUNCTIONS:
     globals()[_name] = getattr(Tensor, _name)
 del _name
+
+
+def _stack_parts(tensors, name):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
+def atleast_1d(*tensors):
+    one = len(tensors) == 1 and isinstance(tensors[0], Tensor)
+    parts = tensors[0] if len(tensors) == 1 and not one else tensors
+    out = tuple(t.reshape(1) if t.dim() == 0 else t for t in parts)
+    return out[0] if one else out
+
+
+def atleast_2d(*tensors):
+    one = len(tensors) == 1 and isinstance(tensors[0], Tensor)
+    parts = tensors[0] if len(tensors) == 1 and not one else tensors
+    out = tuple(t.reshape(1, 1) if t.dim() == 0 else t.unsqueeze(0) if t.dim() == 1 else t for t in parts)
+    return out[0] if one else out
+
+
+def atleast_3d(*tensors):
+    one = len(tensors) == 1 and isinstance(tensors[0], Tensor)
+    parts = tensors[0] if len(tensors) == 1 and not one else tensors
+
+    def lift(t):
+        if t.dim() == 0:
+            return t.reshape(1, 1, 1)
+        if t.dim() == 1:
+            return t.unsqueeze(0).unsqueeze(-1)
+        if t.dim() == 2:
+            return t.unsqueeze(-1)
+        return t
+    out = tuple(lift(t) for t in parts)
+    return out[0] if one else out
+
+
+def hstack(tensors):
+    """Joins along dim 1, or dim 0 for 1-D tensors (0-d ones count as 1-D)."""
+    parts = atleast_1d(_stack_parts(tensors, "hstack"))
+    return cat(parts, 0 if parts[0].dim() == 1 else 1)
+
+
+def vstack(tensors):
+    """Joins along dim 0, 1-D tensors (and 0-d ones) becoming rows."""
+    return cat(atleast_2d(_stack_parts(tensors, "vstack")), 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors):
+    """Joins along dim 2, lower-dim tensors lifted to 3-D first."""
+    return cat(atleast_3d(_stack_parts(tensors, "dstack")), 2)
+
+
+def column_stack(tensors):
+    """Joins along dim 1, 0-d and 1-D tensors becoming columns."""
+    parts = [t.reshape(-1, 1) if t.dim() <= 1 else t for t in _stack_parts(tensors, "column_stack")]
+    return cat(parts, 1)
 
 
 def is_tensor(obj):

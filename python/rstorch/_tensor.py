@@ -73,7 +73,7 @@ _IN_PLACE = [
     "neg", "abs", "sign", "relu", "floor", "ceil", "trunc", "round", "exp", "exp2", "log", "log2",
     "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
     "cosh", "tanh", "sigmoid", "erf", "reciprocal", "square", "pow", "logical_not", "bitwise_not",
-    "tril", "triu", "clamp_min", "clamp_max", "fix", "negative", "silu",
+    "tril", "triu", "clamp_min", "clamp_max", "fix", "negative", "silu", "frac",
 ]
 
 

@@ -691,6 +691,80 @@ impl PyTensor {
         return_type(py, "topk", v, i)
     }
 
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn median(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> PyResult<Py<PyAny>> {
+        let t = &self.tensor();
+        match dim {
+            None => Ok(Py::new(py, PyTensor::wrap(run(py, t.numel(), || t.median())?))?.into_any()),
+            Some(d) => {
+                let d = super::convert::index_int(d)?;
+                let (v, i) = run(py, t.numel(), || t.median_dim(d, keepdim))?;
+                return_type(py, "median", v, i)
+            }
+        }
+    }
+
+    #[pyo3(signature = (k, dim=-1, keepdim=false))]
+    fn kthvalue(&self, py: Python<'_>, k: i64, dim: i64, keepdim: bool) -> PyResult<Py<PyAny>> {
+        let t = &self.tensor();
+        let (v, i) = run(py, t.numel(), || t.kthvalue(k, dim, keepdim))?;
+        return_type(py, "kthvalue", v, i)
+    }
+
+    fn take(&self, py: Python<'_>, index: &PyTensor) -> PyResult<PyTensor> {
+        let (t, i) = (&self.tensor(), &index.tensor());
+        Ok(PyTensor::wrap(run(py, i.numel(), || t.take(i))?))
+    }
+
+    fn trace(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        let t = &self.tensor();
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.trace())?))
+    }
+
+    // ----- pointwise ops of several tensors -------------------------------------------------------
+
+    fn frac(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        let t = &self.tensor();
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.frac())?))
+    }
+
+    fn lerp(&self, py: Python<'_>, end: &PyTensor, weight: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.lerp_impl(py, end, weight)?))
+    }
+
+    fn lerp_<'py>(slf: &Bound<'py, Self>, end: &PyTensor, weight: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        let me = slf.get();
+        let r = me.lerp_impl(slf.py(), end, weight)?;
+        me.assign_result(slf.py(), &r)?;
+        Ok(slf.clone())
+    }
+
+    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    fn addcmul(&self, py: Python<'_>, tensor1: &PyTensor, tensor2: &PyTensor, value: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.addc_impl(py, tensor1, tensor2, value, false)?))
+    }
+
+    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    fn addcmul_<'py>(slf: &Bound<'py, Self>, tensor1: &PyTensor, tensor2: &PyTensor, value: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
+        let me = slf.get();
+        let r = me.addc_impl(slf.py(), tensor1, tensor2, value, false)?;
+        me.assign_result(slf.py(), &r)?;
+        Ok(slf.clone())
+    }
+
+    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    fn addcdiv(&self, py: Python<'_>, tensor1: &PyTensor, tensor2: &PyTensor, value: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.addc_impl(py, tensor1, tensor2, value, true)?))
+    }
+
+    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    fn addcdiv_<'py>(slf: &Bound<'py, Self>, tensor1: &PyTensor, tensor2: &PyTensor, value: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
+        let me = slf.get();
+        let r = me.addc_impl(slf.py(), tensor1, tensor2, value, true)?;
+        me.assign_result(slf.py(), &r)?;
+        Ok(slf.clone())
+    }
+
     // ----- products -----------------------------------------------------------------------------
 
     fn matmul(&self, py: Python<'_>, other: &PyTensor) -> PyResult<PyTensor> {
@@ -934,6 +1008,24 @@ impl PyTensor {
             Other::T(x) => t.scatter(dim, i, Arg::T(x), add),
             Other::S(v) => t.scatter(dim, i, Arg::S(*v), add),
         })?)
+    }
+
+    fn lerp_impl(&self, py: Python<'_>, end: &PyTensor, weight: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        let (t, e) = (&self.tensor(), &end.tensor());
+        let w = other_strict(weight)?;
+        Ok(run(py, t.numel().max(e.numel()), || match &w {
+            Other::T(x) => t.lerp(e, Arg::T(x)),
+            Other::S(s) => t.lerp(e, Arg::S(*s)),
+        })?)
+    }
+
+    fn addc_impl(&self, py: Python<'_>, tensor1: &PyTensor, tensor2: &PyTensor, value: Option<&Bound<'_, PyAny>>, divide: bool) -> PyResult<Tensor> {
+        let value = match value {
+            None => Scalar::Int(1),
+            Some(v) => scalar_of(v).ok_or_else(|| PyTypeError::new_err(format!("value must be a number, not {}", v.get_type().name().map(|n| n.to_string()).unwrap_or_default())))?,
+        };
+        let (t, a, b) = (&self.tensor(), &tensor1.tensor(), &tensor2.tensor());
+        Ok(run(py, t.numel().max(a.numel()).max(b.numel()), || t.addc(a, b, value, divide))?)
     }
 
     fn masked_fill_impl(&self, py: Python<'_>, mask: &PyTensor, value: &Bound<'_, PyAny>) -> PyResult<Tensor> {

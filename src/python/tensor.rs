@@ -666,6 +666,27 @@ impl PyTensor {
         Ok(PyTensor::wrap(run(py, t.numel(), || t.repeat(&r))?))
     }
 
+    #[pyo3(signature = (*dims))]
+    fn tile(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
+        let r = int_args(dims)?;
+        let t = &self.tensor();
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.tile(&r))?))
+    }
+
+    fn broadcast_to(&self, size: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.tensor().expand(&int_list(size)?)?))
+    }
+
+    #[pyo3(signature = (diagonal=0))]
+    fn diag(&self, diagonal: i64) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.tensor().diag(diagonal)?))
+    }
+
+    #[pyo3(signature = (offset=0, dim1=0, dim2=1))]
+    fn diagonal(&self, offset: i64, dim1: i64, dim2: i64) -> PyResult<PyTensor> {
+        Ok(PyTensor::wrap(self.tensor().diagonal(offset, dim1, dim2)?))
+    }
+
     #[pyo3(signature = (shifts, dims=None))]
     fn roll(&self, shifts: &Bound<'_, PyAny>, dims: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
         let s = int_list(shifts)?;

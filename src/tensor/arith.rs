@@ -1,5 +1,6 @@
 //! Binary ops with broadcasting and PyTorch's type promotion: arithmetic, comparisons, logical
-//! and bitwise ops, their in-place forms, `where` and `clamp`.
+//! and bitwise ops, their in-place forms, `where`, `clamp`, and the pointwise ops built on
+//! them (frac, lerp, addcmul, addcdiv).
 
 use crate::cpu::elementwise::{map2, map3};
 use crate::cpu::num::Arith;
@@ -473,5 +474,97 @@ impl Tensor {
             t = t.binary_scalar(BinaryOp::Minimum, hi, false)?;
         }
         Ok(t)
+    }
+
+    /// `frac`: `x - trunc(x)`, for floating point tensors.
+    pub fn frac(&self) -> Result<Tensor> {
+        crate::autograd::named("FracBackward0", &[self], || {
+            if !self.dtype().is_floating_point() {
+                return Err(Error::NotImplemented(format!("\"frac_cpu\" not implemented for '{}'", title_name(self.dtype()))));
+            }
+            self.binary(BinaryOp::Sub, &self.unary(crate::tensor::UnaryOp::Trunc)?)
+        })
+    }
+
+    /// `lerp(end, weight)`: `self + weight * (end - self)`, taken from `end`'s side when
+    /// |weight| >= 0.5 (as PyTorch computes it, so that weight 1 gives `end` exactly). All
+    /// tensors share self's floating dtype; half precision computes in float32.
+    pub fn lerp(&self, end: &Tensor, weight: Arg) -> Result<Tensor> {
+        let (name, kernel) = match weight {
+            Arg::T(_) => ("LerpBackward1", "lerp_kernel_tensor"),
+            Arg::S(_) => ("LerpBackward0", "lerp_kernel_scalar"),
+        };
+        let mut inputs = vec![self, end];
+        if let Arg::T(w) = weight {
+            inputs.push(w);
+        }
+        crate::autograd::named(name, &inputs, || {
+            let dt = self.dtype();
+            if end.dtype() != dt {
+                return Err(Error::Runtime(format!("expected dtype {} for `end` but got dtype {}", cpp_name(dt), cpp_name(end.dtype()))));
+            }
+            if let Arg::T(w) = weight {
+                if w.dtype() != dt {
+                    return Err(Error::Runtime(format!("expected dtype {} for `weight` but got dtype {}", cpp_name(dt), cpp_name(w.dtype()))));
+                }
+            }
+            if !dt.is_floating_point() {
+                return Err(Error::NotImplemented(format!("\"{kernel}\" not implemented for '{}'", title_name(dt))));
+            }
+            // Shapes are checked in argument order, so the error names them as PyTorch does.
+            let shape = broadcast_shapes(self.shape(), end.shape())?;
+            if let Arg::T(w) = weight {
+                broadcast_shapes(&shape, w.shape())?;
+            }
+            let up = |t: &Tensor| if dt.is_half() { t.to_dtype(DType::F32) } else { Ok(t.clone()) };
+            let (a, b) = (up(self)?, up(end)?);
+            let diff = b.binary(BinaryOp::Sub, &a)?;
+            let out = match weight {
+                Arg::S(w) => {
+                    let w = w.to_f64();
+                    if w.abs() < 0.5 {
+                        a.binary(BinaryOp::Add, &diff.binary_scalar(BinaryOp::Mul, Scalar::Float(w), false)?)?
+                    } else {
+                        b.binary(BinaryOp::Sub, &diff.binary_scalar(BinaryOp::Mul, Scalar::Float(1.0 - w), false)?)?
+                    }
+                }
+                Arg::T(w) => {
+                    let w = up(w)?;
+                    let small = w.unary(crate::tensor::UnaryOp::Abs)?.binary_scalar(BinaryOp::Lt, Scalar::Float(0.5), false)?;
+                    let from_self = a.binary(BinaryOp::Add, &w.binary(BinaryOp::Mul, &diff)?)?;
+                    let rest = w.binary_scalar(BinaryOp::Sub, Scalar::Int(1), true)?;
+                    let from_end = b.binary(BinaryOp::Sub, &diff.binary(BinaryOp::Mul, &rest)?)?;
+                    Tensor::where_(&small, Arg::T(&from_self), Arg::T(&from_end))?
+                }
+            };
+            out.to_dtype(dt)
+        })
+    }
+
+    /// `addcmul(t1, t2, value)` (`self + value * t1 * t2`) or, when `divide`, `addcdiv`
+    /// (`self + value * t1 / t2`), in the dtype the three tensors promote to; `value` is taken
+    /// in that dtype (truncated for integers).
+    pub fn addc(&self, t1: &Tensor, t2: &Tensor, value: Scalar, divide: bool) -> Result<Tensor> {
+        let name = if divide { "AddcdivBackward0" } else { "AddcmulBackward0" };
+        crate::autograd::named(name, &[self, t1, t2], || {
+            if divide && !t1.dtype().is_floating_point() && !t2.dtype().is_floating_point() {
+                return Err(Error::Runtime(
+                    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes.".into(),
+                ));
+            }
+            broadcast_shapes(&broadcast_shapes(self.shape(), t1.shape())?, t2.shape())?;
+            let dt = result_type(&[Arg::T(self).operand(), Arg::T(t1).operand(), Arg::T(t2).operand()]);
+            let value = if dt.is_floating_point() {
+                Scalar::Float(value.to_f64())
+            } else if dt == DType::Bool {
+                Scalar::Bool(value.to_f64() != 0.0)
+            } else {
+                Scalar::Int(value.to_i64())
+            };
+            let a = t1.to_dtype(dt)?;
+            let scaled = if value.to_f64() == 1.0 { a } else { a.binary_scalar(BinaryOp::Mul, value, false)? };
+            let term = scaled.binary(if divide { BinaryOp::Div } else { BinaryOp::Mul }, &t2.to_dtype(dt)?)?;
+            self.to_dtype(dt)?.binary(BinaryOp::Add, &term)
+        })
     }
 }

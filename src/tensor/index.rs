@@ -1,5 +1,6 @@
 //! Indexing: Python's `t[...]` and `t[...] = v` (ints, slices, None, Ellipsis, integer and bool
-//! tensors), and index_select, gather, scatter, index_add, masked ops, nonzero, sort and topk.
+//! tensors), and index_select, gather, scatter, index_add, take, masked ops, nonzero, and the
+//! order-based selections sort, topk, kthvalue and median.
 
 use crate::cpu::reduce::{element_offsets, map_lanes};
 use crate::autograd::{is_grad_enabled, record, GradMode, Op};
@@ -506,6 +507,159 @@ impl Tensor {
             }
             Ok((v.narrow(d as i64, 0, k)?.contiguous()?, i.narrow(d as i64, 0, k)?.contiguous()?))
         })
+    }
+
+    /// `kthvalue(k, dim, keepdim)`: values and indices of the `k`-th smallest elements (k
+    /// counts from 1) along `dim`.
+    pub fn kthvalue(&self, k: i64, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        crate::autograd::named_pair("KthvalueBackward0", &[self], || self.select_rank("kthvalue", Some(k), dim, keepdim))
+    }
+
+    /// `median(dim, keepdim)`: values and indices of the lower of the two middle elements along
+    /// `dim` (of the first NaN, where a lane holds one).
+    pub fn median_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        crate::autograd::named_pair("MedianBackward1", &[self], || self.select_rank("median", None, dim, keepdim))
+    }
+
+    /// `median()` over all elements (NaN if there is one). Its gradient is shared evenly by the
+    /// elements equal to it, as max()'s is.
+    pub fn median(&self) -> Result<Tensor> {
+        let out = {
+            let _raw = GradMode::disabled();
+            if self.numel() == 0 && self.dtype() != DType::Bool {
+                Tensor::full(&[], Scalar::Float(f64::NAN), self.dtype())?.to_device(self.device())?
+            } else {
+                self.reshape(&[-1])?.select_rank("median", None, 0, false)?.0
+            }
+        };
+        if is_grad_enabled() && self.requires_grad() {
+            let dims = (0..self.ndim()).collect();
+            record(Op::Extremum { dims, keepdim: false, max: true }, &[self], &[&out], &[0], &[0]);
+        }
+        Ok(crate::autograd::composite("MedianBackward0", &[self], vec![out]).pop().expect("one output in, one out"))
+    }
+
+    /// The element of rank `k` (from 1) along `dim`, or the median when `k` is None: indices
+    /// found without recording, values gathered (differentiably) with them.
+    fn select_rank(&self, name: &str, k: Option<i64>, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        if self.dtype() == DType::Bool {
+            return Err(Error::NotImplemented(format!("\"{name}_cpu\" not implemented for 'Bool'")));
+        }
+        let t = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
+        let d = wrap_dim(dim, t.ndim())?;
+        let size = t.shape()[d];
+        let rank = match k {
+            Some(k) if k < 1 || k as usize > size => {
+                return Err(Error::Runtime(format!("kthvalue(): selected number k out of range for dimension {d}")));
+            }
+            Some(k) => Some(k as usize - 1),
+            None if size == 0 => {
+                return Err(Error::Index(format!("{name}(): Expected reduction dim {d} to have non-zero size.")));
+            }
+            None => None,
+        };
+        let (_, mut shape) = t.reduction_shape(Some(&[d as i64]), keepdim)?;
+        if self.ndim() == 0 {
+            shape.clear();
+        }
+        let kept: Vec<i64> = t.reduction_shape(Some(&[d as i64]), true)?.1.iter().map(|&v| v as i64).collect();
+        let indices = {
+            let _raw = GradMode::disabled();
+            if t.device().is_cpu() {
+                t.rank_indices(d, rank, &shape)?
+            } else {
+                t.rank_indices_by_sort(d, rank)?.reshape(&shape.iter().map(|&v| v as i64).collect::<Vec<_>>())?
+            }
+        };
+        let values = t.gather(d as i64, &indices.reshape(&kept)?)?;
+        Ok((values.reshape(&shape.iter().map(|&v| v as i64).collect::<Vec<_>>())?, indices))
+    }
+
+    /// `rank_indices` on a GPU, from its sort (which orders NaN and ties the same way), with
+    /// `d` kept: the median's position in a sorted lane is that of its first NaN, `n - count`,
+    /// when it holds `count` NaNs, else the lower middle.
+    fn rank_indices_by_sort(&self, d: usize, rank: Option<usize>) -> Result<Tensor> {
+        let order = self.sort(d as i64, false)?.1;
+        let n = self.shape()[d];
+        let Some(k) = rank.or((!self.dtype().is_floating_point()).then_some((n - 1) / 2)) else {
+            let nans = self.binary(BinaryOp::Ne, self)?.to_dtype(DType::F32)?.sum(Some(&[d as i64]), true)?;
+            let has_nan = nans.binary_scalar(BinaryOp::Gt, Scalar::Float(0.0), false)?;
+            let first_nan = nans.binary_scalar(BinaryOp::Sub, Scalar::Float(n as f64), true)?;
+            let middle = Scalar::Float(((n - 1) / 2) as f64);
+            let pos = Tensor::where_(&has_nan, Arg::T(&first_nan), Arg::S(middle))?.to_dtype(DType::I64)?;
+            return order.gather(d as i64, &pos);
+        };
+        order.narrow(d as i64, k as i64, 1)?.contiguous()
+    }
+
+    /// Per lane along `d`, the index of the element of 0-based rank `rank` (NaN ranks above
+    /// every number and ties keep their order, as in a stable sort) or, for None, of the lower
+    /// middle element, or of the first NaN in a lane that has one. Linear-time selection.
+    fn rank_indices(&self, d: usize, rank: Option<usize>, shape: &[usize]) -> Result<Tensor> {
+        let x = if self.dtype().is_half() { self.to_dtype(DType::F32)? } else { self.clone() };
+        let len = x.shape()[d];
+        let idx: Vec<i64> = with_arith_dtype!(x.dtype(), T => x.with_slice::<T, _>("kthvalue", |s, l| {
+            map_lanes(s, l, d, 1, |lane: &[T], o: &mut [i64]| {
+                let k = match (rank, lane.iter().position(|v| v.is_nan())) {
+                    (Some(k), _) => k,
+                    (None, Some(first_nan)) => {
+                        o[0] = first_nan as i64;
+                        return;
+                    }
+                    (None, None) => (len - 1) / 2,
+                };
+                let order = |a: &usize, b: &usize| {
+                    let (va, vb) = (lane[*a], lane[*b]);
+                    let by_value = match (va.is_nan(), vb.is_nan()) {
+                        (true, true) => std::cmp::Ordering::Equal,
+                        (true, false) => std::cmp::Ordering::Greater,
+                        (false, true) => std::cmp::Ordering::Less,
+                        _ => va.partial_cmp(&vb).unwrap_or(std::cmp::Ordering::Equal),
+                    };
+                    by_value.then(a.cmp(b))
+                };
+                let mut positions: Vec<usize> = (0..lane.len()).collect();
+                positions.select_nth_unstable_by(k, order);
+                o[0] = positions[k] as i64;
+            })
+        })?);
+        Tensor::from_vec(idx, shape)
+    }
+
+    /// `take(index)`: the elements at row-major positions `index` of self (negative positions
+    /// count from the end), shaped like `index`.
+    pub fn take(&self, index: &Tensor) -> Result<Tensor> {
+        if index.dtype() != DType::I64 {
+            return Err(Error::Runtime(format!(
+                "take(): Expected a long tensor for index, but got {}",
+                crate::tensor::arith::title_name(index.dtype())
+            )));
+        }
+        let n = self.numel();
+        let wanted = index.to_vec::<i64>()?;
+        if n == 0 && !wanted.is_empty() {
+            return Err(Error::Index("take(): tried to take from an empty tensor".into()));
+        }
+        let positions = wanted
+            .iter()
+            .map(|&i| {
+                if i < -(n as i64) || i >= n as i64 {
+                    return Err(Error::Index(format!("out of range: tried to access index {i} on a tensor of {n} elements.")));
+                }
+                Ok(if i < 0 { (i + n as i64) as usize } else { i as usize })
+            })
+            .collect::<Result<Vec<usize>>>()?;
+        let offsets: Vec<usize> = if self.is_contiguous() {
+            positions.iter().map(|&p| self.storage_offset() + p).collect()
+        } else {
+            let all = element_offsets(self.layout());
+            positions.iter().map(|&p| all[p]).collect()
+        };
+        let out = self.take_offsets(&offsets, index.shape())?;
+        if is_grad_enabled() && self.requires_grad() {
+            record(Op::Take { kind: "TakeBackward0", offsets: positions }, &[self], &[&out], &[], &[]);
+        }
+        Ok(out)
     }
 
     // ----- Python indexing ---------------------------------------------------------------

@@ -1,4 +1,5 @@
-//! Ops that build new tensors from pieces of others: cat, stack, flip, repeat, roll, tril/triu.
+//! Ops that build new tensors from pieces of others: cat, stack, flip, repeat, tile, roll,
+//! tril/triu, diag and trace.
 
 use crate::dtype::{result_type, DType, Operand};
 use crate::autograd::{record, GradMode, Op};
@@ -132,6 +133,44 @@ impl Tensor {
             }
             let final_shape: Vec<i64> = padded.iter().zip(reps).map(|(s, r)| s * r).collect();
             x.reshape(&inter)?.expand(&expanded)?.contiguous()?.reshape(&final_shape)
+        })
+    }
+
+    /// `tile(dims)`: `repeat`, with `dims` padded by leading ones when it has fewer entries than
+    /// self has dims.
+    pub fn tile(&self, dims: &[i64]) -> Result<Tensor> {
+        let mut reps = vec![1; self.ndim().saturating_sub(dims.len())];
+        reps.extend_from_slice(dims);
+        self.repeat(&reps)
+    }
+
+    /// `diag(diagonal)`: a 1-D input becomes the square matrix holding it on that diagonal (zero
+    /// elsewhere); a 2-D input gives a copy of that diagonal.
+    pub fn diag(&self, diagonal: i64) -> Result<Tensor> {
+        match self.ndim() {
+            1 => crate::autograd::named("DiagEmbedBackward0", &[self], || {
+                let m = self.shape()[0] + diagonal.unsigned_abs() as usize;
+                let first = if diagonal >= 0 { diagonal as usize } else { diagonal.unsigned_abs() as usize * m };
+                let pos: Vec<i64> = (0..self.shape()[0]).map(|i| (first + i * (m + 1)) as i64).collect();
+                let idx = Tensor::from_vec(pos, &[self.shape()[0]])?.to_device(self.device())?;
+                let flat = Tensor::zeros_on(&[m * m], self.dtype(), self.device())?;
+                flat.index_add(0, &idx, self, Scalar::Int(1))?.reshape(&[m as i64, m as i64])
+            }),
+            2 => crate::autograd::named("DiagonalBackward0_copy", &[self], || self.diagonal(diagonal, 0, 1)?.copy_as(self.dtype())),
+            n => Err(Error::Runtime(format!("diag(): Supports 1D or 2D tensors. Got {n}D"))),
+        }
+    }
+
+    /// `trace()`: the sum of a matrix's main diagonal (integers sum to int64).
+    pub fn trace(&self) -> Result<Tensor> {
+        crate::autograd::named("TraceBackward0", &[self], || {
+            if self.ndim() != 2 {
+                return Err(Error::Runtime(format!("trace: expected a matrix, but got tensor with dim {}", self.ndim())));
+            }
+            if self.dtype() == DType::Bool {
+                return Err(Error::NotImplemented("\"trace\" not implemented for 'Bool'".into()));
+            }
+            self.diagonal(0, 0, 1)?.sum(None, false)
         })
     }
 

@@ -355,6 +355,38 @@ impl Tensor {
         Ok(self.view_op(self.layout().unfold(d, size as usize, step as usize), ViewKind::Take("UnfoldBackward0")))
     }
 
+    /// `diagonal(offset, dim1, dim2)`: the diagonal of the planes over `dim1` and `dim2` (above
+    /// the main one for a positive `offset`, below it for a negative one) as a view, in a new
+    /// last dim.
+    pub fn diagonal(&self, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
+        let n = self.ndim();
+        let (d1, d2) = (wrap_dim(dim1, n)?, wrap_dim(dim2, n)?);
+        if d1 == d2 {
+            return Err(Error::Runtime(format!("diagonal dimensions cannot be identical {dim1}, {dim2}")));
+        }
+        if n < 2 {
+            // One of two distinct dims of a 0-d or 1-d tensor is out of range.
+            return Err(Error::DimOutOfRange { dim: if d1 >= n { dim1 } else { dim2 }, lo: -(n as i64), hi: n as i64 - 1 });
+        }
+        let (s1, s2) = (self.shape()[d1], self.shape()[d2]);
+        let (st1, st2) = (self.strides()[d1], self.strides()[d2]);
+        let k = offset.unsigned_abs() as usize;
+        let len = if offset >= 0 { s1.min(s2.saturating_sub(k)) } else { s1.saturating_sub(k).min(s2) };
+        let mut start = self.storage_offset();
+        if len > 0 {
+            start += k * if offset >= 0 { st2 } else { st1 };
+        }
+        let mut shape = Vec::with_capacity(n - 1);
+        let mut strides = Vec::with_capacity(n - 1);
+        for d in (0..n).filter(|&d| d != d1 && d != d2) {
+            shape.push(self.shape()[d]);
+            strides.push(self.strides()[d]);
+        }
+        shape.push(len);
+        strides.push(st1 + st2);
+        Ok(self.view_op(crate::layout::Layout { shape, strides, offset: start }, ViewKind::Take("DiagonalBackward0")))
+    }
+
     /// PyTorch's "`op` expects at least a 1-dimensional tensor" check.
     fn expect_dims(&self, op: &str) -> Result<()> {
         if self.ndim() == 0 {
