@@ -262,20 +262,27 @@ fn missing_kernels_and_mixed_devices_are_clear_errors() {
     assert!(err.starts_with("Expected all tensors to be on the same device, but found at least two devices, wgpu:0 and cpu!"), "{err}");
     let err = x.matmul(&g.transpose(0, 1).unwrap()).unwrap_err().to_string();
     assert!(err.contains("Expected all tensors to be on the same device"), "{err}");
-    // An op without a wgpu kernel names itself and the backend.
+    // An op without a wgpu kernel for a dtype names itself, the dtype and the backend.
     let gl = x.to_dtype(DType::I64).unwrap().to_device(GPU).unwrap();
-    let err = gl.cumulative(0, false).unwrap_err();
+    let err = gl.matmul(&gl.transpose(0, 1).unwrap()).unwrap_err();
     assert_eq!(err.kind(), rstorch::error::ErrorKind::NotImplemented);
-    assert!(err.to_string().contains("'cumsum'") && err.to_string().contains("'wgpu'"), "{err}");
-    // Dtypes without kernels say so: float64 has no arithmetic, integers no pow.
+    assert!(err.to_string().contains("'matmul'") && err.to_string().contains("int64") && err.to_string().contains("'wgpu'"), "{err}");
+    // Float64 computes where the adapter has float64 shaders, and says what it lacks elsewhere.
     let gd = x.to_dtype(DType::F64).unwrap().to_device(GPU).unwrap();
-    let err = gd.binary(BinaryOp::Add, &gd).unwrap_err().to_string();
-    assert!(err.contains("'add'") && err.contains("float64"), "{err}");
-    let err = gd.to_dtype(DType::F32).unwrap_err().to_string();
-    assert!(err.contains("to(float32)") && err.contains("float64"), "{err}");
-    let gi = x.to_dtype(DType::I64).unwrap().to_device(GPU).unwrap();
-    let err = gi.binary(BinaryOp::Pow, &gi).unwrap_err().to_string();
-    assert!(err.contains("'pow'") && err.contains("int64"), "{err}");
+    if rstorch::wgpu::supports_f64(0).unwrap() {
+        let sum = gd.binary(BinaryOp::Add, &gd).unwrap();
+        assert_same(&sum, &x.to_dtype(DType::F64).unwrap().binary(BinaryOp::Add, &x.to_dtype(DType::F64).unwrap()).unwrap(), "f64 add");
+        assert_same(&gd.to_dtype(DType::F32).unwrap(), &x, "f64 to f32");
+    } else {
+        let err = gd.binary(BinaryOp::Add, &gd).unwrap_err().to_string();
+        assert!(err.contains("float64") && err.contains("SHADER_F64"), "{err}");
+        let err = gd.to_dtype(DType::F32).unwrap_err().to_string();
+        assert!(err.contains("to(float32)") && err.contains("SHADER_F64"), "{err}");
+    }
+    // Integer pow is exact on the device.
+    let xi = x.to_dtype(DType::I64).unwrap().unary(UnaryOp::Abs).unwrap();
+    let gi = gl.unary(UnaryOp::Abs).unwrap();
+    assert_same(&gi.binary(BinaryOp::Pow, &gi).unwrap(), &xi.binary(BinaryOp::Pow, &xi).unwrap(), "int pow");
     // A device that does not exist.
     let err = x.to_device(Device::Wgpu(99)).unwrap_err().to_string();
     assert!(err.contains("wgpu:99"), "{err}");

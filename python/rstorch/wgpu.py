@@ -45,6 +45,12 @@ def supports_float16(device=None):
     return _C._wgpu_supports_f16(_ordinal(device))
 
 
+def supports_float64(device=None):
+    """Whether the adapter offers float64 arithmetic in shaders (`shader-f64` with `shader-int64`);
+    without them float64 tensors still move to and from the device, and ops on them raise."""
+    return _C._wgpu_supports_f64(_ordinal(device))
+
+
 def synchronize(device=None):
     """Submits the queued kernels and waits for the device to finish them."""
     _C._wgpu_synchronize(_ordinal(device))

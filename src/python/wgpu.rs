@@ -33,6 +33,11 @@ fn _wgpu_supports_f16(py: Python<'_>, ordinal: usize) -> PyResult<bool> {
 }
 
 #[pyfunction]
+fn _wgpu_supports_f64(py: Python<'_>, ordinal: usize) -> PyResult<bool> {
+    Ok(py.detach(|| wgpu::supports_f64(ordinal))?)
+}
+
+#[pyfunction]
 fn _wgpu_synchronize(py: Python<'_>, ordinal: usize) -> PyResult<()> {
     Ok(py.detach(|| wgpu::synchronize(ordinal))?)
 }
@@ -59,6 +64,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_wgpu_device_count, m)?)?;
     m.add_function(wrap_pyfunction!(_wgpu_device_name, m)?)?;
     m.add_function(wrap_pyfunction!(_wgpu_supports_f16, m)?)?;
+    m.add_function(wrap_pyfunction!(_wgpu_supports_f64, m)?)?;
     m.add_function(wrap_pyfunction!(_wgpu_synchronize, m)?)?;
     m.add_function(wrap_pyfunction!(_wgpu_empty_cache, m)?)?;
     m.add_function(wrap_pyfunction!(_wgpu_pool_stats, m)?)?;

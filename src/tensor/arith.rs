@@ -321,6 +321,15 @@ fn binary_on_device(a: Arg, b: Arg, op: BinaryOp, compute: DType, out: DType, de
             return Err(Error::Runtime("ZeroDivisionError".into()));
         }
     }
+    if integer && op == BinaryOp::Pow {
+        let negative = match b {
+            Arg::T(t) => t.lt_scalar_any(0)?,
+            Arg::S(s) => s.to_i64() < 0,
+        };
+        if negative {
+            return Err(Error::Runtime("Integers to negative integer powers are not allowed.".into()));
+        }
+    }
     // Device operands broadcast to the output's shape.
     let view = |x: &Arg| -> Option<Tensor> {
         match x {
@@ -381,8 +390,13 @@ impl Tensor {
 
     /// Whether any element is non-zero.
     pub fn any_true(&self) -> Result<bool> {
-        // On a GPU the flags are computed there and only they come back.
-        let t = self.to_dtype(DType::Bool)?.to_device(Device::Cpu)?;
+        // On a GPU the flags are folded there and one bool comes back.
+        let t = if self.device().is_cpu() {
+            self.to_dtype(DType::Bool)?
+        } else {
+            let _raw = crate::autograd::GradMode::disabled();
+            self.reduce(crate::tensor::ReduceOp::Any, None, false)?.to_device(Device::Cpu)?
+        };
         t.with_slice::<bool, _>("any", |s, l| convert_strided::<bool, bool>(s, l).iter().any(|&b| b))
     }
 

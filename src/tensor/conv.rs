@@ -71,7 +71,7 @@ fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: 
 /// (a fixed order, so results are the same on every run).
 fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<Tensor> {
     match a.dtype() {
-        DType::F32 => {}
+        DType::F32 | DType::F64 => {}
         d @ (DType::F16 | DType::BF16) => {
             let bias = bias.map(|t| t.to_dtype(DType::F32)).transpose()?;
             return run_on_device(kernel, &a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?, bias.as_ref(), g, out_shape)?.to_dtype(d);
@@ -102,7 +102,7 @@ fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, 
             let [kh, kw] = g.kernel;
             let cols = cols.reshape(&dims(&[n, g.in_channels, kh, kw, g.out_size[0], g.out_size[1]]))?;
             let (hp, wp) = padded_size(g);
-            let image = Tensor::zeros_on(&[n, g.in_channels, hp, wp], DType::F32, a.device())?;
+            let image = Tensor::zeros_on(&[n, g.in_channels, hp, wp], a.dtype(), a.device())?;
             for ky in 0..kh {
                 for kx in 0..kw {
                     let dst = image.with_layout(crate::layout::Layout {
@@ -139,14 +139,14 @@ fn padded_size(g: &ConvGeom) -> (usize, usize) {
     ((g.in_size[0] + 2 * g.padding[0]).max(reach(0)), (g.in_size[1] + 2 * g.padding[1]).max(reach(1)))
 }
 
-/// The contiguous patch tensor (N, C, kh, kw, oh, ow) of a float32 image on a GPU.
+/// The contiguous patch tensor (N, C, kh, kw, oh, ow) of a float32 or float64 image on a GPU.
 fn patches(x: &Tensor, g: &ConvGeom) -> Result<Tensor> {
     let (hp, wp) = padded_size(g);
     let c = g.in_channels;
     let image = if (hp, wp) == (g.in_size[0], g.in_size[1]) {
         x.contiguous()?
     } else {
-        let image = Tensor::zeros_on(&[g.batch, c, hp, wp], DType::F32, x.device())?;
+        let image = Tensor::zeros_on(&[g.batch, c, hp, wp], x.dtype(), x.device())?;
         let inner = image.narrow(2, g.padding[0] as i64, g.in_size[0] as i64)?.narrow(3, g.padding[1] as i64, g.in_size[1] as i64)?;
         crate::wgpu::copy_strided(x, &inner)?;
         image

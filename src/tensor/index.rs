@@ -32,6 +32,11 @@ fn index_values(index: &Tensor, what: &str) -> Result<Vec<i64>> {
     }
 }
 
+/// Integer dtypes an index tensor may have.
+fn is_index_dtype(d: DType) -> bool {
+    matches!(d, DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U8)
+}
+
 /// Checks and wraps `v` against a dim of `size`.
 fn wrap_index(v: i64, size: usize, dim: usize) -> Result<usize> {
     let n = size as i64;
@@ -80,6 +85,20 @@ impl Tensor {
         })?)
     }
 
+    /// `self` gathered along `d` by an integer `index` on the same GPU, for an output of `shape`:
+    /// `index_at` views the index at that shape. The indices stay on the device (bounds are
+    /// checked there: one flag word comes back); None when the gather must run on the host
+    /// instead (a CPU index, or an index out of range, whose error the host path words).
+    fn gather_on_device(&self, d: usize, index: &Tensor, index_at: Layout, shape: &[usize]) -> Result<Option<Tensor>> {
+        if self.device().is_cpu() || index.device() != self.device() || !is_index_dtype(index.dtype()) {
+            return Ok(None);
+        }
+        let mut src_at = self.layout().clone();
+        src_at.shape = shape.to_vec();
+        src_at.strides[d] = 0;
+        crate::wgpu::gather_index(self, &src_at, d, index, &index_at, shape)
+    }
+
     /// A contiguous tensor of `shape` gathering `self`'s elements at storage `offsets`.
     fn take_offsets(&self, offsets: &[usize], shape: &[usize]) -> Result<Tensor> {
         if !self.device().is_cpu() {
@@ -109,6 +128,16 @@ impl Tensor {
         }
         let x = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
         let d = wrap_dim(dim, x.ndim())?;
+        let mut out_shape = x.shape().to_vec();
+        out_shape[d] = index.numel();
+        // The index vector walks `d`; every other dim repeats it.
+        let mut index_at = Layout::contiguous(out_shape.clone())?;
+        index_at.strides = vec![0; out_shape.len()];
+        index_at.strides[d] = if index.ndim() == 1 { index.strides()[0] } else { 0 };
+        index_at.offset = index.storage_offset();
+        if let Some(out) = x.gather_on_device(d, index, index_at, &out_shape)? {
+            return if self.ndim() == 0 { out.reshape(&[]) } else { Ok(out) };
+        }
         let idx = index_values(index, "index_select")?;
         let size = x.shape()[d];
         let idx = idx
@@ -156,6 +185,9 @@ impl Tensor {
                     self.shape()
                 )));
             }
+        }
+        if let Some(out) = self.gather_on_device(d, index, index.layout().clone(), index.shape())? {
+            return Ok(out);
         }
         let idx = index_values(index, "gather")?;
         let size = self.shape()[d];
@@ -445,9 +477,8 @@ impl Tensor {
             let len = x.shape()[d];
             let work = if x.dtype().is_half() { x.to_dtype(DType::F32)? } else { x.clone() };
             if !work.device().is_cpu() {
-                if work.dtype() != DType::F32 {
-                    return Err(crate::storage::dtype_not_on_device("sort", work.dtype(), work.device()));
-                }
+                // Integer and bool keys order the same in int64.
+                let work = if work.dtype().is_floating_point() { work } else { work.to_dtype(DType::I64)? };
                 let last = x.ndim() as i64 - 1;
                 let indices = crate::wgpu::sort(&work, d, descending)?.movedim(last, d as i64)?.contiguous()?;
                 let values = x.gather(d as i64, &indices)?;

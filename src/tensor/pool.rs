@@ -121,7 +121,7 @@ fn max_pool2d_on_device(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result
         let (v, i) = max_pool2d_on_device(&x.to_dtype(DType::F32)?, g, out_shape)?;
         return Ok((v.to_dtype(dt)?, i));
     }
-    if dt != DType::F32 {
+    if dt != DType::F32 && dt != DType::F64 {
         return Err(crate::storage::dtype_not_on_device("max_pool2d", dt, x.device()));
     }
     let dims = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
@@ -129,7 +129,7 @@ fn max_pool2d_on_device(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result
     // Padded on the left by `padding` and on the right far enough for every window.
     let reach = |a: usize| (g.out_size[a] - 1) * g.stride[a] + (g.kernel[a] - 1) * g.dilation[a] + 1;
     let (hp, wp) = ((h + g.padding[0]).max(reach(0)), (w + g.padding[1]).max(reach(1)));
-    let image = Tensor::full(&[], Scalar::Float(f64::NEG_INFINITY), DType::F32)?
+    let image = Tensor::full(&[], Scalar::Float(f64::NEG_INFINITY), dt)?
         .to_device(x.device())?
         .expand(&dims(&[g.planes, hp, wp]))?
         .contiguous()?;

@@ -81,7 +81,6 @@ impl Tensor {
             self.check_nonempty_reduction(if op == ReduceOp::Max { "amax" } else { "amin" }, dims, &rdims)?;
         }
         if !self.device().is_cpu() {
-            let count: usize = rdims.iter().map(|&d| self.shape()[d]).product();
             return match op {
                 ReduceOp::All | ReduceOp::Any => {
                     // Truth values as 0.0 / 1.0: any is their max, all their min (an empty
@@ -90,13 +89,12 @@ impl Tensor {
                     let m = crate::wgpu::reduce(&f, if op == ReduceOp::Any { ReduceOp::Max } else { ReduceOp::Min }, &rdims, &shape)?;
                     m.binary_scalar(BinaryOp::Gt, Scalar::Float(0.0), false)
                 }
-                // Counting: float32 sums of 0/1 are exact up to 2^24.
-                ReduceOp::Sum if dt == DType::Bool && count <= 1 << 24 => {
-                    crate::wgpu::reduce(&self.to_dtype(DType::F32)?, op, &rdims, &shape)?.to_dtype(DType::I64)
-                }
                 _ if dt.is_half() => crate::wgpu::reduce(&self.to_dtype(DType::F32)?, op, &rdims, &shape)?.to_dtype(dt),
-                _ if dt != DType::F32 => Err(crate::storage::dtype_not_on_device(op.name(), dt, self.device())),
-                _ => crate::wgpu::reduce(self, op, &rdims, &shape),
+                _ if dt.is_floating_point() => crate::wgpu::reduce(self, op, &rdims, &shape),
+                // Integers and bool in int64, as on the CPU: sums and products give int64 (and
+                // wrap), max and min keep the dtype.
+                ReduceOp::Sum | ReduceOp::Prod => crate::wgpu::reduce(&self.to_dtype(DType::I64)?, op, &rdims, &shape),
+                _ => crate::wgpu::reduce(&self.to_dtype(DType::I64)?, op, &rdims, &shape)?.to_dtype(dt),
             };
         }
         // Full reductions walk memory in order: make the input dense first.
@@ -192,10 +190,11 @@ impl Tensor {
             let shape_i64: Vec<i64> = shape.iter().map(|&v| v as i64).collect();
             let indices = if t.device().is_cpu() {
                 t.arg_extreme_cpu(d, max, &shape)?
-            } else if dt == DType::F32 {
+            } else if dt.is_floating_point() {
                 crate::wgpu::arg_reduce(&t, d, max)?.reshape(&shape_i64)?
             } else {
-                return Err(crate::storage::dtype_not_on_device(if max { "max" } else { "min" }, dt, t.device()));
+                // Integers and bool compare the same in int64.
+                crate::wgpu::arg_reduce(&t.to_dtype(DType::I64)?, d, max)?.reshape(&shape_i64)?
             };
             let kept_shape: Vec<i64> = t.reduction_shape(Some(&[d as i64]), true)?.1.iter().map(|&v| v as i64).collect();
             let values = t.gather(d as i64, &indices.reshape(&kept_shape)?)?;
@@ -389,10 +388,8 @@ impl Tensor {
         let n = shape.remove(d);
         shape.push(n);
         let moved = if !t.device().is_cpu() {
-            if work != DType::F32 {
-                return Err(crate::storage::dtype_not_on_device(if product { "cumprod" } else { "cumsum" }, work, t.device()));
-            }
-            // Float32 accumulates in float32 there (WGSL has no double).
+            // In the work dtype there: float32 accumulates in float32 (not every device has
+            // float64), float64 in float64, integers in int64.
             crate::wgpu::cumulative(&t, d, product)?
         } else if work == DType::F32 {
             // Like PyTorch, float32 accumulates in double.

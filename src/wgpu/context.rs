@@ -24,6 +24,8 @@ pub(crate) struct Context {
     pub queue: wgpu::Queue,
     pub limits: wgpu::Limits,
     pub f16: bool,
+    /// Float64 arithmetic in shaders: `shader-f64` for the type, `shader-int64` for its bits.
+    pub f64: bool,
     /// Tensor storage (STORAGE | COPY_SRC | COPY_DST).
     pub pool: BufferPool,
     /// Host-visible buffers that results are copied into to be read back (MAP_READ | COPY_DST).
@@ -106,6 +108,12 @@ pub fn supports_f16(ordinal: usize) -> Result<bool> {
     Ok(context(ordinal)?.f16)
 }
 
+/// Whether the adapter offers float64 arithmetic in shaders (`shader-f64` with `shader-int64`,
+/// which the float64 kernels use to move a value's bits).
+pub fn supports_f64(ordinal: usize) -> Result<bool> {
+    Ok(context(ordinal)?.f64)
+}
+
 /// Submits pending work and waits for the device to finish it.
 pub fn synchronize(ordinal: usize) -> Result<()> {
     let ctx = context(ordinal)?;
@@ -169,11 +177,22 @@ pub(crate) fn context(ordinal: usize) -> Result<&'static Context> {
 impl Context {
     fn open(adapter: &wgpu::Adapter, ordinal: usize) -> std::result::Result<Context, String> {
         let f16 = adapter.features().contains(wgpu::Features::SHADER_F16);
+        let f64_features = wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64;
+        // RSTORCH_WGPU_NO_F64 opens the device as if the adapter had no float64 shaders (to
+        // see, and test, what such a device does).
+        let f64 = adapter.features().contains(f64_features) && std::env::var_os("RSTORCH_WGPU_NO_F64").is_none();
+        let mut features = wgpu::Features::empty();
+        if f16 {
+            features |= wgpu::Features::SHADER_F16;
+        }
+        if f64 {
+            features |= f64_features;
+        }
         // Everything the adapter allows: big tensors need its largest buffers and bindings.
         let limits = adapter.limits();
         let desc = wgpu::DeviceDescriptor {
             label: Some("rstorch"),
-            required_features: if f16 { wgpu::Features::SHADER_F16 } else { wgpu::Features::empty() },
+            required_features: features,
             required_limits: limits.clone(),
             ..Default::default()
         };
@@ -204,11 +223,23 @@ impl Context {
             queue,
             limits,
             f16,
+            f64,
         })
     }
 
     pub fn device_id(&self) -> crate::Device {
         crate::Device::Wgpu(self.ordinal)
+    }
+
+    /// The error for float64 work on a device without float64 shaders, naming what it lacks.
+    pub fn require_f64(&self, op: &str) -> Result<()> {
+        if self.f64 {
+            return Ok(());
+        }
+        Err(Error::NotImplemented(format!(
+            "Could not run '{op}' on float64 tensors on {}: the adapter lacks the wgpu features SHADER_F64 and SHADER_INT64 (Vulkan shaderFloat64 and shaderInt64) that float64 kernels need. Move the tensors to the CPU with .cpu(), or use float32.",
+            self.device_id()
+        )))
     }
 
     /// Raises (once) the error wgpu reported since the last check.

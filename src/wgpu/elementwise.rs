@@ -1,7 +1,7 @@
 //! Launcher of `shaders/elementwise.wgsl`: elementwise kernels over strided operands of any dtype
-//! (every operand with its own strides; broadcast dims have stride 0): float32 unary and binary
-//! math, int64-exact integer ops, comparisons, logical ops, `where`, the casting copy, and the
-//! take / put / segment-sum kernels that move elements through host-computed storage offsets.
+//! (every operand with its own strides; broadcast dims have stride 0): float32 and float64 unary
+//! and binary math, int64-exact integer ops, comparisons, logical ops, `where`, the casting copy,
+//! and the take / put / segment-sum kernels that move elements through host-computed offsets.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -14,7 +14,24 @@ use super::batch::{grid, Launch};
 use super::context::{Context, Shader};
 use super::strided::{coalesce, pack, u32_of, Packed};
 
-static SHADER: Shader = Shader { name: "elementwise", source: include_str!("shaders/elementwise.wgsl"), storage: &[true, false, false, false] };
+static SHADER: Shader = Shader {
+    name: "elementwise",
+    source: concat!(include_str!("shaders/elementwise.wgsl"), include_str!("shaders/int64.wgsl")),
+    storage: &[true, false, false, false],
+};
+
+/// The same kernels plus those computing in float64: a module of its own, compiled only on
+/// devices with float64 shaders.
+static SHADER_F64: Shader = Shader {
+    name: "elementwise_f64",
+    source: concat!(
+        include_str!("shaders/elementwise.wgsl"),
+        include_str!("shaders/int64.wgsl"),
+        include_str!("shaders/f64.wgsl"),
+        include_str!("shaders/elementwise_f64.wgsl")
+    ),
+    storage: &[true, false, false, false],
+};
 
 const GROUP: usize = 256;
 
@@ -43,6 +60,7 @@ struct Params {
     alpha: f32,
     beta: f32,
     pad: [u32; 2],
+    args64: [u32; 4],
     shape: Packed,
     st_out: Packed,
     st_a: Packed,
@@ -79,10 +97,18 @@ impl Input<'_> {
     }
 }
 
-/// The bits of `v` as an element of `dtype` (which must be float32 or an integer dtype: the
-/// scalar operands of the kernels' compute classes).
+/// The low and high words of a float64.
+fn f64_words(v: f64) -> [u32; 2] {
+    let b = v.to_bits();
+    [b as u32, (b >> 32) as u32]
+}
+
+/// The bits of `v` as an element of `dtype` (float32, float64 or an integer dtype: the scalar
+/// operands of the kernels' compute classes).
 pub(crate) fn scalar_bits(v: crate::tensor::Scalar, dtype: DType) -> [u32; 2] {
-    if dtype.is_floating_point() {
+    if dtype == DType::F64 {
+        f64_words(v.to_f64())
+    } else if dtype.is_floating_point() {
         [(v.to_f64() as f32).to_bits(), 0]
     } else {
         let i = if dtype == DType::Bool { (v.to_f64() != 0.0) as i64 } else { v.to_i64() };
@@ -91,7 +117,7 @@ pub(crate) fn scalar_bits(v: crate::tensor::Scalar, dtype: DType) -> [u32; 2] {
 }
 
 /// The shader's op code and arguments of a float unary op; None for ops with no float kernel.
-pub(crate) fn unary_code(op: UnaryOp) -> Option<(u32, f32, f32)> {
+pub(crate) fn unary_code(op: UnaryOp) -> Option<(u32, f64, f64)> {
     use UnaryOp::*;
     Some(match op {
         Neg => (1, 0.0, 0.0),
@@ -126,10 +152,10 @@ pub(crate) fn unary_code(op: UnaryOp) -> Option<(u32, f32, f32)> {
         Silu => (30, 0.0, 0.0),
         Erf => (31, 0.0, 0.0),
         Reciprocal => (32, 0.0, 0.0),
-        Softplus { beta, threshold } => (33, beta as f32, threshold as f32),
-        LeakyRelu { slope } => (34, slope as f32, 0.0),
-        Elu { alpha } => (35, alpha as f32, 0.0),
-        PowScalar(e) => (36, e as f32, 0.0),
+        Softplus { beta, threshold } => (33, beta, threshold),
+        LeakyRelu { slope } => (34, slope, 0.0),
+        Elu { alpha } => (35, alpha, 0.0),
+        PowScalar(e) => (36, e, 0.0),
         LogicalNot | BitwiseNot => return None,
     })
 }
@@ -153,18 +179,18 @@ pub(crate) fn unary_int_code(op: UnaryOp) -> Option<u32> {
 /// Which kernel computes a binary op, and its op code there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BinaryKernel {
-    /// Float32 arithmetic (`binary`).
+    /// Float arithmetic (`binary`, or `binary_f64` in float64).
     Float(u32),
     /// Int64 arithmetic (`binary_int`); integer and bool operands.
     Int(u32),
-    /// eq .. ge (`compare`), in float32 or, with `int`, in int64.
+    /// eq .. ge (`compare`), in float32, float64 (`compare_f64`) or, with `int`, in int64.
     Compare(u32),
     /// logical_and, _or, _xor (`logical`).
     Logical(u32),
 }
 
-/// The kernel of `op` computed in `compute`; None where the device has none (integer pow and
-/// atan2, float bitwise ops).
+/// The kernel of `op` computed in `compute`; None where the device has none (integer atan2,
+/// float bitwise ops).
 pub(crate) fn binary_kernel(op: BinaryOp, compute: DType) -> Option<BinaryKernel> {
     use BinaryOp::*;
     let float = compute.is_floating_point();
@@ -198,6 +224,7 @@ pub(crate) fn binary_kernel(op: BinaryOp, compute: DType) -> Option<BinaryKernel
             Mul => 2,
             FloorDiv => 4,
             Rem => 5,
+            Pow => 6,
             Maximum => 7,
             Minimum => 8,
             ReluGrad => 10,
@@ -213,11 +240,13 @@ pub(crate) fn binary_kernel(op: BinaryOp, compute: DType) -> Option<BinaryKernel
 /// (`c` may be a plain u32 offset list, walked through its own strides).
 struct Kernel<'a> {
     entry: &'static str,
+    /// Whether the entry is one of the float64 module's.
+    f64: bool,
     op: Option<u32>,
     flags: u32,
     count: u32,
-    alpha: f32,
-    beta: f32,
+    alpha: f64,
+    beta: f64,
     out: View<'a>,
     a: Input<'a>,
     b: Option<Input<'a>>,
@@ -263,9 +292,13 @@ fn launch<'a>(ctx: &Context, k: Kernel<'a>) -> Result<()> {
         dt_c: code(k.c.as_ref()),
         scalar_a: scalar(Some(&k.a)),
         scalar_b: scalar(k.b.as_ref()),
-        alpha: k.alpha,
-        beta: k.beta,
+        alpha: k.alpha as f32,
+        beta: k.beta as f32,
         pad: [0, 0],
+        args64: {
+            let (a, b) = (f64_words(k.alpha), f64_words(k.beta));
+            [a[0], a[1], b[0], b[1]]
+        },
         shape: pack(&shape)?,
         st_out: pack(&st[0])?,
         st_a: pack(&st[1])?,
@@ -283,8 +316,11 @@ fn launch<'a>(ctx: &Context, k: Kernel<'a>) -> Result<()> {
     })?;
     let (ab, bb, cb) = (buf(Some(&k.a)).unwrap_or(any), buf(k.b.as_ref()).unwrap_or(any), buf(k.c.as_ref()).unwrap_or(any));
     let groups = u32_of(numel.div_ceil(GROUP))?;
+    if k.f64 {
+        ctx.require_f64(k.entry)?;
+    }
     ctx.launch(Launch {
-        shader: &SHADER,
+        shader: if k.f64 { &SHADER_F64 } else { &SHADER },
         entry: k.entry,
         op: k.op,
         params: bytemuck::bytes_of(&params),
@@ -294,12 +330,15 @@ fn launch<'a>(ctx: &Context, k: Kernel<'a>) -> Result<()> {
 }
 
 fn base<'a>(entry: &'static str, op: Option<u32>, out: View<'a>, a: Input<'a>) -> Kernel<'a> {
-    Kernel { entry, op, flags: 0, count: 0, alpha: 0.0, beta: 0.0, out, a, b: None, c: None }
+    Kernel { entry, f64: false, op, flags: 0, count: 0, alpha: 0.0, beta: 0.0, out, a, b: None, c: None }
 }
 
-/// `out = op(x)` elementwise in float32 (operands of any float dtype are converted).
-pub(crate) fn unary(ctx: &Context, op: (u32, f32, f32), x: View<'_>, out: View<'_>) -> Result<()> {
-    launch(ctx, Kernel { alpha: op.1, beta: op.2, ..base("unary", Some(op.0), out, Input::Buffer(x)) })
+/// `out = op(x)` elementwise in float32, or in float64 for a float64 `x` (operands of the other
+/// float dtypes are converted to float32).
+pub(crate) fn unary(ctx: &Context, op: (u32, f64, f64), x: View<'_>, out: View<'_>) -> Result<()> {
+    let f64 = x.dtype == DType::F64;
+    let entry = if f64 { "unary_f64" } else { "unary" };
+    launch(ctx, Kernel { f64, alpha: op.1, beta: op.2, ..base(entry, Some(op.0), out, Input::Buffer(x)) })
 }
 
 /// `out = op(x)` elementwise in int64 (`unary_int_code`).
@@ -307,15 +346,20 @@ pub(crate) fn unary_int(ctx: &Context, op: u32, x: View<'_>, out: View<'_>) -> R
     launch(ctx, base("unary_int", Some(op), out, Input::Buffer(x)))
 }
 
-/// `out = a op b` elementwise by the kernel `kind`; `int_compare` runs comparisons in int64.
-pub(crate) fn binary(ctx: &Context, kind: BinaryKernel, int_compare: bool, a: Input<'_>, b: Input<'_>, out: View<'_>) -> Result<()> {
+/// `out = a op b` elementwise by the kernel `kind` computed in `compute` (float arithmetic and
+/// comparisons run in float64 for float64, else in float32; comparisons of integers in int64).
+pub(crate) fn binary(ctx: &Context, kind: BinaryKernel, compute: DType, a: Input<'_>, b: Input<'_>, out: View<'_>) -> Result<()> {
+    let f64 = compute == DType::F64;
+    let int = !compute.is_floating_point();
     let (entry, op, flags) = match kind {
-        BinaryKernel::Float(op) => ("binary", op, 0),
+        BinaryKernel::Float(op) => (if f64 { "binary_f64" } else { "binary" }, op, 0),
         BinaryKernel::Int(op) => ("binary_int", op, INT_MATH),
-        BinaryKernel::Compare(op) => ("compare", op, if int_compare { INT_MATH } else { 0 }),
+        BinaryKernel::Compare(op) if f64 => ("compare_f64", op, 0),
+        BinaryKernel::Compare(op) => ("compare", op, if int { INT_MATH } else { 0 }),
         BinaryKernel::Logical(op) => ("logical", op, 0),
     };
-    launch(ctx, Kernel { flags, b: Some(b), ..base(entry, Some(op), out, a) })
+    let f64 = f64 && !matches!(kind, BinaryKernel::Logical(_));
+    launch(ctx, Kernel { f64, flags, b: Some(b), ..base(entry, Some(op), out, a) })
 }
 
 /// `out = cond ? a : b`; `a` and `b` have the output's dtype.
@@ -323,8 +367,12 @@ pub(crate) fn where_(ctx: &Context, cond: View<'_>, a: Input<'_>, b: Input<'_>, 
     launch(ctx, Kernel { b: Some(b), c: Some(Input::Buffer(cond)), ..base("where_", None, out, a) })
 }
 
-/// Copies `src` into `dst` (same shape, any strides), converting between their dtypes.
+/// Copies `src` into `dst` (same shape, any strides), converting between their dtypes (a
+/// conversion to or from float64 runs in the float64 module; a float64 copy moves bits).
 pub(crate) fn copy(ctx: &Context, src: View<'_>, dst: View<'_>) -> Result<()> {
+    if src.dtype != dst.dtype && (src.dtype == DType::F64 || dst.dtype == DType::F64) {
+        return launch(ctx, Kernel { f64: true, ..base("copy_f64", None, dst, Input::Buffer(src)) });
+    }
     launch(ctx, base("copy", None, dst, Input::Buffer(src)))
 }
 
@@ -339,6 +387,14 @@ pub(crate) fn take(ctx: &Context, src: &wgpu::Buffer, dtype: DType, offsets: &wg
     launch(ctx, Kernel { c: Some(c), ..base("take", None, out, a) })
 }
 
+/// `out[i] = src[offset(i) + index(i) * stride]` for the contiguous `out`: `src` is viewed at
+/// out's shape with the gathered dim's stride zeroed, `index` (any integer dtype) at out's shape
+/// by its own strides. An index outside `0..size` sets word `flag` of out's buffer.
+pub(crate) fn gather_index(ctx: &Context, src: View<'_>, stride: usize, size: usize, index: View<'_>, out: View<'_>, flag: u32) -> Result<()> {
+    let bounds = Input::Scalar(DType::I64, [u32_of(size)?, flag]);
+    launch(ctx, Kernel { count: u32_of(stride)?, b: Some(bounds), c: Some(Input::Buffer(index)), ..base("gather_index", None, out, Input::Buffer(src)) })
+}
+
 /// `dst[pairs[2k]] = src[pairs[2k + 1]]` for `n` pairs of storage offsets (distinct targets).
 pub(crate) fn put(ctx: &Context, src: &wgpu::Buffer, pairs: &wgpu::Buffer, n: usize, dst: (&wgpu::Buffer, DType)) -> Result<()> {
     let l = Layout::contiguous(vec![n])?;
@@ -349,7 +405,7 @@ pub(crate) fn put(ctx: &Context, src: &wgpu::Buffer, pairs: &wgpu::Buffer, n: us
 }
 
 /// For each element `i` of the contiguous `out`: `out[i] += src[list[n + 1 + j]]` for `j` in
-/// `list[i]..list[i + 1]`, in order (`n` = out's numel). Float32 or integer dtypes.
+/// `list[i]..list[i + 1]`, in order (`n` = out's numel). Float32, float64 or integer dtypes.
 pub(crate) fn segment_sum(ctx: &Context, src: &wgpu::Buffer, list: &wgpu::Buffer, out: View<'_>) -> Result<()> {
     let n = out.layout.numel();
     let l = Layout::contiguous(vec![n])?;
@@ -358,5 +414,7 @@ pub(crate) fn segment_sum(ctx: &Context, src: &wgpu::Buffer, list: &wgpu::Buffer
     let a = Input::Buffer(View { buffer: src, dtype: out.dtype, layout: &l });
     let c = Input::Buffer(View { buffer: list, dtype: DType::I32, layout: &l });
     let flags = if out.dtype.is_floating_point() { 0 } else { INT_MATH };
-    launch(ctx, Kernel { flags, count: u32_of(n + 1)?, c: Some(c), ..base("segment_sum", None, flat, a) })
+    let f64 = out.dtype == DType::F64;
+    let entry = if f64 { "segment_sum_f64" } else { "segment_sum" };
+    launch(ctx, Kernel { f64, flags, count: u32_of(n + 1)?, c: Some(c), ..base(entry, None, flat, a) })
 }

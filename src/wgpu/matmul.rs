@@ -1,4 +1,5 @@
-//! Launcher of `shaders/matmul.wgsl`: batched float32 matrix products over strided operands.
+//! Launcher of `shaders/matmul.wgsl`: batched float32 and float64 matrix products over strided
+//! operands.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -8,7 +9,8 @@ use super::batch::Launch;
 use super::context::{Context, Shader};
 use super::strided::u32_of;
 
-static SHADER: Shader = Shader { name: "matmul", source: include_str!("shaders/matmul.wgsl"), storage: &[true, false, false] };
+static SHADER_F32: Shader = Shader { name: "matmul_f32", source: concat!("alias T = f32;\n", include_str!("shaders/matmul.wgsl")), storage: &[true, false, false] };
+static SHADER_F64: Shader = Shader { name: "matmul_f64", source: concat!("alias T = f64;\n", include_str!("shaders/matmul.wgsl")), storage: &[true, false, false] };
 
 /// Output rows and columns per workgroup (see the shader).
 const TILE: usize = 64;
@@ -39,10 +41,14 @@ pub(crate) struct Mat<'a> {
     pub col_stride: usize,
 }
 
-/// `out[b] = a[b] @ b[b]` for `batches` products of `m x k` by `k x n`; `out` is contiguous.
-pub(crate) fn matmul(ctx: &Context, a: &Mat<'_>, b: &Mat<'_>, batches: usize, (m, k, n): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
+/// `out[b] = a[b] @ b[b]` for `batches` products of `m x k` by `k x n`, in float64 with `f64`
+/// (else float32); `out` is contiguous.
+pub(crate) fn matmul(ctx: &Context, f64: bool, a: &Mat<'_>, b: &Mat<'_>, batches: usize, (m, k, n): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
     if batches == 0 || m == 0 || n == 0 {
         return Ok(());
+    }
+    if f64 {
+        ctx.require_f64("matmul")?;
     }
     let max = ctx.limits.max_compute_workgroups_per_dimension as usize;
     let (gx, gy) = (u32_of(n.div_ceil(TILE))?, u32_of(m.div_ceil(TILE))?);
@@ -64,7 +70,7 @@ pub(crate) fn matmul(ctx: &Context, a: &Mat<'_>, b: &Mat<'_>, batches: usize, (m
             b_cs: u32_of(b.col_stride)?,
         };
         ctx.launch(Launch {
-            shader: &SHADER,
+            shader: if f64 { &SHADER_F64 } else { &SHADER_F32 },
             entry: "matmul",
             op: None,
             params: bytemuck::bytes_of(&params),

@@ -25,9 +25,9 @@ mod storage;
 mod strided;
 
 #[cfg(feature = "wgpu")]
-pub use context::{adapter_name, device_count, empty_cache, is_available, pool_stats, supports_f16, synchronize, PoolStats};
+pub use context::{adapter_name, device_count, empty_cache, is_available, pool_stats, supports_f16, supports_f64, synchronize, PoolStats};
 #[cfg(feature = "wgpu")]
-pub use ops::{add_at, arg_reduce, binary, copy_strided, cumulative, matmul, put, reduce, sort, take, unary, where_, Operand};
+pub use ops::{add_at, arg_reduce, binary, copy_strided, cumulative, gather_index, matmul, put, reduce, sort, take, unary, where_, Operand};
 #[cfg(feature = "wgpu")]
 pub use storage::{alloc, upload, WgpuStorage};
 

@@ -23,17 +23,10 @@ fn buffer_of(t: &Tensor, op: &str) -> Result<(&'static Context, wgpu::Buffer)> {
     }
 }
 
-fn require_f32(t: &Tensor, op: &str) -> Result<()> {
-    if t.dtype() != DType::F32 {
+/// The reductions, scans and sorts take float32, float64 and int64 (callers convert the others).
+fn require_reducible(t: &Tensor, op: &str) -> Result<()> {
+    if !matches!(t.dtype(), DType::F32 | DType::F64 | DType::I64) {
         return Err(dtype_not_on_device(op, t.dtype(), t.device()));
-    }
-    Ok(())
-}
-
-/// Float64 has no arithmetic in WGSL: kernels take every other dtype.
-fn require_not_f64(dtype: DType, op: &str, device: crate::Device) -> Result<()> {
-    if dtype == DType::F64 {
-        return Err(dtype_not_on_device(op, dtype, device));
     }
     Ok(())
 }
@@ -57,13 +50,12 @@ fn view<'a>(t: &'a Tensor, buffer: &'a wgpu::Buffer) -> View<'a> {
     View { buffer, dtype: t.dtype(), layout: t.layout() }
 }
 
-/// `op(x)`: float ops in float32 for float16, bfloat16 and float32 tensors (results keep the
-/// input's dtype); on integer and bool tensors the ops that keep integers (neg, abs, sign, relu,
-/// rounding, bitwise_not) and logical_not (which gives bool).
+/// `op(x)`: float ops in float32 for float16, bfloat16 and float32 tensors and in float64 for
+/// float64 (results keep the input's dtype); on integer and bool tensors the ops that keep
+/// integers (neg, abs, sign, relu, rounding, bitwise_not) and logical_not (which gives bool).
 pub fn unary(x: &Tensor, op: UnaryOp) -> Result<Tensor> {
     let name = op.name();
     let dt = x.dtype();
-    require_not_f64(dt, name, x.device())?;
     let (ctx, xb) = buffer_of(x, name)?;
     if op == UnaryOp::LogicalNot || !dt.is_floating_point() {
         let code = match op {
@@ -97,10 +89,7 @@ pub enum Operand<'a> {
 /// The operand's buffer (taken before any output is allocated), if it is a tensor.
 fn held(x: &Operand<'_>, op: &str) -> Result<Option<wgpu::Buffer>> {
     match x {
-        Operand::Tensor(t) => {
-            require_not_f64(t.dtype(), op, t.device())?;
-            Ok(Some(buffer_of(t, op)?.1))
-        }
+        Operand::Tensor(t) => Ok(Some(buffer_of(t, op)?.1)),
         Operand::Scalar(_) => Ok(None),
     }
 }
@@ -115,31 +104,29 @@ fn input<'b>(x: &'b Operand<'_>, held: &'b Option<wgpu::Buffer>, scalar_dtype: D
 }
 
 /// `a op b` computed in `compute` into a new tensor of `shape` and dtype `out_dtype` on
-/// `device`. Tensor operands of any dtype but float64 are converted as they are loaded.
+/// `device`. Tensor operands of any dtype are converted as they are loaded.
 pub fn binary(op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], device: crate::Device, compute: DType, out_dtype: DType) -> Result<Tensor> {
     let name = op.name();
-    require_not_f64(compute, name, device)?;
     let kind = binary_kernel(op, compute).ok_or_else(|| dtype_not_on_device(name, compute, device))?;
     let ctx = context_of(device, name)?;
     let (ha, hb) = (held(&a, name)?, held(&b, name)?);
-    // Scalars join in the kernel's compute class: float32 or int64 (logical ops only test them
-    // against zero, which float32 does for any number).
-    let int = !compute.is_floating_point();
+    // Scalars join in the kernel's compute class: float32, float64 or int64 (logical ops only
+    // test them against zero, which float32 does for any number).
     let scalar_dtype = match kind {
         BinaryKernel::Logical(_) => DType::F32,
-        _ if int => DType::I64,
+        _ if !compute.is_floating_point() => DType::I64,
+        _ if compute == DType::F64 => DType::F64,
         _ => DType::F32,
     };
     let (out, ob) = output(ctx, shape, out_dtype)?;
     let (ia, ib) = (input(&a, &ha, scalar_dtype)?, input(&b, &hb, scalar_dtype)?);
-    elementwise::binary(ctx, kind, int, ia, ib, view(&out, &ob))?;
+    elementwise::binary(ctx, kind, compute, ia, ib, view(&out, &ob))?;
     Ok(out)
 }
 
 /// `cond ? a : b` into a new tensor of `shape` and `dtype`; `a` and `b` are of `dtype` (or
 /// numbers) and, like `cond`, broadcast to `shape` by their layouts.
 pub fn where_(cond: &Tensor, a: Operand<'_>, b: Operand<'_>, shape: &[usize], dtype: DType) -> Result<Tensor> {
-    require_not_f64(dtype, "where", cond.device())?;
     let (ctx, cb) = buffer_of(cond, "where")?;
     let (ha, hb) = (held(&a, "where")?, held(&b, "where")?);
     for x in [&a, &b] {
@@ -156,39 +143,40 @@ pub fn where_(cond: &Tensor, a: Operand<'_>, b: Operand<'_>, shape: &[usize], dt
 }
 
 /// Writes `src` (same shape and device) into `dst` through both layouts, converting to `dst`'s
-/// dtype (float64 moves bit for bit only).
+/// dtype (conversions to or from float64 need a device with float64 shaders).
 pub fn copy_strided(src: &Tensor, dst: &Tensor) -> Result<()> {
     if src.device() != dst.device() || src.shape() != dst.shape() {
         return Err(Error::Runtime("wgpu copy: operands differ in device or shape".into()));
     }
-    if src.dtype() != dst.dtype() && (src.dtype() == DType::F64 || dst.dtype() == DType::F64) {
-        return Err(dtype_not_on_device(&format!("to({})", dst.dtype().name()), src.dtype(), src.device()));
-    }
     let (ctx, sb) = buffer_of(src, "copy")?;
     let (_, db) = buffer_of(dst, "copy")?;
+    if src.dtype() != dst.dtype() && (src.dtype() == DType::F64 || dst.dtype() == DType::F64) {
+        ctx.require_f64(&format!("to({})", dst.dtype().name()))?;
+    }
     elementwise::copy(ctx, view(src, &sb), view(dst, &db))
 }
 
-/// `op` over `rdims` of `x`, into a new tensor of `out_shape` (the kept dims, in order).
+/// `op` over `rdims` of `x` (float32, float64 or int64), into a new tensor of `out_shape` (the
+/// kept dims, in order) and `x`'s dtype. Int64 sums and products wrap, as on the CPU.
 pub fn reduce(x: &Tensor, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) -> Result<Tensor> {
     let name = op.name();
     let code = reduce_code(op).ok_or_else(|| not_on_device(name, x.device()))?;
-    require_f32(x, name)?;
+    require_reducible(x, name)?;
     let (ctx, xb) = buffer_of(x, name)?;
-    let (out, ob) = output(ctx, out_shape, DType::F32)?;
-    super::reduce::reduce(ctx, code, (&xb, x.layout()), rdims, &ob)?;
+    let (out, ob) = output(ctx, out_shape, x.dtype())?;
+    super::reduce::reduce(ctx, code, (&xb, x.dtype(), x.layout()), rdims, &ob)?;
     Ok(out)
 }
 
-/// The int64 indices of the max (or min) of float32 `x` along `dim` (non-empty), shaped as `x`
-/// without `dim`.
+/// The int64 indices of the max (or min) of `x` (float32, float64 or int64) along `dim`
+/// (non-empty), shaped as `x` without `dim`.
 pub fn arg_reduce(x: &Tensor, dim: usize, max: bool) -> Result<Tensor> {
     let name = if max { "argmax" } else { "argmin" };
-    require_f32(x, name)?;
+    require_reducible(x, name)?;
     let (ctx, xb) = buffer_of(x, name)?;
     let shape: Vec<usize> = (0..x.ndim()).filter(|&d| d != dim).map(|d| x.shape()[d]).collect();
     let (out, ob) = output(ctx, &shape, DType::I64)?;
-    super::reduce::arg_reduce(ctx, max, (&xb, x.layout()), dim, &ob)?;
+    super::reduce::arg_reduce(ctx, max, (&xb, x.dtype(), x.layout()), dim, &ob)?;
     Ok(out)
 }
 
@@ -199,30 +187,24 @@ fn dim_last(x: &Tensor, dim: usize) -> Vec<usize> {
     shape
 }
 
-/// Running sums (or products) of float32 `x` along `dim`, shaped as `x` with `dim` moved last.
+/// Running sums (or products) of `x` (float32, float64 or int64) along `dim`, in its dtype,
+/// shaped as `x` with `dim` moved last.
 pub fn cumulative(x: &Tensor, dim: usize, product: bool) -> Result<Tensor> {
     let name = if product { "cumprod" } else { "cumsum" };
-    require_f32(x, name)?;
+    require_reducible(x, name)?;
     let (ctx, xb) = buffer_of(x, name)?;
-    let (out, ob) = output(ctx, &dim_last(x, dim), DType::F32)?;
-    super::reduce::scan(ctx, product, (&xb, x.layout()), dim, &ob)?;
+    let (out, ob) = output(ctx, &dim_last(x, dim), x.dtype())?;
+    super::reduce::scan(ctx, product, (&xb, x.dtype(), x.layout()), dim, &ob)?;
     Ok(out)
 }
 
-/// The stable sorting permutation (int64) of float32 `x` along `dim`, shaped as `x` with `dim`
-/// moved last (NaN sorts as the largest value).
+/// The stable sorting permutation (int64) of `x` (float32, float64 or int64) along `dim`,
+/// shaped as `x` with `dim` moved last (NaN sorts as the largest value). Rows of any length.
 pub fn sort(x: &Tensor, dim: usize, descending: bool) -> Result<Tensor> {
-    require_f32(x, "sort")?;
-    if x.shape()[dim] > super::reduce::MAX_SORT {
-        return Err(Error::NotImplemented(format!(
-            "wgpu sort: rows longer than {} elements (this one has {})",
-            super::reduce::MAX_SORT,
-            x.shape()[dim]
-        )));
-    }
+    require_reducible(x, "sort")?;
     let (ctx, xb) = buffer_of(x, "sort")?;
     let (out, ob) = output(ctx, &dim_last(x, dim), DType::I64)?;
-    super::reduce::sort(ctx, descending, (&xb, x.layout()), dim, &ob)?;
+    super::reduce::sort(ctx, descending, (&xb, x.dtype(), x.layout()), dim, &ob)?;
     Ok(out)
 }
 
@@ -245,6 +227,33 @@ pub fn take(src: &Tensor, offsets: &[usize], shape: &[usize]) -> Result<Tensor> 
     let list = upload_u32(ctx, &offsets_u32(offsets)?)?;
     elementwise::take(ctx, &sb, src.dtype(), list.buffer(), view(&out, &ob))?;
     Ok(out)
+}
+
+/// `src` gathered along `dim` by the integer tensor `index` on the same device, into a new
+/// contiguous tensor of `shape`: element `i` is `src`'s at `src_at`'s offset of `i` plus
+/// `index_at`'s element `i` times `src`'s stride of `dim` (`src_at` and `index_at` view the two
+/// storages at `shape`, `src_at` with `dim`'s stride zeroed). The indices never leave the
+/// device: bounds are checked there, and one flag word comes back. None when an index is
+/// outside the dim, for the caller to raise its own error.
+pub fn gather_index(src: &Tensor, src_at: &Layout, dim: usize, index: &Tensor, index_at: &Layout, shape: &[usize]) -> Result<Option<Tensor>> {
+    let (ctx, sb) = buffer_of(src, "gather")?;
+    let (_, ib) = buffer_of(index, "gather")?;
+    let dt = src.dtype();
+    let layout = Layout::contiguous(shape.to_vec())?;
+    // The flag word follows the elements in the output's buffer.
+    let size = dt.size_in_bytes();
+    let flag = (layout.numel() * size).div_ceil(4);
+    let s = WgpuStorage::new(ctx, dt, ((flag + 1) * 4).div_ceil(size))?;
+    let ob = s.buffer().clone();
+    ctx.record(|enc| enc.clear_buffer(&ob, flag as u64 * 4, Some(4)));
+    let sv = View { buffer: &sb, dtype: dt, layout: src_at };
+    let iv = View { buffer: &ib, dtype: index.dtype(), layout: index_at };
+    let ov = View { buffer: &ob, dtype: dt, layout: &layout };
+    elementwise::gather_index(ctx, sv, src.strides()[dim], src.shape()[dim], iv, ov, super::strided::u32_of(flag)?)?;
+    if s.read_word(flag)? != 0 {
+        return Ok(None);
+    }
+    Ok(Some(Tensor::from_storage(Storage::Wgpu(s), layout)))
 }
 
 /// `dst`'s storage at `offsets[k]` = element `k` of `values` (same dtype, contiguous, one per
@@ -282,7 +291,6 @@ pub fn add_at(out: &Tensor, targets: &[usize], src: &Tensor, src_offsets: &[usiz
     if !out.is_contiguous() || src.dtype() != out.dtype() || targets.len() != src_offsets.len() {
         return Err(Error::Runtime("wgpu add_at: a contiguous output of the source's dtype, one target per source element".into()));
     }
-    require_not_f64(out.dtype(), "index_add", out.device())?;
     let n = out.numel();
     if targets.is_empty() || n == 0 {
         return Ok(());
@@ -311,10 +319,13 @@ pub fn add_at(out: &Tensor, targets: &[usize], src: &Tensor, src_offsets: &[usiz
     Ok(())
 }
 
-/// `a @ b` for `[.., m, k]` and `[.., k, n]` float32 tensors with equal batch shapes.
+/// `a @ b` for `[.., m, k]` and `[.., k, n]` tensors with equal batch shapes, both float32 or
+/// both float64.
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    require_f32(a, "matmul")?;
-    require_f32(b, "matmul")?;
+    let dt = a.dtype();
+    if !matches!(dt, DType::F32 | DType::F64) || b.dtype() != dt {
+        return Err(dtype_not_on_device("matmul", if matches!(dt, DType::F32 | DType::F64) { b.dtype() } else { dt }, a.device()));
+    }
     let nd = a.ndim();
     let (m, k, n) = (a.shape()[nd - 2], a.shape()[nd - 1], b.shape()[nd - 1]);
     let batch_shape = &a.shape()[..nd - 2];
@@ -330,7 +341,7 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (_, bb) = buffer_of(b, "matmul")?;
     let mut out_shape = batch_shape.to_vec();
     out_shape.extend([m, n]);
-    let (out, ob) = output(ctx, &out_shape, DType::F32)?;
+    let (out, ob) = output(ctx, &out_shape, dt)?;
     let mat = |t: &Tensor, buffer, bs| Mat {
         buffer,
         offset: t.storage_offset(),
@@ -343,6 +354,6 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if m.div_ceil(64) > max || n.div_ceil(64) > max {
         return Err(Error::NotImplemented(format!("wgpu matmul of {m}x{k} by {k}x{n}: the output is too large for one grid")));
     }
-    super::matmul::matmul(ctx, &ma, &mb, batches, (m, k, n), &ob)?;
+    super::matmul::matmul(ctx, dt == DType::F64, &ma, &mb, batches, (m, k, n), &ob)?;
     Ok(out)
 }

@@ -1,8 +1,9 @@
-//! Launcher of `shaders/reduce.wgsl`: float32 sum, prod, max and min over any dims of a strided
-//! input, and along one dim argmax / argmin, cumulative sums and products, and the stable sort
-//! (rows of up to `MAX_SORT` elements). Long rows of few outputs are split into fixed chunks
-//! folded by a second pass; the split depends only on the sizes, so a result is bitwise the same
-//! on every run.
+//! Launcher of `shaders/reduce.wgsl` (one module per element type: float32, float64, int64):
+//! sum, prod, max and min over any dims of a strided input, and along one dim argmax / argmin,
+//! cumulative sums and products, and the stable sort (in workgroup memory for rows of up to
+//! `MAX_SORT` elements, one launch per network stage for longer rows). Long rows of few outputs
+//! are split into fixed chunks folded by a second pass; the split depends only on the sizes, so
+//! a result is bitwise the same on every run.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -16,7 +17,31 @@ use super::context::{Context, Shader};
 use super::storage::WgpuStorage;
 use super::strided::{coalesce, pack, u32_of, Packed};
 
-static SHADER: Shader = Shader { name: "reduce", source: include_str!("shaders/reduce.wgsl"), storage: &[true, false] };
+static SHADER_F32: Shader = Shader {
+    name: "reduce_f32",
+    source: concat!(include_str!("shaders/reduce_f32.wgsl"), include_str!("shaders/reduce.wgsl")),
+    storage: &[true, false],
+};
+static SHADER_F64: Shader = Shader {
+    name: "reduce_f64",
+    source: concat!(include_str!("shaders/reduce_f64.wgsl"), include_str!("shaders/reduce.wgsl")),
+    storage: &[true, false],
+};
+static SHADER_I64: Shader = Shader {
+    name: "reduce_i64",
+    source: concat!(include_str!("shaders/reduce_i64.wgsl"), include_str!("shaders/reduce.wgsl"), include_str!("shaders/int64.wgsl")),
+    storage: &[true, false],
+};
+
+/// The module of an element type: float32, float64 (on devices with float64 shaders) or int64.
+fn shader(ctx: &Context, dtype: DType, op: &str) -> Result<&'static Shader> {
+    match dtype {
+        DType::F32 => Ok(&SHADER_F32),
+        DType::F64 => ctx.require_f64(op).map(|_| &SHADER_F64),
+        DType::I64 => Ok(&SHADER_I64),
+        d => Err(crate::error::Error::Runtime(format!("wgpu {op}: no reduction kernel for {}", d.name()))),
+    }
+}
 
 /// Rows at most this long are folded one thread per output, in order.
 const SHORT_ROW: usize = 64;
@@ -42,7 +67,7 @@ struct Params {
     red_st: Packed,
 }
 
-/// The shader's op code; None for reductions without a float kernel (all, any).
+/// The shader's op code; None for reductions without a kernel (all, any).
 pub(crate) fn reduce_code(op: ReduceOp) -> Option<u32> {
     match op {
         ReduceOp::Sum => Some(0),
@@ -53,8 +78,6 @@ pub(crate) fn reduce_code(op: ReduceOp) -> Option<u32> {
     }
 }
 
-/// One pass: `rows` outputs (kept dims) each folding `len` elements (reduced dims), written as
-/// `rows * chunks` values.
 /// What a pass computes per row.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -68,11 +91,14 @@ enum Kind {
     Sort,
 }
 
-/// The longest row `sort` takes: the bitonic network lives in workgroup memory.
-pub(crate) const MAX_SORT: usize = 1024;
+/// The longest row sorted in one launch: the bitonic network lives in workgroup memory.
+const MAX_SORT: usize = 1024;
 
+/// One pass: `rows` outputs (kept dims) each folding `len` elements (reduced dims) of `dtype`,
+/// written as `rows * chunks` values.
 struct Pass<'a> {
     kind: Kind,
+    dtype: DType,
     input: &'a wgpu::Buffer,
     offset: usize,
     kept: (Vec<usize>, Vec<usize>),
@@ -113,7 +139,7 @@ fn run(ctx: &Context, op: u32, pass: Pass<'_>, out: &wgpu::Buffer) -> Result<()>
         Kind::Sort => ("sort_rows", rows),
     };
     ctx.launch(Launch {
-        shader: &SHADER,
+        shader: shader(ctx, pass.dtype, entry)?,
         entry,
         op: Some(op),
         params: bytemuck::bytes_of(&params),
@@ -122,9 +148,12 @@ fn run(ctx: &Context, op: u32, pass: Pass<'_>, out: &wgpu::Buffer) -> Result<()>
     })
 }
 
-/// Folds `x` over `rdims` into the contiguous `out` (the kept dims in order).
-pub(crate) fn reduce(ctx: &'static Context, op: u32, x: (&wgpu::Buffer, &Layout), rdims: &[usize], out: &wgpu::Buffer) -> Result<()> {
-    let (buf, l) = x;
+/// A strided input: its buffer, dtype and layout.
+pub(crate) type Input<'a> = (&'a wgpu::Buffer, DType, &'a Layout);
+
+/// Folds `x` over `rdims` into the contiguous `out` (the kept dims in order, `x`'s dtype).
+pub(crate) fn reduce(ctx: &'static Context, op: u32, x: Input<'_>, rdims: &[usize], out: &wgpu::Buffer) -> Result<()> {
+    let (buf, dtype, l) = x;
     let split = |keep: bool| -> (Vec<usize>, Vec<usize>) {
         let dims: Vec<usize> = (0..l.ndim()).filter(|d| rdims.contains(d) != keep).collect();
         let shape: Vec<usize> = dims.iter().map(|&d| l.shape[d]).collect();
@@ -137,12 +166,12 @@ pub(crate) fn reduce(ctx: &'static Context, op: u32, x: (&wgpu::Buffer, &Layout)
     let len: usize = red.0.iter().product();
     let chunks = if rows >= TARGET_GROUPS || len <= CHUNK { 1 } else { len.div_ceil(CHUNK).min(TARGET_GROUPS.div_ceil(rows)) };
     if chunks == 1 {
-        return run(ctx, op, Pass { kind: Kind::Fold, input: buf, offset: l.offset, kept, red, chunks: 1 }, out);
+        return run(ctx, op, Pass { kind: Kind::Fold, dtype, input: buf, offset: l.offset, kept, red, chunks: 1 }, out);
     }
     // Pass 1: each row's chunks into a [rows, chunks] scratch; pass 2 folds each scratch row.
-    let scratch = WgpuStorage::new(ctx, DType::F32, rows * chunks)?;
-    run(ctx, op, Pass { kind: Kind::Fold, input: buf, offset: l.offset, kept, red, chunks }, scratch.buffer())?;
-    let second = Pass { kind: Kind::Fold, input: scratch.buffer(), offset: 0, kept: (vec![rows], vec![chunks]), red: (vec![chunks], vec![1]), chunks: 1 };
+    let scratch = WgpuStorage::new(ctx, dtype, rows * chunks)?;
+    run(ctx, op, Pass { kind: Kind::Fold, dtype, input: buf, offset: l.offset, kept, red, chunks }, scratch.buffer())?;
+    let second = Pass { kind: Kind::Fold, dtype, input: scratch.buffer(), offset: 0, kept: (vec![rows], vec![chunks]), red: (vec![chunks], vec![1]), chunks: 1 };
     run(ctx, op, second, out)
 }
 
@@ -158,21 +187,73 @@ fn along(l: &Layout, dim: usize) -> ((Vec<usize>, Vec<usize>), (Vec<usize>, Vec<
 
 /// The int64 index of the max (`max`) or min along `dim` of `x` (the first NaN, else the first
 /// extreme value), into the contiguous `out` (the other dims in order). `dim` must be non-empty.
-pub(crate) fn arg_reduce(ctx: &'static Context, max: bool, x: (&wgpu::Buffer, &Layout), dim: usize, out: &wgpu::Buffer) -> Result<()> {
-    let (kept, red) = along(x.1, dim);
-    run(ctx, if max { 2 } else { 3 }, Pass { kind: Kind::Arg, input: x.0, offset: x.1.offset, kept, red, chunks: 1 }, out)
+pub(crate) fn arg_reduce(ctx: &'static Context, max: bool, x: Input<'_>, dim: usize, out: &wgpu::Buffer) -> Result<()> {
+    let (kept, red) = along(x.2, dim);
+    run(ctx, if max { 2 } else { 3 }, Pass { kind: Kind::Arg, dtype: x.1, input: x.0, offset: x.2.offset, kept, red, chunks: 1 }, out)
 }
 
-/// Running sums (or products) of `x` along `dim`, in float32, into the contiguous `out` laid out
+/// Running sums (or products) of `x` along `dim`, in its dtype, into the contiguous `out` laid
+/// out as the other dims in order, then `dim`.
+pub(crate) fn scan(ctx: &'static Context, product: bool, x: Input<'_>, dim: usize, out: &wgpu::Buffer) -> Result<()> {
+    let (kept, red) = along(x.2, dim);
+    run(ctx, product as u32, Pass { kind: Kind::Scan, dtype: x.1, input: x.0, offset: x.2.offset, kept, red, chunks: 1 }, out)
+}
+
+/// The stable sorting permutation (int64) of `x` along `dim`, into the contiguous `out` laid out
 /// as the other dims in order, then `dim`.
-pub(crate) fn scan(ctx: &'static Context, product: bool, x: (&wgpu::Buffer, &Layout), dim: usize, out: &wgpu::Buffer) -> Result<()> {
-    let (kept, red) = along(x.1, dim);
-    run(ctx, product as u32, Pass { kind: Kind::Scan, input: x.0, offset: x.1.offset, kept, red, chunks: 1 }, out)
+pub(crate) fn sort(ctx: &'static Context, descending: bool, x: Input<'_>, dim: usize, out: &wgpu::Buffer) -> Result<()> {
+    let (kept, red) = along(x.2, dim);
+    let pass = Pass { kind: Kind::Sort, dtype: x.1, input: x.0, offset: x.2.offset, kept, red, chunks: 1 };
+    if x.2.shape[dim] <= MAX_SORT {
+        return run(ctx, descending as u32, pass, out);
+    }
+    sort_long(ctx, descending as u32, pass, out)
 }
 
-/// The stable sorting permutation (int64) of `x` along `dim` (at most `MAX_SORT` long), into
-/// the contiguous `out` laid out as the other dims in order, then `dim`.
-pub(crate) fn sort(ctx: &'static Context, descending: bool, x: (&wgpu::Buffer, &Layout), dim: usize, out: &wgpu::Buffer) -> Result<()> {
-    let (kept, red) = along(x.1, dim);
-    run(ctx, descending as u32, Pass { kind: Kind::Sort, input: x.0, offset: x.1.offset, kept, red, chunks: 1 }, out)
+/// The sort of rows longer than `MAX_SORT`: the bitonic network over a scratch buffer of keys
+/// and indices, one launch per stage (log2(n) * (log2(n) + 1) / 2 of them for rows of n).
+fn sort_long(ctx: &'static Context, op: u32, pass: Pass<'_>, out: &wgpu::Buffer) -> Result<()> {
+    let rows: usize = pass.kept.0.iter().product();
+    let len = pass.red.0[0];
+    if rows == 0 {
+        return Ok(());
+    }
+    let n = len.next_power_of_two();
+    let words = if pass.dtype == DType::F32 { 1 } else { 2 };
+    let total = rows.checked_mul(n).ok_or_else(|| crate::error::Error::SizeOverflow(format!("sorting {rows} rows of {n}")))?;
+    // Keys, then indices, as u32 words.
+    let scratch = WgpuStorage::new(ctx, DType::I32, total * (words + 1))?;
+    let shader = shader(ctx, pass.dtype, "sort")?;
+    let max = ctx.limits.max_compute_workgroups_per_dimension;
+    let mut params = Params {
+        rows: u32_of(rows)?,
+        len: u32_of(len)?,
+        chunks: 0,
+        chunk_len: u32_of(n)?,
+        kept_ndim: pass.kept.0.len() as u32,
+        red_ndim: 1,
+        off: u32_of(pass.offset)?,
+        pad: 0,
+        kept_shape: pack(&pass.kept.0)?,
+        kept_st: pack(&pass.kept.1)?,
+        red_shape: pack(&pass.red.0)?,
+        red_st: pack(&pass.red.1)?,
+    };
+    let groups = |threads: usize| -> Result<[u32; 3]> { Ok(grid(u32_of(threads.div_ceil(256))?, max)) };
+    let launch = |entry: &'static str, params: &Params, buffers: &[&wgpu::Buffer], threads: usize| -> Result<()> {
+        ctx.launch(Launch { shader, entry, op: Some(op), params: bytemuck::bytes_of(params), buffers, groups: groups(threads)? })
+    };
+    launch("sort_init", &params, &[scratch.buffer(), pass.input], total)?;
+    let mut k = 2;
+    while k <= n {
+        let mut j = k / 2;
+        while j > 0 {
+            params.chunks = u32_of(k)?;
+            params.pad = u32_of(j)?;
+            launch("sort_step", &params, &[scratch.buffer(), pass.input], total / 2)?;
+            j /= 2;
+        }
+        k *= 2;
+    }
+    launch("sort_finish", &params, &[out, scratch.buffer()], rows * len)
 }

@@ -94,14 +94,25 @@ impl WgpuStorage {
     }
 
     /// Copies elements `start..start + dst.len() / size` into `dst`, waiting for every kernel
-    /// recorded before: the one place the host waits on the device.
+    /// recorded before.
     pub fn read_into(&self, start: usize, dst: &mut [u8]) -> Result<()> {
+        self.read_bytes((start * self.dtype.size_in_bytes()) as u64, dst)
+    }
+
+    /// The 32-bit word at `word` of the buffer (a kernel's flag kept past the elements).
+    pub(crate) fn read_word(&self, word: usize) -> Result<u32> {
+        let mut w = [0u8; 4];
+        self.read_bytes(word as u64 * 4, &mut w)?;
+        Ok(u32::from_le_bytes(w))
+    }
+
+    /// Copies the buffer's bytes from `begin` into `dst`, waiting for every kernel recorded
+    /// before: the one place the host waits on the device.
+    fn read_bytes(&self, begin: u64, dst: &mut [u8]) -> Result<()> {
         if dst.is_empty() {
             return Ok(());
         }
         let ctx = self.ctx;
-        let size = self.dtype.size_in_bytes();
-        let begin = (start * size) as u64;
         let end = begin + dst.len() as u64;
         if end > self.buffer().size() {
             return Err(Error::Runtime("wgpu: read past the end of a buffer".into()));

@@ -59,6 +59,10 @@ pub fn supports_f16(_ordinal: usize) -> Result<bool> {
     Err(not_built())
 }
 
+pub fn supports_f64(_ordinal: usize) -> Result<bool> {
+    Err(not_built())
+}
+
 pub fn synchronize(_ordinal: usize) -> Result<()> {
     Err(not_built())
 }
@@ -101,6 +105,10 @@ pub fn arg_reduce(_x: &Tensor, _dim: usize, _max: bool) -> Result<Tensor> {
 }
 
 pub fn take(_src: &Tensor, _offsets: &[usize], _shape: &[usize]) -> Result<Tensor> {
+    Err(not_built())
+}
+
+pub fn gather_index(_src: &Tensor, _src_at: &crate::layout::Layout, _dim: usize, _index: &Tensor, _index_at: &crate::layout::Layout, _shape: &[usize]) -> Result<Option<Tensor>> {
     Err(not_built())
 }
 

@@ -57,7 +57,7 @@ def _analytical_jacobian(fn, inputs, i):
         jac = []
         flat_n = o.numel()
         for k in range(flat_n):
-            grad_out = _C.zeros(flat_n, dtype=o.dtype)
+            grad_out = _C.zeros(flat_n, dtype=o.dtype, device=o.device)
             grad_out[k] = 1.0
             g = _grad([o], [inputs[i]], [grad_out.reshape(o.shape)])[0]
             jac.append([0.0] * inputs[i].numel() if g is None else g.reshape(-1).tolist())
@@ -113,7 +113,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     outputs = _flat_outputs(func, inputs)
     if grad_outputs is None:
         _C.manual_seed(0)
-        grad_outputs = tuple(_C.randn(*o.shape, dtype=o.dtype, requires_grad=True) for o in outputs)
+        grad_outputs = tuple(_C.randn(*o.shape, dtype=o.dtype).to(o.device).requires_grad_()
+                             for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
     diff_inputs = [x for x in inputs if isinstance(x, _C.Tensor) and x.requires_grad]

@@ -1,5 +1,5 @@
 // Elementwise kernels over strided, broadcast operands of any dtype: float32 math (unary,
-// binary), int64-exact integer arithmetic, comparisons, logical ops, `where`, the casting copy,
+// binary), int64-exact integer arithmetic (the helpers of int64.wgsl, appended to this source), comparisons, logical ops, `where`, the casting copy,
 // and the gathers and scatters whose storage offsets the host computed (take, put, segment sums).
 // One shader; each op is its own pipeline through the OP override constant, so the switch folds
 // away. Buffers are raw 32-bit words: every element is loaded as the bits of its dtype and
@@ -46,6 +46,8 @@ struct Params {
     beta: f32,
     pad0: u32,
     pad1: u32,
+    // The same two arguments as float64 bits (lo, hi, lo, hi), for the float64 kernels.
+    args64: vec4<u32>,
     // Sizes and strides (in elements) of up to MAX_DIMS dims, innermost last.
     shape: array<vec4<u32>, 2>,
     st_out: array<vec4<u32>, 2>,
@@ -159,95 +161,6 @@ fn sext(v: u32, bits: u32) -> vec2<u32> {
     return vec2<u32>(bitcast<u32>(s), select(0u, 0xffffffffu, s < 0));
 }
 
-// ----- int64 as (lo, hi) two's complement -------------------------------------------------------
-
-fn i64_of(v: i32) -> vec2<u32> {
-    return vec2<u32>(bitcast<u32>(v), select(0u, 0xffffffffu, v < 0));
-}
-
-fn i64_neg(x: vec2<u32>) -> vec2<u32> {
-    let lo = ~x.x + 1u;
-    return vec2<u32>(lo, ~x.y + select(0u, 1u, lo == 0u));
-}
-
-fn i64_add(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
-    let lo = x.x + y.x;
-    return vec2<u32>(lo, x.y + y.y + select(0u, 1u, lo < x.x));
-}
-
-fn i64_sub(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
-    return i64_add(x, i64_neg(y));
-}
-
-fn is_neg(x: vec2<u32>) -> bool {
-    return (x.y >> 31u) == 1u;
-}
-
-// The full 64-bit product of two u32s, from 16-bit halves.
-fn mul_wide(x: u32, y: u32) -> vec2<u32> {
-    let x0 = x & 0xffffu;
-    let x1 = x >> 16u;
-    let y0 = y & 0xffffu;
-    let y1 = y >> 16u;
-    let p00 = x0 * y0;
-    let p01 = x0 * y1;
-    let p10 = x1 * y0;
-    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
-    return vec2<u32>((p00 & 0xffffu) | (mid << 16u), x1 * y1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
-}
-
-// The low 64 bits of the product (wrapping, as Rust's and PyTorch's int64 do).
-fn i64_mul(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
-    let w = mul_wide(x.x, y.x);
-    return vec2<u32>(w.x, w.y + x.x * y.y + x.y * y.x);
-}
-
-fn i64_lt(x: vec2<u32>, y: vec2<u32>) -> bool {
-    if x.y != y.y { return bitcast<i32>(x.y) < bitcast<i32>(y.y); }
-    return x.x < y.x;
-}
-
-fn u64_ge(x: vec2<u32>, y: vec2<u32>) -> bool {
-    if x.y != y.y { return x.y > y.y; }
-    return x.x >= y.x;
-}
-
-struct DivMod {
-    q: vec2<u32>,
-    r: vec2<u32>,
-}
-
-// Unsigned long division, one quotient bit per step.
-fn u64_divmod(n: vec2<u32>, d: vec2<u32>) -> DivMod {
-    var q = vec2<u32>(0u, 0u);
-    var r = vec2<u32>(0u, 0u);
-    for (var i = 63i; i >= 0; i--) {
-        let bit = select((n.x >> u32(i)) & 1u, (n.y >> u32(i - 32)) & 1u, i >= 32);
-        r = vec2<u32>((r.x << 1u) | bit, (r.y << 1u) | (r.x >> 31u));
-        if u64_ge(r, d) {
-            r = i64_sub(r, d);
-            if i >= 32 { q.y |= 1u << u32(i - 32); } else { q.x |= 1u << u32(i); }
-        }
-    }
-    return DivMod(q, r);
-}
-
-// Python's floor division and modulo (the remainder takes the divisor's sign). The host rejects
-// zero divisors before launching; here they give 0.
-fn i64_floor_divmod(x: vec2<u32>, y: vec2<u32>) -> DivMod {
-    if y.x == 0u && y.y == 0u { return DivMod(vec2<u32>(0u, 0u), vec2<u32>(0u, 0u)); }
-    let nx = is_neg(x);
-    let ny = is_neg(y);
-    let t = u64_divmod(select(x, i64_neg(x), nx), select(y, i64_neg(y), ny));
-    var q = select(t.q, i64_neg(t.q), nx != ny);
-    var r = select(t.r, i64_neg(t.r), nx);
-    if (r.x != 0u || r.y != 0u) && (nx != ny) {
-        q = i64_sub(q, vec2<u32>(1u, 0u));
-        r = i64_add(r, y);
-    }
-    return DivMod(q, r);
-}
-
 // int64 to float32: the magnitude's high and low words, then the sign.
 fn i64_to_f32(x: vec2<u32>) -> f32 {
     let n = is_neg(x);
@@ -341,6 +254,8 @@ fn to_i64(dt: u32, v: vec2<u32>) -> vec2<u32> {
 }
 
 fn nonzero(dt: u32, v: vec2<u32>) -> bool {
+    // Float64 by its bits: any set bit but the sign's (NaN included) is nonzero.
+    if dt == F64 { return (v.x | (v.y & 0x7fffffffu)) != 0u; }
     if is_float(dt) { return to_f32(dt, v) != 0.0 || is_nan(to_f32(dt, v)); }
     return v.x != 0u || v.y != 0u;
 }
@@ -610,6 +525,7 @@ fn binary_int_op(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
         case 2u: { return i64_mul(x, y); }
         case 4u: { return i64_floor_divmod(x, y).q; }
         case 5u: { return i64_floor_divmod(x, y).r; }
+        case 6u: { return i64_pow(x, y); }
         case 7u: { return select(y, x, i64_lt(y, x)); }
         case 8u: { return select(y, x, i64_lt(x, y)); }
         case 11u: { return x & y; }
@@ -771,6 +687,23 @@ fn take(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if i >= p.numel { return; }
     let o = offsets(i);
     store_bits(p.dt_out, o.o, load_bits(0u, p.dt_a, c[o.c]));
+}
+
+// out[i] = a[o.a + c_i * count]: the gather along one dim by an index tensor on the device (c,
+// of any integer dtype, walked by its own strides; a walks the source with the gathered dim's
+// stride zeroed). An index outside [0, scalar_b.x) writes nothing and sets the flag word
+// scalar_b.y of `out` (past the elements), for the host to read back as one word.
+@compute @workgroup_size(256)
+fn gather_index(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = offsets(i);
+    let v = to_i64(p.dt_c, load_bits(2u, p.dt_c, o.c));
+    if v.y != 0u || v.x >= p.scalar_b.x {
+        atomicOr(&out[p.scalar_b.y], 1u);
+        return;
+    }
+    store_bits(p.dt_out, o.o, load_bits(0u, p.dt_a, o.a + v.x * p.count));
 }
 
 // out[c[2i]] = a[c[2i + 1]] for `numel` pairs: a scatter to distinct offsets (the host keeps

@@ -1,7 +1,8 @@
-// Batched float32 matrix product C[b] = A[b] @ B[b] over strided (transposed, broadcast)
-// operands into a contiguous C. Each workgroup of 16x16 threads computes a 64x64 tile of C; each
-// thread a 4x4 block of it, from 16-deep slices of A and B staged in workgroup memory, so every
-// element loaded from global memory is used 64 times.
+// Batched matrix product C[b] = A[b] @ B[b] over strided (transposed, broadcast) operands into a
+// contiguous C, for the element type T (float32 or float64: the launcher prepends its alias).
+// Each workgroup of 16x16 threads computes a 64x64 tile of C; each thread a 4x4 block of it,
+// from 16-deep slices of A and B staged in workgroup memory, so every element loaded from
+// global memory is used 64 times.
 
 struct Params {
     m: u32,
@@ -21,17 +22,17 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read_write> c: array<f32>;
-@group(0) @binding(2) var<storage, read> a: array<f32>;
-@group(0) @binding(3) var<storage, read> b: array<f32>;
+@group(0) @binding(1) var<storage, read_write> c: array<T>;
+@group(0) @binding(2) var<storage, read> a: array<T>;
+@group(0) @binding(3) var<storage, read> b: array<T>;
 
 const TILE: u32 = 64u;
 const DEPTH: u32 = 16u;
 
 // A's slice stored k-major ([DEPTH][TILE / 4] vec4s of four rows) and B's likewise (four
 // columns): a thread reads its four rows or columns with one vector load.
-var<workgroup> a_tile: array<vec4<f32>, 256>;
-var<workgroup> b_tile: array<vec4<f32>, 256>;
+var<workgroup> a_tile: array<vec4<T>, 256>;
+var<workgroup> b_tile: array<vec4<T>, 256>;
 
 @compute @workgroup_size(16, 16)
 fn matmul(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -40,7 +41,7 @@ fn matmul(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     let col0 = wid.x * TILE;
     let a_base = p.off_a + batch * p.a_bs;
     let b_base = p.off_b + batch * p.b_bs;
-    var acc: array<vec4<f32>, 4>;
+    var acc: array<vec4<T>, 4>;
     for (var k0 = 0u; k0 < p.k; k0 += DEPTH) {
         // Stage A[row0.., k0..] and B[k0.., col0..]: 1024 values each, four per thread, with
         // zeros past the edges.
@@ -49,7 +50,7 @@ fn matmul(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
             // A: consecutive threads walk k (contiguous when A is row-major).
             let ar = e / DEPTH;
             let ak = e % DEPTH;
-            var av = 0.0;
+            var av: T = 0.0;
             if row0 + ar < p.m && k0 + ak < p.k {
                 av = a[a_base + (row0 + ar) * p.a_rs + (k0 + ak) * p.a_cs];
             }
@@ -57,7 +58,7 @@ fn matmul(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
             // B: consecutive threads walk columns (contiguous when B is row-major).
             let bk = e / TILE;
             let bc = e % TILE;
-            var bv = 0.0;
+            var bv: T = 0.0;
             if k0 + bk < p.k && col0 + bc < p.n {
                 bv = b[b_base + (k0 + bk) * p.b_rs + (col0 + bc) * p.b_cs];
             }
@@ -67,10 +68,10 @@ fn matmul(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         for (var kk = 0u; kk < DEPTH; kk++) {
             let av = a_tile[kk * 16u + lid3.y];
             let bv = b_tile[kk * 16u + lid3.x];
-            acc[0] = fma(vec4<f32>(av.x), bv, acc[0]);
-            acc[1] = fma(vec4<f32>(av.y), bv, acc[1]);
-            acc[2] = fma(vec4<f32>(av.z), bv, acc[2]);
-            acc[3] = fma(vec4<f32>(av.w), bv, acc[3]);
+            acc[0] = fma(vec4<T>(av.x), bv, acc[0]);
+            acc[1] = fma(vec4<T>(av.y), bv, acc[1]);
+            acc[2] = fma(vec4<T>(av.z), bv, acc[2]);
+            acc[3] = fma(vec4<T>(av.w), bv, acc[3]);
         }
         workgroupBarrier();
     }

@@ -1,8 +1,12 @@
-// Float32 reductions (sum, prod, max, min) and arg-reductions (argmax, argmin: int64 indices)
-// over any set of strided dims. Results depend only on the sizes, never on scheduling: in
-// `reduce` and `arg_reduce` each workgroup owns one output (or, for `reduce`, one fixed chunk of
-// it), thread t folds elements t, t + 256, ... in order and the workgroup then combines its 256
-// partials in a fixed halving tree; the `_rows` entries fold short rows one thread each, in order.
+// Reductions (sum, prod, max, min) and arg-reductions (argmax, argmin: int64 indices) over any
+// set of strided dims, cumulative sums and products, and the stable sort, for one element type
+// `T`: the source is a prelude (reduce_f32.wgsl, reduce_f64.wgsl or reduce_i64.wgsl) that
+// defines T, its words per element W, loading and storing its bits, `identity`, `combine`,
+// `t_lt`, `t_eq` and `t_is_nan`, followed by this file. Results depend only on the sizes, never
+// on scheduling: in `reduce` and `arg_reduce` each workgroup owns one output (or, for `reduce`,
+// one fixed chunk of it), thread t folds elements t, t + 256, ... in order and the workgroup then
+// combines its 256 partials in a fixed halving tree; the `_rows` entries fold short rows one
+// thread each, in order.
 
 override OP: u32 = 0u; // 0 sum, 1 prod, 2 max, 3 min (NaN wins max and min; arg-reductions take 2 and 3)
 
@@ -17,6 +21,7 @@ struct Params {
     kept_ndim: u32,
     red_ndim: u32,
     off: u32,
+    // The long sort's stage: the comparison distance (`chunks` holds the block size).
     pad: u32,
     // The kept dims (which output) and the reduced dims (which element of it): sizes and
     // strides in elements, innermost last, up to 8 each.
@@ -27,37 +32,25 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-// Float32 results as their bits, or int64 indices as (lo, hi) word pairs.
+// Results as the words of T, int64 indices as (lo, hi) word pairs, or the long sort's scratch.
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;
-@group(0) @binding(2) var<storage, read> x: array<f32>;
+// The input's words (element e at words W * e ..).
+@group(0) @binding(2) var<storage, read> x: array<u32>;
 
-var<workgroup> partial: array<f32, 256>;
+var<workgroup> partial: array<T, 256>;
 
-fn is_nan(v: f32) -> bool {
-    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+fn load(e: u32) -> T {
+    if W == 2u { return t_of(vec2<u32>(x[2u * e], x[2u * e + 1u])); }
+    return t_of(vec2<u32>(x[e], 0u));
 }
 
-fn identity() -> f32 {
-    switch OP {
-        case 0u: { return 0.0; }
-        case 1u: { return 1.0; }
-        case 2u: { return bitcast<f32>(0xff800000u); }
-        default: { return bitcast<f32>(0x7f800000u); }
-    }
-}
-
-fn combine(acc: f32, v: f32) -> f32 {
-    switch OP {
-        case 0u: { return acc + v; }
-        case 1u: { return acc * v; }
-        case 2u: {
-            if is_nan(acc) || acc > v { return acc; }
-            return v;
-        }
-        default: {
-            if is_nan(acc) || acc < v { return acc; }
-            return v;
-        }
+fn store(i: u32, v: T) {
+    let w = t_words(v);
+    if W == 2u {
+        out[2u * i] = w.x;
+        out[2u * i + 1u] = w.y;
+    } else {
+        out[i] = w.x;
     }
 }
 
@@ -94,7 +87,7 @@ fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     let end = min(start + p.chunk_len, p.len);
     var acc = identity();
     for (var i = start + lid; i < end; i += 256u) {
-        acc = combine(acc, x[base + element_offset(i)]);
+        acc = combine(acc, load(base + element_offset(i)));
     }
     partial[lid] = acc;
     workgroupBarrier();
@@ -105,7 +98,7 @@ fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
         workgroupBarrier();
     }
     if lid == 0u {
-        out[g] = bitcast<u32>(partial[0]);
+        store(g, partial[0]);
     }
 }
 
@@ -116,9 +109,9 @@ fn reduce_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     let base = row_offset(row);
     var acc = identity();
     for (var i = 0u; i < p.len; i++) {
-        acc = combine(acc, x[base + element_offset(i)]);
+        acc = combine(acc, load(base + element_offset(i)));
     }
-    out[row] = bitcast<u32>(acc);
+    store(row, acc);
 }
 
 // ----- argmax / argmin ---------------------------------------------------------------------------
@@ -127,16 +120,16 @@ var<workgroup> partial_index: array<u32, 256>;
 
 // Whether (v, i) beats (w, j): the first NaN wins, then the larger (OP 2) or smaller (OP 3)
 // value, then the smaller index. A total order, so any folding order gives the same winner.
-fn beats(v: f32, i: u32, w: f32, j: u32) -> bool {
-    let nv = is_nan(v);
-    let nw = is_nan(w);
+fn beats(v: T, i: u32, w: T, j: u32) -> bool {
+    let nv = t_is_nan(v);
+    let nw = t_is_nan(w);
     if nv || nw {
         if nv && nw { return i < j; }
         return nv;
     }
-    if v == w { return i < j; }
-    if OP == 2u { return v > w; }
-    return v < w;
+    if t_eq(v, w) { return i < j; }
+    if OP == 2u { return t_lt(w, v); }
+    return t_lt(v, w);
 }
 
 fn write_index(row: u32, i: u32) {
@@ -149,10 +142,10 @@ fn arg_reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     let row = wid.y * nwg.x + wid.x;
     if row >= p.rows { return; }
     let base = row_offset(row);
-    var best = bitcast<f32>(0x7fc00000u);
+    var best = identity();
     var best_i = 0xffffffffu;
     for (var i = lid; i < p.len; i += 256u) {
-        let v = x[base + element_offset(i)];
+        let v = load(base + element_offset(i));
         if best_i == 0xffffffffu || beats(v, i, best, best_i) {
             best = v;
             best_i = i;
@@ -181,10 +174,10 @@ fn arg_reduce_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
     let row = (wid.y * nwg.x + wid.x) * 256u + lid;
     if row >= p.rows { return; }
     let base = row_offset(row);
-    var best = x[base];
+    var best = load(base);
     var best_i = 0u;
     for (var i = 1u; i < p.len; i++) {
-        let v = x[base + element_offset(i)];
+        let v = load(base + element_offset(i));
         if beats(v, i, best, best_i) {
             best = v;
             best_i = i;
@@ -204,8 +197,8 @@ fn scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let base = row_offset(row);
     var acc = identity();
     for (var i = 0u; i < p.len; i++) {
-        acc = combine(acc, x[base + element_offset(i)]);
-        out[row * p.len + i] = bitcast<u32>(acc);
+        acc = combine(acc, load(base + element_offset(i)));
+        store(row * p.len + i, acc);
     }
 }
 
@@ -215,21 +208,21 @@ fn scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 // total (NaN counts as the largest value, ties go by position, padding after everything), so
 // the result is the stable sort the CPU gives. OP 0 ascending, 1 descending. The output is each
 // row's permutation as int64 indices, [rows, len].
-var<workgroup> sort_key: array<f32, 1024>;
+var<workgroup> sort_key: array<T, 1024>;
 var<workgroup> sort_index: array<u32, 1024>;
 
 const PAD: u32 = 0xffffffffu;
 
-fn sorts_before(v: f32, i: u32, w: f32, j: u32) -> bool {
+fn sorts_before(v: T, i: u32, w: T, j: u32) -> bool {
     if i == PAD || j == PAD { return j == PAD && i != PAD; }
-    let nv = is_nan(v);
-    let nw = is_nan(w);
-    if nv || nw || v == w {
+    let nv = t_is_nan(v);
+    let nw = t_is_nan(w);
+    if nv || nw || t_eq(v, w) {
         if nv != nw { return (OP == 1u) == nv; }
         return i < j;
     }
-    if OP == 1u { return v > w; }
-    return v < w;
+    if OP == 1u { return t_lt(w, v); }
+    return t_lt(v, w);
 }
 
 @compute @workgroup_size(256)
@@ -241,10 +234,10 @@ fn sort_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     let n = p.chunk_len;
     for (var t = lid; t < n; t += 256u) {
         if t < p.len {
-            sort_key[t] = x[base + element_offset(t)];
+            sort_key[t] = load(base + element_offset(t));
             sort_index[t] = t;
         } else {
-            sort_key[t] = 0.0;
+            sort_key[t] = identity();
             sort_index[t] = PAD;
         }
     }
@@ -274,4 +267,79 @@ fn sort_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
         out[2u * (row * p.len + t)] = sort_index[t];
         out[2u * (row * p.len + t) + 1u] = 0u;
     }
+}
+
+// ----- sorting rows longer than 1024: the same network over a scratch buffer -----------------------
+
+// The scratch (`out` while sorting) holds rows * n keys (W words each), then rows * n indices,
+// n = `chunk_len`, the row length rounded up to a power of two. `sort_init` fills it, one
+// `sort_step` per stage (block size `chunks`, distance `pad`) compares and swaps, and
+// `sort_finish` writes each row's permutation from the scratch (then `x`) as int64 indices.
+
+fn scratch_key(e: u32) -> T {
+    if W == 2u { return t_of(vec2<u32>(out[2u * e], out[2u * e + 1u])); }
+    return t_of(vec2<u32>(out[e], 0u));
+}
+
+fn set_scratch_key(e: u32, v: T) {
+    store(e, v);
+}
+
+fn flat_thread(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+    return (wid.y * nwg.x + wid.x) * 256u + lid;
+}
+
+@compute @workgroup_size(256)
+fn sort_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let n = p.chunk_len;
+    let g = flat_thread(wid, nwg, lid);
+    if g >= p.rows * n { return; }
+    let row = g / n;
+    let t = g % n;
+    let indices = p.rows * n * W;
+    if t < p.len {
+        set_scratch_key(g, load(row_offset(row) + element_offset(t)));
+        out[indices + g] = t;
+    } else {
+        set_scratch_key(g, identity());
+        out[indices + g] = PAD;
+    }
+}
+
+@compute @workgroup_size(256)
+fn sort_step(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let n = p.chunk_len;
+    let half = n / 2u;
+    let g = flat_thread(wid, nwg, lid);
+    if g >= p.rows * half { return; }
+    let row = g / half;
+    let h = g % half;
+    let k = p.chunks;
+    let j = p.pad;
+    // The pair's lower position: h with a zero bit inserted at j.
+    let t = (h & (j - 1u)) | ((h & ~(j - 1u)) << 1u);
+    let a = row * n + t;
+    let b = a + j;
+    let indices = p.rows * n * W;
+    let up = (t & k) == 0u;
+    let ka = scratch_key(a);
+    let kb = scratch_key(b);
+    let ia = out[indices + a];
+    let ib = out[indices + b];
+    if sorts_before(ka, ia, kb, ib) != up {
+        set_scratch_key(a, kb);
+        set_scratch_key(b, ka);
+        out[indices + a] = ib;
+        out[indices + b] = ia;
+    }
+}
+
+@compute @workgroup_size(256)
+fn sort_finish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let g = flat_thread(wid, nwg, lid);
+    if g >= p.rows * p.len { return; }
+    let row = g / p.len;
+    let t = g % p.len;
+    out[2u * g] = x[p.rows * p.chunk_len * W + row * p.chunk_len + t];
+    out[2u * g + 1u] = 0u;
 }

@@ -1,0 +1,176 @@
+// The elementwise kernels whose compute class is float64 (appended, with f64.wgsl, to
+// elementwise.wgsl's source: a separate module that only devices with shader-f64 compile).
+// Operands of any dtype load as float64; op arguments come as float64 bits in `args64`.
+
+fn alpha64() -> f64 {
+    return f64_of(p.args64.xy);
+}
+
+fn beta64() -> f64 {
+    return f64_of(p.args64.zw);
+}
+
+fn unary_op64(x: f64) -> f64 {
+    // Every op maps NaN to NaN except x ** 0, which is 1.
+    if is_nan64(x) && !(OP == 36u && alpha64() == 0.0) { return x; }
+    switch OP {
+        case 0u: { return x; }
+        case 1u: { return -x; }
+        case 2u: { return abs(x); }
+        case 3u: { return select(select(0.0lf, -1.0lf, x < 0.0), 1.0lf, x > 0.0); }
+        case 4u: { return select(0.0lf, x, x > 0.0); }
+        case 5u: { return floor(x); }
+        case 6u: { return ceil(x); }
+        case 7u: { return round(x); }
+        case 8u: { return trunc(x); }
+        case 9u: { return exp64(x); }
+        case 10u: { return exp2_64(x); }
+        case 11u: { return log64(x); }
+        case 12u: { return log2_64(x); }
+        case 13u: { return log10_64(x); }
+        case 14u: { return log1p64(x); }
+        case 15u: { return expm1_64(x); }
+        case 16u: { if x < 0.0 { return nan64(); } return sqrt(x); }
+        case 17u: { if x < 0.0 { return nan64(); } return 1.0 / sqrt(x); }
+        case 18u: { return sin64(x); }
+        case 19u: { return cos64(x); }
+        case 20u: { return tan64(x); }
+        case 21u: { if abs(x) > 1.0 { return nan64(); } return atan2_64(x, sqrt((1.0 - x) * (1.0 + x))); }
+        case 22u: { if abs(x) > 1.0 { return nan64(); } return atan2_64(sqrt((1.0 - x) * (1.0 + x)), x); }
+        case 23u: { return atan64(x); }
+        case 24u: { return sinh64(x); }
+        case 25u: { return cosh64(x); }
+        case 26u: { return tanh64(x); }
+        case 27u: { return sigmoid64(x); }
+        case 28u: { return 0.5 * x * (1.0 + erf64(x * 0.7071067811865476)); }
+        case 29u: { return 0.5 * x * (1.0 + tanh64(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
+        case 30u: { return x * sigmoid64(x); }
+        case 31u: { return erf64(x); }
+        case 32u: { return 1.0 / x; }
+        case 33u: {
+            // softplus(beta = alpha, threshold = beta)
+            let b = alpha64();
+            if x * b > beta64() { return x; }
+            return log1p64(exp64(x * b)) / b;
+        }
+        case 34u: { return select(x * alpha64(), x, x > 0.0); }
+        case 35u: { return select(alpha64() * expm1_64(x), x, x > 0.0); }
+        case 36u: {
+            let e = alpha64();
+            if e == 2.0 { return x * x; }
+            return pow64(x, e);
+        }
+        default: { return nan64(); }
+    }
+}
+
+// PyTorch's floor division: the floor of the true quotient, computed from the remainder.
+fn floor_div64(x: f64, y: f64) -> f64 {
+    if y == 0.0 { return x / y; }
+    let m = x % y;
+    var q = (x - m) / y;
+    if m != 0.0 && ((y < 0.0) != (m < 0.0)) { q -= 1.0; }
+    if q == 0.0 { return 0.0; }
+    let fq = floor(q);
+    return select(fq, fq + 1.0, q - fq > 0.5);
+}
+
+fn binary_op64(x: f64, y: f64) -> f64 {
+    switch OP {
+        case 0u: { return x + y; }
+        case 1u: { return x - y; }
+        case 2u: { return x * y; }
+        case 3u: { return x / y; }
+        case 4u: { return floor_div64(x, y); }
+        case 5u: {
+            let r = x % y;
+            return select(r, r + y, r != 0.0 && ((r < 0.0) != (y < 0.0)));
+        }
+        case 6u: { return pow64(x, y); }
+        case 7u: {
+            if is_nan64(x) || x > y { return x; }
+            return y;
+        }
+        case 8u: {
+            if is_nan64(x) || x < y { return x; }
+            return y;
+        }
+        case 9u: { return atan2_64(x, y); }
+        case 10u: { return select(0.0lf, x, y > 0.0); }
+        default: { return nan64(); }
+    }
+}
+
+fn compare64(x: f64, y: f64) -> bool {
+    if is_nan64(x) || is_nan64(y) { return OP == 1u; }
+    switch OP {
+        case 0u: { return x == y; }
+        case 1u: { return x != y; }
+        case 2u: { return x < y; }
+        case 3u: { return x <= y; }
+        case 4u: { return x > y; }
+        default: { return x >= y; }
+    }
+}
+
+@compute @workgroup_size(256)
+fn unary_f64(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = offsets(i);
+    let x = to_f64(p.dt_a, operand(0u, o.a));
+    store_bits(p.dt_out, o.o, from_f64(p.dt_out, unary_op64(x)));
+}
+
+@compute @workgroup_size(256)
+fn binary_f64(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = offsets(i);
+    let x = to_f64(p.dt_a, operand(0u, o.a));
+    let y = to_f64(p.dt_b, operand(1u, o.b));
+    store_bits(p.dt_out, o.o, from_f64(p.dt_out, binary_op64(x, y)));
+}
+
+@compute @workgroup_size(256)
+fn compare_f64(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = offsets(i);
+    let r = compare64(to_f64(p.dt_a, operand(0u, o.a)), to_f64(p.dt_b, operand(1u, o.b)));
+    store_bits(p.dt_out, o.o, vec2<u32>(select(0u, 1u, r), 0u));
+}
+
+// The casting copy where either side is float64.
+@compute @workgroup_size(256)
+fn copy_f64(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = offsets(i);
+    let v = operand(0u, o.a);
+    var r = v;
+    if p.dt_a != p.dt_out {
+        if p.dt_out == F64 {
+            r = f64_words(to_f64(p.dt_a, v));
+        } else {
+            r = from_f64(p.dt_out, f64_of(v));
+        }
+    }
+    store_bits(p.dt_out, o.o, r);
+}
+
+// `segment_sum` for a float64 output.
+@compute @workgroup_size(256)
+fn segment_sum_f64(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = p.off_out + i;
+    let start = c[i];
+    let end = c[i + 1u];
+    if start == end { return; }
+    var acc = f64_of(load_out_bits(F64, o));
+    for (var j = start; j < end; j++) {
+        acc += f64_of(load_bits(0u, F64, c[p.count + j]));
+    }
+    store_bits(F64, o, f64_words(acc));
+}
