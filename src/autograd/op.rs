@@ -174,6 +174,10 @@ pub struct OpNode {
     pub op: Op,
     name: String,
     edges: Vec<Option<Edge>>,
+    /// The inputs PyTorch's node lists in `next_functions`, in its order, with their edges,
+    /// when that differs from all inputs in order: a Python number is a wrapped tensor input
+    /// here, which some of PyTorch's overloads list second (`2 + t`) or not at all (`1 - t`).
+    shown: Option<(Vec<usize>, Vec<Option<Edge>>)>,
     pub inputs: Vec<InputMeta>,
     /// Inputs the formula reads (None where it does not), kept with their history.
     saved_inputs: Mutex<Option<Vec<Option<Saved>>>>,
@@ -249,7 +253,7 @@ impl Node for OpNode {
     }
 
     fn next_edges(&self) -> &[Option<Edge>] {
-        &self.edges
+        self.shown.as_ref().map_or(&self.edges, |(_, edges)| edges)
     }
 
     fn num_outputs(&self) -> usize {
@@ -257,7 +261,11 @@ impl Node for OpNode {
     }
 
     fn apply(&self, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
-        super::formulas::backward(self, grads)
+        let mut all = super::formulas::backward(self, grads)?;
+        Ok(match &self.shown {
+            Some((order, _)) => order.iter().map(|&i| all[i].take()).collect(),
+            None => all,
+        })
     }
 
     fn release_saved(&self) {
@@ -287,6 +295,20 @@ pub fn record(op: Op, inputs: &[&Tensor], outputs: &[&Tensor], save_inputs: &[us
 /// `record` with the node named `name` rather than by its op (the same formula under another
 /// of PyTorch's names, as for an overload taking a Python number).
 pub fn record_named(name: Option<&str>, op: Op, inputs: &[&Tensor], outputs: &[&Tensor], save_inputs: &[usize], save_outputs: &[usize]) {
+    record_shown(name, op, inputs, outputs, save_inputs, save_outputs, None)
+}
+
+/// `record_named` whose node lists only the inputs `shown`, in that order, as its
+/// `next_functions` (and takes and gives gradients in that order); the formula still sees all.
+pub fn record_shown(
+    name: Option<&str>,
+    op: Op,
+    inputs: &[&Tensor],
+    outputs: &[&Tensor],
+    save_inputs: &[usize],
+    save_outputs: &[usize],
+    shown: Option<&[usize]>,
+) {
     if !super::grad_mode::is_enabled() || !inputs.iter().any(|t| t.requires_grad()) {
         return;
     }
@@ -298,6 +320,7 @@ pub fn record_named(name: Option<&str>, op: Op, inputs: &[&Tensor], outputs: &[&
         op,
         name,
         edges: inputs.iter().map(|t| t.gradient_edge()).collect(),
+        shown: shown.map(|order| (order.to_vec(), order.iter().map(|&i| inputs[i].gradient_edge()).collect())),
         inputs: inputs.iter().map(|t| InputMeta { shape: t.shape().to_vec(), dtype: t.dtype(), device: t.device() }).collect(),
         saved_inputs: Mutex::new(Some(
             (0..inputs.len()).map(|i| save_inputs.contains(&i).then(|| Saved::new(inputs[i]))).collect(),

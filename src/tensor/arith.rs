@@ -4,7 +4,7 @@
 
 use crate::cpu::elementwise::{map2, map3};
 use crate::cpu::num::Arith;
-use crate::autograd::{record, record_named, GradMode, Op};
+use crate::autograd::{record, record_named, record_shown, GradMode, Op};
 use crate::cpu::cast::convert_strided;
 use crate::device::Device;
 use crate::dtype::{result_type, DType, Element, Operand};
@@ -199,6 +199,14 @@ pub fn binary(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
             _ => vec![0, 1],
         };
         let (a_number, b_number) = (matches!(a, Arg::S(_)), matches!(b, Arg::S(_)));
+        // Which operands PyTorch's node lists: a number taken by an overload of its own is not
+        // an input there; a number first in a commutative op is listed second (`t + 2`).
+        let shown: Option<&[usize]> = match (a_number, b_number, op) {
+            (true, false, BinaryOp::Add | BinaryOp::Mul) => Some(&[1, 0]),
+            (true, false, BinaryOp::Sub | BinaryOp::Pow | BinaryOp::Rem) => Some(&[1]),
+            (false, true, BinaryOp::Rem) => Some(&[0]),
+            _ => None,
+        };
         let (op, name) = match op {
             BinaryOp::FloorDiv => (Op::NotImplemented { forward: "floor_divide" }, None),
             BinaryOp::Rem if a_number => (Op::NotImplemented { forward: "remainder" }, None),
@@ -208,7 +216,7 @@ pub fn binary(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
             BinaryOp::Sub if a_number => (Op::Binary(op), Some("RsubBackward1")),
             _ => (Op::Binary(op), None),
         };
-        record_named(name, op, &[&ta, &tb], &[&out], &saves, &[]);
+        record_shown(name, op, &[&ta, &tb], &[&out], &saves, &[], shown);
     }
     Ok(out)
 }

@@ -404,3 +404,38 @@ def test_renamed_ops_gradcheck(f):
                    (_f64(2, 1, 6), lambda t: t.expand(2, 3, 6))]:
         assert gradcheck(lambda t: f(pre(t)), (t,))
         assert gradgradcheck(lambda t: f(pre(t)), (t,))
+
+
+@pytest.mark.parametrize("expr, f, edges", [
+    ("1 - a", lambda a: 1 - a, ["AccumulateGrad"]),
+    ("2 ** a", lambda a: 2 ** a, ["AccumulateGrad"]),
+    ("2 % a", lambda a: 2.0 % a, ["AccumulateGrad"]),
+    ("a % 2", lambda a: a % 2.0, ["AccumulateGrad"]),
+    ("2 + a", lambda a: 2 + a, ["AccumulateGrad", None]),
+    ("2 * a", lambda a: 2 * a, ["AccumulateGrad", None]),
+    ("a - 1", lambda a: a - 1, ["AccumulateGrad", None]),
+    ("a + b", lambda a: a + a.detach(), ["AccumulateGrad", None]),
+])
+def test_number_operands_in_next_functions_as_pytorch_lists_them(expr, f, edges):
+    # PyTorch lists a number as an input of `t + 2` (second, also for `2 + t`), and not at all
+    # for the overloads that take it as a Scalar (rsub, pow(number, t), remainder).
+    a = torch.rand(3, requires_grad=True)
+    y = f(a)
+    got = [None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions]
+    assert got == edges, expr
+    if y.grad_fn.name() != "torch::autograd::NotImplemented":
+        # The gradient still reaches the tensor, and a node hook sees one grad_input per edge.
+        seen = []
+        y.grad_fn.register_hook(lambda gi, go: seen.append(len(gi)))
+        y.sum().backward()
+        assert a.grad is not None and a.grad.shape == a.shape
+        assert seen == [len(edges)]
+
+
+def test_number_first_ops_gradcheck():
+    from rstorch.autograd import gradcheck, gradgradcheck
+    x = torch.rand(2, 3, dtype=torch.float64, requires_grad=True)
+    for f in [lambda t: 1 - t, lambda t: 2 ** t, lambda t: 2 + t, lambda t: 3 * t, lambda t: t % 0.7]:
+        for pre in [lambda t: t, lambda t: t.t()]:
+            assert gradcheck(lambda t: f(pre(t)), (x,))
+            assert gradgradcheck(lambda t: f(pre(t)), (x,))
