@@ -164,7 +164,9 @@ impl Saved {
         Saved { tensor: t.clone(), version: t.version() }
     }
 
-    /// The tensor, if no in-place op changed it since; `origin` names it in the error.
+    /// The tensor, if no in-place op changed it since; `origin` names it in the error. Custom
+    /// Python Functions read their saved tensors through it.
+    #[cfg(feature = "python")]
     pub(crate) fn unpack(&self, origin: impl FnOnce() -> String) -> Result<Tensor> {
         check_version(self, origin)
     }
