@@ -401,7 +401,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 out[0] = Some(g.conv_transpose_with(&w, *geom)?);
             }
             if need(1) {
-                out[1] = Some(Tensor::conv_weight_grad_with(&x, &g, *geom)?);
+                out[1] = Some(Tensor::conv_weight_grad_with(&x, &g, *geom, node.buffer(0).as_ref())?);
             }
             if n == 3 && need(2) {
                 out[2] = Some(g.sum(Some(&[0, 2, 3]), false)?);
@@ -413,7 +413,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 out[0] = Some(g.conv_with(&w, None, *geom)?);
             }
             if need(1) {
-                out[1] = Some(Tensor::conv_weight_grad_with(&g, &small, *geom)?);
+                out[1] = Some(Tensor::conv_weight_grad_with(&g, &small, *geom, None)?);
             }
         }
         Op::ConvWeight { geom } => {

@@ -186,6 +186,9 @@ pub struct OpNode {
     /// Outputs the formula reads, kept detached: holding them with their `grad_fn` (this node)
     /// would be a reference cycle. Their history is re-attached on unpacking.
     saved_outputs: Mutex<Option<Vec<Option<Saved>>>>,
+    /// Intermediate results of the forward pass that the formula reuses rather than computing
+    /// them again (a convolution's patch matrices); freed with the saved tensors.
+    buffers: Mutex<Option<Vec<Tensor>>>,
     this: Weak<OpNode>,
     seq: u64,
     hooks: NodeHooks,
@@ -243,6 +246,11 @@ impl OpNode {
         self.inputs.len()
     }
 
+    /// Buffer `i` the forward pass kept for this node (see `keep_buffers`), if it kept any.
+    pub fn buffer(&self, i: usize) -> Option<Tensor> {
+        self.buffers.lock().unwrap_or_else(|e| e.into_inner()).as_ref()?.get(i).cloned()
+    }
+
     /// Whether input `i` needs a gradient at all.
     pub fn needs_grad(&self, i: usize) -> bool {
         self.edges[i].is_some()
@@ -273,6 +281,7 @@ impl Node for OpNode {
     fn release_saved(&self) {
         *self.saved_inputs.lock().unwrap_or_else(|e| e.into_inner()) = None;
         *self.saved_outputs.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.buffers.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     fn sequence_nr(&self) -> u64 {
@@ -330,6 +339,7 @@ pub fn record_shown(
         saved_outputs: Mutex::new(Some(
             (0..outputs.len()).map(|i| save_outputs.contains(&i).then(|| Saved::new(&outputs[i].detach()))).collect(),
         )),
+        buffers: Mutex::new(None),
         this: this.clone(),
         seq: next_sequence_nr(),
         hooks: NodeHooks::default(),
@@ -338,6 +348,16 @@ pub fn record_shown(
     for (i, o) in outputs.iter().enumerate() {
         if o.dtype().is_floating_point() {
             o.set_grad_fn(node.clone(), i);
+        }
+    }
+}
+
+/// Hands `buffers` to the node that just recorded `output` (when one did: grad mode was on and
+/// an input required grad), for its formula to read back with `OpNode::buffer`.
+pub fn keep_buffers(output: &Tensor, buffers: Vec<Tensor>) {
+    if let Some(node) = output.grad_fn() {
+        if let Some(op) = node.as_any().downcast_ref::<OpNode>() {
+            *op.buffers.lock().unwrap_or_else(|e| e.into_inner()) = Some(buffers);
         }
     }
 }

@@ -11,7 +11,7 @@ use gemm::Parallelism;
 use crate::cpu::buffer::written_output;
 use crate::cpu::matmul::{gemm_into, MatMut, MatRef};
 use crate::cpu::num::Arith;
-use crate::cpu::parallel::{for_each_exact_chunk, get_num_threads, map_tasks, worth_splitting};
+use crate::cpu::parallel::{for_each_exact_chunk_pair, get_num_threads, map_tasks, worth_splitting};
 use crate::dtype::Element;
 
 /// Shapes of one convolution, seen from the side of the (larger) image it slides over.
@@ -213,19 +213,33 @@ fn block_images(g: &ConvGeom) -> usize {
     g.batch.max(1).div_ceil(blocks)
 }
 
+/// Elements of the patch matrices of one image, all groups together.
+fn image_patches(g: &ConvGeom) -> usize {
+    g.groups * g.taps() * g.positions()
+}
+
+/// Elements of the patch matrices of a whole batch: what a forward pass that keeps them for the
+/// weight gradient leaves behind. They are laid out block after block of `block_images(g)`
+/// images, and within a block group after group, each `taps x (images * positions)`.
+pub fn batch_patches(g: &ConvGeom) -> usize {
+    g.batch * image_patches(g)
+}
+
 fn gemm_parallelism(work: usize) -> Parallelism {
     if worth_splitting(work) { Parallelism::Rayon(get_num_threads()) } else { Parallelism::None }
 }
 
-/// Runs `f(n0, count, images, par)` over blocks of `block_images(g)` images, where `images` is
-/// the block's part of `out` (`image_len` elements per image) and `par` the parallelism for the
-/// block's products: blocks run in parallel when there are several and the work is worth
-/// splitting; a lone block splits its products instead.
-fn for_each_image_block<T: Send>(
+/// Runs `f(n0, count, images, patches, par)` over blocks of `block_images(g)` images, where
+/// `images` is the block's part of `out` (`image_len` elements per image), `patches` its part
+/// of `kept` (the block's patch matrices, or empty when `kept` is) and `par` the parallelism
+/// for the block's products: blocks run in parallel when there are several and the work is
+/// worth splitting; a lone block splits its products instead.
+fn for_each_image_block<T: Send, P: Send>(
     out: &mut [T],
     image_len: usize,
+    kept: &mut [P],
     g: &ConvGeom,
-    f: impl Fn(usize, usize, &mut [T], Parallelism) + Sync + Send,
+    f: impl Fn(usize, usize, &mut [T], &mut [P], Parallelism) + Sync + Send,
 ) {
     let block = block_images(g);
     if image_len == 0 || out.is_empty() {
@@ -233,28 +247,47 @@ fn for_each_image_block<T: Send>(
     }
     let work = g.batch * g.out_image() * g.taps();
     let par = if g.batch > block { Parallelism::None } else { gemm_parallelism(work) };
-    let run = |b: usize, images: &mut [T]| f(b * block, images.len() / image_len, images, par);
+    let run = |b: usize, images: &mut [T], patches: &mut [P]| f(b * block, images.len() / image_len, images, patches, par);
+    let patches_len = block * image_patches(g);
     if worth_splitting(work) {
-        for_each_exact_chunk(out, block * image_len, run);
+        for_each_exact_chunk_pair(out, block * image_len, kept, patches_len, run);
+    } else if kept.is_empty() {
+        out.chunks_mut(block * image_len).enumerate().for_each(|(b, c)| run(b, c, &mut []));
     } else {
-        out.chunks_mut(block * image_len).enumerate().for_each(|(b, c)| run(b, c));
+        out.chunks_mut(block * image_len).zip(kept.chunks_mut(patches_len)).enumerate().for_each(|(b, (c, p))| run(b, c, p));
     }
 }
 
 /// The patch matrices of images `n0..n0 + count` for group `grp`, side by side:
 /// `taps x (count * positions)`.
 fn unfold_block<T: Element>(x: &[T], g: &ConvGeom, plan: &TapPlan, grp: usize, n0: usize, count: usize) -> Vec<T> {
-    let (taps, positions) = (g.taps(), g.positions());
-    let width = count * positions;
-    let group_offset = grp * g.group_in() * g.in_size[0] * g.in_size[1];
-    written_output(taps * width, |cols| {
-        if plan.reads_padding {
-            cols.fill(MaybeUninit::new(T::zero()));
-        }
-        for i in 0..count {
-            unfold(&x[(n0 + i) * g.in_image() + group_offset..], g, plan, &mut cols[i * positions..], width);
-        }
+    written_output(g.taps() * count * g.positions(), |cols| {
+        unfold_block_into(x, g, plan, grp, n0, count, cols);
     })
+}
+
+/// `unfold_block` written into `cols` (`taps x (count * positions)`), every element of which
+/// it writes; returns them, now initialised.
+fn unfold_block_into<'a, T: Element>(
+    x: &[T],
+    g: &ConvGeom,
+    plan: &TapPlan,
+    grp: usize,
+    n0: usize,
+    count: usize,
+    cols: &'a mut [MaybeUninit<T>],
+) -> &'a [T] {
+    let width = count * g.positions();
+    let group_offset = grp * g.group_in() * g.in_size[0] * g.in_size[1];
+    if plan.reads_padding {
+        cols.fill(MaybeUninit::new(T::zero()));
+    }
+    for i in 0..count {
+        unfold(&x[(n0 + i) * g.in_image() + group_offset..], g, plan, &mut cols[i * g.positions()..], width);
+    }
+    // SAFETY: `unfold` wrote every element that reads the image and the fill above every one
+    // that reads padding; MaybeUninit<T> has T's layout.
+    unsafe { &*(cols as *const [MaybeUninit<T>] as *const [T]) }
 }
 
 /// `dy[n0..n0 + count]` (`(N, O, positions)`) rearranged as `O x (count * positions)`.
@@ -273,15 +306,34 @@ fn channels_first<T: Element>(dy: &[T], g: &ConvGeom, n0: usize, count: usize) -
 }
 
 /// `out[n] = weight ⋆ x[n] (+ bias)`: a contiguous `(N, O, oh, ow)` result. Each block of images
-/// is one product `weight (O x taps) @ patches (taps x images * positions)`.
-pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &ConvGeom) -> Vec<T> {
-    let (og, taps, positions) = (g.group_out(), g.taps(), g.positions());
+/// is one product `weight (O x taps) @ patches (taps x images * positions)`. With `keep_patches`
+/// the patch matrices come back too (`batch_patches(g)` elements), for `conv2d_weight_grad`,
+/// which then need not unfold the images a second time.
+pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &ConvGeom, keep_patches: bool) -> (Vec<T>, Option<Vec<T>>) {
     let mut out = vec![T::zero(); g.batch * g.out_image()];
+    if !keep_patches {
+        conv2d_forward_into(x, weight, bias, g, &mut out, &mut []);
+        return (out, None);
+    }
+    let kept = written_output(batch_patches(g), |kept| conv2d_forward_into(x, weight, bias, g, &mut out, kept));
+    (out, Some(kept))
+}
+
+/// `conv2d_forward` into `out`, unfolding each block into its part of `kept` when that is not
+/// empty (so every element of `kept` is written), else into a scratch matrix.
+fn conv2d_forward_into<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &ConvGeom, out: &mut [T], kept: &mut [MaybeUninit<T>]) {
+    let (og, taps, positions) = (g.group_out(), g.taps(), g.positions());
     let plan = TapPlan::new(g);
-    for_each_image_block(&mut out, g.out_image(), g, |n0, count, out_block, par| {
+    for_each_image_block(out, g.out_image(), kept, g, |n0, count, out_block, patches, par| {
         let width = count * positions;
         for grp in 0..g.groups {
-            let cols = unfold_block(x, g, &plan, grp, n0, count);
+            let scratch;
+            let cols = if patches.is_empty() {
+                scratch = unfold_block(x, g, &plan, grp, n0, count);
+                &scratch[..]
+            } else {
+                unfold_block_into(x, g, &plan, grp, n0, count, &mut patches[grp * taps * width..][..taps * width])
+            };
             let mut prod = vec![T::zero(); og * width];
             if let Some(bias) = bias {
                 for (row, &b) in prod.chunks_mut(width).zip(&bias[grp * og..]) {
@@ -292,7 +344,7 @@ pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &C
             let wm = MatRef { offset: grp * og * taps, rs: taps, cs: 1 };
             let bm = MatRef { offset: 0, rs: width, cs: 1 };
             // SAFETY: the weight holds O x taps elements, `cols` taps x width.
-            unsafe { gemm_into(dst, og, width, taps, weight, wm, &cols, bm, bias.is_some(), par) };
+            unsafe { gemm_into(dst, og, width, taps, weight, wm, cols, bm, bias.is_some(), par) };
             for i in 0..count {
                 for o in 0..og {
                     out_block[(i * g.out_channels + grp * og + o) * positions..][..positions]
@@ -301,7 +353,6 @@ pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &C
             }
         }
     });
-    out
 }
 
 /// The transpose of `conv2d_forward` with respect to its image: `dy` (`(N, O, oh, ow)`) spread
@@ -312,7 +363,7 @@ pub fn conv2d_transpose<T: Arith>(dy: &[T], weight: &[T], g: &ConvGeom) -> Vec<T
     let mut out = vec![T::zero(); g.batch * g.in_image()];
     let plane = g.in_size[0] * g.in_size[1];
     let plan = TapPlan::new(g);
-    for_each_image_block(&mut out, g.in_image(), g, |n0, count, images, par| {
+    for_each_image_block(&mut out, g.in_image(), &mut [] as &mut [T], g, |n0, count, images, _, par| {
         let width = count * positions;
         let dyp = channels_first(dy, g, n0, count);
         for grp in 0..g.groups {
@@ -331,32 +382,39 @@ pub fn conv2d_transpose<T: Arith>(dy: &[T], weight: &[T], g: &ConvGeom) -> Vec<T
     out
 }
 
-/// Images per partial sum of the weight gradient. Fixed, so the summation order (and every bit
-/// of the result) does not depend on the number of threads.
-const WEIGHT_GRAD_BLOCK: usize = 16;
-
 /// The gradient of `conv2d_forward` for its weight: `sum_n dy[n] @ patches(x[n])^T`, a
-/// contiguous `(O, C/groups, kh, kw)` tensor, summed over fixed blocks of images.
-pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom) -> Vec<T> {
+/// contiguous `(O, C/groups, kh, kw)` tensor. Partial sums run over the forward pass's blocks of
+/// images, fixed by the shapes, so the summation order (and every bit of the result) depends
+/// neither on the number of threads nor on whether the forward pass kept its `patches` (the
+/// patch matrices of `x`, as `conv2d_forward` returns them) or they are unfolded again here.
+pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom, patches: Option<&[T]>) -> Vec<T> {
     let (og, taps, positions) = (g.group_out(), g.taps(), g.positions());
     let weight_len = g.out_channels * taps;
-    let starts: Vec<usize> = (0..g.batch).step_by(WEIGHT_GRAD_BLOCK).collect();
+    let block = block_images(g);
+    let starts: Vec<usize> = (0..g.batch).step_by(block).collect();
     let plan = TapPlan::new(g);
     // Each block's product is computed transposed, per group `taps x og`: gemm then reads the
     // (large) patch matrix in place and only packs the (small) output gradient.
     let partial = |n0: usize| -> Vec<T> {
-        let count = WEIGHT_GRAD_BLOCK.min(g.batch - n0);
+        let count = block.min(g.batch - n0);
         let width = count * positions;
         let dyp = channels_first(dy, g, n0, count);
         let mut acc = vec![T::zero(); weight_len];
         for grp in 0..g.groups {
-            let cols = unfold_block(x, g, &plan, grp, n0, count);
+            let scratch;
+            let cols = match patches {
+                Some(kept) => &kept[n0 * image_patches(g) + grp * taps * width..][..taps * width],
+                None => {
+                    scratch = unfold_block(x, g, &plan, grp, n0, count);
+                    &scratch[..]
+                }
+            };
             let dst = MatMut { data: &mut acc[grp * og * taps..][..og * taps], rs: og };
             let am = MatRef { offset: 0, rs: width, cs: 1 };
             // dy read transposed, as width x og.
             let bm = MatRef { offset: grp * og * width, rs: 1, cs: width };
             // SAFETY: (taps x width) @ (width x og), both inside their buffers.
-            unsafe { gemm_into(dst, taps, og, width, &cols, am, &dyp, bm, false, Parallelism::None) };
+            unsafe { gemm_into(dst, taps, og, width, cols, am, &dyp, bm, false, Parallelism::None) };
         }
         acc
     };
@@ -436,7 +494,7 @@ mod tests {
         let g = geom();
         let x = values(g.batch * g.in_image(), 1);
         let w = values(g.out_channels * g.taps(), 2);
-        let got = conv2d_forward(&x, &w, None, &g);
+        let (got, _) = conv2d_forward(&x, &w, None, &g, false);
         for (a, b) in got.iter().zip(naive(&x, &w, &g)) {
             assert!((a - b).abs() < 1e-12);
         }
@@ -451,10 +509,32 @@ mod tests {
             let w = values(g.out_channels * g.taps(), 4);
             let dy = values(g.batch * g.out_image(), 5);
             let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(p, q)| p * q).sum::<f64>();
-            let y = conv2d_forward(&x, &w, None, &g);
+            let (y, _) = conv2d_forward(&x, &w, None, &g, false);
             let lhs = dot(&y, &dy);
             assert!((lhs - dot(&x, &conv2d_transpose(&dy, &w, &g))).abs() < 1e-9);
-            assert!((lhs - dot(&w, &conv2d_weight_grad(&x, &dy, &g))).abs() < 1e-9);
+            assert!((lhs - dot(&w, &conv2d_weight_grad(&x, &dy, &g, None))).abs() < 1e-9);
+        }
+    }
+
+    /// Patches kept by the forward pass give the weight gradient bit for bit, and the forward
+    /// result does not change for keeping them: with padding and groups, and with a batch
+    /// whose last block is short.
+    #[test]
+    fn kept_patches_give_the_same_weight_gradient() {
+        // Blocks of 4 images: 4 + 4 + 4 + 1.
+        let wide = ConvGeom { batch: 13, in_size: [100, 100], out_size: [50, 49], ..geom() };
+        assert_eq!(block_images(&wide), 4);
+        for g in [geom(), wide] {
+            let x = values(g.batch * g.in_image(), 6);
+            let w = values(g.out_channels * g.taps(), 7);
+            let dy = values(g.batch * g.out_image(), 8);
+            let (plain, none) = conv2d_forward(&x, &w, None, &g, false);
+            let (y, kept) = conv2d_forward(&x, &w, None, &g, true);
+            assert!(none.is_none());
+            assert_eq!(plain, y);
+            let kept = kept.unwrap();
+            assert_eq!(kept.len(), batch_patches(&g));
+            assert_eq!(conv2d_weight_grad(&x, &dy, &g, Some(&kept)), conv2d_weight_grad(&x, &dy, &g, None));
         }
     }
 }

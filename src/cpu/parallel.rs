@@ -141,6 +141,29 @@ pub fn for_each_exact_chunk<T: Send>(out: &mut [T], chunk_len: usize, f: impl Fn
     run_tasks(chunks.len(), |i| f(i, &mut chunks[i].lock().unwrap_or_else(|e| e.into_inner())));
 }
 
+/// `for_each_exact_chunk` over two outputs cut into the same number of chunks: `f(i, a_i, b_i)`
+/// with `a_i` the `i`-th chunk of `a_len` elements of `a` and `b_i` that of `b_len` elements
+/// of `b`. An empty `b` gives every task an empty chunk (an output the caller does not want).
+pub fn for_each_exact_chunk_pair<A: Send, B: Send>(
+    a: &mut [A],
+    a_len: usize,
+    b: &mut [B],
+    b_len: usize,
+    f: impl Fn(usize, &mut [A], &mut [B]) + Sync,
+) {
+    debug_assert!(b.is_empty() || a.len().div_ceil(a_len.max(1)) == b.len().div_ceil(b_len.max(1)));
+    let a_chunks = a.chunks_mut(a_len.max(1));
+    let pairs: Vec<Mutex<(&mut [A], &mut [B])>> = if b.is_empty() {
+        a_chunks.map(|c| Mutex::new((c, &mut [][..]))).collect()
+    } else {
+        a_chunks.zip(b.chunks_mut(b_len.max(1))).map(Mutex::new).collect()
+    };
+    run_tasks(pairs.len(), |i| {
+        let (a, b) = &mut *pairs[i].lock().unwrap_or_else(|e| e.into_inner());
+        f(i, a, b)
+    });
+}
+
 /// `f(i)` for every `i` in `0..tasks`, in parallel, collected in order.
 pub fn map_tasks<R: Send>(tasks: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
     let results: Vec<Mutex<Option<R>>> = (0..tasks).map(|_| Mutex::new(None)).collect();

@@ -1,9 +1,7 @@
 //! 2-D max pooling: the maximum of each window and where in its plane it was found.
 
 use std::hint::select_unpredictable;
-use std::sync::Mutex;
-
-use crate::cpu::parallel::{run_tasks, worth_splitting};
+use crate::cpu::parallel::{for_each_exact_chunk_pair, worth_splitting};
 use crate::cpu::simd::dispatch;
 use crate::dtype::Element;
 
@@ -54,9 +52,12 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> (Vec<T>, Vec<i64>) {
     let plane = |p: usize, vals: &mut [T], idx: &mut [i64]| {
         let src = &x[p * h * w..][..h * w];
         if dense {
-            for (oy, (vrow, irow)) in vals.chunks_exact_mut(ow).zip(idx.chunks_exact_mut(ow)).enumerate() {
-                let top = oy * sy * w;
-                dense_row(src, top, w, [kh, kw], sx, vrow, irow);
+            // A constant stride (the usual 2, or 1) lets the strided loads vectorise.
+            let (kernel, stride) = ([kh, kw], [sy, sx]);
+            match sx {
+                1 => dispatch(DensePlane::<T, 1> { src, w, ow, kernel, stride, best: vals, at: idx }),
+                2 => dispatch(DensePlane::<T, 2> { src, w, ow, kernel, stride, best: vals, at: idx }),
+                _ => dispatch(DensePlane::<T, 0> { src, w, ow, kernel, stride, best: vals, at: idx }),
             }
             return;
         }
@@ -83,13 +84,7 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> (Vec<T>, Vec<i64>) {
     }
     let work = values.len() * g.kernel[0] * g.kernel[1];
     if worth_splitting(work) {
-        // One task per plane; each plane's pair of output slices is claimed by exactly one task.
-        let planes: Vec<Mutex<(&mut [T], &mut [i64])>> =
-            values.chunks_mut(out_plane).zip(indices.chunks_mut(out_plane)).map(Mutex::new).collect();
-        run_tasks(planes.len(), |p| {
-            let (v, i) = &mut *planes[p].lock().unwrap_or_else(|e| e.into_inner());
-            plane(p, v, i)
-        });
+        for_each_exact_chunk_pair(&mut values, out_plane, &mut indices, out_plane, &plane);
     } else {
         for (p, (v, i)) in values.chunks_mut(out_plane).zip(indices.chunks_mut(out_plane)).enumerate() {
             plane(p, v, i);
@@ -98,64 +93,65 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> (Vec<T>, Vec<i64>) {
     (values, indices)
 }
 
-/// The maxima of one row of windows that lie inside the input, `stride` apart, whose top-left
-/// corners start at `top`. Taps go in each window's row-major order, as a window-at-a-time scan
-/// would take them, but each tap is applied to all windows of the row at once: that loop
-/// vectorises, where one window alone is a serial chain of selects.
-fn dense_row<T: Element>(src: &[T], top: usize, w: usize, [kh, kw]: [usize; 2], stride: usize, best: &mut [T], at: &mut [i64]) {
-    for ky in 0..kh {
-        for kx in 0..kw {
-            let tap = top + ky * w + kx;
-            let first = ky == 0 && kx == 0;
-            // A constant stride (the usual 2, or 1) lets the strided loads vectorise.
-            match stride {
-                1 => dispatch(TapPass::<T, 1> { src, tap, stride, first, best: &mut *best, at: &mut *at }),
-                2 => dispatch(TapPass::<T, 2> { src, tap, stride, first, best: &mut *best, at: &mut *at }),
-                _ => dispatch(TapPass::<T, 0> { src, tap, stride, first, best: &mut *best, at: &mut *at }),
+/// The maxima of the windows of one plane (`w` wide) when they all lie inside it, under one
+/// SIMD dispatch: a plane's rows are short (a dozen windows), so a dispatch per row and tap
+/// would cost more than the comparisons. Taps go in each window's row-major order, as a
+/// window-at-a-time scan would take them, but each tap is applied to a whole row of `ow`
+/// windows at once: that loop vectorises, where one window alone is a serial chain of selects.
+/// `S` is the column stride when known at compile time (0: read it from `stride`).
+struct DensePlane<'a, T, const S: usize> {
+    src: &'a [T],
+    w: usize,
+    ow: usize,
+    kernel: [usize; 2],
+    stride: [usize; 2],
+    best: &'a mut [T],
+    at: &'a mut [i64],
+}
+
+impl<T: Element, const S: usize> pulp::WithSimd for DensePlane<'_, T, S> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<Sd: pulp::Simd>(self, _: Sd) {
+        let ([kh, kw], [sy, sx]) = (self.kernel, self.stride);
+        let stride = if S == 0 { sx } else { S };
+        let ow = self.ow;
+        if ow == 0 {
+            return;
+        }
+        for (oy, (best, at)) in self.best.chunks_exact_mut(ow).zip(self.at.chunks_exact_mut(ow)).enumerate() {
+            for ky in 0..kh {
+                for kx in 0..kw {
+                    let tap = oy * sy * self.w + ky * self.w + kx;
+                    tap_pass(&self.src[tap..][..(ow - 1) * stride + 1], tap, stride, ky == 0 && kx == 0, best, at);
+                }
             }
         }
     }
 }
 
-/// One tap of a row of windows: the input at `tap + ox * stride` challenges window `ox`'s
-/// maximum (or starts it, for the first tap). `S` is the stride when known at compile time.
-struct TapPass<'a, T, const S: usize> {
-    src: &'a [T],
-    tap: usize,
-    stride: usize,
-    first: bool,
-    best: &'a mut [T],
-    at: &'a mut [i64],
-}
-
-impl<T: Element, const S: usize> pulp::WithSimd for TapPass<'_, T, S> {
-    type Output = ();
-    #[inline(always)]
-    fn with_simd<Sd: pulp::Simd>(self, _: Sd) {
-        let stride = if S == 0 { self.stride } else { S };
-        let n = self.best.len().min(self.at.len());
-        if n == 0 {
-            return;
+/// One tap of a row of windows: `row[ox * stride]` (input position `tap + ox * stride`)
+/// challenges window `ox`'s maximum, or starts it for the `first` tap. `row` is sliced to
+/// exactly the elements read, so the loop needs no bounds checks.
+#[inline(always)]
+fn tap_pass<T: Element>(row: &[T], tap: usize, stride: usize, first: bool, best: &mut [T], at: &mut [i64]) {
+    let n = best.len().min(at.len());
+    let (best, at) = (&mut best[..n], &mut at[..n]);
+    if first {
+        for (ox, (b, a)) in best.iter_mut().zip(at.iter_mut()).enumerate() {
+            *b = row[ox * stride];
+            *a = (tap + ox * stride) as i64;
         }
-        // Sliced to exactly the elements read, so the loop needs no bounds checks.
-        let row = &self.src[self.tap..][..(n - 1) * stride + 1];
-        let (best, at) = (&mut self.best[..n], &mut self.at[..n]);
-        if self.first {
-            for (ox, (b, a)) in best.iter_mut().zip(at.iter_mut()).enumerate() {
-                *b = row[ox * stride];
-                *a = (self.tap + ox * stride) as i64;
-            }
-            return;
-        }
-        for ox in 0..n {
-            let v = row[ox * stride];
-            let b = best[ox];
-            // `v != v` is NaN: it beats everything, and the first NaN stays. Non-short-circuit
-            // `|`/`&` keep the body branch-free.
-            let wins = ((v > b) | (v != v)) & (b == b);
-            best[ox] = select_unpredictable(wins, v, b);
-            at[ox] = select_unpredictable(wins, (self.tap + ox * stride) as i64, at[ox]);
-        }
+        return;
+    }
+    for ox in 0..n {
+        let v = row[ox * stride];
+        let b = best[ox];
+        // `v != v` is NaN: it beats everything, and the first NaN stays. Non-short-circuit
+        // `|`/`&` keep the body branch-free.
+        let wins = ((v > b) | (v != v)) & (b == b);
+        best[ox] = select_unpredictable(wins, v, b);
+        at[ox] = select_unpredictable(wins, (tap + ox * stride) as i64, at[ox]);
     }
 }
 

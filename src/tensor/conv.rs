@@ -5,8 +5,8 @@
 //! maps that image to the smaller one, conv_transpose2d maps the smaller back, and the weight
 //! gradient pairs the two. Their backward formulas are written with each other.
 
-use crate::autograd::{record, GradMode, Op};
-use crate::cpu::conv::{conv2d_forward, conv2d_transpose, conv2d_weight_grad, ConvGeom};
+use crate::autograd::{is_grad_enabled, keep_buffers, record, GradMode, Op};
+use crate::cpu::conv::{batch_patches, conv2d_forward, conv2d_transpose, conv2d_weight_grad, ConvGeom};
 use crate::cpu::num::Arith;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -22,43 +22,65 @@ pub struct ConvParams {
     pub groups: usize,
 }
 
+/// Patch matrices a forward pass keeps for the weight gradient, at most (elements): they spare
+/// the backward pass a second unfolding of the images (a sixth of a small network's training
+/// step), but hold `taps` copies of every image, too many to keep for large convolutions.
+const KEEP_PATCHES_LIMIT: usize = 1 << 22;
+
 /// Which of the three convolution kernels to run.
 #[derive(Clone, Copy)]
-enum Kernel {
-    Forward,
+enum Kernel<'a> {
+    /// `keep_patches`: also return the patch matrices, for the weight gradient.
+    Forward { keep_patches: bool },
     Transpose,
-    WeightGrad,
+    /// `patches`: those a forward pass over the same image kept (on the CPU, in its dtype).
+    WeightGrad { patches: Option<&'a Tensor> },
 }
 
-/// Runs `kernel` on contiguous copies of `a`, `b` (and the forward's `bias`); half-precision
-/// inputs compute in float32.
-fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<Tensor> {
-    fn typed<T: Arith>(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<Tensor> {
+/// Runs `kernel` on contiguous copies of `a`, `b` (and the forward's `bias`): the result and,
+/// for a forward pass asked to keep them, the patch matrices (a flat tensor). Half-precision
+/// inputs compute in float32 (and keep nothing).
+fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<(Tensor, Option<Tensor>)> {
+    fn typed<T: Arith>(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<(Tensor, Option<Tensor>)> {
         let (a, b) = (a.contiguous()?, b.contiguous()?);
         let bias = bias.map(|t| t.to_vec::<T>()).transpose()?;
-        let data = a.with_slice::<T, _>("convolution", |sa, la| {
+        let kept = match kernel {
+            Kernel::WeightGrad { patches: Some(p) } if p.dtype() == T::DTYPE && p.numel() == batch_patches(g) => Some(p.contiguous()?),
+            _ => None,
+        };
+        let (data, patches) = a.with_slice::<T, _>("convolution", |sa, la| {
             b.with_slice::<T, _>("convolution", |sb, lb| {
                 let (sa, sb) = (&sa[la.offset..][..a.numel()], &sb[lb.offset..][..b.numel()]);
                 match kernel {
-                    Kernel::Forward => conv2d_forward(sa, sb, bias.as_deref(), g),
-                    Kernel::Transpose => conv2d_transpose(sa, sb, g),
-                    Kernel::WeightGrad => conv2d_weight_grad(sa, sb, g),
+                    Kernel::Forward { keep_patches } => Ok(conv2d_forward(sa, sb, bias.as_deref(), g, keep_patches)),
+                    Kernel::Transpose => Ok((conv2d_transpose(sa, sb, g), None)),
+                    Kernel::WeightGrad { .. } => match &kept {
+                        Some(p) => p.with_slice::<T, _>("convolution", |sp, lp| (conv2d_weight_grad(sa, sb, g, Some(&sp[lp.offset..][..p.numel()])), None)),
+                        None => Ok((conv2d_weight_grad(sa, sb, g, None), None)),
+                    },
                 }
             })
-        })??;
-        Tensor::from_vec(data, out_shape)
+        })???;
+        let patches = patches.map(|p| Tensor::from_vec(p, &[batch_patches(g)])).transpose()?;
+        Ok((Tensor::from_vec(data, out_shape)?, patches))
     }
     crate::tensor::check_alloc(out_shape, a.dtype())?;
     let _raw = GradMode::disabled();
     if !a.device().is_cpu() {
-        return run_on_device(kernel, a, b, bias, g, out_shape);
+        return Ok((run_on_device(kernel, a, b, bias, g, out_shape)?, None));
     }
     match a.dtype() {
         DType::F32 => typed::<f32>(kernel, a, b, bias, g, out_shape),
         DType::F64 => typed::<f64>(kernel, a, b, bias, g, out_shape),
         d @ (DType::F16 | DType::BF16) => {
             let bias = bias.map(|t| t.to_dtype(DType::F32)).transpose()?;
-            typed::<f32>(kernel, &a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?, bias.as_ref(), g, out_shape)?.to_dtype(d)
+            let kernel = match kernel {
+                Kernel::Forward { .. } => Kernel::Forward { keep_patches: false },
+                Kernel::WeightGrad { .. } => Kernel::WeightGrad { patches: None },
+                k => k,
+            };
+            let (out, _) = typed::<f32>(kernel, &a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?, bias.as_ref(), g, out_shape)?;
+            Ok((out.to_dtype(d)?, None))
         }
         d => Err(Error::Runtime(format!("\"slow_conv2d_cpu\" not implemented for '{}'", title_name(d)))),
     }
@@ -84,7 +106,7 @@ fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, 
     let taps = cg * g.kernel[0] * g.kernel[1];
     let positions = g.out_size[0] * g.out_size[1];
     let out = match kernel {
-        Kernel::Forward => {
+        Kernel::Forward { .. } => {
             // (1, G, og, taps) @ (N, G, taps, P) -> (N, G, og, P)
             let cols = patches(a, g)?.reshape(&dims(&[n, groups, taps, positions]))?;
             let w = b.contiguous()?.reshape(&dims(&[1, groups, og, taps]))?.expand(&dims(&[n, groups, og, taps]))?;
@@ -120,7 +142,7 @@ fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, 
                 .narrow(3, g.padding[1] as i64, g.in_size[1] as i64)?
                 .contiguous()?
         }
-        Kernel::WeightGrad => {
+        Kernel::WeightGrad { .. } => {
             // (G, og, N * P) @ (G, N * P, taps) -> (G, og, taps): the sum over images is part of
             // the product's inner dimension.
             let cols = patches(a, g)?.reshape(&dims(&[n, groups, taps, positions]))?.permute(&[1, 0, 3, 2])?.contiguous()?;
@@ -304,24 +326,30 @@ impl Tensor {
 
     /// Slides `weight` over this (larger) image: the result has `g`'s output shape.
     pub(crate) fn conv_with(&self, weight: &Tensor, bias: Option<&Tensor>, g: ConvGeom) -> Result<Tensor> {
-        let out = run_kernel(Kernel::Forward, self, weight, bias, &g, &result_shape(&g))?;
+        // The weight gradient will unfold this image again: keep the forward pass's unfolding.
+        let keep_patches = is_grad_enabled() && weight.requires_grad() && batch_patches(&g) <= KEEP_PATCHES_LIMIT;
+        let (out, patches) = run_kernel(Kernel::Forward { keep_patches }, self, weight, bias, &g, &result_shape(&g))?;
         match bias {
             Some(b) => record(Op::Conv { geom: g }, &[self, weight, b], &[&out], &[0, 1], &[]),
             None => record(Op::Conv { geom: g }, &[self, weight], &[&out], &[0, 1], &[]),
+        }
+        if let Some(patches) = patches {
+            keep_buffers(&out, vec![patches]);
         }
         Ok(out)
     }
 
     /// Spreads this (smaller) image back through `weight` onto `g`'s larger image shape.
     pub(crate) fn conv_transpose_with(&self, weight: &Tensor, g: ConvGeom) -> Result<Tensor> {
-        let out = run_kernel(Kernel::Transpose, self, weight, None, &g, &image_shape(&g))?;
+        let (out, _) = run_kernel(Kernel::Transpose, self, weight, None, &g, &image_shape(&g))?;
         record(Op::ConvTranspose { geom: g }, &[self, weight], &[&out], &[0, 1], &[]);
         Ok(out)
     }
 
-    /// The weight gradient of `image.conv_with(weight, g)` given the gradient of its result.
-    pub(crate) fn conv_weight_grad_with(image: &Tensor, grad_out: &Tensor, g: ConvGeom) -> Result<Tensor> {
-        let out = run_kernel(Kernel::WeightGrad, image, grad_out, None, &g, &weight_shape(&g))?;
+    /// The weight gradient of `image.conv_with(weight, g)` given the gradient of its result;
+    /// `patches`: the image's patch matrices, if its forward pass kept them.
+    pub(crate) fn conv_weight_grad_with(image: &Tensor, grad_out: &Tensor, g: ConvGeom, patches: Option<&Tensor>) -> Result<Tensor> {
+        let (out, _) = run_kernel(Kernel::WeightGrad { patches }, image, grad_out, None, &g, &weight_shape(&g))?;
         record(Op::ConvWeight { geom: g }, &[image, grad_out], &[&out], &[0, 1], &[]);
         Ok(out)
     }

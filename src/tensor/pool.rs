@@ -86,10 +86,7 @@ impl Tensor {
             };
             if is_grad_enabled() && self.requires_grad() {
                 // The gradient's positions come back to the host, as the CPU's do.
-                let plane = h * w;
-                let out_plane = g.out_size[0] * g.out_size[1];
-                let at = indices.to_vec::<i64>()?;
-                let offsets = at.iter().enumerate().map(|(j, &i)| (j / out_plane) * plane + i as usize).collect();
+                let offsets = input_offsets(&indices.to_vec::<i64>()?, &g);
                 record(Op::Take { kind: "MaxPool2DWithIndices", offsets }, &[self], &[&values], &[], &[]);
             }
             return Ok((values, indices));
@@ -100,13 +97,21 @@ impl Tensor {
             (Tensor::from_vec(v, &out_shape)?, i)
         });
         if is_grad_enabled() && self.requires_grad() {
-            let plane = h * w;
-            let out_plane = g.out_size[0] * g.out_size[1];
-            let offsets = indices.iter().enumerate().map(|(j, &i)| (j / out_plane) * plane + i as usize).collect();
-            record(Op::Take { kind: "MaxPool2DWithIndicesBackward0", offsets }, &[self], &[&values], &[], &[]);
+            record(Op::Take { kind: "MaxPool2DWithIndicesBackward0", offsets: input_offsets(&indices, &g) }, &[self], &[&values], &[], &[]);
         }
         Ok((values, Tensor::from_vec(indices, &out_shape)?))
     }
+}
+
+/// The flat input positions of the maxima: each plane's positions `indices` offset by the
+/// planes before it.
+fn input_offsets(indices: &[i64], g: &PoolGeom) -> Vec<usize> {
+    let (plane, out_plane) = (g.in_size[0] * g.in_size[1], g.out_size[0] * g.out_size[1]);
+    let mut offsets = Vec::with_capacity(indices.len());
+    for (p, at) in indices.chunks(out_plane.max(1)).enumerate() {
+        offsets.extend(at.iter().map(|&i| p * plane + i as usize));
+    }
+    offsets
 }
 
 /// Max pooling on a GPU from strided views and the reduce kernels: the windows are a view of a
