@@ -5,6 +5,7 @@
 //! Every update is elementwise, so splitting a parameter across threads cannot change a bit.
 
 use crate::cpu::parallel::{get_num_threads, run_tasks};
+use crate::cpu::simd::dispatch;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -19,24 +20,30 @@ pub trait OptFloat:
 }
 
 impl OptFloat for f32 {
+    #[inline(always)]
     fn sqrt(self) -> Self {
         f32::sqrt(self)
     }
+    #[inline(always)]
     fn max(self, o: Self) -> Self {
         if self >= o || self.is_nan() { self } else { o }
     }
+    #[inline(always)]
     fn of(v: f64) -> Self {
         v as f32
     }
 }
 
 impl OptFloat for f64 {
+    #[inline(always)]
     fn sqrt(self) -> Self {
         f64::sqrt(self)
     }
+    #[inline(always)]
     fn max(self, o: Self) -> Self {
         if self >= o || self.is_nan() { self } else { o }
     }
+    #[inline(always)]
     fn of(v: f64) -> Self {
         v
     }
@@ -252,39 +259,122 @@ pub fn adam_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], ste
             on_device(Step { entry: "adam", flags: f, h }, p, &others)?;
             continue;
         }
+        let decay = match (c.weight_decay != 0.0, c.decoupled) {
+            (false, _) => NO_DECAY,
+            (true, false) => COUPLED_DECAY,
+            (true, true) => DECOUPLED_DECAY,
+        };
         float_dispatch!(p.dtype(), T => with_buffers::<T, _>(p, &others, |raw, n| {
-            let (b1w, b2, b2w) = (T::of(1.0 - c.beta1), T::of(c.beta2), T::of(1.0 - c.beta2));
-            let (wd, eps, step_size, bc2s) = (T::of(c.weight_decay), T::of(c.eps), T::of(c.lr / bc1), T::of(bc2_sqrt));
-            let shrink = T::of(1.0 - c.lr * c.weight_decay);
+            let k = AdamConsts {
+                b1w: T::of(1.0 - c.beta1),
+                b2: T::of(c.beta2),
+                b2w: T::of(1.0 - c.beta2),
+                wd: T::of(c.weight_decay),
+                eps: T::of(c.eps),
+                step_size: T::of(c.lr / bc1),
+                bc2s: T::of(bc2_sqrt),
+                shrink: T::of(1.0 - c.lr * c.weight_decay),
+                maximize: c.maximize,
+                decay,
+            };
             for_chunks(n, |s, len| {
                 // SAFETY: disjoint ranges of tensors checked to hold n elements each.
                 let (p, g, m, v) = unsafe { (raw[0].range(s, len), raw[1].range(s, len), raw[2].range(s, len), raw[3].range(s, len)) };
-                let mut vmax = raw.get(4).map(|b| unsafe { b.range(s, len) });
-                for i in 0..len {
-                    let mut d = if c.maximize { T::zero() - g[i] } else { g[i] };
-                    if c.weight_decay != 0.0 {
-                        if c.decoupled {
-                            p[i] = p[i] * shrink;
-                        } else {
-                            d = d + wd * p[i];
-                        }
-                    }
-                    m[i] = m[i] + b1w * (d - m[i]);
-                    v[i] = v[i] * b2 + b2w * d * d;
-                    let second = match vmax.as_deref_mut() {
-                        Some(mx) => {
-                            mx[i] = mx[i].max(v[i]);
-                            mx[i]
-                        }
-                        None => v[i],
-                    };
-                    let denom = second.sqrt() / bc2s + eps;
-                    p[i] = p[i] - step_size * (m[i] / denom);
-                }
+                let vmax = raw.get(4).map_or(&mut [][..], |b| unsafe { b.range(s, len) });
+                dispatch(AdamChunk { p, g, m, v, vmax, k });
             });
         }))?;
     }
     Ok(())
+}
+
+/// How weight decay enters an Adam update: not at all, added to the gradient (Adam), or
+/// shrinking the parameter (AdamW).
+const NO_DECAY: u8 = 0;
+const COUPLED_DECAY: u8 = 1;
+const DECOUPLED_DECAY: u8 = 2;
+
+/// The constants of one Adam update, in the parameter's float type.
+#[derive(Clone, Copy)]
+struct AdamConsts<T> {
+    b1w: T,
+    b2: T,
+    b2w: T,
+    wd: T,
+    eps: T,
+    step_size: T,
+    bc2s: T,
+    shrink: T,
+    maximize: bool,
+    decay: u8,
+}
+
+/// One chunk of an Adam update (`vmax` empty without amsgrad), run through `dispatch` so the
+/// loop compiles for the widest vector instructions, with its options fixed outside the loop.
+struct AdamChunk<'a, T> {
+    p: &'a mut [T],
+    g: &'a [T],
+    m: &'a mut [T],
+    v: &'a mut [T],
+    vmax: &'a mut [T],
+    k: AdamConsts<T>,
+}
+
+impl<T: OptFloat> pulp::WithSimd for AdamChunk<'_, T> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _: S) {
+        let AdamChunk { p, g, m, v, vmax, k } = self;
+        macro_rules! with_decay {
+            ($maximize:literal, $ams:literal) => {
+                match k.decay {
+                    NO_DECAY => adam_elements::<T, $maximize, NO_DECAY, $ams>(p, g, m, v, vmax, &k),
+                    COUPLED_DECAY => adam_elements::<T, $maximize, COUPLED_DECAY, $ams>(p, g, m, v, vmax, &k),
+                    _ => adam_elements::<T, $maximize, DECOUPLED_DECAY, $ams>(p, g, m, v, vmax, &k),
+                }
+            };
+        }
+        match (k.maximize, !vmax.is_empty()) {
+            (false, false) => with_decay!(false, false),
+            (false, true) => with_decay!(false, true),
+            (true, false) => with_decay!(true, false),
+            (true, true) => with_decay!(true, true),
+        }
+    }
+}
+
+/// PyTorch's Adam formulas, in its order of operations, over one chunk.
+#[inline(always)]
+fn adam_elements<T: OptFloat, const MAXIMIZE: bool, const DECAY: u8, const AMSGRAD: bool>(
+    p: &mut [T],
+    g: &[T],
+    m: &mut [T],
+    v: &mut [T],
+    vmax: &mut [T],
+    k: &AdamConsts<T>,
+) {
+    let n = p.len();
+    // Sliced to one length, so the loop needs no bounds checks.
+    let (g, m, v) = (&g[..n], &mut m[..n], &mut v[..n]);
+    let vmax = if AMSGRAD { &mut vmax[..n] } else { vmax };
+    for i in 0..n {
+        let mut d = if MAXIMIZE { T::zero() - g[i] } else { g[i] };
+        if DECAY == DECOUPLED_DECAY {
+            p[i] = p[i] * k.shrink;
+        } else if DECAY == COUPLED_DECAY {
+            d = d + k.wd * p[i];
+        }
+        m[i] = m[i] + k.b1w * (d - m[i]);
+        v[i] = v[i] * k.b2 + k.b2w * d * d;
+        let second = if AMSGRAD {
+            vmax[i] = vmax[i].max(v[i]);
+            vmax[i]
+        } else {
+            v[i]
+        };
+        let denom = second.sqrt() / k.bc2s + k.eps;
+        p[i] = p[i] - k.step_size * (m[i] / denom);
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
