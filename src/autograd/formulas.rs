@@ -72,6 +72,27 @@ fn embed(g: &Tensor, offsets: &[usize], shape: &[usize], dtype: DType) -> Result
     flat.index_add(0, &idx, &g.reshape(&[-1])?, Scalar::Int(1))?.reshape(&shape.iter().map(|&s| s as i64).collect::<Vec<_>>())
 }
 
+/// The gradient of the matrix product `a @ b` for `a`, laid out as `a` was (`a_transposed`:
+/// stored transposed): a transposed `a` gets its gradient transposed too, so the gradient that
+/// reaches the tensor behind it (and its `.grad`) is contiguous with no copy, as in PyTorch.
+fn mm_grad_first(a_transposed: bool, b: &Tensor, g: &Tensor) -> Result<Tensor> {
+    if a_transposed {
+        b.mm(&g.t()?)?.t()
+    } else {
+        g.mm(&b.t()?)
+    }
+}
+
+/// The gradient of `a @ b` for `b`, laid out as `b` was (see `mm_grad_first`): for `linear`'s
+/// `w.t()` that makes the weight's gradient contiguous.
+fn mm_grad_second(a: &Tensor, b_transposed: bool, g: &Tensor) -> Result<Tensor> {
+    if b_transposed {
+        g.t()?.mm(a)?.t()
+    } else {
+        a.t()?.mm(g)
+    }
+}
+
 fn zeros_like_shape(shape: &[usize], g: &Tensor) -> Result<Tensor> {
     Tensor::zeros_on(shape, g.dtype(), g.device())
 }
@@ -372,18 +393,27 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 out[1] = Some(g.sum(None, false)?);
             }
         }
-        Op::Addmm { beta, alpha } => {
+        Op::Addmm { beta, alpha, transposed } => {
             if need(0) {
                 let gi = if *beta == 1.0 { g.clone() } else { muls(&g, *beta)? };
                 out[0] = Some(sum_to(&gi, &shape(0))?);
             }
             if need(1) {
-                let gm = g.mm(&node.input(2)?.t()?)?;
+                let gm = mm_grad_first(transposed[0], &node.input(2)?, &g)?;
                 out[1] = Some(if *alpha == 1.0 { gm } else { muls(&gm, *alpha)? });
             }
             if need(2) {
-                let gm = node.input(1)?.t()?.mm(&g)?;
+                let gm = mm_grad_second(&node.input(1)?, transposed[1], &g)?;
                 out[2] = Some(if *alpha == 1.0 { gm } else { muls(&gm, *alpha)? });
+            }
+        }
+        Op::Matmul if node.inputs[0].shape.len() == 2 && node.inputs[1].shape.len() == 2 => {
+            let (a, b) = (node.input(0)?, node.input(1)?);
+            if need(0) {
+                out[0] = Some(mm_grad_first(a.is_transposed_matrix(), &b, &g)?);
+            }
+            if need(1) {
+                out[1] = Some(mm_grad_second(&a, b.is_transposed_matrix(), &g)?);
             }
         }
         Op::Matmul => {

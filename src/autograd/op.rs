@@ -41,7 +41,9 @@ pub enum Op {
     /// tensor value (second input) gets the sum of the gradient. `kind` is the node's name.
     Fill { kind: &'static str },
     /// `addmm(input, m1, m2, beta, alpha)` as one kernel (`linear` too).
-    Addmm { beta: f64, alpha: f64 },
+    /// `transposed`: whether each matrix operand was stored transposed, which its gradient's
+    /// layout follows (the operand itself is saved only when the other one needs a gradient).
+    Addmm { beta: f64, alpha: f64, transposed: [bool; 2] },
     /// An op PyTorch has no derivative for (`floor_divide`, `remainder(number, tensor)`): the
     /// node exists, its backward fails naming the op.
     NotImplemented { forward: &'static str },

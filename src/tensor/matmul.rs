@@ -236,7 +236,8 @@ impl Tensor {
             self.addmm_kernel(&bias, m1, m2, beta, alpha)?
         };
         let saves: Vec<usize> = [m2.requires_grad().then_some(1), m1.requires_grad().then_some(2)].into_iter().flatten().collect();
-        record(Op::Addmm { beta: beta.to_f64(), alpha: alpha.to_f64() }, &[self, m1, m2], &[&out], &saves, &[]);
+        let transposed = [m1.is_transposed_matrix(), m2.is_transposed_matrix()];
+        record(Op::Addmm { beta: beta.to_f64(), alpha: alpha.to_f64(), transposed }, &[self, m1, m2], &[&out], &saves, &[]);
         Ok(out)
     }
 

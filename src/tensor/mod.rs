@@ -157,6 +157,13 @@ impl Tensor {
         self.0.layout.is_contiguous()
     }
 
+    /// Whether this is a matrix stored transposed (column-major, not also row-major), as a
+    /// weight used as `w.t()` is.
+    pub fn is_transposed_matrix(&self) -> bool {
+        let l = &self.0.layout;
+        l.shape.len() == 2 && !l.is_contiguous() && l.strides[0] == 1 && l.strides[1] == l.shape[0].max(1)
+    }
+
     pub fn element_size(&self) -> usize {
         self.0.dtype.size_in_bytes()
     }

@@ -110,3 +110,33 @@ def test_number_first_operators():
     # 1 / t on integers is a float, as in PyTorch.
     r = 1 / torch.arange(1, 4)
     assert r.dtype == torch.float32 and np.allclose(r.numpy(), [1, 0.5, 1 / 3])
+
+
+def test_matrix_gradients_take_the_layout_of_transposed_operands():
+    # As in PyTorch: the gradient of a product operand stored transposed (a weight used as w.t())
+    # is transposed too, so the tensor behind it gets a contiguous gradient without a copy.
+    torch.manual_seed(4)
+    w, x, b = torch.randn(3, 4, requires_grad=True), torch.randn(5, 4), torch.randn(3, requires_grad=True)
+    for product in [lambda wt: x @ wt, lambda wt: torch.addmm(b, x, wt), lambda wt: torch.mm(x, wt)]:
+        w.grad = None
+        wt, seen = w.t(), []
+        wt.register_hook(lambda g: seen.append(g.stride()))
+        product(wt).sum().backward()
+        assert seen == [(1, 4)]
+        assert w.grad.stride() == (4, 1)
+        np.testing.assert_allclose(w.grad.numpy(), np.tile(x.numpy().sum(0), (3, 1)), rtol=1e-5)
+    xt = torch.randn(4, 5, requires_grad=True)
+    v, seen = xt.t(), []
+    v.register_hook(lambda g: seen.append(g.stride()))
+    (v @ w.t()).sum().backward()
+    assert seen == [(1, 5)]
+    np.testing.assert_allclose(xt.grad.numpy(), np.tile(w.detach().numpy().sum(0)[:, None], (1, 5)), rtol=1e-5)
+    # A plain (contiguous) operand keeps the plain layout.
+    w2 = torch.randn(4, 3, requires_grad=True)
+    seen.clear()
+    w2.register_hook(lambda g: seen.append(g.stride()))
+    (x @ w2).sum().backward()
+    assert seen == [(3, 1)]
+    assert gradcheck(lambda a, m: a @ m.t(), (f64(5, 4), f64(3, 4)))
+    bias = f64(3, grad=False)
+    assert gradgradcheck(lambda a, m: torch.addmm(bias, a.t(), m.t()), (f64(4, 5), f64(3, 4)))
