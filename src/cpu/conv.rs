@@ -310,18 +310,21 @@ fn channels_first<T: Element>(dy: &[T], g: &ConvGeom, n0: usize, count: usize) -
 /// the patch matrices come back too (`batch_patches(g)` elements), for `conv2d_weight_grad`,
 /// which then need not unfold the images a second time.
 pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &ConvGeom, keep_patches: bool) -> (Vec<T>, Option<Vec<T>>) {
-    let mut out = vec![T::zero(); g.batch * g.out_image()];
-    if !keep_patches {
-        conv2d_forward_into(x, weight, bias, g, &mut out, &mut []);
-        return (out, None);
-    }
-    let kept = written_output(batch_patches(g), |kept| conv2d_forward_into(x, weight, bias, g, &mut out, kept));
-    (out, Some(kept))
+    let mut kept = None;
+    let out = written_output(g.batch * g.out_image(), |out| {
+        if keep_patches {
+            kept = Some(written_output(batch_patches(g), |kept| conv2d_forward_into(x, weight, bias, g, out, kept)));
+        } else {
+            conv2d_forward_into(x, weight, bias, g, out, &mut []);
+        }
+    });
+    (out, kept)
 }
 
-/// `conv2d_forward` into `out`, unfolding each block into its part of `kept` when that is not
-/// empty (so every element of `kept` is written), else into a scratch matrix.
-fn conv2d_forward_into<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &ConvGeom, out: &mut [T], kept: &mut [MaybeUninit<T>]) {
+/// `conv2d_forward` into `out`, every element of which it writes, unfolding each block into
+/// its part of `kept` when that is not empty (so every element of `kept` is written), else
+/// into a scratch matrix.
+fn conv2d_forward_into<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &ConvGeom, out: &mut [MaybeUninit<T>], kept: &mut [MaybeUninit<T>]) {
     let (og, taps, positions) = (g.group_out(), g.taps(), g.positions());
     let plan = TapPlan::new(g);
     for_each_image_block(out, g.out_image(), kept, g, |n0, count, out_block, patches, par| {
@@ -347,8 +350,10 @@ fn conv2d_forward_into<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &
             unsafe { gemm_into(dst, og, width, taps, weight, wm, cols, bm, bias.is_some(), par) };
             for i in 0..count {
                 for o in 0..og {
-                    out_block[(i * g.out_channels + grp * og + o) * positions..][..positions]
-                        .copy_from_slice(&prod[o * width + i * positions..][..positions]);
+                    let dst = &mut out_block[(i * g.out_channels + grp * og + o) * positions..][..positions];
+                    for (d, &v) in dst.iter_mut().zip(&prod[o * width + i * positions..][..positions]) {
+                        d.write(v);
+                    }
                 }
             }
         }

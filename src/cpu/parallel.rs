@@ -121,11 +121,12 @@ pub fn run_tasks(tasks: usize, task: impl Fn(usize) + Sync) {
         }
         task(i);
     };
-    let helpers = get_num_threads().saturating_sub(1).min(tasks.saturating_sub(1));
+    let pool = pool();
+    let helpers = pool.current_num_threads().saturating_sub(1).min(tasks.saturating_sub(1));
     if helpers == 0 {
         return claim();
     }
-    pool().in_place_scope(|scope| {
+    pool.in_place_scope(|scope| {
         for _ in 0..helpers {
             scope.spawn(|_| claim());
         }
