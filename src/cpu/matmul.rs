@@ -71,6 +71,21 @@ pub unsafe fn gemm_into_scaled<T: Element>(
         }
         return;
     }
+    if let Parallelism::Rayon(threads) = par {
+        if threads > 1 && m >= 2 * ROW_BLOCK_ALIGN && m * n * k < SPLIT_ROWS_BELOW {
+            // Bands of rows, one product each on one thread: gemm's k-blocking depends on k
+            // alone, so every element comes out bit for bit as from one call.
+            let band = m.div_ceil(threads).next_multiple_of(ROW_BLOCK_ALIGN);
+            let rs = dst.rs;
+            for_each_exact_chunk(&mut dst.data[..(m - 1) * rs + n], band * rs, |i, rows| {
+                let r0 = i * band;
+                let am = MatRef { offset: am.offset + r0 * am.rs, ..am };
+                let rows_here = band.min(m - r0);
+                gemm_into_scaled(MatMut { data: rows, rs }, rows_here, n, k, a, am, b, bm, accumulate, scale, Parallelism::None)
+            });
+            return;
+        }
+    }
     let dst_ptr = SendPtr(dst.data.as_mut_ptr());
     let call = move || {
         // Use the whole wrapper (closures capture single fields otherwise, and the bare pointer
@@ -105,6 +120,15 @@ pub unsafe fn gemm_into_scaled<T: Element>(
         _ => call(),
     }
 }
+
+/// Products of fewer multiply-adds than this split across threads by bands of output rows,
+/// each band one single-threaded product started from `run_tasks` (the calling thread takes a
+/// band): gemm's own threading sends the whole product to the pool and, on these medium shapes,
+/// gained little or lost (512x256 by 256x784 ran slower on two threads than on one).
+const SPLIT_ROWS_BELOW: usize = 1 << 28;
+
+/// Row bands start at multiples of this: whole register tiles of gemm's kernels.
+const ROW_BLOCK_ALIGN: usize = 16;
 
 /// A raw destination pointer moved into the pool's closure; the caller's `&mut` borrow keeps
 /// it exclusive for the duration of the call.

@@ -62,6 +62,9 @@ def test_long_sum_bitwise_identical(threads):
     lambda: (_data(300, 500), _data(500, 200, seed=1)),
     lambda: (_data(300, 500).t().contiguous().t(), _data(500, 200, seed=1)),
     lambda: (_data(8, 64, 96), _data(8, 96, 40, seed=1)),
+    # Split into bands of rows on two threads: a transposed left operand, and odd sizes.
+    lambda: (_data(256, 512).t(), _data(256, 784, seed=1)),
+    lambda: (_data(333, 257), _data(257, 129, seed=1)),
 ])
 def test_matmul_bitwise_identical(threads, make):
     a, b = make()
