@@ -3,7 +3,7 @@
 //! order-based selections sort, topk, kthvalue and median.
 
 use crate::cpu::reduce::{element_offsets, map_lanes};
-use crate::autograd::{is_grad_enabled, record, GradMode, Op};
+use crate::autograd::{is_grad_enabled, record, record_shown, GradMode, Op};
 use crate::cpu::num::Arith;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -117,7 +117,7 @@ impl Tensor {
         };
         if is_grad_enabled() && self.requires_grad() {
             let d = wrap_dim(dim, self.ndim())?;
-            record(Op::IndexSelect { dim: d }, &[self, index], &[&out], &[1], &[]);
+            record_shown(None, Op::IndexSelect { dim: d }, &[self, index], &[&out], &[1], &[], Some(&[0]));
         }
         Ok(out)
     }
@@ -164,7 +164,7 @@ impl Tensor {
         };
         if is_grad_enabled() && self.requires_grad() {
             let d = wrap_dim(dim, self.ndim())?;
-            record(Op::Gather { dim: d }, &[self, index], &[&out], &[1], &[]);
+            record_shown(None, Op::Gather { dim: d }, &[self, index], &[&out], &[1], &[], Some(&[0]));
         }
         Ok(out)
     }
@@ -207,8 +207,10 @@ impl Tensor {
             let d = wrap_dim(dim, self.ndim())?;
             let op = Op::Scatter { dim: d, add: reduce_add };
             match src {
-                Arg::T(t) => record(op, &[self, index, t], &[&out], &[1], &[]),
-                Arg::S(_) => record(op, &[self, index], &[&out], &[1], &[]),
+                // PyTorch lists no index (it has no gradient), and names the overload taking
+                // a number ScatterBackward1.
+                Arg::T(t) => record_shown(None, op, &[self, index, t], &[&out], &[1], &[], Some(&[0, 2])),
+                Arg::S(_) => record_shown(Some("ScatterBackward1"), op, &[self, index], &[&out], &[1], &[], Some(&[0])),
             }
         }
         Ok(out)
@@ -304,7 +306,7 @@ impl Tensor {
         };
         if is_grad_enabled() && self.ndim() > 0 {
             let d = wrap_dim(dim, self.ndim())?;
-            record(Op::IndexAdd { dim: d, alpha: alpha.to_f64() }, &[self, index, source], &[&out], &[1], &[]);
+            record_shown(None, Op::IndexAdd { dim: d, alpha: alpha.to_f64() }, &[self, index, source], &[&out], &[1], &[], Some(&[0, 2]));
         }
         Ok(out)
     }
@@ -422,7 +424,7 @@ impl Tensor {
         // In place, self is named first on a mismatch; a mask that would grow self fails in copy_.
         broadcast_shapes(self.shape(), mask.shape())?;
         let filled = self.masked_fill(mask, value)?;
-        self.copy_(&filled)
+        self.assign_(&filled)
     }
 
     pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
@@ -747,7 +749,14 @@ impl Tensor {
                     view = view.select(dim as i64, w as i64)?;
                 }
                 TensorIndex::Slice(s, e, st) => {
-                    view = view.slice(dim, *s, *e, *st)?;
+                    // A slice over the whole dim, among other indices, is no op (PyTorch
+                    // records none either; a lone `x[:]` is a slice).
+                    let size = view.shape()[dim] as i64;
+                    let clamp = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
+                    let whole = indices.len() > 1 && *st == 1 && s.map_or(0, clamp) == 0 && e.map_or(size, clamp) == size;
+                    if !whole {
+                        view = view.slice(dim, *s, *e, *st)?;
+                    }
                     dim += 1;
                 }
                 TensorIndex::NewAxis => {
@@ -848,6 +857,10 @@ impl Tensor {
     pub fn index(&self, indices: &[TensorIndex]) -> Result<Tensor> {
         let (view, advanced) = self.basic_index(indices)?;
         if advanced.is_empty() {
+            if view.identity() == self.identity() {
+                // Nothing indexed (`x[...]`, `x[:, :]`): a new view of all of self.
+                return Ok(self.view_op(self.layout().clone(), super::view::ViewKind::Same("AliasBackward0")));
+            }
             return Ok(view);
         }
         let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, false)?;
@@ -864,13 +877,18 @@ impl Tensor {
         // PyTorch fills a scalar through one index tensor along the dim it indexes, and names
         // that dim when an index is out of range.
         let report_view_dim = matches!(value, Arg::S(_)) && advanced.len() == 1;
+        let number = matches!(value, Arg::S(_));
+        if advanced.is_empty() {
+            // A number is filled in (the node lists no value), a tensor copied.
+            return match value {
+                Arg::S(s) => view.fill_(Arg::S(s)),
+                Arg::T(t) => view.copy_(t),
+            };
+        }
         let value = match value {
             Arg::T(t) => t.clone(),
             Arg::S(s) => Tensor::scalar_tensor(s, self.dtype())?,
         };
-        if advanced.is_empty() {
-            return view.copy_(&value);
-        }
         let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, report_view_dim)?;
         let b = broadcast_shapes(&shape, value.shape())?;
         if b != shape {
@@ -900,7 +918,7 @@ impl Tensor {
             }
         }
         if tracked {
-            view.rebase_history(Some((&offs, &shape)), &value)?;
+            view.rebase_history(Some((&offs, &shape)), &value, if number { crate::autograd::Written::Number } else { crate::autograd::Written::Copy })?;
         }
         Ok(())
     }
