@@ -1,10 +1,21 @@
-"""Prints the grad_fn name each op gives, under rstorch or PyTorch, to compare the two.
+"""Prints the autograd graph each op records, under rstorch or PyTorch, to compare the two.
 
     .venv/bin/python tools/grad_fn_names.py rstorch > /tmp/r.txt
     /path/to/torch/python tools/grad_fn_names.py torch > /tmp/t.txt
     .venv/bin/python tools/grad_fn_names.py compare /tmp/r.txt /tmp/t.txt
 
-Each line is `case<TAB>name` (`-` when the result has no grad_fn, `!error` when the op failed).
+Each line is `case<TAB>walk`. The walk is the result's grad_fn and, depth first and in order, its
+`next_functions` down to the leaves: `Name(child, child, ...)`, a child being `None` (an input
+that needs no gradient) or a node, followed by `:k` when the edge's input_nr k is not 0; the
+result's own output_nr is written the same way after the whole walk. A node met a second time
+is written `Name^` without its children. For example `(a * a.exp())` walks as
+`MulBackward0(AccumulateGrad, ExpBackward0(AccumulateGrad^))`.
+A result without grad_fn is `-`, followed by ` = values` when it is not floating point (indices);
+`!error` when the op failed; ` (name() X)` follows a top node whose name() differs from its type.
+
+tests/fixtures/grad_fn_walks.txt is this program's output under PyTorch, which
+tests/python/test_autograd_node_names.py expects of rstorch; re-record it with
+    /path/to/torch/python tools/grad_fn_names.py torch > tests/fixtures/grad_fn_walks.txt
 """
 import sys
 import warnings
@@ -236,6 +247,182 @@ def cases(T):
     c["clamp_"] = lambda: (a() * 1).clamp_(0.2, 0.8)
     c["F.relu_inplace"] = lambda: F.relu(a() * 1, inplace=True)
     c["setitem_scalar"] = lambda: _setitem_scalar(a() * 1)
+    # einsum whose output order is not the last product's
+    for eq, shapes in [("ij,jk->ki", [(3, 4), (4, 5)]), ("bij,bjk->bki", [(2, 3, 4), (2, 4, 5)]),
+                       ("ii->i", [(3, 3)]), ("ij->ji", [(3, 4)]), ("i,i->", [(4,), (4,)]), ("ij->", [(3, 4)]),
+                       ("ij,ij->ij", [(3, 4), (3, 4)]), ("ij,kj->ik", [(3, 4), (5, 4)]), ("i,j->ij", [(3,), (4,)]),
+                       ("bij,bkj->bik", [(2, 3, 4), (2, 5, 4)]), ("ij,jk,kl->il", [(3, 4), (4, 5), (5, 2)])]:
+        c["einsum " + eq] = lambda eq=eq, shapes=shapes: T.einsum(eq, *[x(*s) for s in shapes])
+    # padding modes on 1-D, 2-D and 3-D
+    for mode in ["constant", "reflect", "replicate", "circular"]:
+        c["pad_" + mode + "_1d"] = lambda mode=mode: F.pad(x(2, 3, 6), (1, 2), mode=mode)
+        c["pad_" + mode + "_2d"] = lambda mode=mode: F.pad(img(), (1, 2, 2, 1), mode=mode)
+        c["pad_" + mode + "_3d"] = lambda mode=mode: F.pad(x(1, 2, 3, 4, 4), (1, 1, 2, 0, 0, 1), mode=mode)
+    c["pad_circular_unbatched"] = lambda: F.pad(x(3, 6), (2, 1), mode="circular")
+    c["pad_constant_value"] = lambda: F.pad(a(), (1, 0, 0, 2), value=0.5)
+    c["pad_constant_crop"] = lambda: F.pad(a(), (-1, 1))
+    # linear on other shapes and layouts
+    c["linear_3d_t"] = lambda: F.linear(x(5, 3, 4).transpose(0, 1), x(6, 4), x(6))
+    c["linear_3d_t_nobias"] = lambda: F.linear(x(5, 3, 4).transpose(0, 1), x(6, 4))
+    c["linear_3d_nobias"] = lambda: F.linear(x(2, 3, 4), x(5, 4))
+    c["linear_1d"] = lambda: F.linear(x(4), x(5, 4), x(5))
+    c["linear_1d_nobias"] = lambda: F.linear(x(4), x(5, 4))
+    c["linear_2d_t"] = lambda: F.linear(x(4, 3).t(), x(5, 4), x(5))
+    c["linear_4d"] = lambda: F.linear(x(2, 2, 3, 4), x(5, 4), x(5))
+    c["linear_bias_2d_w_t"] = lambda: F.linear(a(), x(4, 5).t(), x(5))
+    # inner
+    c["inner_2d"] = lambda: a().inner(x(5, 4))
+    c["inner_1d_2d"] = lambda: x(4).inner(a())
+    c["inner_2d_1d"] = lambda: a().inner(x(4))
+    c["inner_3d_2d"] = lambda: x(2, 3, 4).inner(x(5, 4))
+    # matmul of every rank pair
+    shapes = {1: (4,), 2: (3, 4), 3: (2, 3, 4), 4: (2, 2, 3, 4)}
+    for ra in range(1, 5):
+        for rb in range(1, 5):
+            sa = shapes[ra] if ra > 1 else (4,)
+            sb = (4,) if rb == 1 else (shapes[rb][:-2] + (4, 5))
+            c[f"matmul_{ra}d_{rb}d"] = lambda sa=sa, sb=sb: x(*sa) @ x(*sb)
+    c["matmul_bcast_3d_4d"] = lambda: x(1, 3, 4) @ x(2, 2, 4, 5)
+    c["matmul_bcast_4d_3d"] = lambda: x(2, 1, 3, 4) @ x(3, 4, 5)
+    c["matmul_t_2d"] = lambda: x(4, 3).t() @ x(4, 5)
+    c["matmul_3d_t"] = lambda: x(2, 4, 3).transpose(1, 2) @ x(2, 4, 5)
+    # order statistics over dims
+    c["median_dim0"] = lambda: a().median(0)[0]
+    c["median_dim_keepdim"] = lambda: a().median(1, keepdim=True)[0]
+    c["median_1d"] = lambda: x(5).median()
+    c["kthvalue_dim0"] = lambda: a().kthvalue(2, 0)[0]
+    c["kthvalue_keepdim"] = lambda: a().kthvalue(3, 1, keepdim=True)[0]
+    ties = lambda: T.tensor([[2.0, 1.0, 2.0, 1.0, 3.0, 1.0], [5.0, 5.0, 5.0, 4.0, 4.0, 4.0],
+                             [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 2.0, 1.0, 2.0, 1.0, 2.0]])
+    c["median_ties_idx"] = lambda: ties().median(1)[1]
+    c["median_ties_idx0"] = lambda: ties().median(0)[1]
+    c["median_ties_idx_t"] = lambda: ties().t().median(0)[1]
+    c["median_ties_odd_idx"] = lambda: ties()[:, :5].median(1)[1]
+    c["median_ties_3d_idx"] = lambda: ties().reshape(2, 2, 6).median(1)[1]
+    c["median_ties_3d_idx2"] = lambda: ties().reshape(2, 4, 3).median(2)[1]
+    c["kthvalue_ties_idx"] = lambda: ties().kthvalue(2, 1)[1]
+    c["kthvalue_ties_idx3"] = lambda: ties().kthvalue(3, 1)[1]
+    c["kthvalue_ties_idx0"] = lambda: ties().kthvalue(2, 0)[1]
+    c["kthvalue_ties_3d_idx"] = lambda: ties().reshape(2, 2, 6).kthvalue(1, 1)[1]
+    c["median_ties_int"] = lambda: ties().long().median(1)[1]
+    c["median_int_ties_all"] = lambda: T.tensor([3, 1, 3, 1, 2, 2]).median(0)[1]
+    c["median_empty"] = lambda: _is_nan(T.tensor([]).median())
+    c["median_empty_f64"] = lambda: _is_nan(T.tensor([], dtype=T.float64).median())
+    c["median_empty_int32"] = lambda: T.tensor([], dtype=T.int32).median()
+    c["median_empty_int16"] = lambda: T.tensor([], dtype=T.int16).median()
+    c["median_empty_bool"] = lambda: T.tensor([], dtype=T.bool).median()
+    c["median_nan_idx"] = lambda: T.tensor([[1.0, float("nan"), 2.0, float("nan")], [3.0, 1.0, 2.0, 1.0]]).median(1)[1]
+    c["kthvalue_nan_idx"] = lambda: T.tensor([[1.0, float("nan"), 2.0, float("nan")], [3.0, 1.0, 2.0, 1.0]]).kthvalue(3, 1)[1]
+    c["kthvalue_ties_long_idx"] = lambda: T.tensor([float(i % 3) for i in range(40)]).kthvalue(20)[1]
+    c["median_ties_long_idx"] = lambda: T.tensor([float(i % 3) for i in range(41)]).median(0)[1]
+    c["kthvalue_int_ties_idx"] = lambda: T.tensor([[3, 1, 3, 1, 2, 2, 1]]).kthvalue(4, 1)[1]
+    c["median_empty_int"] = lambda: T.tensor([], dtype=T.int64).median()
+    # joins of inputs of which some need no gradient
+    c["cat_mixed"] = lambda: T.cat([a(), T.ones(3, 4), x(3, 4)])
+    c["cat_mixed_first"] = lambda: T.cat([T.ones(2, 4), a()])
+    c["stack_mixed"] = lambda: T.stack([T.ones(3, 4), a()])
+    c["hstack_mixed"] = lambda: T.hstack([a(), T.ones(3, 2)])
+    c["cat_dim1"] = lambda: T.cat([a(), x(3, 2)], 1)
+    # indexing variants
+    c["getitem_int_slice"] = lambda: a()[1, 1:3]
+    c["getitem_all"] = lambda: a()[:]
+    c["getitem_all_2"] = lambda: a()[:, :]
+    c["getitem_ellipsis_only"] = lambda: a()[...]
+    c["getitem_slice_full_range"] = lambda: a()[0:100, 1]
+    c["getitem_neg"] = lambda: a()[-1]
+    c["getitem_slice_2"] = lambda: a()[1:, :2]
+    c["getitem_long_slice"] = lambda: a()[long(0, 2), 1:]
+    c["getitem_slice_long"] = lambda: a()[:, long(0, 2)]
+    c["getitem_bool_row"] = lambda: a()[T.tensor([True, False, True])]
+    c["getitem_list"] = lambda: a()[[0, 2]]
+    c["getitem_3d_mixed"] = lambda: x(2, 3, 4)[0, :, long(1, 3)]
+    c["setitem_clone"] = lambda: _setitem(a().clone(), x(4))
+    c["setitem_clone_slice"] = lambda: _setitem_slice(a().clone(), x(3, 2))
+    c["setitem_bool"] = lambda: _setitem_mask(a() * 1, mask(), x(6))
+    c["setitem_long"] = lambda: _setitem_long(a() * 1, long(0, 2), x(2, 4))
+    c["setitem_nograd_value"] = lambda: _setitem(a() * 1, T.ones(4))
+    c["setitem_into_nograd"] = lambda: _setitem(T.zeros(3, 4), x(4))
+    # reductions keeping dims
+    c["sum_keepdim"] = lambda: a().sum(1, keepdim=True)
+    c["sum_dims"] = lambda: x(2, 3, 4).sum((0, 2))
+    c["mean_keepdim"] = lambda: a().mean(0, keepdim=True)
+    c["prod_keepdim"] = lambda: a().prod(1, keepdim=True)
+    c["amax_keepdim"] = lambda: a().amax(1, keepdim=True)
+    c["max_keepdim"] = lambda: a().max(1, keepdim=True)[0]
+    c["std_keepdim"] = lambda: a().std(1, keepdim=True)
+    c["var_correction0"] = lambda: a().var(1, correction=0)
+    c["logsumexp_keepdim"] = lambda: a().logsumexp(1, keepdim=True)
+    # norms
+    c["norm_p3"] = lambda: a().norm(p=3)
+    c["norm_inf"] = lambda: a().norm(p=float("inf"))
+    c["norm_fro"] = lambda: a().norm(p="fro")
+    c["norm_dim_keepdim"] = lambda: a().norm(dim=1, keepdim=True)
+    c["norm_p1_dim"] = lambda: a().norm(p=1, dim=0)
+    c["norm_p0"] = lambda: a().norm(p=0)
+    c["F.normalize_p1"] = lambda: F.normalize(a(), p=1, dim=0)
+    # convolution and pooling with non-default arguments
+    c["conv2d_stride_pad"] = lambda: F.conv2d(img(), w(), x(4), stride=2, padding=1)
+    c["conv2d_dilation"] = lambda: F.conv2d(img(), w(), dilation=2)
+    c["conv2d_groups"] = lambda: F.conv2d(x(2, 4, 6, 6), x(4, 2, 3, 3), groups=2)
+    c["conv2d_pad_same"] = lambda: F.conv2d(img(), w(), padding="same")
+    c["conv2d_unbatched"] = lambda: F.conv2d(x(3, 6, 6), w())
+    c["conv1d_unbatched"] = lambda: F.conv1d(x(3, 8), x(4, 3, 3))
+    c["conv1d_stride"] = lambda: F.conv1d(x(2, 3, 8), x(4, 3, 3), stride=2, padding=1)
+    c["conv_transpose2d_stride"] = lambda: F.conv_transpose2d(img(), x(3, 4, 3, 3), stride=2, padding=1,
+                                                                output_padding=1)
+    c["max_pool2d_stride_pad"] = lambda: F.max_pool2d(img(), 3, stride=2, padding=1)
+    c["max_pool2d_ceil"] = lambda: F.max_pool2d(img(), 4, stride=3, ceil_mode=True)
+    c["max_pool2d_dilation"] = lambda: F.max_pool2d(img(), 2, dilation=2)
+    c["max_pool2d_indices"] = lambda: F.max_pool2d(img(), 2, return_indices=True)[0]
+    c["max_pool2d_unbatched"] = lambda: F.max_pool2d(x(3, 6, 6), 2)
+    c["avg_pool2d_pad"] = lambda: F.avg_pool2d(img(), 3, stride=2, padding=1)
+    c["avg_pool2d_nopad_count"] = lambda: F.avg_pool2d(img(), 3, stride=2, padding=1, count_include_pad=False)
+    c["avg_pool2d_ceil"] = lambda: F.avg_pool2d(img(), 4, stride=3, ceil_mode=True)
+    c["avg_pool2d_divisor"] = lambda: F.avg_pool2d(img(), 2, divisor_override=3)
+    c["max_pool1d_stride"] = lambda: F.max_pool1d(x(2, 3, 8), 3, stride=2, padding=1)
+    c["avg_pool1d_pad"] = lambda: F.avg_pool1d(x(2, 3, 8), 3, stride=2, padding=1)
+    c["adaptive_avg_pool2d_uneven"] = lambda: F.adaptive_avg_pool2d(img(), (4, 5))
+    # losses with other reductions
+    for red in ["none", "sum"]:
+        c["l1_loss_" + red] = lambda red=red: F.l1_loss(a(), x(3, 4), reduction=red)
+        c["smooth_l1_loss_" + red] = lambda red=red: F.smooth_l1_loss(a(), x(3, 4), reduction=red)
+        c["huber_loss_" + red] = lambda red=red: F.huber_loss(a(), x(3, 4), reduction=red)
+        c["cross_entropy_" + red + "2"] = lambda red=red: F.cross_entropy(a(), tgt(), reduction=red)
+        c["cross_entropy_soft_" + red] = lambda red=red: F.cross_entropy(a(), x(3, 4), reduction=red)
+        c["cross_entropy_smooth_" + red] = lambda red=red: F.cross_entropy(a(), tgt(), label_smoothing=0.1,
+                                                                          reduction=red)
+        c["binary_cross_entropy_" + red] = lambda red=red: F.binary_cross_entropy(a(), x(3, 4), reduction=red)
+        c["bce_with_logits_" + red] = lambda red=red: F.binary_cross_entropy_with_logits(a(), x(3, 4),
+                                                                                         reduction=red)
+        c["kl_div_" + red] = lambda red=red: F.kl_div(a(), x(3, 4), reduction=red)
+        c["nll_loss_4d_" + red] = lambda red=red: F.nll_loss(x(2, 3, 2, 2), T.zeros(2, 2, 2, dtype=T.int64),
+                                                             reduction=red)
+    c["kl_div_mean"] = lambda: F.kl_div(a(), x(3, 4), reduction="mean")
+    c["kl_div_log_target"] = lambda: F.kl_div(a(), x(3, 4), reduction="sum", log_target=True)
+    c["nll_loss_weight"] = lambda: F.nll_loss(a(), tgt(), weight=x(4).detach())
+    c["nll_loss_ignore"] = lambda: F.nll_loss(a(), tgt(), ignore_index=2)
+    c["cross_entropy_weight"] = lambda: F.cross_entropy(a(), tgt(), weight=x(4).detach())
+    c["bce_with_logits_pos_weight"] = lambda: F.binary_cross_entropy_with_logits(a(), x(3, 4), pos_weight=x(4).detach())
+    c["binary_cross_entropy_weight"] = lambda: F.binary_cross_entropy(a(), x(3, 4), weight=x(3, 4).detach())
+    c["mse_loss_bcast"] = lambda: F.mse_loss(a(), x(4))
+    # graphs of composed expressions
+    c["mul_exp"] = lambda: _reuse(a(), lambda t: t * t.exp())
+    c["square_self"] = lambda: _reuse(a(), lambda t: t * t)
+    c["chain"] = lambda: ((a() + 1).exp() * 2).sum()
+    c["dot_self"] = lambda: _reuse(x(4), lambda t: t.dot(t))
+    c["reshape_alias"] = lambda: a()[:, 1:2].reshape(3)
+    c["reshape_alias_view"] = lambda: a().t().reshape(4, 3)
+    c["flatten_copy"] = lambda: a().t().flatten()
+    c["matmul_nograd_vec"] = lambda: x(2, 4, 3).transpose(1, 2) @ T.ones(4)
+    c["matmul_vec_nograd_3d"] = lambda: T.ones(4) @ x(2, 4, 3)
+    c["matmul_nograd_2d_3d"] = lambda: T.ones(4, 3) @ x(2, 3, 5)
+    c["where_scalar"] = lambda: T.where(mask(), a(), 2.0)
+    c["scatter_value"] = lambda: a().scatter(1, long(0, 1, 2).reshape(3, 1), 2.0)
+    c["clamp_tensor_max"] = lambda: a().clamp(max=x(3, 4))
+    c["clamp_tensor_both"] = lambda: a().clamp(x(3, 4) * 0.5, x(3, 4) + 0.5)
+    c["prelu_channels"] = lambda: F.prelu(x(2, 3, 4) - 0.5, x(3))
+    c["copy_into_history"] = lambda: (a() * 1).copy_(x(3, 4))
+    c["fill_view"] = lambda: _fill_view(a() * 1)
     return c
 
 
@@ -245,9 +432,69 @@ def _setitem(t, v):
     return t
 
 
+def _setitem_slice(t, v):
+    t[:, 1:3] = v
+    return t
+
+
+def _setitem_mask(t, m, v):
+    t[m] = v
+    return t
+
+
+def _setitem_long(t, i, v):
+    t[i] = v
+    return t
+
+
+def _fill_view(t):
+    t[1:].fill_(2.0)
+    return t
+
+
+def _is_nan(t):
+    return (t != t).long()
+
+
+def _reuse(t, f):
+    return f(t)
+
+
 def _setitem_scalar(t):
     t[0, 0] = 5.0
     return t
+
+
+def walk(fn, output_nr=0):
+    """The graph below `fn` as one line (the format is in the module's docstring)."""
+    seen = {}  # id -> node, kept alive so that ids are not reused during the walk
+
+    def edge(node, nr):
+        return ("None" if node is None else visit(node)) + (f":{nr}" if nr else "")
+
+    def visit(node):
+        name = type(node).__name__
+        if id(node) in seen:
+            return name + "^"
+        seen[id(node)] = node
+        nexts = getattr(node, "next_functions", ())
+        if not nexts:
+            return name
+        return name + "(" + ", ".join(edge(n, nr) for n, nr in nexts) + ")"
+
+    return edge(fn, output_nr)
+
+
+def describe(out):
+    fn = getattr(out, "grad_fn", None)
+    if fn is None:
+        if hasattr(out, "dtype") and not out.dtype.is_floating_point:
+            return f"- = {out.tolist()}"
+        return "-"
+    line = walk(fn, out.output_nr)
+    if fn.name() != type(fn).__name__:
+        line += f" (name() {fn.name()})"
+    return line
 
 
 def run(modname):
@@ -255,14 +502,10 @@ def run(modname):
     warnings.simplefilter("ignore")
     for case, f in cases(T).items():
         try:
-            out = f()
-            fn = getattr(out, "grad_fn", None)
-            name = "-" if fn is None else type(fn).__name__
-            if fn is not None and fn.name() != name:
-                name += f" (name() {fn.name()})"
+            line = describe(f())
         except Exception as e:  # the comparison lists failures too
-            name = f"!{type(e).__name__}: {str(e)[:60]}"
-        print(f"{case}\t{name}")
+            line = f"!{type(e).__name__}: {str(e)[:60]}"
+        print(f"{case}\t{line}")
 
 
 def compare(mine, theirs):
@@ -274,7 +517,7 @@ def compare(mine, theirs):
     for case in t:
         if r.get(case) != t[case]:
             bad += 1
-            print(f"{case:32s} rstorch={r.get(case)!s:40s} torch={t[case]}")
+            print(f"{case}\n  rstorch: {r.get(case)}\n  torch:   {t[case]}")
     print(f"{bad} mismatches of {len(t)}")
 
 

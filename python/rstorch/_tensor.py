@@ -63,7 +63,7 @@ def _in_place(name):
     out_of_place = getattr(Tensor, name)
 
     def method(self, *args, **kwargs):
-        return self.copy_(out_of_place(self, *args, **kwargs))
+        return self._assign_(out_of_place(self, *args, **kwargs))
     method.__name__ = name + "_"
     method.__doc__ = f"In-place version of `{name}`."
     return method

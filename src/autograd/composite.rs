@@ -90,13 +90,20 @@ impl Node for CompositeNode {
 /// `name` (PyTorch's name of the op's backward node). Outputs that carry no history, or calls
 /// outside grad mode, come back unchanged.
 pub fn composite(name: &str, inputs: &[&Tensor], outputs: Vec<Tensor>) -> Vec<Tensor> {
+    let inputs: Vec<Option<&Tensor>> = inputs.iter().map(|&t| Some(t)).collect();
+    composite_optional(name, &inputs, outputs)
+}
+
+/// `composite` where an optional input that was not given (None) has a None edge, as PyTorch
+/// lists it (a convolution without bias).
+pub fn composite_optional(name: &str, inputs: &[Option<&Tensor>], outputs: Vec<Tensor>) -> Vec<Tensor> {
     if !super::grad_mode::is_enabled() || !outputs.iter().any(|o| o.grad_fn().is_some()) {
         return outputs;
     }
     let inner: Vec<Option<Edge>> = outputs.iter().map(|o| o.grad_fn().and(o.gradient_edge())).collect();
     let node = Arc::new(CompositeNode {
         name: name.to_string(),
-        edges: inputs.iter().map(|t| t.gradient_edge()).collect(),
+        edges: inputs.iter().map(|t| t.and_then(Tensor::gradient_edge)).collect(),
         num_outputs: inner.len(),
         inner: Mutex::new(Some(inner)),
         seq: next_sequence_nr(),

@@ -6,6 +6,7 @@ pub mod engine;
 pub mod formulas;
 pub mod grad_mode;
 mod inplace;
+pub(crate) use inplace::Written;
 pub mod meta;
 pub mod node;
 pub mod op;

@@ -329,11 +329,13 @@ pub fn record_shown(
         return;
     }
     let name = name.map_or_else(|| op.node_name(), str::to_string);
+    let edges: Vec<Option<Edge>> = inputs.iter().map(|t| t.gradient_edge()).collect();
+    let shown = shown.map(|order| (order.to_vec(), order.iter().map(|&i| edges[i].clone()).collect()));
     let node = Arc::new_cyclic(|this| OpNode {
         op,
         name,
-        edges: inputs.iter().map(|t| t.gradient_edge()).collect(),
-        shown: shown.map(|order| (order.to_vec(), order.iter().map(|&i| inputs[i].gradient_edge()).collect())),
+        edges,
+        shown,
         inputs: inputs.iter().map(|t| InputMeta { shape: t.shape().to_vec(), dtype: t.dtype(), device: t.device() }).collect(),
         saved_inputs: Mutex::new(Some(
             (0..inputs.len()).map(|i| save_inputs.contains(&i).then(|| Saved::new(inputs[i]))).collect(),

@@ -352,7 +352,7 @@ fn _record_function(
                 // A dirty view was written in place: its base now reads the Function's output
                 // where the view lies, and the view reads the new base.
                 if dirty.iter().any(|d| d.same(t)) && t.view_base().is_some_and(|b| b.shares_storage(t)) {
-                    t.rebase_history(None, t)?;
+                    t.rebase_history(None, t, crate::autograd::Written::Result)?;
                 }
             }
         }
@@ -404,6 +404,7 @@ fn _grad(py: Python<'_>, outputs: &Bound<'_, PyAny>, grads: &Bound<'_, PyAny>, i
 /// gradient must be among `inputs`.
 #[pyfunction]
 fn _composite(py: Python<'_>, name: &str, inputs: &Bound<'_, PyAny>, outputs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    // None stands for an optional input that was not given: PyTorch lists it as a None edge.
     let ins: Vec<Option<Tensor>> = inputs
         .try_iter()?
         .map(|t| {
@@ -411,13 +412,13 @@ fn _composite(py: Python<'_>, name: &str, inputs: &Bound<'_, PyAny>, outputs: &B
             Ok(t.cast::<PyTensor>().ok().map(|t| t.get().tensor()))
         })
         .collect::<PyResult<_>>()?;
-    let ins: Vec<&Tensor> = ins.iter().flatten().collect();
+    let ins: Vec<Option<&Tensor>> = ins.iter().map(Option::as_ref).collect();
     if let Ok(one) = outputs.cast::<PyTensor>() {
-        let out = crate::autograd::composite(name, &ins, vec![one.get().tensor()]);
+        let out = crate::autograd::composite::composite_optional(name, &ins, vec![one.get().tensor()]);
         return Ok(Py::new(py, PyTensor::wrap(out.into_iter().next().expect("one output in, one out")))?.into_any());
     }
     let outs = tensors_of(outputs)?;
-    let out = crate::autograd::composite(name, &ins, outs);
+    let out = crate::autograd::composite::composite_optional(name, &ins, outs);
     Ok(super::tensor::tensors_tuple(py, out)?.into_any())
 }
 

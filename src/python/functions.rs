@@ -333,7 +333,7 @@ impl PyTensor {
         let t = &slf.get().tensor();
         let gen = generator_of(generator)?;
         let r = Tensor::rand_uniform(t.shape(), from_, to, t.dtype(), &gen)?;
-        t.copy_(&r)?;
+        t.assign_(&r)?;
         Ok(slf.clone())
     }
 
@@ -342,7 +342,7 @@ impl PyTensor {
         let t = &slf.get().tensor();
         let gen = generator_of(generator)?;
         let r = Tensor::rand_normal(t.shape(), mean, std, t.dtype(), &gen)?;
-        t.copy_(&r)?;
+        t.assign_(&r)?;
         Ok(slf.clone())
     }
 

@@ -280,7 +280,7 @@ impl PyTensor {
     fn __ipow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let _ = modulo;
         let r = self.power(py, &other_strict(other)?)?;
-        Ok(self.tensor().copy_(&r)?)
+        Ok(self.tensor().assign_(&r)?)
     }
 
     /// `x ** 2`, keeping integer dtypes as PyTorch does.
@@ -377,6 +377,22 @@ impl PyTensor {
         let r = me.divide_mode(slf.py(), other, rounding_mode)?;
         me.assign_result(slf.py(), &r)?;
         Ok(slf.clone())
+    }
+
+    /// `self op number` through the op's Scalar overload (`op`: "add", "sub", "mul", "div"),
+    /// as PyTorch's own composite ops compute it: node `{Op}Backward1`, listing self only.
+    /// For functions written in Python that mirror those ops.
+    fn _scalar_op(&self, py: Python<'_>, op: &str, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        let op = match op {
+            "add" => BinaryOp::Add,
+            "sub" => BinaryOp::Sub,
+            "mul" => BinaryOp::Mul,
+            "div" => BinaryOp::Div,
+            _ => return Err(PyRuntimeError::new_err(format!("_scalar_op: unknown op {op}"))),
+        };
+        let s = scalar_of(other).ok_or_else(|| PyTypeError::new_err("_scalar_op: expected a number"))?;
+        let t = &self.tensor();
+        Ok(PyTensor::wrap(run(py, t.numel(), || crate::tensor::arith::binary_scalar_overload(t, s, op))?))
     }
 
     #[pyo3(signature = (min=None, max=None))]
@@ -610,7 +626,7 @@ impl PyTensor {
     fn scatter_<'py>(slf: &Bound<'py, Self>, dim: i64, index: &PyTensor, src: Option<&Bound<'py, PyAny>>, value: Option<&Bound<'py, PyAny>>, reduce: Option<&str>) -> PyResult<Bound<'py, Self>> {
         let me = slf.get();
         let r = me.scatter_impl(slf.py(), dim, index, src.or(value), reduce)?;
-        me.tensor().copy_(&r)?;
+        me.tensor().assign_(&r)?;
         Ok(slf.clone())
     }
 
@@ -621,7 +637,7 @@ impl PyTensor {
     fn scatter_add_<'py>(slf: &Bound<'py, Self>, dim: i64, index: &PyTensor, src: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
         let me = slf.get();
         let r = me.scatter_impl(slf.py(), dim, index, Some(src), Some("add"))?;
-        me.tensor().copy_(&r)?;
+        me.tensor().assign_(&r)?;
         Ok(slf.clone())
     }
 
@@ -636,7 +652,7 @@ impl PyTensor {
         let a = alpha.and_then(scalar_of).unwrap_or(Scalar::Int(1));
         let me = slf.get();
         let r = me.tensor().index_add(dim, &index.tensor(), &source.tensor(), a)?;
-        me.tensor().copy_(&r)?;
+        me.tensor().assign_(&r)?;
         Ok(slf.clone())
     }
 
@@ -783,10 +799,8 @@ impl PyTensor {
     }
 
     fn mv(&self, py: Python<'_>, vec: &PyTensor) -> PyResult<PyTensor> {
-        if self.tensor().ndim() != 2 || vec.tensor().ndim() != 1 {
-            return Err(PyRuntimeError::new_err("vector + matrix @ vector expected, got matrix and vector of other dims"));
-        }
-        self.matmul(py, vec)
+        let (a, b) = (&self.tensor(), &vec.tensor());
+        Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || a.mv(b))?))
     }
 
     fn dot(&self, other: &PyTensor) -> PyResult<PyTensor> {
@@ -888,7 +902,7 @@ impl PyTensor {
             )));
         }
         let t = &self.tensor();
-        run(py, t.numel(), || t.copy_(r))?;
+        run(py, t.numel(), || t.assign_(r))?;
         Ok(())
     }
 
@@ -955,8 +969,9 @@ impl PyTensor {
                     _ => None,
                 };
                 let (lo, hi) = (bound(&lo), bound(&hi));
-                let inputs: Vec<&Tensor> = std::iter::once(t).chain(lo.iter()).chain(hi.iter()).collect();
-                Ok(one(crate::autograd::composite("ClampBackward0", &inputs, vec![r])))
+                // PyTorch lists both bounds, None for one not given (or given as a number).
+                let inputs = [Some(t), lo.as_ref(), hi.as_ref()];
+                Ok(one(crate::autograd::composite::composite_optional("ClampBackward0", &inputs, vec![r])))
             }
         }
     }

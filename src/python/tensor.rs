@@ -414,6 +414,14 @@ impl PyTensor {
         PyTensor::wrap(self.tensor().with_layout(self.tensor().layout().clone()))
     }
 
+    /// Writes `result`, an in-place op's result computed out of place, into self: self's
+    /// history becomes the result's (for in-place ops written in Python).
+    fn _assign_<'py>(slf: &Bound<'py, Self>, result: &PyTensor) -> PyResult<Bound<'py, Self>> {
+        let (t, r) = (slf.get().tensor(), result.tensor());
+        slf.py().detach(|| t.assign_(&r))?;
+        Ok(slf.clone())
+    }
+
     #[pyo3(signature = (src, non_blocking=false))]
     fn copy_<'py>(slf: &Bound<'py, Self>, src: &Bound<'py, PyAny>, non_blocking: bool) -> PyResult<Bound<'py, Self>> {
         let _ = non_blocking;
@@ -513,7 +521,16 @@ impl PyTensor {
         }
         let idx = super::convert::index_put_indices(indices)?;
         let (t, v) = (self.tensor(), values.tensor());
-        let out = t.copy_as(t.dtype())?;
+        let out = {
+            let _raw = crate::autograd::GradMode::disabled();
+            t.copy_as(t.dtype())?
+        };
+        // The copy carries self's history: PyTorch's node lists self, with no clone between.
+        if crate::autograd::is_grad_enabled() {
+            if let Some(e) = t.gradient_edge() {
+                out.set_grad_fn(e.node, e.input_nr);
+            }
+        }
         run(py, t.numel(), || out.index_put(&idx, crate::tensor::arith::Arg::T(&v)))?;
         Ok(PyTensor::wrap(out))
     }

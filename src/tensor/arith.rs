@@ -4,7 +4,7 @@
 
 use crate::cpu::elementwise::{map2, map3};
 use crate::cpu::num::Arith;
-use crate::autograd::{record, record_named, record_shown, GradMode, Op};
+use crate::autograd::{record_named, record_shown, GradMode, Op};
 use crate::cpu::cast::convert_strided;
 use crate::device::Device;
 use crate::dtype::{result_type, DType, Element, Operand};
@@ -179,6 +179,17 @@ pub(crate) fn can_cast(from: DType, to: DType) -> bool {
 }
 
 pub fn binary(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
+    binary_recorded(a, b, op, false)
+}
+
+/// `t op number` as PyTorch's own composite ops compute it, through the op's Scalar overload:
+/// its node is `AddBackward1` (`SubBackward1`, `MulBackward1`, `DivBackward1`) and lists only
+/// the tensor. (From Python, `t * 2` takes the tensor overload: MulBackward0 lists both.)
+pub fn binary_scalar_overload(t: &Tensor, s: Scalar, op: BinaryOp) -> Result<Tensor> {
+    binary_recorded(Arg::T(t), Arg::S(s), op, true)
+}
+
+fn binary_recorded(a: Arg, b: Arg, op: BinaryOp, scalar_overload: bool) -> Result<Tensor> {
     let out = {
         let _raw = GradMode::disabled();
         binary_raw(a, b, op)?
@@ -202,12 +213,17 @@ pub fn binary(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
         // Which operands PyTorch's node lists: a number taken by an overload of its own is not
         // an input there; a number first in a commutative op is listed second (`t + 2`).
         let shown: Option<&[usize]> = match (a_number, b_number, op) {
+            _ if scalar_overload => Some(&[0]),
             (true, false, BinaryOp::Add | BinaryOp::Mul) => Some(&[1, 0]),
             (true, false, BinaryOp::Sub | BinaryOp::Pow | BinaryOp::Rem) => Some(&[1]),
-            (false, true, BinaryOp::Rem) => Some(&[0]),
+            (false, true, BinaryOp::Rem | BinaryOp::FloorDiv) => Some(&[0]),
             _ => None,
         };
         let (op, name) = match op {
+            BinaryOp::Add if scalar_overload => (Op::Binary(op), Some("AddBackward1")),
+            BinaryOp::Sub if scalar_overload => (Op::Binary(op), Some("SubBackward1")),
+            BinaryOp::Mul if scalar_overload => (Op::Binary(op), Some("MulBackward1")),
+            BinaryOp::Div if scalar_overload => (Op::Binary(op), Some("DivBackward1")),
             BinaryOp::FloorDiv => (Op::NotImplemented { forward: "floor_divide" }, None),
             BinaryOp::Rem if a_number => (Op::NotImplemented { forward: "remainder" }, None),
             BinaryOp::Rem => (Op::Binary(op), Some(if b_number { "RemainderBackward0" } else { "RemainderBackward1" })),
@@ -385,7 +401,7 @@ impl Tensor {
                 title_name(self.dtype())
             )));
         }
-        self.copy_(&result)
+        self.assign_(&result)
     }
 
     fn eq_scalar_any(&self, s: Scalar) -> Result<bool> {
@@ -420,7 +436,8 @@ impl Tensor {
                 Arg::S(s) => Tensor::scalar_tensor(s, out.dtype()),
             };
             let (ta, tb) = (as_tensor(a)?, as_tensor(b)?);
-            record(Op::Where, &[cond, &ta, &tb], &[&out], &[0], &[]);
+            // The condition has no gradient: PyTorch lists only the two values.
+            crate::autograd::record_shown(None, Op::Where, &[cond, &ta, &tb], &[&out], &[0], &[], Some(&[1, 2]));
         }
         Ok(out)
     }

@@ -331,7 +331,13 @@ impl Tensor {
         let (out, patches) = run_kernel(Kernel::Forward { keep_patches }, self, weight, bias, &g, &result_shape(&g))?;
         match bias {
             Some(b) => record(Op::Conv { geom: g }, &[self, weight, b], &[&out], &[0, 1], &[]),
-            None => record(Op::Conv { geom: g }, &[self, weight], &[&out], &[0, 1], &[]),
+            None if self.requires_grad() || weight.requires_grad() => {
+                // PyTorch's node lists a bias not given as a None edge: an empty tensor that
+                // needs no gradient stands for it.
+                let no_bias = Tensor::zeros(&[0], weight.dtype())?;
+                record(Op::Conv { geom: g }, &[self, weight, &no_bias], &[&out], &[0, 1], &[])
+            }
+            None => {}
         }
         if let Some(patches) = patches {
             keep_buffers(&out, vec![patches]);

@@ -1,122 +1,102 @@
-//! `einsum`: operands are contracted left to right, each pair as one batched matrix product.
+//! `einsum`: operands aligned to one label order, then contracted left to right, each pair as
+//! one batched matrix product (PyTorch's steps, so the graph has PyTorch's nodes).
+
+use std::collections::VecDeque;
 
 use crate::error::{Error, Result};
-use crate::layout::Layout;
-use crate::tensor::Tensor;
-
-/// A tensor whose dims carry labels (one char each; `...` dims get private labels).
-struct Labelled {
-    t: Tensor,
-    labels: Vec<char>,
-}
+use crate::tensor::{BinaryOp, Tensor};
 
 fn bad(msg: impl Into<String>) -> Error {
     Error::Runtime(format!("einsum(): {}", msg.into()))
 }
 
-/// Labels for the dims that `...` stands for: private-use chars, aligned from the right.
-fn ellipsis_labels(n: usize, max: usize) -> Vec<char> {
-    (max - n..max).map(|i| char::from_u32(0xE000 + i as u32).unwrap()).collect()
+/// One subscript of an operand: a letter, or the `...` standing for the dims between.
+#[derive(Clone, Copy, PartialEq)]
+enum Sub {
+    Label(char),
+    Ellipsis,
 }
 
-fn parse_operand(spec: &str, t: &Tensor, max_ellipsis: &mut usize, k: usize) -> Result<(Vec<char>, Option<usize>)> {
-    let spec = spec.trim();
-    let explicit: Vec<char> = spec.replace("...", "").chars().collect();
-    if let Some(c) = explicit.iter().find(|c| !c.is_ascii_alphabetic()) {
-        return Err(bad(format!("invalid subscript given at index {k} in the equation string, subscripts must be in [a-zA-Z] (got '{c}')")));
-    }
-    let has_ellipsis = spec.contains("...");
-    let n_ell = if has_ellipsis {
-        t.ndim().checked_sub(explicit.len()).ok_or_else(|| bad(format!("the number of subscripts in the equation ({}) is more than the number of dimensions ({}) for operand {k}", explicit.len(), t.ndim())))?
-    } else {
-        if explicit.len() != t.ndim() {
-            return Err(bad(format!(
-                "the number of subscripts in the equation ({}) does not match the number of dimensions ({}) for operand {k} and no ellipsis was given",
-                explicit.len(),
-                t.ndim()
-            )));
+fn parse_subscripts(spec: &str, k: usize) -> Result<Vec<Sub>> {
+    let mut subs = vec![];
+    let mut rest = spec;
+    while let Some(c) = rest.chars().next() {
+        if rest.starts_with("...") {
+            if subs.contains(&Sub::Ellipsis) {
+                return Err(bad(format!("found more than one ellipsis (\"...\") in subscripts for operand {k}")));
+            }
+            subs.push(Sub::Ellipsis);
+            rest = &rest[3..];
+            continue;
         }
-        0
-    };
-    *max_ellipsis = (*max_ellipsis).max(n_ell);
-    Ok((explicit, has_ellipsis.then_some(n_ell)))
+        if !c.is_ascii_alphabetic() {
+            return Err(bad(format!("invalid subscript given at index {k} in the equation string, subscripts must be in [a-zA-Z] (got '{c}')")));
+        }
+        subs.push(Sub::Label(c));
+        rest = &rest[c.len_utf8()..];
+    }
+    Ok(subs)
 }
 
-/// Merges repeated labels of one operand into a diagonal view.
-fn diagonalize(t: &Tensor, labels: &[char]) -> Result<Labelled> {
-    let l = t.layout();
-    let mut out_labels: Vec<char> = vec![];
-    let mut shape = vec![];
-    let mut strides = vec![];
-    for (i, &c) in labels.iter().enumerate() {
-        match out_labels.iter().position(|&o| o == c) {
-            Some(j) => {
-                if shape[j] != l.shape[i] {
-                    return Err(bad(format!("subscript {c} is repeated for operand but the sizes don't match, {} != {}", shape[j], l.shape[i])));
+fn to_i64(v: &[usize]) -> Vec<i64> {
+    v.iter().map(|&x| x as i64).collect()
+}
+
+/// The product of two aligned operands (same number of dims, size 1 where a label is absent),
+/// summed over `sum_dims` (kept as size-1 dims): mul when nothing is summed, else permuted and
+/// reshaped to one bmm, whose result is viewed and permuted back.
+fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<Tensor> {
+    if sum_dims.is_empty() {
+        return left.binary(BinaryOp::Mul, right);
+    }
+    let (mut left, mut right) = (left.clone(), right.clone());
+    let (mut lro, mut lo, mut ro) = (vec![], vec![], vec![]);
+    let mut sum_size = 1usize;
+    let mismatch = || bad("operands do not broadcast: non-broadcast dimensions must match");
+    for i in 0..left.ndim() {
+        let (sl, sr) = (left.shape()[i] != 1, right.shape()[i] != 1);
+        if sum_dims.contains(&i) {
+            if sl && sr {
+                if left.shape()[i] != right.shape()[i] {
+                    return Err(mismatch());
                 }
-                strides[j] += l.strides[i];
+                sum_size *= left.shape()[i];
+            } else if sl {
+                left = left.sum(Some(&[i as i64]), true)?;
+            } else if sr {
+                right = right.sum(Some(&[i as i64]), true)?;
             }
-            None => {
-                out_labels.push(c);
-                shape.push(l.shape[i]);
-                strides.push(l.strides[i]);
+        } else if sl && sr {
+            if left.shape()[i] != right.shape()[i] {
+                return Err(mismatch());
             }
-        }
-    }
-    let diagonal = Layout { shape, strides, offset: l.offset };
-    Ok(Labelled { t: t.view_op(diagonal, super::view::ViewKind::Take("DiagonalBackward0")), labels: out_labels })
-}
-
-impl Labelled {
-    fn size(&self, c: char) -> usize {
-        self.labels.iter().position(|&l| l == c).map_or(1, |i| self.t.shape()[i])
-    }
-
-    /// Sums out every label not in `keep`.
-    fn sum_out(self, keep: &[char]) -> Result<Labelled> {
-        let dims: Vec<i64> = (0..self.labels.len()).filter(|&i| !keep.contains(&self.labels[i])).map(|i| i as i64).collect();
-        if dims.is_empty() {
-            return Ok(self);
-        }
-        let labels = self.labels.iter().copied().filter(|c| keep.contains(c)).collect();
-        Ok(Labelled { t: self.t.sum(Some(&dims), false)?, labels })
-    }
-
-    /// Permutes to `order` (a permutation of the labels), broadcasting size-1 dims to `sizes`.
-    fn arrange(&self, order: &[char], sizes: &[usize]) -> Result<Tensor> {
-        let perm: Vec<i64> = order.iter().map(|c| self.labels.iter().position(|l| l == c).unwrap() as i64).collect();
-        let t = self.t.permute(&perm)?;
-        t.expand(&sizes.iter().map(|&s| s as i64).collect::<Vec<_>>())
-    }
-}
-
-fn contract(a: Labelled, b: Labelled, keep: &[char]) -> Result<Labelled> {
-    let keep_a: Vec<char> = a.labels.iter().copied().filter(|c| keep.contains(c) || b.labels.contains(c)).collect();
-    let keep_b: Vec<char> = b.labels.iter().copied().filter(|c| keep.contains(c) || a.labels.contains(c)).collect();
-    let (a, b) = (a.sum_out(&keep_a)?, b.sum_out(&keep_b)?);
-    let in_both = |c: &char| a.labels.contains(c) && b.labels.contains(c);
-    let batch: Vec<char> = a.labels.iter().copied().filter(|c| in_both(c) && keep.contains(c)).collect();
-    let summed: Vec<char> = a.labels.iter().copied().filter(|c| in_both(c) && !keep.contains(c)).collect();
-    let a_only: Vec<char> = a.labels.iter().copied().filter(|c| !b.labels.contains(c)).collect();
-    let b_only: Vec<char> = b.labels.iter().copied().filter(|c| !a.labels.contains(c)).collect();
-    let size = |c: &char| {
-        let (sa, sb) = (a.size(*c), b.size(*c));
-        if sa != sb && sa != 1 && sb != 1 {
-            Err(bad(format!("operands do not broadcast with remapped shapes (original->remapped): subscript {c} has sizes {sa} and {sb}")))
+            lro.push(i);
+        } else if sl {
+            lo.push(i);
         } else {
-            Ok(sa.max(sb))
+            ro.push(i);
         }
-    };
-    let sizes = |cs: &[char]| cs.iter().map(size).collect::<Result<Vec<usize>>>();
-    let (bs, ks, ms, ns) = (sizes(&batch)?, sizes(&summed)?, sizes(&a_only)?, sizes(&b_only)?);
-    let prod = |v: &[usize]| v.iter().product::<usize>() as i64;
-    let order_a: Vec<char> = [batch.clone(), a_only.clone(), summed.clone()].concat();
-    let order_b: Vec<char> = [batch.clone(), summed.clone(), b_only.clone()].concat();
-    let ta = a.arrange(&order_a, &[bs.clone(), ms.clone(), ks.clone()].concat())?.reshape(&[prod(&bs), prod(&ms), prod(&ks)])?;
-    let tb = b.arrange(&order_b, &[bs.clone(), ks.clone(), ns.clone()].concat())?.reshape(&[prod(&bs), prod(&ks), prod(&ns)])?;
-    let out_shape: Vec<i64> = [bs, ms, ns].concat().iter().map(|&s| s as i64).collect();
-    let t = ta.bmm(&tb)?.reshape(&out_shape)?;
-    Ok(Labelled { t, labels: [batch, a_only, b_only].concat() })
+    }
+    // When every dim only the right one has comes before every dim only the left one has,
+    // the two swap sides in the product (as PyTorch's pairing does).
+    if !lo.is_empty() && !ro.is_empty() && ro.iter().max() < lo.iter().min() {
+        std::mem::swap(&mut left, &mut right);
+        std::mem::swap(&mut lo, &mut ro);
+    }
+    let size = |t: &Tensor, dims: &[usize]| dims.iter().map(|&d| t.shape()[d]).product::<usize>() as i64;
+    let (lro_size, lo_size, ro_size) = (size(&left, &lro), size(&left, &lo), size(&right, &ro));
+    let lperm: Vec<usize> = [&lro[..], &lo, sum_dims, &ro].concat();
+    let rperm: Vec<usize> = [&lro[..], sum_dims, &ro, &lo].concat();
+    let mut out_size: Vec<usize> = lro.iter().chain(&lo).map(|&d| left.shape()[d]).collect();
+    out_size.extend(sum_dims.iter().map(|_| 1));
+    out_size.extend(ro.iter().map(|&d| right.shape()[d]));
+    let mut operm = vec![0i64; lperm.len()];
+    for (i, &d) in lperm.iter().enumerate() {
+        operm[d] = i as i64;
+    }
+    let l = left.permute(&to_i64(&lperm))?.reshape(&[lro_size, lo_size, sum_size as i64])?;
+    let r = right.permute(&to_i64(&rperm))?.reshape(&[lro_size, sum_size as i64, ro_size])?;
+    l.bmm(&r)?.view(&to_i64(&out_size))?.permute(&operm)
 }
 
 pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
@@ -126,87 +106,199 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
         None => (eq.clone(), None),
     };
     let specs: Vec<&str> = lhs.split(',').collect();
-    if specs.len() != operands.len() {
-        return Err(bad(format!("more operands were provided than specified in the equation")));
-    }
     if operands.is_empty() {
         return Err(bad("must provide at least one operand"));
     }
-    let mut max_ell = 0;
-    let parsed = specs
-        .iter()
-        .zip(operands)
-        .enumerate()
-        .map(|(k, (s, t))| parse_operand(s, t, &mut max_ell, k).map(|p| (s, p)))
-        .collect::<Result<Vec<_>>>()?;
-    let mut labelled = Vec::new();
-    for ((spec, (_, n_ell)), t) in parsed.iter().zip(operands) {
-        let mut labels = vec![];
-        let (before, after) = match spec.split_once("...") {
-            Some((b, a)) => (b, a),
-            None => (&spec[..], ""),
-        };
-        labels.extend(before.chars());
-        if let Some(n) = n_ell {
-            labels.extend(ellipsis_labels(*n, max_ell));
-        }
-        labels.extend(after.chars());
-        labelled.push(diagonalize(t, &labels)?);
+    if specs.len() > operands.len() {
+        return Err(bad(format!("fewer operands were provided than specified in the equation")));
     }
-    let ell_all = ellipsis_labels(max_ell, max_ell);
-    let output: Vec<char> = match rhs {
-        Some(r) => {
-            let (b, a) = r.split_once("...").map_or((r.as_str(), ""), |(b, a)| (b, a));
-            let mut out: Vec<char> = b.chars().collect();
-            if r.contains("...") {
-                out.extend(&ell_all);
-            }
-            out.extend(a.chars());
-            for c in &out {
-                if !ell_all.contains(c) && !labelled.iter().any(|l| l.labels.contains(c)) {
-                    return Err(bad(format!("output subscript {c} does not appear in the equation for any input operand")));
-                }
-            }
-            out
+    if specs.len() < operands.len() {
+        return Err(bad(format!("more operands were provided than specified in the equation")));
+    }
+    let subs = specs.iter().enumerate().map(|(k, s)| parse_subscripts(s, k)).collect::<Result<Vec<_>>>()?;
+    // Dims `...` stands for, per operand and at most.
+    let mut ell_num_dim = 0;
+    for (k, (s, t)) in subs.iter().zip(operands).enumerate() {
+        let labels = s.iter().filter(|x| **x != Sub::Ellipsis).count();
+        if s.contains(&Sub::Ellipsis) {
+            let n = t.ndim().checked_sub(labels).ok_or_else(|| {
+                bad(format!("the number of subscripts in the equation ({labels}) is more than the number of dimensions ({}) for operand {k}", t.ndim()))
+            })?;
+            ell_num_dim = ell_num_dim.max(n);
+        } else if labels != t.ndim() {
+            return Err(bad(format!(
+                "the number of subscripts in the equation ({labels}) does not match the number of dimensions ({}) for operand {k} and no ellipsis was given",
+                t.ndim()
+            )));
         }
-        None => {
-            let mut counts: Vec<(char, usize)> = vec![];
-            for s in &specs {
-                for c in s.replace("...", "").chars() {
-                    match counts.iter_mut().find(|(k, _)| *k == c) {
-                        Some(e) => e.1 += 1,
-                        None => counts.push((c, 1)),
+    }
+    let mut count: std::collections::BTreeMap<char, usize> = Default::default();
+    for s in &subs {
+        for x in s {
+            if let Sub::Label(c) = x {
+                *count.entry(*c).or_default() += 1;
+            }
+        }
+    }
+    // Positions in the aligned order: the output's dims first, then the contracted labels (and
+    // `...` when the output leaves it out) in label order.
+    let mut perm_of: std::collections::HashMap<char, usize> = Default::default();
+    let mut perm_index = 0;
+    let mut ell_index = None;
+    match &rhs {
+        Some(r) => {
+            for x in parse_subscripts(r, specs.len())? {
+                match x {
+                    Sub::Ellipsis => {
+                        ell_index = Some(perm_index);
+                        perm_index += ell_num_dim;
+                    }
+                    Sub::Label(c) => {
+                        if !count.contains_key(&c) {
+                            return Err(bad(format!("output subscript {c} does not appear in the equation for any input operand")));
+                        }
+                        if perm_of.insert(c, perm_index).is_some() {
+                            return Err(bad(format!("output subscript {c} appears more than once in the output")));
+                        }
+                        perm_index += 1;
                     }
                 }
             }
-            let mut once: Vec<char> = counts.into_iter().filter(|&(_, n)| n == 1).map(|(c, _)| c).collect();
-            once.sort_unstable();
-            [ell_all.clone(), once].concat()
         }
-    };
-    let mut iter = labelled.into_iter();
-    let mut acc = iter.next().unwrap();
-    let rest: Vec<Labelled> = iter.collect();
-    for (i, next) in rest.into_iter().enumerate() {
-        let _ = i;
-        let mut keep = output.clone();
-        // Labels still needed by operands not yet contracted stay too.
-        keep.extend(specs[i + 2..].iter().flat_map(|s| s.chars()));
-        keep.extend(&ell_all);
-        acc = contract(acc, next, &keep)?;
+        None => {
+            if subs.iter().any(|s| s.contains(&Sub::Ellipsis)) {
+                ell_index = Some(perm_index);
+                perm_index += ell_num_dim;
+            }
+            for (&c, &n) in &count {
+                if n == 1 {
+                    perm_of.insert(c, perm_index);
+                    perm_index += 1;
+                }
+            }
+        }
     }
-    let acc = acc.sum_out(&output)?;
-    let sizes: Vec<usize> = output.iter().map(|&c| acc.size(c)).collect();
-    let missing: Vec<char> = output.iter().copied().filter(|c| !acc.labels.contains(c)).collect();
-    if acc.labels == output && acc.t.shape() == sizes.as_slice() {
-        // Already in the output's order (the last contraction's view, as PyTorch ends).
-        return acc.t.contiguous();
+    let out_num_dim = perm_index;
+    let ell_index = ell_index.unwrap_or_else(|| {
+        perm_index += ell_num_dim;
+        out_num_dim
+    });
+    for &c in count.keys() {
+        if !perm_of.contains_key(&c) {
+            perm_of.insert(c, perm_index);
+            perm_index += 1;
+        }
     }
-    let mut t = acc.t.clone();
-    let mut labels = acc.labels.clone();
-    for c in missing {
-        t = t.unsqueeze(-1)?;
-        labels.push(c);
+
+    // Each operand: diagonals for repeated labels, size-1 dims for missing ones, permuted to
+    // the aligned order. `dim_counts` counts, per aligned dim, the operands where it is not 1.
+    let mut label_size: std::collections::HashMap<char, usize> = Default::default();
+    let mut ell_sizes = vec![1usize; ell_num_dim];
+    let mut dim_counts = vec![0usize; perm_index];
+    let mut ops: VecDeque<Tensor> = VecDeque::new();
+    for (k, (s, t)) in subs.iter().zip(operands).enumerate() {
+        let mut op = t.clone();
+        let mut permutation: Vec<Option<usize>> = vec![None; perm_index];
+        let mut dim = 0usize;
+        for x in s {
+            match *x {
+                Sub::Ellipsis => {
+                    let n = t.ndim() - (s.len() - 1);
+                    for j in ell_num_dim - n..ell_num_dim {
+                        let size = op.shape()[dim];
+                        if size != 1 {
+                            if ell_sizes[j] != 1 && ell_sizes[j] != size {
+                                return Err(bad(format!(
+                                    "dimension {dim} covered by ellipsis in operand {k}has size {size} which does not broadcast with previously seen ellipsis with size {} for the respective dimension",
+                                    ell_sizes[j]
+                                )));
+                            }
+                            ell_sizes[j] = size;
+                            dim_counts[ell_index + j] += 1;
+                        }
+                        permutation[ell_index + j] = Some(dim);
+                        dim += 1;
+                    }
+                }
+                Sub::Label(c) => match permutation[perm_of[&c]] {
+                    None => {
+                        let size = op.shape()[dim];
+                        if size != 1 {
+                            let seen = label_size.get(&c).copied().unwrap_or(1);
+                            if seen != 1 && seen != size {
+                                return Err(bad(format!(
+                                    "subscript {c} has size {size} for operand {k} which does not broadcast with previously seen size {seen}"
+                                )));
+                            }
+                            label_size.insert(c, size);
+                            dim_counts[perm_of[&c]] += 1;
+                        }
+                        permutation[perm_of[&c]] = Some(dim);
+                        dim += 1;
+                    }
+                    Some(prev) => {
+                        let (a, b) = (op.shape()[prev], op.shape()[dim]);
+                        if a != b {
+                            return Err(bad(format!("subscript {c} is repeated for operand {k} but the sizes don't match, {b} != {a}")));
+                        }
+                        op = op.diagonal(0, prev as i64, dim as i64)?.movedim(-1, prev as i64)?;
+                    }
+                },
+            }
+        }
+        let permutation: Vec<i64> = permutation
+            .into_iter()
+            .map(|p| -> Result<i64> {
+                Ok(match p {
+                    Some(d) => d as i64,
+                    None => {
+                        op = op.unsqueeze(dim as i64)?;
+                        dim += 1;
+                        dim as i64 - 1
+                    }
+                })
+            })
+            .collect::<Result<_>>()?;
+        ops.push_back(op.permute(&permutation)?);
     }
-    Labelled { t, labels }.arrange(&output, &sizes)?.contiguous()
+
+    let num_ops = ops.len();
+    while ops.len() > 1 {
+        let (mut a, mut b) = (ops.pop_front().expect("two operands"), ops.pop_front().expect("two operands"));
+        let (mut sum_dims, mut a_sum, mut b_sum) = (vec![], vec![], vec![]);
+        for d in out_num_dim..perm_index {
+            if a.shape()[d] != 1 && b.shape()[d] != 1 {
+                dim_counts[d] -= 1;
+                if dim_counts[d] == 1 {
+                    sum_dims.push(d);
+                    dim_counts[d] = 0;
+                }
+            } else if dim_counts[d] == 1 {
+                if a.shape()[d] != 1 {
+                    a_sum.push(d as i64);
+                    dim_counts[d] = 0;
+                } else if b.shape()[d] != 1 {
+                    b_sum.push(d as i64);
+                    dim_counts[d] = 0;
+                }
+            }
+        }
+        if !a_sum.is_empty() {
+            a = a.sum(Some(&a_sum), true)?;
+        }
+        if !b_sum.is_empty() {
+            b = b.sum(Some(&b_sum), true)?;
+        }
+        ops.push_front(sumproduct_pair(&a, &b, &sum_dims)?);
+    }
+    let out = ops.pop_front().expect("one operand left");
+    if perm_index == out_num_dim {
+        return Ok(out);
+    }
+    if num_ops > 1 {
+        // The contracted dims are size 1 by now.
+        return out.view(&to_i64(&out.shape()[..out_num_dim]));
+    }
+    let dims: Vec<i64> = (out_num_dim as i64..perm_index as i64).collect();
+    out.sum(Some(&dims), false)
 }

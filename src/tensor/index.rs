@@ -3,7 +3,7 @@
 //! order-based selections sort, topk, kthvalue and median.
 
 use crate::cpu::reduce::{element_offsets, map_lanes};
-use crate::autograd::{is_grad_enabled, record, GradMode, Op};
+use crate::autograd::{is_grad_enabled, record, record_shown, GradMode, Op};
 use crate::cpu::num::Arith;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -117,7 +117,7 @@ impl Tensor {
         };
         if is_grad_enabled() && self.requires_grad() {
             let d = wrap_dim(dim, self.ndim())?;
-            record(Op::IndexSelect { dim: d }, &[self, index], &[&out], &[1], &[]);
+            record_shown(None, Op::IndexSelect { dim: d }, &[self, index], &[&out], &[1], &[], Some(&[0]));
         }
         Ok(out)
     }
@@ -164,7 +164,7 @@ impl Tensor {
         };
         if is_grad_enabled() && self.requires_grad() {
             let d = wrap_dim(dim, self.ndim())?;
-            record(Op::Gather { dim: d }, &[self, index], &[&out], &[1], &[]);
+            record_shown(None, Op::Gather { dim: d }, &[self, index], &[&out], &[1], &[], Some(&[0]));
         }
         Ok(out)
     }
@@ -207,8 +207,10 @@ impl Tensor {
             let d = wrap_dim(dim, self.ndim())?;
             let op = Op::Scatter { dim: d, add: reduce_add };
             match src {
-                Arg::T(t) => record(op, &[self, index, t], &[&out], &[1], &[]),
-                Arg::S(_) => record(op, &[self, index], &[&out], &[1], &[]),
+                // PyTorch lists no index (it has no gradient), and names the overload taking
+                // a number ScatterBackward1.
+                Arg::T(t) => record_shown(None, op, &[self, index, t], &[&out], &[1], &[], Some(&[0, 2])),
+                Arg::S(_) => record_shown(Some("ScatterBackward1"), op, &[self, index], &[&out], &[1], &[], Some(&[0])),
             }
         }
         Ok(out)
@@ -304,7 +306,7 @@ impl Tensor {
         };
         if is_grad_enabled() && self.ndim() > 0 {
             let d = wrap_dim(dim, self.ndim())?;
-            record(Op::IndexAdd { dim: d, alpha: alpha.to_f64() }, &[self, index, source], &[&out], &[1], &[]);
+            record_shown(None, Op::IndexAdd { dim: d, alpha: alpha.to_f64() }, &[self, index, source], &[&out], &[1], &[], Some(&[0, 2]));
         }
         Ok(out)
     }
@@ -422,7 +424,7 @@ impl Tensor {
         // In place, self is named first on a mismatch; a mask that would grow self fails in copy_.
         broadcast_shapes(self.shape(), mask.shape())?;
         let filled = self.masked_fill(mask, value)?;
-        self.copy_(&filled)
+        self.assign_(&filled)
     }
 
     pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
@@ -557,8 +559,18 @@ impl Tensor {
     pub fn median(&self) -> Result<Tensor> {
         let out = {
             let _raw = GradMode::disabled();
-            if self.numel() == 0 && self.dtype() != DType::Bool {
-                Tensor::full(&[], Scalar::Float(f64::NAN), self.dtype())?.to_device(self.device())?
+            if self.numel() == 0 {
+                // PyTorch's NaN, converted as its CPU converts it to each dtype.
+                let empty = match self.dtype() {
+                    DType::I64 => Scalar::Int(i64::MIN),
+                    DType::I32 => Scalar::Int(i32::MIN as i64),
+                    DType::Bool => Scalar::Bool(true),
+                    d if d.is_floating_point() => Scalar::Float(f64::NAN),
+                    _ => Scalar::Int(0),
+                };
+                Tensor::full(&[], empty, self.dtype())?.to_device(self.device())?
+            } else if self.dtype() == DType::Bool {
+                return Err(Error::NotImplemented("\"median_cpu\" not implemented for 'Bool'".into()));
             } else {
                 self.reshape(&[-1])?.select_rank("median", None, 0, false)?.0
             }
@@ -574,7 +586,9 @@ impl Tensor {
     /// found without recording, values gathered (differentiably) with them.
     fn select_rank(&self, name: &str, k: Option<i64>, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
         if self.dtype() == DType::Bool {
-            return Err(Error::NotImplemented(format!("\"{name}_cpu\" not implemented for 'Bool'")));
+            // PyTorch's kernel names: median along a dim is `median_out`.
+            let kernel = if name == "median" { "median_out" } else { "kthvalue_cpu" };
+            return Err(Error::NotImplemented(format!("\"{kernel}\" not implemented for 'Bool'")));
         }
         let t = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
         let d = wrap_dim(dim, t.ndim())?;
@@ -623,32 +637,30 @@ impl Tensor {
         order.narrow(d as i64, k as i64, 1)?.contiguous()
     }
 
-    /// Per lane along `d`, the index of the element of 0-based rank `rank` (NaN ranks above
-    /// every number and ties keep their order, as in a stable sort) or, for None, of the lower
-    /// middle element, or of the first NaN in a lane that has one. Linear-time selection.
+    /// Per lane along `d`, the index of the element of 0-based rank `rank`, or for None of the
+    /// lower middle element (or of the first NaN in a lane that has one). NaN ranks above every
+    /// number. Ties resolve as PyTorch's CPU kernels do: the median is the one a stable sort
+    /// puts in the middle; the k-th value is the one `quick_select` leaves at rank k.
     fn rank_indices(&self, d: usize, rank: Option<usize>, shape: &[usize]) -> Result<Tensor> {
         let x = if self.dtype().is_half() { self.to_dtype(DType::F32)? } else { self.clone() };
         let len = x.shape()[d];
         let idx: Vec<i64> = with_arith_dtype!(x.dtype(), T => x.with_slice::<T, _>("kthvalue", |s, l| {
             map_lanes(s, l, d, 1, |lane: &[T], o: &mut [i64]| {
                 let k = match (rank, lane.iter().position(|v| v.is_nan())) {
-                    (Some(k), _) => k,
+                    (Some(k), _) => {
+                        let mut values = lane.to_vec();
+                        let mut positions: Vec<i64> = (0..lane.len() as i64).collect();
+                        quick_select(&mut values, &mut positions, k);
+                        o[0] = positions[k];
+                        return;
+                    }
                     (None, Some(first_nan)) => {
                         o[0] = first_nan as i64;
                         return;
                     }
                     (None, None) => (len - 1) / 2,
                 };
-                let order = |a: &usize, b: &usize| {
-                    let (va, vb) = (lane[*a], lane[*b]);
-                    let by_value = match (va.is_nan(), vb.is_nan()) {
-                        (true, true) => std::cmp::Ordering::Equal,
-                        (true, false) => std::cmp::Ordering::Greater,
-                        (false, true) => std::cmp::Ordering::Less,
-                        _ => va.partial_cmp(&vb).unwrap_or(std::cmp::Ordering::Equal),
-                    };
-                    by_value.then(a.cmp(b))
-                };
+                let order = |a: &usize, b: &usize| lane[*a].partial_cmp(&lane[*b]).unwrap_or(std::cmp::Ordering::Equal).then(a.cmp(b));
                 let mut positions: Vec<usize> = (0..lane.len()).collect();
                 positions.select_nth_unstable_by(k, order);
                 o[0] = positions[k] as i64;
@@ -737,7 +749,14 @@ impl Tensor {
                     view = view.select(dim as i64, w as i64)?;
                 }
                 TensorIndex::Slice(s, e, st) => {
-                    view = view.slice(dim, *s, *e, *st)?;
+                    // A slice over the whole dim, among other indices, is no op (PyTorch
+                    // records none either; a lone `x[:]` is a slice).
+                    let size = view.shape()[dim] as i64;
+                    let clamp = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
+                    let whole = indices.len() > 1 && *st == 1 && s.map_or(0, clamp) == 0 && e.map_or(size, clamp) == size;
+                    if !whole {
+                        view = view.slice(dim, *s, *e, *st)?;
+                    }
                     dim += 1;
                 }
                 TensorIndex::NewAxis => {
@@ -838,6 +857,10 @@ impl Tensor {
     pub fn index(&self, indices: &[TensorIndex]) -> Result<Tensor> {
         let (view, advanced) = self.basic_index(indices)?;
         if advanced.is_empty() {
+            if view.identity() == self.identity() {
+                // Nothing indexed (`x[...]`, `x[:, :]`): a new view of all of self.
+                return Ok(self.view_op(self.layout().clone(), super::view::ViewKind::Same("AliasBackward0")));
+            }
             return Ok(view);
         }
         let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, false)?;
@@ -854,13 +877,18 @@ impl Tensor {
         // PyTorch fills a scalar through one index tensor along the dim it indexes, and names
         // that dim when an index is out of range.
         let report_view_dim = matches!(value, Arg::S(_)) && advanced.len() == 1;
+        let number = matches!(value, Arg::S(_));
+        if advanced.is_empty() {
+            // A number is filled in (the node lists no value), a tensor copied.
+            return match value {
+                Arg::S(s) => view.fill_(Arg::S(s)),
+                Arg::T(t) => view.copy_(t),
+            };
+        }
         let value = match value {
             Arg::T(t) => t.clone(),
             Arg::S(s) => Tensor::scalar_tensor(s, self.dtype())?,
         };
-        if advanced.is_empty() {
-            return view.copy_(&value);
-        }
         let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, report_view_dim)?;
         let b = broadcast_shapes(&shape, value.shape())?;
         if b != shape {
@@ -890,7 +918,7 @@ impl Tensor {
             }
         }
         if tracked {
-            view.rebase_history(Some((&offs, &shape)), &value)?;
+            view.rebase_history(Some((&offs, &shape)), &value, if number { crate::autograd::Written::Number } else { crate::autograd::Written::Copy })?;
         }
         Ok(())
     }
@@ -920,4 +948,64 @@ fn nonempty(t: &Tensor) -> Result<Tensor> {
 
 fn dims_i64(shape: &[usize]) -> Vec<i64> {
     shape.iter().map(|&v| v as i64).collect()
+}
+
+/// Moves the element of 0-based rank `k` of `values` (NaN above every number) to position `k`,
+/// carrying `positions` along: Hoare partitioning around a median-of-three pivot, narrowed to
+/// the side holding `k`. Among ties, the one it leaves at `k` is the one PyTorch's CPU
+/// kthvalue reports.
+fn quick_select<T: Arith + PartialOrd>(values: &mut [T], positions: &mut [i64], k: usize) {
+    let above = |a: T, b: T| (a.is_nan() && !b.is_nan()) || a > b;
+    let mut swap = |v: &mut [T], i: usize, j: usize| {
+        v.swap(i, j);
+        positions.swap(i, j);
+    };
+    let (mut lo, mut hi) = (0usize, values.len().saturating_sub(1));
+    loop {
+        if hi <= lo {
+            return;
+        }
+        if hi == lo + 1 {
+            if above(values[lo], values[hi]) {
+                swap(values, lo, hi);
+            }
+            return;
+        }
+        // The median of values[lo], values[mid], values[hi] goes to lo, the smaller one to
+        // lo + 1 and the larger to hi, where they stop the scans below.
+        let mid = lo + (hi - lo) / 2;
+        swap(values, mid, lo + 1);
+        if above(values[lo + 1], values[hi]) {
+            swap(values, lo + 1, hi);
+        }
+        if above(values[lo], values[hi]) {
+            swap(values, lo, hi);
+        }
+        if above(values[lo + 1], values[lo]) {
+            swap(values, lo + 1, lo);
+        }
+        let pivot = values[lo];
+        let (mut i, mut j) = (lo + 1, hi);
+        loop {
+            i += 1;
+            while above(pivot, values[i]) {
+                i += 1;
+            }
+            j -= 1;
+            while above(values[j], pivot) {
+                j -= 1;
+            }
+            if j < i {
+                break;
+            }
+            swap(values, i, j);
+        }
+        swap(values, lo, j);
+        if j <= k {
+            lo = i;
+        }
+        if j >= k {
+            hi = j - 1;
+        }
+    }
 }

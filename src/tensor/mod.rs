@@ -330,16 +330,27 @@ impl Tensor {
         self.copy_as(dtype)
     }
 
-    /// Writes `src` (broadcast to self's shape, converted to self's dtype) into self in place,
-    /// moving self's autograd history onto `src`'s.
+    /// `copy_(src)`: writes `src` (broadcast to self's shape, converted to self's dtype) into
+    /// self in place; its node (CopyBackwards, or CopySlices through a view) passes gradients
+    /// to `src` and, for what was not overwritten, to self's earlier history.
     pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        self.write_(src, autograd::Written::Copy)
+    }
+
+    /// Writes the result of an in-place op (computed out of place) into self: self's history
+    /// becomes the result's.
+    pub(crate) fn assign_(&self, result: &Tensor) -> Result<()> {
+        self.write_(result, autograd::Written::Result)
+    }
+
+    fn write_(&self, src: &Tensor, written: autograd::Written) -> Result<()> {
         let tracked = self.check_inplace(src)?;
         {
             let _raw = GradMode::disabled();
             self.copy_raw(src)?;
         }
         if tracked {
-            self.rebase_history(None, src)?;
+            self.rebase_history(None, src, written)?;
         }
         Ok(())
     }
@@ -370,8 +381,17 @@ impl Tensor {
     fn fill_named(&self, value: &Tensor, kind: &'static str) -> Result<()> {
         let tracked = self.check_inplace(value)?;
         let through_view = self.view_base().is_some_and(|b| b.shares_storage(self));
-        if !tracked || through_view {
+        if !tracked {
             return self.copy_(value);
+        }
+        if through_view {
+            // Written through the base, which lists no number written.
+            {
+                let _raw = GradMode::disabled();
+                self.copy_raw(value)?;
+            }
+            let written = if kind == "FillBackward3" { autograd::Written::Copy } else { autograd::Written::Number };
+            return self.rebase_history(None, value, written);
         }
         // The values before the write, with their history, become the node's first input.
         let before = self.detach();

@@ -292,7 +292,10 @@ impl Tensor {
             } else if p == f64::NEG_INFINITY {
                 a.reduce(ReduceOp::Min, dims, keepdim)
             } else if p == 0.0 {
-                a.binary_scalar(BinaryOp::Ne, Scalar::Int(0), false)?.to_dtype(self.dtype())?.sum(dims, keepdim)
+                // The count of non-zeros: its gradient is zero, but PyTorch still records it.
+                let count = a.binary_scalar(BinaryOp::Ne, Scalar::Int(0), false)?.to_dtype(self.dtype())?.sum(dims, keepdim)?;
+                crate::autograd::record(crate::autograd::Op::Fill { kind: "LinalgVectorNormBackward0" }, &[self], &[&count], &[], &[]);
+                Ok(count)
             } else {
                 a.unary(UnaryOp::PowScalar(p))?.sum(dims, keepdim)?.unary(UnaryOp::PowScalar(1.0 / p))
             }

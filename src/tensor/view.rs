@@ -48,23 +48,28 @@ impl Tensor {
         Ok(self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same("ViewBackward0")))
     }
 
-    /// `reshape`: a view when possible, else a copy.
+    /// `reshape`: a view when possible, else a copy. PyTorch's nodes: ViewBackward0 for a
+    /// contiguous input, ReshapeAliasBackward0 for another view, and for a copy
+    /// UnsafeViewBackward0 over the CloneBackward0 of the copy.
     pub fn reshape(&self, sizes: &[i64]) -> Result<Tensor> {
         let shape = infer_size(sizes, self.numel())?;
         match self.layout().view_strides(&shape) {
-            Some(strides) => Ok(self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same("ViewBackward0"))),
-            // A copy, then a view PyTorch names apart (its result is no view of self).
-            None => {
-                let copy = {
-                    let _raw = crate::autograd::GradMode::disabled();
-                    self.copy_as(self.dtype())?
-                };
-                let strides = crate::shape::contiguous_strides(&shape)?;
-                let out = copy.with_layout(crate::layout::Layout { shape, strides, offset: 0 });
-                record(Op::View { kind: "UnsafeViewBackward0" }, &[self], &[&out], &[], &[]);
-                Ok(out)
+            Some(strides) => {
+                let kind = if self.is_contiguous() { "ViewBackward0" } else { "ReshapeAliasBackward0" };
+                Ok(self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same(kind)))
             }
+            None => self.copy_as(self.dtype())?.unsafe_view(shape),
         }
+    }
+
+    /// The same contiguous elements under another shape, recorded as PyTorch's `_unsafe_view`
+    /// (no view: in-place writes to it do not go through a base).
+    pub(crate) fn unsafe_view(&self, shape: Vec<usize>) -> Result<Tensor> {
+        debug_assert!(self.is_contiguous());
+        let strides = crate::shape::contiguous_strides(&shape)?;
+        let out = self.with_layout(crate::layout::Layout { shape, strides, offset: self.storage_offset() });
+        record(Op::View { kind: "UnsafeViewBackward0" }, &[self], &[&out], &[], &[]);
+        Ok(out)
     }
 
     pub fn permute(&self, dims: &[i64]) -> Result<Tensor> {

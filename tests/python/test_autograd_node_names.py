@@ -439,3 +439,238 @@ def test_number_first_ops_gradcheck():
         for pre in [lambda t: t, lambda t: t.t()]:
             assert gradcheck(lambda t: f(pre(t)), (x,))
             assert gradgradcheck(lambda t: f(pre(t)), (x,))
+
+
+# ----- whole graphs ------------------------------------------------------------------------------
+# tests/fixtures/grad_fn_walks.txt is what `tools/grad_fn_names.py torch` prints under PyTorch: per
+# case, the walk of the result's graph through `next_functions` (or the indices an op returns).
+# Each case is run here on rstorch, from the same case list.
+
+def _load_tool():
+    import importlib.util
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("grad_fn_names", root / "tools" / "grad_fn_names.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    with open(root / "tests" / "fixtures" / "grad_fn_walks.txt") as fh:
+        walks = dict(line.rstrip("\n").split("\t", 1) for line in fh if "\t" in line)
+    return tool, walks
+
+
+_TOOL, _WALKS = _load_tool()
+_TOOL_CASES = _TOOL.cases(torch)
+
+
+@pytest.mark.parametrize("case", sorted(_WALKS))
+def test_graph_walk_is_pytorchs(case):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            got = _TOOL.describe(_TOOL_CASES[case]())
+        except Exception as e:
+            got = f"!{type(e).__name__}: {str(e)[:60]}"
+    assert got == _WALKS[case]
+
+
+def test_walk_format():
+    t = x(3)
+    assert _TOOL.describe(t * t.exp()) == "MulBackward0(AccumulateGrad, ExpBackward0(AccumulateGrad^))"
+    assert _TOOL.describe(t.split(1)[2]) == "SplitBackward0(AccumulateGrad):2"
+    assert _TOOL.describe(torch.tensor([3, 1, 2]).sort()[1]) == "- = [1, 2, 0]"
+
+
+# ----- gradients through the paths rebuilt after PyTorch's steps --------------------------------
+
+def _close(a, b):
+    import numpy as np
+    return a.shape == b.shape and np.allclose(a.detach().numpy(), b.detach().numpy())
+
+
+def _gradchecks(f, *inputs):
+    from rstorch.autograd import gradcheck, gradgradcheck
+    assert gradcheck(f, inputs)
+    assert gradgradcheck(f, inputs)
+
+
+@pytest.mark.parametrize("eq, shapes", [
+    ("ij,jk->ki", [(3, 4), (4, 5)]), ("bij,bjk->bki", [(2, 3, 4), (2, 4, 5)]), ("ii->i", [(3, 3)]),
+    ("ij->ji", [(3, 4)]), ("i,i->", [(4,), (4,)]), ("ij->", [(3, 4)]), ("ij,ij->ij", [(3, 4), (3, 4)]),
+    ("i,j->ij", [(3,), (4,)]), ("ij,jk,kl->il", [(3, 4), (4, 5), (5, 2)]), ("bij,bkj->bik", [(2, 3, 4), (2, 5, 4)]),
+    ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]), ("iij->j", [(3, 3, 2)]), ("ij,kj", [(3, 4), (5, 4)]),
+    ("ab,acd->dcb", [(2, 5), (2, 5, 2)]), ("i,ij->j", [(1,), (3, 4)]),
+])
+def test_einsum_gradcheck(eq, shapes):
+    ts = [_f64(*s) for s in shapes]
+    _gradchecks(lambda *a: torch.einsum(eq, *a), *ts)
+    # non-contiguous operands: transposed copies of the same values
+    tt = [t.detach().t().contiguous().t().requires_grad_() if t.dim() == 2 else t for t in ts]
+    _gradchecks(lambda *a: torch.einsum(eq, *a), *tt)
+
+
+def test_einsum_values_match_products():
+    a, b, c = _f64(3, 4), _f64(4, 5), _f64(5, 2)
+    assert _close(torch.einsum("ij,jk->ki", a, b), (a @ b).t())
+    assert _close(torch.einsum("ij,jk,kl->il", a, b, c), a @ b @ c)
+    assert _close(torch.einsum("ii->i", a[:, :3]), a[:, :3].diagonal())
+    assert _close(torch.einsum("i,i->", a[0], a[1]), a[0].dot(a[1]))
+    assert _close(torch.einsum("bij,bjk->bki", a.expand(2, 3, 4), b.expand(2, 4, 5)), (a @ b).t().expand(2, 5, 3))
+    with pytest.raises(RuntimeError, match="einsum\\(\\): subscript j has size 5 for operand 1 which does not broadcast "
+                                           "with previously seen size 4"):
+        torch.einsum("ij,jk->ik", a, c)
+
+
+@pytest.mark.parametrize("sa, sb", [((4,), (2, 4, 5)), ((3, 4), (2, 4, 5)), ((2, 3, 4), (4,)), ((2, 2, 3, 4), (4, 5)),
+                                    ((2, 3, 4), (2, 4, 5)), ((1, 3, 4), (2, 2, 4, 5)), ((2, 1, 3, 4), (3, 4, 5)),
+                                    ((4,), (2, 2, 4, 5)), ((2, 3, 4), (2, 2, 4, 5))])
+def test_matmul_ranks_gradcheck(sa, sb):
+    a, b = _f64(*sa), _f64(*sb)
+    _gradchecks(lambda a, b: a @ b, a, b)
+    # one operand without a gradient takes the batched path instead of the folded one
+    _gradchecks(lambda a: a @ b.detach(), a)
+    _gradchecks(lambda b: a.detach() @ b, b)
+    # transposed (non-contiguous) operands
+    at = _f64(*sa[:-2], sa[-1], sa[-2]).transpose(-1, -2) if len(sa) >= 2 else a
+    _gradchecks(lambda a, b: a @ b, at, b)
+
+
+def test_matmul_values_by_path():
+    a, b = torch.rand(2, 3, 4, dtype=torch.float64), torch.rand(4, 5, dtype=torch.float64)
+    ref = torch.stack([a[0] @ b, a[1] @ b])
+    assert _close(a @ b, ref)
+    assert _close(a.requires_grad_() @ b, ref)
+    assert _close(a.transpose(0, 1) @ b, ref.transpose(0, 1))
+    v = torch.rand(4, dtype=torch.float64)
+    assert _close(a.detach().transpose(1, 2).transpose(1, 2) @ v, torch.stack([a[0] @ v, a[1] @ v]))
+    assert _close(v[:3] @ a.detach(), torch.stack([v[:3] @ a[0], v[:3] @ a[1]]))
+
+
+@pytest.mark.parametrize("sa, sb", [((4,), (4,)), ((3, 4), (5, 4)), ((4,), (3, 4)), ((3, 4), (4,)), ((2, 3, 4), (5, 4)),
+                                    ((3, 1), (5, 1))])
+def test_inner_gradcheck(sa, sb):
+    a, b = _f64(*sa), _f64(*sb)
+    _gradchecks(lambda a, b: a.inner(b), a, b)
+    ref = (a.reshape(-1, sa[-1]) @ b.reshape(-1, sb[-1]).t()).reshape(*sa[:-1], *sb[:-1])
+    assert _close(a.inner(b), ref)
+
+
+def test_outer_gradcheck():
+    _gradchecks(lambda a, b: a.outer(b), _f64(3), _f64(4))
+
+
+@pytest.mark.parametrize("make", [lambda: _f64(5, 3, 4).transpose(0, 1), lambda: _f64(2, 3, 4), lambda: _f64(4),
+                                  lambda: _f64(2, 2, 3, 4), lambda: _f64(4, 3).t()],
+                         ids=["3d_transposed", "3d", "1d", "4d", "2d_transposed"])
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_linear_layouts_gradcheck(make, with_bias):
+    w, b = _f64(6, 4), _f64(6) if with_bias else None
+    inp = make()
+    f = (lambda i, w, b: F.linear(i, w, b)) if with_bias else (lambda i, w: F.linear(i, w))
+    _gradchecks(f, *([inp, w, b] if with_bias else [inp, w]))
+    ref = inp.detach() @ w.detach().t() + (b.detach() if with_bias else 0)
+    assert _close(F.linear(inp, w, b), ref)
+
+
+@pytest.mark.parametrize("shape, pad", [((2, 3, 6), (1, 2)), ((3, 6), (2, 1)), ((2, 3, 4, 5), (1, 2, 2, 1)),
+                                        ((1, 2, 3, 4, 4), (1, 1, 2, 0, 0, 1)), ((2, 3, 6), (-1, 2)), ((2, 3, 6), (3, -2))])
+def test_circular_pad_values_and_gradcheck(shape, pad):
+    import numpy as np
+    t = _f64(*shape)
+    out = F.pad(t, pad, mode="circular")
+    ref = t.detach().numpy()
+    for i in range(len(pad) // 2):
+        dim, left, right = t.dim() - 1 - i, pad[2 * i], pad[2 * i + 1]
+        # negative padding crops first; the positive padding wraps around what is left
+        n = ref.shape[dim]
+        ref = np.take(ref, range(max(-left, 0), n - max(-right, 0)), axis=dim)
+        m = ref.shape[dim]
+        ref = np.take(ref, [j % m for j in range(-max(left, 0), m + max(right, 0))], axis=dim)
+    np.testing.assert_allclose(out.detach().numpy(), ref)
+    _gradchecks(lambda t: F.pad(t, pad, mode="circular"), t)
+    _gradchecks(lambda t: F.pad(t.transpose(-1, -2), pad[:2], mode="circular"), t)
+
+
+def test_copies_and_fills_over_a_history_gradcheck():
+    def copy_into(t, v):
+        y = t * t
+        y.copy_(v * 2)
+        return y + t
+    def fill_view(t):
+        y = t * t
+        y[1:].fill_(2.0)
+        y[0, 0] = 3.0
+        return y * t
+    _gradchecks(copy_into, _f64(3, 4), _f64(3, 4))
+    _gradchecks(fill_view, _f64(3, 4))
+    t = a()
+    y = torch.zeros(3, 4)
+    y.copy_(t)
+    assert [None if f is None else type(f).__name__ for f, _ in y.grad_fn.next_functions] == [None, "AccumulateGrad"]
+    y.sum().backward()
+    assert t.grad.tolist() == [[1.0] * 4] * 3
+
+
+@pytest.mark.parametrize("f", [lambda t: t[:, :], lambda t: t[...], lambda t: t[0:100, 1], lambda t: t[:, 1:2].reshape(3),
+                               lambda t: t.t().reshape(4, 3), lambda t: t.t().flatten()],
+                         ids=["alias", "ellipsis", "full_slice", "reshape_alias", "reshape_alias_t", "reshape_copy"])
+def test_views_gradcheck(f):
+    _gradchecks(f, _f64(3, 4))
+
+
+# ----- which of tied elements median and kthvalue pick --------------------------------------------
+# PyTorch's CPU kernels: median takes the element a stable sort puts in the middle; kthvalue the
+# one its quickselect leaves at rank k. The expected indices are PyTorch's.
+
+_TIES = [[2.0, 1.0, 2.0, 1.0, 3.0, 1.0], [5.0, 5.0, 5.0, 4.0, 4.0, 4.0], [0.0] * 6, [1.0, 2.0, 1.0, 2.0, 1.0, 2.0]]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int32])
+def test_median_ties_pick_pytorchs_index(dtype):
+    t = torch.tensor(_TIES, dtype=dtype)
+    assert t.median(1).indices.tolist() == [5, 5, 2, 4]
+    assert t.median(0).indices.tolist() == [3, 0, 3, 0, 3, 0]
+    assert t.t().median(0).indices.tolist() == [5, 5, 2, 4]
+    assert t[:, :5].median(1).indices.tolist() == [0, 0, 2, 4]
+    assert t.reshape(2, 4, 3).median(2).indices.tolist() == [[0, 2, 1, 1], [1, 1, 2, 0]]
+    assert torch.tensor([3, 1, 3, 1, 2, 2]).median(0).indices.item() == 4
+    assert torch.tensor([float(i % 3) for i in range(41)]).median(0).indices.item() == 19
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int32])
+def test_kthvalue_ties_pick_pytorchs_index(dtype):
+    t = torch.tensor(_TIES, dtype=dtype)
+    assert t.kthvalue(2, 1).indices.tolist() == [3, 3, 2, 2]
+    assert t.kthvalue(3, 1).indices.tolist() == [1, 4, 0, 0]
+    assert t.kthvalue(2, 0).indices.tolist() == [3, 0, 3, 0, 3, 0]
+    assert t.reshape(2, 2, 6).kthvalue(1, 1).indices.tolist() == [[0] * 6] * 2
+    assert torch.tensor([[3, 1, 3, 1, 2, 2, 1]], dtype=dtype).kthvalue(4, 1).indices.tolist() == [5]
+    assert torch.tensor([float(i % 3) for i in range(40)]).kthvalue(20).indices.item() == 25
+    # NaN ranks above every number
+    n = torch.tensor([[1.0, float("nan"), 2.0, float("nan")], [3.0, 1.0, 2.0, 1.0]])
+    assert n.kthvalue(3, 1).indices.tolist() == [1, 2]
+    assert n.median(1).indices.tolist() == [1, 3]
+    # values still the k-th smallest, gradients to the picked element
+    assert t.kthvalue(3, 1).values.tolist() == [1, 4, 0, 1]
+
+
+def test_kthvalue_ties_gradient_reaches_the_picked_element():
+    t = torch.tensor(_TIES, dtype=torch.float64, requires_grad=True)
+    v, i = t.kthvalue(2, 1)
+    v.sum().backward()
+    expected = [[0.0] * 6 for _ in range(4)]
+    for row, col in enumerate(i.tolist()):
+        expected[row][col] = 1.0
+    assert t.grad.tolist() == expected
+
+
+def test_median_of_nothing_is_pytorchs():
+    import math
+    assert math.isnan(torch.tensor([]).median().item())
+    assert math.isnan(torch.tensor([], dtype=torch.float64).median().item())
+    assert torch.tensor([], dtype=torch.int64).median().item() == -2 ** 63
+    assert torch.tensor([], dtype=torch.int32).median().item() == -2 ** 31
+    assert torch.tensor([], dtype=torch.int16).median().item() == 0
+    assert torch.tensor([], dtype=torch.bool).median().item() is True
+    with pytest.raises(NotImplementedError, match="\"median_out\" not implemented for 'Bool'"):
+        torch.tensor([True, False]).median(0)

@@ -6,7 +6,7 @@ from ._utils import as_node
 
 
 def _inplace_or_not(input, out, inplace):
-    return input.copy_(out) if inplace else out
+    return input._assign_(out) if inplace else out
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -107,7 +107,8 @@ def glu(input, dim=-1):
 
 
 def prelu(input, weight):
-    if weight.numel() != 1 and input.dim() >= 2:
+    if input.dim() >= 2:
+        # PyTorch views the weight along the channel dim (also a single one).
         weight = weight.reshape([-1] + [1] * (input.dim() - 2))
     return as_node("PreluKernelBackward0", (input, weight), rstorch.where(input >= 0, input, input * weight))
 

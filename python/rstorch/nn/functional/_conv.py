@@ -1,6 +1,6 @@
 """Convolutions: conv1d/conv2d and their transposes, on the Rust im2col + gemm kernels."""
 from ... import _C
-from ._utils import _pair, _single, as_node
+from ._utils import _pair, _single, as_node, optional
 
 
 def _add_bias(out, bias):
@@ -12,7 +12,7 @@ def _add_bias(out, bias):
 def _convolution_node(out, input, weight, bias):
     """`out` as the output of one ConvolutionBackward0 node, PyTorch's node for every
     convolution and transposed convolution."""
-    return as_node("ConvolutionBackward0", tuple(t for t in (input, weight, bias) if t is not None), out)
+    return as_node("ConvolutionBackward0", (input, weight, optional(bias)), out)
 
 
 def _same_padding(weight, stride, dilation):

@@ -13,7 +13,7 @@ def _apply_mask(input, mask_shape, p, inplace):
     else:
         keep = rstorch.rand(*mask_shape, dtype=input.dtype, device=input.device) >= p
         out = input * (keep.to(input.dtype) * (1.0 / (1.0 - p)))
-    return input.copy_(out) if inplace else out
+    return input._assign_(out) if inplace else out
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -60,6 +60,27 @@ def _picked_log_probs(input, target, weight, ignore_index):
     return -picked * w, w
 
 
+def _if_grad(weight):
+    """A weight given to a loss, where it needs a gradient: PyTorch's loss nodes list none
+    that does not."""
+    return weight if weight is not None and weight.requires_grad else None
+
+
+def _broadcast(input, target):
+    """Input and target expanded to their common shape (each only where it differs)."""
+    if input.shape == target.shape:
+        return input, target
+    n = max(input.dim(), target.dim())
+    a = [1] * (n - input.dim()) + list(input.shape)
+    b = [1] * (n - target.dim()) + list(target.shape)
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
+                               f"dimension {i}")
+    shape = rstorch.Size([max(x, y) if min(x, y) != 0 else 0 for x, y in zip(a, b)])
+    return tuple(t if t.shape == shape else t.expand(shape) for t in (input, target))
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     reduction = reduction_from_legacy(size_average, reduce, reduction)
     _check_targets(input, target)
@@ -75,9 +96,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     # PyTorch's kernels: one for (N, C) and (C,) scores, one for (N, C, H, W); other shapes are
     # reshaped to those.
     if input.dim() <= 2:
-        return as_node("NllLossBackward0", (input, weight), out)
+        return as_node("NllLossBackward0", (input, _if_grad(weight)), out)
     if input.dim() == 4:
-        return as_node("NllLoss2DBackward0", (input, weight), out)
+        return as_node("NllLoss2DBackward0", (input, _if_grad(weight)), out)
     return out
 
 
@@ -111,7 +132,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             smooth = smooth.sum() / (~ignored).sum()
     elif reduction == "sum":
         smooth = smooth.sum()
-    return nll * (1 - label_smoothing) + smooth * (label_smoothing / classes)
+    return nll._scalar_op("mul", 1 - label_smoothing) + smooth._scalar_op("mul", label_smoothing / classes)
 
 
 def _cross_entropy_soft(logp, target, weight, reduction, label_smoothing, class_dim, classes):
@@ -130,13 +151,14 @@ def _cross_entropy_soft(logp, target, weight, reduction, label_smoothing, class_
         if reduction == "sum":
             return total
         # A division by a number: PyTorch's node for it is DivBackward1.
-        return as_node("DivBackward1", (total,), total / (logp.numel() // classes))
+        return total._scalar_op("div", logp.numel() // classes)
     losses = -terms.sum(class_dim)
     return losses if reduction == "mean" else reduce_loss(losses, reduction)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _check_same_size(input, target, "mse_loss")
+    input, target = _broadcast(input, target)
     loss = (input - target).pow(2)
     if weight is not None:
         loss = loss * weight
@@ -153,6 +175,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     _check_same_size(input, target, "smooth_l1_loss")
+    input, target = _broadcast(input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     diff = (input - target).abs()
@@ -165,6 +188,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _check_same_size(input, target, "huber_loss")
+    input, target = _broadcast(input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     diff = (input - target).abs()
@@ -183,7 +207,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     loss = -(target * input.log().clamp_min(-100.0) + (1 - target) * (1 - input).log().clamp_min(-100.0))
     if weight is not None:
         loss = loss * weight
-    return as_node("BinaryCrossEntropyBackward0", (input, target, weight), reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction)))
+    return as_node("BinaryCrossEntropyBackward0", (input, target, _if_grad(weight)), reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction)))
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -198,7 +222,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = (1 - target) * input + log_sigmoid_neg
     if weight is not None:
         loss = loss * weight
-    return as_node("BinaryCrossEntropyWithLogitsBackward0", (input, target, weight, pos_weight), reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction)))
+    return as_node("BinaryCrossEntropyWithLogitsBackward0", (input, target, _if_grad(weight), _if_grad(pos_weight)), reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction)))
+
+
+def _xlogy(x, y):
+    """x * log(y), taken as 0 where x is 0 (and differentiable there): PyTorch's xlogy."""
+    safe = rstorch.where(x == 0, 1.0, y)
+    return as_node("XlogyBackward0", (x, y), rstorch.where(x == 0, 0.0, x * safe.log()))
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -211,10 +241,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        # target * log(target), taken as 0 where target is 0 (and differentiable there).
-        positive = target > 0
-        safe = rstorch.where(positive, target, 1.0)
-        loss = target * safe.log() - target * input
+        loss = _xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.dim() else loss.sum()
     return reduce_loss(loss, reduction)

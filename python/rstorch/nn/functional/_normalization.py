@@ -1,6 +1,6 @@
 """Batch, layer and group normalisation, and vector normalisation."""
 import rstorch
-from ._utils import as_node
+from ._utils import as_node, optional
 
 
 def _channel_shape(input):
@@ -39,7 +39,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
         mean, var = running_mean, running_var
     out = (input - mean.reshape(shape)) * (var.reshape(shape) + eps).rsqrt()
-    return as_node("NativeBatchNormBackward0", (input, weight, bias), _affine(out, weight, bias, shape))
+    return as_node("NativeBatchNormBackward0", (input, optional(weight), optional(bias)), _affine(out, weight, bias, shape))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -57,7 +57,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         out = out * weight
     if bias is not None:
         out = out + bias
-    return as_node("NativeLayerNormBackward0", (input, weight, bias), out)
+    return as_node("NativeLayerNormBackward0", (input, optional(weight), optional(bias)), out)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -72,7 +72,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     mean = grouped.mean(-1, keepdim=True)
     var = grouped.var(-1, keepdim=True, unbiased=False)
     out = ((grouped - mean) * (var + eps).rsqrt()).reshape(input.shape)
-    return as_node("NativeGroupNormBackward0", (input, weight, bias), _affine(out, weight, bias, _channel_shape(input)))
+    return as_node("NativeGroupNormBackward0", (input, optional(weight), optional(bias)), _affine(out, weight, bias, _channel_shape(input)))
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

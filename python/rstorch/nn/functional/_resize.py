@@ -38,13 +38,43 @@ def _source_indices(mode, size, left, right):
         def src(i):
             i = abs(i) % period if period else 0
             return period - i if i >= size else i
-    elif mode == "replicate":
+    else:  # replicate
         def src(i):
             return min(max(i, 0), size - 1)
-    else:  # circular
-        def src(i):
-            return i % size
     return [src(i) for i in positions]
+
+
+def _pad_circular(input, pad):
+    """Circular padding by PyTorch's steps (its graph: CopySlices over slices): the input is
+    copied into the middle of a new tensor, then each padded dim's ends are copied from the
+    other end of that tensor. Negative padding crops."""
+    n = len(pad) // 2
+    in_shape = list(input.shape)
+    out_shape = list(in_shape)
+    for i in range(n):
+        dim = input.dim() - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        if left > in_shape[dim] or right > in_shape[dim]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        out_shape[dim] = in_shape[dim] + left + right
+        if out_shape[dim] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    out = rstorch.empty(out_shape, dtype=input.dtype, device=input.device)
+    out_slice, in_slice = out, input
+    for i in range(n):
+        dim = input.dim() - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        out_slice = out_slice.narrow(dim, max(left, 0), out_shape[dim] - max(left, 0) - max(right, 0))
+        in_slice = in_slice.narrow(dim, max(-left, 0), in_shape[dim] - max(-left, 0) - max(-right, 0))
+    out_slice.copy_(in_slice)
+    for i in range(n):
+        dim = input.dim() - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        if left > 0:
+            out.narrow(dim, 0, left).copy_(out.narrow(dim, out_shape[dim] - left - max(right, 0), left))
+        if right > 0:
+            out.narrow(dim, out_shape[dim] - right, right).copy_(out.narrow(dim, max(left, 0), right))
+    return out
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -61,6 +91,8 @@ def pad(input, pad, mode="constant", value=None):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0:
         raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    if mode == "circular":
+        return _pad_circular(input, pad)
     out = input
     for i in range(len(pad) // 2):
         dim = input.dim() - 1 - i
@@ -70,12 +102,8 @@ def pad(input, pad, mode="constant", value=None):
             raise RuntimeError(
                 f"Argument #4: Padding size should be less than the corresponding input dimension, but got: "
                 f"padding ({left}, {right}) at dimension {dim} of input {list(input.shape)}")
-        if mode == "circular" and (left > size or right > size):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
         index = rstorch.tensor(_source_indices(mode, size, left, right), dtype=rstorch.int64, device=out.device)
         out = out.index_select(dim, index)
-    if mode == "circular":
-        return out
     # PyTorch's nodes: ReflectionPad1DBackward0 ... ReplicationPad3DBackward0, by padded dims.
     kind = "Reflection" if mode == "reflect" else "Replication"
     return as_node(f"{kind}Pad{len(pad) // 2}DBackward0", (input,), out)
