@@ -97,6 +97,23 @@ fn zeros_like_shape(shape: &[usize], g: &Tensor) -> Result<Tensor> {
     Tensor::zeros_on(shape, g.dtype(), g.device())
 }
 
+/// The statistics a norm op's forward pass kept (mean, rstd).
+fn norm_stats(node: &OpNode) -> Result<(Tensor, Tensor)> {
+    match (node.buffer(0), node.buffer(1)) {
+        (Some(m), Some(r)) => Ok((m, r)),
+        _ => Err(super::op::freed()),
+    }
+}
+
+/// A norm op's gradients as its inputs' (weight and bias shaped and typed as they are).
+fn norm_grads(node: &OpNode, g: crate::tensor::norm::NormGrads) -> Result<Vec<Option<Tensor>>> {
+    let param = |t: Option<Tensor>, i: usize| -> Result<Option<Tensor>> {
+        let meta = &node.inputs[i];
+        t.map(|t| t.reshape(&meta.shape.iter().map(|&s| s as i64).collect::<Vec<_>>())?.to_dtype(meta.dtype)).transpose()
+    };
+    Ok(vec![g.x, param(g.weight, 1)?, param(g.bias, 2)?])
+}
+
 /// The gradient of `op` for each input, from the output gradients.
 pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
     let n = node.num_inputs();
@@ -436,6 +453,23 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             if n == 3 && need(2) {
                 out[2] = Some(g.sum(Some(&[0, 2, 3]), false)?);
             }
+        }
+        Op::Softmax { dim, log } => {
+            out[0] = Some(g.softmax_backward(&node.output(0)?, *dim, *log)?);
+        }
+        Op::LayerNorm { cols, eps } => {
+            let (x, w) = (node.input(0)?, node.input(1)?);
+            let w = (w.numel() > 0).then_some(w);
+            let (mean, rstd) = norm_stats(node)?;
+            let grads = crate::tensor::norm::layer_norm_backward(&x, &g, w.as_ref(), (&mean, &rstd), *cols, *eps, [need(0), need(1), need(2)])?;
+            out = norm_grads(node, grads)?;
+        }
+        Op::BatchNorm { training, eps } => {
+            let (x, w) = (node.input(0)?, node.input(1)?);
+            let w = (w.numel() > 0).then_some(w);
+            let (mean, rstd) = norm_stats(node)?;
+            let grads = crate::tensor::norm::batch_norm_backward(&x, &g, w.as_ref(), (&mean, &rstd), *training, *eps, [need(0), need(1), need(2)])?;
+            out = norm_grads(node, grads)?;
         }
         Op::ConvTranspose { geom } => {
             let (small, w) = (node.input(0)?, node.input(1)?);

@@ -61,6 +61,14 @@ pub enum Op {
     Conv { geom: ConvGeom },
     ConvTranspose { geom: ConvGeom },
     ConvWeight { geom: ConvGeom },
+    /// softmax (log_softmax when `log`) along `dim`; its output is saved.
+    Softmax { dim: usize, log: bool },
+    /// layer norm over rows of `cols`; inputs (x, weight, bias), a missing one an empty tensor.
+    /// The row statistics are kept as buffers (mean, rstd).
+    LayerNorm { cols: usize, eps: f64 },
+    /// batch norm; inputs and buffers as for LayerNorm (per channel). Without `training` the
+    /// statistics were the running estimates, constants for the gradient.
+    BatchNorm { training: bool, eps: f64 },
 }
 
 impl Op {
@@ -141,6 +149,9 @@ impl Op {
             Op::Matmul => "Mm",
             Op::Conv { .. } | Op::ConvTranspose { .. } => "Convolution",
             Op::ConvWeight { .. } => "ConvolutionBackward",
+            Op::Softmax { log, .. } => if *log { "LogSoftmax" } else { "Softmax" },
+            Op::LayerNorm { .. } => "NativeLayerNorm",
+            Op::BatchNorm { .. } => "NativeBatchNorm",
         };
         format!("{base}Backward0")
     }

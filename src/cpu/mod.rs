@@ -8,6 +8,7 @@ pub mod conv;
 pub mod elementwise;
 pub mod math;
 pub mod matmul;
+pub mod norm;
 pub mod num;
 pub mod parallel;
 pub mod pool;

@@ -175,6 +175,16 @@ pub fn map_tasks<R: Send>(tasks: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R>
         .collect()
 }
 
+/// `map_tasks` when the tasks together do `work` elements of work worth splitting, else the
+/// same calls in order on the calling thread.
+pub fn map_tasks_of_work<R: Send>(work: usize, tasks: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    if worth_splitting(work) {
+        map_tasks(tasks, f)
+    } else {
+        (0..tasks).map(f).collect()
+    }
+}
+
 /// Maps `f` over the fixed-size blocks of `0..len`, in order. The blocks do not depend on the
 /// thread count, so reductions combining the results are bitwise reproducible.
 pub fn map_blocks<R: Send>(len: usize, block: usize, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {

@@ -1,4 +1,4 @@
-//! The kernels behind `rstorch.nn.functional`: convolutions and max pooling. The Python layer
+//! The kernels behind `rstorch.nn.functional`: convolutions, max pooling and the norms. The Python layer
 //! normalises int-or-tuple arguments and handles bias and unbatched inputs.
 
 use pyo3::exceptions::PyValueError;
@@ -90,7 +90,37 @@ fn _max_pool2d_with_indices(
     Ok((PyTensor::wrap(v), PyTensor::wrap(i)))
 }
 
+/// Layer norm over the last `normalized` dims (the Python layer checked the shapes).
+#[pyfunction]
+fn _layer_norm(py: Python<'_>, input: &PyTensor, normalized: usize, weight: Option<&PyTensor>, bias: Option<&PyTensor>, eps: f64) -> PyResult<PyTensor> {
+    let (x, w, b) = (&input.tensor(), weight.map(|w| w.tensor()), bias.map(|b| b.tensor()));
+    Ok(PyTensor::wrap(run(py, x.numel(), || x.layer_norm(normalized, w.as_ref(), b.as_ref(), eps))?))
+}
+
+/// Batch norm; returns the output and the batch's mean and biased variance (the running
+/// estimates' update is the Python layer's, as in PyTorch's functional code).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn _batch_norm(
+    py: Python<'_>,
+    input: &PyTensor,
+    weight: Option<&PyTensor>,
+    bias: Option<&PyTensor>,
+    running_mean: Option<&PyTensor>,
+    running_var: Option<&PyTensor>,
+    training: bool,
+    eps: f64,
+) -> PyResult<(PyTensor, PyTensor, PyTensor)> {
+    let (x, w, b) = (&input.tensor(), weight.map(|w| w.tensor()), bias.map(|b| b.tensor()));
+    let (rm, rv) = (running_mean.map(|t| t.tensor()), running_var.map(|t| t.tensor()));
+    let running = rm.as_ref().zip(rv.as_ref());
+    let (out, mean, var) = run(py, x.numel(), || x.batch_norm(w.as_ref(), b.as_ref(), running, training, eps))?;
+    Ok((PyTensor::wrap(out), PyTensor::wrap(mean), PyTensor::wrap(var)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_layer_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(_batch_norm, m)?)?;
     m.add_function(wrap_pyfunction!(_conv2d, m)?)?;
     m.add_function(wrap_pyfunction!(_conv_transpose2d, m)?)?;
     m.add_function(wrap_pyfunction!(_max_pool2d_with_indices, m)?)?;

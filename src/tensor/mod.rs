@@ -5,6 +5,7 @@ mod creation;
 mod einsum;
 pub mod index;
 mod matmul;
+pub(crate) mod norm;
 pub mod conv;
 pub mod pool;
 mod reduce;

@@ -320,46 +320,6 @@ impl Tensor {
         })
     }
 
-    pub fn softmax(&self, dim: i64) -> Result<Tensor> {
-        crate::autograd::named("SoftmaxBackward0", &[self], || {
-            let x = self.softmax_input("softmax", dim)?;
-            if x.numel() == 0 {
-                return x.copy_as(x.dtype());
-            }
-            let m = x.reduce(ReduceOp::Max, Some(&[dim]), true)?;
-            let e = x.binary(BinaryOp::Sub, &m)?.unary(UnaryOp::Exp)?;
-            let s = e.sum(Some(&[dim]), true)?;
-            e.binary(BinaryOp::Div, &s)
-        })
-    }
-
-    pub fn log_softmax(&self, dim: i64) -> Result<Tensor> {
-        crate::autograd::named("LogSoftmaxBackward0", &[self], || {
-            let x = self.softmax_input("log_softmax", dim)?;
-            if x.numel() == 0 {
-                return x.copy_as(x.dtype());
-            }
-            let m = x.reduce(ReduceOp::Max, Some(&[dim]), true)?;
-            let shifted = x.binary(BinaryOp::Sub, &m)?;
-            let lse = shifted.unary(UnaryOp::Exp)?.sum(Some(&[dim]), true)?.unary(UnaryOp::Log)?;
-            shifted.binary(BinaryOp::Sub, &lse)
-        })
-    }
-
-    /// Checks a softmax input: floating point only (PyTorch names the kernel it would have run).
-    fn softmax_input(&self, name: &str, dim: i64) -> Result<Tensor> {
-        let d = wrap_dim(dim, self.ndim())?;
-        if !self.dtype().is_floating_point() {
-            let last = d + 1 >= self.ndim();
-            return Err(Error::NotImplemented(format!(
-                "\"{name}_{}kernel_impl\" not implemented for '{}'",
-                if last { "lastdim_" } else { "" },
-                crate::tensor::arith::title_name(self.dtype())
-            )));
-        }
-        Ok(self.clone())
-    }
-
     /// `cumsum` (or `cumprod` when `product`) along `dim`; integers accumulate in int64.
     pub fn cumulative(&self, dim: i64, product: bool) -> Result<Tensor> {
         let out = {

@@ -15,31 +15,38 @@ def _affine(out, weight, bias, shape):
     return out
 
 
+def _all_cpu(*tensors):
+    return all(t is None or t.is_cpu for t in tensors)
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     if input.dim() < 2:
         raise ValueError(f"Expected 2D or higher input to batch_norm (got {input.dim()}D input)")
-    dims = [0] + list(range(2, input.dim()))
-    shape = _channel_shape(input)
     count = input.numel() // input.shape[1]
-    if training:
-        if count <= 1:
-            raise ValueError(
-                f"Expected more than 1 value per channel when training, got input size {input.shape}")
-        mean = input.mean(dims)
-        var = input.var(dims, unbiased=False)
-        if running_mean is not None or running_var is not None:
-            with rstorch.no_grad():
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
-                if running_var is not None:
-                    # The running variance is the unbiased estimate.
-                    running_var.mul_(1 - momentum).add_(var.detach() * (momentum * count / (count - 1)))
+    if training and count <= 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    if _all_cpu(input, weight, bias, running_mean, running_var):
+        # One fused kernel each way; the batch statistics come back for the running estimates.
+        out, mean, var = rstorch._C._batch_norm(input, weight, bias, running_mean, running_var, training, eps)
     else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        mean, var = running_mean, running_var
-    out = (input - mean.reshape(shape)) * (var.reshape(shape) + eps).rsqrt()
-    return as_node("NativeBatchNormBackward0", (input, optional(weight), optional(bias)), _affine(out, weight, bias, shape))
+        dims = [0] + list(range(2, input.dim()))
+        shape = _channel_shape(input)
+        if training:
+            mean, var = input.mean(dims), input.var(dims, unbiased=False)
+        else:
+            mean, var = running_mean, running_var
+        out = (input - mean.reshape(shape)) * (var.reshape(shape) + eps).rsqrt()
+        out = as_node("NativeBatchNormBackward0", (input, optional(weight), optional(bias)), _affine(out, weight, bias, shape))
+    if training and (running_mean is not None or running_var is not None):
+        with rstorch.no_grad():
+            if running_mean is not None:
+                running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
+            if running_var is not None:
+                # The running variance is the unbiased estimate.
+                running_var.mul_(1 - momentum).add_(var.detach() * (momentum * count / (count - 1)))
+    return out
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -49,6 +56,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(
             f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
             f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{input.shape}")
+    if _all_cpu(input, weight, bias):
+        return rstorch._C._layer_norm(input, n, weight, bias, eps)
     dims = tuple(range(-n, 0))
     mean = input.mean(dims, keepdim=True)
     var = input.var(dims, keepdim=True, unbiased=False)

@@ -1,0 +1,504 @@
+//! Softmax, log-softmax, layer norm and batch norm as fused kernels, forward and backward: one
+//! or two passes over each row or channel instead of a chain of elementwise ops and reductions.
+//!
+//! Every reduction runs in a fixed order that does not depend on the thread count (row and
+//! channel sums on one thread each, cross-row sums over fixed blocks added in order), so the
+//! results are the same bits on one thread or many.
+
+use super::math::FloatMath;
+use super::parallel;
+
+/// Independent accumulators per row reduction, so the loops vectorise.
+const LANES: usize = 8;
+
+/// Rows of a layer norm per block of its weight and bias gradients (fixed: reproducible sums).
+const ROW_BLOCK: usize = 64;
+
+/// The float types the kernels run in (half precision is computed in f32 by the caller).
+pub trait NormFloat: FloatMath + PartialOrd + Send + Sync + Default {
+    fn ln_(self) -> Self;
+    fn rsqrt_(self) -> Self;
+}
+
+impl NormFloat for f32 {
+    #[inline(always)]
+    fn ln_(self) -> Self {
+        self.ln()
+    }
+    #[inline(always)]
+    fn rsqrt_(self) -> Self {
+        1.0 / self.sqrt()
+    }
+}
+
+impl NormFloat for f64 {
+    #[inline(always)]
+    fn ln_(self) -> Self {
+        self.ln()
+    }
+    #[inline(always)]
+    fn rsqrt_(self) -> Self {
+        1.0 / self.sqrt()
+    }
+}
+
+/// Σ f(a[i], b[i]) with LANES accumulators merged in a fixed tree.
+#[inline(always)]
+fn sum2<T: NormFloat>(a: &[T], b: &[T], f: impl Fn(T, T) -> T) -> T {
+    let mut acc = [T::default(); LANES];
+    let (ac, at) = a.as_chunks::<LANES>();
+    let (bc, bt) = b[..a.len()].as_chunks::<LANES>();
+    for (ca, cb) in ac.iter().zip(bc) {
+        for k in 0..LANES {
+            acc[k] = acc[k].add(f(ca[k], cb[k]));
+        }
+    }
+    let mut width = LANES;
+    while width > 1 {
+        width /= 2;
+        for j in 0..width {
+            acc[j] = acc[j].add(acc[j + width]);
+        }
+    }
+    at.iter().zip(bt).fold(acc[0], |s, (&x, &y)| s.add(f(x, y)))
+}
+
+#[inline(always)]
+fn sum1<T: NormFloat>(a: &[T], f: impl Fn(T) -> T) -> T {
+    sum2(a, a, |x, _| f(x))
+}
+
+#[inline(always)]
+fn row_max<T: NormFloat>(x: &[T]) -> T {
+    let mut acc = [x[0]; LANES];
+    let (chunks, tail) = x.as_chunks::<LANES>();
+    for c in chunks {
+        for k in 0..LANES {
+            acc[k] = acc[k].max_nan(c[k]);
+        }
+    }
+    tail.iter().fold(acc.iter().fold(acc[0], |m, &v| m.max_nan(v)), |m, &v| m.max_nan(v))
+}
+
+/// The shape of a softmax: `outer` blocks of `len` steps along the dim, each `inner` apart.
+#[derive(Clone, Copy, Debug)]
+pub struct Lanes {
+    pub outer: usize,
+    pub len: usize,
+    pub inner: usize,
+}
+
+impl Lanes {
+    fn block(&self) -> usize {
+        self.len * self.inner
+    }
+}
+
+/// Runs `f(start, out_block)` over whole blocks of `out`, in parallel when large. Each block is
+/// computed the same way whichever thread runs it.
+fn for_blocks<T: Send>(out: &mut [T], block: usize, f: impl Fn(usize, &mut [T]) + Sync) {
+    parallel::for_each_chunk_weighted(out, block, 4, |start, chunk| {
+        for (i, b) in chunk.chunks_mut(block.max(1)).enumerate() {
+            f(start + i * block, b)
+        }
+    })
+}
+
+/// softmax (or log_softmax when `log`) of the contiguous `x` along the lanes of `l`.
+pub fn softmax<T: NormFloat>(x: &[T], l: Lanes, log: bool) -> Vec<T> {
+    let mut out = vec![T::default(); x.len()];
+    if x.is_empty() || l.len == 0 {
+        return out;
+    }
+    for_blocks(&mut out, l.block(), |start, o| {
+        let x = &x[start..start + o.len()];
+        super::simd::vectorized(|| softmax_block(x, o, l, log))
+    });
+    out
+}
+
+#[inline(always)]
+fn softmax_block<T: NormFloat>(x: &[T], out: &mut [T], l: Lanes, log: bool) {
+    if l.inner == 1 {
+        let m = row_max(x);
+        for (o, &v) in out.iter_mut().zip(x) {
+            *o = v.sub(m).exp_();
+        }
+        let s = sum1(out, |e| e);
+        if log {
+            // x - max - log(sum): the shift applied before the logarithm, as PyTorch does.
+            let ls = s.ln_();
+            for (o, &v) in out.iter_mut().zip(x) {
+                *o = v.sub(m).sub(ls);
+            }
+        } else {
+            let r = T::from(1.0).div(s);
+            for o in out.iter_mut() {
+                *o = o.mul(r);
+            }
+        }
+        return;
+    }
+    let n = l.inner;
+    let mut m = x[..n].to_vec();
+    for row in x.chunks_exact(n).skip(1) {
+        for (a, &v) in m.iter_mut().zip(row) {
+            *a = a.max_nan(v);
+        }
+    }
+    let mut s = vec![T::default(); n];
+    for (orow, xrow) in out.chunks_exact_mut(n).zip(x.chunks_exact(n)) {
+        for i in 0..n {
+            let e = xrow[i].sub(m[i]).exp_();
+            orow[i] = e;
+            s[i] = s[i].add(e);
+        }
+    }
+    if log {
+        let ls: Vec<T> = s.iter().map(|&v| v.ln_()).collect();
+        for (orow, xrow) in out.chunks_exact_mut(n).zip(x.chunks_exact(n)) {
+            for i in 0..n {
+                orow[i] = xrow[i].sub(m[i]).sub(ls[i]);
+            }
+        }
+    } else {
+        let r: Vec<T> = s.iter().map(|&v| T::from(1.0).div(v)).collect();
+        for orow in out.chunks_exact_mut(n) {
+            for i in 0..n {
+                orow[i] = orow[i].mul(r[i]);
+            }
+        }
+    }
+}
+
+/// The input gradient of softmax (log_softmax when `log`) from its output `y` and the output
+/// gradient `g`, both contiguous: `y * (g - Σ g y)`, or `g - exp(y) Σ g`.
+pub fn softmax_backward<T: NormFloat>(y: &[T], g: &[T], l: Lanes, log: bool) -> Vec<T> {
+    let mut out = vec![T::default(); y.len()];
+    if y.is_empty() || l.len == 0 {
+        return out;
+    }
+    for_blocks(&mut out, l.block(), |start, o| {
+        let (y, g) = (&y[start..start + o.len()], &g[start..start + o.len()]);
+        super::simd::vectorized(|| softmax_backward_block(y, g, o, l, log))
+    });
+    out
+}
+
+#[inline(always)]
+fn softmax_backward_block<T: NormFloat>(y: &[T], g: &[T], out: &mut [T], l: Lanes, log: bool) {
+    if l.inner == 1 {
+        if log {
+            let s = sum1(g, |v| v);
+            for ((o, &yv), &gv) in out.iter_mut().zip(y).zip(g) {
+                *o = gv.sub(yv.exp_().mul(s));
+            }
+        } else {
+            let dot = sum2(g, y, |a, b| a.mul(b));
+            for ((o, &yv), &gv) in out.iter_mut().zip(y).zip(g) {
+                *o = yv.mul(gv.sub(dot));
+            }
+        }
+        return;
+    }
+    let n = l.inner;
+    let mut s = vec![T::default(); n];
+    for (yrow, grow) in y.chunks_exact(n).zip(g.chunks_exact(n)) {
+        for i in 0..n {
+            s[i] = s[i].add(if log { grow[i] } else { grow[i].mul(yrow[i]) });
+        }
+    }
+    for ((orow, yrow), grow) in out.chunks_exact_mut(n).zip(y.chunks_exact(n)).zip(g.chunks_exact(n)) {
+        for i in 0..n {
+            orow[i] = if log { grow[i].sub(yrow[i].exp_().mul(s[i])) } else { yrow[i].mul(grow[i].sub(s[i])) };
+        }
+    }
+}
+
+/// Mean and `1 / sqrt(biased variance + eps)` of `x`, in two passes (no cancellation).
+#[inline(always)]
+fn moments<T: NormFloat>(x: &[T], eps: f64) -> (T, T) {
+    let n = T::from(x.len() as f64);
+    let mean = sum1(x, |v| v).div(n);
+    let var = sum1(x, |v| {
+        let d = v.sub(mean);
+        d.mul(d)
+    })
+    .div(n);
+    (mean, var.add(T::from(eps)).rsqrt_())
+}
+
+/// Layer norm of the contiguous `x` as rows of `cols`: the normalized rows scaled by `weight`
+/// and shifted by `bias` (each `cols` long, when given), with each row's mean and reciprocal
+/// standard deviation.
+pub fn layer_norm<T: NormFloat>(x: &[T], cols: usize, weight: Option<&[T]>, bias: Option<&[T]>, eps: f64) -> (Vec<T>, Vec<T>, Vec<T>) {
+    let rows = if cols == 0 { 0 } else { x.len() / cols };
+    let mut out = vec![T::default(); x.len()];
+    let mut stats = vec![(T::default(), T::default()); rows];
+    if cols > 0 {
+        parallel::for_each_exact_chunk_pair(&mut out, cols * 16, &mut stats, 16, |i, o, st| {
+            let x = &x[i * cols * 16..][..o.len()];
+            super::simd::vectorized(|| {
+                for ((orow, xrow), s) in o.chunks_exact_mut(cols).zip(x.chunks_exact(cols)).zip(st.iter_mut()) {
+                    let (mean, rstd) = moments(xrow, eps);
+                    *s = (mean, rstd);
+                    match (weight, bias) {
+                        (Some(w), Some(b)) => {
+                            for (((o, &v), &w), &b) in orow.iter_mut().zip(xrow).zip(w).zip(b) {
+                                *o = v.sub(mean).mul(rstd).mul(w).add(b);
+                            }
+                        }
+                        (Some(w), None) => {
+                            for ((o, &v), &w) in orow.iter_mut().zip(xrow).zip(w) {
+                                *o = v.sub(mean).mul(rstd).mul(w);
+                            }
+                        }
+                        (None, Some(b)) => {
+                            for ((o, &v), &b) in orow.iter_mut().zip(xrow).zip(b) {
+                                *o = v.sub(mean).mul(rstd).add(b);
+                            }
+                        }
+                        (None, None) => {
+                            for (o, &v) in orow.iter_mut().zip(xrow) {
+                                *o = v.sub(mean).mul(rstd);
+                            }
+                        }
+                    }
+                }
+            })
+        });
+    }
+    let (mean, rstd) = stats.into_iter().unzip();
+    (out, mean, rstd)
+}
+
+/// Gradients of a layer norm: of `x` (when `want_x`), and the column sums of `g * xhat` and of
+/// `g` (the weight's and the bias's gradients, when `want_w` / `want_b`).
+#[allow(clippy::too_many_arguments)]
+pub fn layer_norm_backward<T: NormFloat>(
+    x: &[T],
+    g: &[T],
+    cols: usize,
+    weight: Option<&[T]>,
+    mean: &[T],
+    rstd: &[T],
+    want_x: bool,
+    want_w: bool,
+    want_b: bool,
+) -> (Option<Vec<T>>, Option<Vec<T>>, Option<Vec<T>>) {
+    let rows = mean.len();
+    let dx = want_x.then(|| {
+        let mut dx = vec![T::default(); x.len()];
+        let inv_n = T::from(1.0 / cols as f64);
+        for_blocks(&mut dx, cols, |start, d| {
+            let r = start / cols;
+            let (xrow, grow) = (&x[start..start + cols], &g[start..start + cols]);
+            let (m, rs) = (mean[r], rstd[r]);
+            super::simd::vectorized(|| {
+                // dxhat = g * w; dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
+                for (i, o) in d.iter_mut().enumerate() {
+                    *o = weight.map_or(grow[i], |w| grow[i].mul(w[i]));
+                }
+                let a = sum1(d, |v| v).mul(inv_n);
+                let b = sum2(d, xrow, |dh, v| dh.mul(v.sub(m).mul(rs))).mul(inv_n);
+                for (o, &v) in d.iter_mut().zip(xrow) {
+                    *o = rs.mul(o.sub(a).sub(v.sub(m).mul(rs).mul(b)));
+                }
+            })
+        });
+        dx
+    });
+    let column_sums = |xhat: bool| -> Vec<T> {
+        let partials = parallel::map_blocks(rows, ROW_BLOCK, |rr| {
+            let mut acc = vec![T::default(); cols];
+            super::simd::vectorized(|| {
+                for r in rr {
+                    let (xrow, grow) = (&x[r * cols..][..cols], &g[r * cols..][..cols]);
+                    let (m, rs) = (mean[r], rstd[r]);
+                    for ((a, &gv), &v) in acc.iter_mut().zip(grow).zip(xrow) {
+                        *a = a.add(if xhat { gv.mul(v.sub(m).mul(rs)) } else { gv });
+                    }
+                }
+            });
+            acc
+        });
+        let mut total = vec![T::default(); cols];
+        for p in partials {
+            for (t, v) in total.iter_mut().zip(p) {
+                *t = t.add(v);
+            }
+        }
+        total
+    };
+    (dx, want_w.then(|| column_sums(true)), want_b.then(|| column_sums(false)))
+}
+
+/// The shape of a batch norm input: `batch` images of `channels` planes of `plane` elements.
+#[derive(Clone, Copy, Debug)]
+pub struct Planes {
+    pub batch: usize,
+    pub channels: usize,
+    pub plane: usize,
+}
+
+impl Planes {
+    fn channel_planes<'a, T>(&self, x: &'a [T], c: usize) -> impl Iterator<Item = &'a [T]> + 'a {
+        let (p, stride) = (self.plane, self.channels * self.plane);
+        (0..self.batch).map(move |n| &x[n * stride + c * p..][..p])
+    }
+}
+
+/// Per channel mean and biased variance over the batch and the plane (two passes).
+pub fn channel_moments<T: NormFloat>(x: &[T], s: Planes) -> (Vec<T>, Vec<T>) {
+    let count = T::from((s.batch * s.plane) as f64);
+    parallel::map_tasks_of_work(x.len(), s.channels, |c| {
+        super::simd::vectorized(|| {
+            let mean = s.channel_planes(x, c).fold(T::default(), |a, p| a.add(sum1(p, |v| v))).div(count);
+            let var = s
+                .channel_planes(x, c)
+                .fold(T::default(), |a, p| {
+                    a.add(sum1(p, |v| {
+                        let d = v.sub(mean);
+                        d.mul(d)
+                    }))
+                })
+                .div(count);
+            (mean, var)
+        })
+    })
+    .into_iter()
+    .unzip()
+}
+
+/// `(x - mean) * rstd * weight + bias` per channel.
+pub fn batch_norm<T: NormFloat>(x: &[T], s: Planes, mean: &[T], rstd: &[T], weight: Option<&[T]>, bias: Option<&[T]>) -> Vec<T> {
+    let mut out = vec![T::default(); x.len()];
+    if s.plane == 0 {
+        return out;
+    }
+    for_blocks(&mut out, s.plane, |start, o| {
+        let c = (start / s.plane) % s.channels;
+        let scale = weight.map_or(rstd[c], |w| rstd[c].mul(w[c]));
+        let shift = bias.map_or(T::default(), |b| b[c]).sub(mean[c].mul(scale));
+        let x = &x[start..start + o.len()];
+        super::simd::vectorized(|| {
+            for (o, &v) in o.iter_mut().zip(x) {
+                *o = v.mul(scale).add(shift);
+            }
+        })
+    });
+    out
+}
+
+/// Gradients of a batch norm: of `x` (when `want_x`; `training`: through the batch statistics
+/// too), and per channel the sums of `g * xhat` and of `g` (weight's and bias's gradients).
+#[allow(clippy::too_many_arguments)]
+pub fn batch_norm_backward<T: NormFloat>(
+    x: &[T],
+    g: &[T],
+    s: Planes,
+    weight: Option<&[T]>,
+    mean: &[T],
+    rstd: &[T],
+    training: bool,
+    want_x: bool,
+) -> (Option<Vec<T>>, Vec<T>, Vec<T>) {
+    let sums = parallel::map_tasks_of_work(2 * x.len(), s.channels, |c| {
+        super::simd::vectorized(|| {
+            let (m, rs) = (mean[c], rstd[c]);
+            s.channel_planes(x, c).zip(s.channel_planes(g, c)).fold((T::default(), T::default()), |(a, b), (xp, gp)| {
+                (a.add(sum2(gp, xp, |gv, v| gv.mul(v.sub(m).mul(rs)))), b.add(sum1(gp, |v| v)))
+            })
+        })
+    });
+    let (sum_gx, sum_g): (Vec<T>, Vec<T>) = sums.into_iter().unzip();
+    let dx = want_x.then(|| {
+        let mut dx = vec![T::default(); x.len()];
+        let inv_count = T::from(1.0 / (s.batch * s.plane) as f64);
+        if s.plane == 0 {
+            return dx;
+        }
+        for_blocks(&mut dx, s.plane, |start, d| {
+            let c = (start / s.plane) % s.channels;
+            let (m, rs) = (mean[c], rstd[c]);
+            let k = weight.map_or(rs, |w| rs.mul(w[c]));
+            let (xp, gp) = (&x[start..start + d.len()], &g[start..start + d.len()]);
+            super::simd::vectorized(|| {
+                if training {
+                    let (a, b) = (sum_g[c].mul(inv_count), sum_gx[c].mul(inv_count));
+                    for ((o, &gv), &v) in d.iter_mut().zip(gp).zip(xp) {
+                        *o = k.mul(gv.sub(a).sub(v.sub(m).mul(rs).mul(b)));
+                    }
+                } else {
+                    for (o, &gv) in d.iter_mut().zip(gp) {
+                        *o = k.mul(gv);
+                    }
+                }
+            })
+        });
+        dx
+    });
+    (dx, sum_gx, sum_g)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(n: usize) -> Vec<f64> {
+        (0..n).map(|i| ((i * 7919 % 97) as f64 / 13.0) - 3.0).collect()
+    }
+
+    #[test]
+    fn softmax_rows_and_columns_agree_with_the_definition() {
+        for (outer, len, inner) in [(3, 5, 1), (2, 19, 3), (1, 1, 4), (4, 33, 1)] {
+            let x = values(outer * len * inner);
+            let l = Lanes { outer, len, inner };
+            let (s, ls) = (softmax(&x, l, false), softmax(&x, l, true));
+            for o in 0..outer {
+                for i in 0..inner {
+                    let at = |j: usize| o * len * inner + j * inner + i;
+                    let total: f64 = (0..len).map(|j| x[at(j)].exp()).sum();
+                    for j in 0..len {
+                        let want = x[at(j)].exp() / total;
+                        assert!((s[at(j)] - want).abs() < 1e-12);
+                        assert!((ls[at(j)] - want.ln()).abs() < 1e-12);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn softmax_of_a_row_of_minus_infinity_is_nan() {
+        let x = [f32::NEG_INFINITY; 4];
+        assert!(softmax(&x, Lanes { outer: 1, len: 4, inner: 1 }, false).iter().all(|v| v.is_nan()));
+    }
+
+    #[test]
+    fn layer_norm_rows_have_zero_mean_and_unit_variance() {
+        let x = values(6 * 10);
+        let (out, mean, rstd) = layer_norm(&x, 10, None, None, 0.0);
+        assert_eq!((mean.len(), rstd.len()), (6, 6));
+        for row in out.chunks(10) {
+            let m: f64 = row.iter().sum::<f64>() / 10.0;
+            let v: f64 = row.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / 10.0;
+            assert!(m.abs() < 1e-12 && (v - 1.0).abs() < 1e-10);
+        }
+    }
+
+    #[test]
+    fn batch_norm_channels_have_zero_mean_and_unit_variance() {
+        let s = Planes { batch: 3, channels: 4, plane: 5 };
+        let x = values(60);
+        let (mean, var) = channel_moments(&x, s);
+        let rstd: Vec<f64> = var.iter().map(|v| 1.0 / v.sqrt()).collect();
+        let out = batch_norm(&x, s, &mean, &rstd, None, None);
+        for c in 0..4 {
+            let vals: Vec<f64> = s.channel_planes(&out, c).flatten().copied().collect();
+            let m = vals.iter().sum::<f64>() / 15.0;
+            let v = vals.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / 15.0;
+            assert!(m.abs() < 1e-12 && (v - 1.0).abs() < 1e-10);
+        }
+    }
+}

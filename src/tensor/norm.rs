@@ -1,0 +1,337 @@
+//! softmax, log_softmax, layer_norm and batch_norm: one fused CPU kernel each way (`cpu::norm`),
+//! one node named as PyTorch's. On other devices softmax is composed from device kernels.
+
+use crate::autograd::{is_grad_enabled, keep_buffers, record, GradMode, Op};
+use crate::cpu::norm::{self as kernels, Lanes, Planes};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::shape::wrap_dim;
+use crate::tensor::{BinaryOp, ReduceOp, Tensor, UnaryOp};
+
+/// Runs `$body` with `$T` the element type the kernels compute `$dt` in (f32 for half precision).
+macro_rules! with_norm_float {
+    ($dt:expr, $T:ident => $body:expr) => {{
+        match $dt {
+            DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            _ => {
+                type $T = f32;
+                $body
+            }
+        }
+    }};
+}
+
+/// `x` as the contiguous data of the dtype the kernels compute in.
+fn work_copy(x: &Tensor) -> Result<Tensor> {
+    let work = if x.dtype() == DType::F64 { DType::F64 } else { DType::F32 };
+    x.to_dtype(work)?.contiguous()
+}
+
+/// The contiguous elements of a work copy.
+fn data<T: crate::dtype::Element>(t: &Tensor, op: &str) -> Result<Vec<T>> {
+    t.with_slice::<T, _>(op, |s, l| s[l.offset..][..t.numel()].to_vec())
+}
+
+fn borrowed<T: crate::dtype::Element, R>(t: &Tensor, op: &str, f: impl FnOnce(&[T]) -> R) -> Result<R> {
+    t.with_slice::<T, _>(op, |s, l| f(&s[l.offset..][..t.numel()]))
+}
+
+/// An optional tensor argument's work copy.
+fn work_opt(t: Option<&Tensor>) -> Result<Option<Tensor>> {
+    t.map(work_copy).transpose()
+}
+
+/// The lanes of a softmax along `d` of `shape`.
+fn lanes(shape: &[usize], d: usize) -> Lanes {
+    Lanes { outer: shape[..d].iter().product(), len: shape[d], inner: shape[d + 1..].iter().product() }
+}
+
+impl Tensor {
+    pub fn softmax(&self, dim: i64) -> Result<Tensor> {
+        self.softmax_op(dim, false)
+    }
+
+    pub fn log_softmax(&self, dim: i64) -> Result<Tensor> {
+        self.softmax_op(dim, true)
+    }
+
+    fn softmax_op(&self, dim: i64, log: bool) -> Result<Tensor> {
+        let name = if log { "log_softmax" } else { "softmax" };
+        let d = wrap_dim(dim, self.ndim())?;
+        if !self.dtype().is_floating_point() {
+            let last = d + 1 >= self.ndim();
+            return Err(Error::NotImplemented(format!(
+                "\"{name}_{}kernel_impl\" not implemented for '{}'",
+                if last { "lastdim_" } else { "" },
+                crate::tensor::arith::title_name(self.dtype())
+            )));
+        }
+        if !self.device().is_cpu() {
+            let node = if log { "LogSoftmaxBackward0" } else { "SoftmaxBackward0" };
+            return crate::autograd::named(node, &[self], || self.softmax_composed(d, log));
+        }
+        let out = {
+            let _raw = GradMode::disabled();
+            let shape: Vec<usize> = self.shape().to_vec();
+            let x = work_copy(self)?;
+            let l = if shape.is_empty() { Lanes { outer: 1, len: 1, inner: 1 } } else { lanes(&shape, d) };
+            let y = with_norm_float!(x.dtype(), T => {
+                let v = borrowed::<T, _>(&x, name, |s| kernels::softmax(s, l, log))?;
+                Tensor::from_vec(v, &shape)?
+            });
+            y.to_dtype(self.dtype())?
+        };
+        record(Op::Softmax { dim: d, log }, &[self], &[&out], &[], &[0]);
+        Ok(out)
+    }
+
+    /// softmax from device kernels: shift by the lane max, exponentiate, normalise.
+    fn softmax_composed(&self, d: usize, log: bool) -> Result<Tensor> {
+        if self.numel() == 0 {
+            return self.copy_as(self.dtype());
+        }
+        let dim = [d as i64];
+        let m = self.reduce(ReduceOp::Max, Some(&dim), true)?;
+        let shifted = self.binary(BinaryOp::Sub, &m)?;
+        let e = shifted.unary(UnaryOp::Exp)?;
+        let s = e.sum(Some(&dim), true)?;
+        if log {
+            shifted.binary(BinaryOp::Sub, &s.unary(UnaryOp::Log)?)
+        } else {
+            e.binary(BinaryOp::Div, &s)
+        }
+    }
+
+    /// The input gradient of softmax / log_softmax from its output `y` and output gradient
+    /// `self`: one fused pass on the CPU outside create_graph, else differentiable tensor ops.
+    pub(crate) fn softmax_backward(&self, y: &Tensor, d: usize, log: bool) -> Result<Tensor> {
+        if is_grad_enabled() || !self.device().is_cpu() || self.dtype() != y.dtype() {
+            let dim = [d as i64];
+            return if log {
+                self.binary(BinaryOp::Sub, &y.unary(UnaryOp::Exp)?.binary(BinaryOp::Mul, &self.sum(Some(&dim), true)?)?)
+            } else {
+                let dot = self.binary(BinaryOp::Mul, y)?.sum(Some(&dim), true)?;
+                y.binary(BinaryOp::Mul, &self.binary(BinaryOp::Sub, &dot)?)
+            };
+        }
+        let shape = y.shape().to_vec();
+        let l = if shape.is_empty() { Lanes { outer: 1, len: 1, inner: 1 } } else { lanes(&shape, d) };
+        let (yw, gw) = (work_copy(y)?, work_copy(self)?);
+        let gx = with_norm_float!(yw.dtype(), T => {
+            let v = borrowed::<T, _>(&yw, "softmax_backward", |ys| borrowed::<T, _>(&gw, "softmax_backward", |gs| kernels::softmax_backward(ys, gs, l, log)))??;
+            Tensor::from_vec(v, &shape)?
+        });
+        gx.to_dtype(y.dtype())
+    }
+
+    /// Layer norm over the last `normalized` dims (shapes already checked by the caller), on
+    /// the CPU.
+    pub fn layer_norm(&self, normalized: usize, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<Tensor> {
+        let shape = self.shape().to_vec();
+        if normalized > shape.len() {
+            return Err(Error::Runtime(format!("layer_norm: cannot normalize the last {normalized} dims of an input of size {shape:?}")));
+        }
+        let normalized_shape = &shape[shape.len() - normalized..];
+        for (name, t) in [("weight", weight), ("bias", bias)] {
+            if let Some(t) = t.filter(|t| t.shape() != normalized_shape) {
+                return Err(Error::Runtime(format!(
+                    "Expected {name} to be of same shape as normalized_shape, but got {name} of shape {:?} and normalized_shape = {normalized_shape:?}",
+                    t.shape()
+                )));
+            }
+        }
+        let cols: usize = normalized_shape.iter().product();
+        let (out, mean, rstd) = {
+            let _raw = GradMode::disabled();
+            let (x, w, b) = (work_copy(self)?, work_opt(weight)?, work_opt(bias)?);
+            let (out, mean, rstd) = with_norm_float!(x.dtype(), T => {
+                let w = w.as_ref().map(|w| data::<T>(w, "layer_norm")).transpose()?;
+                let b = b.as_ref().map(|b| data::<T>(b, "layer_norm")).transpose()?;
+                let (o, m, r) = borrowed::<T, _>(&x, "layer_norm", |s| kernels::layer_norm(s, cols, w.as_deref(), b.as_deref(), eps))?;
+                let rows = m.len();
+                (Tensor::from_vec(o, &shape)?, Tensor::from_vec(m, &[rows])?, Tensor::from_vec(r, &[rows])?)
+            });
+            (out.to_dtype(self.dtype())?, mean, rstd)
+        };
+        let (w, b) = (optional_input(weight, self)?, optional_input(bias, self)?);
+        record(Op::LayerNorm { cols, eps }, &[self, &w, &b], &[&out], &[0, 1], &[]);
+        keep_buffers(&out, vec![mean, rstd]);
+        Ok(out)
+    }
+
+    /// Batch norm of an (N, C, ...) tensor on the CPU: with the batch's statistics when
+    /// `training` (also returned: the mean and the biased variance, for the running estimates),
+    /// else with `running` (mean, variance).
+    pub fn batch_norm(
+        &self,
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        running: Option<(&Tensor, &Tensor)>,
+        training: bool,
+        eps: f64,
+    ) -> Result<(Tensor, Tensor, Tensor)> {
+        let shape = self.shape().to_vec();
+        if shape.len() < 2 {
+            return Err(Error::Value(format!("Expected 2D or higher input to batch_norm (got {}D input)", shape.len())));
+        }
+        let named = [("weight", weight), ("bias", bias), ("running_mean", running.map(|r| r.0)), ("running_var", running.map(|r| r.1))];
+        for (name, t) in named {
+            if let Some(t) = t.filter(|t| t.numel() != shape[1]) {
+                return Err(Error::Runtime(format!("{name} should contain {} elements not {}", shape[1], t.numel())));
+            }
+        }
+        let s = Planes { batch: shape[0], channels: shape[1], plane: shape[2..].iter().product() };
+        let (out, mean, rstd, var) = {
+            let _raw = GradMode::disabled();
+            let (x, w, b) = (work_copy(self)?, work_opt(weight)?, work_opt(bias)?);
+            with_norm_float!(x.dtype(), T => {
+                let w = w.as_ref().map(|w| data::<T>(w, "batch_norm")).transpose()?;
+                let b = b.as_ref().map(|b| data::<T>(b, "batch_norm")).transpose()?;
+                let (mean, rstd, var) = match (training, running) {
+                    (false, Some((m, v))) => {
+                        let (m, v) = (data::<T>(&m.to_dtype(x.dtype())?, "batch_norm")?, data::<T>(&v.to_dtype(x.dtype())?, "batch_norm")?);
+                        let rstd: Vec<T> = v.iter().map(|&v| kernels::NormFloat::rsqrt_(v + eps as T)).collect();
+                        (m, rstd, v)
+                    }
+                    (false, None) => return Err(Error::Runtime("running_mean and running_var must be defined in evaluation mode".into())),
+                    (true, _) => {
+                        let (m, v) = borrowed::<T, _>(&x, "batch_norm", |xs| kernels::channel_moments(xs, s))?;
+                        let rstd: Vec<T> = v.iter().map(|&v| kernels::NormFloat::rsqrt_(v + eps as T)).collect();
+                        (m, rstd, v)
+                    }
+                };
+                let out = borrowed::<T, _>(&x, "batch_norm", |xs| kernels::batch_norm(xs, s, &mean, &rstd, w.as_deref(), b.as_deref()))?;
+                let c = [s.channels];
+                (Tensor::from_vec(out, &shape)?.to_dtype(self.dtype())?, Tensor::from_vec(mean, &c)?, Tensor::from_vec(rstd, &c)?, Tensor::from_vec(var, &c)?)
+            })
+        };
+        let (w, b) = (optional_input(weight, self)?, optional_input(bias, self)?);
+        record(Op::BatchNorm { training, eps }, &[self, &w, &b], &[&out], &[0, 1], &[]);
+        keep_buffers(&out, vec![mean.clone(), rstd]);
+        Ok((out, mean, var))
+    }
+}
+
+/// An optional input as the node lists it: the tensor, or an empty one that needs no gradient
+/// (a None edge, as PyTorch shows a missing weight or bias).
+fn optional_input(t: Option<&Tensor>, like: &Tensor) -> Result<Tensor> {
+    match t {
+        Some(t) => Ok(t.clone()),
+        None => Tensor::zeros(&[0], like.dtype()),
+    }
+}
+
+/// Gradients of the norm ops: fused kernels outside create_graph, else differentiable tensor
+/// ops (the statistics recomputed from `x`, so second derivatives see them depend on it). The
+/// weight's and bias's gradients come flat (one value per column or channel), in `x`'s dtype or
+/// the dtype the kernels computed in: the caller shapes and casts them as the parameters.
+pub(crate) struct NormGrads {
+    pub x: Option<Tensor>,
+    pub weight: Option<Tensor>,
+    pub bias: Option<Tensor>,
+}
+
+/// `[want x, want weight, want bias]`.
+pub(crate) type Wanted = [bool; 3];
+
+fn scalar(v: f64) -> crate::tensor::Scalar {
+    crate::tensor::Scalar::Float(v)
+}
+
+/// `rsqrt(var + eps)`.
+fn rsqrt_eps(var: &Tensor, eps: f64) -> Result<Tensor> {
+    var.binary_scalar(BinaryOp::Add, scalar(eps), false)?.unary(UnaryOp::Rsqrt)
+}
+
+pub(crate) fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, stats: (&Tensor, &Tensor), cols: usize, eps: f64, want: Wanted) -> Result<NormGrads> {
+    let flat_cols = [cols as i64];
+    if is_grad_enabled() {
+        let xr = x.reshape(&[-1, cols as i64])?;
+        let gr = g.reshape(&[-1, cols as i64])?;
+        let centered = xr.binary(BinaryOp::Sub, &xr.mean(Some(&[1]), true)?)?;
+        let rstd = rsqrt_eps(&centered.binary(BinaryOp::Mul, &centered)?.mean(Some(&[1]), true)?, eps)?;
+        let xhat = centered.binary(BinaryOp::Mul, &rstd)?;
+        let gx = want[0]
+            .then(|| -> Result<Tensor> {
+                let dxhat = match weight {
+                    Some(w) => gr.binary(BinaryOp::Mul, &w.reshape(&flat_cols)?)?,
+                    None => gr.clone(),
+                };
+                let a = dxhat.mean(Some(&[1]), true)?;
+                let b = dxhat.binary(BinaryOp::Mul, &xhat)?.mean(Some(&[1]), true)?;
+                let inner = dxhat.binary(BinaryOp::Sub, &a)?.binary(BinaryOp::Sub, &xhat.binary(BinaryOp::Mul, &b)?)?;
+                rstd.binary(BinaryOp::Mul, &inner)?.reshape(&dims(x.shape()))
+            })
+            .transpose()?;
+        let gw = want[1].then(|| gr.binary(BinaryOp::Mul, &xhat)?.sum(Some(&[0]), false)).transpose()?;
+        let gb = want[2].then(|| gr.sum(Some(&[0]), false)).transpose()?;
+        return Ok(NormGrads { x: gx, weight: gw, bias: gb });
+    }
+    let (xw, gw, w) = (work_copy(x)?, work_copy(g)?, work_opt(weight)?);
+    let (dx, dw, db) = with_norm_float!(xw.dtype(), T => {
+        let w = w.as_ref().map(|w| data::<T>(w, "layer_norm_backward")).transpose()?;
+        let (mean, rstd) = (data::<T>(stats.0, "layer_norm_backward")?, data::<T>(stats.1, "layer_norm_backward")?);
+        let (dx, dw, db) = borrowed::<T, _>(&xw, "layer_norm_backward", |xs| {
+            borrowed::<T, _>(&gw, "layer_norm_backward", |gs| kernels::layer_norm_backward(xs, gs, cols, w.as_deref(), &mean, &rstd, want[0], want[1], want[2]))
+        })??;
+        (
+            dx.map(|v| Tensor::from_vec(v, x.shape())).transpose()?,
+            dw.map(|v| Tensor::from_vec(v, &[cols])).transpose()?,
+            db.map(|v| Tensor::from_vec(v, &[cols])).transpose()?,
+        )
+    });
+    Ok(NormGrads { x: dx.map(|t| t.to_dtype(x.dtype())).transpose()?, weight: dw, bias: db })
+}
+
+pub(crate) fn batch_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, stats: (&Tensor, &Tensor), training: bool, eps: f64, want: Wanted) -> Result<NormGrads> {
+    let channels = x.shape()[1];
+    if is_grad_enabled() {
+        let rdims: Vec<i64> = std::iter::once(0).chain(2..x.ndim() as i64).collect();
+        let mut cshape = vec![1i64; x.ndim()];
+        cshape[1] = channels as i64;
+        let (mean, rstd) = if training {
+            let mean = x.mean(Some(&rdims), true)?;
+            let c = x.binary(BinaryOp::Sub, &mean)?;
+            (mean, rsqrt_eps(&c.binary(BinaryOp::Mul, &c)?.mean(Some(&rdims), true)?, eps)?)
+        } else {
+            (stats.0.to_dtype(x.dtype())?.reshape(&cshape)?, stats.1.to_dtype(x.dtype())?.reshape(&cshape)?)
+        };
+        let xhat = x.binary(BinaryOp::Sub, &mean)?.binary(BinaryOp::Mul, &rstd)?;
+        let k = match weight {
+            Some(w) => rstd.binary(BinaryOp::Mul, &w.reshape(&cshape)?)?,
+            None => rstd.clone(),
+        };
+        let gx = want[0]
+            .then(|| -> Result<Tensor> {
+                if !training {
+                    return g.binary(BinaryOp::Mul, &k);
+                }
+                let a = g.mean(Some(&rdims), true)?;
+                let b = g.binary(BinaryOp::Mul, &xhat)?.mean(Some(&rdims), true)?;
+                k.binary(BinaryOp::Mul, &g.binary(BinaryOp::Sub, &a)?.binary(BinaryOp::Sub, &xhat.binary(BinaryOp::Mul, &b)?)?)
+            })
+            .transpose()?;
+        let gw = want[1].then(|| g.binary(BinaryOp::Mul, &xhat)?.sum(Some(&rdims), false)).transpose()?;
+        let gb = want[2].then(|| g.sum(Some(&rdims), false)).transpose()?;
+        return Ok(NormGrads { x: gx, weight: gw, bias: gb });
+    }
+    let shape = x.shape();
+    let s = Planes { batch: shape[0], channels, plane: shape[2..].iter().product() };
+    let (xw, gw, w) = (work_copy(x)?, work_copy(g)?, work_opt(weight)?);
+    let (dx, dw, db) = with_norm_float!(xw.dtype(), T => {
+        let w = w.as_ref().map(|w| data::<T>(w, "batch_norm_backward")).transpose()?;
+        let (mean, rstd) = (data::<T>(stats.0, "batch_norm_backward")?, data::<T>(stats.1, "batch_norm_backward")?);
+        let (dx, dw, db) = borrowed::<T, _>(&xw, "batch_norm_backward", |xs| {
+            borrowed::<T, _>(&gw, "batch_norm_backward", |gs| kernels::batch_norm_backward(xs, gs, s, w.as_deref(), &mean, &rstd, training, want[0]))
+        })??;
+        (dx.map(|v| Tensor::from_vec(v, shape)).transpose()?, Tensor::from_vec(dw, &[channels])?, Tensor::from_vec(db, &[channels])?)
+    });
+    Ok(NormGrads { x: dx.map(|t| t.to_dtype(x.dtype())).transpose()?, weight: want[1].then_some(dw), bias: want[2].then_some(db) })
+}
+
+fn dims(shape: &[usize]) -> Vec<i64> {
+    shape.iter().map(|&s| s as i64).collect()
+}
