@@ -44,7 +44,9 @@ pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + S
 }
 
 /// A walk whose last two dims are a transposed matrix (the input is contiguous down columns):
-/// copied in square tiles so that reads and writes both stay within cache lines.
+/// copied in 8x8 blocks, each read as eight short contiguous runs of the input and written as
+/// eight short runs of the output, the blocks walked in bands of `BAND` output rows by `BAND`
+/// columns so that the band's input and output lines stay in cache while it is filled.
 struct Transposed {
     /// Offsets of each matrix, one per index of the leading dims.
     bases: Vec<usize>,
@@ -55,12 +57,19 @@ struct Transposed {
 }
 
 impl Transposed {
-    const TILE: usize = 32;
+    /// Matrices smaller than this in either dim take the general strided walk.
+    const MIN_SIDE: usize = 32;
+    /// Side of the register-sized blocks.
+    const BLOCK: usize = 8;
+    /// Output rows (and columns) a band covers. Measured on a 2048x2048 float32 transpose:
+    /// 256 ran 3.6 ms on one core, 32 (one L1 tile) 9.4 ms: the longer input runs let the
+    /// prefetchers follow the eight strided input rows.
+    const BAND: usize = 256;
 
     fn of(walk: &Walk<1>) -> Option<Transposed> {
         let (shape, strides) = (walk.shape(), walk.strides(0));
         let nd = shape.len();
-        if nd < 2 || strides[nd - 2] != 1 || strides[nd - 1] == 1 || shape[nd - 1] < Self::TILE || shape[nd - 2] < Self::TILE {
+        if nd < 2 || strides[nd - 2] != 1 || strides[nd - 1] == 1 || shape[nd - 1] < Self::MIN_SIDE || shape[nd - 2] < Self::MIN_SIDE {
             return None;
         }
         let lead = Layout {
@@ -73,30 +82,56 @@ impl Transposed {
     }
 
     fn map<T: Element, U: Element>(&self, x: &[T], out: &mut [MaybeUninit<U>], f: &(impl Fn(T) -> U + Sync)) {
-        let (rows, cols, cs, tile) = (self.rows, self.cols, self.col_stride, Self::TILE);
-        // Chunks are whole bands of `tile` output rows of one matrix.
-        for_each_chunk_mut(out, tile * cols, |start, chunk| {
+        let (rows, cols) = (self.rows, self.cols);
+        // Chunks are whole groups of BLOCK output rows (a matrix's last group may be shorter).
+        for_each_chunk_mut(out, Self::BLOCK * cols, |start, chunk| {
             let mut done = 0;
             while done < chunk.len() {
                 let flat = start + done;
                 let (m, row0) = (flat / (rows * cols), (flat % (rows * cols)) / cols);
-                let band = tile.min(rows - row0).min((chunk.len() - done) / cols);
-                let base = self.bases[m];
+                let band = Self::BAND.min(rows - row0).min((chunk.len() - done) / cols);
                 let o = &mut chunk[done..done + band * cols];
-                vectorized(|| {
-                    for c0 in (0..cols).step_by(tile) {
-                        let c1 = (c0 + tile).min(cols);
-                        for r in 0..band {
-                            let src = base + row0 + r;
-                            for c in c0..c1 {
-                                o[r * cols + c].write(f(x[src + c * cs]));
-                            }
-                        }
-                    }
-                });
+                vectorized(|| self.band(x, self.bases[m] + row0, band, o, f));
                 done += band * cols;
             }
         });
+    }
+
+    /// Output rows `0..band` of one matrix (`o`, `band * cols` long) from the input starting
+    /// at `src` (its element for output row 0, column 0).
+    #[inline(always)]
+    fn band<T: Element, U: Element>(&self, x: &[T], src: usize, band: usize, o: &mut [MaybeUninit<U>], f: &impl Fn(T) -> U) {
+        let (cols, cs, b) = (self.cols, self.col_stride, Self::BLOCK);
+        let (full_rows, full_cols) = (band - band % b, cols - cols % b);
+        for c0 in (0..cols).step_by(Self::BAND) {
+            let c_end = (c0 + Self::BAND).min(full_cols);
+            for c in (c0..c_end).step_by(b) {
+                for r in (0..full_rows).step_by(b) {
+                    // Eight runs of eight input elements (output columns c.., rows r..).
+                    let mut t = [[T::zero(); 8]; 8];
+                    for (i, run) in t.iter_mut().enumerate() {
+                        run.copy_from_slice(&x[src + (c + i) * cs + r..][..8]);
+                    }
+                    for j in 0..8 {
+                        let dst = &mut o[(r + j) * cols + c..][..8];
+                        for i in 0..8 {
+                            dst[i].write(f(t[i][j]));
+                        }
+                    }
+                }
+            }
+        }
+        // The edges: rows past the last whole block, then columns past it.
+        for r in full_rows..band {
+            for c in 0..cols {
+                o[r * cols + c].write(f(x[src + r + c * cs]));
+            }
+        }
+        for r in 0..full_rows {
+            for c in full_cols..cols {
+                o[r * cols + c].write(f(x[src + r + c * cs]));
+            }
+        }
     }
 }
 
@@ -218,4 +253,40 @@ pub fn assign<S: Element, D: Element>(dst: &mut [D], dl: &Layout, src: &[S], sl:
             }
         })
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Element `index` of the strided view `l`, read one coordinate at a time.
+    fn naive(x: &[f32], l: &Layout, mut index: usize) -> f32 {
+        let mut at = l.offset;
+        for d in (0..l.ndim()).rev() {
+            at += (index % l.shape[d]) * l.strides[d];
+            index /= l.shape[d];
+        }
+        x[at]
+    }
+
+    #[test]
+    fn transposed_copies_match_the_strided_definition() {
+        // Whole blocks, ragged edges, leading dims, a sliced input, and enough elements to be
+        // split across threads (chunks that start inside a matrix).
+        let cases: [(Vec<usize>, Layout); 5] = [
+            (vec![64, 64], Layout::contiguous(vec![64, 64]).unwrap().transpose(0, 1)),
+            (vec![37, 45], Layout::contiguous(vec![37, 45]).unwrap().transpose(0, 1)),
+            (vec![3, 41, 300], Layout::contiguous(vec![3, 41, 300]).unwrap().transpose(1, 2)),
+            (vec![90, 80], Layout::contiguous(vec![90, 80]).unwrap().slice(1, 3, 80, 1).transpose(0, 1)),
+            (vec![2, 333, 517], Layout::contiguous(vec![2, 333, 517]).unwrap().transpose(1, 2)),
+        ];
+        for (storage_shape, l) in cases {
+            let n: usize = storage_shape.iter().product();
+            let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+            let out = map1(&x, &l, |v| v * 2.0);
+            for (i, &v) in out.iter().enumerate() {
+                assert_eq!(v, naive(&x, &l, i) * 2.0, "layout {l:?}, element {i}");
+            }
+        }
+    }
 }
