@@ -115,11 +115,27 @@ fn is_shelvable(layout: Layout) -> bool {
     (MIN_SHELVED..=MAX_SHELVED_BYTES).contains(&layout.size())
 }
 
-// SAFETY: every block handed out comes from `System` with the requested layout (a shelved block
-// is reused only for an identical layout), and a block is on the shelf or with its user, never
-// both.
+/// Large blocks start on a cache line: a tensor's 64-byte vector loads then never straddle two
+/// lines (glibc's large blocks start 16 bytes into a page, so every AVX-512 load did).
+const LARGE_ALIGN: usize = 64;
+
+/// The layout a block of `layout` is asked of the system with.
+fn system_layout(layout: Layout) -> Layout {
+    if layout.size() >= MIN_SHELVED && layout.align() < LARGE_ALIGN {
+        // SAFETY: LARGE_ALIGN is a power of two, and a size valid for a smaller alignment
+        // rounds up to a multiple of it without overflowing isize (sizes here are < isize::MAX / 2).
+        unsafe { Layout::from_size_align_unchecked(layout.size(), LARGE_ALIGN) }
+    } else {
+        layout
+    }
+}
+
+// SAFETY: every block handed out comes from `System` with the requested layout's
+// `system_layout` (a shelved block is reused only for an identical layout), and a block is on the
+// shelf or with its user, never both.
 unsafe impl GlobalAlloc for RecyclingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let layout = system_layout(layout);
         if is_shelvable(layout) {
             if let Some(ptr) = take_shelved(layout) {
                 return ptr;
@@ -129,6 +145,7 @@ unsafe impl GlobalAlloc for RecyclingAllocator {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let layout = system_layout(layout);
         if is_shelvable(layout) {
             if let Some(ptr) = take_shelved(layout) {
                 // Clearing mapped pages is several times cheaper than faulting in zero pages.
@@ -140,6 +157,7 @@ unsafe impl GlobalAlloc for RecyclingAllocator {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        let layout = system_layout(layout);
         if !is_shelvable(layout) {
             return System.dealloc(ptr, layout);
         }
@@ -154,14 +172,47 @@ unsafe impl GlobalAlloc for RecyclingAllocator {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // Every block, shelved or not, is the system's, so the system can grow it in place.
-        System.realloc(ptr, layout, new_size)
+        let new_layout = Layout::from_size_align_unchecked(new_size, layout.align());
+        let (old_system, new_system) = (system_layout(layout), system_layout(new_layout));
+        if old_system == layout && new_system == new_layout {
+            // Both small-aligned: the system can grow the block in place.
+            return System.realloc(ptr, layout, new_size);
+        }
+        // The block's alignment class changes (or stays raised): move it.
+        let new = self.alloc(new_layout);
+        if !new.is_null() {
+            std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
+            self.dealloc(ptr, layout);
+        }
+        new
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn large_blocks_start_on_a_cache_line_and_keep_their_bytes_when_grown() {
+        let a = RecyclingAllocator;
+        unsafe {
+            let small = Layout::from_size_align(1000, 4).unwrap();
+            let p = a.alloc(small);
+            for i in 0..1000 {
+                *p.add(i) = i as u8;
+            }
+            let grown = a.realloc(p, small, MIN_SHELVED * 3 + 4);
+            assert_eq!(grown as usize % LARGE_ALIGN, 0);
+            assert!((0..1000).all(|i| *grown.add(i) == i as u8));
+            let big = Layout::from_size_align(MIN_SHELVED * 3 + 4, 4).unwrap();
+            let shrunk = a.realloc(grown, big, 500);
+            assert!((0..500).all(|i| *shrunk.add(i) == i as u8));
+            a.dealloc(shrunk, Layout::from_size_align(500, 4).unwrap());
+            let fresh = a.alloc(big);
+            assert_eq!(fresh as usize % LARGE_ALIGN, 0);
+            a.dealloc(fresh, big);
+        }
+    }
 
     #[test]
     fn a_freed_large_block_is_reused_for_the_same_layout() {
