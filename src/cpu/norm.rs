@@ -20,27 +20,22 @@ pub trait NormFloat: FloatMath + PartialOrd + Send + Sync + Default {
     fn rsqrt_(self) -> Self;
 }
 
-impl NormFloat for f32 {
-    #[inline(always)]
-    fn ln_(self) -> Self {
-        self.ln()
-    }
-    #[inline(always)]
-    fn rsqrt_(self) -> Self {
-        1.0 / self.sqrt()
-    }
+macro_rules! norm_float {
+    ($($t:ty),*) => {$(
+        impl NormFloat for $t {
+            #[inline(always)]
+            fn ln_(self) -> Self {
+                self.ln()
+            }
+            #[inline(always)]
+            fn rsqrt_(self) -> Self {
+                1.0 / self.sqrt()
+            }
+        }
+    )*};
 }
 
-impl NormFloat for f64 {
-    #[inline(always)]
-    fn ln_(self) -> Self {
-        self.ln()
-    }
-    #[inline(always)]
-    fn rsqrt_(self) -> Self {
-        1.0 / self.sqrt()
-    }
-}
+norm_float!(f32, f64);
 
 /// Σ f(a[i], b[i]) with LANES accumulators merged in a fixed tree.
 #[inline(always)]
