@@ -89,8 +89,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=0.02)
-    parser.add_argument("--momentum", type=float, default=0.9)
+    parser.add_argument("--lr", type=float, default=0.1)
+    parser.add_argument("--momentum", type=float, default=0.5)
+    parser.add_argument("--gamma", type=float, default=0.7, help="learning-rate decay per epoch (StepLR)")
     parser.add_argument("--data", help="a folder with the standard MNIST IDX files")
     parser.add_argument("--out", default="mnist_out", help="where the weights, plot and graph go")
     parser.add_argument("--seed", type=int, default=1)
@@ -105,6 +106,7 @@ def main(argv=None):
 
     model = Net()
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=args.gamma)
     history = {"train loss": [], "test accuracy": []}
     start = time.perf_counter()
     for epoch in range(1, args.epochs + 1):
@@ -112,6 +114,7 @@ def main(argv=None):
         test_loss, accuracy = evaluate(model, test_loader)
         history["train loss"].append(train_loss)
         history["test accuracy"].append(accuracy)
+        scheduler.step()
         print(f"epoch {epoch}: train loss {train_loss:.4f}, test loss {test_loss:.4f}, "
               f"test accuracy {accuracy:.2%}")
     print(f"trained in {time.perf_counter() - start:.1f} s")
