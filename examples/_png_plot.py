@@ -4,6 +4,41 @@ import zlib
 
 COLORS = [(31, 119, 180), (214, 39, 40), (44, 160, 44)]
 
+# A 5x7 bitmap font for the labels: each glyph is seven rows of five pixels, '#' drawn.
+_GLYPHS = {
+    "0": [" ### ", "#   #", "#  ##", "# # #", "##  #", "#   #", " ### "],
+    "1": ["  #  ", " ##  ", "  #  ", "  #  ", "  #  ", "  #  ", " ### "],
+    "2": [" ### ", "#   #", "    #", "   # ", "  #  ", " #   ", "#####"],
+    "3": ["#####", "   # ", "  #  ", "   # ", "    #", "#   #", " ### "],
+    "4": ["   # ", "  ## ", " # # ", "#  # ", "#####", "   # ", "   # "],
+    "5": ["#####", "#    ", "#### ", "    #", "    #", "#   #", " ### "],
+    "6": ["  ## ", " #   ", "#    ", "#### ", "#   #", "#   #", " ### "],
+    "7": ["#####", "    #", "   # ", "  #  ", " #   ", " #   ", " #   "],
+    "8": [" ### ", "#   #", "#   #", " ### ", "#   #", "#   #", " ### "],
+    "9": [" ### ", "#   #", "#   #", " ####", "    #", "   # ", " ##  "],
+    ".": ["     ", "     ", "     ", "     ", "     ", " ##  ", " ##  "],
+    "%": ["##   ", "##  #", "   # ", "  #  ", " #   ", "#  ##", "   ##"],
+    "-": ["     ", "     ", "     ", "#####", "     ", "     ", "     "],
+    ">": ["#    ", " #   ", "  #  ", "   # ", "  #  ", " #   ", "#    "],
+    "(": ["   # ", "  #  ", " #   ", " #   ", " #   ", "  #  ", "   # "],
+    ")": [" #   ", "  #  ", "   # ", "   # ", "   # ", "  #  ", " #   "],
+    " ": ["     "] * 7,
+    "a": ["     ", "     ", " ### ", "    #", " ####", "#   #", " ####"],
+    "c": ["     ", "     ", " ### ", "#    ", "#    ", "#   #", " ### "],
+    "e": ["     ", "     ", " ### ", "#   #", "#####", "#    ", " ### "],
+    "h": ["#    ", "#    ", "# ## ", "##  #", "#   #", "#   #", "#   #"],
+    "i": ["  #  ", "     ", " ##  ", "  #  ", "  #  ", "  #  ", " ### "],
+    "l": [" ##  ", "  #  ", "  #  ", "  #  ", "  #  ", "  #  ", " ### "],
+    "n": ["     ", "     ", "# ## ", "##  #", "#   #", "#   #", "#   #"],
+    "o": ["     ", "     ", " ### ", "#   #", "#   #", "#   #", " ### "],
+    "p": ["     ", "     ", "#### ", "#   #", "#### ", "#    ", "#    "],
+    "r": ["     ", "     ", "# ## ", "##  #", "#    ", "#    ", "#    "],
+    "s": ["     ", "     ", " ####", "#    ", " ### ", "    #", "#### "],
+    "t": [" #   ", " #   ", "###  ", " #   ", " #   ", " #  #", "  ## "],
+    "u": ["     ", "     ", "#   #", "#   #", "#   #", "#  ##", " ## #"],
+    "y": ["     ", "     ", "#   #", "#   #", " ####", "    #", " ### "],
+}
+
 
 def _png(path, width, height, pixels):
     raw = b"".join(b"\x00" + bytes(pixels[y * width * 3:(y + 1) * width * 3]) for y in range(height))
@@ -18,8 +53,22 @@ def _png(path, width, height, pixels):
         f.write(chunk(b"IEND", b""))
 
 
+def _text(put, x, y, text, color=(0, 0, 0)):
+    """Draws `text` with its top-left corner at (x, y); characters without a glyph are skipped."""
+    for k, ch in enumerate(text):
+        for row, bits in enumerate(_GLYPHS.get(ch, _GLYPHS[" "])):
+            for col, bit in enumerate(bits):
+                if bit == "#":
+                    put(x + 6 * k + col, y + row, color)
+
+
+def _number(name, v):
+    return f"{v:.1%}" if "accuracy" in name else f"{v:.4g}"
+
+
 def line_charts(path, series, width=640, panel_height=200, margin=20):
-    """Writes `series` ({name: [values per epoch]}) as stacked panels, each scaled to its own range."""
+    """Writes `series` ({name: [values per epoch]}) as stacked panels, each scaled to its own range
+    and titled with its name and its first and last values; points are epochs 1, 2, ..."""
     height = panel_height * len(series)
     pixels = bytearray([255]) * (width * height * 3)
 
@@ -36,6 +85,10 @@ def line_charts(path, series, width=640, panel_height=200, margin=20):
             put(margin, y, (0, 0, 0))
         lo, hi = min(values), max(values)
         span = (hi - lo) or 1.0
+        _text(put, margin + 8, top + 4, f"{name} ({_number(name, values[0])} -> {_number(name, values[-1])})", color)
+        last = f"epoch {len(values)}"
+        _text(put, width - margin - 6 * len(last), top + panel_height - margin + 5, last)
+        _text(put, margin, top + panel_height - margin + 5, "epoch 1")
         points = [(margin + round(i * (width - 2 * margin) / max(len(values) - 1, 1)),
                    top + panel_height - margin - round((v - lo) / span * (panel_height - 2 * margin)))
                   for i, v in enumerate(values)]
