@@ -97,12 +97,15 @@ fn zeros_like_shape(shape: &[usize], g: &Tensor) -> Result<Tensor> {
     Tensor::zeros_on(shape, g.dtype(), g.device())
 }
 
-/// The statistics a norm op's forward pass kept (mean, rstd).
-fn norm_stats(node: &OpNode) -> Result<(Tensor, Tensor)> {
-    match (node.buffer(0), node.buffer(1)) {
-        (Some(m), Some(r)) => Ok((m, r)),
-        _ => Err(super::op::freed()),
-    }
+/// A norm op's input, its weight when given, and the statistics its forward pass kept
+/// (mean, rstd).
+fn norm_operands(node: &OpNode) -> Result<(Tensor, Option<Tensor>, (Tensor, Tensor))> {
+    let (x, w) = (node.input(0)?, node.input(1)?);
+    let stats = match (node.buffer(0), node.buffer(1)) {
+        (Some(m), Some(r)) => (m, r),
+        _ => return Err(super::op::freed()),
+    };
+    Ok((x, (w.numel() > 0).then_some(w), stats))
 }
 
 /// A norm op's gradients as its inputs' (weight and bias shaped and typed as they are).
@@ -458,16 +461,12 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             out[0] = Some(g.softmax_backward(&node.output(0)?, *dim, *log)?);
         }
         Op::LayerNorm { cols, eps } => {
-            let (x, w) = (node.input(0)?, node.input(1)?);
-            let w = (w.numel() > 0).then_some(w);
-            let (mean, rstd) = norm_stats(node)?;
+            let (x, w, (mean, rstd)) = norm_operands(node)?;
             let grads = crate::tensor::norm::layer_norm_backward(&x, &g, w.as_ref(), (&mean, &rstd), *cols, *eps, [need(0), need(1), need(2)])?;
             out = norm_grads(node, grads)?;
         }
         Op::BatchNorm { training, eps } => {
-            let (x, w) = (node.input(0)?, node.input(1)?);
-            let w = (w.numel() > 0).then_some(w);
-            let (mean, rstd) = norm_stats(node)?;
+            let (x, w, (mean, rstd)) = norm_operands(node)?;
             let grads = crate::tensor::norm::batch_norm_backward(&x, &g, w.as_ref(), (&mean, &rstd), *training, *eps, [need(0), need(1), need(2)])?;
             out = norm_grads(node, grads)?;
         }

@@ -32,7 +32,7 @@ fn work_copy(x: &Tensor) -> Result<Tensor> {
 
 /// The contiguous elements of a work copy.
 fn data<T: crate::dtype::Element>(t: &Tensor, op: &str) -> Result<Vec<T>> {
-    t.with_slice::<T, _>(op, |s, l| s[l.offset..][..t.numel()].to_vec())
+    borrowed(t, op, <[T]>::to_vec)
 }
 
 fn borrowed<T: crate::dtype::Element, R>(t: &Tensor, op: &str, f: impl FnOnce(&[T]) -> R) -> Result<R> {
