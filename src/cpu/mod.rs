@@ -15,3 +15,4 @@ pub mod pool;
 pub mod reduce;
 pub mod simd;
 pub mod walk;
+pub mod workers;

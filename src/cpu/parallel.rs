@@ -1,76 +1,100 @@
 //! The thread pool kernels run on, and the rule for when work is worth splitting across it.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
+use crate::cpu::workers::Workers;
 use crate::error::{Error, Result};
 
-/// Elements below which a kernel stays on the calling thread. Waking a sleeping worker costs
-/// tens of microseconds on a virtual machine, about what a cheap op on 100K elements takes:
-/// at 32K, the ops of a small convnet ran slower on two threads than on one.
+/// Elements below which a kernel stays on the calling thread. Chosen when a parallel op paid
+/// tens of microseconds for waking threads (at 32K the ops of a small convnet then ran slower
+/// on two threads than on one); with the spinning workers of `workers` an op pays about a
+/// microsecond, and 16K, 32K and 128K gave the same training steps within the noise.
 pub const GRAIN: usize = 1 << 17;
 
-/// The pool and the process it was started in: a forked child has none of its parent's
-/// threads, so it starts a pool of its own instead of waiting on workers that do not exist.
-static POOL: RwLock<Option<(u32, Arc<rayon::ThreadPool>)>> = RwLock::new(None);
+/// The kernel threads, and the process they were started in: a forked child has none of its
+/// parent's threads, so it starts its own instead of waiting on workers that do not exist.
+struct Pools {
+    pid: u32,
+    /// gemm's threads (gemm runs on a rayon pool and no other).
+    rayon: Arc<rayon::ThreadPool>,
+    /// Every other kernel's: see `workers`.
+    workers: Arc<Workers>,
+}
 
-fn build_pool(n: usize) -> Result<Arc<rayon::ThreadPool>> {
-    rayon::ThreadPoolBuilder::new()
+static POOLS: RwLock<Option<Pools>> = RwLock::new(None);
+
+fn start_pools(n: usize) -> Result<Pools> {
+    let rayon = rayon::ThreadPoolBuilder::new()
         .num_threads(n)
         .thread_name(|i| format!("rstorch-{i}"))
         .build()
-        .map(Arc::new)
-        .map_err(|e| Error::Runtime(format!("could not start {n} kernel threads: {e}")))
+        .map_err(|e| Error::Runtime(format!("could not start {n} kernel threads: {e}")))?;
+    // The caller is the n-th thread of every job.
+    let workers = Workers::start(n - 1).map_err(|e| Error::Runtime(format!("could not start {n} kernel threads: {e}")))?;
+    Ok(Pools { pid: std::process::id(), rayon: Arc::new(rayon), workers: Arc::new(workers) })
 }
 
+/// The parent's pools in a forked child: their threads did not survive the fork, and dropping
+/// them would wait on or signal those threads, so they are leaked.
+fn forget_inherited(pools: Pools) {
+    std::mem::forget(pools);
+}
+
+fn with_pools<R>(f: impl FnOnce(&Pools) -> R) -> R {
+    let pid = std::process::id();
+    {
+        let slot = POOLS.read().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = slot.as_ref().filter(|p| p.pid == pid) {
+            return f(p);
+        }
+    }
+    let mut slot = POOLS.write().unwrap_or_else(|e| e.into_inner());
+    let n = match slot.take() {
+        Some(p) if p.pid == pid => {
+            *slot = Some(p);
+            return f(slot.as_ref().expect("just put back"));
+        }
+        // A child keeps its parent's thread count.
+        Some(inherited) => {
+            let n = inherited.rayon.current_num_threads();
+            forget_inherited(inherited);
+            n
+        }
+        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+    };
+    // A process that cannot start even one thread cannot run anything else either.
+    let pools = start_pools(n).or_else(|_| start_pools(1)).expect("the OS refused to start a kernel thread");
+    f(slot.insert(pools))
+}
+
+/// gemm's rayon pool. The workers are sent to rest first: the caller is about to run a
+/// product on it.
 pub fn pool() -> Arc<rayon::ThreadPool> {
-    let pid = std::process::id();
-    if let Some((owner, p)) = POOL.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
-        if *owner == pid {
-            return p.clone();
-        }
-    }
-    let mut slot = POOL.write().unwrap_or_else(|e| e.into_inner());
-    match slot.take() {
-        Some((owner, p)) if owner == pid => {
-            *slot = Some((owner, p.clone()));
-            return p;
-        }
-        // The parent's pool: its threads did not survive the fork, and dropping it would wait
-        // on them, so it is leaked; the child keeps the parent's thread count.
-        Some((_, inherited)) => {
-            let n = inherited.current_num_threads();
-            std::mem::forget(inherited);
-            let p = build_pool(n).or_else(|_| build_pool(1)).expect("the OS refused to start a kernel thread");
-            *slot = Some((pid, p.clone()));
-            p
-        }
-        None => {
-            let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-            // A process that cannot start even one thread cannot run anything else either.
-            let p = build_pool(n).or_else(|_| build_pool(1)).expect("the OS refused to start a kernel thread");
-            *slot = Some((pid, p.clone()));
-            p
-        }
-    }
+    with_pools(|p| {
+        p.workers.rest();
+        p.rayon.clone()
+    })
 }
 
-/// `torch.set_num_threads`: later kernels run on a pool of `n` threads.
+fn workers() -> Arc<Workers> {
+    with_pools(|p| p.workers.clone())
+}
+
+/// `torch.set_num_threads`: later kernels run on `n` threads.
 pub fn set_num_threads(n: usize) -> Result<()> {
-    let pool = build_pool(n.max(1))?;
-    let pid = std::process::id();
-    let mut slot = POOL.write().unwrap_or_else(|e| e.into_inner());
-    if let Some((owner, inherited)) = slot.replace((pid, pool)) {
-        if owner != pid {
-            std::mem::forget(inherited); // a parent's pool: see `pool`
+    let pools = start_pools(n.max(1))?;
+    let mut slot = POOLS.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(old) = slot.replace(pools) {
+        if old.pid != std::process::id() {
+            forget_inherited(old);
         }
     }
     Ok(())
 }
 
 pub fn get_num_threads() -> usize {
-    pool().current_num_threads()
+    with_pools(|p| p.rayon.current_num_threads())
 }
 
 /// Whether `work` elements of work should be split across threads.
@@ -104,34 +128,11 @@ pub fn for_each_chunk_weighted<T: Send>(
     for_each_exact_chunk(out, per_chunk, |i, c| f(i * per_chunk, c));
 }
 
-/// Runs `task(i)` for every `i` in `0..tasks`, on the calling thread and up to `threads - 1`
-/// pool workers, each claiming the next task from a shared counter.
-///
-/// The caller takes part instead of handing the whole job to the pool and sleeping until it is
-/// done: waking a sleeping thread costs tens of microseconds on a virtual machine, and a
-/// training step runs dozens of parallel ops back to back, so the pool-only way paid three
-/// wake-ups per op (a worker, a second worker, then the caller) where this pays one, overlapped
-/// with the caller's own first task. Which thread runs a task never changes what it computes.
+/// Runs `task(i)` for every `i` in `0..tasks`, on the calling thread and the other kernel
+/// threads (see `workers`), each claiming the next task as it becomes free. Which thread runs a
+/// task never changes what it computes.
 pub fn run_tasks(tasks: usize, task: impl Fn(usize) + Sync) {
-    let next = AtomicUsize::new(0);
-    let claim = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= tasks {
-            return;
-        }
-        task(i);
-    };
-    let pool = pool();
-    let helpers = pool.current_num_threads().saturating_sub(1).min(tasks.saturating_sub(1));
-    if helpers == 0 {
-        return claim();
-    }
-    pool.in_place_scope(|scope| {
-        for _ in 0..helpers {
-            scope.spawn(|_| claim());
-        }
-        claim();
-    });
+    workers().run(tasks, &task)
 }
 
 /// Calls `f(i, chunk)` for the `i`-th chunk of `chunk_len` elements of `out` (the last may be
@@ -187,11 +188,26 @@ pub fn map_tasks_of_work<R: Send>(work: usize, tasks: usize, f: impl Fn(usize) -
 
 /// Maps `f` over the fixed-size blocks of `0..len`, in order. The blocks do not depend on the
 /// thread count, so reductions combining the results are bitwise reproducible.
+///
+/// Each task takes a run of neighbouring blocks (a few tasks per thread, enough to even out a
+/// thread that starts late): one task per block cost a contended counter and a lock for every
+/// 64 KiB of a long sum, and split each thread's stream of reads into scattered pieces.
 pub fn map_blocks<R: Send>(len: usize, block: usize, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
     let blocks = len.div_ceil(block.max(1));
     let range = |i: usize| i * block..((i + 1) * block).min(len);
     if !worth_splitting(len) {
         return (0..blocks).map(|i| f(range(i))).collect();
     }
-    map_tasks(blocks, |i| f(range(i)))
+    let per_task = blocks.div_ceil(get_num_threads() * TASKS_PER_THREAD).max(1);
+    let mut results: Vec<Option<R>> = (0..blocks).map(|_| None).collect();
+    for_each_exact_chunk(&mut results, per_task, |t, slots| {
+        for (k, slot) in slots.iter_mut().enumerate() {
+            *slot = Some(f(range(t * per_task + k)));
+        }
+    });
+    results.into_iter().map(|r| r.expect("every block is mapped")).collect()
 }
+
+/// Tasks per thread when a long run of equal blocks is split: more than one, so a thread that
+/// is descheduled for a while leaves its later tasks to the others.
+const TASKS_PER_THREAD: usize = 2;
