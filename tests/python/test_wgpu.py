@@ -819,6 +819,83 @@ def test_optimizer_steps_run_on_the_gpu(make):
         close(g, c, tol=1e-4)
 
 
+# ----- integer matmul --------------------------------------------------------------------------------
+
+def int_values(rng, dt, shape):
+    """Random values over the whole range of an integer dtype (products and sums overflow)."""
+    if dt is rstorch.bool:
+        return rstorch.tensor(rng.integers(0, 2, shape).astype(bool))
+    info = np.iinfo(str(dt).split(".")[1])
+    return rstorch.tensor(rng.integers(info.min, info.max, shape, endpoint=True, dtype=info.dtype))
+
+
+@needs_gpu
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("dt", INT_DTYPES, ids=str)
+def test_integer_matmul_matches_the_cpu(dt, seed):
+    """mm, matmul, bmm, dot and mv of integers are exact and wrap as on the CPU, for random
+    shapes and for transposed, sliced and broadcast operands."""
+    rng = np.random.default_rng(100 + seed)
+    m, k, n, b = (int(v) for v in rng.integers(1, 40, 4))
+
+    def both(x):
+        return x, x.to("wgpu")
+
+    a, ga = both(int_values(rng, dt, (m, k)))
+    w, gw = both(int_values(rng, dt, (k, n)))
+    v, gv = both(int_values(rng, dt, (k,)))
+    same(ga @ gw, a @ w)
+    same(rstorch.mm(ga, gw), rstorch.mm(a, w))
+    same(rstorch.mv(ga, gv), rstorch.mv(a, v))
+    same(rstorch.dot(gv, gv), rstorch.dot(v, v))
+    same(gv @ gw, v @ w)
+    same(gv @ gv, v @ v)
+    # Non-contiguous: transposes, steps and offsets.
+    t, gt = both(int_values(rng, dt, (2 * n + 1, k + 3)))
+    tv, gtv = t[1::2, 2:k + 2].t(), gt[1::2, 2:k + 2].t()
+    same(ga @ gtv, a @ tv)
+    same(gtv.t() @ ga.t(), tv.t() @ a.t())
+    same(rstorch.mv(gt[:, 1:k + 1], gv), rstorch.mv(t[:, 1:k + 1], v))
+    same(rstorch.dot(gt[0, 1:k + 1], gtv[:, -1]), rstorch.dot(t[0, 1:k + 1], tv[:, -1]))
+    # Batched: bmm, broadcast batch dims, an expanded (zero-stride) operand, a batch times a matrix.
+    x, gx = both(int_values(rng, dt, (b, m, k)))
+    y, gy = both(int_values(rng, dt, (b, k, n)))
+    same(rstorch.bmm(gx, gy), rstorch.bmm(x, y))
+    same(rstorch.bmm(gx, gy.transpose(1, 2).contiguous().transpose(1, 2)), rstorch.bmm(x, y))
+    same(rstorch.bmm(ga.expand(b, m, k), gy), rstorch.bmm(a.expand(b, m, k), y))
+    same(gx @ gw, x @ w)
+    same(gx @ gv, x @ v)
+    same(gx[:, None] @ gy[None, :2], x[:, None] @ y[None, :2])
+    # Empty products and empty outputs.
+    e, ge = both(rstorch.zeros(m, 0, dtype=dt))
+    same(ge @ ge.t(), e @ e.t())
+    same(ge.t() @ ga[:, :3], e.t() @ a[:, :3])
+
+
+@needs_gpu
+def test_integer_matmul_wraps_like_int64():
+    big = 2 ** 62 + 7
+    a = rstorch.tensor([[big, big, -(2 ** 63)], [3, -5, 2 ** 40]])
+    b = rstorch.tensor([[3, 2 ** 40], [5, -1], [1, 2 ** 33]])
+    same(a.to("wgpu") @ b.to("wgpu"), a @ b)
+    for dt, v in [(rstorch.int8, 127), (rstorch.uint8, 255), (rstorch.int16, 32767), (rstorch.int32, 2 ** 31 - 1)]:
+        x = rstorch.full((3, 9), v, dtype=dt)
+        same(x.to("wgpu") @ x.to("wgpu").t(), x @ x.t())
+
+
+@needs_gpu
+def test_integer_matmul_bad_input_raises_the_cpus_errors():
+    a = rstorch.ones(2, 3, dtype=rstorch.int32)
+    for fn in [lambda t: t @ t, lambda t: rstorch.mm(t, t.float()), lambda t: t @ t.t().long(),
+               lambda t: rstorch.bmm(t, t.t()), lambda t: rstorch.dot(t[0], t[1, :2]), lambda t: rstorch.mv(t, t[:, 0]),
+               lambda t: rstorch.mm(t, t.t().to(rstorch.int8))]:
+        with pytest.raises(RuntimeError) as want:
+            fn(a)
+        with pytest.raises(type(want.value)) as got:
+            fn(a.to("wgpu"))
+        assert str(got.value) == str(want.value)
+
+
 # ----- autograd ------------------------------------------------------------------------------------
 
 @needs_gpu
@@ -924,10 +1001,12 @@ def test_mixed_devices_raise_pytorchs_error():
 @needs_gpu
 def test_ops_without_a_gpu_kernel_say_so():
     gi = rstorch.ones(2, 3, dtype=rstorch.int64, device="wgpu")
-    for name, fn in [("matmul", lambda: gi @ gi.t()),
-                     ("convolution", lambda: F.conv1d(gi.unsqueeze(0), gi.unsqueeze(0))),
-                     ("max_pool2d", lambda: F.max_pool1d(gi.unsqueeze(0), 2))]:
-        with pytest.raises(NotImplementedError, match=f"'{name}' on int64.*'wgpu' backend") as e:
+    gh = rstorch.ones(2, 3, dtype=rstorch.float16, device="wgpu")
+    for name, dt, fn in [("matmul", "float16", lambda: gh @ gh.t()),
+                         ("matmul", "bfloat16", lambda: gh.bfloat16() @ gh.t().bfloat16()),
+                         ("convolution", "int64", lambda: F.conv1d(gi.unsqueeze(0), gi.unsqueeze(0))),
+                         ("max_pool2d", "int64", lambda: F.max_pool1d(gi.unsqueeze(0), 2))]:
+        with pytest.raises(NotImplementedError, match=f"'{name}' on {dt}.*'wgpu' backend") as e:
             fn()
         assert isinstance(e.value, RuntimeError)
     with pytest.raises(RuntimeError, match="Invalid device ordinal wgpu:7"):
