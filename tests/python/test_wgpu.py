@@ -909,6 +909,61 @@ def test_integer_matmul_bad_input_raises_the_cpus_errors():
         assert str(got.value) == str(want.value)
 
 
+# ----- integer pooling and convolution ------------------------------------------------------------
+
+POOLS = [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=3, ceil_mode=True),
+         dict(kernel_size=2, dilation=2), dict(kernel_size=(3, 2), stride=(1, 2), padding=(1, 1), ceil_mode=True)]
+
+
+@needs_gpu
+@pytest.mark.parametrize("dt", INT_DTYPES, ids=str)
+def test_integer_max_pool2d_matches_the_cpu(dt):
+    rng = np.random.default_rng(7)
+    for shape in [(2, 3, 9, 7), (1, 5, 6), tuple(int(s) for s in rng.integers(4, 12, 4))]:
+        x = int_values(rng, dt, shape)
+        # Ties too: a narrow range of values repeats within windows.
+        for src in [x, (x.long() % 3).to(dt)]:
+            for view in [src, src.transpose(-1, -2)]:
+                for kw in POOLS:
+                    (v, i) = F.max_pool2d(view, return_indices=True, **kw)
+                    (gv, gi) = F.max_pool2d(view.to("wgpu"), return_indices=True, **kw)
+                    same(gv, v)
+                    same(gi, i)
+    x = int_values(rng, dt, (2, 4, 8))
+    same(F.max_pool1d(x.to("wgpu"), 3, stride=2, padding=1), F.max_pool1d(x, 3, stride=2, padding=1))
+    same(nn.MaxPool2d(2)(x.unsqueeze(0).to("wgpu")), nn.MaxPool2d(2)(x.unsqueeze(0)))
+
+
+@needs_gpu
+def test_max_pool2d_windows_holding_only_the_minimum():
+    # Every tap of a window at the dtype's minimum (or -inf): the position is the window's first
+    # tap inside the input, never one in the padding.
+    for x in [rstorch.full((1, 1, 4, 5), -(2 ** 63)), rstorch.full((1, 4, 5), float("-inf")),
+              rstorch.full((2, 4, 5), float("-inf"), dtype=rstorch.float64)]:
+        x[..., 2, 3] = 0
+        for kw in POOLS:
+            (v, i), (gv, gi) = F.max_pool2d(x, return_indices=True, **kw), F.max_pool2d(x.to("wgpu"), return_indices=True, **kw)
+            same(gv, v)
+            same(gi, i)
+
+
+@needs_gpu
+@pytest.mark.parametrize("dt", INT_DTYPES, ids=str)
+def test_integer_convolution_raises_the_cpus_error(dt):
+    # The CPU has no integer convolution (nor has PyTorch): the GPU raises the same error.
+    x = rstorch.ones(1, 2, 5, 5, dtype=dt)
+    w = rstorch.ones(3, 2, 3, 3, dtype=dt)
+    for fn in [lambda x, w: F.conv2d(x, w), lambda x, w: F.conv2d(x, w, rstorch.ones(3, dtype=dt), padding=1),
+               lambda x, w: F.conv1d(x[:, :, 0], w[:, :, 0]), lambda x, w: F.conv_transpose2d(x, w.transpose(0, 1)),
+               lambda x, w: nn.functional.conv2d(x.transpose(2, 3), w, stride=2)]:
+        with pytest.raises(RuntimeError) as want:
+            fn(x, w)
+        with pytest.raises(type(want.value)) as got:
+            fn(x.to("wgpu"), w.to("wgpu"))
+        assert str(got.value) == str(want.value) and "not implemented for" in str(got.value)
+        assert not isinstance(got.value, NotImplementedError)
+
+
 @pytest.mark.skipif(not (rstorch.wgpu.is_available() and rstorch.wgpu.supports_float64()),
                     reason="no wgpu adapter with float64 shaders")
 @pytest.mark.parametrize("seed", range(2))
@@ -1045,12 +1100,10 @@ def test_mixed_devices_raise_pytorchs_error():
 
 @needs_gpu
 def test_ops_without_a_gpu_kernel_say_so():
-    gi = rstorch.ones(2, 3, dtype=rstorch.int64, device="wgpu")
     gh = rstorch.ones(2, 3, dtype=rstorch.float16, device="wgpu")
     for name, dt, fn in [("matmul", "float16", lambda: gh @ gh.t()),
                          ("matmul", "bfloat16", lambda: gh.bfloat16() @ gh.t().bfloat16()),
-                         ("convolution", "int64", lambda: F.conv1d(gi.unsqueeze(0), gi.unsqueeze(0))),
-                         ("max_pool2d", "int64", lambda: F.max_pool1d(gi.unsqueeze(0), 2))]:
+                         ("matmul", "float16", lambda: F.linear(gh, gh))]:
         with pytest.raises(NotImplementedError, match=f"'{name}' on {dt}.*'wgpu' backend") as e:
             fn()
         assert isinstance(e.value, RuntimeError)
