@@ -364,6 +364,25 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     Ok(out)
 }
 
+/// softmax (or with `log` log_softmax) of the float32 `x` along `dim`, fused: a new contiguous
+/// tensor of x's shape (a non-contiguous `x` is copied contiguous first).
+pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
+    let name = if log { "log_softmax" } else { "softmax" };
+    if x.dtype() != DType::F32 {
+        return Err(dtype_not_on_device(name, x.dtype(), x.device()));
+    }
+    let x = if x.is_contiguous() { x.clone() } else { x.contiguous()? };
+    let (ctx, xb) = buffer_of(&x, name)?;
+    let (out, ob) = output(ctx, x.shape(), DType::F32)?;
+    let (len, inner) = match x.ndim() {
+        0 => (1, 1),
+        _ => (x.shape()[dim], x.shape()[dim + 1..].iter().product()),
+    };
+    let rows = if len == 0 { 0 } else { x.numel() / len };
+    super::softmax::softmax(ctx, log, &xb, x.storage_offset(), (rows, len, inner), &ob)?;
+    Ok(out)
+}
+
 /// `matmul` of integer (or bool) operands, exact: each output element sums its `k` products in
 /// int64 (wrapping) and keeps the low bits of its dtype, as the CPU's integer product does.
 /// Any strides and batch dims; no copies.

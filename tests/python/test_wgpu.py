@@ -996,6 +996,61 @@ def test_float64_optimizer_steps_match_the_cpu(make, seed):
         np.testing.assert_allclose(g.detach().cpu().numpy(), c.detach().numpy(), rtol=1e-12, atol=1e-14)
 
 
+# ----- fused softmax ---------------------------------------------------------------------------------
+
+@needs_gpu
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+def test_fused_softmax_matches_the_cpu(log, seed):
+    """softmax and log_softmax of float32 over every dim of random shapes (rows longer than a
+    workgroup included), of transposed and sliced inputs: values and gradients as on the CPU,
+    with PyTorch's node, and the same bits on every run."""
+    rng = np.random.default_rng(300 + seed)
+    ndim = int(rng.integers(1, 5))
+    shape = [int(s) for s in rng.integers(1, 6, ndim)]
+    shape[int(rng.integers(0, ndim))] = int(rng.integers(200, 400))
+    data = (rng.standard_normal(shape) * 8).astype(np.float32)
+    x = rstorch.tensor(data)
+    name = "log_softmax" if log else "softmax"
+    for view in [lambda t: t, lambda t: t.transpose(0, -1), lambda t: t[..., ::2], lambda t: t.unsqueeze(-1).expand(*t.shape, 3)[..., 1:]]:
+        for dim in range(-view(x).ndim, view(x).ndim):
+            outs = {}
+            for dev in ["cpu", "wgpu"]:
+                leaf = rstorch.tensor(data, device=dev, requires_grad=True)
+                y = getattr(view(leaf), name)(dim)
+                cot = rstorch.tensor(rng.standard_normal(y.shape).astype(np.float32)) if dev == "cpu" else cot
+                (y * cot.to(dev)).sum().backward()
+                outs[dev] = (y, leaf.grad)
+            y, gx = outs["wgpu"]
+            assert y.grad_fn.name() == ("LogSoftmaxBackward0" if log else "SoftmaxBackward0")
+            assert y.is_contiguous() and y.shape == outs["cpu"][0].shape
+            close(y, outs["cpu"][0], tol=1e-5)
+            close(gx, outs["cpu"][1], tol=1e-4)
+            again = getattr(view(x.to("wgpu")), name)(dim)
+            assert again.cpu().numpy().tobytes() == y.detach().cpu().numpy().tobytes()
+
+
+@needs_gpu
+def test_fused_softmax_special_values_and_shapes():
+    inf, nan = float("inf"), float("nan")
+    x = rstorch.tensor([[1.0, nan, 2.0], [-inf, -inf, -inf], [inf, 1.0, 2.0], [0.0, -inf, 1.0], [1e30, -1e30, 0.0]])
+    for fn in [lambda t: t.softmax(1), lambda t: t.log_softmax(1), lambda t: t.softmax(0), lambda t: F.log_softmax(t, 0)]:
+        close(fn(x.to("wgpu")), fn(x), tol=1e-6)
+    for shape, dim in [((), 0), ((5, 0), 1), ((0, 5), 1), ((1, 70000), 1), ((70000, 2), 1)]:
+        x = rstorch.randn(*shape)
+        for name in ["softmax", "log_softmax"]:
+            close(getattr(x.to("wgpu"), name)(dim), getattr(x, name)(dim), tol=1e-5)
+    # Half precision computes in float32, rounding once, as on the CPU.
+    x = rstorch.randn(6, 33)
+    for dt in [rstorch.float16, rstorch.bfloat16]:
+        for name in ["softmax", "log_softmax"]:
+            same(getattr(x.to(dt).to("wgpu"), name)(1), getattr(x.to(dt), name)(1))
+    with pytest.raises(NotImplementedError, match="softmax"):
+        rstorch.ones(3, dtype=rstorch.int64, device="wgpu").softmax(0)
+    with pytest.raises(IndexError):
+        rstorch.ones(3, device="wgpu").softmax(1)
+
+
 # ----- autograd ------------------------------------------------------------------------------------
 
 @needs_gpu
