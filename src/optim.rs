@@ -102,12 +102,12 @@ fn check_buffers(param: &Tensor, others: &[&Tensor], dtype: DType) -> Result<()>
     Ok(())
 }
 
-/// The update of a parameter on a GPU: float32 only (the shader's type).
+/// The update of a parameter on a GPU: float32, or float64 where the device has float64 shaders.
 fn on_device(step: crate::wgpu::optim::Step, param: &Tensor, others: &[&Tensor]) -> Result<()> {
-    if param.dtype() != DType::F32 {
+    if !matches!(param.dtype(), DType::F32 | DType::F64) {
         return Err(crate::storage::dtype_not_on_device("optimizer step", param.dtype(), param.device()));
     }
-    check_buffers(param, others, DType::F32)?;
+    check_buffers(param, others, param.dtype())?;
     crate::wgpu::optim::optimizer_step(&step, param, others[0], &others[1..])
 }
 
@@ -145,11 +145,11 @@ fn flag(on: bool, bit: u32) -> u32 {
     if on { bit } else { 0 }
 }
 
-/// Hyperparameters as the GPU kernels take them: float32, in a fixed array of eight.
-fn hyper(values: &[f64]) -> [f32; 8] {
-    let mut h = [0f32; 8];
+/// Hyperparameters as the GPU kernels take them, in a fixed array of eight.
+fn hyper(values: &[f64]) -> [f64; 8] {
+    let mut h = [0f64; 8];
     for (d, &v) in h.iter_mut().zip(values) {
-        *d = v as f32;
+        *d = v;
     }
     h
 }

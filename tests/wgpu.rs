@@ -262,11 +262,15 @@ fn missing_kernels_and_mixed_devices_are_clear_errors() {
     assert!(err.starts_with("Expected all tensors to be on the same device, but found at least two devices, wgpu:0 and cpu!"), "{err}");
     let err = x.matmul(&g.transpose(0, 1).unwrap()).unwrap_err().to_string();
     assert!(err.contains("Expected all tensors to be on the same device"), "{err}");
+    // Integer products are exact on the device.
+    let xl = x.to_dtype(DType::I64).unwrap();
+    let gl = xl.to_device(GPU).unwrap();
+    assert_same(&gl.matmul(&gl.transpose(0, 1).unwrap()).unwrap(), &xl.matmul(&xl.transpose(0, 1).unwrap()).unwrap(), "int64 matmul");
     // An op without a wgpu kernel for a dtype names itself, the dtype and the backend.
-    let gl = x.to_dtype(DType::I64).unwrap().to_device(GPU).unwrap();
-    let err = gl.matmul(&gl.transpose(0, 1).unwrap()).unwrap_err();
+    let gh = x.to_dtype(DType::F16).unwrap().to_device(GPU).unwrap();
+    let err = gh.matmul(&gh.transpose(0, 1).unwrap()).unwrap_err();
     assert_eq!(err.kind(), rstorch::error::ErrorKind::NotImplemented);
-    assert!(err.to_string().contains("'matmul'") && err.to_string().contains("int64") && err.to_string().contains("'wgpu'"), "{err}");
+    assert!(err.to_string().contains("'matmul'") && err.to_string().contains("float16") && err.to_string().contains("'wgpu'"), "{err}");
     // Float64 computes where the adapter has float64 shaders, and says what it lacks elsewhere.
     let gd = x.to_dtype(DType::F64).unwrap().to_device(GPU).unwrap();
     if rstorch::wgpu::supports_f64(0).unwrap() {

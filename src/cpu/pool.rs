@@ -23,6 +23,11 @@ impl PoolGeom {
         (0..2).all(|a| (0..self.out_size[a]).all(|o| self.taps(a, o).next().is_some()))
     }
 
+    /// The first input row (or column) of window `o` along axis `a`, if it has one.
+    pub fn first_tap(&self, a: usize, o: usize) -> Option<usize> {
+        self.taps(a, o).next()
+    }
+
     /// The input rows (or columns) of window `o` along axis `a`: padding never wins a maximum.
     fn taps(&self, a: usize, o: usize) -> impl Iterator<Item = usize> + '_ {
         (0..self.kernel[a]).filter_map(move |k| {

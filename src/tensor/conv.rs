@@ -82,8 +82,14 @@ fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: 
             let (out, _) = typed::<f32>(kernel, &a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?, bias.as_ref(), g, out_shape)?;
             Ok((out.to_dtype(d)?, None))
         }
-        d => Err(Error::Runtime(format!("\"slow_conv2d_cpu\" not implemented for '{}'", title_name(d)))),
+        d => Err(no_kernel_for(d)),
     }
+}
+
+/// PyTorch's error for a convolution of a dtype it has no kernel for (integers and bool): the
+/// same on every device, as the GPU computes what the CPU computes.
+fn no_kernel_for(d: DType) -> Error {
+    Error::Runtime(format!("\"slow_conv2d_cpu\" not implemented for '{}'", title_name(d)))
 }
 
 /// The three kernels on a GPU, built from strided views and the copy, matmul and add kernels:
@@ -98,7 +104,7 @@ fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, 
             let bias = bias.map(|t| t.to_dtype(DType::F32)).transpose()?;
             return run_on_device(kernel, &a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?, bias.as_ref(), g, out_shape)?.to_dtype(d);
         }
-        d => return Err(crate::storage::dtype_not_on_device("convolution", d, a.device())),
+        d => return Err(no_kernel_for(d)),
     }
     let dims = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
     let (n, groups) = (g.batch, g.groups);

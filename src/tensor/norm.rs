@@ -1,5 +1,6 @@
 //! softmax, log_softmax, layer_norm and batch_norm: one fused CPU kernel each way (`cpu::norm`),
-//! one node named as PyTorch's. On other devices softmax is composed from device kernels.
+//! one node named as PyTorch's. On a GPU softmax's forward is one fused kernel (float64's is
+//! composed from device kernels) and its backward is composed from device kernels.
 
 use crate::autograd::{is_grad_enabled, keep_buffers, record, GradMode, Op};
 use crate::cpu::norm::{self as kernels, Lanes, Planes};
@@ -69,19 +70,25 @@ impl Tensor {
                 crate::tensor::arith::title_name(self.dtype())
             )));
         }
-        if !self.device().is_cpu() {
+        // On a GPU, float32 and (computing in float32, as the CPU does) float16 and bfloat16
+        // run one fused kernel; float64 is composed from device kernels.
+        if !self.device().is_cpu() && self.dtype() == DType::F64 {
             let node = if log { "LogSoftmaxBackward0" } else { "SoftmaxBackward0" };
             return crate::autograd::named(node, &[self], || self.softmax_composed(d, log));
         }
         let out = {
             let _raw = GradMode::disabled();
-            let shape: Vec<usize> = self.shape().to_vec();
-            let x = work_copy(self)?;
-            let l = if shape.is_empty() { Lanes { outer: 1, len: 1, inner: 1 } } else { lanes(&shape, d) };
-            let y = with_norm_float!(x.dtype(), T => {
-                let v = borrowed::<T, _>(&x, name, |s| kernels::softmax(s, l, log))?;
-                Tensor::from_vec(v, &shape)?
-            });
+            let y = if !self.device().is_cpu() {
+                crate::wgpu::softmax(&self.to_dtype(DType::F32)?, d, log)?
+            } else {
+                let shape: Vec<usize> = self.shape().to_vec();
+                let x = work_copy(self)?;
+                let l = if shape.is_empty() { Lanes { outer: 1, len: 1, inner: 1 } } else { lanes(&shape, d) };
+                with_norm_float!(x.dtype(), T => {
+                    let v = borrowed::<T, _>(&x, name, |s| kernels::softmax(s, l, log))?;
+                    Tensor::from_vec(v, &shape)?
+                })
+            };
             y.to_dtype(self.dtype())?
         };
         record(Op::Softmax { dim: d, log }, &[self], &[&out], &[], &[0]);

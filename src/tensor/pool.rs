@@ -118,23 +118,32 @@ fn input_offsets(indices: &[i64], g: &PoolGeom) -> Vec<usize> {
 /// copy padded with -inf (planes, oh, ow, kh, kw), copied contiguous; the maxima are their amax
 /// and the positions come from their argmax (the first NaN, else the first maximum, in window
 /// order as on the CPU), turned into flat positions in the input plane with int64 arithmetic.
+/// Integer and bool inputs pool in int64 (exact), padded with its minimum. Where a maximum
+/// equals the padding value (every tap of the window is -inf, or the int64 minimum) the
+/// position is the window's first tap inside the input, as on the CPU, where padding never wins.
 fn max_pool2d_on_device(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result<(Tensor, Tensor)> {
     use crate::dtype::DType;
+    use crate::tensor::arith::Arg;
     use crate::tensor::{BinaryOp, ReduceOp, Scalar};
     let dt = x.dtype();
     if dt.is_half() {
         let (v, i) = max_pool2d_on_device(&x.to_dtype(DType::F32)?, g, out_shape)?;
         return Ok((v.to_dtype(dt)?, i));
     }
-    if dt != DType::F32 && dt != DType::F64 {
+    if !dt.is_floating_point() && dt != DType::I64 {
+        let (v, i) = max_pool2d_on_device(&x.to_dtype(DType::I64)?, g, out_shape)?;
+        return Ok((v.to_dtype(dt)?, i));
+    }
+    if !matches!(dt, DType::F32 | DType::F64 | DType::I64) {
         return Err(crate::storage::dtype_not_on_device("max_pool2d", dt, x.device()));
     }
+    let pad = if dt == DType::I64 { Scalar::Int(i64::MIN) } else { Scalar::Float(f64::NEG_INFINITY) };
     let dims = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
     let ([h, w], [oh, ow], [kh, kw]) = (g.in_size, g.out_size, g.kernel);
     // Padded on the left by `padding` and on the right far enough for every window.
     let reach = |a: usize| (g.out_size[a] - 1) * g.stride[a] + (g.kernel[a] - 1) * g.dilation[a] + 1;
     let (hp, wp) = ((h + g.padding[0]).max(reach(0)), (w + g.padding[1]).max(reach(1)));
-    let image = Tensor::full(&[], Scalar::Float(f64::NEG_INFINITY), dt)?
+    let image = Tensor::full(&[], pad, dt)?
         .to_device(x.device())?
         .expand(&dims(&[g.planes, hp, wp]))?
         .contiguous()?;
@@ -160,5 +169,16 @@ fn max_pool2d_on_device(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result
     let row = ky.binary_scalar(BinaryOp::Mul, Scalar::Int(g.dilation[0] as i64), false)?.binary(BinaryOp::Add, &base(0, oh, &[oh, 1])?)?;
     let col = kx.binary_scalar(BinaryOp::Mul, Scalar::Int(g.dilation[1] as i64), false)?.binary(BinaryOp::Add, &base(1, ow, &[ow])?)?;
     let at = row.binary_scalar(BinaryOp::Mul, Scalar::Int(w as i64), false)?.binary(BinaryOp::Add, &col)?;
-    Ok((values, at.reshape(&dims(out_shape))?))
+    let at = at.reshape(&dims(out_shape))?;
+    // Only windows reaching into the padding can have found their maximum there.
+    if g.padding == [0, 0] && reach(0) <= h && reach(1) <= w {
+        return Ok((values, at));
+    }
+    let first = |a: usize, n: usize| (0..n).map(|o| g.first_tap(a, o).unwrap_or(0)).collect::<Vec<usize>>();
+    let (rows, cols) = (first(0, oh), first(1, ow));
+    let firsts: Vec<i64> = rows.iter().flat_map(|&r| cols.iter().map(move |&c| (r * w + c) as i64)).collect();
+    let firsts = Tensor::from_vec(firsts, &[oh, ow])?.to_device(x.device())?;
+    let padded = values.binary_scalar(BinaryOp::Eq, pad, false)?;
+    let at = Tensor::where_(&padded, Arg::T(&firsts), Arg::T(&at))?;
+    Ok((values, at))
 }

@@ -59,7 +59,7 @@ struct Params {
     scalar_b: [u32; 2],
     alpha: f32,
     beta: f32,
-    pad: [u32; 2],
+    steps: [u32; 2],
     args64: [u32; 4],
     shape: Packed,
     st_out: Packed,
@@ -245,6 +245,8 @@ struct Kernel<'a> {
     op: Option<u32>,
     flags: u32,
     count: u32,
+    /// Strides of `a` and `b` along the summed dim (`matmul_int`).
+    steps: [u32; 2],
     alpha: f64,
     beta: f64,
     out: View<'a>,
@@ -294,7 +296,7 @@ fn launch<'a>(ctx: &Context, k: Kernel<'a>) -> Result<()> {
         scalar_b: scalar(k.b.as_ref()),
         alpha: k.alpha as f32,
         beta: k.beta as f32,
-        pad: [0, 0],
+        steps: k.steps,
         args64: {
             let (a, b) = (f64_words(k.alpha), f64_words(k.beta));
             [a[0], a[1], b[0], b[1]]
@@ -330,7 +332,7 @@ fn launch<'a>(ctx: &Context, k: Kernel<'a>) -> Result<()> {
 }
 
 fn base<'a>(entry: &'static str, op: Option<u32>, out: View<'a>, a: Input<'a>) -> Kernel<'a> {
-    Kernel { entry, f64: false, op, flags: 0, count: 0, alpha: 0.0, beta: 0.0, out, a, b: None, c: None }
+    Kernel { entry, f64: false, op, flags: 0, count: 0, steps: [0, 0], alpha: 0.0, beta: 0.0, out, a, b: None, c: None }
 }
 
 /// `out = op(x)` elementwise in float32, or in float64 for a float64 `x` (operands of the other
@@ -393,6 +395,15 @@ pub(crate) fn take(ctx: &Context, src: &wgpu::Buffer, dtype: DType, offsets: &wg
 pub(crate) fn gather_index(ctx: &Context, src: View<'_>, stride: usize, size: usize, index: View<'_>, out: View<'_>, flag: u32) -> Result<()> {
     let bounds = Input::Scalar(DType::I64, [u32_of(size)?, flag]);
     launch(ctx, Kernel { count: u32_of(stride)?, b: Some(bounds), c: Some(Input::Buffer(index)), ..base("gather_index", None, out, Input::Buffer(src)) })
+}
+
+/// `out[.., i, j] = sum over t < k of a[.., i, t] * b[.., t, j]` for integer (or bool) operands of
+/// out's dtype, exact in int64 and wrapping as the CPU's integer matmul does. `a` and `b` are
+/// viewed at out's shape `[.., m, n]`, `a` with its column stride zeroed and `b` with its row
+/// stride zeroed; `steps` are those two strides (the walk along the summed dim).
+pub(crate) fn matmul_int(ctx: &Context, a: View<'_>, b: View<'_>, k: usize, steps: (usize, usize), out: View<'_>) -> Result<()> {
+    let steps = [u32_of(steps.0)?, u32_of(steps.1)?];
+    launch(ctx, Kernel { flags: INT_MATH, count: u32_of(k)?, steps, b: Some(Input::Buffer(b)), ..base("matmul_int", None, out, Input::Buffer(a)) })
 }
 
 /// `dst[pairs[2k]] = src[pairs[2k + 1]]` for `n` pairs of storage offsets (distinct targets).

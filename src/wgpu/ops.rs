@@ -319,12 +319,18 @@ pub fn add_at(out: &Tensor, targets: &[usize], src: &Tensor, src_offsets: &[usiz
     Ok(())
 }
 
-/// `a @ b` for `[.., m, k]` and `[.., k, n]` tensors with equal batch shapes, both float32 or
-/// both float64.
+/// `a @ b` for `[.., m, k]` and `[.., k, n]` tensors with equal batch shapes, both float32, both
+/// float64 or both of one integer (or bool) dtype.
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let dt = a.dtype();
-    if !matches!(dt, DType::F32 | DType::F64) || b.dtype() != dt {
-        return Err(dtype_not_on_device("matmul", if matches!(dt, DType::F32 | DType::F64) { b.dtype() } else { dt }, a.device()));
+    if b.dtype() != dt {
+        return Err(Error::Runtime(format!("wgpu matmul: operands of dtypes {} and {}", dt.name(), b.dtype().name())));
+    }
+    if !dt.is_floating_point() {
+        return matmul_int(a, b);
+    }
+    if !matches!(dt, DType::F32 | DType::F64) {
+        return Err(dtype_not_on_device("matmul", dt, a.device()));
     }
     let nd = a.ndim();
     let (m, k, n) = (a.shape()[nd - 2], a.shape()[nd - 1], b.shape()[nd - 1]);
@@ -355,5 +361,47 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         return Err(Error::NotImplemented(format!("wgpu matmul of {m}x{k} by {k}x{n}: the output is too large for one grid")));
     }
     super::matmul::matmul(ctx, dt == DType::F64, &ma, &mb, batches, (m, k, n), &ob)?;
+    Ok(out)
+}
+
+/// softmax (or with `log` log_softmax) of the float32 `x` along `dim`, fused: a new contiguous
+/// tensor of x's shape (a non-contiguous `x` is copied contiguous first).
+pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
+    let name = if log { "log_softmax" } else { "softmax" };
+    if x.dtype() != DType::F32 {
+        return Err(dtype_not_on_device(name, x.dtype(), x.device()));
+    }
+    let x = if x.is_contiguous() { x.clone() } else { x.contiguous()? };
+    let (ctx, xb) = buffer_of(&x, name)?;
+    let (out, ob) = output(ctx, x.shape(), DType::F32)?;
+    let (len, inner) = match x.ndim() {
+        0 => (1, 1),
+        _ => (x.shape()[dim], x.shape()[dim + 1..].iter().product()),
+    };
+    let rows = if len == 0 { 0 } else { x.numel() / len };
+    super::softmax::softmax(ctx, log, &xb, x.storage_offset(), (rows, len, inner), &ob)?;
+    Ok(out)
+}
+
+/// `matmul` of integer (or bool) operands, exact: each output element sums its `k` products in
+/// int64 (wrapping) and keeps the low bits of its dtype, as the CPU's integer product does.
+/// Any strides and batch dims; no copies.
+fn matmul_int(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let nd = a.ndim();
+    let (m, k, n) = (a.shape()[nd - 2], a.shape()[nd - 1], b.shape()[nd - 1]);
+    let mut out_shape = a.shape()[..nd - 2].to_vec();
+    out_shape.extend([m, n]);
+    let (ctx, ab) = buffer_of(a, "matmul")?;
+    let (_, bb) = buffer_of(b, "matmul")?;
+    let (out, ob) = output(ctx, &out_shape, a.dtype())?;
+    // a walks out's rows and b its columns; the summed dim is walked by the kernel.
+    let at = |t: &Tensor, zeroed: usize| {
+        let mut strides = t.strides().to_vec();
+        strides[zeroed] = 0;
+        Layout { shape: out_shape.clone(), strides, offset: t.storage_offset() }
+    };
+    let (la, lb) = (at(a, nd - 1), at(b, nd - 2));
+    let steps = (a.strides()[nd - 1], b.strides()[nd - 2]);
+    elementwise::matmul_int(ctx, View { layout: &la, ..view(a, &ab) }, View { layout: &lb, ..view(b, &bb) }, k, steps, view(&out, &ob))?;
     Ok(out)
 }

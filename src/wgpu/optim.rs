@@ -1,7 +1,6 @@
 //! Launcher of `shaders/optim.wgsl`: the in-place optimizer updates (SGD, Adam/AdamW, RMSprop,
-//! Adagrad) of contiguous float32 parameters on a wgpu device.
-
-use bytemuck::{Pod, Zeroable};
+//! Adagrad) of contiguous float32 or float64 parameters on a wgpu device (float64 where the
+//! device has float64 shaders, computing in float64 as the CPU does).
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -15,24 +14,33 @@ use super::context::Shader;
 use super::storage::WgpuStorage;
 use super::strided::u32_of;
 
-static SHADER: Shader = Shader { name: "optim", source: include_str!("shaders/optim.wgsl"), storage: &[true, false, true, true, true] };
+const WRITTEN: &[bool] = &[true, false, true, true, true];
+static SHADER_F32: Shader = Shader { name: "optim_f32", source: concat!(include_str!("shaders/optim_f32.wgsl"), include_str!("shaders/optim.wgsl")), storage: WRITTEN };
+static SHADER_F64: Shader = Shader { name: "optim_f64", source: concat!(include_str!("shaders/optim_f64.wgsl"), include_str!("shaders/optim.wgsl")), storage: WRITTEN };
 
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct Params {
-    n: u32,
-    flags: u32,
-    offsets: [u32; 5],
-    pad: u32,
-    h: [f32; 8],
+/// The shader's `Params`: n, flags, five offsets and a pad word, then the eight hyperparameters
+/// in the parameters' float type (at byte 32, where both float32 and float64 vectors align).
+fn params(n: u32, flags: u32, offsets: [u32; 5], h: &[f64; 8], f64: bool) -> Vec<u8> {
+    let mut words = vec![n, flags];
+    words.extend(offsets);
+    words.push(0);
+    let mut bytes: Vec<u8> = bytemuck::cast_slice(&words).to_vec();
+    if f64 {
+        bytes.extend_from_slice(bytemuck::cast_slice(h));
+    } else {
+        bytes.extend_from_slice(bytemuck::cast_slice(&h.map(|v| v as f32)));
+    }
+    bytes
 }
 
 /// Applies `step` to `param` with its gradient and up to three state tensors, all contiguous
-/// float32 tensors of the parameter's shape on its device (the caller has checked them).
+/// tensors of the parameter's shape and float dtype (float32, or float64 on a device with
+/// float64 shaders) on its device (the caller has checked them).
 pub fn optimizer_step(step: &Step, param: &Tensor, grad: &Tensor, state: &[&Tensor]) -> Result<()> {
     let all: Vec<&Tensor> = [param, grad].into_iter().chain(state.iter().copied()).collect();
-    if state.len() > 3 || all.iter().any(|t| t.dtype() != DType::F32 || !t.is_contiguous()) {
-        return Err(Error::Runtime("wgpu optimizer step: contiguous float32 tensors and at most three states".into()));
+    let dt = param.dtype();
+    if state.len() > 3 || !matches!(dt, DType::F32 | DType::F64) || all.iter().any(|t| t.dtype() != dt || !t.is_contiguous()) {
+        return Err(Error::Runtime("wgpu optimizer step: contiguous float32 or float64 tensors of one dtype and at most three states".into()));
     }
     let mut buffers = Vec::with_capacity(5);
     let mut ctx = None;
@@ -47,24 +55,27 @@ pub fn optimizer_step(step: &Step, param: &Tensor, grad: &Tensor, state: &[&Tens
         }
     }
     let ctx = ctx.ok_or_else(|| Error::Runtime("wgpu optimizer step: no tensors".into()))?;
+    let f64 = dt == DType::F64;
+    if f64 {
+        ctx.require_f64("optimizer step")?;
+    }
     let n = param.numel();
     if n == 0 {
         return Ok(());
     }
     // Unused states are bound to scratch buffers of their own.
-    let scratch: Vec<WgpuStorage> = (state.len()..3).map(|_| WgpuStorage::new(ctx, DType::F32, 1)).collect::<Result<_>>()?;
+    let scratch: Vec<WgpuStorage> = (state.len()..3).map(|_| WgpuStorage::new(ctx, dt, 1)).collect::<Result<_>>()?;
     buffers.extend(scratch.iter().map(|s| s.buffer().clone()));
     let mut offsets = [0u32; 5];
     for (o, t) in offsets.iter_mut().zip(&all) {
         *o = u32_of(t.storage_offset())?;
     }
-    let params = Params { n: u32_of(n)?, flags: step.flags, offsets, pad: 0, h: step.h };
     let refs: Vec<&wgpu::Buffer> = buffers.iter().collect();
     ctx.launch(Launch {
-        shader: &SHADER,
+        shader: if f64 { &SHADER_F64 } else { &SHADER_F32 },
         entry: step.entry,
         op: None,
-        params: bytemuck::bytes_of(&params),
+        params: &params(u32_of(n)?, step.flags, offsets, &step.h, f64),
         buffers: &refs,
         groups: grid(u32_of(n.div_ceil(256))?, ctx.limits.max_compute_workgroups_per_dimension),
     })?;

@@ -13,9 +13,10 @@ pub mod flags {
 }
 
 /// One update: the entry point (`sgd`, `adam`, `rmsprop`, `adagrad`), its flags and its
-/// hyperparameters in the order the shader lists them.
+/// hyperparameters in the order the shader lists them (in float64; float32 parameters' updates
+/// round them to float32, as the CPU's do).
 pub struct Step {
     pub entry: &'static str,
     pub flags: u32,
-    pub h: [f32; 8],
+    pub h: [f64; 8],
 }

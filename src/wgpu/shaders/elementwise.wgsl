@@ -44,8 +44,9 @@ struct Params {
     // Op arguments (leaky_relu's slope, softplus' beta and threshold, pow's exponent, ...).
     alpha: f32,
     beta: f32,
-    pad0: u32,
-    pad1: u32,
+    // Strides of a and b along the summed dim (matmul_int).
+    step_a: u32,
+    step_b: u32,
     // The same two arguments as float64 bits (lo, hi, lo, hi), for the float64 kernels.
     args64: vec4<u32>,
     // Sizes and strides (in elements) of up to MAX_DIMS dims, innermost last.
@@ -704,6 +705,25 @@ fn gather_index(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     store_bits(p.dt_out, o.o, load_bits(0u, p.dt_a, o.a + v.x * p.count));
+}
+
+// out[i] = the sum over t < count of a[o.a + t * step_a] * b[o.b + t * step_b], in int64: the
+// integer (and bool) matrix product. The host walks a and b at out's shape [.., m, n], a with its
+// column stride zeroed and b with its row stride zeroed; step_a and step_b are those two strides.
+// Sums and products wrap in int64 and the result keeps its low bits, which are the bits the
+// CPU's product wrapping in the output's own dtype gives (bool: nonzero iff some term is).
+@compute @workgroup_size(256)
+fn matmul_int(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = offsets(i);
+    var acc = vec2<u32>(0u, 0u);
+    for (var t = 0u; t < p.count; t++) {
+        let x = to_i64(p.dt_a, load_bits(0u, p.dt_a, o.a + t * p.step_a));
+        let y = to_i64(p.dt_b, load_bits(1u, p.dt_b, o.b + t * p.step_b));
+        acc = i64_add(acc, i64_mul(x, y));
+    }
+    store_bits(p.dt_out, o.o, from_i64(p.dt_out, acc));
 }
 
 // out[c[2i]] = a[c[2i + 1]] for `numel` pairs: a scatter to distinct offsets (the host keeps

@@ -1,5 +1,6 @@
-// Optimizer updates of contiguous float32 parameters, in place, one invocation per element, with
-// PyTorch's formulas in the order of operations of `src/optim.rs` (the CPU's): sgd, adam (and
+// Optimizer updates of contiguous float parameters of the element type T (float32, or float64:
+// the launcher prepends optim_f32.wgsl or optim_f64.wgsl), in place, one invocation per element,
+// with PyTorch's formulas in the order of operations of `src/optim.rs` (the CPU's): sgd, adam (and
 // AdamW), rmsprop, adagrad. `g` is the gradient; s0..s2 are the optimizer's state tensors in
 // the order each update documents (unused ones are bound to a scratch buffer).
 
@@ -12,8 +13,8 @@ struct Params {
     off_s1: u32,
     off_s2: u32,
     pad: u32,
-    // Hyperparameters; each entry point names its own.
-    h: array<vec4<f32>, 2>,
+    // Hyperparameters in T; each entry point names its own.
+    h: array<vec4<T>, 2>,
 }
 
 const MAXIMIZE: u32 = 1u;
@@ -27,13 +28,13 @@ const DECOUPLED: u32 = 32u;
 const CENTERED: u32 = 64u;
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read_write> param: array<f32>;
-@group(0) @binding(2) var<storage, read> grad: array<f32>;
-@group(0) @binding(3) var<storage, read_write> s0: array<f32>;
-@group(0) @binding(4) var<storage, read_write> s1: array<f32>;
-@group(0) @binding(5) var<storage, read_write> s2: array<f32>;
+@group(0) @binding(1) var<storage, read_write> param: array<T>;
+@group(0) @binding(2) var<storage, read> grad: array<T>;
+@group(0) @binding(3) var<storage, read_write> s0: array<T>;
+@group(0) @binding(4) var<storage, read_write> s1: array<T>;
+@group(0) @binding(5) var<storage, read_write> s2: array<T>;
 
-fn h(i: u32) -> f32 {
+fn h(i: u32) -> T {
     return p.h[i / 4u][i % 4u];
 }
 
@@ -45,7 +46,7 @@ fn index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
     return (wid.y * nwg.x + wid.x) * 256u + lid;
 }
 
-fn direction(i: u32) -> f32 {
+fn direction(i: u32) -> T {
     let g = grad[p.off_g + i];
     return select(g, 0.0 - g, has(MAXIMIZE));
 }
@@ -85,7 +86,7 @@ fn adam(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var second = v;
     if has(STATE) {
         let old = s2[p.off_s2 + i];
-        second = select(v, old, old >= v || (bitcast<u32>(old) & 0x7fffffffu) > 0x7f800000u);
+        second = select(v, old, old >= v || t_is_nan(old));
         s2[p.off_s2 + i] = second;
     }
     let denom = sqrt(second) / h(6) + h(4);
@@ -103,9 +104,9 @@ fn rmsprop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     if has(DECAY) { d = d + h(2) * x; }
     let sq = s0[p.off_s0 + i] * h(0) + h(1) * d * d;
     s0[p.off_s0 + i] = sq;
-    var avg: f32;
+    var avg: T;
     if has(CENTERED) {
-        var ga: f32;
+        var ga: T;
         if has(STATE) {
             ga = s2[p.off_s2 + i] + h(1) * (d - s2[p.off_s2 + i]);
             s2[p.off_s2 + i] = ga;

@@ -1,0 +1,83 @@
+// softmax (OP 0) and log_softmax (OP 1) of float32 rows, fused: one workgroup per row reads it
+// three times (its maximum, the sum of exp(x - max), then the results). Both reductions are
+// deterministic, as in reduce.wgsl: thread t folds elements t, t + 256, ... in order, then the
+// workgroup combines its 256 partials in a fixed halving tree, so results depend only on the
+// sizes. e = exp(x - max); softmax is e / sum and log_softmax (x - max) - log(sum), the shift
+// applied before the logarithm as on the CPU. A NaN wins the maximum, so its whole row is NaN.
+//
+// The input is contiguous from element `off`; row r is (outer, inner) = (r / inner, r % inner)
+// with its `len` elements `inner` apart. The output is contiguous and laid out as the input.
+
+override OP: u32 = 0u;
+
+struct Params {
+    rows: u32,
+    len: u32,
+    inner: u32,
+    off: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read> x: array<f32>;
+
+var<workgroup> partial: array<f32, 256>;
+
+// A bit test: compilers may assume `x != x` is false.
+fn is_nan(v: f32) -> bool {
+    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// The larger of a and b; NaN wins.
+fn max_nan(a: f32, b: f32) -> f32 {
+    return select(b, a, is_nan(a) || a > b);
+}
+
+@compute @workgroup_size(256)
+fn softmax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    // One workgroup per row; the test is uniform across the workgroup.
+    let row = wid.y * nwg.x + wid.x;
+    if row >= p.rows { return; }
+    let base = (row / p.inner) * p.len * p.inner + row % p.inner;
+    let src = p.off + base;
+
+    var m = bitcast<f32>(0xff800000u); // -inf
+    for (var i = lid; i < p.len; i += 256u) {
+        m = max_nan(m, x[src + i * p.inner]);
+    }
+    partial[lid] = m;
+    workgroupBarrier();
+    for (var s = 128u; s > 0u; s = s >> 1u) {
+        if lid < s {
+            partial[lid] = max_nan(partial[lid], partial[lid + s]);
+        }
+        workgroupBarrier();
+    }
+    let top = partial[0];
+    // Every thread has read the maximum before the partials are reused.
+    workgroupBarrier();
+
+    var acc = 0.0;
+    for (var i = lid; i < p.len; i += 256u) {
+        acc += exp(x[src + i * p.inner] - top);
+    }
+    partial[lid] = acc;
+    workgroupBarrier();
+    for (var s = 128u; s > 0u; s = s >> 1u) {
+        if lid < s {
+            partial[lid] = partial[lid] + partial[lid + s];
+        }
+        workgroupBarrier();
+    }
+    let total = partial[0];
+
+    let log_total = log(total);
+    for (var i = lid; i < p.len; i += 256u) {
+        let shifted = x[src + i * p.inner] - top;
+        if OP == 1u {
+            out[base + i * p.inner] = shifted - log_total;
+        } else {
+            out[base + i * p.inner] = exp(shifted) / total;
+        }
+    }
+}

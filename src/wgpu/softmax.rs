@@ -1,0 +1,39 @@
+//! Launcher of `shaders/softmax.wgsl`: softmax and log_softmax of float32 rows, fused (one
+//! workgroup per row, deterministic reductions).
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::error::Result;
+
+use super::batch::{grid, Launch};
+use super::context::{Context, Shader};
+use super::strided::u32_of;
+
+static SHADER: Shader = Shader { name: "softmax", source: include_str!("shaders/softmax.wgsl"), storage: &[true, false] };
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Params {
+    rows: u32,
+    len: u32,
+    inner: u32,
+    off: u32,
+}
+
+/// softmax (or with `log` log_softmax) of the contiguous float32 input at element `off` of `x`,
+/// seen as `[outer, len, inner]` with `rows = outer * inner` rows of `len` elements, into the
+/// contiguous `out` of the same layout.
+pub(crate) fn softmax(ctx: &Context, log: bool, x: &wgpu::Buffer, off: usize, (rows, len, inner): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
+    if rows == 0 || len == 0 {
+        return Ok(());
+    }
+    let params = Params { rows: u32_of(rows)?, len: u32_of(len)?, inner: u32_of(inner)?, off: u32_of(off)? };
+    ctx.launch(Launch {
+        shader: &SHADER,
+        entry: "softmax",
+        op: Some(log as u32),
+        params: bytemuck::bytes_of(&params),
+        buffers: &[out, x],
+        groups: grid(u32_of(rows)?, ctx.limits.max_compute_workgroups_per_dimension),
+    })
+}
