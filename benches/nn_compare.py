@@ -1,6 +1,7 @@
 """The nn workloads of the benchmarks, rstorch and PyTorch in one process, medians of repeated
 runs: one training step of the classic MNIST network (batch 64, SGD with momentum), one step
-of an MLP 784-512-512-10 (batch 256, Adam), and the cost of calling a module without hooks.
+of an MLP 784-512-512-10 (batch 256, Adam), forward and backward of the network's two
+convolutions, and the cost of calling a module without hooks.
 
     PYTHONPATH=python python benches/nn_compare.py   # needs torch installed alongside
 """
@@ -57,6 +58,30 @@ def build_mlp(torch):
     return step
 
 
+def build_conv(torch, in_channels, out_channels, size, input_grad):
+    """Forward and backward of one convolution of the MNIST Net (batch 64, kernel 5), as the
+    training step runs it: weight and bias gradients, and the input's when a layer feeds it."""
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(in_channels, out_channels, kernel_size=5)
+    x = torch.from_numpy(np.random.default_rng(0).random((64, in_channels, size, size), dtype=np.float32))
+    x.requires_grad_(input_grad)
+    dy = torch.ones(64, out_channels, size - 4, size - 4)
+
+    def step():
+        conv.zero_grad()
+        x.grad = None
+        conv(x).backward(dy)
+    return step
+
+
+def build_conv1(torch):
+    return build_conv(torch, 1, 10, 28, input_grad=False)
+
+
+def build_conv2(torch):
+    return build_conv(torch, 10, 20, 12, input_grad=True)
+
+
 def build_call(torch):
     """`module(x)` for a module whose forward returns its input: what is left is the call."""
     class Passthrough(torch.nn.Module):
@@ -74,6 +99,8 @@ def build_call(torch):
 WORKLOADS = [
     ("MNIST Net training step (batch 64, SGD momentum)", build, 1.0),
     ("MLP 784-512-512-10 step (batch 256, Adam)", build_mlp, 1.0),
+    ("conv1 forward+backward (64x1x28x28, 10 filters 5x5)", build_conv1, 1.0),
+    ("conv2 forward+backward (64x10x12x12, 20 filters 5x5)", build_conv2, 1.0),
     ("Module.__call__ without hooks (per call)", build_call, 1e-2),
 ]
 
