@@ -33,7 +33,7 @@ pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + S
             let mut rows = o.chunks_mut(len);
             walk.for_each_row(rows_range, |[ox]| {
                 let row = rows.next().unwrap();
-                vectorized(|| {
+                vectorized(#[inline(always)] || {
                     for (i, o) in row.iter_mut().enumerate() {
                         o.write(f(x[ox + i * sx]));
                     }
@@ -91,7 +91,7 @@ impl Transposed {
                 let (m, row0) = (flat / (rows * cols), (flat % (rows * cols)) / cols);
                 let band = Self::BAND.min(rows - row0).min((chunk.len() - done) / cols);
                 let o = &mut chunk[done..done + band * cols];
-                vectorized(|| self.band(x, self.bases[m] + row0, band, o, f));
+                vectorized(#[inline(always)] || self.band(x, self.bases[m] + row0, band, o, f));
                 done += band * cols;
             }
         });
@@ -189,7 +189,7 @@ fn row2<A: Element, B: Element, U: Element>(
             let av = a[oa];
             map_slice(&b[ob..ob + n], out, &|y| f(av, y))
         }
-        _ => vectorized(|| {
+        _ => vectorized(#[inline(always)] || {
             for (i, o) in out.iter_mut().enumerate() {
                 o.write(f(a[oa + i * sa], b[ob + i * sb]));
             }
@@ -222,7 +222,7 @@ pub fn map3<A: Element, B: Element, C: Element, U: Element>(
             let mut rows = o.chunks_mut(len);
             walk.for_each_row(rows_range, |[oa, ob, oc]| {
                 let row = rows.next().unwrap();
-                vectorized(|| {
+                vectorized(#[inline(always)] || {
                     for (i, o) in row.iter_mut().enumerate() {
                         o.write(f(a[oa + i * sa], b[ob + i * sb], c[oc + i * sc]));
                     }
@@ -241,7 +241,7 @@ pub fn assign<S: Element, D: Element>(dst: &mut [D], dl: &Layout, src: &[S], sl:
     let walk = Walk::new(&dl.shape, [(&dl.strides, dl.offset), (&sl.strides, sl.offset)]);
     let (len, [sd, ss]) = (walk.inner_len(), walk.inner_strides());
     walk.for_each_row(0..walk.rows(), |[od, os]| {
-        vectorized(|| {
+        vectorized(#[inline(always)] || {
             if sd == 1 && ss == 1 {
                 for (d, &s) in dst[od..od + len].iter_mut().zip(&src[os..os + len]) {
                     *d = f(s);

@@ -107,7 +107,7 @@ pub fn softmax<T: NormFloat>(x: &[T], l: Lanes, log: bool) -> Vec<T> {
     }
     for_blocks(&mut out, l.block(), |start, o| {
         let x = &x[start..start + o.len()];
-        super::simd::vectorized(|| softmax_block(x, o, l, log))
+        super::simd::vectorized(#[inline(always)] || softmax_block(x, o, l, log))
     });
     out
 }
@@ -175,7 +175,7 @@ pub fn softmax_backward<T: NormFloat>(y: &[T], g: &[T], l: Lanes, log: bool) -> 
     }
     for_blocks(&mut out, l.block(), |start, o| {
         let (y, g) = (&y[start..start + o.len()], &g[start..start + o.len()]);
-        super::simd::vectorized(|| softmax_backward_block(y, g, o, l, log))
+        super::simd::vectorized(#[inline(always)] || softmax_backward_block(y, g, o, l, log))
     });
     out
 }
@@ -233,7 +233,7 @@ pub fn layer_norm<T: NormFloat>(x: &[T], cols: usize, weight: Option<&[T]>, bias
     if cols > 0 {
         parallel::for_each_exact_chunk_pair(&mut out, cols * 16, &mut stats, 16, |i, o, st| {
             let x = &x[i * cols * 16..][..o.len()];
-            super::simd::vectorized(|| {
+            super::simd::vectorized(#[inline(always)] || {
                 for ((orow, xrow), s) in o.chunks_exact_mut(cols).zip(x.chunks_exact(cols)).zip(st.iter_mut()) {
                     let (mean, rstd) = moments(xrow, eps);
                     *s = (mean, rstd);
@@ -289,7 +289,7 @@ pub fn layer_norm_backward<T: NormFloat>(
             let r = start / cols;
             let (xrow, grow) = (&x[start..start + cols], &g[start..start + cols]);
             let (m, rs) = (mean[r], rstd[r]);
-            super::simd::vectorized(|| {
+            super::simd::vectorized(#[inline(always)] || {
                 // dxhat = g * w; dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
                 for (i, o) in d.iter_mut().enumerate() {
                     *o = weight.map_or(grow[i], |w| grow[i].mul(w[i]));
@@ -306,7 +306,7 @@ pub fn layer_norm_backward<T: NormFloat>(
     let column_sums = |xhat: bool| -> Vec<T> {
         let partials = parallel::map_blocks(rows, ROW_BLOCK, |rr| {
             let mut acc = vec![T::default(); cols];
-            super::simd::vectorized(|| {
+            super::simd::vectorized(#[inline(always)] || {
                 for r in rr {
                     let (xrow, grow) = (&x[r * cols..][..cols], &g[r * cols..][..cols]);
                     let (m, rs) = (mean[r], rstd[r]);
@@ -347,7 +347,7 @@ impl Planes {
 pub fn channel_moments<T: NormFloat>(x: &[T], s: Planes) -> (Vec<T>, Vec<T>) {
     let count = T::from((s.batch * s.plane) as f64);
     parallel::map_tasks_of_work(x.len(), s.channels, |c| {
-        super::simd::vectorized(|| {
+        super::simd::vectorized(#[inline(always)] || {
             let mean = s.channel_planes(x, c).fold(T::default(), |a, p| a.add(sum1(p, |v| v))).div(count);
             let var = s
                 .channel_planes(x, c)
@@ -376,7 +376,7 @@ pub fn batch_norm<T: NormFloat>(x: &[T], s: Planes, mean: &[T], rstd: &[T], weig
         let scale = weight.map_or(rstd[c], |w| rstd[c].mul(w[c]));
         let shift = bias.map_or(T::default(), |b| b[c]).sub(mean[c].mul(scale));
         let x = &x[start..start + o.len()];
-        super::simd::vectorized(|| {
+        super::simd::vectorized(#[inline(always)] || {
             for (o, &v) in o.iter_mut().zip(x) {
                 *o = v.mul(scale).add(shift);
             }
@@ -399,7 +399,7 @@ pub fn batch_norm_backward<T: NormFloat>(
     want_x: bool,
 ) -> (Option<Vec<T>>, Vec<T>, Vec<T>) {
     let sums = parallel::map_tasks_of_work(2 * x.len(), s.channels, |c| {
-        super::simd::vectorized(|| {
+        super::simd::vectorized(#[inline(always)] || {
             let (m, rs) = (mean[c], rstd[c]);
             s.channel_planes(x, c).zip(s.channel_planes(g, c)).fold((T::default(), T::default()), |(a, b), (xp, gp)| {
                 (a.add(sum2(gp, xp, |gv, v| gv.mul(v.sub(m).mul(rs)))), b.add(sum1(gp, |v| v)))
@@ -418,7 +418,7 @@ pub fn batch_norm_backward<T: NormFloat>(
             let (m, rs) = (mean[c], rstd[c]);
             let k = weight.map_or(rs, |w| rs.mul(w[c]));
             let (xp, gp) = (&x[start..start + d.len()], &g[start..start + d.len()]);
-            super::simd::vectorized(|| {
+            super::simd::vectorized(#[inline(always)] || {
                 if training {
                     let (a, b) = (sum_g[c].mul(inv_count), sum_gx[c].mul(inv_count));
                     for ((o, &gv), &v) in d.iter_mut().zip(gp).zip(xp) {

@@ -10,6 +10,9 @@ fn arch() -> pulp::Arch {
 }
 
 /// Runs `f` with the widest available vector instructions enabled, so LLVM vectorises its loops.
+/// Mark the closure `#[inline(always)]`: a closure LLVM declines to inline into pulp's
+/// target-feature function compiles for the baseline instruction set, where `mul_add` is a
+/// call to a software `fmaf` (softmax over float32 ran at 24 ns an element that way).
 #[inline(always)]
 pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
     arch().dispatch(f)
