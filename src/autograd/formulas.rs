@@ -470,6 +470,12 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             let grads = crate::tensor::norm::batch_norm_backward(&x, &g, w.as_ref(), (&mean, &rstd), *training, *eps, [need(0), need(1), need(2)])?;
             out = norm_grads(node, grads)?;
         }
+        Op::NllLoss => {
+            let (Some(slopes), Some(picks)) = (node.buffer(0), node.buffer(1)) else {
+                return Err(super::op::freed());
+            };
+            out[0] = Some(crate::tensor::loss::nll_loss_backward(&g, &shape(0), &slopes, &picks)?);
+        }
         Op::ConvTranspose { geom } => {
             let (small, w) = (node.input(0)?, node.input(1)?);
             if need(0) {

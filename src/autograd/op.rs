@@ -69,6 +69,9 @@ pub enum Op {
     /// batch norm; inputs and buffers as for LayerNorm (per channel). Without `training` the
     /// statistics were the running estimates, constants for the gradient.
     BatchNorm { training: bool, eps: f64 },
+    /// nll_loss of (N, C) or (C,) scores; inputs (scores, targets). Buffers: each row's slope
+    /// (d loss / d x[t]) and its target's column.
+    NllLoss,
 }
 
 impl Op {
@@ -152,6 +155,7 @@ impl Op {
             Op::Softmax { log, .. } => if *log { "LogSoftmax" } else { "Softmax" },
             Op::LayerNorm { .. } => "NativeLayerNorm",
             Op::BatchNorm { .. } => "NativeBatchNorm",
+            Op::NllLoss => "NllLoss",
         };
         format!("{base}Backward0")
     }

@@ -1,10 +1,11 @@
-//! The kernels behind `rstorch.nn.functional`: convolutions, max pooling and the norms. The Python layer
+//! The kernels behind `rstorch.nn.functional`: convolutions, max pooling, the norms and nll_loss. The Python layer
 //! normalises int-or-tuple arguments and handles bias and unbatched inputs.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::tensor::conv::ConvParams;
+use crate::tensor::loss::Reduction;
 use crate::tensor::pool::PoolParams;
 
 use super::tensor::{run, PyTensor};
@@ -118,7 +119,17 @@ fn _batch_norm(
     Ok((PyTensor::wrap(out), PyTensor::wrap(mean), PyTensor::wrap(var)))
 }
 
+/// nll_loss as one kernel, or None where it does not apply (the Python layer then composes it;
+/// it has checked the target's shape against the scores').
+#[pyfunction]
+fn _nll_loss(py: Python<'_>, input: &PyTensor, target: &PyTensor, weight: Option<&PyTensor>, ignore_index: i64, reduction: &str) -> PyResult<Option<PyTensor>> {
+    let reduction = Reduction::parse(reduction)?;
+    let (x, t, w) = (&input.tensor(), &target.tensor(), weight.map(|w| w.tensor()));
+    Ok(run(py, x.numel(), || x.nll_loss_fused(t, w.as_ref(), ignore_index, reduction))?.map(PyTensor::wrap))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_nll_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_layer_norm, m)?)?;
     m.add_function(wrap_pyfunction!(_batch_norm, m)?)?;
     m.add_function(wrap_pyfunction!(_conv2d, m)?)?;

@@ -4,6 +4,7 @@ pub mod arith;
 mod creation;
 mod einsum;
 pub mod index;
+pub mod loss;
 mod matmul;
 pub(crate) mod norm;
 pub mod conv;

@@ -84,6 +84,9 @@ def _broadcast(input, target):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     reduction = reduction_from_legacy(size_average, reduce, reduction)
     _check_targets(input, target)
+    fused = rstorch._C._nll_loss(input, target, weight, ignore_index, reduction)
+    if fused is not None:
+        return fused
     losses, w = _picked_log_probs(input, target, weight, ignore_index)
     if reduction == "none":
         out = losses.reshape(target.shape)

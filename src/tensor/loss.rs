@@ -1,0 +1,117 @@
+//! nll_loss of `(N, C)` or `(C,)` float scores on the CPU as one kernel, recorded as PyTorch's
+//! NllLossBackward0 node. With the fused log_softmax in front it is all of cross_entropy.
+//! The same loss composed from tensor ops (other devices, shapes and dtypes) is the Python layer's.
+
+use crate::autograd::{is_grad_enabled, keep_buffers, record_shown, Op};
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::tensor::arith::Arg;
+use crate::tensor::{BinaryOp, Tensor};
+
+/// PyTorch's `reduction` argument of the losses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    None,
+    Mean,
+    Sum,
+}
+
+impl Reduction {
+    pub fn parse(s: &str) -> Result<Reduction> {
+        match s {
+            "none" => Ok(Reduction::None),
+            "mean" => Ok(Reduction::Mean),
+            "sum" => Ok(Reduction::Sum),
+            _ => Err(Error::Value(format!("{s} is not a valid value for reduction"))),
+        }
+    }
+}
+
+/// Per row of `classes` scores: the loss `-w[t] * x[t]`, and the coefficient `w[t]` (0 where
+/// the target is ignored).
+fn rows<T: Element + Into<f64>>(x: &[T], classes: usize, targets: &[i64], weight: Option<&[T]>, ignore_index: i64) -> Result<(Vec<f64>, Vec<f64>)> {
+    let mut losses = Vec::with_capacity(targets.len());
+    let mut coefs = Vec::with_capacity(targets.len());
+    for (i, &t) in targets.iter().enumerate() {
+        let row = &x[i * classes..][..classes];
+        if t == ignore_index {
+            losses.push(0.0);
+            coefs.push(0.0);
+            continue;
+        }
+        let c = usize::try_from(t).ok().filter(|&c| c < classes).ok_or_else(|| Error::Index(format!("Target {t} is out of bounds.")))?;
+        let w = weight.map_or(1.0, |w| w[c].into());
+        losses.push(-w * row[c].into());
+        coefs.push(w);
+    }
+    Ok((losses, coefs))
+}
+
+impl Tensor {
+    /// `nll_loss(self, target, weight, ignore_index, reduction)` for float32 or float64 CPU
+    /// scores of shape `(N, C)` with `(N,)` int64 targets, or `(C,)` with a zero-dim target
+    /// (the caller has checked the shapes, as PyTorch's messages word it). `None` where the
+    /// kernel does not apply: the caller then composes the loss from tensor ops.
+    pub fn nll_loss_fused(&self, target: &Tensor, weight: Option<&Tensor>, ignore_index: i64, reduction: Reduction) -> Result<Option<Tensor>> {
+        let dt = self.dtype();
+        let on_cpu = [Some(self), Some(target), weight].into_iter().flatten().all(|t| t.device().is_cpu());
+        let weight_plain = weight.is_none_or(|w| !w.requires_grad() && w.dtype() == dt);
+        if !on_cpu || !weight_plain || !matches!(dt, DType::F32 | DType::F64) || target.dtype() != DType::I64 || !matches!(self.ndim(), 1 | 2) {
+            return Ok(None);
+        }
+        let classes = *self.shape().last().expect("one or two dims");
+        if let Some(w) = weight {
+            if w.shape() != [classes] {
+                return Err(Error::Runtime(format!(
+                    "weight tensor should be defined either for all {classes} classes or no classes but got weight tensor of shape: {:?}",
+                    w.shape()
+                )));
+            }
+        }
+        let targets = target.to_vec::<i64>()?;
+        if targets.len().checked_mul(classes) != Some(self.numel()) {
+            return Err(Error::Runtime(format!("nll_loss: {} targets for scores of shape {:?}", targets.len(), self.shape())));
+        }
+        let (losses, coefs) = match dt {
+            DType::F64 => {
+                let w = weight.map(|w| w.to_vec::<f64>()).transpose()?;
+                rows(&self.to_vec::<f64>()?, classes, &targets, w.as_deref(), ignore_index)?
+            }
+            _ => {
+                let w = weight.map(|w| w.to_vec::<f32>()).transpose()?;
+                rows(&self.to_vec::<f32>()?, classes, &targets, w.as_deref(), ignore_index)?
+            }
+        };
+        // Sums in float64, then rounded once to the scores' dtype.
+        let total_weight: f64 = coefs.iter().sum();
+        let (out, scale) = match reduction {
+            Reduction::None => (Tensor::from_vec(losses, target.shape())?, 1.0),
+            Reduction::Sum => (Tensor::from_vec(vec![losses.iter().sum::<f64>()], &[])?, 1.0),
+            Reduction::Mean => (Tensor::from_vec(vec![losses.iter().sum::<f64>() / total_weight], &[])?, 1.0 / total_weight),
+        };
+        let out = out.to_dtype(dt)?;
+        if is_grad_enabled() && self.requires_grad() {
+            // The backward needs, per row, d loss / d x[t] (before the incoming gradient) and
+            // where t is (any class where ignored: its coefficient is 0).
+            let slopes: Vec<f64> = coefs.iter().map(|w| -w * scale).collect();
+            let slopes = Tensor::from_vec(slopes, &[targets.len()])?.to_dtype(dt)?;
+            let picks: Vec<i64> = targets.iter().map(|&t| if t == ignore_index { 0 } else { t }).collect();
+            let picks = Tensor::from_vec(picks, &[targets.len(), 1])?;
+            record_shown(None, Op::NllLoss, &[self, target], &[&out], &[], &[], Some(&[0]));
+            keep_buffers(&out, vec![slopes, picks]);
+        }
+        Ok(Some(out))
+    }
+}
+
+/// The gradient of `nll_loss_fused` for its scores of `shape`, from the incoming gradient `g`
+/// (zero-dim, or one per row without reduction) and the buffers the forward pass kept.
+/// Written with tensor ops, so it is itself differentiable (higher-order gradients).
+pub(crate) fn nll_loss_backward(g: &Tensor, shape: &[usize], slopes: &Tensor, picks: &Tensor) -> Result<Tensor> {
+    let rows = picks.shape()[0] as i64;
+    let per_row = slopes.binary(BinaryOp::Mul, &g.reshape(&[if g.ndim() == 0 { 1 } else { rows }])?)?;
+    let classes = *shape.last().expect("one or two dims") as i64;
+    let grad = Tensor::zeros_on(&[rows as usize, classes as usize], g.dtype(), g.device())?;
+    let grad = grad.scatter(1, picks, Arg::T(&per_row.reshape(&[rows, 1])?), false)?;
+    grad.reshape(&shape.iter().map(|&s| s as i64).collect::<Vec<_>>())
+}

@@ -1,0 +1,97 @@
+"""nll_loss's one-kernel path ((N, C) and (C,) float scores on the CPU) against a numpy
+reference and against the loss composed from tensor ops, which other inputs take."""
+import numpy as np
+import pytest
+
+import rstorch
+import rstorch.nn.functional as F
+from rstorch.autograd import gradcheck, gradgradcheck
+
+
+def _reference(x, t, w, ignore_index, reduction):
+    """PyTorch's definition: -w[t] * x[t] per row, 0 where ignored; mean divides by the
+    summed weights of the rows kept."""
+    x = x.reshape(-1, x.shape[-1])
+    t = t.reshape(-1)
+    w = np.ones(x.shape[1]) if w is None else w
+    kept = t != ignore_index
+    safe = np.where(kept, t, 0)
+    coef = np.where(kept, w[safe], 0.0)
+    losses = -x[np.arange(len(t)), safe] * coef
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return losses.sum()
+    return losses.sum() / coef.sum()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("dtype", [rstorch.float32, rstorch.float64])
+def test_matches_the_definition_and_the_composed_loss(reduction, weighted, dtype):
+    rng = np.random.default_rng(0)
+    x_np = rng.standard_normal((7, 5))
+    t_np = np.array([0, 4, 2, -100, 1, 4, 3])
+    w_np = rng.random(5) + 0.5 if weighted else None
+    x = rstorch.tensor(x_np, dtype=dtype, requires_grad=True)
+    t = rstorch.from_numpy(t_np)
+    w = None if w_np is None else rstorch.tensor(w_np, dtype=dtype)
+    got = F.nll_loss(x, t, weight=w, reduction=reduction)
+    assert got.dtype == dtype and got.grad_fn.name() == "NllLossBackward0"
+    tol = 1e-5 if dtype == rstorch.float32 else 1e-12
+    np.testing.assert_allclose(got.detach().numpy(), _reference(x_np, t_np, w_np, -100, reduction), rtol=tol, atol=tol)
+    # A weight that needs a gradient takes the composed path: the same loss and gradient.
+    g = rstorch.tensor(rng.standard_normal(got.shape), dtype=dtype)
+    got.backward(g)
+    x_c = x.detach().clone().requires_grad_()
+    w_c = (rstorch.ones(5, dtype=dtype) if w is None else w.clone()).requires_grad_()
+    composed = F.nll_loss(x_c, t, weight=w_c, reduction=reduction)
+    np.testing.assert_allclose(got.detach().numpy(), composed.detach().numpy(), rtol=tol, atol=tol)
+    composed.backward(g)
+    np.testing.assert_allclose(x.grad.numpy(), x_c.grad.numpy(), rtol=tol, atol=tol)
+
+
+def test_one_dim_scores_and_a_zero_dim_target():
+    x = rstorch.tensor([0.1, -2.0, 0.5], requires_grad=True)
+    loss = F.nll_loss(x, rstorch.tensor(1), reduction="none")
+    assert loss.shape == () and loss.item() == pytest.approx(2.0)
+    loss.backward()
+    assert x.grad.tolist() == [0.0, -1.0, 0.0]
+
+
+def test_every_target_ignored_gives_nan_mean_and_zero_gradient():
+    x = rstorch.zeros(2, 3, requires_grad=True)
+    loss = F.nll_loss(x, rstorch.tensor([-100, -100]))
+    assert np.isnan(loss.item())
+    F.nll_loss(x, rstorch.tensor([-100, -100]), reduction="sum").backward()
+    assert x.grad.abs().sum().item() == 0.0
+
+
+def test_gradients_of_gradients():
+    x = rstorch.tensor(np.random.default_rng(1).standard_normal((4, 3)), requires_grad=True)
+    t = rstorch.tensor([2, 0, 1, 2])
+    w = rstorch.tensor([0.3, 1.0, 2.0], dtype=rstorch.float64)
+    for reduction in ("mean", "sum", "none"):
+        f = lambda x: F.nll_loss(x.t().t() * x, t, weight=w, ignore_index=0, reduction=reduction)
+        assert gradcheck(f, [x])
+        assert gradgradcheck(f, [x])
+
+
+def test_bad_targets_and_weights_raise_pytorchs_errors():
+    x = rstorch.zeros(2, 3)
+    with pytest.raises(IndexError, match="Target 3 is out of bounds."):
+        F.nll_loss(x, rstorch.tensor([0, 3]))
+    with pytest.raises(IndexError, match="Target -1 is out of bounds."):
+        F.nll_loss(x, rstorch.tensor([-1, 0]))
+    with pytest.raises(RuntimeError, match="weight tensor should be defined either for all 3 classes"):
+        F.nll_loss(x, rstorch.tensor([0, 1]), weight=rstorch.ones(4))
+    with pytest.raises(ValueError, match="Expected input batch_size"):
+        F.nll_loss(x, rstorch.tensor([0, 1, 2]))
+
+
+def test_a_second_backward_without_retain_graph_fails():
+    x = rstorch.zeros(2, 3, requires_grad=True)
+    loss = F.nll_loss(x, rstorch.tensor([0, 1]))
+    loss.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        loss.backward()
