@@ -266,11 +266,21 @@ fn missing_kernels_and_mixed_devices_are_clear_errors() {
     let xl = x.to_dtype(DType::I64).unwrap();
     let gl = xl.to_device(GPU).unwrap();
     assert_same(&gl.matmul(&gl.transpose(0, 1).unwrap()).unwrap(), &xl.matmul(&xl.transpose(0, 1).unwrap()).unwrap(), "int64 matmul");
+    // Half products compute in float32 and round once, as on the CPU.
+    for dt in [DType::F16, DType::BF16] {
+        let xh = x.to_dtype(dt).unwrap();
+        let gh = xh.to_device(GPU).unwrap();
+        let got = gh.matmul(&gh.transpose(0, 1).unwrap()).unwrap();
+        assert_eq!(got.dtype(), dt);
+        let want = xh.matmul(&xh.transpose(0, 1).unwrap()).unwrap();
+        assert_close_for(&got.to_dtype(DType::F32).unwrap(), &want.to_dtype(DType::F32).unwrap(), 1e-2, "half matmul");
+    }
     // An op without a wgpu kernel for a dtype names itself, the dtype and the backend.
     let gh = x.to_dtype(DType::F16).unwrap().to_device(GPU).unwrap();
-    let err = gh.matmul(&gh.transpose(0, 1).unwrap()).unwrap_err();
+    let sgd = rstorch::optim::Sgd { lr: 0.1, momentum: 0.0, dampening: 0.0, weight_decay: 0.0, nesterov: false, maximize: false };
+    let err = rstorch::optim::sgd_step(&[gh.clone()], &[gh.clone()], vec![None], &sgd).unwrap_err();
     assert_eq!(err.kind(), rstorch::error::ErrorKind::NotImplemented);
-    assert!(err.to_string().contains("'matmul'") && err.to_string().contains("float16") && err.to_string().contains("'wgpu'"), "{err}");
+    assert!(err.to_string().contains("'optimizer step'") && err.to_string().contains("float16") && err.to_string().contains("'wgpu'"), "{err}");
     // Float64 computes where the adapter has float64 shaders, and says what it lacks elsewhere.
     let gd = x.to_dtype(DType::F64).unwrap().to_device(GPU).unwrap();
     if rstorch::wgpu::supports_f64(0).unwrap() {

@@ -319,8 +319,10 @@ pub fn add_at(out: &Tensor, targets: &[usize], src: &Tensor, src_offsets: &[usiz
     Ok(())
 }
 
-/// `a @ b` for `[.., m, k]` and `[.., k, n]` tensors with equal batch shapes, both float32, both
-/// float64 or both of one integer (or bool) dtype.
+/// `a @ b` for `[.., m, k]` and `[.., k, n]` tensors with equal batch shapes, both of one
+/// dtype. Float16 and bfloat16 operands are converted to float32, multiplied with float32
+/// accumulation and the product rounded once to their dtype (as the CPU's half product does);
+/// integer and bool products are exact.
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let dt = a.dtype();
     if b.dtype() != dt {
@@ -328,6 +330,9 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     if !dt.is_floating_point() {
         return matmul_int(a, b);
+    }
+    if matches!(dt, DType::F16 | DType::BF16) {
+        return matmul(&a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?)?.to_dtype(dt);
     }
     if !matches!(dt, DType::F32 | DType::F64) {
         return Err(dtype_not_on_device("matmul", dt, a.device()));

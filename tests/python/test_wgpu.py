@@ -1051,6 +1051,82 @@ def test_fused_softmax_special_values_and_shapes():
         rstorch.ones(3, device="wgpu").softmax(1)
 
 
+def _half_close(got, want, dt):
+    """A half-precision GPU result against the CPU's: same dtype and shape, values within a few
+    units in the last place of the dtype (the two sum in float32 in different orders)."""
+    assert got.device.type == "wgpu", f"result on {got.device}"
+    assert got.dtype is want.dtype is dt and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
+    eps = 2.0 ** -10 if dt is rstorch.float16 else 2.0 ** -7
+    g, w = got.cpu().detach().float().numpy(), want.detach().float().numpy()
+    np.testing.assert_allclose(g, w, rtol=4 * eps, atol=4 * eps * max(1.0, float(np.abs(w).max(initial=0))))
+
+
+@needs_gpu
+@pytest.mark.parametrize("dt", [rstorch.float16, rstorch.bfloat16], ids=str)
+def test_half_matmul_matches_cpu(dt):
+    """mm, matmul (vector, broadcast batched), bmm, addmm and linear of float16 and bfloat16 on
+    the GPU: float32 products rounded once to the dtype, as the CPU computes them; strided
+    operands; gradients; and the CPU's errors for bad shapes and mixed dtypes."""
+    rng = np.random.default_rng(7)
+
+    def both(*shape, transpose=False):
+        x = rstorch.tensor(rng.standard_normal(shape).astype(np.float32)).to(dt)
+        if transpose:
+            return x.transpose(-2, -1), x.to("wgpu").transpose(-2, -1)
+        return x, x.to("wgpu")
+
+    for _ in range(4):
+        m, k, n, b = (int(v) for v in rng.integers(2, 40, size=4))
+        a, ga = both(m, k)
+        w, gw = both(n, k, transpose=True)  # a k x n view with swapped strides
+        assert not gw.is_contiguous()
+        _half_close(ga @ gw, a @ w, dt)
+        _half_close(rstorch.mm(ga, gw), rstorch.mm(a, w), dt)
+        v, gv = both(k)
+        _half_close(ga @ gv, a @ v, dt)
+        _half_close(gv @ gw, v @ w, dt)
+        x, gx = both(b, m, k)
+        y, gy = both(b, n, k, transpose=True)
+        _half_close(rstorch.bmm(gx, gy), rstorch.bmm(x, y), dt)
+        _half_close(gx @ gw, x @ w, dt)
+        z, gz = both(3, 1, m, k)
+        _half_close(gz @ gy, z @ y, dt)  # broadcast batch dims
+        c, gc = both(n)
+        _half_close(rstorch.addmm(gc, ga, gw, beta=0.5, alpha=2.0), rstorch.addmm(c, a, w, beta=0.5, alpha=2.0), dt)
+        lw, glw = both(n, k)
+        _half_close(F.linear(gx, glw, gc), F.linear(x, lw, c), dt)
+        _half_close(F.linear(ga, glw), F.linear(a, lw), dt)
+    # Empty dims: an empty product, or zeros when the summed dim is empty.
+    for (m, k, n) in [(0, 3, 2), (2, 0, 3), (2, 3, 0)]:
+        a, ga = both(m, k)
+        w, gw = both(k, n)
+        _half_close(ga @ gw, a @ w, dt)
+    # Gradients of a linear layer.
+    grads = {}
+    for dev in ["cpu", "wgpu"]:
+        rstorch.manual_seed(3)
+        x = rstorch.randn(6, 5).to(dt).to(dev).requires_grad_()
+        w = rstorch.randn(4, 5).to(dt).to(dev).requires_grad_()
+        bias = rstorch.randn(4).to(dt).to(dev).requires_grad_()
+        out = F.linear(x, w, bias)
+        assert out.grad_fn is not None
+        (out * out).sum().backward()
+        grads[dev] = [x.grad, w.grad, bias.grad]
+    for g, c in zip(grads["wgpu"], grads["cpu"]):
+        _half_close(g, c, dt)
+    # The CPU's errors.
+    a = rstorch.ones(2, 3, dtype=dt)
+    for fn, err in [(lambda t: t @ t, RuntimeError),
+                    (lambda t: t @ t.float().t(), RuntimeError),
+                    (lambda t: rstorch.bmm(t, t), RuntimeError),
+                    (lambda t: rstorch.mm(t, t.t().unsqueeze(0)), RuntimeError)]:
+        with pytest.raises(err) as want:
+            fn(a)
+        with pytest.raises(err) as got:
+            fn(a.to("wgpu"))
+        assert type(got.value) is type(want.value) and str(got.value) == str(want.value)
+
+
 # ----- autograd ------------------------------------------------------------------------------------
 
 @needs_gpu
@@ -1155,12 +1231,12 @@ def test_mixed_devices_raise_pytorchs_error():
 
 @needs_gpu
 def test_ops_without_a_gpu_kernel_say_so():
-    gh = rstorch.ones(2, 3, dtype=rstorch.float16, device="wgpu")
-    for name, dt, fn in [("matmul", "float16", lambda: gh @ gh.t()),
-                         ("matmul", "bfloat16", lambda: gh.bfloat16() @ gh.t().bfloat16()),
-                         ("matmul", "float16", lambda: F.linear(gh, gh))]:
-        with pytest.raises(NotImplementedError, match=f"'{name}' on {dt}.*'wgpu' backend") as e:
-            fn()
+    # Optimizer steps of float16 and bfloat16 parameters (which the CPU lacks as well).
+    for dt in [rstorch.float16, rstorch.bfloat16]:
+        p = nn.Parameter(rstorch.ones(3, dtype=dt, device="wgpu"))
+        p.grad = rstorch.ones(3, dtype=dt, device="wgpu")
+        with pytest.raises(NotImplementedError, match=f"'optimizer step' on {dt.__str__().split('.')[-1]}.*'wgpu' backend") as e:
+            rstorch.optim.SGD([p], lr=0.1).step()
         assert isinstance(e.value, RuntimeError)
     with pytest.raises(RuntimeError, match="Invalid device ordinal wgpu:7"):
         rstorch.ones(2, device="wgpu:7")
