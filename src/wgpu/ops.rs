@@ -388,6 +388,31 @@ pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
     Ok(out)
 }
 
+/// The input gradient of softmax (or with `log` log_softmax) along `dim` from its float32
+/// output `y` and output gradient `g` (same shape), fused: a new contiguous tensor of y's shape
+/// (non-contiguous operands are copied contiguous first).
+pub fn softmax_backward(g: &Tensor, y: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
+    let name = if log { "log_softmax_backward" } else { "softmax_backward" };
+    if y.dtype() != DType::F32 || g.dtype() != DType::F32 {
+        return Err(dtype_not_on_device(name, y.dtype(), y.device()));
+    }
+    if g.shape() != y.shape() {
+        return Err(Error::Runtime(format!("{name}: the gradient's shape {:?} differs from the output's {:?}", g.shape(), y.shape())));
+    }
+    let y = if y.is_contiguous() { y.clone() } else { y.contiguous()? };
+    let g = if g.is_contiguous() { g.clone() } else { g.contiguous()? };
+    let (ctx, yb) = buffer_of(&y, name)?;
+    let (_, gb) = buffer_of(&g, name)?;
+    let (out, ob) = output(ctx, y.shape(), DType::F32)?;
+    let (len, inner) = match y.ndim() {
+        0 => (1, 1),
+        _ => (y.shape()[dim], y.shape()[dim + 1..].iter().product()),
+    };
+    let rows = if len == 0 { 0 } else { y.numel() / len };
+    super::softmax::softmax_backward(ctx, log, (&yb, y.storage_offset()), (&gb, g.storage_offset()), (rows, len, inner), &ob)?;
+    Ok(out)
+}
+
 /// `matmul` of integer (or bool) operands, exact: each output element sums its `k` products in
 /// int64 (wrapping) and keeps the low bits of its dtype, as the CPU's integer product does.
 /// Any strides and batch dims; no copies.
