@@ -477,9 +477,30 @@ def _f64_inputs(name, rng):
     x = ranges.get(name, wide)
     specials = SPECIALS
     if name in ("sin", "cos", "tan"):
-        # The reduction by pi / 2 is exact below 2^20 pi / 2 (beyond it these give NaN).
-        specials = [v for v in SPECIALS if not 1e6 < abs(v) < float("inf")] + [1.6e6, -1.6e6]
+        # Both reductions by pi / 2 (three exact parts below 2^20 pi / 2, Payne-Hanek above).
+        specials = SPECIALS + TRIG_LARGE
     return np.concatenate([x, rng.uniform(-3, 3, 500), specials])
+
+
+# Around the switch between the two reductions, the largest doubles, and the double closest to
+# a multiple of pi / 2 (6381956970095103 * 2^797: its remainder is about 2^-61 times it).
+TRIG_LARGE = [1.6e6, -1.6e6, 1647098.9999999998, 1647099.0, 2.0 ** 20, 2.0 ** 53, 2.0 ** 53 + 2.0, 2.0 ** 1023,
+              1.7976931348623157e308, -1.7976931348623157e308, 6381956970095103 * 2.0 ** 797,
+              -6381956970095103 * 2.0 ** 797, 5.319372648e9, 1e22, 1e150]
+
+
+@needs_f64
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_float64_trig_of_large_arguments(name):
+    """sin, cos and tan of float64 beyond the three-part reduction (|x| from 1.6e6 to the largest
+    double, Payne-Hanek reduction on the device) within 1e-12 relative of the CPU, strided too."""
+    rng = np.random.default_rng(44)
+    mags = np.concatenate([10.0 ** rng.uniform(6.2, 300, 6000), 10.0 ** rng.uniform(6.2, 17, 2000),
+                           2.0 ** rng.integers(21, 1024, 500) * rng.uniform(1, 2, 500)])
+    x, g = pair64(np.concatenate([mags * rng.choice([-1.0, 1.0], mags.size), TRIG_LARGE]))
+    close64(getattr(g, name)(), getattr(x, name)(), rtol=1e-12)
+    x2, g2 = x[:8000].reshape(80, 100), g[:8000].reshape(80, 100)
+    close64(getattr(g2.t()[::3], name)(), getattr(x2.t()[::3], name)(), rtol=1e-12)
 
 
 @needs_f64
