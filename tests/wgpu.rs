@@ -426,3 +426,29 @@ fn scans_and_sorts_match_the_cpu() {
         }
     }
 }
+
+#[test]
+fn scatter_through_indices_on_the_device() {
+    if !gpu() {
+        return;
+    }
+    use rstorch::tensor::arith::Arg;
+    // Repeated targets: the last in index order wins, as on the CPU.
+    let x = cpu_tensor(&[3, 4], 31);
+    let src = cpu_tensor(&[3, 5], 32);
+    let index = Tensor::from_vec(vec![0i64, 3, 3, 1, 0, 2, 2, 2, 2, 1, 1, 0, 3, 0, 1], &[3, 5]).unwrap();
+    let want = x.scatter(1, &index, Arg::T(&src), false).unwrap();
+    let (gx, gi, gs) = (x.to_device(GPU).unwrap(), index.to_device(GPU).unwrap(), src.to_device(GPU).unwrap());
+    assert_same(&gx.scatter(1, &gi, Arg::T(&gs), false).unwrap(), &want, "scatter");
+    // The kernel itself: the indices never leave the device, and the flag reports the range.
+    let out = x.to_device(GPU).unwrap();
+    assert!(rstorch::wgpu::scatter_index(&out, 1, &gi, &gs).unwrap());
+    assert_same(&out, &want, "scatter_index");
+    let bad = Tensor::from_vec(vec![0i64, 4, 1], &[1, 3]).unwrap().to_device(GPU).unwrap();
+    let out = x.to_device(GPU).unwrap();
+    let one = Tensor::from_vec(vec![1f32; 3], &[1, 3]).unwrap().to_device(GPU).unwrap();
+    assert!(!rstorch::wgpu::scatter_index(&out, 1, &bad, &one).unwrap());
+    let err = gx.scatter(1, &bad, Arg::T(&one), false).unwrap_err();
+    let cpu_err = x.scatter(1, &bad.to_device(Device::Cpu).unwrap(), Arg::T(&one.to_device(Device::Cpu).unwrap()), false).unwrap_err();
+    assert_eq!((err.kind(), err.to_string()), (cpu_err.kind(), cpu_err.to_string()));
+}

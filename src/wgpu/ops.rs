@@ -256,6 +256,36 @@ pub fn gather_index(src: &Tensor, src_at: &Layout, dim: usize, index: &Tensor, i
     Ok(Some(Tensor::from_storage(Storage::Wgpu(s), layout)))
 }
 
+/// `out` (contiguous, from element 0) with `src` (contiguous, of out's dtype and `index`'s shape)
+/// scattered along `dim` by the integer tensor `index` on the same device: element `i` of src
+/// goes to out's position `i` with its `dim` coordinate replaced by index's element `i`; of
+/// repeated positions the last in index order wins. The indices never leave the device: bounds
+/// are checked there and one flag word comes back. False (out partly written) when an index
+/// is outside the dim, for the caller to raise its own error.
+pub fn scatter_index(out: &Tensor, dim: usize, index: &Tensor, src: &Tensor) -> Result<bool> {
+    if !out.is_contiguous() || out.storage_offset() != 0 || !src.is_contiguous() || src.dtype() != out.dtype() || src.shape() != index.shape() {
+        return Err(Error::Runtime("wgpu scatter: a contiguous output and a contiguous source of its dtype in the index's shape".into()));
+    }
+    if index.numel() == 0 {
+        return Ok(true);
+    }
+    let (ctx, ob) = buffer_of(out, "scatter")?;
+    let (_, ib) = buffer_of(index, "scatter")?;
+    let (_, sb) = buffer_of(src, "scatter")?;
+    let n = out.numel();
+    // One claim word per output element, then the flag word, all zero.
+    let claim = WgpuStorage::new(ctx, DType::I32, n + 1)?;
+    let cb = claim.buffer().clone();
+    ctx.record(|enc| enc.clear_buffer(&cb, 0, None));
+    let mut at = out.layout().clone();
+    at.shape = index.shape().to_vec();
+    at.strides[dim] = 0;
+    let (iv, sv, ov) = (view(index, &ib), view(src, &sb), View { buffer: &ob, dtype: out.dtype(), layout: &at });
+    elementwise::scatter_index(ctx, &cb, sv, out.strides()[dim], out.shape()[dim], iv, ov, super::strided::u32_of(n)?)?;
+    out.storage_cell().bump_version();
+    Ok(claim.read_word(n)? == 0)
+}
+
 /// `dst`'s storage at `offsets[k]` = element `k` of `values` (same dtype, contiguous, one per
 /// offset); of repeated offsets the last write wins. Bumps `dst`'s version.
 pub fn put(dst: &Tensor, offsets: &[usize], values: &Tensor) -> Result<()> {

@@ -685,6 +685,62 @@ def test_gather_and_index_select_with_indices_on_the_gpu():
             g.index_select(0, bad.to("wgpu"))
 
 
+@needs_gpu
+@pytest.mark.parametrize("seed", range(3))
+def test_scatter_with_indices_on_the_gpu(seed):
+    """scatter (tensor and number sources) with indices on the GPU: the device checks their
+    range and writes through them, of repeated targets the last in index order winning as on
+    the CPU; random shapes and dims, strided self, index and source, every value and index dtype;
+    out of range and negative indices raise the CPU's error, type and words."""
+    rng = np.random.default_rng(900 + seed)
+    ndim = int(rng.integers(1, 4))
+    shape = [int(v) for v in rng.integers(1, 7, ndim)]
+    d = int(rng.integers(0, ndim))
+    ishape = [int(rng.integers(1, n + 1)) for n in shape]
+    ishape[d] = int(rng.integers(1, 12))  # longer than the dim: repeated targets
+    data = rng.standard_normal(shape).astype(np.float32)
+    idx = rstorch.tensor(rng.integers(0, shape[d], ishape))
+    src_data = rng.standard_normal([n + 1 for n in ishape]).astype(np.float32)
+    for dt in DTYPES + [rstorch.float64] * rstorch.wgpu.supports_float64():
+        x = rstorch.tensor(data * 10).to(dt)
+        src = rstorch.tensor(src_data * 10).to(dt)
+        g, gsrc = x.to("wgpu"), src.to("wgpu")
+        for idt in [rstorch.int64, rstorch.int32, rstorch.int16, rstorch.int8, rstorch.uint8]:
+            i = idx.to(idt)
+            same(g.scatter(d, i.to("wgpu"), gsrc), x.scatter(d, i, src))
+            same(g.scatter(d, i.to("wgpu"), 3), x.scatter(d, i, 3))
+        # Strided self, index and source (transposed), and a sliced index.
+        dd = {0: ndim - 1, ndim - 1: 0}.get(d, d)
+        gi = idx.to("wgpu").transpose(0, -1)
+        same(g.transpose(0, -1).scatter(dd, gi, gsrc.transpose(0, -1)),
+             x.transpose(0, -1).scatter(dd, idx.transpose(0, -1), src.transpose(0, -1)))
+        gw = rstorch.tensor(rng.integers(0, shape[d], ishape[:-1] + [2 * ishape[-1]]), device="wgpu")[..., ::2]
+        assert ishape[-1] == 1 or not gw.is_contiguous()
+        same(g.scatter(d, gw, gsrc), x.scatter(d, gw.cpu(), src))
+    # Gradients flow as on the CPU.
+    for dev in ["cpu", "wgpu"]:
+        a = rstorch.tensor(data, device=dev, requires_grad=True)
+        b = rstorch.tensor(src_data, device=dev, requires_grad=True)
+        (a.scatter(d, idx.to(dev), b) * 2).sum().backward()
+        if dev == "cpu":
+            want = (a.grad, b.grad)
+        else:
+            close(a.grad, want[0])
+            close(b.grad, want[1])
+    # Out of range (or negative) indices raise the CPU's error, type and words.
+    x, g = pair(3, 4, seed=seed)
+    for bad in [rstorch.tensor([[0, 4, 1]]), rstorch.tensor([[0, -1, 1]]), rstorch.tensor([[9]])]:
+        for value in [rstorch.ones(1, 3), 2.0]:
+            with pytest.raises((RuntimeError, IndexError)) as want:
+                x.scatter(1, bad, value)
+            gv = value.to("wgpu") if isinstance(value, rstorch.Tensor) else value
+            with pytest.raises(type(want.value), match=str(want.value)) as got:
+                g.scatter(1, bad.to("wgpu"), gv)
+            assert type(got.value) is type(want.value)
+    # An empty index changes nothing.
+    same(g.scatter(1, rstorch.zeros(3, 0, dtype=rstorch.int64, device="wgpu"), 1.0), x.scatter(1, rstorch.zeros(3, 0, dtype=rstorch.int64), 1.0))
+
+
 # ----- integer reductions and long sorts ---------------------------------------------------------------
 
 INT_DTYPES = [rstorch.int64, rstorch.int32, rstorch.int16, rstorch.int8, rstorch.uint8, rstorch.bool]
