@@ -266,11 +266,21 @@ fn missing_kernels_and_mixed_devices_are_clear_errors() {
     let xl = x.to_dtype(DType::I64).unwrap();
     let gl = xl.to_device(GPU).unwrap();
     assert_same(&gl.matmul(&gl.transpose(0, 1).unwrap()).unwrap(), &xl.matmul(&xl.transpose(0, 1).unwrap()).unwrap(), "int64 matmul");
+    // Half products compute in float32 and round once, as on the CPU.
+    for dt in [DType::F16, DType::BF16] {
+        let xh = x.to_dtype(dt).unwrap();
+        let gh = xh.to_device(GPU).unwrap();
+        let got = gh.matmul(&gh.transpose(0, 1).unwrap()).unwrap();
+        assert_eq!(got.dtype(), dt);
+        let want = xh.matmul(&xh.transpose(0, 1).unwrap()).unwrap();
+        assert_close_for(&got.to_dtype(DType::F32).unwrap(), &want.to_dtype(DType::F32).unwrap(), 1e-2, "half matmul");
+    }
     // An op without a wgpu kernel for a dtype names itself, the dtype and the backend.
     let gh = x.to_dtype(DType::F16).unwrap().to_device(GPU).unwrap();
-    let err = gh.matmul(&gh.transpose(0, 1).unwrap()).unwrap_err();
+    let sgd = rstorch::optim::Sgd { lr: 0.1, momentum: 0.0, dampening: 0.0, weight_decay: 0.0, nesterov: false, maximize: false };
+    let err = rstorch::optim::sgd_step(&[gh.clone()], &[gh.clone()], vec![None], &sgd).unwrap_err();
     assert_eq!(err.kind(), rstorch::error::ErrorKind::NotImplemented);
-    assert!(err.to_string().contains("'matmul'") && err.to_string().contains("float16") && err.to_string().contains("'wgpu'"), "{err}");
+    assert!(err.to_string().contains("'optimizer step'") && err.to_string().contains("float16") && err.to_string().contains("'wgpu'"), "{err}");
     // Float64 computes where the adapter has float64 shaders, and says what it lacks elsewhere.
     let gd = x.to_dtype(DType::F64).unwrap().to_device(GPU).unwrap();
     if rstorch::wgpu::supports_f64(0).unwrap() {
@@ -415,4 +425,30 @@ fn scans_and_sorts_match_the_cpu() {
             assert_same(&gv, &v, "sort values");
         }
     }
+}
+
+#[test]
+fn scatter_through_indices_on_the_device() {
+    if !gpu() {
+        return;
+    }
+    use rstorch::tensor::arith::Arg;
+    // Repeated targets: the last in index order wins, as on the CPU.
+    let x = cpu_tensor(&[3, 4], 31);
+    let src = cpu_tensor(&[3, 5], 32);
+    let index = Tensor::from_vec(vec![0i64, 3, 3, 1, 0, 2, 2, 2, 2, 1, 1, 0, 3, 0, 1], &[3, 5]).unwrap();
+    let want = x.scatter(1, &index, Arg::T(&src), false).unwrap();
+    let (gx, gi, gs) = (x.to_device(GPU).unwrap(), index.to_device(GPU).unwrap(), src.to_device(GPU).unwrap());
+    assert_same(&gx.scatter(1, &gi, Arg::T(&gs), false).unwrap(), &want, "scatter");
+    // The kernel itself: the indices never leave the device, and the flag reports the range.
+    let out = x.to_device(GPU).unwrap();
+    assert!(rstorch::wgpu::scatter_index(&out, 1, &gi, &gs).unwrap());
+    assert_same(&out, &want, "scatter_index");
+    let bad = Tensor::from_vec(vec![0i64, 4, 1], &[1, 3]).unwrap().to_device(GPU).unwrap();
+    let out = x.to_device(GPU).unwrap();
+    let one = Tensor::from_vec(vec![1f32; 3], &[1, 3]).unwrap().to_device(GPU).unwrap();
+    assert!(!rstorch::wgpu::scatter_index(&out, 1, &bad, &one).unwrap());
+    let err = gx.scatter(1, &bad, Arg::T(&one), false).unwrap_err();
+    let cpu_err = x.scatter(1, &bad.to_device(Device::Cpu).unwrap(), Arg::T(&one.to_device(Device::Cpu).unwrap()), false).unwrap_err();
+    assert_eq!((err.kind(), err.to_string()), (cpu_err.kind(), cpu_err.to_string()));
 }

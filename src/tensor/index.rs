@@ -260,6 +260,14 @@ impl Tensor {
             (None, Arg::S(s)) => Tensor::full(index.shape(), s, x.dtype())?,
             (None, Arg::T(_)) => unreachable!("tensor sources were kept above"),
         };
+        if !reduce_add && !out.device().is_cpu() && index.device() == out.device() && is_index_dtype(index.dtype()) {
+            // The indices stay on the device, which checks their range; an index out of range
+            // falls through to the host path below, which words the error.
+            let src = src.to_device(out.device())?.contiguous()?;
+            if crate::wgpu::scatter_index(&out, d, &index, &src)? {
+                return out.reshape(&self_shape);
+            }
+        }
         let idx = index_values(&index, "scatter")?;
         let size = out.shape()[d];
         let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;

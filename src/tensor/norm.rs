@@ -113,8 +113,15 @@ impl Tensor {
     }
 
     /// The input gradient of softmax / log_softmax from its output `y` and output gradient
-    /// `self`: one fused pass on the CPU outside create_graph, else differentiable tensor ops.
+    /// `self`: outside create_graph one fused pass (on the CPU, and on a GPU for float32 and,
+    /// computing in float32 as the CPU does, float16 and bfloat16), else differentiable tensor
+    /// ops.
     pub(crate) fn softmax_backward(&self, y: &Tensor, d: usize, log: bool) -> Result<Tensor> {
+        let half_or_f32 = matches!(y.dtype(), DType::F32 | DType::F16 | DType::BF16);
+        if !is_grad_enabled() && !self.device().is_cpu() && self.dtype() == y.dtype() && half_or_f32 && self.device() == y.device() {
+            let gx = crate::wgpu::softmax_backward(&self.to_dtype(DType::F32)?, &y.to_dtype(DType::F32)?, d, log)?;
+            return gx.to_dtype(y.dtype());
+        }
         if is_grad_enabled() || !self.device().is_cpu() || self.dtype() != y.dtype() {
             let dim = [d as i64];
             return if log {

@@ -1,7 +1,8 @@
 //! Launcher of `shaders/elementwise.wgsl`: elementwise kernels over strided operands of any dtype
 //! (every operand with its own strides; broadcast dims have stride 0): float32 and float64 unary
 //! and binary math, int64-exact integer ops, comparisons, logical ops, `where`, the casting copy,
-//! and the take / put / segment-sum kernels that move elements through host-computed offsets.
+//! the take / put / segment-sum kernels that move elements through host-computed offsets, and
+//! the gather and scatter kernels that read their indices on the device.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -395,6 +396,19 @@ pub(crate) fn take(ctx: &Context, src: &wgpu::Buffer, dtype: DType, offsets: &wg
 pub(crate) fn gather_index(ctx: &Context, src: View<'_>, stride: usize, size: usize, index: View<'_>, out: View<'_>, flag: u32) -> Result<()> {
     let bounds = Input::Scalar(DType::I64, [u32_of(size)?, flag]);
     launch(ctx, Kernel { count: u32_of(stride)?, b: Some(bounds), c: Some(Input::Buffer(index)), ..base("gather_index", None, out, Input::Buffer(src)) })
+}
+
+/// `out[target(i)] = src[i]` over the elements `i` of `index` (any integer dtype, at its own
+/// strides), `target(i) = offset(i) + index(i) * stride`: `out` is viewed at the index's shape
+/// with the scattered dim's stride zeroed (offset 0), `src` likewise. Of repeated targets the
+/// last in index order wins. `claim` holds a zeroed u32 per element of out's buffer and the
+/// flag word `flag`, which an index outside `0..size` sets.
+pub(crate) fn scatter_index(ctx: &Context, claim: &wgpu::Buffer, src: View<'_>, stride: usize, size: usize, index: View<'_>, out: View<'_>, flag: u32) -> Result<()> {
+    let steps = [u32_of(size)?, flag];
+    let claims = View { buffer: claim, dtype: DType::I32, layout: out.layout };
+    let (count, c) = (u32_of(stride)?, Some(Input::Buffer(index)));
+    launch(ctx, Kernel { count, steps, c, ..base("scatter_claim", None, claims, Input::Buffer(index)) })?;
+    launch(ctx, Kernel { count, steps, b: Some(Input::Buffer(claims)), c, ..base("scatter_write", None, out, Input::Buffer(src)) })
 }
 
 /// `out[.., i, j] = sum over t < k of a[.., i, t] * b[.., t, j]` for integer (or bool) operands of

@@ -256,6 +256,36 @@ pub fn gather_index(src: &Tensor, src_at: &Layout, dim: usize, index: &Tensor, i
     Ok(Some(Tensor::from_storage(Storage::Wgpu(s), layout)))
 }
 
+/// `out` (contiguous, from element 0) with `src` (contiguous, of out's dtype and `index`'s shape)
+/// scattered along `dim` by the integer tensor `index` on the same device: element `i` of src
+/// goes to out's position `i` with its `dim` coordinate replaced by index's element `i`; of
+/// repeated positions the last in index order wins. The indices never leave the device: bounds
+/// are checked there and one flag word comes back. False (out partly written) when an index
+/// is outside the dim, for the caller to raise its own error.
+pub fn scatter_index(out: &Tensor, dim: usize, index: &Tensor, src: &Tensor) -> Result<bool> {
+    if !out.is_contiguous() || out.storage_offset() != 0 || !src.is_contiguous() || src.dtype() != out.dtype() || src.shape() != index.shape() {
+        return Err(Error::Runtime("wgpu scatter: a contiguous output and a contiguous source of its dtype in the index's shape".into()));
+    }
+    if index.numel() == 0 {
+        return Ok(true);
+    }
+    let (ctx, ob) = buffer_of(out, "scatter")?;
+    let (_, ib) = buffer_of(index, "scatter")?;
+    let (_, sb) = buffer_of(src, "scatter")?;
+    let n = out.numel();
+    // One claim word per output element, then the flag word, all zero.
+    let claim = WgpuStorage::new(ctx, DType::I32, n + 1)?;
+    let cb = claim.buffer().clone();
+    ctx.record(|enc| enc.clear_buffer(&cb, 0, None));
+    let mut at = out.layout().clone();
+    at.shape = index.shape().to_vec();
+    at.strides[dim] = 0;
+    let (iv, sv, ov) = (view(index, &ib), view(src, &sb), View { buffer: &ob, dtype: out.dtype(), layout: &at });
+    elementwise::scatter_index(ctx, &cb, sv, out.strides()[dim], out.shape()[dim], iv, ov, super::strided::u32_of(n)?)?;
+    out.storage_cell().bump_version();
+    Ok(claim.read_word(n)? == 0)
+}
+
 /// `dst`'s storage at `offsets[k]` = element `k` of `values` (same dtype, contiguous, one per
 /// offset); of repeated offsets the last write wins. Bumps `dst`'s version.
 pub fn put(dst: &Tensor, offsets: &[usize], values: &Tensor) -> Result<()> {
@@ -319,8 +349,10 @@ pub fn add_at(out: &Tensor, targets: &[usize], src: &Tensor, src_offsets: &[usiz
     Ok(())
 }
 
-/// `a @ b` for `[.., m, k]` and `[.., k, n]` tensors with equal batch shapes, both float32, both
-/// float64 or both of one integer (or bool) dtype.
+/// `a @ b` for `[.., m, k]` and `[.., k, n]` tensors with equal batch shapes, both of one
+/// dtype. Float16 and bfloat16 operands are converted to float32, multiplied with float32
+/// accumulation and the product rounded once to their dtype (as the CPU's half product does);
+/// integer and bool products are exact.
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let dt = a.dtype();
     if b.dtype() != dt {
@@ -328,6 +360,9 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     if !dt.is_floating_point() {
         return matmul_int(a, b);
+    }
+    if matches!(dt, DType::F16 | DType::BF16) {
+        return matmul(&a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?)?.to_dtype(dt);
     }
     if !matches!(dt, DType::F32 | DType::F64) {
         return Err(dtype_not_on_device("matmul", dt, a.device()));
@@ -380,6 +415,31 @@ pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
     };
     let rows = if len == 0 { 0 } else { x.numel() / len };
     super::softmax::softmax(ctx, log, &xb, x.storage_offset(), (rows, len, inner), &ob)?;
+    Ok(out)
+}
+
+/// The input gradient of softmax (or with `log` log_softmax) along `dim` from its float32
+/// output `y` and output gradient `g` (same shape), fused: a new contiguous tensor of y's shape
+/// (non-contiguous operands are copied contiguous first).
+pub fn softmax_backward(g: &Tensor, y: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
+    let name = if log { "log_softmax_backward" } else { "softmax_backward" };
+    if y.dtype() != DType::F32 || g.dtype() != DType::F32 {
+        return Err(dtype_not_on_device(name, y.dtype(), y.device()));
+    }
+    if g.shape() != y.shape() {
+        return Err(Error::Runtime(format!("{name}: the gradient's shape {:?} differs from the output's {:?}", g.shape(), y.shape())));
+    }
+    let y = if y.is_contiguous() { y.clone() } else { y.contiguous()? };
+    let g = if g.is_contiguous() { g.clone() } else { g.contiguous()? };
+    let (ctx, yb) = buffer_of(&y, name)?;
+    let (_, gb) = buffer_of(&g, name)?;
+    let (out, ob) = output(ctx, y.shape(), DType::F32)?;
+    let (len, inner) = match y.ndim() {
+        0 => (1, 1),
+        _ => (y.shape()[dim], y.shape()[dim + 1..].iter().product()),
+    };
+    let rows = if len == 0 { 0 } else { y.numel() / len };
+    super::softmax::softmax_backward(ctx, log, (&yb, y.storage_offset()), (&gb, g.storage_offset()), (rows, len, inner), &ob)?;
     Ok(out)
 }
 

@@ -1,5 +1,5 @@
-//! Launcher of `shaders/softmax.wgsl`: softmax and log_softmax of float32 rows, fused (one
-//! workgroup per row, deterministic reductions).
+//! Launcher of `shaders/softmax.wgsl`: softmax and log_softmax of float32 rows and their
+//! input gradients, each fused (one workgroup per row, deterministic reductions).
 
 use bytemuck::{Pod, Zeroable};
 
@@ -10,6 +10,8 @@ use super::context::{Context, Shader};
 use super::strided::u32_of;
 
 static SHADER: Shader = Shader { name: "softmax", source: include_str!("shaders/softmax.wgsl"), storage: &[true, false] };
+// The same module with the output gradient bound too.
+static SHADER_BACKWARD: Shader = Shader { name: "softmax_backward", source: include_str!("shaders/softmax.wgsl"), storage: &[true, false, false] };
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -18,6 +20,8 @@ struct Params {
     len: u32,
     inner: u32,
     off: u32,
+    off_g: u32,
+    pad: [u32; 3],
 }
 
 /// softmax (or with `log` log_softmax) of the contiguous float32 input at element `off` of `x`,
@@ -27,13 +31,31 @@ pub(crate) fn softmax(ctx: &Context, log: bool, x: &wgpu::Buffer, off: usize, (r
     if rows == 0 || len == 0 {
         return Ok(());
     }
-    let params = Params { rows: u32_of(rows)?, len: u32_of(len)?, inner: u32_of(inner)?, off: u32_of(off)? };
+    let params = Params { rows: u32_of(rows)?, len: u32_of(len)?, inner: u32_of(inner)?, off: u32_of(off)?, off_g: 0, pad: [0; 3] };
     ctx.launch(Launch {
         shader: &SHADER,
         entry: "softmax",
         op: Some(log as u32),
         params: bytemuck::bytes_of(&params),
         buffers: &[out, x],
+        groups: grid(u32_of(rows)?, ctx.limits.max_compute_workgroups_per_dimension),
+    })
+}
+
+/// The input gradient of softmax (or with `log` log_softmax) from the contiguous float32 output
+/// `y` (from element `y_off`) and output gradient `g` (from `g_off`), both laid out as
+/// `softmax`'s input, into the contiguous `out` of that layout.
+pub(crate) fn softmax_backward(ctx: &Context, log: bool, (y, y_off): (&wgpu::Buffer, usize), (g, g_off): (&wgpu::Buffer, usize), (rows, len, inner): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
+    if rows == 0 || len == 0 {
+        return Ok(());
+    }
+    let params = Params { rows: u32_of(rows)?, len: u32_of(len)?, inner: u32_of(inner)?, off: u32_of(y_off)?, off_g: u32_of(g_off)?, pad: [0; 3] };
+    ctx.launch(Launch {
+        shader: &SHADER_BACKWARD,
+        entry: "softmax_backward",
+        op: Some(log as u32),
+        params: bytemuck::bytes_of(&params),
+        buffers: &[out, y, g],
         groups: grid(u32_of(rows)?, ctx.limits.max_compute_workgroups_per_dimension),
     })
 }

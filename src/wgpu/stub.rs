@@ -136,6 +136,14 @@ pub fn softmax(_x: &Tensor, _dim: usize, _log: bool) -> Result<Tensor> {
     Err(not_built())
 }
 
+pub fn scatter_index(_out: &Tensor, _dim: usize, _index: &Tensor, _src: &Tensor) -> Result<bool> {
+    Err(not_built())
+}
+
+pub fn softmax_backward(_g: &Tensor, _y: &Tensor, _dim: usize, _log: bool) -> Result<Tensor> {
+    Err(not_built())
+}
+
 pub fn cumulative(_x: &Tensor, _dim: usize, _product: bool) -> Result<Tensor> {
     Err(not_built())
 }

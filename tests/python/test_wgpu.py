@@ -477,9 +477,30 @@ def _f64_inputs(name, rng):
     x = ranges.get(name, wide)
     specials = SPECIALS
     if name in ("sin", "cos", "tan"):
-        # The reduction by pi / 2 is exact below 2^20 pi / 2 (beyond it these give NaN).
-        specials = [v for v in SPECIALS if not 1e6 < abs(v) < float("inf")] + [1.6e6, -1.6e6]
+        # Both reductions by pi / 2 (three exact parts below 2^20 pi / 2, Payne-Hanek above).
+        specials = SPECIALS + TRIG_LARGE
     return np.concatenate([x, rng.uniform(-3, 3, 500), specials])
+
+
+# Around the switch between the two reductions, the largest doubles, and the double closest to
+# a multiple of pi / 2 (6381956970095103 * 2^797: its remainder is about 2^-61 times it).
+TRIG_LARGE = [1.6e6, -1.6e6, 1647098.9999999998, 1647099.0, 2.0 ** 20, 2.0 ** 53, 2.0 ** 53 + 2.0, 2.0 ** 1023,
+              1.7976931348623157e308, -1.7976931348623157e308, 6381956970095103 * 2.0 ** 797,
+              -6381956970095103 * 2.0 ** 797, 5.319372648e9, 1e22, 1e150]
+
+
+@needs_f64
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_float64_trig_of_large_arguments(name):
+    """sin, cos and tan of float64 beyond the three-part reduction (|x| from 1.6e6 to the largest
+    double, Payne-Hanek reduction on the device) within 1e-12 relative of the CPU, strided too."""
+    rng = np.random.default_rng(44)
+    mags = np.concatenate([10.0 ** rng.uniform(6.2, 300, 6000), 10.0 ** rng.uniform(6.2, 17, 2000),
+                           2.0 ** rng.integers(21, 1024, 500) * rng.uniform(1, 2, 500)])
+    x, g = pair64(np.concatenate([mags * rng.choice([-1.0, 1.0], mags.size), TRIG_LARGE]))
+    close64(getattr(g, name)(), getattr(x, name)(), rtol=1e-12)
+    x2, g2 = x[:8000].reshape(80, 100), g[:8000].reshape(80, 100)
+    close64(getattr(g2.t()[::3], name)(), getattr(x2.t()[::3], name)(), rtol=1e-12)
 
 
 @needs_f64
@@ -662,6 +683,62 @@ def test_gather_and_index_select_with_indices_on_the_gpu():
             x.index_select(0, bad)
         with pytest.raises(IndexError, match=str(want.value)):
             g.index_select(0, bad.to("wgpu"))
+
+
+@needs_gpu
+@pytest.mark.parametrize("seed", range(3))
+def test_scatter_with_indices_on_the_gpu(seed):
+    """scatter (tensor and number sources) with indices on the GPU: the device checks their
+    range and writes through them, of repeated targets the last in index order winning as on
+    the CPU; random shapes and dims, strided self, index and source, every value and index dtype;
+    out of range and negative indices raise the CPU's error, type and words."""
+    rng = np.random.default_rng(900 + seed)
+    ndim = int(rng.integers(1, 4))
+    shape = [int(v) for v in rng.integers(1, 7, ndim)]
+    d = int(rng.integers(0, ndim))
+    ishape = [int(rng.integers(1, n + 1)) for n in shape]
+    ishape[d] = int(rng.integers(1, 12))  # longer than the dim: repeated targets
+    data = rng.standard_normal(shape).astype(np.float32)
+    idx = rstorch.tensor(rng.integers(0, shape[d], ishape))
+    src_data = rng.standard_normal([n + 1 for n in ishape]).astype(np.float32)
+    for dt in DTYPES + [rstorch.float64] * rstorch.wgpu.supports_float64():
+        x = rstorch.tensor(data * 10).to(dt)
+        src = rstorch.tensor(src_data * 10).to(dt)
+        g, gsrc = x.to("wgpu"), src.to("wgpu")
+        for idt in [rstorch.int64, rstorch.int32, rstorch.int16, rstorch.int8, rstorch.uint8]:
+            i = idx.to(idt)
+            same(g.scatter(d, i.to("wgpu"), gsrc), x.scatter(d, i, src))
+            same(g.scatter(d, i.to("wgpu"), 3), x.scatter(d, i, 3))
+        # Strided self, index and source (transposed), and a sliced index.
+        dd = {0: ndim - 1, ndim - 1: 0}.get(d, d)
+        gi = idx.to("wgpu").transpose(0, -1)
+        same(g.transpose(0, -1).scatter(dd, gi, gsrc.transpose(0, -1)),
+             x.transpose(0, -1).scatter(dd, idx.transpose(0, -1), src.transpose(0, -1)))
+        gw = rstorch.tensor(rng.integers(0, shape[d], ishape[:-1] + [2 * ishape[-1]]), device="wgpu")[..., ::2]
+        assert ishape[-1] == 1 or not gw.is_contiguous()
+        same(g.scatter(d, gw, gsrc), x.scatter(d, gw.cpu(), src))
+    # Gradients flow as on the CPU.
+    for dev in ["cpu", "wgpu"]:
+        a = rstorch.tensor(data, device=dev, requires_grad=True)
+        b = rstorch.tensor(src_data, device=dev, requires_grad=True)
+        (a.scatter(d, idx.to(dev), b) * 2).sum().backward()
+        if dev == "cpu":
+            want = (a.grad, b.grad)
+        else:
+            close(a.grad, want[0])
+            close(b.grad, want[1])
+    # Out of range (or negative) indices raise the CPU's error, type and words.
+    x, g = pair(3, 4, seed=seed)
+    for bad in [rstorch.tensor([[0, 4, 1]]), rstorch.tensor([[0, -1, 1]]), rstorch.tensor([[9]])]:
+        for value in [rstorch.ones(1, 3), 2.0]:
+            with pytest.raises((RuntimeError, IndexError)) as want:
+                x.scatter(1, bad, value)
+            gv = value.to("wgpu") if isinstance(value, rstorch.Tensor) else value
+            with pytest.raises(type(want.value), match=str(want.value)) as got:
+                g.scatter(1, bad.to("wgpu"), gv)
+            assert type(got.value) is type(want.value)
+    # An empty index changes nothing.
+    same(g.scatter(1, rstorch.zeros(3, 0, dtype=rstorch.int64, device="wgpu"), 1.0), x.scatter(1, rstorch.zeros(3, 0, dtype=rstorch.int64), 1.0))
 
 
 # ----- integer reductions and long sorts ---------------------------------------------------------------
@@ -1031,6 +1108,71 @@ def test_fused_softmax_matches_the_cpu(log, seed):
 
 
 @needs_gpu
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("dt", [rstorch.float32, rstorch.float16, rstorch.bfloat16], ids=str)
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+def test_fused_softmax_backward_matches_the_cpu(log, dt, seed):
+    """The input gradient of softmax and log_softmax, one fused kernel per row on the GPU
+    (float16 and bfloat16 computing in float32 and rounding once, as the CPU does): against the
+    CPU over every dim of random shapes, with non-contiguous output gradients, the same bits on
+    every run, and through create_graph (composed, differentiable ops) too."""
+    rng = np.random.default_rng(500 + seed)
+    ndim = int(rng.integers(1, 4))
+    shape = [int(s) for s in rng.integers(1, 6, ndim)]
+    shape[int(rng.integers(0, ndim))] = int(rng.integers(250, 600))
+    data = (rng.standard_normal(shape) * 4).astype(np.float32)
+    name = "log_softmax" if log else "softmax"
+    tol = 1e-4 if dt is rstorch.float32 else (4e-3 if dt is rstorch.float16 else 3e-2)
+    for dim in range(-ndim, ndim):
+        # A transposed gradient: its storage holds the values in reversed dim order.
+        cot_data = rng.standard_normal(shape[::-1]).astype(np.float32)
+        grads = {}
+        for dev in ["cpu", "wgpu"]:
+            leaf = rstorch.tensor(data).to(dt).to(dev).requires_grad_()
+            y = getattr(leaf, name)(dim)
+            assert y.grad_fn.name() == ("LogSoftmaxBackward0" if log else "SoftmaxBackward0")
+            cot = rstorch.tensor(cot_data).to(dt).to(dev).permute(*reversed(range(ndim)))
+            assert ndim == 1 or not cot.is_contiguous()
+            grads[dev] = rstorch.autograd.grad(y, leaf, cot)[0]
+        g = grads["wgpu"]
+        assert g.dtype is dt and g.shape == grads["cpu"].shape
+        close(g.float(), grads["cpu"].float(), tol=tol)
+        leaf = rstorch.tensor(data).to(dt).to("wgpu").requires_grad_()
+        cot = rstorch.tensor(cot_data).to(dt).to("wgpu").permute(*reversed(range(ndim)))
+        again = rstorch.autograd.grad(getattr(leaf, name)(dim), leaf, cot)[0]
+        assert again.cpu().float().numpy().tobytes() == g.cpu().float().numpy().tobytes()
+    # create_graph: the gradient is itself differentiable (second derivatives as on the CPU).
+    x = rstorch.tensor(rng.standard_normal((3, 7)).astype(np.float32))
+    second = {}
+    for dev in ["cpu", "wgpu"]:
+        leaf = x.to(dev).requires_grad_()
+        y = getattr(leaf, name)(1)
+        (gx,) = rstorch.autograd.grad((y * y).sum(), leaf, create_graph=True)
+        assert gx.grad_fn is not None
+        second[dev] = rstorch.autograd.grad(gx.pow(2).sum(), leaf)[0]
+    close(second["wgpu"], second["cpu"], tol=1e-4)
+
+
+@needs_gpu
+def test_fused_softmax_backward_special_values_and_shapes():
+    inf, nan = float("inf"), float("nan")
+    x = rstorch.tensor([[1.0, -inf, 2.0], [0.0, 0.0, 0.0], [inf, 1.0, 2.0], [nan, 0.0, 1.0], [1e30, -1e30, 0.0]])
+    cot = rstorch.tensor([[1.0, 2.0, -1.0]] * 5)
+    for name in ["softmax", "log_softmax"]:
+        for dim in [0, 1]:
+            want = rstorch.autograd.grad(getattr(x.requires_grad_(), name)(dim), x, cot)[0]
+            g = x.detach().to("wgpu").requires_grad_()
+            close(rstorch.autograd.grad(getattr(g, name)(dim), g, cot.to("wgpu"))[0], want, tol=1e-6)
+    for shape, dim in [((), 0), ((5, 0), 1), ((0, 5), 1), ((1, 70000), 1), ((70000, 2), 1)]:
+        x = rstorch.randn(*shape)
+        cot = rstorch.randn(*shape)
+        for name in ["softmax", "log_softmax"]:
+            want = rstorch.autograd.grad(getattr(x.requires_grad_(), name)(dim), x, cot)[0]
+            g = x.detach().to("wgpu").requires_grad_()
+            close(rstorch.autograd.grad(getattr(g, name)(dim), g, cot.to("wgpu"))[0], want, tol=1e-5)
+
+
+@needs_gpu
 def test_fused_softmax_special_values_and_shapes():
     inf, nan = float("inf"), float("nan")
     x = rstorch.tensor([[1.0, nan, 2.0], [-inf, -inf, -inf], [inf, 1.0, 2.0], [0.0, -inf, 1.0], [1e30, -1e30, 0.0]])
@@ -1049,6 +1191,82 @@ def test_fused_softmax_special_values_and_shapes():
         rstorch.ones(3, dtype=rstorch.int64, device="wgpu").softmax(0)
     with pytest.raises(IndexError):
         rstorch.ones(3, device="wgpu").softmax(1)
+
+
+def _half_close(got, want, dt):
+    """A half-precision GPU result against the CPU's: same dtype and shape, values within a few
+    units in the last place of the dtype (the two sum in float32 in different orders)."""
+    assert got.device.type == "wgpu", f"result on {got.device}"
+    assert got.dtype is want.dtype is dt and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
+    eps = 2.0 ** -10 if dt is rstorch.float16 else 2.0 ** -7
+    g, w = got.cpu().detach().float().numpy(), want.detach().float().numpy()
+    np.testing.assert_allclose(g, w, rtol=4 * eps, atol=4 * eps * max(1.0, float(np.abs(w).max(initial=0))))
+
+
+@needs_gpu
+@pytest.mark.parametrize("dt", [rstorch.float16, rstorch.bfloat16], ids=str)
+def test_half_matmul_matches_cpu(dt):
+    """mm, matmul (vector, broadcast batched), bmm, addmm and linear of float16 and bfloat16 on
+    the GPU: float32 products rounded once to the dtype, as the CPU computes them; strided
+    operands; gradients; and the CPU's errors for bad shapes and mixed dtypes."""
+    rng = np.random.default_rng(7)
+
+    def both(*shape, transpose=False):
+        x = rstorch.tensor(rng.standard_normal(shape).astype(np.float32)).to(dt)
+        if transpose:
+            return x.transpose(-2, -1), x.to("wgpu").transpose(-2, -1)
+        return x, x.to("wgpu")
+
+    for _ in range(4):
+        m, k, n, b = (int(v) for v in rng.integers(2, 40, size=4))
+        a, ga = both(m, k)
+        w, gw = both(n, k, transpose=True)  # a k x n view with swapped strides
+        assert not gw.is_contiguous()
+        _half_close(ga @ gw, a @ w, dt)
+        _half_close(rstorch.mm(ga, gw), rstorch.mm(a, w), dt)
+        v, gv = both(k)
+        _half_close(ga @ gv, a @ v, dt)
+        _half_close(gv @ gw, v @ w, dt)
+        x, gx = both(b, m, k)
+        y, gy = both(b, n, k, transpose=True)
+        _half_close(rstorch.bmm(gx, gy), rstorch.bmm(x, y), dt)
+        _half_close(gx @ gw, x @ w, dt)
+        z, gz = both(3, 1, m, k)
+        _half_close(gz @ gy, z @ y, dt)  # broadcast batch dims
+        c, gc = both(n)
+        _half_close(rstorch.addmm(gc, ga, gw, beta=0.5, alpha=2.0), rstorch.addmm(c, a, w, beta=0.5, alpha=2.0), dt)
+        lw, glw = both(n, k)
+        _half_close(F.linear(gx, glw, gc), F.linear(x, lw, c), dt)
+        _half_close(F.linear(ga, glw), F.linear(a, lw), dt)
+    # Empty dims: an empty product, or zeros when the summed dim is empty.
+    for (m, k, n) in [(0, 3, 2), (2, 0, 3), (2, 3, 0)]:
+        a, ga = both(m, k)
+        w, gw = both(k, n)
+        _half_close(ga @ gw, a @ w, dt)
+    # Gradients of a linear layer.
+    grads = {}
+    for dev in ["cpu", "wgpu"]:
+        rstorch.manual_seed(3)
+        x = rstorch.randn(6, 5).to(dt).to(dev).requires_grad_()
+        w = rstorch.randn(4, 5).to(dt).to(dev).requires_grad_()
+        bias = rstorch.randn(4).to(dt).to(dev).requires_grad_()
+        out = F.linear(x, w, bias)
+        assert out.grad_fn is not None
+        (out * out).sum().backward()
+        grads[dev] = [x.grad, w.grad, bias.grad]
+    for g, c in zip(grads["wgpu"], grads["cpu"]):
+        _half_close(g, c, dt)
+    # The CPU's errors.
+    a = rstorch.ones(2, 3, dtype=dt)
+    for fn, err in [(lambda t: t @ t, RuntimeError),
+                    (lambda t: t @ t.float().t(), RuntimeError),
+                    (lambda t: rstorch.bmm(t, t), RuntimeError),
+                    (lambda t: rstorch.mm(t, t.t().unsqueeze(0)), RuntimeError)]:
+        with pytest.raises(err) as want:
+            fn(a)
+        with pytest.raises(err) as got:
+            fn(a.to("wgpu"))
+        assert type(got.value) is type(want.value) and str(got.value) == str(want.value)
 
 
 # ----- autograd ------------------------------------------------------------------------------------
@@ -1155,12 +1373,12 @@ def test_mixed_devices_raise_pytorchs_error():
 
 @needs_gpu
 def test_ops_without_a_gpu_kernel_say_so():
-    gh = rstorch.ones(2, 3, dtype=rstorch.float16, device="wgpu")
-    for name, dt, fn in [("matmul", "float16", lambda: gh @ gh.t()),
-                         ("matmul", "bfloat16", lambda: gh.bfloat16() @ gh.t().bfloat16()),
-                         ("matmul", "float16", lambda: F.linear(gh, gh))]:
-        with pytest.raises(NotImplementedError, match=f"'{name}' on {dt}.*'wgpu' backend") as e:
-            fn()
+    # Optimizer steps of float16 and bfloat16 parameters (which the CPU lacks as well).
+    for dt in [rstorch.float16, rstorch.bfloat16]:
+        p = nn.Parameter(rstorch.ones(3, dtype=dt, device="wgpu"))
+        p.grad = rstorch.ones(3, dtype=dt, device="wgpu")
+        with pytest.raises(NotImplementedError, match=f"'optimizer step' on {dt.__str__().split('.')[-1]}.*'wgpu' backend") as e:
+            rstorch.optim.SGD([p], lr=0.1).step()
         assert isinstance(e.value, RuntimeError)
     with pytest.raises(RuntimeError, match="Invalid device ordinal wgpu:7"):
         rstorch.ones(2, device="wgpu:7")

@@ -707,6 +707,39 @@ fn gather_index(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     store_bits(p.dt_out, o.o, load_bits(0u, p.dt_a, o.a + v.x * p.count));
 }
 
+// The scatter along one dim by an index tensor on the device, in two passes over the index's
+// elements i (row-major; c, of any integer dtype, walked by its own strides; the target is
+// o.o + c_i * count, o walking the output with the scattered dim's stride zeroed). An index
+// outside [0, step_a) writes nothing and sets the flag word step_b of the claim buffer.
+// scatter_claim: claim[target] = the largest i + 1 aiming there (out is the claim buffer).
+@compute @workgroup_size(256)
+fn scatter_claim(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = offsets(i);
+    let v = to_i64(p.dt_c, load_bits(2u, p.dt_c, o.c));
+    if v.y != 0u || v.x >= p.step_a {
+        atomicOr(&out[p.step_b], 1u);
+        return;
+    }
+    atomicMax(&out[o.o + v.x * p.count], i + 1u);
+}
+
+// scatter_write: out[target] = a[o.a] for the i that claimed the target (b is the claim
+// buffer), so of repeated targets the last in index order wins, as on the CPU.
+@compute @workgroup_size(256)
+fn scatter_write(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= p.numel { return; }
+    let o = offsets(i);
+    let v = to_i64(p.dt_c, load_bits(2u, p.dt_c, o.c));
+    if v.y != 0u || v.x >= p.step_a { return; }
+    let t = o.o + v.x * p.count;
+    if b[t] == i + 1u {
+        store_bits(p.dt_out, t, operand(0u, o.a));
+    }
+}
+
 // out[i] = the sum over t < count of a[o.a + t * step_a] * b[o.b + t * step_b], in int64: the
 // integer (and bool) matrix product. The host walks a and b at out's shape [.., m, n], a with its
 // column stride zeroed and b with its row stride zeroed; step_a and step_b are those two strides.

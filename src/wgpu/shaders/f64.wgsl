@@ -6,9 +6,9 @@
 // or correctly rounded): range reduction, then a polynomial or series. No formula relies on
 // rounding errors cancelling (Kahan's log1p and expm1 tricks): shader compilers may simplify
 // (1 + x) - 1 to x. Each is within a few ulp
-// of the CPU's libm over its range. sin, cos and tan reduce by pi / 2 in three exact parts,
-// which holds for |x| < 2^20 pi / 2 (about 1.6e6): beyond that they give NaN rather than digits
-// that a wider reduction (Payne-Hanek, not written yet) would be needed for.
+// of the CPU's libm over its range. sin, cos and tan reduce by pi / 2 in three exact parts for
+// |x| < 2^20 pi / 2 (about 1.6e6) and beyond that (to the largest double) by Payne and Hanek's
+// method: x times the bits of 2 / pi that matter, exactly, from a table.
 
 const LN2_HI: f64 = 6.93147180369123816490e-01; // ln 2 in 33 bits: k * LN2_HI is exact
 const LN2_LO: f64 = 1.90821492927058770002e-10;
@@ -259,7 +259,7 @@ fn expm1_64(x: f64) -> f64 {
 
 // ----- trigonometric functions ---------------------------------------------------------------------
 
-// The largest |x| that `reduce_pio2` reduces exactly (|k| < 2^20).
+// The largest |x| that the three-part reduction takes exactly (|k| < 2^20).
 const TRIG_MAX: f64 = 1647099.0;
 
 // x = k * pi / 2 + r with |r| <= pi / 4; q = k mod 4.
@@ -268,7 +268,88 @@ struct Reduced {
     r: f64,
 }
 
+// The bits of 2 / pi after the binary point, 32 to a word, after 64 zero bits (so windows
+// that start before the point read zeros): 1344 bits, enough for x up to the largest double.
+const TWO_OVER_PI_BITS: array<u32, 44> = array<u32, 44>(
+    0x00000000u, 0x00000000u, 0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u,
+    0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u, 0x06492eeau, 0x09d1921cu, 0xfe1deb1cu, 0xb129a73eu,
+    0xe88235f5u, 0x2ebb4484u, 0xe99c7026u, 0xb45f7e41u, 0x3991d639u, 0x835339f4u, 0x9c845f8bu, 0xbdf9283bu,
+    0x1ff897ffu, 0xde05980fu, 0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u, 0x4f463f66u, 0x9e5fea2du,
+    0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau, 0x6bfb5fb1u, 0x1f8d5d08u, 0x56033046u, 0xfc7b6babu,
+    0xf0cfbc20u, 0x9af4361du, 0xa9e39161u, 0x5ee61b08u
+);
+
+// The 24 bits of 2 / pi from bit p (0-based after the point; p >= -64), as a float64.
+fn two_over_pi_24(p: i32) -> f64 {
+    let q = u32(p + 64);
+    let w = q >> 5u;
+    let s = q & 31u;
+    var table = TWO_OVER_PI_BITS;
+    var hi = table[w] << s;
+    if s != 0u {
+        hi = hi | (table[w + 1u] >> (32u - s));
+    }
+    return f64(hi >> 8u);
+}
+
+// Payne-Hanek reduction of a finite |x| >= 2^20: x = m 2^e with m an integer of 53 bits.
+// Bits of 2 / pi that make m 2^e (2 / pi) a multiple of 4 do not matter, so x (2 / pi) =
+// 4 m W (mod 4) where W is the 216-bit window of 2 / pi starting at bit e - 1 (in 24-bit digits
+// w_t). m (three 24-bit digits m_i) times W is summed exactly in float64 by output digit
+// (f_k = sum m_i w_(k+i), each below 2^50), carries are propagated, and the fraction of m W
+// gives the quadrant (its first two bits, rounded to nearest) and the remainder in turns,
+// summed from its smallest digit up with every term of one sign (the complement is taken when
+// rounding up), so it keeps full relative precision however close x is to a multiple of pi / 2.
+fn reduce_pio2_large(x: f64) -> Reduced {
+    let words = f64_words(x);
+    let e = i32((words.y >> 20u) & 0x7ffu) - 1075;
+    let hm = (words.y & 0xfffffu) | 0x100000u;
+    let m0 = f64(words.x & 0xffffffu);
+    let m1 = f64((words.x >> 24u) | ((hm & 0xffffu) << 8u));
+    let m2 = f64(hm >> 16u);
+    var w: array<f64, 11>;
+    for (var t = 0; t < 11; t++) {
+        w[t] = two_over_pi_24(e - 2 + 24 * t);
+    }
+    var f: array<f64, 9>;
+    for (var k = 0; k < 9; k++) {
+        f[k] = m0 * w[k] + m1 * w[k + 1] + m2 * w[k + 2];
+    }
+    let base: f64 = 16777216.0; // 2^24
+    for (var k = 8; k > 0; k--) {
+        let c = floor(f[k] * (1.0 / base));
+        f[k] = f[k] - c * base;
+        f[k - 1] = f[k - 1] + c;
+    }
+    var d0 = f[0] - floor(f[0] * (1.0 / base)) * base;
+    let q0 = floor(d0 * (1.0 / 4194304.0));
+    d0 = d0 - q0 * 4194304.0;
+    let up = d0 >= 2097152.0;
+    var s: f64 = 0.0;
+    var scale: f64 = pow2_64(2 - 24 * 9);
+    for (var k = 8; k >= 0; k--) {
+        var d = select(f[k], d0, k == 0);
+        if up {
+            d = select(select(base - 1.0 - d, base - d, k == 8), 4194303.0 - d, k == 0);
+        }
+        let sc = select(scale, 1.0 / 4194304.0, k == 0);
+        s = s + d * sc;
+        scale = scale * base;
+    }
+    s = select(s, -s, up);
+    var q = (u32(q0) + select(0u, 1u, up)) & 3u;
+    var r = fma(s, PIO2_HI, s * PIO2_LO);
+    if sign_bit64(x) {
+        q = (4u - q) & 3u;
+        r = -r;
+    }
+    return Reduced(q, r);
+}
+
 fn reduce_pio2(x: f64) -> Reduced {
+    if !(abs(x) < TRIG_MAX) {
+        return reduce_pio2_large(x);
+    }
     let k = round(x * 0.6366197723675814);
     var r = fma(-k, PIO2_1, x);
     r = fma(-k, PIO2_2, r);
@@ -307,7 +388,7 @@ fn cos_poly64(r: f64) -> f64 {
 }
 
 fn sin64(x: f64) -> f64 {
-    if is_nan64(x) || !(abs(x) < TRIG_MAX) { return nan64(); }
+    if is_nan64(x) || is_inf64(x) { return nan64(); }
     if abs(x) < 1e-8 { return x; }
     let t = reduce_pio2(x);
     switch t.q {
@@ -319,7 +400,7 @@ fn sin64(x: f64) -> f64 {
 }
 
 fn cos64(x: f64) -> f64 {
-    if is_nan64(x) || !(abs(x) < TRIG_MAX) { return nan64(); }
+    if is_nan64(x) || is_inf64(x) { return nan64(); }
     let t = reduce_pio2(x);
     switch t.q {
         case 0u: { return cos_poly64(t.r); }
@@ -330,7 +411,7 @@ fn cos64(x: f64) -> f64 {
 }
 
 fn tan64(x: f64) -> f64 {
-    if is_nan64(x) || !(abs(x) < TRIG_MAX) { return nan64(); }
+    if is_nan64(x) || is_inf64(x) { return nan64(); }
     if abs(x) < 1e-8 { return x; }
     let t = reduce_pio2(x);
     let s = sin_poly64(t.r);

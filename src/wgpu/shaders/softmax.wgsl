@@ -7,6 +7,11 @@
 //
 // The input is contiguous from element `off`; row r is (outer, inner) = (r / inner, r % inner)
 // with its `len` elements `inner` apart. The output is contiguous and laid out as the input.
+//
+// `softmax_backward` is the input gradient from the output y (binding 2, from `off`) and the
+// output gradient g (binding 3, contiguous from `off_g`), one workgroup per row in two passes:
+// the same deterministic sum, of g * y for softmax (OP 0) and of g for log_softmax (OP 1), then
+// y * (g - sum) or g - exp(y) * sum, as the CPU's kernel computes them.
 
 override OP: u32 = 0u;
 
@@ -15,11 +20,16 @@ struct Params {
     len: u32,
     inner: u32,
     off: u32,
+    off_g: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
+@group(0) @binding(3) var<storage, read> g: array<f32>;
 
 var<workgroup> partial: array<f32, 256>;
 
@@ -78,6 +88,43 @@ fn softmax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
             out[base + i * p.inner] = shifted - log_total;
         } else {
             out[base + i * p.inner] = exp(shifted) / total;
+        }
+    }
+}
+
+@compute @workgroup_size(256)
+fn softmax_backward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let row = wid.y * nwg.x + wid.x;
+    if row >= p.rows { return; }
+    let base = (row / p.inner) * p.len * p.inner + row % p.inner;
+    let ys = p.off + base;
+    let gs = p.off_g + base;
+
+    var acc = 0.0;
+    for (var i = lid; i < p.len; i += 256u) {
+        if OP == 1u {
+            acc += g[gs + i * p.inner];
+        } else {
+            acc += g[gs + i * p.inner] * x[ys + i * p.inner];
+        }
+    }
+    partial[lid] = acc;
+    workgroupBarrier();
+    for (var s = 128u; s > 0u; s = s >> 1u) {
+        if lid < s {
+            partial[lid] = partial[lid] + partial[lid + s];
+        }
+        workgroupBarrier();
+    }
+    let total = partial[0];
+
+    for (var i = lid; i < p.len; i += 256u) {
+        let yv = x[ys + i * p.inner];
+        let gv = g[gs + i * p.inner];
+        if OP == 1u {
+            out[base + i * p.inner] = gv - exp(yv) * total;
+        } else {
+            out[base + i * p.inner] = yv * (gv - total);
         }
     }
 }
