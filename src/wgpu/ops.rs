@@ -399,6 +399,16 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     Ok(out)
 }
 
+/// The rows of a softmax of `t` along `dim`, as the kernels take them: (rows, len, inner), each
+/// row `len` elements `inner` apart.
+fn softmax_rows(t: &Tensor, dim: usize) -> (usize, usize, usize) {
+    let (len, inner) = match t.ndim() {
+        0 => (1, 1),
+        _ => (t.shape()[dim], t.shape()[dim + 1..].iter().product()),
+    };
+    (if len == 0 { 0 } else { t.numel() / len }, len, inner)
+}
+
 /// softmax (or with `log` log_softmax) of the float32 `x` along `dim`, fused: a new contiguous
 /// tensor of x's shape (a non-contiguous `x` is copied contiguous first).
 pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
@@ -409,12 +419,7 @@ pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
     let x = if x.is_contiguous() { x.clone() } else { x.contiguous()? };
     let (ctx, xb) = buffer_of(&x, name)?;
     let (out, ob) = output(ctx, x.shape(), DType::F32)?;
-    let (len, inner) = match x.ndim() {
-        0 => (1, 1),
-        _ => (x.shape()[dim], x.shape()[dim + 1..].iter().product()),
-    };
-    let rows = if len == 0 { 0 } else { x.numel() / len };
-    super::softmax::softmax(ctx, log, &xb, x.storage_offset(), (rows, len, inner), &ob)?;
+    super::softmax::softmax(ctx, log, &xb, x.storage_offset(), softmax_rows(&x, dim), &ob)?;
     Ok(out)
 }
 
@@ -434,12 +439,7 @@ pub fn softmax_backward(g: &Tensor, y: &Tensor, dim: usize, log: bool) -> Result
     let (ctx, yb) = buffer_of(&y, name)?;
     let (_, gb) = buffer_of(&g, name)?;
     let (out, ob) = output(ctx, y.shape(), DType::F32)?;
-    let (len, inner) = match y.ndim() {
-        0 => (1, 1),
-        _ => (y.shape()[dim], y.shape()[dim + 1..].iter().product()),
-    };
-    let rows = if len == 0 { 0 } else { y.numel() / len };
-    super::softmax::softmax_backward(ctx, log, (&yb, y.storage_offset()), (&gb, g.storage_offset()), (rows, len, inner), &ob)?;
+    super::softmax::softmax_backward(ctx, log, (&yb, y.storage_offset()), (&gb, g.storage_offset()), softmax_rows(&y, dim), &ob)?;
     Ok(out)
 }
 

@@ -43,6 +43,22 @@ fn max_nan(a: f32, b: f32) -> f32 {
     return select(b, a, is_nan(a) || a > b);
 }
 
+// The sum of every thread's `acc`, combined in the fixed halving tree; called by the whole
+// workgroup. The partials may be reused once it returns.
+fn workgroup_sum(acc: f32, lid: u32) -> f32 {
+    partial[lid] = acc;
+    workgroupBarrier();
+    for (var s = 128u; s > 0u; s = s >> 1u) {
+        if lid < s {
+            partial[lid] = partial[lid] + partial[lid + s];
+        }
+        workgroupBarrier();
+    }
+    let total = partial[0];
+    workgroupBarrier();
+    return total;
+}
+
 @compute @workgroup_size(256)
 fn softmax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     // One workgroup per row; the test is uniform across the workgroup.
@@ -71,15 +87,7 @@ fn softmax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     for (var i = lid; i < p.len; i += 256u) {
         acc += exp(x[src + i * p.inner] - top);
     }
-    partial[lid] = acc;
-    workgroupBarrier();
-    for (var s = 128u; s > 0u; s = s >> 1u) {
-        if lid < s {
-            partial[lid] = partial[lid] + partial[lid + s];
-        }
-        workgroupBarrier();
-    }
-    let total = partial[0];
+    let total = workgroup_sum(acc, lid);
 
     let log_total = log(total);
     for (var i = lid; i < p.len; i += 256u) {
@@ -108,15 +116,7 @@ fn softmax_backward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
             acc += g[gs + i * p.inner] * x[ys + i * p.inner];
         }
     }
-    partial[lid] = acc;
-    workgroupBarrier();
-    for (var s = 128u; s > 0u; s = s >> 1u) {
-        if lid < s {
-            partial[lid] = partial[lid] + partial[lid + s];
-        }
-        workgroupBarrier();
-    }
-    let total = partial[0];
+    let total = workgroup_sum(acc, lid);
 
     for (var i = lid; i < p.len; i += 256u) {
         let yv = x[ys + i * p.inner];
