@@ -25,13 +25,14 @@ struct Pools {
 static POOLS: RwLock<Option<Pools>> = RwLock::new(None);
 
 fn start_pools(n: usize) -> Result<Pools> {
+    let refused = |e: &dyn std::fmt::Display| Error::Runtime(format!("could not start {n} kernel threads: {e}"));
     let rayon = rayon::ThreadPoolBuilder::new()
         .num_threads(n)
         .thread_name(|i| format!("rstorch-{i}"))
         .build()
-        .map_err(|e| Error::Runtime(format!("could not start {n} kernel threads: {e}")))?;
+        .map_err(|e| refused(&e))?;
     // The caller is the n-th thread of every job.
-    let workers = Workers::start(n - 1).map_err(|e| Error::Runtime(format!("could not start {n} kernel threads: {e}")))?;
+    let workers = Workers::start(n - 1).map_err(|e| refused(&e))?;
     Ok(Pools { pid: std::process::id(), rayon: Arc::new(rayon), workers: Arc::new(workers) })
 }
 
