@@ -9,7 +9,7 @@ use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp as B, Scalar, Tensor, UnaryOp as U};
 
 use super::is_grad_enabled;
-use super::op::{Op, OpNode};
+use super::op::{Op, OpNode, Positions};
 
 fn f(v: f64) -> Scalar {
     Scalar::Float(v)
@@ -60,14 +60,22 @@ fn expand_back(g: &Tensor, shape: &[usize], dims: &[usize], keepdim: bool) -> Re
     g.expand(&shape.iter().map(|&s| s as i64).collect::<Vec<_>>())
 }
 
-/// A tensor of `shape` that is zero except `g` added at the row-major positions `offsets`.
-fn embed(g: &Tensor, offsets: &[usize], shape: &[usize], dtype: DType) -> Result<Tensor> {
+/// A tensor of `shape` that is zero except `g` added at the row-major `positions`.
+fn embed(g: &Tensor, positions: &Positions, shape: &[usize], dtype: DType) -> Result<Tensor> {
     if !is_grad_enabled() && !g.dtype().is_half() && g.dtype() == dtype {
-        return g.put_add_offsets(offsets, shape);
+        match positions {
+            Positions::Host(offsets) => return g.put_add_offsets(offsets, shape),
+            Positions::Device(at) if at.device() == g.device() => {
+                let out = Tensor::zeros_on(shape, dtype, g.device())?;
+                crate::wgpu::add_at_positions(&out, at, &g.contiguous()?)?;
+                return Ok(out);
+            }
+            Positions::Device(_) => {}
+        }
     }
     let n: usize = shape.iter().product();
     // Constants live on the gradient's device, like every tensor of the backward pass.
-    let idx = Tensor::from_vec(offsets.iter().map(|&o| o as i64).collect::<Vec<_>>(), &[offsets.len()])?.to_device(g.device())?;
+    let idx = positions.tensor_on(g.device())?;
     let flat = Tensor::zeros_on(&[n], dtype, g.device())?;
     flat.index_add(0, &idx, &g.reshape(&[-1])?, Scalar::Int(1))?.reshape(&shape.iter().map(|&s| s as i64).collect::<Vec<_>>())
 }
@@ -351,15 +359,24 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
         Op::Take { offsets, .. } => out[0] = Some(embed(&g, offsets, &shape(0), g.dtype())?),
         Op::Put { offsets, value_shape, .. } => {
             if need(0) {
-                let mut keep = vec![true; shape(0).iter().product()];
-                for &o in offsets {
-                    keep[o] = false;
-                }
-                let mask = Tensor::from_vec(keep, &shape(0))?.to_device(g.device())?;
-                out[0] = Some(Tensor::where_(&mask, Arg::T(&g), Arg::S(f(0.0)))?);
+                out[0] = Some(match offsets {
+                    Positions::Host(offsets) => {
+                        let mut keep = vec![true; shape(0).iter().product()];
+                        for &o in offsets {
+                            keep[o] = false;
+                        }
+                        let mask = Tensor::from_vec(keep, &shape(0))?.to_device(g.device())?;
+                        Tensor::where_(&mask, Arg::T(&g), Arg::S(f(0.0)))?
+                    }
+                    // The written elements zeroed where the positions are.
+                    Positions::Device(_) => {
+                        let sizes: Vec<i64> = shape(0).iter().map(|&s| s as i64).collect();
+                        g.reshape(&[-1])?.scatter(0, &offsets.tensor_on(g.device())?, Arg::S(f(0.0)), false)?.reshape(&sizes)?
+                    }
+                });
             }
             if need(1) {
-                let idx = Tensor::from_vec(offsets.iter().map(|&o| o as i64).collect::<Vec<_>>(), &[offsets.len()])?.to_device(g.device())?;
+                let idx = offsets.tensor_on(g.device())?;
                 let taken = g.reshape(&[-1])?.index_select(0, &idx)?;
                 let full: Vec<usize> = if value_shape.is_empty() { vec![] } else { value_shape.clone() };
                 let lead = offsets.len() / full.iter().product::<usize>().max(1);

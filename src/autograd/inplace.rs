@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
 use super::grad_mode;
-use super::op::{record, record_shown, Op};
+use super::op::{record, record_shown, Op, Positions};
 
 /// What was written in place, which decides the node recording the write.
 pub(crate) enum Written {
@@ -54,16 +54,46 @@ impl Tensor {
     /// or over all of self): records the write so gradients reach `value` and, for the elements
     /// not written, self's earlier history.
     pub(crate) fn rebase_history(&self, region: Option<(&[usize], &[usize])>, value: &Tensor, written: Written) -> Result<()> {
+        let target = self.write_target();
+        let region = region.map(|(offsets, shape)| (Positions::Host(target.positions_of(offsets)), shape));
+        self.rebase_history_at(region, value, written)
+    }
+
+    /// `rebase_history` for a write on the GPU at the storage offsets `origin + offsets` (int64,
+    /// on the device) with `shape`: they stay on the device unless self views a strided base.
+    pub(crate) fn rebase_history_on_device(&self, origin: usize, offsets: &Tensor, shape: &[usize], value: &Tensor, written: Written) -> Result<()> {
+        let target = self.write_target();
+        let shift = origin as i64 - target.storage_offset() as i64;
+        let positions = offsets;
+        let in_target = if !target.is_contiguous() {
+            let offsets: Vec<usize> = positions.to_vec::<i64>()?.into_iter().map(|p| (p + origin as i64) as usize).collect();
+            Positions::Host(target.positions_of(&offsets))
+        } else if shift == 0 {
+            Positions::Device(positions.clone())
+        } else {
+            Positions::Device(positions.binary_scalar(crate::tensor::BinaryOp::Add, crate::tensor::Scalar::Int(shift), false)?)
+        };
+        self.rebase_history_at(Some((in_target, shape)), value, written)
+    }
+
+    /// The tensor whose history an in-place write to self rebases: the base self views, or self.
+    fn write_target(&self) -> Tensor {
+        self.view_base().filter(|b| b.shares_storage(self)).unwrap_or_else(|| self.clone())
+    }
+
+    /// `rebase_history` with the written region as positions in the write target.
+    fn rebase_history_at(&self, region: Option<(Positions, &[usize])>, value: &Tensor, written: Written) -> Result<()> {
         let base = self.view_base().filter(|b| b.shares_storage(self));
-        let (offsets, shape): (Vec<usize>, Vec<usize>) = match region {
-            Some((o, s)) => (o.to_vec(), s.to_vec()),
-            None => (element_offsets(self.layout()), self.shape().to_vec()),
+        let whole = region.is_none();
+        let target = self.write_target();
+        let (positions, shape): (Positions, Vec<usize>) = match region {
+            Some((p, s)) => (p, s.to_vec()),
+            None => (Positions::Host(target.positions_of(&element_offsets(self.layout()))), self.shape().to_vec()),
         };
         let sizes: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
         let v = if value.shape() == shape.as_slice() { value.clone() } else { value.expand(&sizes)? };
-        let target = base.clone().unwrap_or_else(|| self.clone());
         let v = v.to_dtype(target.dtype())?;
-        if base.is_none() && region.is_none() {
+        if base.is_none() && whole {
             if let Written::Result = written {
                 // All of self replaced by an op's result: self simply is `v` now.
                 match v.grad_fn() {
@@ -77,20 +107,19 @@ impl Tensor {
                 return Ok(());
             }
         }
-        let positions = target.positions_of(&offsets);
         // Written through a view: PyTorch names the node of the base CopySlices; all of self
         // replaced, CopyBackwards (over self's earlier history and the value).
-        let name = match (&base, region) {
+        let name = match (&base, whole) {
             (Some(_), _) => "torch::autograd::CopySlices",
-            (None, None) => "torch::autograd::CopyBackwards",
-            (None, Some(_)) => "IndexPutBackward0",
+            (None, true) => "torch::autograd::CopyBackwards",
+            (None, false) => "IndexPutBackward0",
         };
         let shown: Option<&[usize]> = if let Written::Number = written { Some(&[0]) } else { None };
         record_shown(Some(name), Op::Put { name, offsets: positions, value_shape: shape }, &[&target, &v], &[&target], &[], &[], shown);
         if base.is_some() {
             // The view reads the new base.
             let mine = target.positions_of(&element_offsets(self.layout()));
-            record(Op::Take { kind: "AsStridedBackward0", offsets: mine }, &[&target], &[self], &[], &[]);
+            record(Op::Take { kind: "AsStridedBackward0", offsets: Positions::Host(mine) }, &[&target], &[self], &[], &[]);
         }
         Ok(())
     }

@@ -11,6 +11,31 @@ use crate::tensor::{BinaryOp, Tensor, UnaryOp};
 
 use super::node::{next_sequence_nr, Edge, Node, NodeHooks};
 
+/// Row-major positions of the input elements an op read or wrote: on the host, or an int64
+/// tensor on the GPU that computed them from indices that never left it.
+#[derive(Clone, Debug)]
+pub enum Positions {
+    Host(Vec<usize>),
+    Device(Tensor),
+}
+
+impl Positions {
+    /// The positions as an int64 vector on `device`.
+    pub(crate) fn tensor_on(&self, device: Device) -> Result<Tensor> {
+        match self {
+            Positions::Host(p) => Tensor::from_vec(p.iter().map(|&o| o as i64).collect::<Vec<_>>(), &[p.len()])?.to_device(device),
+            Positions::Device(t) => t.reshape(&[-1])?.to_device(device),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Positions::Host(p) => p.len(),
+            Positions::Device(t) => t.numel(),
+        }
+    }
+}
+
 /// A recorded op and the non-tensor arguments its backward formula needs.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -53,9 +78,9 @@ pub enum Op {
     IndexAdd { dim: usize, alpha: f64 },
     /// Elements read at row-major positions of the input: advanced indexing, masked_select, and
     /// strided views (narrow, slices, select, unfold); `kind` is the node's name.
-    Take { kind: &'static str, offsets: Vec<usize> },
+    Take { kind: &'static str, offsets: Positions },
     /// `x[idx] = v` out of place: positions written, relative to a contiguous input.
-    Put { name: &'static str, offsets: Vec<usize>, value_shape: Vec<usize> },
+    Put { name: &'static str, offsets: Positions, value_shape: Vec<usize> },
     Matmul,
     /// conv2d, its transpose and its weight gradient: each one's backward uses the others.
     Conv { geom: ConvGeom },

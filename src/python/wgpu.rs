@@ -55,6 +55,8 @@ fn _wgpu_pool_stats(py: Python<'_>, ordinal: usize) -> PyResult<Bound<'_, PyDict
     d.set_item("buffers_reused", s.reused)?;
     d.set_item("bytes_in_use", s.in_use_bytes)?;
     d.set_item("bytes_cached", s.cached_bytes)?;
+    d.set_item("read_backs", s.read_backs)?;
+    d.set_item("bytes_read_back", s.read_back_bytes)?;
     Ok(d)
 }
 

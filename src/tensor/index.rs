@@ -3,7 +3,7 @@
 //! order-based selections sort, topk, kthvalue and median.
 
 use crate::cpu::reduce::{element_offsets, map_lanes};
-use crate::autograd::{is_grad_enabled, record, record_shown, GradMode, Op};
+use crate::autograd::{is_grad_enabled, record, record_shown, GradMode, Op, Positions};
 use crate::cpu::num::Arith;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -97,6 +97,12 @@ impl Tensor {
         src_at.shape = shape.to_vec();
         src_at.strides[d] = 0;
         crate::wgpu::gather_index(self, &src_at, d, index, &index_at, shape)
+    }
+
+    /// Whether `index` is an integer tensor on self's GPU, where an op can follow it without
+    /// reading it back.
+    fn follows_on_device(&self, index: &Tensor) -> bool {
+        !self.device().is_cpu() && index.device() == self.device() && is_index_dtype(index.dtype())
     }
 
     /// A contiguous tensor of `shape` gathering `self`'s elements at storage `offsets`.
@@ -260,12 +266,23 @@ impl Tensor {
             (None, Arg::S(s)) => Tensor::full(index.shape(), s, x.dtype())?,
             (None, Arg::T(_)) => unreachable!("tensor sources were kept above"),
         };
-        if !reduce_add && !out.device().is_cpu() && index.device() == out.device() && is_index_dtype(index.dtype()) {
+        if out.follows_on_device(&index) {
             // The indices stay on the device, which checks their range; an index out of range
             // falls through to the host path below, which words the error.
             let src = src.to_device(out.device())?.contiguous()?;
-            if crate::wgpu::scatter_index(&out, d, &index, &src)? {
+            if !reduce_add && crate::wgpu::scatter_index(&out, d, &index, &src)? {
                 return out.reshape(&self_shape);
+            }
+            if reduce_add {
+                let mut walk = out.layout().clone();
+                walk.shape = index.shape().to_vec();
+                walk.strides[d] = 0;
+                let term = crate::wgpu::IndexTerm { index: &index, at: index.layout().clone(), stride: out.strides()[d], size: out.shape()[d] };
+                if let Some(targets) = crate::wgpu::index_offsets(&walk, &[term], false)? {
+                    // `out` is a fresh contiguous copy: its storage offsets are its positions.
+                    crate::wgpu::add_at_positions(&out, &targets, &src)?;
+                    return out.reshape(&self_shape);
+                }
             }
         }
         let idx = index_values(&index, "scatter")?;
@@ -325,17 +342,16 @@ impl Tensor {
         if index.ndim() > 1 {
             return Err(Error::Index("index_add_(): Index is supposed to be a vector".into()));
         }
-        let idx = index_values(index, "index_add")?;
         if d >= src.ndim() {
             return Err(Error::Index(format!(
                 "index_add_(): Indexing dim {d} is out of bounds of the source tensor with dim {}",
                 src.ndim()
             )));
         }
-        if idx.len() != src.shape()[d] {
+        if index.numel() != src.shape()[d] {
             return Err(Error::Index(format!(
                 "index_add_(): Number of indices ({}) should be equal to source.size(dim) ({})",
-                idx.len(),
+                index.numel(),
                 src.shape()[d]
             )));
         }
@@ -354,8 +370,10 @@ impl Tensor {
                 crate::tensor::arith::title_name(source.dtype())
             )));
         }
+        if !is_index_dtype(index.dtype()) {
+            index_values(index, "index_add")?;
+        }
         let size = x.shape()[d];
-        let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;
         let scaled = src.binary_scalar(BinaryOp::Mul, alpha, false)?.to_dtype(self.dtype())?;
         // Half-precision sums accumulate in float32.
         let work = if matches!(x.dtype(), DType::F16 | DType::BF16) { DType::F32 } else { x.dtype() };
@@ -365,6 +383,21 @@ impl Tensor {
         // way every run).
         let outer: usize = x.shape()[..d].iter().product();
         let inner: usize = x.shape()[d + 1..].iter().product();
+        if out.follows_on_device(index) {
+            // The targets are made, checked and used on the device; an index out of range falls
+            // through to the host path below, which words the error.
+            let m = index.numel();
+            let walk = Layout { shape: vec![outer, m, inner], strides: vec![size * inner, 0, 1], offset: 0 };
+            let along = if index.ndim() == 1 { index.strides()[0] } else { 0 };
+            let at = Layout { shape: walk.shape.clone(), strides: vec![0, along, 0], offset: index.storage_offset() };
+            let term = crate::wgpu::IndexTerm { index, at, stride: inner, size };
+            if let Some(targets) = crate::wgpu::index_offsets(&walk, &[term], false)? {
+                crate::wgpu::add_at_positions(&out, &targets, &scaled.to_device(out.device())?)?;
+                return out.to_dtype(x.dtype())?.reshape(&dims_i64(self.shape()));
+            }
+        }
+        let idx = index_values(index, "index_add")?;
+        let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;
         if !out.device().is_cpu() {
             let n = outer * idx.len() * inner;
             let (mut targets, mut from) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -441,7 +474,7 @@ impl Tensor {
             self.masked_select_raw(mask)?
         };
         if is_grad_enabled() && self.requires_grad() {
-            record(Op::Take { kind: "MaskedSelectBackward0", offsets: self.positions_of(&offsets) }, &[self], &[&out], &[], &[]);
+            record(Op::Take { kind: "MaskedSelectBackward0", offsets: Positions::Host(self.positions_of(&offsets)) }, &[self], &[&out], &[], &[]);
         }
         Ok(out)
     }
@@ -687,6 +720,24 @@ impl Tensor {
             )));
         }
         let n = self.numel();
+        if n > 0 && self.follows_on_device(index) {
+            // Positions made and checked on the device; one out of range falls through to the
+            // host path, which words the error.
+            let walk = Layout { shape: index.shape().to_vec(), strides: vec![0; index.ndim()], offset: 0 };
+            let term = crate::wgpu::IndexTerm { index, at: index.layout().clone(), stride: 1, size: n };
+            if let Some(positions) = crate::wgpu::index_offsets(&walk, &[term], true)? {
+                let src = {
+                    let _raw = GradMode::disabled();
+                    self.contiguous()?
+                };
+                let offsets = shifted(&positions, src.storage_offset())?;
+                let out = crate::wgpu::take_at(&src, &offsets, index.shape())?;
+                if is_grad_enabled() && self.requires_grad() {
+                    record(Op::Take { kind: "TakeBackward0", offsets: Positions::Device(positions) }, &[self], &[&out], &[], &[]);
+                }
+                return Ok(out);
+            }
+        }
         let wanted = index.to_vec::<i64>()?;
         if n == 0 && !wanted.is_empty() {
             return Err(Error::Index("take(): tried to take from an empty tensor".into()));
@@ -708,7 +759,7 @@ impl Tensor {
         };
         let out = self.take_offsets(&offsets, index.shape())?;
         if is_grad_enabled() && self.requires_grad() {
-            record(Op::Take { kind: "TakeBackward0", offsets: positions }, &[self], &[&out], &[], &[]);
+            record(Op::Take { kind: "TakeBackward0", offsets: Positions::Host(positions) }, &[self], &[&out], &[], &[]);
         }
         Ok(out)
     }
@@ -861,6 +912,44 @@ impl Tensor {
         Ok((offs, shape))
     }
 
+    /// `advanced_offsets` on the GPU, for integer indices on view's device: the elements'
+    /// offsets from `origin` in view's storage (or, with `dense`, their row-major positions in
+    /// view), as int64 on the device, with the result's shape. The indices never leave the
+    /// device; None when one is out of range (the host path words the error) or they are not
+    /// all there.
+    fn advanced_on_device(view: &Tensor, advanced: &[(usize, Tensor)], origin: usize, dense: bool) -> Result<Option<(Tensor, Vec<usize>)>> {
+        if !advanced.iter().all(|(_, t)| view.follows_on_device(t)) {
+            return Ok(None);
+        }
+        let mut bshape: Vec<usize> = vec![];
+        for (_, t) in advanced {
+            bshape = broadcast_shapes(&bshape, t.shape())?;
+        }
+        let adv_dims: Vec<usize> = advanced.iter().map(|(d, _)| *d).collect();
+        let strides = if dense { Layout::contiguous(view.shape().to_vec())?.strides } else { view.strides().to_vec() };
+        let rest: Vec<usize> = (0..view.ndim()).filter(|d| !adv_dims.contains(d)).collect();
+        // Adjacent indexed dims keep their place; scattered ones go first (NumPy's rule).
+        let adjacent = adv_dims.windows(2).all(|w| w[1] == w[0] + 1);
+        let pos = if adjacent { adv_dims[0] } else { 0 };
+        let (before, after): (Vec<usize>, Vec<usize>) = rest.iter().partition(|&&d| d < pos);
+        let shape: Vec<usize> = before.iter().map(|&d| view.shape()[d]).chain(bshape.iter().copied()).chain(after.iter().map(|&d| view.shape()[d])).collect();
+        crate::tensor::check_alloc(&shape, DType::I64)?;
+        // The walk steps through the dims not indexed; the indexed ones come from the indices.
+        let zeros = |n: usize| vec![0usize; n];
+        let walk_strides = [before.iter().map(|&d| strides[d]).collect(), zeros(bshape.len()), after.iter().map(|&d| strides[d]).collect()].concat();
+        let base = if dense { 0 } else { view.storage_offset() - origin };
+        let walk = Layout { shape: shape.clone(), strides: walk_strides, offset: base };
+        let terms: Vec<crate::wgpu::IndexTerm<'_>> = advanced
+            .iter()
+            .map(|(d, t)| {
+                let b = t.layout().broadcast_to(&bshape);
+                let at = Layout { shape: shape.clone(), strides: [zeros(before.len()), b.strides, zeros(after.len())].concat(), offset: b.offset };
+                crate::wgpu::IndexTerm { index: t, at, stride: strides[*d], size: view.shape()[*d] }
+            })
+            .collect();
+        Ok(crate::wgpu::index_offsets(&walk, &terms, true)?.map(|offsets| (offsets, shape)))
+    }
+
     /// `self[indices]`.
     pub fn index(&self, indices: &[TensorIndex]) -> Result<Tensor> {
         let (view, advanced) = self.basic_index(indices)?;
@@ -871,10 +960,23 @@ impl Tensor {
             }
             return Ok(view);
         }
+        if let Some((positions, shape)) = Tensor::advanced_on_device(&view, &advanced, 0, true)? {
+            // Gathered from the view's storage, or from a contiguous copy of a strided view.
+            let src = {
+                let _raw = GradMode::disabled();
+                view.contiguous()?
+            };
+            let offsets = shifted(&positions, src.storage_offset())?;
+            let out = crate::wgpu::take_at(&src, &offsets, &shape)?;
+            if is_grad_enabled() && view.requires_grad() {
+                record(Op::Take { kind: "IndexBackward0", offsets: Positions::Device(positions) }, &[&view], &[&out], &[], &[]);
+            }
+            return Ok(out);
+        }
         let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, false)?;
         let out = view.take_offsets(&offs, &shape)?;
         if is_grad_enabled() && view.requires_grad() {
-            record(Op::Take { kind: "IndexBackward0", offsets: view.positions_of(&offs) }, &[&view], &[&out], &[], &[]);
+            record(Op::Take { kind: "IndexBackward0", offsets: Positions::Host(view.positions_of(&offs)) }, &[&view], &[&out], &[], &[]);
         }
         Ok(out)
     }
@@ -897,14 +999,32 @@ impl Tensor {
             Arg::T(t) => t.clone(),
             Arg::S(s) => Tensor::scalar_tensor(s, self.dtype())?,
         };
+        if self.is_contiguous() {
+            if let Some((positions, shape)) = Tensor::advanced_on_device(&view, &advanced, self.storage_offset(), false)? {
+                // Offsets from self's start in its storage: self is contiguous, so they are
+                // its row-major positions.
+                let b = broadcast_shapes(&shape, value.shape())?;
+                if b != shape {
+                    return Err(shape_mismatch(value.shape(), &shape));
+                }
+                let tracked = view.check_inplace(&value)?;
+                {
+                    let _raw = GradMode::disabled();
+                    let v = value.to_dtype(self.dtype())?;
+                    let v = v.with_layout(v.layout().broadcast_to(&shape)).contiguous()?.to_device(self.device())?;
+                    crate::wgpu::put_at_positions(self, &positions, &v)?;
+                }
+                if tracked {
+                    let written = if number { crate::autograd::Written::Number } else { crate::autograd::Written::Copy };
+                    view.rebase_history_on_device(self.storage_offset(), &positions, &shape, &value, written)?;
+                }
+                return Ok(());
+            }
+        }
         let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, report_view_dim)?;
         let b = broadcast_shapes(&shape, value.shape())?;
         if b != shape {
-            return Err(Error::Runtime(format!(
-                "shape mismatch: value tensor of shape {:?} cannot be broadcast to indexing result of shape {:?}",
-                value.shape(),
-                shape
-            )));
+            return Err(shape_mismatch(value.shape(), &shape));
         }
         let tracked = view.check_inplace(&value)?;
         {
@@ -930,6 +1050,19 @@ impl Tensor {
         }
         Ok(())
     }
+}
+
+/// Int64 positions plus `by` (storage offsets of a contiguous tensor starting there).
+fn shifted(positions: &Tensor, by: usize) -> Result<Tensor> {
+    if by == 0 {
+        return Ok(positions.clone());
+    }
+    positions.binary_scalar(BinaryOp::Add, Scalar::Int(by as i64), false)
+}
+
+/// index_put's error for a value that does not broadcast to the indexed shape.
+fn shape_mismatch(value: &[usize], indexed: &[usize]) -> Error {
+    Error::Runtime(format!("shape mismatch: value tensor of shape {value:?} cannot be broadcast to indexing result of shape {indexed:?}"))
 }
 
 fn check_mask_dtype(mask: &Tensor) -> Result<()> {

@@ -1,6 +1,6 @@
 //! Max pooling with PyTorch's output-size rules; the gradient flows through the chosen positions.
 
-use crate::autograd::{is_grad_enabled, record, Op};
+use crate::autograd::{is_grad_enabled, record, Op, Positions};
 use crate::cpu::pool::{max_pool2d, PoolGeom};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -85,9 +85,17 @@ impl Tensor {
                 max_pool2d_on_device(self, &g, &out_shape)?
             };
             if is_grad_enabled() && self.requires_grad() {
-                // The gradient's positions come back to the host, as the CPU's do.
-                let offsets = input_offsets(&indices.to_vec::<i64>()?, &g);
-                record(Op::Take { kind: "MaxPool2DWithIndices", offsets }, &[self], &[&values], &[], &[]);
+                // The positions in the input stay on the device: each plane's indices offset
+                // by the planes before it.
+                let (plane, out_plane) = (g.in_size[0] * g.in_size[1], g.out_size[0] * g.out_size[1]);
+                let planes = values.numel() / out_plane.max(1);
+                let starts: Vec<i64> = (0..planes).map(|p| (p * plane) as i64).collect();
+                let starts = Tensor::from_vec(starts, &[planes, 1])?.to_device(self.device())?;
+                let positions = {
+                    let _raw = crate::autograd::GradMode::disabled();
+                    indices.reshape(&[planes as i64, out_plane as i64])?.binary(crate::tensor::BinaryOp::Add, &starts)?
+                };
+                record(Op::Take { kind: "MaxPool2DWithIndicesBackward0", offsets: Positions::Device(positions) }, &[self], &[&values], &[], &[]);
             }
             return Ok((values, indices));
         }
@@ -97,7 +105,7 @@ impl Tensor {
             (Tensor::from_vec(v, &out_shape)?, i)
         });
         if is_grad_enabled() && self.requires_grad() {
-            record(Op::Take { kind: "MaxPool2DWithIndicesBackward0", offsets: input_offsets(&indices, &g) }, &[self], &[&values], &[], &[]);
+            record(Op::Take { kind: "MaxPool2DWithIndicesBackward0", offsets: Positions::Host(input_offsets(&indices, &g)) }, &[self], &[&values], &[], &[]);
         }
         Ok((values, Tensor::from_vec(indices, &out_shape)?))
     }

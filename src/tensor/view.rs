@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::shape::{infer_size, wrap_dim, wrap_dim_strict, wrap_dims};
-use crate::autograd::{record, Op};
+use crate::autograd::{record, Op, Positions};
 use crate::tensor::Tensor;
 
 /// How a view's gradient maps back to its input.
@@ -26,7 +26,7 @@ impl Tensor {
                 ViewKind::Expand => Op::Expand,
                 ViewKind::Take(k) => {
                     let offsets = crate::cpu::reduce::element_offsets(out.layout());
-                    Op::Take { kind: k, offsets: self.positions_of(&offsets) }
+                    Op::Take { kind: k, offsets: Positions::Host(self.positions_of(&offsets)) }
                 }
             };
             record(op, &[self], &[&out], &[], &[]);

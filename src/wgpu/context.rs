@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{Error, Result};
@@ -30,6 +31,9 @@ pub(crate) struct Context {
     pub pool: BufferPool,
     /// Host-visible buffers that results are copied into to be read back (MAP_READ | COPY_DST).
     pub readback: BufferPool,
+    /// Reads back to the host since the device opened, and their bytes.
+    pub read_backs: AtomicU64,
+    pub read_back_bytes: AtomicU64,
     pub batch: Mutex<Batch>,
     layouts: Mutex<HashMap<&'static str, (wgpu::ShaderModule, wgpu::BindGroupLayout, wgpu::PipelineLayout)>>,
     pipelines: Mutex<HashMap<(&'static str, &'static str, u32), wgpu::ComputePipeline>>,
@@ -122,7 +126,7 @@ pub fn synchronize(ordinal: usize) -> Result<()> {
     ctx.check()
 }
 
-/// Buffer-pool counters of one device.
+/// Buffer-pool and read-back counters of one device.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PoolStats {
     /// Buffers created since the device opened (each a real allocation).
@@ -132,10 +136,17 @@ pub struct PoolStats {
     /// Bytes held by live tensors and by the pool's free lists.
     pub in_use_bytes: u64,
     pub cached_bytes: u64,
+    /// Reads of device data back to the host (each one a wait for the device), and their bytes.
+    pub read_backs: u64,
+    pub read_back_bytes: u64,
 }
 
 pub fn pool_stats(ordinal: usize) -> Result<PoolStats> {
-    Ok(context(ordinal)?.pool.stats())
+    let ctx = context(ordinal)?;
+    let mut stats = ctx.pool.stats();
+    stats.read_backs = ctx.read_backs.load(Ordering::Relaxed);
+    stats.read_back_bytes = ctx.read_back_bytes.load(Ordering::Relaxed);
+    Ok(stats)
 }
 
 /// Frees the pooled buffers no tensor uses (`torch.cuda.empty_cache`).
@@ -215,6 +226,8 @@ impl Context {
             ordinal,
             pool: BufferPool::new(storage, "rstorch tensor"),
             readback: BufferPool::new(readback, "rstorch readback"),
+            read_backs: AtomicU64::new(0),
+            read_back_bytes: AtomicU64::new(0),
             batch: Mutex::new(batch),
             layouts: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),

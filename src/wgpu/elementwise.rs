@@ -40,6 +40,8 @@ const GROUP: usize = 256;
 const SCALAR_A: u32 = 1;
 const SCALAR_B: u32 = 2;
 const INT_MATH: u32 = 4;
+/// `index_offsets`: negative indices count from the end of their dim.
+const WRAP: u32 = 8;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -379,15 +381,14 @@ pub(crate) fn copy(ctx: &Context, src: View<'_>, dst: View<'_>) -> Result<()> {
     launch(ctx, base("copy", None, dst, Input::Buffer(src)))
 }
 
-/// `out[i] = src[offsets[i]]` for the contiguous `out`; `offsets` is a u32 buffer of storage
-/// offsets into `src`.
-pub(crate) fn take(ctx: &Context, src: &wgpu::Buffer, dtype: DType, offsets: &wgpu::Buffer, out: View<'_>) -> Result<()> {
-    let list = Layout::contiguous(out.layout.shape.clone())?;
+/// `out[i] = src[offsets[i]]` for the contiguous `out`; `offsets` views u32 words holding
+/// storage offsets into `src`, at out's shape (the low words of int64 offsets, at doubled
+/// strides, serve as well).
+pub(crate) fn take(ctx: &Context, src: &wgpu::Buffer, dtype: DType, offsets: View<'_>, out: View<'_>) -> Result<()> {
     // The source is read only through the offsets: walk it with zero strides.
     let unwalked = Layout::contiguous(vec![])?.broadcast_to(&out.layout.shape);
     let a = Input::Buffer(View { buffer: src, dtype, layout: &unwalked });
-    let c = Input::Buffer(View { buffer: offsets, dtype: DType::I32, layout: &list });
-    launch(ctx, Kernel { c: Some(c), ..base("take", None, out, a) })
+    launch(ctx, Kernel { c: Some(Input::Buffer(offsets)), ..base("take", None, out, a) })
 }
 
 /// `out[i] = src[offset(i) + index(i) * stride]` for the contiguous `out`: `src` is viewed at
@@ -442,4 +443,42 @@ pub(crate) fn segment_sum(ctx: &Context, src: &wgpu::Buffer, list: &wgpu::Buffer
     let f64 = out.dtype == DType::F64;
     let entry = if f64 { "segment_sum_f64" } else { "segment_sum" };
     launch(ctx, Kernel { f64, flags, count: u32_of(n + 1)?, c: Some(c), ..base(entry, None, flat, a) })
+}
+
+/// `out[i] = walk(i) + index(i) * stride` in int64 for the contiguous `out`: `walk` is walked
+/// for its offsets only, `index` (any integer dtype) read at its strides, both at out's shape.
+/// Negative indices count from the end of the dim when `wrap`; an index outside `0..size` sets
+/// word `flag` of out's buffer.
+pub(crate) fn index_offsets(ctx: &Context, walk: View<'_>, index: View<'_>, (stride, size): (usize, usize), wrap: bool, out: View<'_>, flag: u32) -> Result<()> {
+    let bounds = Input::Scalar(DType::I64, [u32_of(size)?, flag]);
+    let flags = if wrap { WRAP } else { 0 };
+    launch(ctx, Kernel { flags, count: u32_of(stride)?, b: Some(bounds), c: Some(Input::Buffer(index)), ..base("index_offsets", None, out, Input::Buffer(walk)) })
+}
+
+/// Fills the u32 `list` (`n + 1 + m` words) that `segment_sum` and `segment_last` read, from
+/// `m` int64 target positions below `n` (`targets`, contiguous at its offset) and their stable
+/// sorting permutation (`order`, contiguous int64): where each target's values start, then
+/// each value's storage offset in a contiguous source starting at `src_offset`.
+pub(crate) fn segment_list(ctx: &Context, targets: (&wgpu::Buffer, usize), order: &wgpu::Buffer, (n, m): (usize, usize), src_offset: usize, list: &wgpu::Buffer) -> Result<()> {
+    let words = Layout::contiguous(vec![n + 1 + m])?;
+    // Both operands are indexed directly, never walked: zero strides, their own offsets.
+    let oa = Layout { shape: words.shape.clone(), strides: vec![0], offset: 0 };
+    let ta = Layout { offset: targets.1, ..oa.clone() };
+    let a = Input::Buffer(View { buffer: targets.0, dtype: DType::I64, layout: &ta });
+    let b = Input::Buffer(View { buffer: order, dtype: DType::I64, layout: &oa });
+    let out = View { buffer: list, dtype: DType::I32, layout: &words };
+    let steps = [u32_of(m)?, u32_of(src_offset)?];
+    launch(ctx, Kernel { count: u32_of(n)?, steps, b: Some(b), ..base("segment_list", None, out, a) })
+}
+
+/// For each element `i` of the contiguous `out` that `list` (as `segment_sum` reads it) aims
+/// values at: `out[i] =` the last of them.
+pub(crate) fn segment_last(ctx: &Context, src: &wgpu::Buffer, list: &wgpu::Buffer, out: View<'_>) -> Result<()> {
+    let n = out.layout.numel();
+    let l = Layout::contiguous(vec![n])?;
+    let at = Layout { offset: out.layout.offset, ..l.clone() };
+    let flat = View { layout: &at, ..out };
+    let a = Input::Buffer(View { buffer: src, dtype: out.dtype, layout: &l });
+    let c = Input::Buffer(View { buffer: list, dtype: DType::I32, layout: &l });
+    launch(ctx, Kernel { count: u32_of(n + 1)?, c: Some(c), ..base("segment_last", None, flat, a) })
 }

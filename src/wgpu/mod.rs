@@ -29,7 +29,7 @@ mod strided;
 #[cfg(feature = "wgpu")]
 pub use context::{adapter_name, device_count, empty_cache, is_available, pool_stats, supports_f16, supports_f64, synchronize, PoolStats};
 #[cfg(feature = "wgpu")]
-pub use ops::{add_at, arg_reduce, binary, copy_strided, cumulative, gather_index, matmul, put, reduce, scatter_index, softmax, softmax_backward, sort, take, unary, where_, Operand};
+pub use ops::{IndexTerm, add_at, add_at_positions, arg_reduce, binary, copy_strided, cumulative, gather_index, index_offsets, matmul, put, put_at_positions, reduce, scatter_index, softmax, softmax_backward, sort, take, take_at, unary, where_, Operand};
 #[cfg(feature = "wgpu")]
 pub use storage::{alloc, upload, WgpuStorage};
 

@@ -225,8 +225,135 @@ pub fn take(src: &Tensor, offsets: &[usize], shape: &[usize]) -> Result<Tensor> 
         return Ok(out);
     }
     let list = upload_u32(ctx, &offsets_u32(offsets)?)?;
-    elementwise::take(ctx, &sb, src.dtype(), list.buffer(), view(&out, &ob))?;
+    let words = Layout::contiguous(shape.to_vec())?;
+    let at = View { buffer: list.buffer(), dtype: DType::I32, layout: &words };
+    elementwise::take(ctx, &sb, src.dtype(), at, view(&out, &ob))?;
     Ok(out)
+}
+
+/// One term of `index_offsets`: an integer index tensor on the device, viewed by `at` at the
+/// offsets' shape, selecting along a dim of `stride` and `size`.
+pub struct IndexTerm<'a> {
+    pub index: &'a Tensor,
+    pub at: Layout,
+    pub stride: usize,
+    pub size: usize,
+}
+
+/// The storage offsets (int64, contiguous, of `walk`'s shape) of the elements integer indices
+/// select: `walk`'s offset of each element plus, for each term, its index times its stride.
+/// The indices never leave the device: they are checked there (negative ones counting from
+/// the end of their dim when `wrap`), and one word comes back. None when an index is outside
+/// its dim, for the caller to word its own error.
+pub fn index_offsets(walk: &Layout, terms: &[IndexTerm<'_>], wrap: bool) -> Result<Option<Tensor>> {
+    let Some(first) = terms.first() else {
+        return Err(Error::Runtime("wgpu index_offsets: no index".into()));
+    };
+    let (ctx, _) = buffer_of(first.index, "index")?;
+    let n = walk.numel();
+    let shape = walk.shape.clone();
+    let unwalked = Layout { shape: shape.clone(), strides: vec![0; shape.len()], offset: 0 };
+    let dense = Layout::contiguous(shape.clone())?;
+    let flag = super::strided::u32_of(2 * n)?;
+    let mut total: Option<Tensor> = None;
+    for (k, term) in terms.iter().enumerate() {
+        // Each term's offsets, then its flag word as one more int64 element, zeroed.
+        let s = WgpuStorage::new(ctx, DType::I64, n + 1)?;
+        let ob = s.buffer().clone();
+        ctx.record(|enc| enc.clear_buffer(&ob, n as u64 * 8, Some(8)));
+        let (_, ib) = buffer_of(term.index, "index")?;
+        let w = View { buffer: &ib, dtype: term.index.dtype(), layout: if k == 0 { walk } else { &unwalked } };
+        let iv = View { buffer: &ib, dtype: term.index.dtype(), layout: &term.at };
+        let ov = View { buffer: &ob, dtype: DType::I64, layout: &dense };
+        elementwise::index_offsets(ctx, w, iv, (term.stride, term.size), wrap, ov, flag)?;
+        let t = Tensor::from_storage(Storage::Wgpu(s), Layout::contiguous(vec![n + 1])?);
+        total = Some(match total {
+            None => t,
+            Some(sum) => sum.binary(BinaryOp::Add, &t)?,
+        });
+    }
+    let total = total.expect("one term at least");
+    let flagged = {
+        let st = total.storage_cell().read();
+        match &*st {
+            Storage::Wgpu(s) => s.read_word(2 * n)?,
+            Storage::Cpu(_) => unreachable!("offsets are made on the device"),
+        }
+    };
+    if flagged != 0 {
+        return Ok(None);
+    }
+    let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    Ok(Some(total.narrow(0, 0, n as i64)?.reshape(&dims)?))
+}
+
+/// A contiguous tensor of `shape` holding `src`'s elements at the storage offsets `offsets`
+/// (int64, on the device, of `shape`, each inside src's storage).
+pub fn take_at(src: &Tensor, offsets: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let (ctx, sb) = buffer_of(src, "index")?;
+    let (_, tb) = buffer_of(offsets, "index")?;
+    let (out, ob) = output(ctx, shape, src.dtype())?;
+    // The offsets' low words: every other u32, from twice the int64 offset.
+    let l = offsets.layout();
+    let words = Layout { shape: l.shape.clone(), strides: l.strides.iter().map(|s| 2 * s).collect(), offset: 2 * l.offset };
+    elementwise::take(ctx, &sb, src.dtype(), View { buffer: &tb, dtype: DType::I32, layout: &words }, view(&out, &ob))?;
+    Ok(out)
+}
+
+/// The `segment_sum` / `segment_last` list for values aimed at row-major `targets` (int64 on
+/// the device, each inside `0..n`) of an output of `n` elements, from a contiguous source.
+fn segment_list(ctx: &'static Context, n: usize, targets: &Tensor, src: &Tensor) -> Result<WgpuStorage> {
+    let m = targets.numel();
+    let flat = targets.contiguous()?.reshape(&[m as i64])?;
+    let order = sort(&flat, 0, false)?;
+    let (_, tb) = buffer_of(&flat, "index_add")?;
+    let (_, pb) = buffer_of(&order, "index_add")?;
+    let list = WgpuStorage::new(ctx, DType::I32, n + 1 + m)?;
+    elementwise::segment_list(ctx, (&tb, flat.storage_offset()), &pb, (n, m), src.storage_offset(), list.buffer())?;
+    Ok(list)
+}
+
+/// The targets and source of `add_at_positions` / `put_at_positions`, checked.
+fn check_positions(out: &Tensor, targets: &Tensor, src: &Tensor, op: &str) -> Result<()> {
+    if !out.is_contiguous() || src.dtype() != out.dtype() || !src.is_contiguous() || targets.dtype() != DType::I64 || targets.numel() != src.numel() {
+        return Err(Error::Runtime(format!(
+            "wgpu {op}: a contiguous output, a contiguous source of its dtype and one int64 target per source element"
+        )));
+    }
+    Ok(())
+}
+
+/// Adds, in order of `k`, element `k` of the contiguous `src` to element `targets[k]` of the
+/// contiguous `out` (which starts with its own values): the targets are row-major positions
+/// in out, int64 on the device, checked by whoever made them. Repeated targets sum the same
+/// way on every run, and as the CPU sums them. Float16/bfloat16 accumulate in float32,
+/// integers in int64.
+pub fn add_at_positions(out: &Tensor, targets: &Tensor, src: &Tensor) -> Result<()> {
+    check_positions(out, targets, src, "index_add")?;
+    if targets.numel() == 0 || out.numel() == 0 {
+        return Ok(());
+    }
+    let (ctx, ob) = buffer_of(out, "index_add")?;
+    let (_, sb) = buffer_of(src, "index_add")?;
+    let list = segment_list(ctx, out.numel(), targets, src)?;
+    elementwise::segment_sum(ctx, &sb, list.buffer(), view(out, &ob))?;
+    out.storage_cell().bump_version();
+    Ok(())
+}
+
+/// Writes element `k` of the contiguous `src` to element `targets[k]` of the contiguous `out`,
+/// as `add_at_positions` adds; of repeated targets the last in order wins.
+pub fn put_at_positions(out: &Tensor, targets: &Tensor, src: &Tensor) -> Result<()> {
+    check_positions(out, targets, src, "index_put_")?;
+    if targets.numel() == 0 || out.numel() == 0 {
+        return Ok(());
+    }
+    let (ctx, ob) = buffer_of(out, "index_put_")?;
+    let (_, sb) = buffer_of(src, "index_put_")?;
+    let list = segment_list(ctx, out.numel(), targets, src)?;
+    elementwise::segment_last(ctx, &sb, list.buffer(), view(out, &ob))?;
+    out.storage_cell().bump_version();
+    Ok(())
 }
 
 /// `src` gathered along `dim` by the integer tensor `index` on the same device, into a new

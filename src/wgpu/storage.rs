@@ -119,6 +119,8 @@ impl WgpuStorage {
         }
         // Copies move whole, aligned 4-byte words.
         let (lo, hi) = (begin / 4 * 4, end.div_ceil(4) * 4);
+        ctx.read_backs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        ctx.read_back_bytes.fetch_add(dst.len() as u64, std::sync::atomic::Ordering::Relaxed);
         let staging = ctx.readback.get(&ctx.device, &ctx.limits, hi - lo)?;
         ctx.record(|enc| enc.copy_buffer_to_buffer(self.buffer(), lo, &staging, 0, hi - lo));
         ctx.flush();

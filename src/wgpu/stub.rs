@@ -41,6 +41,8 @@ pub struct PoolStats {
     pub reused: u64,
     pub in_use_bytes: u64,
     pub cached_bytes: u64,
+    pub read_backs: u64,
+    pub read_back_bytes: u64,
 }
 
 pub fn is_available() -> bool {
@@ -117,6 +119,29 @@ pub fn put(_dst: &Tensor, _offsets: &[usize], _values: &Tensor) -> Result<()> {
 }
 
 pub fn add_at(_out: &Tensor, _targets: &[usize], _src: &Tensor, _src_offsets: &[usize]) -> Result<()> {
+    Err(not_built())
+}
+
+pub struct IndexTerm<'a> {
+    pub index: &'a Tensor,
+    pub at: crate::layout::Layout,
+    pub stride: usize,
+    pub size: usize,
+}
+
+pub fn index_offsets(_walk: &crate::layout::Layout, _terms: &[IndexTerm<'_>], _wrap: bool) -> Result<Option<Tensor>> {
+    Err(not_built())
+}
+
+pub fn take_at(_src: &Tensor, _offsets: &Tensor, _shape: &[usize]) -> Result<Tensor> {
+    Err(not_built())
+}
+
+pub fn add_at_positions(_out: &Tensor, _targets: &Tensor, _src: &Tensor) -> Result<()> {
+    Err(not_built())
+}
+
+pub fn put_at_positions(_out: &Tensor, _targets: &Tensor, _src: &Tensor) -> Result<()> {
     Err(not_built())
 }
 

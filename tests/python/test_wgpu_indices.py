@@ -1,0 +1,221 @@
+"""Index ops on the GPU whose indices never leave it: scatter_add, index_add, advanced indexing
+(`x[idx]`, `x[idx] = v`), take, and the gradients of gathers and of max pooling. Each is checked
+against the CPU (bitwise where the CPU sums in the same order) and against the device's
+read-back counter: at most a word per index tensor (the range check's flag) comes back, never
+the indices themselves.
+
+Skips when `rstorch.wgpu.is_available()` is False; CI runs it on Mesa's lavapipe.
+"""
+import numpy as np
+import pytest
+
+import rstorch
+import rstorch.nn.functional as F
+
+needs_gpu = pytest.mark.skipif(not rstorch.wgpu.is_available(), reason="no wgpu adapter")
+pytestmark = needs_gpu
+
+
+def same(got, want):
+    assert got.device.type == "wgpu", f"result on {got.device}"
+    assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_array_equal(got.cpu().detach().numpy(), want.detach().numpy())
+
+
+def read_back(fn):
+    """fn's result and the bytes the device read back to the host while running it."""
+    before = rstorch.wgpu.memory_stats()["bytes_read_back"]
+    out = fn()
+    rstorch.wgpu.synchronize()
+    return out, rstorch.wgpu.memory_stats()["bytes_read_back"] - before
+
+
+def test_read_back_counter_counts_reads():
+    g = rstorch.arange(1000, dtype=rstorch.float32, device="wgpu")
+    _, n = read_back(lambda: g.cpu())
+    assert n == 4000
+    _, n = read_back(lambda: g * 2)
+    assert n == 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_scatter_add_and_index_add_follow_device_indices(seed):
+    """Many repeated targets: the device sums each target's values in index order, as the CPU
+    does, so the results are bitwise the CPU's; only the range flag comes back."""
+    rng = np.random.default_rng(seed)
+    x = rstorch.tensor(rng.standard_normal((50, 6)).astype(np.float32))
+    idx = rstorch.tensor(rng.integers(0, 50, (4000, 6)))
+    src = rstorch.tensor(rng.standard_normal((4000, 6)).astype(np.float32))
+    g, gi, gs = x.to("wgpu"), idx.to("wgpu"), src.to("wgpu")
+    got, n = read_back(lambda: g.scatter_add(0, gi, gs))
+    same(got, x.scatter_add(0, idx, src))
+    assert n <= 4
+    rows = rstorch.tensor(rng.integers(-0, 50, 3000))
+    rsrc = rstorch.tensor(rng.standard_normal((3000, 6)).astype(np.float32))
+    got, n = read_back(lambda: g.index_add(0, rows.to("wgpu"), rsrc.to("wgpu"), alpha=0.5))
+    same(got, x.index_add(0, rows, rsrc, alpha=0.5))
+    assert n <= 4
+    # Along an inner dim, a strided index, integers (exact in int64) and float64.
+    cols = rstorch.tensor(rng.integers(0, 6, 40))[::2]
+    csrc = rstorch.tensor(rng.standard_normal((50, 20)).astype(np.float32))
+    same(g.index_add(1, cols.to("wgpu"), csrc.to("wgpu")), x.index_add(1, cols, csrc))
+    ints = rstorch.tensor(rng.integers(-9, 9, (50, 6)))
+    same(ints.to("wgpu").scatter_add(0, gi, ints.to("wgpu")[:1].expand(4000, 6).contiguous()),
+         ints.scatter_add(0, idx, ints[:1].expand(4000, 6).contiguous()))
+    if rstorch.wgpu.supports_float64():
+        x64, s64 = x.double(), src.double()
+        same(x64.to("wgpu").scatter_add(0, gi, s64.to("wgpu")), x64.scatter_add(0, idx, s64))
+
+
+def test_scatter_add_and_index_add_raise_the_cpu_errors():
+    x = rstorch.zeros(5, 4)
+    g = x.to("wgpu")
+    for bad in [rstorch.tensor([[0, 7, 1, 1]]), rstorch.tensor([[0, -1, 1, 1]])]:
+        with pytest.raises(IndexError) as want:
+            x.scatter_add(0, bad, rstorch.ones(1, 4))
+        with pytest.raises(type(want.value), match=str(want.value)):
+            g.scatter_add(0, bad.to("wgpu"), rstorch.ones(1, 4, device="wgpu"))
+    for bad in [rstorch.tensor([0, 5]), rstorch.tensor([-1, 0])]:
+        with pytest.raises(IndexError) as want:
+            x.index_add(0, bad, rstorch.ones(2, 4))
+        with pytest.raises(type(want.value), match=str(want.value)):
+            g.index_add(0, bad.to("wgpu"), rstorch.ones(2, 4, device="wgpu"))
+
+
+INDEXES = [
+    lambda t: (t([0, 4, -1, 2, 2]),),
+    lambda t: (t([[0, -5], [3, 3]]), slice(None), t([1, -1])),
+    lambda t: (slice(None), t([1, 1, 5, -6])),
+    lambda t: (slice(1, 4), t([0, 2]), t([[6], [1], [0]])),
+    lambda t: (t([1, 3]), 2),
+    lambda t: (Ellipsis, t([0, 6, 6])),
+]
+
+
+@pytest.mark.parametrize("which", range(len(INDEXES)))
+def test_advanced_indexing_on_the_device(which):
+    """Reads, number and tensor writes (repeated positions: the last write wins, as on the CPU)
+    and gradients through both, on contiguous and strided tensors."""
+    rng = np.random.default_rng(which)
+    data = rng.standard_normal((5, 6, 7)).astype(np.float32)
+    for strided in [False, True]:
+        x = rstorch.tensor(data)
+        if strided:
+            x = x.transpose(0, 1).contiguous().transpose(0, 1)
+        g = x.to("wgpu")
+        if strided:
+            g = g.transpose(0, 1).contiguous().transpose(0, 1)
+        ix = INDEXES[which](rstorch.tensor)
+        gx = INDEXES[which](lambda v: rstorch.tensor(v, device="wgpu"))
+        got, n = read_back(lambda: g[gx])
+        same(got, x[ix])
+        assert n <= 8 * len(gx)
+        y, gy = x.clone(), g.clone()
+        y[ix] = 3.5
+        gy[gx] = 3.5
+        same(gy, y)
+        v = rstorch.tensor(rng.standard_normal(x[ix].shape).astype(np.float32))
+        y[ix] = v
+        _, n = read_back(lambda: gy.__setitem__(gx, v.to("wgpu")))
+        same(gy, y)
+        assert n <= 8 * len(gx)
+    # Gradients: through the read, and through a write into a non-leaf.
+    grads = {}
+    for dev in ["cpu", "wgpu"]:
+        a = rstorch.tensor(data, device=dev, requires_grad=True)
+        v = rstorch.tensor(rng.standard_normal(x[ix].shape).astype(np.float32), device=dev, requires_grad=True)
+        w = rstorch.arange(a.numel(), dtype=rstorch.float32, device=dev).reshape(a.shape)
+        idx = INDEXES[which](lambda t: rstorch.tensor(t, device=dev))
+        read = a[idx]
+        assert read.grad_fn.name() == "IndexBackward0"
+        c = a * 1
+        c[idx] = v * 2
+        ((read * read).sum() + (c * w).sum()).backward()
+        grads[dev] = (a.grad, v.grad, c.grad_fn.name())
+    assert grads["wgpu"][2] == grads["cpu"][2]
+    np.testing.assert_allclose(grads["wgpu"][0].cpu().numpy(), grads["cpu"][0].numpy(), rtol=1e-6)
+    np.testing.assert_allclose(grads["wgpu"][1].cpu().numpy(), grads["cpu"][1].numpy(), rtol=1e-6)
+
+
+def test_writes_through_views_and_errors():
+    """A write through a view's index records CopySlices as on the CPU; indices out of range
+    raise the CPU's error."""
+    for dev in ["cpu", "wgpu"]:
+        a = rstorch.arange(18.0, device=dev).reshape(3, 6).requires_grad_()
+        c = a * 1
+        c[1][rstorch.tensor([0, 2, 2], device=dev)] = 7.0
+        assert c.grad_fn.name() == "torch::autograd::CopySlices"
+        (c * c).sum().backward()
+        if dev == "cpu":
+            want = a.grad
+        else:
+            same(a.grad, want)
+    x = rstorch.zeros(4, 5)
+    g = x.to("wgpu")
+    for ix in [(rstorch.tensor([4]),), (slice(None), rstorch.tensor([0, -6])), (rstorch.tensor([0]), rstorch.tensor([9]))]:
+        gx = tuple(t.to("wgpu") if isinstance(t, rstorch.Tensor) else t for t in ix)
+        with pytest.raises(IndexError) as want:
+            x[ix]
+        with pytest.raises(IndexError, match=str(want.value)):
+            g[gx]
+        with pytest.raises(IndexError) as want:
+            x[ix] = 1.0
+        with pytest.raises(IndexError, match=str(want.value)):
+            g[gx] = 1.0
+
+
+def test_take_on_the_device():
+    x = rstorch.tensor(np.random.default_rng(5).standard_normal((4, 6)).astype(np.float32))
+    g = x.to("wgpu")
+    idx = rstorch.tensor([[0, -1, 7], [23, 3, 3]])
+    got, n = read_back(lambda: g.t().take(idx.to("wgpu")))
+    same(got, x.t().take(idx))
+    assert n <= 8
+    grads = []
+    for dev in ["cpu", "wgpu"]:
+        a = x.detach().to(dev).requires_grad_()
+        (a.t().take(idx.to(dev)) * 3).sum().backward()
+        grads.append(a.grad)
+    same(grads[1], grads[0])
+    with pytest.raises(IndexError) as want:
+        x.take(rstorch.tensor([24]))
+    with pytest.raises(IndexError, match=str(want.value)):
+        g.take(rstorch.tensor([24], device="wgpu"))
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=1, padding=1), dict(kernel_size=3, stride=2, dilation=2)])
+def test_max_pool_gradient_stays_on_the_device(kw):
+    """The maxima's positions feed the backward on the device (overlapping windows sum into
+    one input element in order, bitwise as the CPU's); nothing is read back."""
+    x = rstorch.tensor(np.random.default_rng(1).standard_normal((2, 3, 11, 11)).astype(np.float32))
+    grads = []
+    for dev in ["cpu", "wgpu"]:
+        a = x.detach().to(dev).requires_grad_()
+
+        def step():
+            out = F.max_pool2d(a, **kw)
+            assert out.grad_fn.name() == "MaxPool2DWithIndicesBackward0"
+            (out * out).sum().backward()
+
+        _, n = read_back(step)
+        if dev == "wgpu":
+            assert n == 0
+        grads.append(a.grad)
+    same(grads[1], grads[0])
+
+
+def test_gather_gradients_sum_in_order():
+    """The backward of index_select and gather (index_add / scatter_add on the device) matches
+    the CPU bitwise with many repeated indices."""
+    rng = np.random.default_rng(7)
+    w = rstorch.tensor(rng.standard_normal((30, 8)).astype(np.float32))
+    rows = rstorch.tensor(rng.integers(0, 30, 2000))
+    grads = []
+    for dev in ["cpu", "wgpu"]:
+        a = w.detach().to(dev).requires_grad_()
+        r = rows.to(dev)
+        out = a.index_select(0, r) * rstorch.arange(8.0, device=dev)
+        out2 = a.gather(0, r[:240].reshape(30, 8))
+        (out.sum() + (out2 * out2).sum()).backward()
+        grads.append(a.grad)
+    same(grads[1], grads[0])
