@@ -45,11 +45,12 @@ def _picked_log_probs(input, target, weight, ignore_index):
     classes = rows.shape[1]
     valid = flat != ignore_index
     safe = rstorch.where(valid, flat, 0)
-    if safe.numel():
+    try:
+        # gather checks the targets (on a GPU, on the device: only its flag comes back).
+        picked = rows.gather(1, safe.unsqueeze(1)).squeeze(1)
+    except IndexError:
         bad = (safe < 0) | (safe >= classes)
-        if bool(bad.any()):
-            raise IndexError(f"Target {int(safe[bad][0])} is out of bounds.")
-    picked = rows.gather(1, safe.unsqueeze(1)).squeeze(1)
+        raise IndexError(f"Target {int(safe[bad][0])} is out of bounds.") from None
     w = valid.to(rows.dtype)
     if weight is not None:
         if weight.shape != (classes,):
