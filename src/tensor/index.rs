@@ -492,6 +492,10 @@ impl Tensor {
 
     /// Indices of non-zero elements, shape `[count, ndim]`.
     pub fn nonzero(&self) -> Result<Tensor> {
+        if !self.device().is_cpu() && self.ndim() > 0 && self.numel() > 0 {
+            let _raw = GradMode::disabled();
+            return self.nonzero_on_device();
+        }
         let flags = self.to_vec::<bool>()?;
         let shape = self.shape();
         let nd = shape.len();
@@ -510,6 +514,32 @@ impl Tensor {
             }
         }
         Tensor::from_vec(out, &[count, nd])?.to_device(self.device())
+    }
+
+    /// `nonzero` on the GPU: the element's ranks among the non-zero ones are a running count
+    /// on the device, and every element's coordinates are scattered to its rank's row (the
+    /// zero ones to a spare row, dropped). Only the count comes back (it is the result's
+    /// shape), and the scatter's range flag.
+    fn nonzero_on_device(&self) -> Result<Tensor> {
+        let (shape, n, nd) = (self.shape().to_vec(), self.numel(), self.ndim());
+        let dev = self.device();
+        let flags = self.to_dtype(DType::Bool)?.reshape(&[n as i64])?;
+        let ranks = flags.to_dtype(DType::I64)?.cumulative(0, false)?;
+        let count = ranks.select(0, n as i64 - 1)?.item()?.to_i64() as usize;
+        // Coordinates of every element, [shape.., nd], from one small range per dim.
+        let coords = Tensor::zeros_on(&[shape.clone(), vec![nd]].concat(), DType::I64, dev)?;
+        let sizes: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+        for (d, &size) in shape.iter().enumerate() {
+            let mut along = vec![1i64; nd];
+            along[d] = size as i64;
+            let range = Tensor::from_vec((0..size as i64).collect::<Vec<_>>(), &[size])?.to_device(dev)?;
+            coords.select(nd as i64, d as i64)?.copy_(&range.reshape(&along)?.expand(&sizes)?)?;
+        }
+        let rows = Tensor::where_(&flags, Arg::T(&ranks.binary_scalar(BinaryOp::Sub, Scalar::Int(1), false)?), Arg::S(Scalar::Int(count as i64)))?;
+        let rows = rows.unsqueeze(1)?.expand(&[n as i64, nd as i64])?;
+        let out = Tensor::zeros_on(&[count + 1, nd], DType::I64, dev)?;
+        let out = out.scatter(0, &rows, Arg::T(&coords.reshape(&[n as i64, nd as i64])?), false)?;
+        out.narrow(0, 0, count as i64)?.contiguous()
     }
 
     /// Stable sort along `dim`; NaNs sort as the largest values. Returns (values, int64 indices).

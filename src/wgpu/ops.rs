@@ -187,11 +187,48 @@ fn dim_last(x: &Tensor, dim: usize) -> Vec<usize> {
     shape
 }
 
+/// The longest row the scan kernel runs as one thread's loop; longer rows scan in chunks of it.
+const SCAN_CHUNK: usize = 1024;
+
+/// `cumulative` of rows longer than `SCAN_CHUNK`, in three parallel steps: every chunk scanned
+/// on its own, the chunks' totals scanned (in chunks again if there are many), and each chunk
+/// combined with the total of the chunks before it. The order of combination is fixed, so the
+/// result is the same on every run (float sums round unlike the CPU's one running sum).
+fn cumulative_in_chunks(x: &Tensor, dim: usize, product: bool) -> Result<Tensor> {
+    let _raw = crate::autograd::GradMode::disabled();
+    let len = x.shape()[dim];
+    let last = x.ndim() as i64 - 1;
+    let rows = x.movedim(dim as i64, last)?;
+    let lead: Vec<usize> = rows.shape()[..rows.ndim() - 1].to_vec();
+    let chunks = len.div_ceil(SCAN_CHUNK);
+    let identity = Scalar::Int(product as i64);
+    let padding = chunks * SCAN_CHUNK - len;
+    let rows = if padding == 0 {
+        rows
+    } else {
+        let pad = Tensor::full_on(&[lead.clone(), vec![padding]].concat(), identity, x.dtype(), x.device())?;
+        Tensor::cat(&[rows, pad], last)?
+    };
+    let sizes = |tail: &[usize]| -> Vec<i64> { lead.iter().chain(tail).map(|&v| v as i64).collect() };
+    let local = cumulative(&rows.reshape(&sizes(&[chunks, SCAN_CHUNK]))?, lead.len() + 1, product)?;
+    let totals = local.select(lead.len() as i64 + 1, SCAN_CHUNK as i64 - 1)?.contiguous()?;
+    let through = cumulative(&totals, lead.len(), product)?;
+    // What comes before each chunk: the running total through the chunk before, shifted by one.
+    let first = Tensor::full_on(&[lead.clone(), vec![1]].concat(), identity, x.dtype(), x.device())?;
+    let before = Tensor::cat(&[first, through.narrow(lead.len() as i64, 0, chunks as i64 - 1)?], lead.len() as i64)?;
+    let op = if product { BinaryOp::Mul } else { BinaryOp::Add };
+    let out = local.binary(op, &before.unsqueeze(lead.len() as i64 + 1)?)?;
+    out.reshape(&sizes(&[chunks * SCAN_CHUNK]))?.narrow(lead.len() as i64, 0, len as i64)?.contiguous()
+}
+
 /// Running sums (or products) of `x` (float32, float64 or int64) along `dim`, in its dtype,
 /// shaped as `x` with `dim` moved last.
 pub fn cumulative(x: &Tensor, dim: usize, product: bool) -> Result<Tensor> {
     let name = if product { "cumprod" } else { "cumsum" };
     require_reducible(x, name)?;
+    if x.shape()[dim] > SCAN_CHUNK {
+        return cumulative_in_chunks(x, dim, product);
+    }
     let (ctx, xb) = buffer_of(x, name)?;
     let (out, ob) = output(ctx, &dim_last(x, dim), x.dtype())?;
     super::reduce::scan(ctx, product, (&xb, x.dtype(), x.layout()), dim, &ob)?;
