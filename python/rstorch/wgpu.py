@@ -62,5 +62,6 @@ def empty_cache(device=None):
 
 
 def memory_stats(device=None):
-    """Buffer-pool counters: buffers created and reused, bytes in use and cached."""
+    """Buffer-pool counters: buffers created and reused, bytes in use and cached, and the reads of
+    device data by the host so far (`readbacks`)."""
     return _C._wgpu_pool_stats(_ordinal(device))

@@ -55,6 +55,7 @@ fn _wgpu_pool_stats(py: Python<'_>, ordinal: usize) -> PyResult<Bound<'_, PyDict
     d.set_item("buffers_reused", s.reused)?;
     d.set_item("bytes_in_use", s.in_use_bytes)?;
     d.set_item("bytes_cached", s.cached_bytes)?;
+    d.set_item("readbacks", s.readbacks)?;
     Ok(d)
 }
 

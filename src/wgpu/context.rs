@@ -132,10 +132,16 @@ pub struct PoolStats {
     /// Bytes held by live tensors and by the pool's free lists.
     pub in_use_bytes: u64,
     pub cached_bytes: u64,
+    /// Reads of device data by the host since the device opened (each waits for the device),
+    /// so tests can tell an op that stays on the device from one that reads its data back.
+    pub readbacks: u64,
 }
 
 pub fn pool_stats(ordinal: usize) -> Result<PoolStats> {
-    Ok(context(ordinal)?.pool.stats())
+    let ctx = context(ordinal)?;
+    // Every read back borrows one staging buffer from the read-back pool.
+    let staging = ctx.readback.stats();
+    Ok(PoolStats { readbacks: staging.created + staging.reused, ..ctx.pool.stats() })
 }
 
 /// Frees the pooled buffers no tensor uses (`torch.cuda.empty_cache`).

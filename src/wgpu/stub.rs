@@ -41,6 +41,7 @@ pub struct PoolStats {
     pub reused: u64,
     pub in_use_bytes: u64,
     pub cached_bytes: u64,
+    pub readbacks: u64,
 }
 
 pub fn is_available() -> bool {
