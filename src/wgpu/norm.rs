@@ -97,21 +97,63 @@ pub(crate) fn layer_norm_backward(ctx: &Context, x: Operand<'_>, g: Operand<'_>,
     })
 }
 
+/// Rows per chunk in the first step of a layer norm's weight and bias gradients: a constant, so
+/// the order of their sums depends on the sizes only.
+const ROW_CHUNK: usize = 32;
+
+/// The chunks of rows the weight and bias gradients of a layer norm over `rows` rows sum first;
+/// with more than one, the caller provides two buffers of `chunks * cols` partial sums.
+pub(crate) fn param_grad_chunks(rows: usize) -> usize {
+    rows.div_ceil(ROW_CHUNK).max(1)
+}
+
 /// The column sums of a layer norm's `g * xhat` and `g` (the weight's and the bias's
-/// gradients) into `dw` and `db`, `cols` elements each.
+/// gradients) into `dw` and `db`, `cols` elements each, through `partials` (see
+/// `param_grad_chunks`) for more than one chunk of rows.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn layer_norm_param_grads(ctx: &Context, x: Operand<'_>, g: Operand<'_>, (rows, cols): (usize, usize), stats: Stats<'_>, dw: &wgpu::Buffer, db: &wgpu::Buffer) -> Result<()> {
+pub(crate) fn layer_norm_param_grads(
+    ctx: &Context,
+    x: Operand<'_>,
+    g: Operand<'_>,
+    (rows, cols): (usize, usize),
+    stats: Stats<'_>,
+    (dw, db): (&wgpu::Buffer, &wgpu::Buffer),
+    partials: Option<(&wgpu::Buffer, &wgpu::Buffer)>,
+) -> Result<()> {
     if cols == 0 {
         return Ok(());
     }
-    let p = params(rows, cols, 1, x, Some(g), None, None, 0.0)?;
+    let chunks = param_grad_chunks(rows);
+    let tiles = cols.div_ceil(256);
+    let max = ctx.limits.max_compute_workgroups_per_dimension;
+    let mut p = params(rows, cols, ROW_CHUNK, x, Some(g), None, None, 0.0)?;
+    let (first_w, first_b) = match (chunks, partials) {
+        (1, _) => (dw, db),
+        (_, Some(partials)) => partials,
+        (_, None) => return Err(crate::error::Error::Runtime("layer_norm_backward: the weight's and bias's gradients need partial sums".into())),
+    };
+    u32_of(chunks * cols)?;
     ctx.launch(Launch {
         shader: &CHANNELS,
         entry: "layer_norm_param_grads",
-        op: None,
+        op: Some(0),
         params: bytemuck::bytes_of(&p),
-        buffers: &[dw, stats.mean, stats.rstd, x.0, x.0, x.0, g.0, db],
-        groups: grid(u32_of(cols.div_ceil(256))?, ctx.limits.max_compute_workgroups_per_dimension),
+        buffers: &[first_w, stats.mean, stats.rstd, x.0, x.0, x.0, g.0, first_b],
+        groups: grid(u32_of(tiles * chunks)?, max),
+    })?;
+    if chunks == 1 {
+        return Ok(());
+    }
+    // The second step reads the partials where the first read x and g.
+    p.rows = u32_of(chunks)?;
+    (p.off_x, p.off_g) = (0, 0);
+    ctx.launch(Launch {
+        shader: &CHANNELS,
+        entry: "layer_norm_param_grads",
+        op: Some(1),
+        params: bytemuck::bytes_of(&p),
+        buffers: &[dw, stats.mean, stats.rstd, first_w, x.0, x.0, first_b, db],
+        groups: grid(u32_of(tiles)?, max),
     })
 }
 

@@ -523,7 +523,17 @@ pub fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, (mea
     }
     let (dw, dwb) = output(ctx, &[cols], DType::F32)?;
     let (db, dbb) = output(ctx, &[cols], DType::F32)?;
-    super::norm::layer_norm_param_grads(ctx, x.operand(), g.operand(), (rows, cols), stats(), &dwb, &dbb)?;
+    let chunks = super::norm::param_grad_chunks(rows);
+    // The partial sums' tensors live until the launches are recorded: dropped, their buffers
+    // would go back to the pool (and could serve the second while the first is in use).
+    let partials = if chunks > 1 {
+        let size = [chunks.checked_mul(cols).ok_or_else(|| Error::Runtime(format!("{op}: {rows} rows of {cols} overflow")))?];
+        Some((output(ctx, &size, DType::F32)?, output(ctx, &size, DType::F32)?))
+    } else {
+        None
+    };
+    let partials = partials.as_ref().map(|((_, w), (_, b))| (w, b));
+    super::norm::layer_norm_param_grads(ctx, x.operand(), g.operand(), (rows, cols), stats(), (&dwb, &dbb), partials)?;
     Ok((dx, want[1].then_some(dw), want[2].then_some(db)))
 }
 

@@ -66,6 +66,8 @@ LAYER_CASES = [
     ((5, 1), (1,)),  # rows of one element
     ((6, 257), (257,)),
     ((2, 2, 300), (2, 300)),
+    ((10, 20, 48), (48,)),  # the weight's and bias's gradients sum chunks of rows, the last short
+    ((70, 3), (3,)),
 ]
 
 

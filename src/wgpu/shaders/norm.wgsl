@@ -16,8 +16,12 @@
 //   out = (x - mean) * rstd * w + b.
 // - `layer_norm_backward`: one workgroup per row: with dxhat = g * w, the sums of dxhat and of
 //   dxhat * xhat, then dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)).
-// - `layer_norm_param_grads`: one thread per column, summing over the rows in order:
-//   out[col] = sum g * xhat (the weight's gradient), extra[col] = sum g (the bias's).
+// - `layer_norm_param_grads`: the column sums of g * xhat (the weight's gradient, into out) and
+//   of g (the bias's, into extra) in two steps, so that a column's many rows are not one
+//   thread's work. OP 0: thread (chunk, col) sums column col over the chunk's `batch` rows in
+//   order, into element chunk * cols + col. OP 1: thread col sums the `rows` chunk partials of
+//   its column in order, read from x and g, into element col. The chunk size is a constant, so
+//   the order of the sums depends on the sizes only; with one chunk OP 0 alone writes the sums.
 // - `batch_norm`: one workgroup per channel. Training (OP 0): the channel's mean and biased
 //   variance (written to mean and extra) and rstd; evaluation (OP 1): mean and extra hold the
 //   running mean and variance, and rstd is computed from them. Then out = x * scale + shift with
@@ -150,17 +154,33 @@ fn layer_norm_backward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workg
 
 @compute @workgroup_size(256)
 fn layer_norm_param_grads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let col = (wid.y * nwg.x + wid.x) * 256u + lid;
+    // Workgroups walk the column tiles of chunk 0, then of chunk 1, ...
+    let tiles = (p.cols + 255u) / 256u;
+    let wg = wid.y * nwg.x + wid.x;
+    let col = (wg % tiles) * 256u + lid;
+    let chunk = wg / tiles;
     if col >= p.cols { return; }
     var dw = 0.0;
     var db = 0.0;
-    for (var r = 0u; r < p.rows; r++) {
-        let gv = g[p.off_g + r * p.cols + col];
-        dw += gv * ((x[p.off_x + r * p.cols + col] - mean[r]) * rstd[r]);
-        db += gv;
+    if OP == 0u {
+        let first = chunk * p.batch;
+        // The grid may hold a few workgroups past the last chunk.
+        if first >= p.rows { return; }
+        let last = min(first + p.batch, p.rows);
+        for (var r = first; r < last; r++) {
+            let gv = g[p.off_g + r * p.cols + col];
+            dw += gv * ((x[p.off_x + r * p.cols + col] - mean[r]) * rstd[r]);
+            db += gv;
+        }
+    } else {
+        if chunk > 0u { return; }
+        for (var r = 0u; r < p.rows; r++) {
+            dw += x[r * p.cols + col];
+            db += g[r * p.cols + col];
+        }
     }
-    out[col] = dw;
-    extra[col] = db;
+    out[chunk * p.cols + col] = dw;
+    extra[chunk * p.cols + col] = db;
 }
 
 // Element k of channel c's (batch * plane) elements: image k / plane, position k % plane.
