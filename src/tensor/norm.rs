@@ -1,6 +1,7 @@
 //! softmax, log_softmax, layer_norm and batch_norm: one fused CPU kernel each way (`cpu::norm`),
-//! one node named as PyTorch's. On a GPU softmax's forward is one fused kernel (float64's is
-//! composed from device kernels) and its backward is composed from device kernels.
+//! one node named as PyTorch's. On a GPU each is fused kernels each way too (`wgpu::norm`,
+//! computing in float32 for float16 and bfloat16 as the CPU does); float64's are composed from
+//! device kernels under the same nodes.
 
 use crate::autograd::{is_grad_enabled, keep_buffers, record, GradMode, Op};
 use crate::cpu::norm::{self as kernels, Lanes, Planes};
@@ -141,8 +142,7 @@ impl Tensor {
         gx.to_dtype(y.dtype())
     }
 
-    /// Layer norm over the last `normalized` dims (shapes already checked by the caller), on
-    /// the CPU.
+    /// Layer norm over the last `normalized` dims (shapes already checked by the caller).
     pub fn layer_norm(&self, normalized: usize, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<Tensor> {
         let shape = self.shape().to_vec();
         if normalized > shape.len() {
@@ -157,8 +157,19 @@ impl Tensor {
                 )));
             }
         }
+        let operands: Vec<&Tensor> = [Some(self), weight, bias].into_iter().flatten().collect();
+        crate::device::common_device(&operands, false)?;
         let cols: usize = normalized_shape.iter().product();
-        let (out, mean, rstd) = {
+        let (out, mean, rstd) = if !self.device().is_cpu() {
+            let _raw = GradMode::disabled();
+            if self.dtype() == DType::F64 {
+                self.layer_norm_composed(cols, weight, bias, eps)?
+            } else {
+                let (w, b) = (as_f32(weight)?, as_f32(bias)?);
+                let (out, mean, rstd) = crate::wgpu::layer_norm(&self.to_dtype(DType::F32)?, cols, w.as_ref(), b.as_ref(), eps)?;
+                (out.to_dtype(self.dtype())?, mean, rstd)
+            }
+        } else {
             let _raw = GradMode::disabled();
             let (x, w, b) = (work_copy(self)?, work_opt(weight)?, work_opt(bias)?);
             let (out, mean, rstd) = with_norm_float!(x.dtype(), T => {
@@ -176,9 +187,28 @@ impl Tensor {
         Ok(out)
     }
 
-    /// Batch norm of an (N, C, ...) tensor on the CPU: with the batch's statistics when
-    /// `training` (also returned: the mean and the biased variance, for the running estimates),
-    /// else with `running` (mean, variance).
+    /// Layer norm of a float64 tensor on a GPU from device kernels: (out, mean, rstd), the
+    /// statistics one per row as the fused kernels give them.
+    fn layer_norm_composed(&self, cols: usize, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<(Tensor, Tensor, Tensor)> {
+        let rows = self.numel().checked_div(cols).unwrap_or(0);
+        let xr = self.reshape(&[rows as i64, cols as i64])?;
+        let mean = xr.mean(Some(&[1]), true)?;
+        let centered = xr.binary(BinaryOp::Sub, &mean)?;
+        let rstd = rsqrt_eps(&centered.binary(BinaryOp::Mul, &centered)?.mean(Some(&[1]), true)?, eps)?;
+        let mut out = centered.binary(BinaryOp::Mul, &rstd)?;
+        if let Some(w) = weight {
+            out = out.binary(BinaryOp::Mul, &w.reshape(&[cols as i64])?)?;
+        }
+        if let Some(b) = bias {
+            out = out.binary(BinaryOp::Add, &b.reshape(&[cols as i64])?)?;
+        }
+        let flat = [rows as i64];
+        Ok((out.reshape(&dims(self.shape()))?.to_dtype(self.dtype())?, mean.reshape(&flat)?, rstd.reshape(&flat)?))
+    }
+
+    /// Batch norm of an (N, C, ...) tensor: with the batch's statistics when `training` (also
+    /// returned: the mean and the biased variance, for the running estimates), else with
+    /// `running` (mean, variance).
     pub fn batch_norm(
         &self,
         weight: Option<&Tensor>,
@@ -197,8 +227,19 @@ impl Tensor {
                 return Err(Error::Runtime(format!("{name} should contain {} elements not {}", shape[1], t.numel())));
             }
         }
+        let operands: Vec<&Tensor> = [Some(self), weight, bias, running.map(|r| r.0), running.map(|r| r.1)].into_iter().flatten().collect();
+        crate::device::common_device(&operands, false)?;
         let s = Planes { batch: shape[0], channels: shape[1], plane: shape[2..].iter().product() };
-        let (out, mean, rstd, var) = {
+        let (out, mean, rstd, var) = if !self.device().is_cpu() {
+            let _raw = GradMode::disabled();
+            if self.dtype() == DType::F64 {
+                self.batch_norm_composed(weight, bias, running, training, eps)?
+            } else {
+                let (w, b) = (as_f32(weight)?, as_f32(bias)?);
+                let (out, mean, rstd, var) = crate::wgpu::batch_norm(&self.to_dtype(DType::F32)?, w.as_ref(), b.as_ref(), running, training, eps)?;
+                (out.to_dtype(self.dtype())?, mean, rstd, var)
+            }
+        } else {
             let _raw = GradMode::disabled();
             let (x, w, b) = (work_copy(self)?, work_opt(weight)?, work_opt(bias)?);
             with_norm_float!(x.dtype(), T => {
@@ -227,6 +268,41 @@ impl Tensor {
         keep_buffers(&out, vec![mean.clone(), rstd]);
         Ok((out, mean, var))
     }
+
+    /// Batch norm of a float64 tensor on a GPU from device kernels: (out, mean, rstd, var), the
+    /// statistics one per channel as the fused kernels give them.
+    fn batch_norm_composed(&self, weight: Option<&Tensor>, bias: Option<&Tensor>, running: Option<(&Tensor, &Tensor)>, training: bool, eps: f64) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
+        let channels = self.shape()[1];
+        let rdims: Vec<i64> = std::iter::once(0).chain(2..self.ndim() as i64).collect();
+        let mut cshape = vec![1i64; self.ndim()];
+        cshape[1] = channels as i64;
+        let (mean, var) = match (training, running) {
+            (true, _) => {
+                let mean = self.mean(Some(&rdims), false)?;
+                let centered = self.binary(BinaryOp::Sub, &mean.reshape(&cshape)?)?;
+                (mean, centered.binary(BinaryOp::Mul, &centered)?.mean(Some(&rdims), false)?)
+            }
+            (false, Some((m, v))) => (m.copy_as(self.dtype())?.reshape(&[channels as i64])?, v.copy_as(self.dtype())?.reshape(&[channels as i64])?),
+            (false, None) => return Err(Error::Runtime("running_mean and running_var must be defined in evaluation mode".into())),
+        };
+        let rstd = rsqrt_eps(&var, eps)?;
+        let scale = match weight {
+            Some(w) => rstd.binary(BinaryOp::Mul, &w.reshape(&[channels as i64])?)?,
+            None => rstd.clone(),
+        };
+        let shifted = mean.binary(BinaryOp::Mul, &scale)?.unary(UnaryOp::Neg)?;
+        let shift = match bias {
+            Some(b) => shifted.binary(BinaryOp::Add, &b.reshape(&[channels as i64])?)?,
+            None => shifted,
+        };
+        let out = self.binary(BinaryOp::Mul, &scale.reshape(&cshape)?)?.binary(BinaryOp::Add, &shift.reshape(&cshape)?)?;
+        Ok((out.to_dtype(self.dtype())?, mean, rstd, var))
+    }
+}
+
+/// An optional operand of a GPU norm kernel in float32.
+fn as_f32(t: Option<&Tensor>) -> Result<Option<Tensor>> {
+    t.map(|t| t.to_dtype(DType::F32)).transpose()
 }
 
 /// An optional input as the node lists it: the tensor, or an empty one that needs no gradient
@@ -262,7 +338,9 @@ fn rsqrt_eps(var: &Tensor, eps: f64) -> Result<Tensor> {
 
 pub(crate) fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, stats: (&Tensor, &Tensor), cols: usize, eps: f64, want: Wanted) -> Result<NormGrads> {
     let flat_cols = [cols as i64];
-    if is_grad_enabled() {
+    // float64 on a GPU has no fused kernel: its gradients are the tensor ops below too.
+    let gpu = !x.device().is_cpu();
+    if is_grad_enabled() || (gpu && x.dtype() == DType::F64) {
         let xr = x.reshape(&[-1, cols as i64])?;
         let gr = g.reshape(&[-1, cols as i64])?;
         let centered = xr.binary(BinaryOp::Sub, &xr.mean(Some(&[1]), true)?)?;
@@ -284,6 +362,11 @@ pub(crate) fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor
         let gb = want[2].then(|| gr.sum(Some(&[0]), false)).transpose()?;
         return Ok(NormGrads { x: gx, weight: gw, bias: gb });
     }
+    if gpu {
+        let w = as_f32(weight)?;
+        let (dx, dw, db) = crate::wgpu::layer_norm_backward(&x.to_dtype(DType::F32)?, &g.to_dtype(DType::F32)?, w.as_ref(), stats, cols, want)?;
+        return Ok(NormGrads { x: dx.map(|t| t.to_dtype(x.dtype())).transpose()?, weight: dw, bias: db });
+    }
     let (xw, gw, w) = (work_copy(x)?, work_copy(g)?, work_opt(weight)?);
     let (dx, dw, db) = with_norm_float!(xw.dtype(), T => {
         let w = w.as_ref().map(|w| data::<T>(w, "layer_norm_backward")).transpose()?;
@@ -302,7 +385,8 @@ pub(crate) fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor
 
 pub(crate) fn batch_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, stats: (&Tensor, &Tensor), training: bool, eps: f64, want: Wanted) -> Result<NormGrads> {
     let channels = x.shape()[1];
-    if is_grad_enabled() {
+    let gpu = !x.device().is_cpu();
+    if is_grad_enabled() || (gpu && x.dtype() == DType::F64) {
         let rdims: Vec<i64> = std::iter::once(0).chain(2..x.ndim() as i64).collect();
         let mut cshape = vec![1i64; x.ndim()];
         cshape[1] = channels as i64;
@@ -331,6 +415,11 @@ pub(crate) fn batch_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor
         let gw = want[1].then(|| g.binary(BinaryOp::Mul, &xhat)?.sum(Some(&rdims), false)).transpose()?;
         let gb = want[2].then(|| g.sum(Some(&rdims), false)).transpose()?;
         return Ok(NormGrads { x: gx, weight: gw, bias: gb });
+    }
+    if gpu {
+        let w = as_f32(weight)?;
+        let (dx, dw, db) = crate::wgpu::batch_norm_backward(&x.to_dtype(DType::F32)?, &g.to_dtype(DType::F32)?, w.as_ref(), stats, training, want[0])?;
+        return Ok(NormGrads { x: dx.map(|t| t.to_dtype(x.dtype())).transpose()?, weight: want[1].then_some(dw), bias: want[2].then_some(db) });
     }
     let shape = x.shape();
     let s = Planes { batch: shape[0], channels, plane: shape[2..].iter().product() };

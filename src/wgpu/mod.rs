@@ -11,6 +11,8 @@ mod elementwise;
 #[cfg(feature = "wgpu")]
 mod matmul;
 #[cfg(feature = "wgpu")]
+mod norm;
+#[cfg(feature = "wgpu")]
 mod ops;
 #[cfg(feature = "wgpu")]
 pub mod optim;
@@ -29,7 +31,10 @@ mod strided;
 #[cfg(feature = "wgpu")]
 pub use context::{adapter_name, device_count, empty_cache, is_available, pool_stats, supports_f16, supports_f64, synchronize, PoolStats};
 #[cfg(feature = "wgpu")]
-pub use ops::{IndexTerm, add_at, add_at_positions, arg_reduce, binary, copy_strided, cumulative, gather_index, index_offsets, matmul, put, put_at_positions, reduce, scatter_index, softmax, softmax_backward, sort, take, take_at, unary, where_, Operand};
+pub use ops::{
+    add_at, add_at_positions, arg_reduce, batch_norm, batch_norm_backward, binary, copy_strided, cumulative, gather_index, index_offsets, layer_norm, layer_norm_backward, matmul, put,
+    put_at_positions, reduce, scatter_index, softmax, softmax_backward, sort, take, take_at, unary, where_, IndexTerm, Operand,
+};
 #[cfg(feature = "wgpu")]
 pub use storage::{alloc, upload, WgpuStorage};
 

@@ -15,8 +15,10 @@ def _affine(out, weight, bias, shape):
     return out
 
 
-def _all_cpu(*tensors):
-    return all(t is None or t.is_cpu for t in tensors)
+def _one_device(*tensors):
+    """Whether the given tensors share one device (the fused ops' condition; on several devices
+    the composed path raises PyTorch's error from its first mixed op)."""
+    return len({t.device for t in tensors if t is not None}) <= 1
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
@@ -27,8 +29,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-    if _all_cpu(input, weight, bias, running_mean, running_var):
-        # One fused kernel each way; the batch statistics come back for the running estimates.
+    if _one_device(input, weight, bias, running_mean, running_var):
+        # Fused kernels each way (CPU or GPU); the batch statistics come back for the running
+        # estimates.
         out, mean, var = rstorch._C._batch_norm(input, weight, bias, running_mean, running_var, training, eps)
     else:
         dims = [0] + list(range(2, input.dim()))
@@ -56,7 +59,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(
             f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
             f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{input.shape}")
-    if _all_cpu(input, weight, bias):
+    if _one_device(input, weight, bias):
         return rstorch._C._layer_norm(input, n, weight, bias, eps)
     dims = tuple(range(-n, 0))
     mean = input.mean(dims, keepdim=True)
