@@ -1,6 +1,7 @@
-//! nll_loss of `(N, C)` or `(C,)` float scores on the CPU as one kernel, recorded as PyTorch's
-//! NllLossBackward0 node. With the fused log_softmax in front it is all of cross_entropy.
-//! The same loss composed from tensor ops (other devices, shapes and dtypes) is the Python layer's.
+//! nll_loss of `(N, C)` or `(C,)` float scores as one CPU kernel (on a GPU, device kernels
+//! that read back only a range flag), recorded as PyTorch's NllLossBackward0 node. With the
+//! fused log_softmax in front it is all of cross_entropy. The same loss composed from tensor
+//! ops (other shapes and dtypes) is the Python layer's.
 
 use crate::autograd::{is_grad_enabled, keep_buffers, record_shown, Op};
 use crate::dtype::{DType, Element};
@@ -54,9 +55,12 @@ impl Tensor {
     /// kernel does not apply: the caller then composes the loss from tensor ops.
     pub fn nll_loss_fused(&self, target: &Tensor, weight: Option<&Tensor>, ignore_index: i64, reduction: Reduction) -> Result<Option<Tensor>> {
         let dt = self.dtype();
-        let on_cpu = [Some(self), Some(target), weight].into_iter().flatten().all(|t| t.device().is_cpu());
+        let device = self.device();
+        let one_device = [Some(target), weight].into_iter().flatten().all(|t| t.device() == device);
         let weight_plain = weight.is_none_or(|w| !w.requires_grad() && w.dtype() == dt);
-        if !on_cpu || !weight_plain || !matches!(dt, DType::F32 | DType::F64) || target.dtype() != DType::I64 || !matches!(self.ndim(), 1 | 2) {
+        // On a GPU, float32 scores (float64 keeps the composed path).
+        let kernel_dtype = if device.is_cpu() { matches!(dt, DType::F32 | DType::F64) } else { dt == DType::F32 };
+        if !one_device || !weight_plain || !kernel_dtype || target.dtype() != DType::I64 || !matches!(self.ndim(), 1 | 2) {
             return Ok(None);
         }
         let classes = *self.shape().last().expect("one or two dims");
@@ -68,10 +72,13 @@ impl Tensor {
                 )));
             }
         }
-        let targets = target.to_vec::<i64>()?;
-        if targets.len().checked_mul(classes) != Some(self.numel()) {
-            return Err(Error::Runtime(format!("nll_loss: {} targets for scores of shape {:?}", targets.len(), self.shape())));
+        if target.numel().checked_mul(classes) != Some(self.numel()) {
+            return Err(Error::Runtime(format!("nll_loss: {} targets for scores of shape {:?}", target.numel(), self.shape())));
         }
+        if !device.is_cpu() {
+            return self.nll_loss_on_device(target, weight, ignore_index, reduction).map(Some);
+        }
+        let targets = target.to_vec::<i64>()?;
         let (losses, coefs) = match dt {
             DType::F64 => {
                 let w = weight.map(|w| w.to_vec::<f64>()).transpose()?;
@@ -102,6 +109,53 @@ impl Tensor {
         }
         Ok(Some(out))
     }
+
+    /// `nll_loss_fused` on a GPU: the picked scores are read through offsets made and checked
+    /// on the device (one flag word comes back), the sums are device reductions, and the node
+    /// and its buffers are the CPU kernel's.
+    fn nll_loss_on_device(&self, target: &Tensor, weight: Option<&Tensor>, ignore_index: i64, reduction: Reduction) -> Result<Tensor> {
+        let dt = self.dtype();
+        let classes = *self.shape().last().expect("one or two dims");
+        let n = target.numel();
+        let (out, slopes, picks) = {
+            let _raw = crate::autograd::GradMode::disabled();
+            let scores = self.contiguous()?;
+            let t = target.reshape(&[n as i64])?;
+            let valid = t.binary_scalar(BinaryOp::Ne, crate::tensor::Scalar::Int(ignore_index), false)?;
+            let safe = Tensor::where_(&valid, Arg::T(&t), Arg::S(crate::tensor::Scalar::Int(0)))?;
+            // Row i's score at its target: offset i * classes + target, range-checked.
+            let walk = crate::layout::Layout { shape: vec![n], strides: vec![classes], offset: scores.storage_offset() };
+            let term = crate::wgpu::IndexTerm { index: &safe, at: safe.layout().clone(), stride: 1, size: classes };
+            let Some(at) = crate::wgpu::index_offsets(&walk, &[term], false)? else {
+                let bad = safe.to_vec::<i64>()?.into_iter().find(|&v| v < 0 || v as usize >= classes).unwrap_or(-1);
+                return Err(Error::Index(format!("Target {bad} is out of bounds.")));
+            };
+            let picked = crate::wgpu::take_at(&scores, &at, &[n])?;
+            let mut coefs = valid.to_dtype(dt)?;
+            if let Some(w) = weight {
+                // The targets are in range now: the weights are read through them unchecked.
+                let w = w.contiguous()?;
+                let offsets = safe.binary_scalar(BinaryOp::Add, crate::tensor::Scalar::Int(w.storage_offset() as i64), false)?;
+                coefs = coefs.binary(BinaryOp::Mul, &crate::wgpu::take_at(&w, &offsets, &[n])?)?;
+            }
+            let losses = picked.binary(BinaryOp::Mul, &coefs)?.unary(crate::tensor::UnaryOp::Neg)?;
+            let negated = coefs.unary(crate::tensor::UnaryOp::Neg)?;
+            let (out, slopes) = match reduction {
+                Reduction::None => (losses.reshape(&target.shape().iter().map(|&v| v as i64).collect::<Vec<_>>())?, negated),
+                Reduction::Sum => (losses.sum(None, false)?, negated),
+                Reduction::Mean => {
+                    let total = coefs.sum(None, false)?;
+                    (losses.sum(None, false)?.binary(BinaryOp::Div, &total)?, negated.binary(BinaryOp::Div, &total)?)
+                }
+            };
+            (out, slopes, safe.reshape(&[n as i64, 1])?)
+        };
+        if is_grad_enabled() && self.requires_grad() {
+            record_shown(None, Op::NllLoss, &[self, target], &[&out], &[], &[], Some(&[0]));
+            keep_buffers(&out, vec![slopes, picks]);
+        }
+        Ok(out)
+    }
 }
 
 /// The gradient of `nll_loss_fused` for its scores of `shape`, from the incoming gradient `g`
@@ -110,8 +164,11 @@ impl Tensor {
 pub(crate) fn nll_loss_backward(g: &Tensor, shape: &[usize], slopes: &Tensor, picks: &Tensor) -> Result<Tensor> {
     let rows = picks.shape()[0] as i64;
     let per_row = slopes.binary(BinaryOp::Mul, &g.reshape(&[if g.ndim() == 0 { 1 } else { rows }])?)?;
-    let classes = *shape.last().expect("one or two dims") as i64;
-    let grad = Tensor::zeros_on(&[rows as usize, classes as usize], g.dtype(), g.device())?;
-    let grad = grad.scatter(1, picks, Arg::T(&per_row.reshape(&[rows, 1])?), false)?;
+    let classes = *shape.last().expect("one or two dims");
+    // Each row's slope where its class is the picked one: a comparison with the class numbers,
+    // which needs no check of the picks (the forward pass made them) and, on a GPU, no read.
+    let class_of = Tensor::from_vec((0..classes as i64).collect::<Vec<_>>(), &[1, classes])?.to_device(g.device())?;
+    let hit = class_of.binary(BinaryOp::Eq, picks)?;
+    let grad = Tensor::where_(&hit, Arg::T(&per_row.reshape(&[rows, 1])?), Arg::S(crate::tensor::Scalar::Float(0.0)))?;
     grad.reshape(&shape.iter().map(|&s| s as i64).collect::<Vec<_>>())
 }

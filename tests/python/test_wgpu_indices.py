@@ -260,3 +260,33 @@ def test_long_running_sums(n):
     got = rstorch.tensor(near_one, device="wgpu").cumprod(0).cpu().numpy()
     bound = (np.arange(1, n + 1) + 2) * 2.0**-24
     assert (np.abs(got / exact - 1) <= bound).all()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_picks_on_the_device(reduction):
+    """cross_entropy / nll_loss on the GPU pick each row's score through offsets checked on the
+    device: the node is the CPU's NllLossBackward0, values and gradients match it, and one flag
+    word comes back for forward and backward together."""
+    rng = np.random.default_rng(11)
+    x = rstorch.tensor(rng.standard_normal((64, 10)).astype(np.float32))
+    t = rstorch.tensor(rng.integers(0, 10, 64))
+    for weight in [None, rstorch.tensor(rng.uniform(0.5, 2, 10).astype(np.float32))]:
+        for ignore in [-100, 3]:
+            got = {}
+            for dev in ["cpu", "wgpu"]:
+                a = x.detach().to(dev).requires_grad_()
+                w = None if weight is None else weight.to(dev)
+
+                def step():
+                    loss = F.cross_entropy(a, t.to(dev), weight=w, ignore_index=ignore, reduction=reduction)
+                    (loss * 3).sum().backward()
+                    return loss
+
+                loss, n = read_back(step) if dev == "wgpu" else (step(), 0)
+                assert n <= 4
+                got[dev] = (loss, a.grad, loss.grad_fn.name())
+            assert got["wgpu"][2] == got["cpu"][2] == "NllLossBackward0"
+            np.testing.assert_allclose(got["wgpu"][0].detach().cpu().numpy(), got["cpu"][0].detach().numpy(), rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(got["wgpu"][1].cpu().numpy(), got["cpu"][1].numpy(), rtol=1e-5, atol=1e-7)
+    with pytest.raises(IndexError, match="Target 7 is out of bounds."):
+        F.nll_loss(rstorch.zeros(3, 4, device="wgpu"), rstorch.tensor([0, 7, 1], device="wgpu"))
