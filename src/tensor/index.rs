@@ -469,6 +469,16 @@ impl Tensor {
     }
 
     pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
+        let on_device = {
+            let _raw = GradMode::disabled();
+            self.masked_select_on_device(mask)?
+        };
+        if let Some((out, positions)) = on_device {
+            if is_grad_enabled() && self.requires_grad() {
+                record(Op::Take { kind: "MaskedSelectBackward0", offsets: Positions::Device(positions) }, &[self], &[&out], &[], &[]);
+            }
+            return Ok(out);
+        }
         let (out, offsets) = {
             let _raw = GradMode::disabled();
             self.masked_select_raw(mask)?
@@ -477,6 +487,25 @@ impl Tensor {
             record(Op::Take { kind: "MaskedSelectBackward0", offsets: Positions::Host(self.positions_of(&offsets)) }, &[self], &[&out], &[], &[]);
         }
         Ok(out)
+    }
+
+    /// masked_select on the GPU where the mask broadcasts to self's shape: the selected
+    /// positions are the mask's `nonzero`, so only their count comes back. The gathered values
+    /// and the positions, which stay on the device; None where the host path applies.
+    fn masked_select_on_device(&self, mask: &Tensor) -> Result<Option<(Tensor, Tensor)>> {
+        if self.device().is_cpu() || mask.device() != self.device() || mask.dtype() != DType::Bool || self.ndim() == 0 {
+            return Ok(None);
+        }
+        if broadcast_shapes(self.shape(), mask.shape())? != self.shape() {
+            return Ok(None);
+        }
+        let n = self.numel() as i64;
+        let full = mask.with_layout(mask.layout().broadcast_to(self.shape())).contiguous()?.reshape(&[n])?;
+        let positions = full.nonzero()?.reshape(&[-1])?;
+        let src = self.contiguous()?;
+        let count = positions.numel();
+        let out = crate::wgpu::take_at(&src, &shifted(&positions, src.storage_offset())?, &[count])?;
+        Ok(Some((out, positions)))
     }
 
     fn masked_select_raw(&self, mask: &Tensor) -> Result<(Tensor, Vec<usize>)> {
@@ -517,9 +546,8 @@ impl Tensor {
     }
 
     /// `nonzero` on the GPU: the element's ranks among the non-zero ones are a running count
-    /// on the device, and every element's coordinates are scattered to its rank's row (the
-    /// zero ones to a spare row, dropped). Only the count comes back (it is the result's
-    /// shape), and the scatter's range flag.
+    /// on the device, and every element's coordinates are written to its rank's row (the zero
+    /// ones to a spare row, dropped). Only the count comes back: it is the result's shape.
     fn nonzero_on_device(&self) -> Result<Tensor> {
         let (shape, n, nd) = (self.shape().to_vec(), self.numel(), self.ndim());
         let dev = self.device();
@@ -536,9 +564,11 @@ impl Tensor {
             coords.select(nd as i64, d as i64)?.copy_(&range.reshape(&along)?.expand(&sizes)?)?;
         }
         let rows = Tensor::where_(&flags, Arg::T(&ranks.binary_scalar(BinaryOp::Sub, Scalar::Int(1), false)?), Arg::S(Scalar::Int(count as i64)))?;
-        let rows = rows.unsqueeze(1)?.expand(&[n as i64, nd as i64])?;
+        // Element (row, d) of the result: position row * nd + d, in range by construction.
+        let dims = Tensor::from_vec((0..nd as i64).collect::<Vec<_>>(), &[1, nd])?.to_device(dev)?;
+        let targets = rows.binary_scalar(BinaryOp::Mul, Scalar::Int(nd as i64), false)?.unsqueeze(1)?.binary(BinaryOp::Add, &dims)?;
         let out = Tensor::zeros_on(&[count + 1, nd], DType::I64, dev)?;
-        let out = out.scatter(0, &rows, Arg::T(&coords.reshape(&[n as i64, nd as i64])?), false)?;
+        crate::wgpu::put_at_positions(&out, &targets, &coords.reshape(&[n as i64, nd as i64])?.contiguous()?)?;
         out.narrow(0, 0, count as i64)?.contiguous()
     }
 

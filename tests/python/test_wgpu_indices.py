@@ -224,7 +224,7 @@ def test_gather_gradients_sum_in_order():
 @pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 3, 5), (600, 300)])
 def test_nonzero_and_masks_on_the_device(shape):
     """nonzero ranks the non-zero elements with a running count on the device: only the count
-    (the result's shape) and a flag word come back, not the tensor; masks index through it."""
+    (the result's shape) comes back, not the tensor; masks index and select through it."""
     rng = np.random.default_rng(len(shape))
     data = rng.standard_normal(shape).astype(np.float32)
     data[np.abs(data) < 0.5] = 0
@@ -232,7 +232,7 @@ def test_nonzero_and_masks_on_the_device(shape):
     g = x.to("wgpu")
     got, n = read_back(lambda: g.nonzero())
     same(got, x.nonzero())
-    assert n <= 12
+    assert n <= 8
     mask = x > 0
     same(g[mask.to("wgpu")], x[mask])
     y, gy = x.clone(), g.clone()
@@ -240,6 +240,17 @@ def test_nonzero_and_masks_on_the_device(shape):
     gy[mask.to("wgpu")] = -1.0
     same(gy, y)
     same(rstorch.zeros(shape, device="wgpu").nonzero(), rstorch.zeros(shape).nonzero())
+    got, n = read_back(lambda: g.masked_select(mask.to("wgpu")))
+    same(got, x.masked_select(mask))
+    assert n <= 8
+    grads = []
+    for dev in ["cpu", "wgpu"]:
+        a = x.detach().to(dev).requires_grad_()
+        picked = a.masked_select(mask.to(dev))
+        assert picked.grad_fn.name() == "MaskedSelectBackward0"
+        (picked * picked).sum().backward()
+        grads.append(a.grad)
+    same(grads[1], grads[0])
 
 
 @pytest.mark.parametrize("n", [1024, 1025, 40000, 300000])
