@@ -452,3 +452,39 @@ fn scatter_through_indices_on_the_device() {
     let cpu_err = x.scatter(1, &bad.to_device(Device::Cpu).unwrap(), Arg::T(&one.to_device(Device::Cpu).unwrap()), false).unwrap_err();
     assert_eq!((err.kind(), err.to_string()), (cpu_err.kind(), cpu_err.to_string()));
 }
+
+#[test]
+fn layer_norm_and_batch_norm_match_the_cpu_forward_and_backward() {
+    if !gpu() {
+        return;
+    }
+    let leaf = |t: &Tensor| {
+        let t = t.detach();
+        t.set_requires_grad(true).unwrap();
+        t
+    };
+    // Rows longer than a workgroup; channels over (batch, plane).
+    let inputs = [cpu_tensor(&[6, 300], 21), cpu_tensor(&[300], 22), cpu_tensor(&[300], 23), cpu_tensor(&[4, 3, 5, 5], 24), cpu_tensor(&[3], 25), cpu_tensor(&[3], 26)];
+    let run = |dev: Device, training: bool| {
+        let ts: Vec<Tensor> = inputs.iter().map(|t| leaf(&t.to_device(dev).unwrap())).collect();
+        let y = ts[0].layer_norm(1, Some(&ts[1]), Some(&ts[2]), 1e-5).unwrap();
+        let running = (Tensor::zeros_on(&[3], DType::F32, dev).unwrap(), Tensor::full_on(&[3], Scalar::Float(1.5), DType::F32, dev).unwrap());
+        let (z, mean, var) = ts[3].batch_norm(Some(&ts[4]), Some(&ts[5]), Some((&running.0, &running.1)), training, 1e-5).unwrap();
+        for (t, name) in [(&y, "NativeLayerNormBackward0"), (&z, "NativeBatchNormBackward0")] {
+            assert_eq!(t.grad_fn().unwrap().name(), name);
+        }
+        let squares = |t: &Tensor| t.binary(BinaryOp::Mul, &t.unary(UnaryOp::Tanh).unwrap()).unwrap().sum(None, false).unwrap();
+        let loss = squares(&y).binary(BinaryOp::Add, &squares(&z)).unwrap();
+        rstorch::autograd::backward(&[loss], &[None], false, false, None).unwrap();
+        let mut out = vec![y, z, mean, var];
+        out.extend(ts.iter().map(|t| t.grad().unwrap()));
+        out
+    };
+    for training in [true, false] {
+        let (cpu, gpu) = (run(Device::Cpu, training), run(GPU, training));
+        let names = ["layer_norm", "batch_norm", "mean", "var", "dx", "dweight", "dbias", "bn dx", "bn dweight", "bn dbias"];
+        for ((g, c), what) in gpu.iter().zip(&cpu).zip(names) {
+            assert_close_for(g, c, 1e-4, &format!("{what} (training {training})"));
+        }
+    }
+}

@@ -88,6 +88,22 @@ def test_layer_norm_matches_the_cpu(shape, normalized, affine):
         close(g, want)
 
 
+@pytest.mark.parametrize("shape", [(0, 5), (2, 0, 5)], ids=str)
+def test_norms_of_empty_batches(shape):
+    """No rows: empty outputs, and zero gradients for the weight and bias (written, not left as
+    whatever the pooled buffers held)."""
+    for dev in ["wgpu", "cpu"]:
+        # Dirty the pool with buffers of the gradients' size first.
+        rstorch.full((5,), 7.0, device=dev).exp()
+        x = rstorch.zeros(shape, device=dev, requires_grad=True)
+        w, b = rstorch.ones(5, device=dev, requires_grad=True), rstorch.ones(5, device=dev, requires_grad=True)
+        y = F.layer_norm(x, (5,), w, b)
+        assert tuple(y.shape) == shape
+        dx, dw, db = rstorch.autograd.grad(y, [x, w, b], rstorch.ones(shape, device=dev))
+        assert tuple(dx.shape) == shape
+        assert dw.cpu().tolist() == [0.0] * 5 and db.cpu().tolist() == [0.0] * 5
+
+
 def test_layer_norm_of_non_contiguous_input_and_gradient():
     rng = np.random.default_rng(3)
     data = rand(rng, 300, 2, 5, scale=2.0)  # viewed as (5, 2, 300): every dim strided

@@ -164,8 +164,9 @@ fn layer_norm_param_grads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_wo
     var db = 0.0;
     if OP == 0u {
         let first = chunk * p.batch;
-        // The grid may hold a few workgroups past the last chunk.
-        if first >= p.rows { return; }
+        // The grid may hold a few workgroups past the last chunk. Chunk 0 always writes, zeros
+        // for zero rows.
+        if chunk > 0u && first >= p.rows { return; }
         let last = min(first + p.batch, p.rows);
         for (var r = first; r < last; r++) {
             let gv = g[p.off_g + r * p.cols + col];
