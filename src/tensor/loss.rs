@@ -165,10 +165,15 @@ pub(crate) fn nll_loss_backward(g: &Tensor, shape: &[usize], slopes: &Tensor, pi
     let rows = picks.shape()[0] as i64;
     let per_row = slopes.binary(BinaryOp::Mul, &g.reshape(&[if g.ndim() == 0 { 1 } else { rows }])?)?;
     let classes = *shape.last().expect("one or two dims");
-    // Each row's slope where its class is the picked one: a comparison with the class numbers,
-    // which needs no check of the picks (the forward pass made them) and, on a GPU, no read.
-    let class_of = Tensor::from_vec((0..classes as i64).collect::<Vec<_>>(), &[1, classes])?.to_device(g.device())?;
-    let hit = class_of.binary(BinaryOp::Eq, picks)?;
-    let grad = Tensor::where_(&hit, Arg::T(&per_row.reshape(&[rows, 1])?), Arg::S(crate::tensor::Scalar::Float(0.0)))?;
+    let per_row = per_row.reshape(&[rows, 1])?;
+    let grad = if g.device().is_cpu() {
+        // One write per row.
+        Tensor::zeros_on(&[rows as usize, classes], g.dtype(), g.device())?.scatter(1, picks, Arg::T(&per_row), false)?
+    } else {
+        // A GPU scatter would check the picks and read its flag back (waiting for the device);
+        // comparing with the class numbers needs neither (the forward pass made the picks).
+        let class_of = Tensor::from_vec((0..classes as i64).collect::<Vec<_>>(), &[1, classes])?.to_device(g.device())?;
+        Tensor::where_(&class_of.binary(BinaryOp::Eq, picks)?, Arg::T(&per_row), Arg::S(crate::tensor::Scalar::Float(0.0)))?
+    };
     grad.reshape(&shape.iter().map(|&s| s as i64).collect::<Vec<_>>())
 }
