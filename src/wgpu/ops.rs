@@ -289,6 +289,18 @@ pub fn index_offsets(walk: &Layout, terms: &[IndexTerm<'_>], wrap: bool) -> Resu
     let (ctx, _) = buffer_of(first.index, "index")?;
     let n = walk.numel();
     let shape = walk.shape.clone();
+    if n == 0 {
+        // No offsets to make, but the indices are checked all the same, as the CPU does: each
+        // walked over its own elements.
+        for term in terms.iter().filter(|t| t.index.numel() > 0) {
+            let own = Layout { shape: term.index.shape().to_vec(), strides: vec![0; term.index.ndim()], offset: 0 };
+            let alone = IndexTerm { index: term.index, at: term.index.layout().clone(), stride: 0, size: term.size };
+            if index_offsets(&own, &[alone], wrap)?.is_none() {
+                return Ok(None);
+            }
+        }
+        return Ok(Some(Tensor::from_storage(Storage::Wgpu(WgpuStorage::new(ctx, DType::I64, 0)?), Layout::contiguous(shape)?)));
+    }
     let unwalked = Layout { shape: shape.clone(), strides: vec![0; shape.len()], offset: 0 };
     let dense = Layout::contiguous(shape.clone())?;
     let flag = super::strided::u32_of(2 * n)?;

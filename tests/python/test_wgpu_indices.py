@@ -301,3 +301,95 @@ def test_nll_loss_picks_on_the_device(reduction):
             np.testing.assert_allclose(got["wgpu"][1].cpu().numpy(), got["cpu"][1].numpy(), rtol=1e-5, atol=1e-7)
     with pytest.raises(IndexError, match="Target 7 is out of bounds."):
         F.nll_loss(rstorch.zeros(3, 4, device="wgpu"), rstorch.tensor([0, 7, 1], device="wgpu"))
+
+
+def outcome(fn):
+    """fn's result on the host, or its error's type and words."""
+    try:
+        return ("ok", fn().cpu().numpy())
+    except Exception as e:  # noqa: BLE001 - the error itself is compared
+        return ("err", type(e).__name__, str(e))
+
+
+def assert_same_outcome(cpu, gpu, what):
+    assert cpu[0] == gpu[0], (what, cpu, gpu)
+    if cpu[0] == "ok":
+        assert cpu[1].shape == gpu[1].shape, what
+        np.testing.assert_allclose(gpu[1], cpu[1], rtol=1e-5, atol=1e-5, err_msg=str(what))
+    else:
+        assert cpu[1:] == gpu[1:], what
+
+
+def on(ix, dev):
+    return tuple(t.to(dev) if isinstance(t, rstorch.Tensor) else t for t in ix)
+
+
+def test_fuzz_python_indexing_against_the_cpu():
+    """Random reads and writes through ints, slices, bool masks and integer tensors (in and out
+    of range, empty dims included): the GPU gives the CPU's result or its error, words and all
+    (empty results still check their indices)."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        shape = tuple(int(v) for v in rng.integers(0, 5, int(rng.integers(1, 4))))
+        x = rstorch.tensor(rng.standard_normal(shape).astype(np.float32))
+        ix = []
+        for size in shape:
+            r = rng.random()
+            if r < 0.3:
+                ix.append(slice(None))
+            elif r < 0.5 and size > 0:
+                ix.append(int(rng.integers(-size, size)))
+            elif r < 0.6:
+                ix.append(slice(int(rng.integers(0, 3)), None, int(rng.integers(1, 3))))
+            elif r < 0.7:
+                ix.append(rstorch.tensor(rng.random(size) > 0.5))
+            else:
+                lo, hi = -size - (rng.random() < 0.1), size + (rng.random() < 0.1)
+                values = rng.integers(lo, max(hi, lo + 1), int(rng.integers(0, 4)))
+                ix.append(rstorch.tensor(values) if rng.random() < 0.8 else rstorch.tensor(int(values[0]) if len(values) else 0))
+        ix = tuple(ix)
+        results = {}
+        for dev in ["cpu", "wgpu"]:
+            y = x.to(dev).clone()
+
+            def write():
+                y[on(ix, dev)] = 7.0
+                return y
+
+            results[dev] = (outcome(lambda: x.to(dev)[on(ix, dev)]), outcome(write))
+        assert_same_outcome(results["cpu"][0], results["wgpu"][0], ("read", shape, ix))
+        assert_same_outcome(results["cpu"][1], results["wgpu"][1], ("write", shape, ix))
+
+
+def test_fuzz_index_ops_against_the_cpu():
+    """scatter_add, index_add, gather, index_select, take and scatter on random shapes (empty
+    dims, repeated and out-of-range indices, float and integer values)."""
+    rng = np.random.default_rng(1)
+    for it in range(120):
+        shape = [int(v) for v in rng.integers(0, 5, int(rng.integers(1, 4)))]
+        dt = [rstorch.float32, rstorch.int64, rstorch.int32][it % 3]
+        x = rstorch.tensor(rng.integers(-5, 5, shape)).to(dt)
+        d = int(rng.integers(0, len(shape)))
+        ishape = [int(rng.integers(0, s + 1)) for s in shape]
+        ishape[d] = int(rng.integers(0, 6))
+        lo, hi = -int(rng.random() < 0.1), shape[d] + int(rng.random() < 0.1)
+        idx = rstorch.tensor(rng.integers(lo, max(hi, lo + 1), ishape))
+        src = rstorch.tensor(rng.integers(-5, 5, [s + 1 for s in ishape])).to(dt)
+        vec = rstorch.tensor(rng.integers(lo, max(hi, lo + 1), int(rng.integers(0, 6))))
+        vshape = list(shape)
+        vshape[d] = vec.numel()
+        vsrc = rstorch.tensor(rng.integers(-5, 5, vshape)).to(dt)
+        flat = rstorch.tensor(rng.integers(-x.numel() - 1, x.numel() + 1, int(rng.integers(0, 5))))
+        ops = {
+            "scatter_add": lambda X, I, S, V, VS, F: X.scatter_add(d, I, S),
+            "index_add": lambda X, I, S, V, VS, F: X.index_add(d, V, VS, alpha=2),
+            "gather": lambda X, I, S, V, VS, F: X.gather(d, I),
+            "index_select": lambda X, I, S, V, VS, F: X.index_select(d, V),
+            "take": lambda X, I, S, V, VS, F: X.take(F),
+            "scatter": lambda X, I, S, V, VS, F: X.scatter(d, I, S),
+        }
+        args = (x, idx, src, vec, vsrc, flat)
+        for name, op in ops.items():
+            cpu = outcome(lambda: op(*args))
+            gpu = outcome(lambda: op(*[a.to("wgpu") for a in args]))
+            assert_same_outcome(cpu, gpu, (name, dt, shape, d, ishape))
