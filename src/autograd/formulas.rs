@@ -397,13 +397,14 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 start += s as i64;
             }
         }
+        // Outside create_graph the indices are those the forward pass checked: not again.
         Op::IndexSelect { dim } => {
-            let idx = node.input(1)?;
-            out[0] = Some(zeros_like_shape(&shape(0), &g)?.index_add(*dim as i64, &idx, &g, Scalar::Int(1))?);
+            let (idx, zeros) = (node.input(1)?, zeros_like_shape(&shape(0), &g)?);
+            out[0] = Some(if is_grad_enabled() { zeros.index_add(*dim as i64, &idx, &g, Scalar::Int(1))? } else { zeros.index_add_of_checked(*dim as i64, &idx, &g)? });
         }
         Op::Gather { dim } => {
-            let idx = node.input(1)?;
-            out[0] = Some(zeros_like_shape(&shape(0), &g)?.scatter(*dim as i64, &idx, Arg::T(&g), true)?);
+            let (idx, zeros) = (node.input(1)?, zeros_like_shape(&shape(0), &g)?);
+            out[0] = Some(if is_grad_enabled() { zeros.scatter(*dim as i64, &idx, Arg::T(&g), true)? } else { zeros.scatter_add_of_checked(*dim as i64, &idx, &g)? });
         }
         Op::Scatter { dim, add } => {
             let idx = node.input(1)?;

@@ -211,7 +211,7 @@ impl Tensor {
     pub fn scatter(&self, dim: i64, index: &Tensor, src: Arg, reduce_add: bool) -> Result<Tensor> {
         let out = {
             let _raw = GradMode::disabled();
-            self.scatter_raw(dim, index, src, reduce_add)?
+            self.scatter_raw(dim, index, src, reduce_add, false)?
         };
         if is_grad_enabled() && self.ndim() > 0 {
             let d = wrap_dim(dim, self.ndim())?;
@@ -226,7 +226,13 @@ impl Tensor {
         Ok(out)
     }
 
-    fn scatter_raw(&self, dim: i64, index: &Tensor, src: Arg, reduce_add: bool) -> Result<Tensor> {
+    /// `scatter_add` for gradients outside create_graph, whose indices the forward pass
+    /// checked: on a GPU they are not checked again (no read back, no wait for the device).
+    pub(crate) fn scatter_add_of_checked(&self, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+        self.scatter_raw(dim, index, Arg::T(src), true, true)
+    }
+
+    fn scatter_raw(&self, dim: i64, index: &Tensor, src: Arg, reduce_add: bool, checked: bool) -> Result<Tensor> {
         // 0-dim tensors scatter as one-element vectors (PyTorch's `ensure_nonempty_dim`).
         let (x, index) = (nonempty(self)?, nonempty(index)?);
         let d = wrap_dim(dim, x.ndim())?;
@@ -282,7 +288,8 @@ impl Tensor {
                 walk.shape = index.shape().to_vec();
                 walk.strides[d] = 0;
                 let term = crate::wgpu::IndexTerm { index: &index, at: index.layout().clone(), stride: out.strides()[d], size: out.shape()[d] };
-                if let Some(targets) = crate::wgpu::index_offsets(&walk, &[term], false)? {
+                let targets = if checked { Some(crate::wgpu::index_offsets_of_checked(&walk, &[term])?) } else { crate::wgpu::index_offsets(&walk, &[term], false)? };
+                if let Some(targets) = targets {
                     // `out` is a fresh contiguous copy: its storage offsets are its positions.
                     crate::wgpu::add_at_positions(&out, &targets, &src)?;
                     return out.reshape(&self_shape);
@@ -331,7 +338,7 @@ impl Tensor {
     pub fn index_add(&self, dim: i64, index: &Tensor, source: &Tensor, alpha: Scalar) -> Result<Tensor> {
         let out = {
             let _raw = GradMode::disabled();
-            self.index_add_raw(dim, index, source, alpha)?
+            self.index_add_raw(dim, index, source, alpha, false)?
         };
         if is_grad_enabled() && self.ndim() > 0 {
             let d = wrap_dim(dim, self.ndim())?;
@@ -340,7 +347,13 @@ impl Tensor {
         Ok(out)
     }
 
-    fn index_add_raw(&self, dim: i64, index: &Tensor, source: &Tensor, alpha: Scalar) -> Result<Tensor> {
+    /// `index_add` (alpha 1) for gradients outside create_graph, whose indices the forward
+    /// pass checked: on a GPU they are not checked again (no read back, no wait for the device).
+    pub(crate) fn index_add_of_checked(&self, dim: i64, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+        self.index_add_raw(dim, index, source, Scalar::Int(1), true)
+    }
+
+    fn index_add_raw(&self, dim: i64, index: &Tensor, source: &Tensor, alpha: Scalar, checked: bool) -> Result<Tensor> {
         let (x, src) = (nonempty(self)?, nonempty(source)?);
         let d = wrap_dim(dim, x.ndim())?;
         if index.ndim() > 1 {
@@ -395,7 +408,8 @@ impl Tensor {
             let along = if index.ndim() == 1 { index.strides()[0] } else { 0 };
             let at = Layout { shape: walk.shape.clone(), strides: vec![0, along, 0], offset: index.storage_offset() };
             let term = crate::wgpu::IndexTerm { index, at, stride: inner, size };
-            if let Some(targets) = crate::wgpu::index_offsets(&walk, &[term], false)? {
+            let targets = if checked { Some(crate::wgpu::index_offsets_of_checked(&walk, &[term])?) } else { crate::wgpu::index_offsets(&walk, &[term], false)? };
+            if let Some(targets) = targets {
                 crate::wgpu::add_at_positions(&out, &targets, &scaled.to_device(out.device())?)?;
                 return out.to_dtype(x.dtype())?.reshape(&dims_i64(self.shape()));
             }

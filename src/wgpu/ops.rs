@@ -283,13 +283,23 @@ pub struct IndexTerm<'a> {
 /// the end of their dim when `wrap`), and one word comes back. None when an index is outside
 /// its dim, for the caller to word its own error.
 pub fn index_offsets(walk: &Layout, terms: &[IndexTerm<'_>], wrap: bool) -> Result<Option<Tensor>> {
+    make_index_offsets(walk, terms, wrap, true)
+}
+
+/// `index_offsets` of indices already checked (a gradient's, whose forward pass checked them):
+/// no flag is read back, so nothing waits for the device.
+pub fn index_offsets_of_checked(walk: &Layout, terms: &[IndexTerm<'_>]) -> Result<Tensor> {
+    Ok(make_index_offsets(walk, terms, false, false)?.expect("unread flags pass"))
+}
+
+fn make_index_offsets(walk: &Layout, terms: &[IndexTerm<'_>], wrap: bool, read_flag: bool) -> Result<Option<Tensor>> {
     let Some(first) = terms.first() else {
         return Err(Error::Runtime("wgpu index_offsets: no index".into()));
     };
     let (ctx, _) = buffer_of(first.index, "index")?;
     let n = walk.numel();
     let shape = walk.shape.clone();
-    if n == 0 {
+    if n == 0 && read_flag {
         // No offsets to make, but the indices are checked all the same, as the CPU does: each
         // walked over its own elements.
         for term in terms.iter().filter(|t| t.index.numel() > 0) {
@@ -322,6 +332,10 @@ pub fn index_offsets(walk: &Layout, terms: &[IndexTerm<'_>], wrap: bool) -> Resu
         });
     }
     let total = total.expect("one term at least");
+    if !read_flag {
+        let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        return Ok(Some(total.narrow(0, 0, n as i64)?.reshape(&dims)?));
+    }
     let flagged = {
         let st = total.storage_cell().read();
         match &*st {

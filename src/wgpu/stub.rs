@@ -133,6 +133,10 @@ pub fn index_offsets(_walk: &crate::layout::Layout, _terms: &[IndexTerm<'_>], _w
     Err(not_built())
 }
 
+pub fn index_offsets_of_checked(_walk: &crate::layout::Layout, _terms: &[IndexTerm<'_>]) -> Result<Tensor> {
+    Err(not_built())
+}
+
 pub fn take_at(_src: &Tensor, _offsets: &Tensor, _shape: &[usize]) -> Result<Tensor> {
     Err(not_built())
 }
