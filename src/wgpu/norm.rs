@@ -9,8 +9,8 @@ use super::context::{Context, Shader};
 use super::strided::u32_of;
 
 // One source, two bind group shapes: the per row kernels do not bind `extra`.
-static ROWS: Shader = Shader { name: "norm_rows", source: include_str!("shaders/norm.wgsl"), storage: &[true, true, true, false, false, false, false] };
-static CHANNELS: Shader = Shader { name: "norm_channels", source: include_str!("shaders/norm.wgsl"), storage: &[true, true, true, false, false, false, false, true] };
+static ROWS: Shader = Shader { name: "norm_rows", source: concat!(include_str!("shaders/norm.wgsl"), include_str!("shaders/workgroup_sum.wgsl")), storage: &[true, true, true, false, false, false, false] };
+static CHANNELS: Shader = Shader { name: "norm_channels", source: concat!(include_str!("shaders/norm.wgsl"), include_str!("shaders/workgroup_sum.wgsl")), storage: &[true, true, true, false, false, false, false, true] };
 
 const WEIGHT: u32 = 1;
 const BIAS: u32 = 2;

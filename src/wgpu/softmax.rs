@@ -9,9 +9,9 @@ use super::batch::{grid, Launch};
 use super::context::{Context, Shader};
 use super::strided::u32_of;
 
-static SHADER: Shader = Shader { name: "softmax", source: include_str!("shaders/softmax.wgsl"), storage: &[true, false] };
+static SHADER: Shader = Shader { name: "softmax", source: concat!(include_str!("shaders/softmax.wgsl"), include_str!("shaders/workgroup_sum.wgsl")), storage: &[true, false] };
 // The same module with the output gradient bound too.
-static SHADER_BACKWARD: Shader = Shader { name: "softmax_backward", source: include_str!("shaders/softmax.wgsl"), storage: &[true, false, false] };
+static SHADER_BACKWARD: Shader = Shader { name: "softmax_backward", source: concat!(include_str!("shaders/softmax.wgsl"), include_str!("shaders/workgroup_sum.wgsl")), storage: &[true, false, false] };
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]

@@ -58,24 +58,6 @@ struct Params {
 @group(0) @binding(7) var<storage, read> g: array<f32>;
 @group(0) @binding(8) var<storage, read_write> extra: array<f32>;
 
-var<workgroup> partial: array<f32, 256>;
-
-// The sum of every thread's `acc`, combined in the fixed halving tree; called by the whole
-// workgroup. The partials may be reused once it returns.
-fn workgroup_sum(acc: f32, lid: u32) -> f32 {
-    partial[lid] = acc;
-    workgroupBarrier();
-    for (var s = 128u; s > 0u; s = s >> 1u) {
-        if lid < s {
-            partial[lid] = partial[lid] + partial[lid + s];
-        }
-        workgroupBarrier();
-    }
-    let total = partial[0];
-    workgroupBarrier();
-    return total;
-}
-
 fn has_weight() -> bool {
     return (p.flags & 1u) != 0u;
 }

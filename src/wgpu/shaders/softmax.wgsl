@@ -31,8 +31,6 @@ struct Params {
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read> g: array<f32>;
 
-var<workgroup> partial: array<f32, 256>;
-
 // A bit test: compilers may assume `x != x` is false.
 fn is_nan(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
@@ -41,22 +39,6 @@ fn is_nan(v: f32) -> bool {
 // The larger of a and b; NaN wins.
 fn max_nan(a: f32, b: f32) -> f32 {
     return select(b, a, is_nan(a) || a > b);
-}
-
-// The sum of every thread's `acc`, combined in the fixed halving tree; called by the whole
-// workgroup. The partials may be reused once it returns.
-fn workgroup_sum(acc: f32, lid: u32) -> f32 {
-    partial[lid] = acc;
-    workgroupBarrier();
-    for (var s = 128u; s > 0u; s = s >> 1u) {
-        if lid < s {
-            partial[lid] = partial[lid] + partial[lid + s];
-        }
-        workgroupBarrier();
-    }
-    let total = partial[0];
-    workgroupBarrier();
-    return total;
 }
 
 @compute @workgroup_size(256)
