@@ -433,15 +433,21 @@ pub(crate) fn put(ctx: &Context, src: &wgpu::Buffer, pairs: &wgpu::Buffer, n: us
 /// For each element `i` of the contiguous `out`: `out[i] += src[list[n + 1 + j]]` for `j` in
 /// `list[i]..list[i + 1]`, in order (`n` = out's numel). Float32, float64 or integer dtypes.
 pub(crate) fn segment_sum(ctx: &Context, src: &wgpu::Buffer, list: &wgpu::Buffer, out: View<'_>) -> Result<()> {
+    let flags = if out.dtype.is_floating_point() { 0 } else { INT_MATH };
+    let f64 = out.dtype == DType::F64;
+    let entry = if f64 { "segment_sum_f64" } else { "segment_sum" };
+    launch_segments(ctx, (entry, f64, flags), src, list, out)
+}
+
+/// One segment kernel over the contiguous `out`, reading `src` through `list` (the layout
+/// `segment_list` writes).
+fn launch_segments(ctx: &Context, (entry, f64, flags): (&'static str, bool, u32), src: &wgpu::Buffer, list: &wgpu::Buffer, out: View<'_>) -> Result<()> {
     let n = out.layout.numel();
     let l = Layout::contiguous(vec![n])?;
     let at = Layout { offset: out.layout.offset, ..l.clone() };
     let flat = View { layout: &at, ..out };
     let a = Input::Buffer(View { buffer: src, dtype: out.dtype, layout: &l });
     let c = Input::Buffer(View { buffer: list, dtype: DType::I32, layout: &l });
-    let flags = if out.dtype.is_floating_point() { 0 } else { INT_MATH };
-    let f64 = out.dtype == DType::F64;
-    let entry = if f64 { "segment_sum_f64" } else { "segment_sum" };
     launch(ctx, Kernel { f64, flags, count: u32_of(n + 1)?, c: Some(c), ..base(entry, None, flat, a) })
 }
 
@@ -474,11 +480,5 @@ pub(crate) fn segment_list(ctx: &Context, targets: (&wgpu::Buffer, usize), order
 /// For each element `i` of the contiguous `out` that `list` (as `segment_sum` reads it) aims
 /// values at: `out[i] =` the last of them.
 pub(crate) fn segment_last(ctx: &Context, src: &wgpu::Buffer, list: &wgpu::Buffer, out: View<'_>) -> Result<()> {
-    let n = out.layout.numel();
-    let l = Layout::contiguous(vec![n])?;
-    let at = Layout { offset: out.layout.offset, ..l.clone() };
-    let flat = View { layout: &at, ..out };
-    let a = Input::Buffer(View { buffer: src, dtype: out.dtype, layout: &l });
-    let c = Input::Buffer(View { buffer: list, dtype: DType::I32, layout: &l });
-    launch(ctx, Kernel { count: u32_of(n + 1)?, c: Some(c), ..base("segment_last", None, flat, a) })
+    launch_segments(ctx, ("segment_last", false, 0), src, list, out)
 }

@@ -376,45 +376,40 @@ fn segment_list(ctx: &'static Context, n: usize, targets: &Tensor, src: &Tensor)
     Ok(list)
 }
 
-/// The targets and source of `add_at_positions` / `put_at_positions`, checked.
-fn check_positions(out: &Tensor, targets: &Tensor, src: &Tensor, op: &str) -> Result<()> {
-    if !out.is_contiguous() || src.dtype() != out.dtype() || !src.is_contiguous() || targets.dtype() != DType::I64 || targets.numel() != src.numel() {
-        return Err(Error::Runtime(format!(
-            "wgpu {op}: a contiguous output, a contiguous source of its dtype and one int64 target per source element"
-        )));
-    }
-    Ok(())
-}
-
 /// Adds, in order of `k`, element `k` of the contiguous `src` to element `targets[k]` of the
 /// contiguous `out` (which starts with its own values): the targets are row-major positions
 /// in out, int64 on the device, checked by whoever made them. Repeated targets sum the same
 /// way on every run, and as the CPU sums them. Float16/bfloat16 accumulate in float32,
 /// integers in int64.
 pub fn add_at_positions(out: &Tensor, targets: &Tensor, src: &Tensor) -> Result<()> {
-    check_positions(out, targets, src, "index_add")?;
-    if targets.numel() == 0 || out.numel() == 0 {
-        return Ok(());
-    }
-    let (ctx, ob) = buffer_of(out, "index_add")?;
-    let (_, sb) = buffer_of(src, "index_add")?;
-    let list = segment_list(ctx, out.numel(), targets, src)?;
-    elementwise::segment_sum(ctx, &sb, list.buffer(), view(out, &ob))?;
-    out.storage_cell().bump_version();
-    Ok(())
+    move_to_positions(out, targets, src, true)
 }
 
 /// Writes element `k` of the contiguous `src` to element `targets[k]` of the contiguous `out`,
 /// as `add_at_positions` adds; of repeated targets the last in order wins.
 pub fn put_at_positions(out: &Tensor, targets: &Tensor, src: &Tensor) -> Result<()> {
-    check_positions(out, targets, src, "index_put_")?;
+    move_to_positions(out, targets, src, false)
+}
+
+/// `add_at_positions` (`add`) or `put_at_positions`.
+fn move_to_positions(out: &Tensor, targets: &Tensor, src: &Tensor, add: bool) -> Result<()> {
+    let op = if add { "index_add" } else { "index_put_" };
+    if !out.is_contiguous() || src.dtype() != out.dtype() || !src.is_contiguous() || targets.dtype() != DType::I64 || targets.numel() != src.numel() {
+        return Err(Error::Runtime(format!(
+            "wgpu {op}: a contiguous output, a contiguous source of its dtype and one int64 target per source element"
+        )));
+    }
     if targets.numel() == 0 || out.numel() == 0 {
         return Ok(());
     }
-    let (ctx, ob) = buffer_of(out, "index_put_")?;
-    let (_, sb) = buffer_of(src, "index_put_")?;
+    let (ctx, ob) = buffer_of(out, op)?;
+    let (_, sb) = buffer_of(src, op)?;
     let list = segment_list(ctx, out.numel(), targets, src)?;
-    elementwise::segment_last(ctx, &sb, list.buffer(), view(out, &ob))?;
+    if add {
+        elementwise::segment_sum(ctx, &sb, list.buffer(), view(out, &ob))?;
+    } else {
+        elementwise::segment_last(ctx, &sb, list.buffer(), view(out, &ob))?;
+    }
     out.storage_cell().bump_version();
     Ok(())
 }
