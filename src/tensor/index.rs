@@ -109,6 +109,17 @@ impl Tensor {
         !self.device().is_cpu() && index.device() == self.device() && is_index_dtype(index.dtype())
     }
 
+    /// A contiguous tensor of `shape` holding self's elements (on a GPU) at the row-major int64
+    /// `positions` (on the device, in range): read from self's storage, or from a contiguous
+    /// copy of a strided self. Records nothing.
+    pub(crate) fn take_positions(&self, positions: &Tensor, shape: &[usize]) -> Result<Tensor> {
+        let _raw = GradMode::disabled();
+        let src = self.contiguous()?;
+        let at = src.storage_offset();
+        let offsets = if at == 0 { positions.clone() } else { positions.binary_scalar(BinaryOp::Add, Scalar::Int(at as i64), false)? };
+        crate::wgpu::take_at(&src, &offsets, shape)
+    }
+
     /// A contiguous tensor of `shape` gathering `self`'s elements at storage `offsets`.
     fn take_offsets(&self, offsets: &[usize], shape: &[usize]) -> Result<Tensor> {
         if !self.device().is_cpu() {
@@ -520,9 +531,7 @@ impl Tensor {
         let n = self.numel() as i64;
         let full = mask.with_layout(mask.layout().broadcast_to(self.shape())).contiguous()?.reshape(&[n])?;
         let positions = full.nonzero()?.reshape(&[-1])?;
-        let src = self.contiguous()?;
-        let count = positions.numel();
-        let out = crate::wgpu::take_at(&src, &shifted(&positions, src.storage_offset())?, &[count])?;
+        let out = self.take_positions(&positions, &[positions.numel()])?;
         Ok(Some((out, positions)))
     }
 
@@ -804,12 +813,7 @@ impl Tensor {
             let walk = Layout { shape: index.shape().to_vec(), strides: vec![0; index.ndim()], offset: 0 };
             let term = crate::wgpu::IndexTerm { index, at: index.layout().clone(), stride: 1, size: n };
             if let Some(positions) = crate::wgpu::index_offsets(&walk, &[term], true)? {
-                let src = {
-                    let _raw = GradMode::disabled();
-                    self.contiguous()?
-                };
-                let offsets = shifted(&positions, src.storage_offset())?;
-                let out = crate::wgpu::take_at(&src, &offsets, index.shape())?;
+                let out = self.take_positions(&positions, index.shape())?;
                 if is_grad_enabled() && self.requires_grad() {
                     record(Op::Take { kind: "TakeBackward0", offsets: Positions::Device(positions) }, &[self], &[&out], &[], &[]);
                 }
@@ -1039,13 +1043,7 @@ impl Tensor {
             return Ok(view);
         }
         if let Some((positions, shape)) = Tensor::advanced_on_device(&view, &advanced, 0, true)? {
-            // Gathered from the view's storage, or from a contiguous copy of a strided view.
-            let src = {
-                let _raw = GradMode::disabled();
-                view.contiguous()?
-            };
-            let offsets = shifted(&positions, src.storage_offset())?;
-            let out = crate::wgpu::take_at(&src, &offsets, &shape)?;
+            let out = view.take_positions(&positions, &shape)?;
             if is_grad_enabled() && view.requires_grad() {
                 record(Op::Take { kind: "IndexBackward0", offsets: Positions::Device(positions) }, &[&view], &[&out], &[], &[]);
             }
@@ -1077,29 +1075,20 @@ impl Tensor {
             Arg::T(t) => t.clone(),
             Arg::S(s) => Tensor::scalar_tensor(s, self.dtype())?,
         };
-        if self.is_contiguous() {
-            if let Some((positions, shape)) = Tensor::advanced_on_device(&view, &advanced, self.storage_offset(), false)? {
-                // Offsets from self's start in its storage: self is contiguous, so they are
-                // its row-major positions.
-                let b = broadcast_shapes(&shape, value.shape())?;
-                if b != shape {
-                    return Err(shape_mismatch(value.shape(), &shape));
-                }
-                let tracked = view.check_inplace(&value)?;
-                {
-                    let _raw = GradMode::disabled();
-                    let v = value.to_dtype(self.dtype())?;
-                    let v = v.with_layout(v.layout().broadcast_to(&shape)).contiguous()?.to_device(self.device())?;
-                    crate::wgpu::put_at_positions(self, &positions, &v)?;
-                }
-                if tracked {
-                    let written = if number { crate::autograd::Written::Number } else { crate::autograd::Written::Copy };
-                    view.rebase_history_on_device(self.storage_offset(), &positions, &shape, &value, written)?;
-                }
-                return Ok(());
-            }
+        // Where the values go: positions made on the device (offsets from self's start, which
+        // for a contiguous self are its row-major positions), or storage offsets on the host.
+        enum Targets {
+            Device(Tensor),
+            Host(Vec<usize>),
         }
-        let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, report_view_dim)?;
+        let on_device = if self.is_contiguous() { Tensor::advanced_on_device(&view, &advanced, self.storage_offset(), false)? } else { None };
+        let (region, shape) = match on_device {
+            Some((positions, shape)) => (Targets::Device(positions), shape),
+            None => {
+                let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, report_view_dim)?;
+                (Targets::Host(offs), shape)
+            }
+        };
         let b = broadcast_shapes(&shape, value.shape())?;
         if b != shape {
             return Err(shape_mismatch(value.shape(), &shape));
@@ -1109,34 +1098,31 @@ impl Tensor {
             let _raw = GradMode::disabled();
             let v = value.to_dtype(self.dtype())?;
             let v = v.with_layout(v.layout().broadcast_to(&shape));
-            if !self.device().is_cpu() {
+            match &region {
+                Targets::Device(positions) => crate::wgpu::put_at_positions(self, positions, &v.contiguous()?.to_device(self.device())?)?,
                 // A number (or CPU value) is broadcast on the host and uploaded.
-                crate::wgpu::put(self, &offs, &v.contiguous()?.to_device(self.device())?)?;
-            } else {
-            with_dtype!(self.dtype(), T => {
-                let vals = v.to_vec::<T>()?;
-                self.with_slice_mut::<T, _>("index_put_", |o, _| {
-                    for (k, &off) in offs.iter().enumerate() {
-                        o[off] = vals[k];
-                    }
-                })?;
-            });
+                Targets::Host(offs) if !self.device().is_cpu() => crate::wgpu::put(self, offs, &v.contiguous()?.to_device(self.device())?)?,
+                Targets::Host(offs) => with_dtype!(self.dtype(), T => {
+                    let vals = v.to_vec::<T>()?;
+                    self.with_slice_mut::<T, _>("index_put_", |o, _| {
+                        for (k, &off) in offs.iter().enumerate() {
+                            o[off] = vals[k];
+                        }
+                    })?;
+                }),
             }
         }
         if tracked {
-            view.rebase_history(Some((&offs, &shape)), &value, if number { crate::autograd::Written::Number } else { crate::autograd::Written::Copy })?;
+            let written = if number { crate::autograd::Written::Number } else { crate::autograd::Written::Copy };
+            match &region {
+                Targets::Device(positions) => view.rebase_history_on_device(self.storage_offset(), positions, &shape, &value, written)?,
+                Targets::Host(offs) => view.rebase_history(Some((offs, &shape)), &value, written)?,
+            }
         }
         Ok(())
     }
 }
 
-/// Int64 positions plus `by` (storage offsets of a contiguous tensor starting there).
-fn shifted(positions: &Tensor, by: usize) -> Result<Tensor> {
-    if by == 0 {
-        return Ok(positions.clone());
-    }
-    positions.binary_scalar(BinaryOp::Add, Scalar::Int(by as i64), false)
-}
 
 /// index_put's error for a value that does not broadcast to the indexed shape.
 fn shape_mismatch(value: &[usize], indexed: &[usize]) -> Error {

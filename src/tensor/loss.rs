@@ -134,9 +134,7 @@ impl Tensor {
             let mut coefs = valid.to_dtype(dt)?;
             if let Some(w) = weight {
                 // The targets are in range now: the weights are read through them unchecked.
-                let w = w.contiguous()?;
-                let offsets = safe.binary_scalar(BinaryOp::Add, crate::tensor::Scalar::Int(w.storage_offset() as i64), false)?;
-                coefs = coefs.binary(BinaryOp::Mul, &crate::wgpu::take_at(&w, &offsets, &[n])?)?;
+                coefs = coefs.binary(BinaryOp::Mul, &w.take_positions(&safe, &[n])?)?;
             }
             let losses = picked.binary(BinaryOp::Mul, &coefs)?.unary(crate::tensor::UnaryOp::Neg)?;
             let negated = coefs.unary(crate::tensor::UnaryOp::Neg)?;
