@@ -1,14 +1,13 @@
 //! softmax, log_softmax, layer_norm and batch_norm: one fused CPU kernel each way (`cpu::norm`),
 //! one node named as PyTorch's. On a GPU each is fused kernels each way too (`wgpu::norm`,
-//! computing in float32 for float16 and bfloat16 as the CPU does); float64's are composed from
-//! device kernels under the same nodes.
+//! `wgpu::softmax`), in float64 for float64 and, as on the CPU, in float32 for the rest.
 
 use crate::autograd::{is_grad_enabled, keep_buffers, record, GradMode, Op};
 use crate::cpu::norm::{self as kernels, Lanes, Planes};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::wrap_dim;
-use crate::tensor::{BinaryOp, ReduceOp, Tensor, UnaryOp};
+use crate::tensor::{BinaryOp, Tensor, UnaryOp};
 
 /// Runs `$body` with `$T` the element type the kernels compute `$dt` in (f32 for half precision).
 macro_rules! with_norm_float {
@@ -26,10 +25,23 @@ macro_rules! with_norm_float {
     }};
 }
 
+/// The dtype the kernels compute `dtype` in: float64 in float64, the rest in float32.
+fn work_dtype(dtype: DType) -> DType {
+    if dtype == DType::F64 {
+        DType::F64
+    } else {
+        DType::F32
+    }
+}
+
 /// `x` as the contiguous data of the dtype the kernels compute in.
 fn work_copy(x: &Tensor) -> Result<Tensor> {
-    let work = if x.dtype() == DType::F64 { DType::F64 } else { DType::F32 };
-    x.to_dtype(work)?.contiguous()
+    x.to_dtype(work_dtype(x.dtype()))?.contiguous()
+}
+
+/// `x` in the dtype the kernels compute in, as a GPU kernel takes it (any layout).
+fn work_view(x: &Tensor) -> Result<Tensor> {
+    x.to_dtype(work_dtype(x.dtype()))
 }
 
 /// The contiguous elements of a work copy.
@@ -71,16 +83,10 @@ impl Tensor {
                 crate::tensor::arith::title_name(self.dtype())
             )));
         }
-        // On a GPU, float32 and (computing in float32, as the CPU does) float16 and bfloat16
-        // run one fused kernel; float64 is composed from device kernels.
-        if !self.device().is_cpu() && self.dtype() == DType::F64 {
-            let node = if log { "LogSoftmaxBackward0" } else { "SoftmaxBackward0" };
-            return crate::autograd::named(node, &[self], || self.softmax_composed(d, log));
-        }
         let out = {
             let _raw = GradMode::disabled();
             let y = if !self.device().is_cpu() {
-                crate::wgpu::softmax(&self.to_dtype(DType::F32)?, d, log)?
+                crate::wgpu::softmax(&work_view(self)?, d, log)?
             } else {
                 let shape: Vec<usize> = self.shape().to_vec();
                 let x = work_copy(self)?;
@@ -96,31 +102,12 @@ impl Tensor {
         Ok(out)
     }
 
-    /// softmax from device kernels: shift by the lane max, exponentiate, normalise.
-    fn softmax_composed(&self, d: usize, log: bool) -> Result<Tensor> {
-        if self.numel() == 0 {
-            return self.copy_as(self.dtype());
-        }
-        let dim = [d as i64];
-        let m = self.reduce(ReduceOp::Max, Some(&dim), true)?;
-        let shifted = self.binary(BinaryOp::Sub, &m)?;
-        let e = shifted.unary(UnaryOp::Exp)?;
-        let s = e.sum(Some(&dim), true)?;
-        if log {
-            shifted.binary(BinaryOp::Sub, &s.unary(UnaryOp::Log)?)
-        } else {
-            e.binary(BinaryOp::Div, &s)
-        }
-    }
-
     /// The input gradient of softmax / log_softmax from its output `y` and output gradient
-    /// `self`: outside create_graph one fused pass (on the CPU, and on a GPU for float32 and,
-    /// computing in float32 as the CPU does, float16 and bfloat16), else differentiable tensor
-    /// ops.
+    /// `self`: outside create_graph one fused pass (on the CPU or a GPU; half precision computes
+    /// in float32, as the CPU does), else differentiable tensor ops.
     pub(crate) fn softmax_backward(&self, y: &Tensor, d: usize, log: bool) -> Result<Tensor> {
-        let half_or_f32 = matches!(y.dtype(), DType::F32 | DType::F16 | DType::BF16);
-        if !is_grad_enabled() && !self.device().is_cpu() && self.dtype() == y.dtype() && half_or_f32 && self.device() == y.device() {
-            let gx = crate::wgpu::softmax_backward(&self.to_dtype(DType::F32)?, &y.to_dtype(DType::F32)?, d, log)?;
+        if !is_grad_enabled() && !self.device().is_cpu() && self.dtype() == y.dtype() && self.device() == y.device() {
+            let gx = crate::wgpu::softmax_backward(&work_view(self)?, &work_view(y)?, d, log)?;
             return gx.to_dtype(y.dtype());
         }
         if is_grad_enabled() || !self.device().is_cpu() || self.dtype() != y.dtype() {
@@ -162,13 +149,9 @@ impl Tensor {
         let cols: usize = normalized_shape.iter().product();
         let (out, mean, rstd) = if !self.device().is_cpu() {
             let _raw = GradMode::disabled();
-            if self.dtype() == DType::F64 {
-                self.layer_norm_composed(cols, weight, bias, eps)?
-            } else {
-                let (w, b) = (as_f32(weight)?, as_f32(bias)?);
-                let (out, mean, rstd) = crate::wgpu::layer_norm(&self.to_dtype(DType::F32)?, cols, w.as_ref(), b.as_ref(), eps)?;
-                (out.to_dtype(self.dtype())?, mean, rstd)
-            }
+            let (w, b) = (in_work_dtype(weight, self)?, in_work_dtype(bias, self)?);
+            let (out, mean, rstd) = crate::wgpu::layer_norm(&work_view(self)?, cols, w.as_ref(), b.as_ref(), eps)?;
+            (out.to_dtype(self.dtype())?, mean, rstd)
         } else {
             let _raw = GradMode::disabled();
             let (x, w, b) = (work_copy(self)?, work_opt(weight)?, work_opt(bias)?);
@@ -185,25 +168,6 @@ impl Tensor {
         record(Op::LayerNorm { cols, eps }, &[self, &w, &b], &[&out], &[0, 1], &[]);
         keep_buffers(&out, vec![mean, rstd]);
         Ok(out)
-    }
-
-    /// Layer norm of a float64 tensor on a GPU from device kernels: (out, mean, rstd), the
-    /// statistics one per row as the fused kernels give them.
-    fn layer_norm_composed(&self, cols: usize, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<(Tensor, Tensor, Tensor)> {
-        let rows = self.numel().checked_div(cols).unwrap_or(0);
-        let xr = self.reshape(&[rows as i64, cols as i64])?;
-        let mean = xr.mean(Some(&[1]), true)?;
-        let centered = xr.binary(BinaryOp::Sub, &mean)?;
-        let rstd = rsqrt_eps(&centered.binary(BinaryOp::Mul, &centered)?.mean(Some(&[1]), true)?, eps)?;
-        let mut out = centered.binary(BinaryOp::Mul, &rstd)?;
-        if let Some(w) = weight {
-            out = out.binary(BinaryOp::Mul, &w.reshape(&[cols as i64])?)?;
-        }
-        if let Some(b) = bias {
-            out = out.binary(BinaryOp::Add, &b.reshape(&[cols as i64])?)?;
-        }
-        let flat = [rows as i64];
-        Ok((out.reshape(&dims(self.shape()))?.to_dtype(self.dtype())?, mean.reshape(&flat)?, rstd.reshape(&flat)?))
     }
 
     /// Batch norm of an (N, C, ...) tensor: with the batch's statistics when `training` (also
@@ -232,13 +196,9 @@ impl Tensor {
         let s = Planes { batch: shape[0], channels: shape[1], plane: shape[2..].iter().product() };
         let (out, mean, rstd, var) = if !self.device().is_cpu() {
             let _raw = GradMode::disabled();
-            if self.dtype() == DType::F64 {
-                self.batch_norm_composed(weight, bias, running, training, eps)?
-            } else {
-                let (w, b) = (as_f32(weight)?, as_f32(bias)?);
-                let (out, mean, rstd, var) = crate::wgpu::batch_norm(&self.to_dtype(DType::F32)?, w.as_ref(), b.as_ref(), running, training, eps)?;
-                (out.to_dtype(self.dtype())?, mean, rstd, var)
-            }
+            let (w, b) = (in_work_dtype(weight, self)?, in_work_dtype(bias, self)?);
+            let (out, mean, rstd, var) = crate::wgpu::batch_norm(&work_view(self)?, w.as_ref(), b.as_ref(), running, training, eps)?;
+            (out.to_dtype(self.dtype())?, mean, rstd, var)
         } else {
             let _raw = GradMode::disabled();
             let (x, w, b) = (work_copy(self)?, work_opt(weight)?, work_opt(bias)?);
@@ -268,41 +228,11 @@ impl Tensor {
         keep_buffers(&out, vec![mean.clone(), rstd]);
         Ok((out, mean, var))
     }
-
-    /// Batch norm of a float64 tensor on a GPU from device kernels: (out, mean, rstd, var), the
-    /// statistics one per channel as the fused kernels give them.
-    fn batch_norm_composed(&self, weight: Option<&Tensor>, bias: Option<&Tensor>, running: Option<(&Tensor, &Tensor)>, training: bool, eps: f64) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
-        let channels = self.shape()[1];
-        let rdims: Vec<i64> = std::iter::once(0).chain(2..self.ndim() as i64).collect();
-        let mut cshape = vec![1i64; self.ndim()];
-        cshape[1] = channels as i64;
-        let (mean, var) = match (training, running) {
-            (true, _) => {
-                let mean = self.mean(Some(&rdims), false)?;
-                let centered = self.binary(BinaryOp::Sub, &mean.reshape(&cshape)?)?;
-                (mean, centered.binary(BinaryOp::Mul, &centered)?.mean(Some(&rdims), false)?)
-            }
-            (false, Some((m, v))) => (m.copy_as(self.dtype())?.reshape(&[channels as i64])?, v.copy_as(self.dtype())?.reshape(&[channels as i64])?),
-            (false, None) => return Err(Error::Runtime("running_mean and running_var must be defined in evaluation mode".into())),
-        };
-        let rstd = rsqrt_eps(&var, eps)?;
-        let scale = match weight {
-            Some(w) => rstd.binary(BinaryOp::Mul, &w.reshape(&[channels as i64])?)?,
-            None => rstd.clone(),
-        };
-        let shifted = mean.binary(BinaryOp::Mul, &scale)?.unary(UnaryOp::Neg)?;
-        let shift = match bias {
-            Some(b) => shifted.binary(BinaryOp::Add, &b.reshape(&[channels as i64])?)?,
-            None => shifted,
-        };
-        let out = self.binary(BinaryOp::Mul, &scale.reshape(&cshape)?)?.binary(BinaryOp::Add, &shift.reshape(&cshape)?)?;
-        Ok((out.to_dtype(self.dtype())?, mean, rstd, var))
-    }
 }
 
-/// An optional operand of a GPU norm kernel in float32.
-fn as_f32(t: Option<&Tensor>) -> Result<Option<Tensor>> {
-    t.map(|t| t.to_dtype(DType::F32)).transpose()
+/// An optional operand of a GPU norm kernel in the dtype the kernel computes `x` in.
+fn in_work_dtype(t: Option<&Tensor>, x: &Tensor) -> Result<Option<Tensor>> {
+    t.map(|t| t.to_dtype(work_dtype(x.dtype()))).transpose()
 }
 
 /// An optional input as the node lists it: the tensor, or an empty one that needs no gradient
@@ -338,9 +268,7 @@ fn rsqrt_eps(var: &Tensor, eps: f64) -> Result<Tensor> {
 
 pub(crate) fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, stats: (&Tensor, &Tensor), cols: usize, eps: f64, want: Wanted) -> Result<NormGrads> {
     let flat_cols = [cols as i64];
-    // float64 on a GPU has no fused kernel: its gradients are the tensor ops below too.
-    let gpu = !x.device().is_cpu();
-    if is_grad_enabled() || (gpu && x.dtype() == DType::F64) {
+    if is_grad_enabled() {
         let xr = x.reshape(&[-1, cols as i64])?;
         let gr = g.reshape(&[-1, cols as i64])?;
         let centered = xr.binary(BinaryOp::Sub, &xr.mean(Some(&[1]), true)?)?;
@@ -362,9 +290,9 @@ pub(crate) fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor
         let gb = want[2].then(|| gr.sum(Some(&[0]), false)).transpose()?;
         return Ok(NormGrads { x: gx, weight: gw, bias: gb });
     }
-    if gpu {
-        let w = as_f32(weight)?;
-        let (dx, dw, db) = crate::wgpu::layer_norm_backward(&x.to_dtype(DType::F32)?, &g.to_dtype(DType::F32)?, w.as_ref(), stats, cols, want)?;
+    if !x.device().is_cpu() {
+        let w = in_work_dtype(weight, x)?;
+        let (dx, dw, db) = crate::wgpu::layer_norm_backward(&work_view(x)?, &work_view(g)?, w.as_ref(), stats, cols, want)?;
         return Ok(NormGrads { x: dx.map(|t| t.to_dtype(x.dtype())).transpose()?, weight: dw, bias: db });
     }
     let (xw, gw, w) = (work_copy(x)?, work_copy(g)?, work_opt(weight)?);
@@ -385,8 +313,7 @@ pub(crate) fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor
 
 pub(crate) fn batch_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, stats: (&Tensor, &Tensor), training: bool, eps: f64, want: Wanted) -> Result<NormGrads> {
     let channels = x.shape()[1];
-    let gpu = !x.device().is_cpu();
-    if is_grad_enabled() || (gpu && x.dtype() == DType::F64) {
+    if is_grad_enabled() {
         let rdims: Vec<i64> = std::iter::once(0).chain(2..x.ndim() as i64).collect();
         let mut cshape = vec![1i64; x.ndim()];
         cshape[1] = channels as i64;
@@ -416,9 +343,9 @@ pub(crate) fn batch_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor
         let gb = want[2].then(|| g.sum(Some(&rdims), false)).transpose()?;
         return Ok(NormGrads { x: gx, weight: gw, bias: gb });
     }
-    if gpu {
-        let w = as_f32(weight)?;
-        let (dx, dw, db) = crate::wgpu::batch_norm_backward(&x.to_dtype(DType::F32)?, &g.to_dtype(DType::F32)?, w.as_ref(), stats, training, want[0])?;
+    if !x.device().is_cpu() {
+        let w = in_work_dtype(weight, x)?;
+        let (dx, dw, db) = crate::wgpu::batch_norm_backward(&work_view(x)?, &work_view(g)?, w.as_ref(), stats, training, want[0])?;
         return Ok(NormGrads { x: dx.map(|t| t.to_dtype(x.dtype())).transpose()?, weight: want[1].then_some(dw), bias: want[2].then_some(db) });
     }
     let shape = x.shape();

@@ -22,6 +22,8 @@ mod pool;
 #[cfg(feature = "wgpu")]
 mod reduce;
 #[cfg(feature = "wgpu")]
+mod row_shaders;
+#[cfg(feature = "wgpu")]
 mod softmax;
 #[cfg(feature = "wgpu")]
 mod storage;

@@ -1,20 +1,24 @@
-//! Launcher of `shaders/norm.wgsl`: fused float32 layer norm and batch norm, forward and backward.
+//! Launcher of `shaders/norm.wgsl`: fused float32 and float64 layer norm and batch norm,
+//! forward and backward.
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::dtype::DType;
 use crate::error::Result;
+use crate::tensor::Scalar;
 
 use super::batch::{grid, Launch};
-use super::context::{Context, Shader};
+use super::context::Context;
+use super::elementwise::scalar_bits;
+use super::row_shaders::{row_shaders, RowShaders};
 use super::strided::u32_of;
 
 // One source, two bind group shapes: the per row kernels do not bind `extra`.
-static ROWS: Shader = Shader { name: "norm_rows", source: concat!(include_str!("shaders/norm.wgsl"), include_str!("shaders/workgroup_sum.wgsl")), storage: &[true, true, true, false, false, false, false] };
-static CHANNELS: Shader = Shader { name: "norm_channels", source: concat!(include_str!("shaders/norm.wgsl"), include_str!("shaders/workgroup_sum.wgsl")), storage: &[true, true, true, false, false, false, false, true] };
+static ROWS: RowShaders = row_shaders!("norm_rows", &[true, true, true, false, false, false, false], "norm.wgsl");
+static CHANNELS: RowShaders = row_shaders!("norm_channels", &[true, true, true, false, false, false, false, true], "norm.wgsl");
 
 const WEIGHT: u32 = 1;
 const BIAS: u32 = 2;
-const WANT_DX: u32 = 4;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -27,11 +31,12 @@ struct Params {
     off_g: u32,
     off_w: u32,
     off_b: u32,
-    eps: f32,
-    pad: [u32; 3],
+    eps: [u32; 2],
+    chunks: u32,
+    chunk_len: u32,
 }
 
-/// A float32 operand: its buffer and the element its contiguous data starts at.
+/// An operand (of the launch's dtype): its buffer and the element its contiguous data starts at.
 pub(crate) type Operand<'a> = (&'a wgpu::Buffer, usize);
 
 /// The statistics buffers of a norm: per row or channel mean and reciprocal standard deviation
@@ -41,10 +46,10 @@ pub(crate) struct Stats<'a> {
     pub rstd: &'a wgpu::Buffer,
 }
 
-/// The parameters of a launch; `x` also stands in for a missing weight, bias or gradient (the
-/// flags tell the kernel not to read them).
+/// The parameters of a launch computing in `dtype`; `x` also stands in for a missing weight,
+/// bias or gradient (the flags tell the kernel not to read them).
 #[allow(clippy::too_many_arguments)]
-fn params(rows: usize, cols: usize, batch: usize, x: Operand<'_>, g: Option<Operand<'_>>, w: Option<Operand<'_>>, b: Option<Operand<'_>>, eps: f64) -> Result<Params> {
+fn params(dtype: DType, rows: usize, cols: usize, batch: usize, x: Operand<'_>, g: Option<Operand<'_>>, w: Option<Operand<'_>>, b: Option<Operand<'_>>, eps: f64) -> Result<Params> {
     let flags = if w.is_some() { WEIGHT } else { 0 } | if b.is_some() { BIAS } else { 0 };
     let off = |o: Option<Operand<'_>>| u32_of(o.map_or(0, |o| o.1));
     Ok(Params {
@@ -56,21 +61,22 @@ fn params(rows: usize, cols: usize, batch: usize, x: Operand<'_>, g: Option<Oper
         off_g: off(g)?,
         off_w: off(w)?,
         off_b: off(b)?,
-        eps: eps as f32,
-        pad: [0; 3],
+        eps: scalar_bits(Scalar::Float(eps), dtype),
+        chunks: 1,
+        chunk_len: 0,
     })
 }
 
-/// Layer norm of `rows` contiguous rows of `cols` float32 elements: `out` (laid out as x) and
-/// each row's mean and rstd into `stats`; `w` and `b` hold `cols` elements each when given.
+/// Layer norm of `rows` contiguous rows of `cols` elements of `dtype`: `out` (laid out as x)
+/// and each row's mean and rstd into `stats`; `w` and `b` hold `cols` elements each when given.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn layer_norm(ctx: &Context, x: Operand<'_>, w: Option<Operand<'_>>, b: Option<Operand<'_>>, (rows, cols): (usize, usize), eps: f64, out: &wgpu::Buffer, stats: Stats<'_>) -> Result<()> {
+pub(crate) fn layer_norm(ctx: &Context, dtype: DType, x: Operand<'_>, w: Option<Operand<'_>>, b: Option<Operand<'_>>, (rows, cols): (usize, usize), eps: f64, out: &wgpu::Buffer, stats: Stats<'_>) -> Result<()> {
     if rows == 0 || cols == 0 {
         return Ok(());
     }
-    let p = params(rows, cols, 1, x, None, w, b, eps)?;
+    let p = params(dtype, rows, cols, 1, x, None, w, b, eps)?;
     ctx.launch(Launch {
-        shader: &ROWS,
+        shader: ROWS.of(ctx, dtype, "layer_norm")?,
         entry: "layer_norm",
         op: None,
         params: bytemuck::bytes_of(&p),
@@ -82,13 +88,13 @@ pub(crate) fn layer_norm(ctx: &Context, x: Operand<'_>, w: Option<Operand<'_>>, 
 /// The input gradient of a layer norm from x, the output gradient `g` (laid out as x), the
 /// weight when given and the forward's `stats`, into `out` (laid out as x).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn layer_norm_backward(ctx: &Context, x: Operand<'_>, g: Operand<'_>, w: Option<Operand<'_>>, (rows, cols): (usize, usize), stats: Stats<'_>, out: &wgpu::Buffer) -> Result<()> {
+pub(crate) fn layer_norm_backward(ctx: &Context, dtype: DType, x: Operand<'_>, g: Operand<'_>, w: Option<Operand<'_>>, (rows, cols): (usize, usize), stats: Stats<'_>, out: &wgpu::Buffer) -> Result<()> {
     if rows == 0 || cols == 0 {
         return Ok(());
     }
-    let p = params(rows, cols, 1, x, Some(g), w, None, 0.0)?;
+    let p = params(dtype, rows, cols, 1, x, Some(g), w, None, 0.0)?;
     ctx.launch(Launch {
-        shader: &ROWS,
+        shader: ROWS.of(ctx, dtype, "layer_norm_backward")?,
         entry: "layer_norm_backward",
         op: None,
         params: bytemuck::bytes_of(&p),
@@ -113,6 +119,7 @@ pub(crate) fn param_grad_chunks(rows: usize) -> usize {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn layer_norm_param_grads(
     ctx: &Context,
+    dtype: DType,
     x: Operand<'_>,
     g: Operand<'_>,
     (rows, cols): (usize, usize),
@@ -126,7 +133,8 @@ pub(crate) fn layer_norm_param_grads(
     let chunks = param_grad_chunks(rows);
     let tiles = cols.div_ceil(256);
     let max = ctx.limits.max_compute_workgroups_per_dimension;
-    let mut p = params(rows, cols, ROW_CHUNK, x, Some(g), None, None, 0.0)?;
+    let shader = CHANNELS.of(ctx, dtype, "layer_norm_backward")?;
+    let mut p = params(dtype, rows, cols, ROW_CHUNK, x, Some(g), None, None, 0.0)?;
     let (first_w, first_b) = match (chunks, partials) {
         (1, _) => (dw, db),
         (_, Some(partials)) => partials,
@@ -134,7 +142,7 @@ pub(crate) fn layer_norm_param_grads(
     };
     u32_of(chunks * cols)?;
     ctx.launch(Launch {
-        shader: &CHANNELS,
+        shader,
         entry: "layer_norm_param_grads",
         op: Some(0),
         params: bytemuck::bytes_of(&p),
@@ -148,7 +156,7 @@ pub(crate) fn layer_norm_param_grads(
     p.rows = u32_of(chunks)?;
     (p.off_x, p.off_g) = (0, 0);
     ctx.launch(Launch {
-        shader: &CHANNELS,
+        shader,
         entry: "layer_norm_param_grads",
         op: Some(1),
         params: bytemuck::bytes_of(&p),
@@ -165,32 +173,109 @@ pub(crate) struct Planes {
     pub plane: usize,
 }
 
-/// Batch norm of the contiguous float32 `x` into `out` (laid out as x). Training: the batch's
-/// per channel mean, rstd and biased variance are written to `stats` and `var`. Otherwise
-/// `stats.mean` and `var` must hold the running estimates, and rstd is written from them.
+/// Elements of a channel one workgroup sums in the first step of a batch norm's statistics: a
+/// constant, so the order of the sums depends on the sizes only.
+const CHANNEL_CHUNK: usize = 2048;
+
+impl Planes {
+    /// The chunks each channel's elements are summed in.
+    fn chunks(&self) -> usize {
+        (self.batch * self.plane).div_ceil(CHANNEL_CHUNK).max(1)
+    }
+
+    /// Elements of the `extra` buffer a batch norm in training needs: the variance and the
+    /// chunk sums.
+    pub fn forward_extra(&self) -> usize {
+        self.channels * (1 + self.chunks())
+    }
+
+    /// Elements of the `sums` buffer a batch norm's backward pass needs: the sums of g * xhat
+    /// and of g, then their chunk sums.
+    pub fn backward_extra(&self) -> usize {
+        2 * self.channels * (1 + self.chunks())
+    }
+}
+
+/// One launch of a batch norm entry over the bindings every entry shares.
+struct ChannelLaunch<'a> {
+    ctx: &'a Context,
+    dtype: DType,
+    p: Params,
+    buffers: [&'a wgpu::Buffer; 8],
+}
+
+impl ChannelLaunch<'_> {
+    fn run(&self, entry: &'static str, op: u32, groups: usize) -> Result<()> {
+        self.ctx.launch(Launch {
+            shader: CHANNELS.of(self.ctx, self.dtype, entry)?,
+            entry,
+            op: Some(op),
+            params: bytemuck::bytes_of(&self.p),
+            buffers: &self.buffers,
+            groups: grid(u32_of(groups)?, self.ctx.limits.max_compute_workgroups_per_dimension),
+        })
+    }
+
+    /// The first step of a channel reduction: a workgroup per chunk of each channel.
+    fn partials(&self, op: u32) -> Result<()> {
+        self.run("batch_norm_partials", op, self.p.rows as usize * self.p.chunks as usize)
+    }
+
+    /// The second: a workgroup per channel.
+    fn stats(&self, op: u32) -> Result<()> {
+        self.run("batch_norm_stats", op, self.p.rows as usize)
+    }
+
+    /// The elementwise pass: a thread per element.
+    fn apply(&self, op: u32, s: Planes) -> Result<()> {
+        self.run("batch_norm_apply", op, (s.batch * s.channels * s.plane).div_ceil(256))
+    }
+}
+
+/// The parameters of a batch norm launch, with its channel chunks.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn batch_norm(ctx: &Context, training: bool, x: Operand<'_>, w: Option<Operand<'_>>, b: Option<Operand<'_>>, s: Planes, eps: f64, out: &wgpu::Buffer, stats: Stats<'_>, var: &wgpu::Buffer) -> Result<()> {
+fn channel_params(dtype: DType, s: Planes, x: Operand<'_>, g: Option<Operand<'_>>, w: Option<Operand<'_>>, b: Option<Operand<'_>>, eps: f64) -> Result<Params> {
+    let mut p = params(dtype, s.channels, s.plane, s.batch, x, g, w, b, eps)?;
+    // Elements and chunk sums are indexed with 32 bits.
+    u32_of(s.batch * s.channels * s.plane)?;
+    u32_of(2 * s.channels * (1 + s.chunks()))?;
+    p.chunks = u32_of(s.chunks())?;
+    p.chunk_len = u32_of(CHANNEL_CHUNK)?;
+    Ok(p)
+}
+
+/// Batch norm of the contiguous `x` (of `dtype`) into `out` (laid out as x). Training: the
+/// batch's per channel mean and rstd are written to `stats`, and its biased variance to the
+/// first `channels` elements of `extra` (of `s.forward_extra()` elements; the chunk sums use the
+/// rest). Otherwise `stats.mean` and `extra` must hold the running estimates, and rstd is
+/// written from them.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn batch_norm(ctx: &Context, dtype: DType, training: bool, x: Operand<'_>, w: Option<Operand<'_>>, b: Option<Operand<'_>>, s: Planes, eps: f64, out: &wgpu::Buffer, stats: Stats<'_>, extra: &wgpu::Buffer) -> Result<()> {
     if s.channels == 0 {
         return Ok(());
     }
-    let p = params(s.channels, s.plane, s.batch, x, None, w, b, eps)?;
-    ctx.launch(Launch {
-        shader: &CHANNELS,
-        entry: "batch_norm",
-        op: Some(u32::from(!training)),
-        params: bytemuck::bytes_of(&p),
-        buffers: &[out, stats.mean, stats.rstd, x.0, w.unwrap_or(x).0, b.unwrap_or(x).0, x.0, var],
-        groups: grid(u32_of(s.channels)?, ctx.limits.max_compute_workgroups_per_dimension),
-    })
+    let p = channel_params(dtype, s, x, None, w, b, eps)?;
+    let l = ChannelLaunch { ctx, dtype, p, buffers: [out, stats.mean, stats.rstd, x.0, w.unwrap_or(x).0, b.unwrap_or(x).0, x.0, extra] };
+    if training {
+        l.partials(0)?;
+        l.stats(0)?;
+        l.partials(1)?;
+        l.stats(1)?;
+    } else {
+        l.stats(3)?;
+    }
+    l.apply(0, s)
 }
 
 /// The gradients of a batch norm: per channel the sums of `g * xhat` and of `g` into `sums`'
-/// first and second `channels` elements, and when `dx` says so the input gradient into its
-/// buffer (laid out as x; through the batch statistics when `training`). Without it the kernel
-/// writes nothing there: any buffer but the others will do.
+/// first and second `channels` elements (it has `s.backward_extra()`; the chunk sums use the
+/// rest), and when `dx` says so the input gradient into its buffer (laid out as x; through the
+/// batch statistics when `training`). Without it nothing is written there: any buffer but the
+/// others will do.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn batch_norm_backward(
     ctx: &Context,
+    dtype: DType,
     training: bool,
     x: Operand<'_>,
     g: Operand<'_>,
@@ -203,17 +288,12 @@ pub(crate) fn batch_norm_backward(
     if s.channels == 0 {
         return Ok(());
     }
-    u32_of(2 * s.channels)?;
-    let mut p = params(s.channels, s.plane, s.batch, x, Some(g), w, None, 0.0)?;
+    let p = channel_params(dtype, s, x, Some(g), w, None, 0.0)?;
+    let l = ChannelLaunch { ctx, dtype, p, buffers: [dx, stats.mean, stats.rstd, x.0, w.unwrap_or(x).0, x.0, g.0, sums] };
+    l.partials(2)?;
+    l.stats(2)?;
     if want_dx {
-        p.flags |= WANT_DX;
+        l.apply(if training { 1 } else { 2 }, s)?;
     }
-    ctx.launch(Launch {
-        shader: &CHANNELS,
-        entry: "batch_norm_backward",
-        op: Some(u32::from(!training)),
-        params: bytemuck::bytes_of(&p),
-        buffers: &[dx, stats.mean, stats.rstd, x.0, w.unwrap_or(x).0, x.0, g.0, sums],
-        groups: grid(u32_of(s.channels)?, ctx.limits.max_compute_workgroups_per_dimension),
-    })
+    Ok(())
 }

@@ -594,27 +594,27 @@ fn softmax_rows(t: &Tensor, dim: usize) -> (usize, usize, usize) {
     (if len == 0 { 0 } else { t.numel() / len }, len, inner)
 }
 
-/// softmax (or with `log` log_softmax) of the float32 `x` along `dim`, fused: a new contiguous
-/// tensor of x's shape (a non-contiguous `x` is copied contiguous first).
+/// softmax (or with `log` log_softmax) of the float32 or float64 `x` along `dim`, fused: a new
+/// contiguous tensor of x's shape and dtype (a non-contiguous `x` is copied contiguous first).
 pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
     let name = if log { "log_softmax" } else { "softmax" };
-    if x.dtype() != DType::F32 {
+    if !matches!(x.dtype(), DType::F32 | DType::F64) {
         return Err(dtype_not_on_device(name, x.dtype(), x.device()));
     }
     let x = if x.is_contiguous() { x.clone() } else { x.contiguous()? };
     let (ctx, xb) = buffer_of(&x, name)?;
-    let (out, ob) = output(ctx, x.shape(), DType::F32)?;
-    super::softmax::softmax(ctx, log, &xb, x.storage_offset(), softmax_rows(&x, dim), &ob)?;
+    let (out, ob) = output(ctx, x.shape(), x.dtype())?;
+    super::softmax::softmax(ctx, x.dtype(), log, &xb, x.storage_offset(), softmax_rows(&x, dim), &ob)?;
     Ok(out)
 }
 
-/// The input gradient of softmax (or with `log` log_softmax) along `dim` from its float32
-/// output `y` and output gradient `g` (same shape), fused: a new contiguous tensor of y's shape
-/// (non-contiguous operands are copied contiguous first).
+/// The input gradient of softmax (or with `log` log_softmax) along `dim` from its float32 or
+/// float64 output `y` and output gradient `g` (same shape and dtype), fused: a new contiguous
+/// tensor of y's shape (non-contiguous operands are copied contiguous first).
 pub fn softmax_backward(g: &Tensor, y: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
     let name = if log { "log_softmax_backward" } else { "softmax_backward" };
-    if y.dtype() != DType::F32 || g.dtype() != DType::F32 {
-        return Err(dtype_not_on_device(name, y.dtype(), y.device()));
+    if !matches!(y.dtype(), DType::F32 | DType::F64) || g.dtype() != y.dtype() {
+        return Err(dtype_not_on_device(name, g.dtype(), y.device()));
     }
     if g.shape() != y.shape() {
         return Err(Error::Runtime(format!("{name}: the gradient's shape {:?} differs from the output's {:?}", g.shape(), y.shape())));
@@ -623,13 +623,13 @@ pub fn softmax_backward(g: &Tensor, y: &Tensor, dim: usize, log: bool) -> Result
     let g = if g.is_contiguous() { g.clone() } else { g.contiguous()? };
     let (ctx, yb) = buffer_of(&y, name)?;
     let (_, gb) = buffer_of(&g, name)?;
-    let (out, ob) = output(ctx, y.shape(), DType::F32)?;
-    super::softmax::softmax_backward(ctx, log, (&yb, y.storage_offset()), (&gb, g.storage_offset()), softmax_rows(&y, dim), &ob)?;
+    let (out, ob) = output(ctx, y.shape(), y.dtype())?;
+    super::softmax::softmax_backward(ctx, y.dtype(), log, (&yb, y.storage_offset()), (&gb, g.storage_offset()), softmax_rows(&y, dim), &ob)?;
     Ok(out)
 }
 
-/// A float32 operand of the norm kernels: contiguous (a copy when it is not), with its device,
-/// buffer and start.
+/// An operand of the norm kernels: contiguous (a copy when it is not), of the dtype the launch
+/// computes in, with its device, buffer and start.
 struct NormOperand {
     t: Tensor,
     ctx: &'static Context,
@@ -637,8 +637,9 @@ struct NormOperand {
 }
 
 impl NormOperand {
-    fn new(t: &Tensor, op: &str) -> Result<NormOperand> {
-        if t.dtype() != DType::F32 {
+    /// `t` as an operand of a launch computing in `dtype` (float32 or float64).
+    fn new(t: &Tensor, dtype: DType, op: &str) -> Result<NormOperand> {
+        if t.dtype() != dtype || !matches!(dtype, DType::F32 | DType::F64) {
             return Err(dtype_not_on_device(op, t.dtype(), t.device()));
         }
         let t = if t.is_contiguous() { t.clone() } else { t.contiguous()? };
@@ -649,9 +650,9 @@ impl NormOperand {
     }
 
     /// A statistics operand: the kernels read those from element 0.
-    fn stats(t: &Tensor, op: &str) -> Result<NormOperand> {
+    fn stats(t: &Tensor, dtype: DType, op: &str) -> Result<NormOperand> {
         let at_start = t.is_contiguous() && t.storage_offset() == 0;
-        NormOperand::new(&if at_start { t.clone() } else { t.copy_as(t.dtype())? }, op)
+        NormOperand::new(&if at_start { t.clone() } else { t.copy_as(t.dtype())? }, dtype, op)
     }
 
     fn operand(&self) -> super::norm::Operand<'_> {
@@ -659,37 +660,40 @@ impl NormOperand {
     }
 }
 
-fn norm_operands(t: Option<&Tensor>, op: &str) -> Result<Option<NormOperand>> {
-    t.map(|t| NormOperand::new(t, op)).transpose()
+fn norm_operands(t: Option<&Tensor>, dtype: DType, op: &str) -> Result<Option<NormOperand>> {
+    t.map(|t| NormOperand::new(t, dtype, op)).transpose()
 }
 
-/// Layer norm of the float32 `x` as rows of its last `cols` elements, fused: a new contiguous
-/// output of x's shape and each row's mean and rstd (float32, one per row).
+/// Layer norm of the float32 or float64 `x` as rows of its last `cols` elements (weight and
+/// bias of x's dtype), fused: a new contiguous output of x's shape and each row's mean and rstd
+/// (one per row, in x's dtype).
 pub fn layer_norm(x: &Tensor, cols: usize, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<(Tensor, Tensor, Tensor)> {
     let op = "layer_norm";
-    let x = NormOperand::new(x, op)?;
-    let (w, b) = (norm_operands(weight, op)?, norm_operands(bias, op)?);
+    let dt = x.dtype();
+    let x = NormOperand::new(x, dt, op)?;
+    let (w, b) = (norm_operands(weight, dt, op)?, norm_operands(bias, dt, op)?);
     let rows = x.t.numel().checked_div(cols).unwrap_or(0);
     let ctx = x.ctx;
-    let (out, ob) = output(ctx, x.t.shape(), DType::F32)?;
-    let (mean, mb) = output(ctx, &[rows], DType::F32)?;
-    let (rstd, rb) = output(ctx, &[rows], DType::F32)?;
+    let (out, ob) = output(ctx, x.t.shape(), dt)?;
+    let (mean, mb) = output(ctx, &[rows], dt)?;
+    let (rstd, rb) = output(ctx, &[rows], dt)?;
     let stats = super::norm::Stats { mean: &mb, rstd: &rb };
-    super::norm::layer_norm(ctx, x.operand(), w.as_ref().map(NormOperand::operand), b.as_ref().map(NormOperand::operand), (rows, cols), eps, &ob, stats)?;
+    super::norm::layer_norm(ctx, dt, x.operand(), w.as_ref().map(NormOperand::operand), b.as_ref().map(NormOperand::operand), (rows, cols), eps, &ob, stats)?;
     Ok((out, mean, rstd))
 }
 
-/// The gradients of a layer norm over rows of `cols` from its float32 input `x`, output
-/// gradient `g`, weight and the forward's (mean, rstd), each when `want` asks: x's (x's
-/// shape), and the weight's and the bias's (flat, `cols` each). All fused, no copies but of
-/// non-contiguous operands.
+/// The gradients of a layer norm over rows of `cols` from its float32 or float64 input `x`,
+/// output gradient `g`, weight and the forward's (mean, rstd), all of x's dtype, each when
+/// `want` asks: x's (x's shape), and the weight's and the bias's (flat, `cols` each). All fused,
+/// no copies but of non-contiguous operands.
 pub fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, (mean, rstd): (&Tensor, &Tensor), cols: usize, want: [bool; 3]) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
     let op = "layer_norm_backward";
     if g.shape() != x.shape() {
         return Err(Error::Runtime(format!("{op}: the gradient's shape {:?} differs from the input's {:?}", g.shape(), x.shape())));
     }
-    let (x, g, w) = (NormOperand::new(x, op)?, NormOperand::new(g, op)?, norm_operands(weight, op)?);
-    let (m, r) = (NormOperand::stats(mean, op)?, NormOperand::stats(rstd, op)?);
+    let dt = x.dtype();
+    let (x, g, w) = (NormOperand::new(x, dt, op)?, NormOperand::new(g, dt, op)?, norm_operands(weight, dt, op)?);
+    let (m, r) = (NormOperand::stats(mean, dt, op)?, NormOperand::stats(rstd, dt, op)?);
     let rows = x.t.numel().checked_div(cols).unwrap_or(0);
     if m.t.numel() != rows || r.t.numel() != rows {
         return Err(Error::Runtime(format!("{op}: expected {rows} row statistics, got {} and {}", m.t.numel(), r.t.numel())));
@@ -697,8 +701,8 @@ pub fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, (mea
     let ctx = x.ctx;
     let stats = || super::norm::Stats { mean: &m.buffer, rstd: &r.buffer };
     let dx = if want[0] {
-        let (dx, db) = output(ctx, x.t.shape(), DType::F32)?;
-        super::norm::layer_norm_backward(ctx, x.operand(), g.operand(), w.as_ref().map(NormOperand::operand), (rows, cols), stats(), &db)?;
+        let (dx, db) = output(ctx, x.t.shape(), dt)?;
+        super::norm::layer_norm_backward(ctx, dt, x.operand(), g.operand(), w.as_ref().map(NormOperand::operand), (rows, cols), stats(), &db)?;
         Some(dx)
     } else {
         None
@@ -706,80 +710,85 @@ pub fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, (mea
     if !want[1] && !want[2] {
         return Ok((dx, None, None));
     }
-    let (dw, dwb) = output(ctx, &[cols], DType::F32)?;
-    let (db, dbb) = output(ctx, &[cols], DType::F32)?;
+    let (dw, dwb) = output(ctx, &[cols], dt)?;
+    let (db, dbb) = output(ctx, &[cols], dt)?;
     let chunks = super::norm::param_grad_chunks(rows);
     // The partial sums' tensors live until the launches are recorded: dropped, their buffers
     // would go back to the pool (and could serve the second while the first is in use).
     let partials = if chunks > 1 {
         let size = [chunks.checked_mul(cols).ok_or_else(|| Error::Runtime(format!("{op}: {rows} rows of {cols} overflow")))?];
-        Some((output(ctx, &size, DType::F32)?, output(ctx, &size, DType::F32)?))
+        Some((output(ctx, &size, dt)?, output(ctx, &size, dt)?))
     } else {
         None
     };
     let partials = partials.as_ref().map(|((_, w), (_, b))| (w, b));
-    super::norm::layer_norm_param_grads(ctx, x.operand(), g.operand(), (rows, cols), stats(), (&dwb, &dbb), partials)?;
+    super::norm::layer_norm_param_grads(ctx, dt, x.operand(), g.operand(), (rows, cols), stats(), (&dwb, &dbb), partials)?;
     Ok((dx, want[1].then_some(dw), want[2].then_some(db)))
 }
 
-/// An (N, C, ...) float32 tensor as the batch norm kernels see it.
+/// An (N, C, ...) tensor as the batch norm kernels see it.
 fn planes(x: &Tensor) -> super::norm::Planes {
     let shape = x.shape();
     super::norm::Planes { batch: shape[0], channels: shape[1], plane: shape[2..].iter().product() }
 }
 
-/// Batch norm of the float32 (N, C, ...) `x`, fused: a new contiguous output of x's shape and
-/// per channel (float32) the mean, rstd and biased variance used: the batch's when `training`,
-/// else `running` (mean, variance), copied.
+/// Batch norm of the float32 or float64 (N, C, ...) `x` (weight, bias and running statistics of
+/// x's dtype), fused: a new contiguous output of x's shape and per channel the mean, rstd and
+/// biased variance used (in x's dtype): the batch's when `training`, else `running` (mean,
+/// variance), copied.
 pub fn batch_norm(x: &Tensor, weight: Option<&Tensor>, bias: Option<&Tensor>, running: Option<(&Tensor, &Tensor)>, training: bool, eps: f64) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
     let op = "batch_norm";
     if x.ndim() < 2 {
         return Err(Error::Value(format!("Expected 2D or higher input to batch_norm (got {}D input)", x.ndim())));
     }
-    let x = NormOperand::new(x, op)?;
-    let (w, b) = (norm_operands(weight, op)?, norm_operands(bias, op)?);
+    let dt = x.dtype();
+    let x = NormOperand::new(x, dt, op)?;
+    let (w, b) = (norm_operands(weight, dt, op)?, norm_operands(bias, dt, op)?);
     let s = planes(&x.t);
     let ctx = x.ctx;
     let c = [s.channels];
-    let (out, ob) = output(ctx, x.t.shape(), DType::F32)?;
-    let (rstd, rb) = output(ctx, &c, DType::F32)?;
-    // In evaluation the kernel reads the running estimates from the buffers it would have
-    // written the batch's to: fresh copies, so the statistics kept for the backward pass do not
-    // change with them.
-    let (mean, var) = match (training, running) {
-        (true, _) => (output(ctx, &c, DType::F32)?.0, output(ctx, &c, DType::F32)?.0),
-        (false, Some((m, v))) => (m.copy_as(DType::F32)?, v.copy_as(DType::F32)?),
+    let (out, ob) = output(ctx, x.t.shape(), dt)?;
+    let (rstd, rb) = output(ctx, &c, dt)?;
+    // Training writes the variance ahead of the chunk sums in one buffer; in evaluation the
+    // kernels read the running estimates from where they would have written the batch's: fresh
+    // copies, so the statistics kept for the backward pass do not change with them.
+    let (mean, extra) = match (training, running) {
+        (true, _) => (output(ctx, &c, dt)?.0, output(ctx, &[s.forward_extra()], dt)?.0),
+        (false, Some((m, v))) => (m.copy_as(dt)?, v.copy_as(dt)?),
         (false, None) => return Err(Error::Runtime("running_mean and running_var must be defined in evaluation mode".into())),
     };
-    let (m, v) = (NormOperand::new(&mean, op)?, NormOperand::new(&var, op)?);
+    let (m, e) = (NormOperand::new(&mean, dt, op)?, NormOperand::new(&extra, dt, op)?);
     let stats = super::norm::Stats { mean: &m.buffer, rstd: &rb };
-    super::norm::batch_norm(ctx, training, x.operand(), w.as_ref().map(NormOperand::operand), b.as_ref().map(NormOperand::operand), s, eps, &ob, stats, &v.buffer)?;
+    super::norm::batch_norm(ctx, dt, training, x.operand(), w.as_ref().map(NormOperand::operand), b.as_ref().map(NormOperand::operand), s, eps, &ob, stats, &e.buffer)?;
+    let var = extra.narrow(0, 0, s.channels as i64)?;
     Ok((out, mean, rstd, var))
 }
 
-/// The gradients of a batch norm from its float32 input `x`, output gradient `g`, weight and
-/// the forward's per channel (mean, rstd): x's when `want_x` (through the batch statistics
-/// when `training`), and always the weight's and the bias's (flat, one per channel). Fused.
+/// The gradients of a batch norm from its float32 or float64 input `x`, output gradient `g`,
+/// weight and the forward's per channel (mean, rstd), all of x's dtype: x's when `want_x`
+/// (through the batch statistics when `training`), and always the weight's and the bias's
+/// (flat, one per channel). Fused.
 pub fn batch_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, (mean, rstd): (&Tensor, &Tensor), training: bool, want_x: bool) -> Result<(Option<Tensor>, Tensor, Tensor)> {
     let op = "batch_norm_backward";
     if g.shape() != x.shape() || x.ndim() < 2 {
         return Err(Error::Runtime(format!("{op}: the gradient's shape {:?} differs from the input's {:?}", g.shape(), x.shape())));
     }
-    let (x, g, w) = (NormOperand::new(x, op)?, NormOperand::new(g, op)?, norm_operands(weight, op)?);
-    let (m, r) = (NormOperand::stats(mean, op)?, NormOperand::stats(rstd, op)?);
+    let dt = x.dtype();
+    let (x, g, w) = (NormOperand::new(x, dt, op)?, NormOperand::new(g, dt, op)?, norm_operands(weight, dt, op)?);
+    let (m, r) = (NormOperand::stats(mean, dt, op)?, NormOperand::stats(rstd, dt, op)?);
     let s = planes(&x.t);
     if m.t.numel() != s.channels || r.t.numel() != s.channels {
         return Err(Error::Runtime(format!("{op}: expected {} channel statistics, got {} and {}", s.channels, m.t.numel(), r.t.numel())));
     }
     let ctx = x.ctx;
-    let (sums, sb) = output(ctx, &[2 * s.channels], DType::F32)?;
-    // Without dx the kernel writes nothing to its output: one element stands in.
-    let (dx, dxb) = output(ctx, if want_x { x.t.shape() } else { &[1] }, DType::F32)?;
+    let (sums, sb) = output(ctx, &[s.backward_extra()], dt)?;
+    // Without dx the kernels write nothing to its output: one element stands in.
+    let (dx, dxb) = output(ctx, if want_x { x.t.shape() } else { &[1] }, dt)?;
     let stats = super::norm::Stats { mean: &m.buffer, rstd: &r.buffer };
-    super::norm::batch_norm_backward(ctx, training, x.operand(), g.operand(), w.as_ref().map(NormOperand::operand), s, stats, &sb, (&dxb, want_x))?;
+    super::norm::batch_norm_backward(ctx, dt, training, x.operand(), g.operand(), w.as_ref().map(NormOperand::operand), s, stats, &sb, (&dxb, want_x))?;
     // Each gradient its own storage (an optimizer may update one in place).
     let n = s.channels as i64;
-    let (dw, db) = (sums.narrow(0, 0, n)?.copy_as(DType::F32)?, sums.narrow(0, n, n)?.copy_as(DType::F32)?);
+    let (dw, db) = (sums.narrow(0, 0, n)?.copy_as(dt)?, sums.narrow(0, n, n)?.copy_as(dt)?);
     Ok((want_x.then_some(dx), dw, db))
 }
 

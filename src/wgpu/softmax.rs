@@ -1,17 +1,19 @@
-//! Launcher of `shaders/softmax.wgsl`: softmax and log_softmax of float32 rows and their
-//! input gradients, each fused (one workgroup per row, deterministic reductions).
+//! Launcher of `shaders/softmax.wgsl`: softmax and log_softmax of float32 or float64 rows and
+//! their input gradients, each fused (one workgroup per row, deterministic reductions).
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::dtype::DType;
 use crate::error::Result;
 
 use super::batch::{grid, Launch};
-use super::context::{Context, Shader};
+use super::context::Context;
+use super::row_shaders::{row_shaders, RowShaders};
 use super::strided::u32_of;
 
-static SHADER: Shader = Shader { name: "softmax", source: concat!(include_str!("shaders/softmax.wgsl"), include_str!("shaders/workgroup_sum.wgsl")), storage: &[true, false] };
+static FORWARD: RowShaders = row_shaders!("softmax", &[true, false], "softmax.wgsl");
 // The same module with the output gradient bound too.
-static SHADER_BACKWARD: Shader = Shader { name: "softmax_backward", source: concat!(include_str!("shaders/softmax.wgsl"), include_str!("shaders/workgroup_sum.wgsl")), storage: &[true, false, false] };
+static BACKWARD: RowShaders = row_shaders!("softmax_backward", &[true, false, false], "softmax.wgsl");
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -24,16 +26,16 @@ struct Params {
     pad: [u32; 3],
 }
 
-/// softmax (or with `log` log_softmax) of the contiguous float32 input at element `off` of `x`,
+/// softmax (or with `log` log_softmax) of the contiguous `dtype` input at element `off` of `x`,
 /// seen as `[outer, len, inner]` with `rows = outer * inner` rows of `len` elements, into the
 /// contiguous `out` of the same layout.
-pub(crate) fn softmax(ctx: &Context, log: bool, x: &wgpu::Buffer, off: usize, (rows, len, inner): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
+pub(crate) fn softmax(ctx: &Context, dtype: DType, log: bool, x: &wgpu::Buffer, off: usize, (rows, len, inner): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
     if rows == 0 || len == 0 {
         return Ok(());
     }
     let params = Params { rows: u32_of(rows)?, len: u32_of(len)?, inner: u32_of(inner)?, off: u32_of(off)?, off_g: 0, pad: [0; 3] };
     ctx.launch(Launch {
-        shader: &SHADER,
+        shader: FORWARD.of(ctx, dtype, "softmax")?,
         entry: "softmax",
         op: Some(log as u32),
         params: bytemuck::bytes_of(&params),
@@ -42,16 +44,16 @@ pub(crate) fn softmax(ctx: &Context, log: bool, x: &wgpu::Buffer, off: usize, (r
     })
 }
 
-/// The input gradient of softmax (or with `log` log_softmax) from the contiguous float32 output
+/// The input gradient of softmax (or with `log` log_softmax) from the contiguous `dtype` output
 /// `y` (from element `y_off`) and output gradient `g` (from `g_off`), both laid out as
 /// `softmax`'s input, into the contiguous `out` of that layout.
-pub(crate) fn softmax_backward(ctx: &Context, log: bool, (y, y_off): (&wgpu::Buffer, usize), (g, g_off): (&wgpu::Buffer, usize), (rows, len, inner): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
+pub(crate) fn softmax_backward(ctx: &Context, dtype: DType, log: bool, (y, y_off): (&wgpu::Buffer, usize), (g, g_off): (&wgpu::Buffer, usize), (rows, len, inner): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
     if rows == 0 || len == 0 {
         return Ok(());
     }
     let params = Params { rows: u32_of(rows)?, len: u32_of(len)?, inner: u32_of(inner)?, off: u32_of(y_off)?, off_g: u32_of(g_off)?, pad: [0; 3] };
     ctx.launch(Launch {
-        shader: &SHADER_BACKWARD,
+        shader: BACKWARD.of(ctx, dtype, "softmax_backward")?,
         entry: "softmax_backward",
         op: Some(log as u32),
         params: bytemuck::bytes_of(&params),

@@ -178,7 +178,8 @@ def _batch_norm_run(dev, data, affine, training, running, cot, dtype=rstorch.flo
     return y, grads, (rm, rv)
 
 
-BATCH_SHAPES = [(8, 3), (4, 3, 5, 6), (2, 3, 3000), (3, 4, 1), (2, 1, 2, 2), (5, 300, 2)]
+# (2, 3, 3000) sums each channel in 3 chunks, the last short; (3, 2, 20, 80) in 5.
+BATCH_SHAPES = [(8, 3), (4, 3, 5, 6), (2, 3, 3000), (3, 4, 1), (2, 1, 2, 2), (5, 300, 2), (3, 2, 20, 80)]
 
 
 # (training, running statistics given): evaluation needs them.
@@ -294,9 +295,9 @@ def test_forward_and_backward_stay_on_the_device():
     assert readbacks() > before
 
 
-def test_forward_is_one_kernel_with_three_buffers():
-    """The fused forward allocates its output and two statistics, where a composed one would
-    allocate every intermediate."""
+def test_forward_allocates_only_its_outputs():
+    """The fused forward allocates its output and statistics, where a composed one would
+    allocate every intermediate (batch norm's chunk sums share the variance's buffer)."""
     x = rstorch.ones(8, 300, device="wgpu").requires_grad_()
     w, b = rstorch.ones(300, device="wgpu"), rstorch.zeros(300, device="wgpu")
 
@@ -360,18 +361,88 @@ def test_second_derivatives_match_the_cpu():
         close(g, want, tol=1e-4)
 
 
-@pytest.mark.skipif(not (rstorch.wgpu.is_available() and rstorch.wgpu.supports_float64()), reason="no float64 on the adapter")
+needs_f64 = pytest.mark.skipif(not (rstorch.wgpu.is_available() and rstorch.wgpu.supports_float64()), reason="no float64 on the adapter")
+
+
+def close64(got, want, tol=1e-12):
+    """float64 results: dtype kept, values within `tol` of the CPU's relative to the largest."""
+    assert got.dtype is rstorch.float64 and got.device.type == "wgpu"
+    g, w = got.detach().cpu().numpy(), want.detach().numpy()
+    scale = max(float(np.abs(w).max()) if w.size else 0.0, 1.0)
+    np.testing.assert_allclose(g, w, rtol=tol, atol=tol * scale)
+
+
+@needs_f64
 @pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
-def test_float64_is_composed_under_the_same_nodes(training):
+@pytest.mark.parametrize("shape", [(4, 3, 5), (3, 2, 20, 80), (6, 1)], ids=str)
+def test_float64_runs_the_fused_kernels_in_float64(shape, training):
+    """float64 layer and batch norm: the fused kernels computing in float64, within 1e-12 of
+    the CPU (far tighter than float32 could be), the statistics kept in float64."""
     rng = np.random.default_rng(14)
-    data, cot = rand(rng, 4, 3, 5).astype(np.float64), rand(rng, 4, 3, 5).astype(np.float64)
-    w = rand(rng, 3, 5).astype(np.float64)
-    lay = {dev: _layer_norm_run(dev, data, (3, 5), w, None, cot, rstorch.float64, lambda t: t) for dev in ["cpu", "wgpu"]}
+    data = (rng.standard_normal(shape) * 3 + 1e3)
+    cot = rng.standard_normal(shape)
+    normalized = shape[1:]
+    w = rng.standard_normal(normalized)
+    lay = {dev: _layer_norm_run(dev, data, normalized, w, None, cot, rstorch.float64, lambda t: t) for dev in ["cpu", "wgpu"]}
     bat = {dev: _batch_norm_run(dev, data, True, training, True, cot, dtype=rstorch.float64) for dev in ["cpu", "wgpu"]}
     for out in (lay, bat):
-        close(out["wgpu"][0], out["cpu"][0], tol=1e-6)
+        close64(out["wgpu"][0], out["cpu"][0])
+        assert len(out["wgpu"][1]) == len(out["cpu"][1])
         for g, want in zip(out["wgpu"][1], out["cpu"][1]):
-            close(g, want, tol=1e-6)
+            close64(g, want, tol=1e-10)
+    for s, want in zip(bat["wgpu"][2], bat["cpu"][2]):
+        close64(s, want)
+
+
+
+@needs_f64
+def test_float64_gradcheck_on_the_gpu():
+    """The fused float64 kernels' gradients against finite differences (PyTorch's defaults),
+    with a transposed input and a broadcast weight."""
+    rng = np.random.default_rng(18)
+
+    def leaf(*shape):
+        return rstorch.tensor(rng.standard_normal(shape), device="wgpu").requires_grad_()
+
+    x, w, b = leaf(5, 4, 3), leaf(4), leaf(4)
+    assert rstorch.autograd.gradcheck(lambda x, w, b: F.layer_norm(x.transpose(1, 2), (4,), w, b), (x, w, b))
+    assert rstorch.autograd.gradcheck(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), (x, w, b))
+    rm, rv = rstorch.zeros(4, dtype=rstorch.float64, device="wgpu"), rstorch.ones(4, dtype=rstorch.float64, device="wgpu")
+    assert rstorch.autograd.gradcheck(lambda x, w: F.batch_norm(x, rm, rv, w.expand(4), None, training=False), (x, leaf(1)))
+
+@needs_f64
+def test_float64_forward_allocates_only_its_outputs():
+    x = rstorch.ones(8, 300, dtype=rstorch.float64, device="wgpu")
+
+    def requests():
+        s = rstorch.wgpu.memory_stats()
+        return s["buffers_created"] + s["buffers_reused"]
+
+    before = requests()
+    F.layer_norm(x, (300,))
+    assert requests() - before == 3
+    before = requests()
+    F.batch_norm(x, None, None, training=True)
+    assert requests() - before == 4
+
+
+# ----- batch norm over few channels of many elements ---------------------------------------------------
+
+def test_batch_norm_of_one_channel_of_many_chunks():
+    """One channel of 600,000 elements: 293 chunk sums, more than a workgroup's threads, folded
+    in order; mean, variance and gradients as on the CPU, the same bits on every run."""
+    rng = np.random.default_rng(17)
+    data, cot = rand(rng, 3, 1, 200_000, scale=2.0, shift=4.0), rand(rng, 3, 1, 200_000)
+    runs = [_batch_norm_run(dev, data, True, True, True, cot) for dev in ["cpu", "wgpu", "wgpu"]]
+    (y_cpu, grads_cpu, stats_cpu), (y, grads, stats), (y2, grads2, _) = runs
+    close(y, y_cpu)
+    for g, want in zip(grads, grads_cpu):
+        close(g, want, tol=1e-4)
+    for s, want in zip(stats, stats_cpu):
+        close(s, want)
+    assert bits(y) == bits(y2)
+    for g0, g1 in zip(grads, grads2):
+        assert bits(g0) == bits(g1)
 
 
 # ----- modules ---------------------------------------------------------------------------------------

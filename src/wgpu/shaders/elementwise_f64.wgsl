@@ -2,6 +2,35 @@
 // elementwise.wgsl's source: a separate module that only devices with shader-f64 compile).
 // Operands of any dtype load as float64; op arguments come as float64 bits in `args64`.
 
+// Conversions between float64 and every dtype's bits (they use elementwise.wgsl's helpers, so
+// they live here rather than in f64.wgsl, which other modules append on their own).
+
+fn to_f64(dt: u32, v: vec2<u32>) -> f64 {
+    switch dt {
+        case 0u: { return select(0.0lf, 1.0lf, v.x != 0u); }
+        case 1u: { return f64(v.x); }
+        case 2u: { return f64(bitcast<i32>(sext(v.x, 8u).x)); }
+        case 3u: { return f64(bitcast<i32>(sext(v.x, 16u).x)); }
+        case 4u: { return f64(bitcast<i32>(v.x)); }
+        case 5u: { return i64_to_f64(v); }
+        case 9u: { return f64_of(v); }
+        // float16, bfloat16 and float32 widen exactly.
+        default: { return f64(to_f32(dt, v)); }
+    }
+}
+
+// Float64 to `dt`. Half types round through float32 (a tie after the first rounding can round
+// the other way than a direct conversion: off by one half-ulp step in rare cases).
+fn from_f64(dt: u32, x: f64) -> vec2<u32> {
+    switch dt {
+        case 0u: { return vec2<u32>(select(0u, 1u, x != 0.0 || is_nan64(x)), 0u); }
+        case 6u, 7u, 8u: { return from_f32(dt, f32(x)); }
+        case 9u: { return f64_words(x); }
+        case 2u, 3u, 4u: { return narrow_int(dt, i64_of(f64_to_i32(x))); }
+        default: { return narrow_int(dt, f64_to_i64(x)); }
+    }
+}
+
 fn alpha64() -> f64 {
     return f64_of(p.args64.xy);
 }

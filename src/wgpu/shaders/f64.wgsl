@@ -1,6 +1,7 @@
 // Float64 for the shaders that compute in it (appended to their source; the device must have
 // the shader-f64 and shader-int64 features): the bits of an element as a (lo, hi) pair of u32
-// words and back, conversions to and from the other dtypes, and the math functions. SPIR-V
+// words and back, conversions to and from the integers, and the math functions. It stands on
+// its own: conversions that need other dtypes' helpers are in elementwise_f64.wgsl. SPIR-V
 // defines exp, log, the trigonometric functions and pow for 16- and 32-bit floats only, so they
 // are written here from float64 arithmetic (+ - * / fma sqrt floor trunc round, which are exact
 // or correctly rounded): range reduction, then a polynomial or series. No formula relies on
@@ -86,32 +87,6 @@ fn f64_to_i32(v: f64) -> i32 {
     let t = trunc(v);
     if is_nan64(v) || !(t >= -2147483648.0 && t < 2147483648.0) { return i32(-2147483647 - 1); }
     return i32(t);
-}
-
-fn to_f64(dt: u32, v: vec2<u32>) -> f64 {
-    switch dt {
-        case 0u: { return select(0.0lf, 1.0lf, v.x != 0u); }
-        case 1u: { return f64(v.x); }
-        case 2u: { return f64(bitcast<i32>(sext(v.x, 8u).x)); }
-        case 3u: { return f64(bitcast<i32>(sext(v.x, 16u).x)); }
-        case 4u: { return f64(bitcast<i32>(v.x)); }
-        case 5u: { return i64_to_f64(v); }
-        case 9u: { return f64_of(v); }
-        // float16, bfloat16 and float32 widen exactly.
-        default: { return f64(to_f32(dt, v)); }
-    }
-}
-
-// Float64 to `dt`. Half types round through float32 (a tie after the first rounding can round
-// the other way than a direct conversion: off by one half-ulp step in rare cases).
-fn from_f64(dt: u32, x: f64) -> vec2<u32> {
-    switch dt {
-        case 0u: { return vec2<u32>(select(0u, 1u, x != 0.0 || is_nan64(x)), 0u); }
-        case 6u, 7u, 8u: { return from_f32(dt, f32(x)); }
-        case 9u: { return f64_words(x); }
-        case 2u, 3u, 4u: { return narrow_int(dt, i64_of(f64_to_i32(x))); }
-        default: { return narrow_int(dt, f64_to_i64(x)); }
-    }
 }
 
 // ----- exponentials and logarithms -------------------------------------------------------------------

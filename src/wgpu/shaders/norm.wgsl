@@ -1,8 +1,9 @@
-// Layer norm and batch norm of float32 data, fused, forward and backward. Every reduction is
-// deterministic, as in softmax.wgsl: thread t folds elements t, t + 256, ... in order, then the
-// workgroup combines its 256 partials in a fixed halving tree, so results depend only on the
-// sizes. Statistics take two passes (the mean, then the mean squared deviation from it), as on
-// the CPU, so a large mean does not cancel the variance away.
+// Layer norm and batch norm of T (a prelude, rows_f32.wgsl or rows_f64.wgsl, defines it), fused,
+// forward and backward. Every reduction is deterministic, as in softmax.wgsl: thread t folds
+// elements t, t + 256, ... in order, then the workgroup combines its 256 partials in a fixed
+// halving tree (and chunks are folded in order), so results depend only on the sizes. Statistics
+// take two passes (the mean, then the mean squared deviation from it), as on the CPU, so a large
+// mean does not cancel the variance away.
 //
 // All operands are contiguous; x, g, w and b start at their `off_*` element, the statistics and
 // the outputs at 0. Layer norm sees x as `rows` rows of `cols`; batch norm as `batch` images of
@@ -22,13 +23,20 @@
 //   order, into element chunk * cols + col. OP 1: thread col sums the `rows` chunk partials of
 //   its column in order, read from x and g, into element col. The chunk size is a constant, so
 //   the order of the sums depends on the sizes only; with one chunk OP 0 alone writes the sums.
-// - `batch_norm`: one workgroup per channel. Training (OP 0): the channel's mean and biased
-//   variance (written to mean and extra) and rstd; evaluation (OP 1): mean and extra hold the
-//   running mean and variance, and rstd is computed from them. Then out = x * scale + shift with
-//   scale = rstd * w and shift = b - mean * scale, as the CPU's kernel computes it.
-// - `batch_norm_backward`: one workgroup per channel: the sums of g * xhat and of g (to extra[c]
-//   and extra[rows + c]), then, when flag 4 is set, dx = rstd * w * (g - mean(g) - xhat *
-//   mean(g * xhat)) in training (OP 0) or rstd * w * g in evaluation (OP 1).
+//
+// Batch norm splits each channel's batch * cols elements into `chunks` chunks of `chunk_len`
+// (fixed by the sizes), so that few channels of many elements still fill the GPU: a workgroup
+// per chunk sums it, a workgroup per channel folds the chunk sums in order, and the elementwise
+// pass runs a thread per element. `extra` holds per channel results first (the variance in the
+// forward pass; the sums of g * xhat, then of g, in the backward) and the chunk sums after them.
+// - `batch_norm_partials`: one workgroup per (channel, chunk): the chunk's sum of x (OP 0), of
+//   (x - mean)^2 (OP 1), or of g * xhat and of g (OP 2, two sets of chunk sums).
+// - `batch_norm_stats`: one workgroup per channel folds its chunk sums: the mean (OP 0); the
+//   biased variance and rstd (OP 1); the backward sums (OP 2). OP 3 (evaluation) writes rstd
+//   from the running variance, which `extra` holds.
+// - `batch_norm_apply`: one thread per element: out = x * scale + shift with scale = rstd * w and
+//   shift = b - mean * scale, as the CPU's kernel computes it (OP 0); dx = rstd * w * (g - mean(g)
+//   - xhat * mean(g * xhat)) in training (OP 1) or rstd * w * g in evaluation (OP 2).
 
 override OP: u32 = 0u;
 
@@ -36,27 +44,28 @@ struct Params {
     rows: u32,
     cols: u32,
     batch: u32,
-    // 1: a weight is given, 2: a bias is given, 4: dx is wanted (batch_norm_backward).
+    // 1: a weight is given, 2: a bias is given.
     flags: u32,
     off_x: u32,
     off_g: u32,
     off_w: u32,
     off_b: u32,
-    eps: f32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
+    // eps's words (see t_of_words).
+    eps: vec2<u32>,
+    // Batch norm: chunks per channel, and elements per chunk.
+    chunks: u32,
+    chunk_len: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<storage, read_write> mean: array<f32>;
-@group(0) @binding(3) var<storage, read_write> rstd: array<f32>;
-@group(0) @binding(4) var<storage, read> x: array<f32>;
-@group(0) @binding(5) var<storage, read> w: array<f32>;
-@group(0) @binding(6) var<storage, read> b: array<f32>;
-@group(0) @binding(7) var<storage, read> g: array<f32>;
-@group(0) @binding(8) var<storage, read_write> extra: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<T>;
+@group(0) @binding(2) var<storage, read_write> mean: array<T>;
+@group(0) @binding(3) var<storage, read_write> rstd: array<T>;
+@group(0) @binding(4) var<storage, read> x: array<T>;
+@group(0) @binding(5) var<storage, read> w: array<T>;
+@group(0) @binding(6) var<storage, read> b: array<T>;
+@group(0) @binding(7) var<storage, read> g: array<T>;
+@group(0) @binding(8) var<storage, read_write> extra: array<T>;
 
 fn has_weight() -> bool {
     return (p.flags & 1u) != 0u;
@@ -74,18 +83,18 @@ fn layer_norm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     let n = p.cols;
     let src = p.off_x + row * n;
 
-    var acc = 0.0;
+    var acc = T(0.0);
     for (var i = lid; i < n; i += 256u) {
         acc += x[src + i];
     }
-    let m = workgroup_sum(acc, lid) / f32(n);
-    acc = 0.0;
+    let m = workgroup_sum(acc, lid) / T(n);
+    acc = T(0.0);
     for (var i = lid; i < n; i += 256u) {
         let d = x[src + i] - m;
         acc += d * d;
     }
-    let v = workgroup_sum(acc, lid) / f32(n);
-    let rs = 1.0 / sqrt(v + p.eps);
+    let v = workgroup_sum(acc, lid) / T(n);
+    let rs = 1.0 / sqrt(v + t_of_words(p.eps));
     if lid == 0u {
         mean[row] = m;
         rstd[row] = rs;
@@ -112,8 +121,8 @@ fn layer_norm_backward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workg
     let m = mean[row];
     let rs = rstd[row];
 
-    var acc_a = 0.0;
-    var acc_b = 0.0;
+    var acc_a = T(0.0);
+    var acc_b = T(0.0);
     for (var i = lid; i < n; i += 256u) {
         var dh = g[gs + i];
         if has_weight() {
@@ -122,7 +131,7 @@ fn layer_norm_backward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workg
         acc_a += dh;
         acc_b += dh * ((x[xs + i] - m) * rs);
     }
-    let inv_n = 1.0 / f32(n);
+    let inv_n = 1.0 / T(n);
     let a = workgroup_sum(acc_a, lid) * inv_n;
     let c = workgroup_sum(acc_b, lid) * inv_n;
     for (var i = lid; i < n; i += 256u) {
@@ -142,8 +151,8 @@ fn layer_norm_param_grads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_wo
     let col = (wg % tiles) * 256u + lid;
     let chunk = wg / tiles;
     if col >= p.cols { return; }
-    var dw = 0.0;
-    var db = 0.0;
+    var dw = T(0.0);
+    var db = T(0.0);
     if OP == 0u {
         let first = chunk * p.batch;
         // The grid may hold a few workgroups past the last chunk. Chunk 0 always writes, zeros
@@ -171,93 +180,123 @@ fn channel_index(c: u32, k: u32) -> u32 {
     return ((k / p.cols) * p.rows + c) * p.cols + k % p.cols;
 }
 
+fn channel_count() -> u32 {
+    return p.batch * p.cols;
+}
+
 @compute @workgroup_size(256)
-fn batch_norm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+fn batch_norm_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let wg = wid.y * nwg.x + wid.x;
+    let c = wg / p.chunks;
+    let chunk = wg % p.chunks;
+    // The test is uniform across the workgroup.
+    if c >= p.rows { return; }
+    let first = chunk * p.chunk_len;
+    let last = min(first + p.chunk_len, channel_count());
+    var m = T(0.0);
+    var rs = T(0.0);
+    if OP != 0u {
+        m = mean[c];
+        rs = rstd[c];
+    }
+    var acc = T(0.0);
+    var acc_g = T(0.0);
+    for (var k = first + lid; k < last; k += 256u) {
+        let at = channel_index(c, k);
+        let xv = x[p.off_x + at];
+        if OP == 0u {
+            acc += xv;
+        } else if OP == 1u {
+            let d = xv - m;
+            acc += d * d;
+        } else {
+            let gv = g[p.off_g + at];
+            acc += gv * ((xv - m) * rs);
+            acc_g += gv;
+        }
+    }
+    // Per channel results come first: the variance (forward) or both backward sums.
+    let results = select(p.rows, 2u * p.rows, OP == 2u);
+    let sum = workgroup_sum(acc, lid);
+    if lid == 0u {
+        extra[results + c * p.chunks + chunk] = sum;
+    }
+    if OP == 2u {
+        let sum_g = workgroup_sum(acc_g, lid);
+        if lid == 0u {
+            extra[results + (p.rows + c) * p.chunks + chunk] = sum_g;
+        }
+    }
+}
+
+// The sum of chunk sums `first`, `first + 1`, ... (`p.chunks` of them) in `extra`, in order.
+fn fold_chunks(first: u32, lid: u32) -> T {
+    var acc = T(0.0);
+    for (var j = lid; j < p.chunks; j += 256u) {
+        acc += extra[first + j];
+    }
+    return workgroup_sum(acc, lid);
+}
+
+@compute @workgroup_size(256)
+fn batch_norm_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let c = wid.y * nwg.x + wid.x;
     if c >= p.rows { return; }
-    let count = p.batch * p.cols;
-
-    var m: f32;
-    var rs: f32;
-    if OP == 0u {
-        var acc = 0.0;
-        for (var k = lid; k < count; k += 256u) {
-            acc += x[p.off_x + channel_index(c, k)];
-        }
-        m = workgroup_sum(acc, lid) / f32(count);
-        acc = 0.0;
-        for (var k = lid; k < count; k += 256u) {
-            let d = x[p.off_x + channel_index(c, k)] - m;
-            acc += d * d;
-        }
-        let v = workgroup_sum(acc, lid) / f32(count);
-        rs = 1.0 / sqrt(v + p.eps);
-        // Every thread has its copy of the statistics before thread 0 writes them.
+    let eps = t_of_words(p.eps);
+    let count = T(channel_count());
+    if OP == 3u {
         if lid == 0u {
-            mean[c] = m;
-            extra[c] = v;
-            rstd[c] = rs;
+            rstd[c] = 1.0 / sqrt(extra[c] + eps);
         }
-    } else {
-        m = mean[c];
-        rs = 1.0 / sqrt(extra[c] + p.eps);
+        return;
+    }
+    if OP == 2u {
+        let results = 2u * p.rows;
+        let sum_gx = fold_chunks(results + c * p.chunks, lid);
+        let sum_g = fold_chunks(results + (p.rows + c) * p.chunks, lid);
         if lid == 0u {
-            rstd[c] = rs;
+            extra[c] = sum_gx;
+            extra[p.rows + c] = sum_g;
         }
+        return;
     }
-    var scale = rs;
-    if has_weight() {
-        scale = rs * w[p.off_w + c];
-    }
-    var shift = 0.0;
-    if has_bias() {
-        shift = b[p.off_b + c];
-    }
-    shift = shift - m * scale;
-    for (var k = lid; k < count; k += 256u) {
-        let at = channel_index(c, k);
-        out[at] = x[p.off_x + at] * scale + shift;
+    let moment = fold_chunks(p.rows + c * p.chunks, lid) / count;
+    if lid == 0u {
+        if OP == 0u {
+            mean[c] = moment;
+        } else {
+            extra[c] = moment;
+            rstd[c] = 1.0 / sqrt(moment + eps);
+        }
     }
 }
 
 @compute @workgroup_size(256)
-fn batch_norm_backward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let c = wid.y * nwg.x + wid.x;
-    if c >= p.rows { return; }
-    let count = p.batch * p.cols;
-    let m = mean[c];
+fn batch_norm_apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.y * nwg.x * 256u + gid.x;
+    if i >= p.batch * p.rows * p.cols { return; }
+    let c = (i / p.cols) % p.rows;
     let rs = rstd[c];
-
-    var acc_gx = 0.0;
-    var acc_g = 0.0;
-    for (var k = lid; k < count; k += 256u) {
-        let at = channel_index(c, k);
-        let gv = g[p.off_g + at];
-        acc_gx += gv * ((x[p.off_x + at] - m) * rs);
-        acc_g += gv;
-    }
-    let sum_gx = workgroup_sum(acc_gx, lid);
-    let sum_g = workgroup_sum(acc_g, lid);
-    if lid == 0u {
-        extra[c] = sum_gx;
-        extra[p.rows + c] = sum_g;
-    }
-    if (p.flags & 4u) == 0u { return; }
-
-    var kx = rs;
+    var scale = rs;
     if has_weight() {
-        kx = rs * w[p.off_w + c];
+        scale = rs * w[p.off_w + c];
     }
-    let inv_count = 1.0 / f32(count);
-    let a = sum_g * inv_count;
-    let bb = sum_gx * inv_count;
-    for (var k = lid; k < count; k += 256u) {
-        let at = channel_index(c, k);
-        let gv = g[p.off_g + at];
-        if OP == 0u {
-            out[at] = kx * (gv - a - (x[p.off_x + at] - m) * rs * bb);
-        } else {
-            out[at] = kx * gv;
+    if OP == 0u {
+        var shift = T(0.0);
+        if has_bias() {
+            shift = b[p.off_b + c];
         }
+        shift = shift - mean[c] * scale;
+        out[i] = x[p.off_x + i] * scale + shift;
+        return;
     }
+    let gv = g[p.off_g + i];
+    if OP == 2u {
+        out[i] = scale * gv;
+        return;
+    }
+    let inv_count = 1.0 / T(channel_count());
+    let a = extra[p.rows + c] * inv_count;
+    let bb = extra[c] * inv_count;
+    out[i] = scale * (gv - a - (x[p.off_x + i] - mean[c]) * rs * bb);
 }

@@ -1,4 +1,5 @@
-// softmax (OP 0) and log_softmax (OP 1) of float32 rows, fused: one workgroup per row reads it
+// softmax (OP 0) and log_softmax (OP 1) of rows of T (a prelude, rows_f32.wgsl or rows_f64.wgsl,
+// defines it and the math functions), fused: one workgroup per row reads it
 // three times (its maximum, the sum of exp(x - max), then the results). Both reductions are
 // deterministic, as in reduce.wgsl: thread t folds elements t, t + 256, ... in order, then the
 // workgroup combines its 256 partials in a fixed halving tree, so results depend only on the
@@ -27,18 +28,13 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<storage, read> x: array<f32>;
-@group(0) @binding(3) var<storage, read> g: array<f32>;
-
-// A bit test: compilers may assume `x != x` is false.
-fn is_nan(v: f32) -> bool {
-    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
-}
+@group(0) @binding(1) var<storage, read_write> out: array<T>;
+@group(0) @binding(2) var<storage, read> x: array<T>;
+@group(0) @binding(3) var<storage, read> g: array<T>;
 
 // The larger of a and b; NaN wins.
-fn max_nan(a: f32, b: f32) -> f32 {
-    return select(b, a, is_nan(a) || a > b);
+fn max_nan(a: T, b: T) -> T {
+    return select(b, a, t_is_nan(a) || a > b);
 }
 
 @compute @workgroup_size(256)
@@ -49,7 +45,7 @@ fn softmax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     let base = (row / p.inner) * p.len * p.inner + row % p.inner;
     let src = p.off + base;
 
-    var m = bitcast<f32>(0xff800000u); // -inf
+    var m = t_neg_inf();
     for (var i = lid; i < p.len; i += 256u) {
         m = max_nan(m, x[src + i * p.inner]);
     }
@@ -65,19 +61,19 @@ fn softmax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     // Every thread has read the maximum before the partials are reused.
     workgroupBarrier();
 
-    var acc = 0.0;
+    var acc = T(0.0);
     for (var i = lid; i < p.len; i += 256u) {
-        acc += exp(x[src + i * p.inner] - top);
+        acc += t_exp(x[src + i * p.inner] - top);
     }
     let total = workgroup_sum(acc, lid);
 
-    let log_total = log(total);
+    let log_total = t_log(total);
     for (var i = lid; i < p.len; i += 256u) {
         let shifted = x[src + i * p.inner] - top;
         if OP == 1u {
             out[base + i * p.inner] = shifted - log_total;
         } else {
-            out[base + i * p.inner] = exp(shifted) / total;
+            out[base + i * p.inner] = t_exp(shifted) / total;
         }
     }
 }
@@ -90,7 +86,7 @@ fn softmax_backward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
     let ys = p.off + base;
     let gs = p.off_g + base;
 
-    var acc = 0.0;
+    var acc = T(0.0);
     for (var i = lid; i < p.len; i += 256u) {
         if OP == 1u {
             acc += g[gs + i * p.inner];
@@ -104,7 +100,7 @@ fn softmax_backward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
         let yv = x[ys + i * p.inner];
         let gv = g[gs + i * p.inner];
         if OP == 1u {
-            out[base + i * p.inner] = gv - exp(yv) * total;
+            out[base + i * p.inner] = gv - t_exp(yv) * total;
         } else {
             out[base + i * p.inner] = yv * (gv - total);
         }

@@ -1,12 +1,12 @@
 // The deterministic workgroup reduction of the row kernels (softmax.wgsl, norm.wgsl), appended
-// to their sources: 256 partials combined in a fixed halving tree, so results depend only on
-// the sizes, never on scheduling.
+// to their sources (after the prelude that defines T): 256 partials combined in a fixed halving
+// tree, so results depend only on the sizes, never on scheduling.
 
-var<workgroup> partial: array<f32, 256>;
+var<workgroup> partial: array<T, 256>;
 
 // The sum of every thread's `acc`, combined in the fixed halving tree; called by the whole
 // workgroup. The partials may be reused once it returns.
-fn workgroup_sum(acc: f32, lid: u32) -> f32 {
+fn workgroup_sum(acc: T, lid: u32) -> T {
     partial[lid] = acc;
     workgroupBarrier();
     for (var s = 128u; s > 0u; s = s >> 1u) {

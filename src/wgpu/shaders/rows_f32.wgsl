@@ -1,0 +1,26 @@
+// The float32 element of the row kernels (prepended to softmax.wgsl and norm.wgsl, which
+// workgroup_sum.wgsl follows): the type T and the functions they compute with.
+
+alias T = f32;
+
+// A bit test: compilers may assume `x != x` is false.
+fn t_is_nan(v: f32) -> bool {
+    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+fn t_neg_inf() -> f32 {
+    return bitcast<f32>(0xff800000u);
+}
+
+fn t_exp(v: f32) -> f32 {
+    return exp(v);
+}
+
+fn t_log(v: f32) -> f32 {
+    return log(v);
+}
+
+// A scalar argument from its words (a float32 uses the first).
+fn t_of_words(w: vec2<u32>) -> f32 {
+    return bitcast<f32>(w.x);
+}
