@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: demo test bench build wheel clean vulkan
+.PHONY: demo test bench build wheel clean vulkan gpu-bundle
 
 $(STAMP):
 	python3 -m venv $(VENV)
@@ -45,5 +45,14 @@ bench: build
 wheel: $(STAMP)
 	. $(VENV)/bin/activate && maturin build --release -o dist
 
+# What benches/gpu_device.sh needs on a lent GPU machine, which reaches no package index: the
+# wheel, and the Vulkan loader's packages (such a machine has NVIDIA's driver, not the loader).
+APT_AMD64 := -oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/rstorch-apt-lists
+gpu-bundle: $(STAMP)
+	rm -rf .device && mkdir -p .device/gl /tmp/rstorch-apt-lists/partial
+	. $(VENV)/bin/activate && maturin build --release -o .device
+	apt-get $(APT_AMD64) update -qq
+	cd .device/gl && apt-get $(APT_AMD64) download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2
+
 clean:
-	rm -rf $(VENV) target dist
+	rm -rf $(VENV) target dist .device

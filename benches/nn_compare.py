@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 
-def build(torch):
+def build(torch, device="cpu"):
     F = torch.nn.functional
 
     class Net(torch.nn.Module):
@@ -31,10 +31,10 @@ def build(torch):
             return F.log_softmax(self.fc2(x), dim=1)
 
     torch.manual_seed(0)
-    model = Net()
+    model = Net().to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.5)
-    x = torch.from_numpy(np.random.default_rng(0).random((64, 1, 28, 28), dtype=np.float32))
-    y = torch.from_numpy(np.random.default_rng(1).integers(0, 10, 64))
+    x = torch.from_numpy(np.random.default_rng(0).random((64, 1, 28, 28), dtype=np.float32)).to(device)
+    y = torch.from_numpy(np.random.default_rng(1).integers(0, 10, 64)).to(device)
 
     def step():
         opt.zero_grad()

@@ -1,19 +1,64 @@
-//! Launcher of `shaders/matmul.wgsl`: batched float32 and float64 matrix products over strided
-//! operands.
+//! Launchers of `shaders/matmul.wgsl` and `matmul_wide.wgsl`: batched matrix products over
+//! strided operands of float32 and float64, and of float16 and bfloat16 read as float32.
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::dtype::DType;
 use crate::error::Result;
 
 use super::batch::Launch;
 use super::context::{Context, Shader};
 use super::strided::u32_of;
 
-static SHADER_F32: Shader = Shader { name: "matmul_f32", source: concat!("alias T = f32;\n", include_str!("shaders/matmul.wgsl")), storage: &[true, false, false] };
-static SHADER_F64: Shader = Shader { name: "matmul_f64", source: concat!("alias T = f64;\n", include_str!("shaders/matmul.wgsl")), storage: &[true, false, false] };
+/// What matmul.wgsl expects before it: the compute type T, the bindings of A and B and their
+/// readers `a_at` / `b_at`. Float32 and float64 operands are read as they are stored.
+macro_rules! same_type_operands {
+    ($t:literal) => {
+        concat!(
+            "alias T = ", $t, ";\n",
+            "@group(0) @binding(2) var<storage, read> a: array<", $t, ">;\n",
+            "@group(0) @binding(3) var<storage, read> b: array<", $t, ">;\n",
+            "fn a_at(i: u32) -> T { return a[i]; }\n",
+            "fn b_at(i: u32) -> T { return b[i]; }\n",
+        )
+    };
+}
 
-/// Output rows and columns per workgroup (see the shader).
+/// Half-type operands are stored two to a 32-bit word (element i in the low half when i is even)
+/// and widened to float32 by `$widen` of the word `x`: the products accumulate in float32, as
+/// PyTorch's do, and are rounded to the half type once, after.
+macro_rules! half_operands {
+    ($widen:literal) => {
+        concat!(
+            "alias T = f32;\n",
+            "@group(0) @binding(2) var<storage, read> a: array<u32>;\n",
+            "@group(0) @binding(3) var<storage, read> b: array<u32>;\n",
+            "fn a_at(i: u32) -> T { let x = a[i / 2u]; return ", $widen, "; }\n",
+            "fn b_at(i: u32) -> T { let x = b[i / 2u]; return ", $widen, "; }\n",
+        )
+    };
+}
+
+macro_rules! matmul_shader {
+    ($name:literal, $operands:expr $(, $wide:literal)?) => {
+        Shader { name: $name, source: concat!($operands, include_str!("shaders/matmul.wgsl") $(, include_str!($wide))?), storage: &[true, false, false] }
+    };
+}
+
+static SHADER_F32: Shader = matmul_shader!("matmul_f32", same_type_operands!("f32"), "shaders/matmul_wide.wgsl");
+// Float64 keeps to the 64-wide tiles, whose 4x4 accumulators take a quarter of the wide ones' registers.
+static SHADER_F64: Shader = matmul_shader!("matmul_f64", same_type_operands!("f64"));
+static SHADER_F16: Shader = matmul_shader!("matmul_f16", half_operands!("unpack2x16float(x)[i % 2u]"), "shaders/matmul_wide.wgsl");
+static SHADER_BF16: Shader =
+    matmul_shader!("matmul_bf16", half_operands!("bitcast<f32>(select(x << 16u, x & 0xffff0000u, i % 2u == 1u))"), "shaders/matmul_wide.wgsl");
+
+/// Output rows and columns per workgroup of `matmul` and of `matmul_wide` (see the shaders).
 const TILE: usize = 64;
+const WIDE_TILE: usize = 128;
+
+/// The wide tiles serve products with at least this many of them: fewer would leave a large GPU's
+/// cores idle, where the 64-wide tiles give four times as many workgroups.
+const WIDE_MIN_TILES: usize = 256;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -41,17 +86,26 @@ pub(crate) struct Mat<'a> {
     pub col_stride: usize,
 }
 
-/// `out[b] = a[b] @ b[b]` for `batches` products of `m x k` by `k x n`, in float64 with `f64`
-/// (else float32); `out` is contiguous.
-pub(crate) fn matmul(ctx: &Context, f64: bool, a: &Mat<'_>, b: &Mat<'_>, batches: usize, (m, k, n): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
+/// `out[b] = a[b] @ b[b]` for `batches` products of `m x k` by `k x n` with operands of `dtype`
+/// (a floating type); `out` is contiguous, of `dtype` for float32 and float64 and float32 for the
+/// half types.
+pub(crate) fn matmul(ctx: &Context, dtype: DType, a: &Mat<'_>, b: &Mat<'_>, batches: usize, (m, k, n): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
     if batches == 0 || m == 0 || n == 0 {
         return Ok(());
     }
-    if f64 {
-        ctx.require_f64("matmul")?;
-    }
+    let shader = match dtype {
+        DType::F64 => {
+            ctx.require_f64("matmul")?;
+            &SHADER_F64
+        }
+        DType::F16 => &SHADER_F16,
+        DType::BF16 => &SHADER_BF16,
+        _ => &SHADER_F32,
+    };
+    let wide = dtype != DType::F64 && m.div_ceil(WIDE_TILE) * n.div_ceil(WIDE_TILE) * batches >= WIDE_MIN_TILES;
+    let (entry, tile) = if wide { ("matmul_wide", WIDE_TILE) } else { ("matmul", TILE) };
     let max = ctx.limits.max_compute_workgroups_per_dimension as usize;
-    let (gx, gy) = (u32_of(n.div_ceil(TILE))?, u32_of(m.div_ceil(TILE))?);
+    let (gx, gy) = (u32_of(n.div_ceil(tile))?, u32_of(m.div_ceil(tile))?);
     let mut base = 0;
     while base < batches {
         let count = (batches - base).min(max);
@@ -70,8 +124,8 @@ pub(crate) fn matmul(ctx: &Context, f64: bool, a: &Mat<'_>, b: &Mat<'_>, batches
             b_cs: u32_of(b.col_stride)?,
         };
         ctx.launch(Launch {
-            shader: if f64 { &SHADER_F64 } else { &SHADER_F32 },
-            entry: "matmul",
+            shader,
+            entry,
             op: None,
             params: bytemuck::bytes_of(&params),
             buffers: &[out, a.buffer, b.buffer],

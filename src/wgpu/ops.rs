@@ -546,10 +546,7 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if !dt.is_floating_point() {
         return matmul_int(a, b);
     }
-    if matches!(dt, DType::F16 | DType::BF16) {
-        return matmul(&a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?)?.to_dtype(dt);
-    }
-    if !matches!(dt, DType::F32 | DType::F64) {
+    if !matches!(dt, DType::F32 | DType::F64 | DType::F16 | DType::BF16) {
         return Err(dtype_not_on_device("matmul", dt, a.device()));
     }
     let nd = a.ndim();
@@ -567,7 +564,9 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (_, bb) = buffer_of(b, "matmul")?;
     let mut out_shape = batch_shape.to_vec();
     out_shape.extend([m, n]);
-    let (out, ob) = output(ctx, &out_shape, dt)?;
+    // Half-type products come out in float32 and are rounded once, after.
+    let half = matches!(dt, DType::F16 | DType::BF16);
+    let (out, ob) = output(ctx, &out_shape, if half { DType::F32 } else { dt })?;
     let mat = |t: &Tensor, buffer, bs| Mat {
         buffer,
         offset: t.storage_offset(),
@@ -580,7 +579,10 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if m.div_ceil(64) > max || n.div_ceil(64) > max {
         return Err(Error::NotImplemented(format!("wgpu matmul of {m}x{k} by {k}x{n}: the output is too large for one grid")));
     }
-    super::matmul::matmul(ctx, dt == DType::F64, &ma, &mb, batches, (m, k, n), &ob)?;
+    super::matmul::matmul(ctx, dt, &ma, &mb, batches, (m, k, n), &ob)?;
+    if half {
+        return out.to_dtype(dt);
+    }
     Ok(out)
 }
 

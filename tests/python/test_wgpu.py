@@ -261,6 +261,60 @@ def test_matmul_shapes():
     close(rstorch.bmm(ga.expand(3, 6, 4), ga.t().expand(3, 4, 6)), rstorch.bmm(a.expand(3, 6, 4), a.t().expand(3, 4, 6)))
 
 
+@needs_gpu
+@pytest.mark.parametrize("dt", [rstorch.float32, rstorch.float16, rstorch.bfloat16], ids=str)
+def test_products_of_many_tiles_match_the_cpu(dt):
+    """Products of 256 or more 128x128 output tiles run the wide kernel (8x8 outputs per thread,
+    double-buffered 8-deep slices): against the CPU for edges that cut tiles and slices, operands
+    walked along either dim (transposed A, transposed B, both), a broadcast batch and offsets."""
+    rng = np.random.default_rng(5)
+
+    def both(*shape):
+        x = rstorch.tensor(rng.standard_normal(shape).astype(np.float32)).to(dt)
+        return x, x.to("wgpu")
+
+    def check(got, want):
+        if dt is rstorch.float32:
+            close(got, want, tol=1e-4)
+        else:
+            _half_close(got, want, dt)
+
+    T = lambda x: x.transpose(-1, -2)
+    a, ga = both(64, 200, 37)
+    b, gb = both(64, 37, 250)
+    check(ga @ gb, a @ b)
+    at, gat = both(64, 37, 200)
+    bt, gbt = both(64, 250, 37)
+    check(T(gat) @ gb, T(at) @ b)
+    check(ga @ T(gbt), a @ T(bt))
+    check(T(gat) @ T(gbt), T(at) @ T(bt))
+    w, gw = both(37, 250)
+    check(ga @ gw, a @ w)  # B broadcast over the batch (batch stride 0)
+    x, gx = both(64, 210, 40)
+    y, gy = both(64, 40, 260)
+    check(gx[:, 5:205, 3:40] @ gy[:, 3:40, 7:257], x[:, 5:205, 3:40] @ y[:, 3:40, 7:257])
+    p, gp = both(2048, 9)
+    q, gq = both(9, 2048)
+    check(gp @ gq, p @ q)
+
+
+@needs_gpu
+@pytest.mark.parametrize("dt", [rstorch.float16, rstorch.bfloat16], ids=str)
+def test_half_matmul_reads_its_operands_in_place(dt):
+    """A float16 or bfloat16 product widens its operands as the kernel reads them: its buffers
+    are the float32 product and the rounded result, no float32 copies of the operands."""
+    a = rstorch.randn(40, 30).to(dt).to("wgpu")
+    b = rstorch.randn(30, 20).to(dt).to("wgpu")
+    (a @ b).cpu()
+    rstorch.wgpu.synchronize()
+    stats = rstorch.wgpu.memory_stats()
+    before = stats["buffers_created"] + stats["buffers_reused"]
+    out = a @ b
+    stats = rstorch.wgpu.memory_stats()
+    assert stats["buffers_created"] + stats["buffers_reused"] - before == 2
+    assert out.dtype is dt
+
+
 DTYPES = [rstorch.float32, rstorch.float16, rstorch.bfloat16, rstorch.int64, rstorch.int32, rstorch.int16,
           rstorch.int8, rstorch.uint8, rstorch.bool]
 

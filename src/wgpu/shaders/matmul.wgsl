@@ -1,7 +1,10 @@
 // Batched matrix product C[b] = A[b] @ B[b] over strided (transposed, broadcast) operands into a
-// contiguous C, for the element type T (float32 or float64: the launcher prepends its alias).
-// Each workgroup of 16x16 threads computes a 64x64 tile of C; each thread a 4x4 block of it,
-// from 16-deep slices of A and B staged in workgroup memory, so every element loaded from
+// contiguous C of the compute type T. The launcher prepends T's alias and the bindings of A and B
+// with their readers a_at / b_at (float32 and float64 read their own type; float16 and bfloat16,
+// stored two to a word, are widened to float32 as they are read). matmul_wide.wgsl may follow.
+//
+// `matmul`: each workgroup of 16x16 threads computes a 64x64 tile of C; each thread a 4x4 block of
+// it, from 16-deep slices of A and B staged in workgroup memory, so every element loaded from
 // global memory is used 64 times.
 
 struct Params {
@@ -23,8 +26,6 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> c: array<T>;
-@group(0) @binding(2) var<storage, read> a: array<T>;
-@group(0) @binding(3) var<storage, read> b: array<T>;
 
 const TILE: u32 = 64u;
 const DEPTH: u32 = 16u;
@@ -52,7 +53,7 @@ fn matmul(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
             let ak = e % DEPTH;
             var av: T = 0.0;
             if row0 + ar < p.m && k0 + ak < p.k {
-                av = a[a_base + (row0 + ar) * p.a_rs + (k0 + ak) * p.a_cs];
+                av = a_at(a_base + (row0 + ar) * p.a_rs + (k0 + ak) * p.a_cs);
             }
             a_tile[ak * 16u + ar / 4u][ar % 4u] = av;
             // B: consecutive threads walk columns (contiguous when B is row-major).
@@ -60,7 +61,7 @@ fn matmul(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
             let bc = e % TILE;
             var bv: T = 0.0;
             if k0 + bk < p.k && col0 + bc < p.n {
-                bv = b[b_base + (k0 + bk) * p.b_rs + (col0 + bc) * p.b_cs];
+                bv = b_at(b_base + (k0 + bk) * p.b_rs + (col0 + bc) * p.b_cs);
             }
             b_tile[bk * 16u + bc / 4u][bc % 4u] = bv;
         }
