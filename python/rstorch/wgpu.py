@@ -62,6 +62,6 @@ def empty_cache(device=None):
 
 
 def memory_stats(device=None):
-    """Buffer-pool counters (buffers created and reused, bytes in use and cached) and reads back to
-    the host (how many, and their bytes)."""
+    """Buffer-pool counters (buffers created and reused, bytes in use and cached), reads back to
+    the host (how many, and their bytes) and kernels launched."""
     return _C._wgpu_pool_stats(_ordinal(device))

@@ -71,6 +71,13 @@ fn embed(g: &Tensor, positions: &Positions, shape: &[usize], dtype: DType) -> Re
                 return Ok(out);
             }
             Positions::Device(_) => {}
+            Positions::Pooled { at, geom } => {
+                // PyTorch's version error names no origin for these indices.
+                let at = at.unpack(String::new)?;
+                if at.device() == g.device() && matches!(dtype, DType::F32 | DType::F64) {
+                    return crate::wgpu::max_pool2d_backward(g, &at, geom, shape);
+                }
+            }
         }
     }
     let n: usize = shape.iter().product();
@@ -369,7 +376,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                         Tensor::where_(&mask, Arg::T(&g), Arg::S(f(0.0)))?
                     }
                     // The written elements zeroed where the positions are.
-                    Positions::Device(_) => {
+                    Positions::Device(_) | Positions::Pooled { .. } => {
                         let sizes: Vec<i64> = shape(0).iter().map(|&s| s as i64).collect();
                         g.reshape(&[-1])?.scatter(0, &offsets.tensor_on(g.device())?, Arg::S(f(0.0)), false)?.reshape(&sizes)?
                     }

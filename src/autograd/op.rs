@@ -4,6 +4,7 @@ use std::any::Any;
 use std::sync::{Arc, Mutex, Weak};
 
 use crate::cpu::conv::ConvGeom;
+use crate::cpu::pool::PoolGeom;
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -12,11 +13,14 @@ use crate::tensor::{BinaryOp, Tensor, UnaryOp};
 use super::node::{next_sequence_nr, Edge, Node, NodeHooks};
 
 /// Row-major positions of the input elements an op read or wrote: on the host, or an int64
-/// tensor on the GPU that computed them from indices that never left it.
+/// tensor on the GPU that computed them from indices that never left it, or max pooling's
+/// `indices` on the GPU (positions within each input plane) with the windows that place them.
 #[derive(Clone, Debug)]
 pub enum Positions {
     Host(Vec<usize>),
     Device(Tensor),
+    /// Max pooling's own output, which the caller may change in place: saved with its version.
+    Pooled { at: Saved, geom: PoolGeom },
 }
 
 impl Positions {
@@ -25,6 +29,15 @@ impl Positions {
         match self {
             Positions::Host(p) => Tensor::from_vec(p.iter().map(|&o| o as i64).collect::<Vec<_>>(), &[p.len()])?.to_device(device),
             Positions::Device(t) => t.reshape(&[-1])?.to_device(device),
+            Positions::Pooled { at, geom } => {
+                // Each plane's positions offset by the planes before it.
+                let at = at.unpack(String::new)?;
+                let (plane, out_plane) = (geom.in_size[0] * geom.in_size[1], geom.out_size[0] * geom.out_size[1]);
+                let starts: Vec<i64> = (0..geom.planes).map(|p| (p * plane) as i64).collect();
+                let starts = Tensor::from_vec(starts, &[geom.planes, 1])?.to_device(at.device())?;
+                let _raw = crate::autograd::GradMode::disabled();
+                at.reshape(&[geom.planes as i64, out_plane as i64])?.binary(BinaryOp::Add, &starts)?.reshape(&[-1])?.to_device(device)
+            }
         }
     }
 
@@ -32,6 +45,7 @@ impl Positions {
         match self {
             Positions::Host(p) => p.len(),
             Positions::Device(t) => t.numel(),
+            Positions::Pooled { at, .. } => at.tensor.numel(),
         }
     }
 }
@@ -196,7 +210,8 @@ pub struct InputMeta {
 }
 
 /// A tensor saved for backward, with the version it had then.
-pub(crate) struct Saved {
+#[derive(Clone, Debug)]
+pub struct Saved {
     tensor: Tensor,
     version: u64,
 }
@@ -208,7 +223,6 @@ impl Saved {
 
     /// The tensor, if no in-place op changed it since; `origin` names it in the error. Custom
     /// Python Functions read their saved tensors through it.
-    #[cfg(feature = "python")]
     pub(crate) fn unpack(&self, origin: impl FnOnce() -> String) -> Result<Tensor> {
         check_version(self, origin)
     }

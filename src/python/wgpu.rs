@@ -57,6 +57,7 @@ fn _wgpu_pool_stats(py: Python<'_>, ordinal: usize) -> PyResult<Bound<'_, PyDict
     d.set_item("bytes_cached", s.cached_bytes)?;
     d.set_item("read_backs", s.read_backs)?;
     d.set_item("bytes_read_back", s.read_back_bytes)?;
+    d.set_item("kernels_launched", s.launches)?;
     Ok(d)
 }
 

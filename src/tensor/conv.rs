@@ -7,6 +7,7 @@
 
 use crate::autograd::{is_grad_enabled, keep_buffers, record, GradMode, Op};
 use crate::cpu::conv::{batch_patches, conv2d_forward, conv2d_transpose, conv2d_weight_grad, ConvGeom};
+use crate::cpu::pool::PoolGeom;
 use crate::cpu::num::Arith;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -92,11 +93,11 @@ fn no_kernel_for(d: DType) -> Error {
     Error::Runtime(format!("\"slow_conv2d_cpu\" not implemented for '{}'", title_name(d)))
 }
 
-/// The three kernels on a GPU, built from strided views and the copy, matmul and add kernels:
-/// the patch matrix of an image is a 6-dim view of its zero-padded copy (batch, channel, kernel
-/// row and column, output row and column), copied contiguous; the transpose adds each kernel
-/// tap's slice of the patch gradient back onto a strided view of the padded image, tap by tap
-/// (a fixed order, so results are the same on every run).
+/// The three kernels on a GPU, built from strided views and the copy, matmul and col2im
+/// kernels: the patch matrix of an image is a 6-dim view of its zero-padded copy (batch,
+/// channel, kernel row and column, output row and column), copied contiguous; the transpose
+/// sums each image element's patch gradients in one kernel, tap by tap (a fixed order, so
+/// results are the same on every run).
 fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<Tensor> {
     match a.dtype() {
         DType::F32 | DType::F64 => {}
@@ -127,26 +128,16 @@ fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, 
             let wt = b.contiguous()?.reshape(&dims(&[1, groups, og, taps]))?.transpose(-2, -1)?.expand(&dims(&[n, groups, taps, og]))?;
             let dy = a.contiguous()?.reshape(&dims(&[n, groups, og, positions]))?;
             let cols = crate::wgpu::matmul(&wt, &dy)?;
-            let [kh, kw] = g.kernel;
-            let cols = cols.reshape(&dims(&[n, g.in_channels, kh, kw, g.out_size[0], g.out_size[1]]))?;
-            let (hp, wp) = padded_size(g);
-            let image = Tensor::zeros_on(&[n, g.in_channels, hp, wp], a.dtype(), a.device())?;
-            for ky in 0..kh {
-                for kx in 0..kw {
-                    let dst = image.with_layout(crate::layout::Layout {
-                        shape: vec![n, g.in_channels, g.out_size[0], g.out_size[1]],
-                        strides: vec![g.in_channels * hp * wp, hp * wp, g.stride[0] * wp, g.stride[1]],
-                        offset: ky * g.dilation[0] * wp + kx * g.dilation[1],
-                    });
-                    let tap = cols.select(2, ky as i64)?.select(2, kx as i64)?;
-                    let sum = dst.binary(crate::tensor::BinaryOp::Add, &tap)?;
-                    crate::wgpu::copy_strided(&sum, &dst)?;
-                }
-            }
-            image
-                .narrow(2, g.padding[0] as i64, g.in_size[0] as i64)?
-                .narrow(3, g.padding[1] as i64, g.in_size[1] as i64)?
-                .contiguous()?
+            let taps = PoolGeom {
+                planes: n * g.in_channels,
+                in_size: g.in_size,
+                out_size: g.out_size,
+                kernel: g.kernel,
+                stride: g.stride,
+                padding: g.padding,
+                dilation: g.dilation,
+            };
+            crate::wgpu::col2im(&cols, &taps, &image_shape(g))?
         }
         Kernel::WeightGrad { .. } => {
             // (G, og, N * P) @ (G, N * P, taps) -> (G, og, taps): the sum over images is part of

@@ -1,6 +1,6 @@
 //! Max pooling with PyTorch's output-size rules; the gradient flows through the chosen positions.
 
-use crate::autograd::{is_grad_enabled, record, Op, Positions};
+use crate::autograd::{is_grad_enabled, record, Op, Positions, Saved};
 use crate::cpu::pool::{max_pool2d, PoolGeom};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -85,17 +85,9 @@ impl Tensor {
                 max_pool2d_on_device(self, &g, &out_shape)?
             };
             if is_grad_enabled() && self.requires_grad() {
-                // The positions in the input stay on the device: each plane's indices offset
-                // by the planes before it.
-                let (plane, out_plane) = (g.in_size[0] * g.in_size[1], g.out_size[0] * g.out_size[1]);
-                let planes = values.numel() / out_plane.max(1);
-                let starts: Vec<i64> = (0..planes).map(|p| (p * plane) as i64).collect();
-                let starts = Tensor::from_vec(starts, &[planes, 1])?.to_device(self.device())?;
-                let positions = {
-                    let _raw = crate::autograd::GradMode::disabled();
-                    indices.reshape(&[planes as i64, out_plane as i64])?.binary(crate::tensor::BinaryOp::Add, &starts)?
-                };
-                record(Op::Take { kind: "MaxPool2DWithIndicesBackward0", offsets: Positions::Device(positions) }, &[self], &[&values], &[], &[]);
+                // The positions stay on the device, as the indices within each plane.
+                let offsets = Positions::Pooled { at: Saved::new(&indices), geom: g };
+                record(Op::Take { kind: "MaxPool2DWithIndicesBackward0", offsets }, &[self], &[&values], &[], &[]);
             }
             return Ok((values, indices));
         }
@@ -122,18 +114,21 @@ fn input_offsets(indices: &[i64], g: &PoolGeom) -> Vec<usize> {
     offsets
 }
 
-/// Max pooling on a GPU from strided views and the reduce kernels: the windows are a view of a
-/// copy padded with -inf (planes, oh, ow, kh, kw), copied contiguous; the maxima are their amax
-/// and the positions come from their argmax (the first NaN, else the first maximum, in window
-/// order as on the CPU), turned into flat positions in the input plane with int64 arithmetic.
-/// Integer and bool inputs pool in int64 (exact), padded with its minimum. Where a maximum
-/// equals the padding value (every tap of the window is -inf, or the int64 minimum) the
-/// position is the window's first tap inside the input, as on the CPU, where padding never wins.
+/// Max pooling on a GPU. Float32 and float64 run one kernel; half types pool in float32.
+/// Integer and bool inputs pool in int64 (exact) from strided views and the reduce kernels:
+/// the windows are a view of a copy padded with the int64 minimum (planes, oh, ow, kh, kw),
+/// copied contiguous; the maxima are their amax and the positions come from their argmax (the
+/// first maximum in window order, as on the CPU), turned into flat positions in the input
+/// plane with int64 arithmetic. Where a maximum equals the padding value the position is the
+/// window's first tap inside the input, as on the CPU, where padding never wins.
 fn max_pool2d_on_device(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result<(Tensor, Tensor)> {
     use crate::dtype::DType;
     use crate::tensor::arith::Arg;
     use crate::tensor::{BinaryOp, ReduceOp, Scalar};
     let dt = x.dtype();
+    if matches!(dt, DType::F32 | DType::F64) {
+        return crate::wgpu::max_pool2d(x, g, out_shape);
+    }
     if dt.is_half() {
         let (v, i) = max_pool2d_on_device(&x.to_dtype(DType::F32)?, g, out_shape)?;
         return Ok((v.to_dtype(dt)?, i));
@@ -142,10 +137,10 @@ fn max_pool2d_on_device(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result
         let (v, i) = max_pool2d_on_device(&x.to_dtype(DType::I64)?, g, out_shape)?;
         return Ok((v.to_dtype(dt)?, i));
     }
-    if !matches!(dt, DType::F32 | DType::F64 | DType::I64) {
+    if dt != DType::I64 {
         return Err(crate::storage::dtype_not_on_device("max_pool2d", dt, x.device()));
     }
-    let pad = if dt == DType::I64 { Scalar::Int(i64::MIN) } else { Scalar::Float(f64::NEG_INFINITY) };
+    let pad = Scalar::Int(i64::MIN);
     let dims = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
     let ([h, w], [oh, ow], [kh, kw]) = (g.in_size, g.out_size, g.kernel);
     // Padded on the left by `padding` and on the right far enough for every window.

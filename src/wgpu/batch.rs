@@ -95,6 +95,7 @@ impl Context {
             pass.dispatch_workgroups(l.groups[0], l.groups[1], l.groups[2]);
         }
         b.kernels += 1;
+        self.launches.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
 

@@ -34,6 +34,8 @@ pub(crate) struct Context {
     /// Reads back to the host since the device opened, and their bytes.
     pub read_backs: AtomicU64,
     pub read_back_bytes: AtomicU64,
+    /// Kernels recorded since the device opened.
+    pub launches: AtomicU64,
     pub batch: Mutex<Batch>,
     layouts: Mutex<HashMap<&'static str, (wgpu::ShaderModule, wgpu::BindGroupLayout, wgpu::PipelineLayout)>>,
     pipelines: Mutex<HashMap<(&'static str, &'static str, u32), wgpu::ComputePipeline>>,
@@ -139,6 +141,8 @@ pub struct PoolStats {
     /// Reads of device data back to the host (each one a wait for the device), and their bytes.
     pub read_backs: u64,
     pub read_back_bytes: u64,
+    /// Kernels launched (recorded for the device) since it opened.
+    pub launches: u64,
 }
 
 pub fn pool_stats(ordinal: usize) -> Result<PoolStats> {
@@ -146,6 +150,7 @@ pub fn pool_stats(ordinal: usize) -> Result<PoolStats> {
     let mut stats = ctx.pool.stats();
     stats.read_backs = ctx.read_backs.load(Ordering::Relaxed);
     stats.read_back_bytes = ctx.read_back_bytes.load(Ordering::Relaxed);
+    stats.launches = ctx.launches.load(Ordering::Relaxed);
     Ok(stats)
 }
 
@@ -228,6 +233,7 @@ impl Context {
             readback: BufferPool::new(readback, "rstorch readback"),
             read_backs: AtomicU64::new(0),
             read_back_bytes: AtomicU64::new(0),
+            launches: AtomicU64::new(0),
             batch: Mutex::new(batch),
             layouts: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),

@@ -60,6 +60,14 @@ const WIDE_TILE: usize = 128;
 /// cores idle, where the 64-wide tiles give four times as many workgroups.
 const WIDE_MIN_TILES: usize = 256;
 
+/// Whether the wide kernel serves an `m x n` product, `batches` times: enough tiles, and at most
+/// a quarter of their work spent past the edges (ten rows would fill 128).
+fn wide(m: usize, n: usize, batches: usize) -> bool {
+    let (rows, cols) = (m.div_ceil(WIDE_TILE), n.div_ceil(WIDE_TILE));
+    let padded = rows * cols * WIDE_TILE * WIDE_TILE;
+    rows * cols * batches >= WIDE_MIN_TILES && 3 * padded <= 4 * m * n
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 struct Params {
@@ -102,8 +110,7 @@ pub(crate) fn matmul(ctx: &Context, dtype: DType, a: &Mat<'_>, b: &Mat<'_>, batc
         DType::BF16 => &SHADER_BF16,
         _ => &SHADER_F32,
     };
-    let wide = dtype != DType::F64 && m.div_ceil(WIDE_TILE) * n.div_ceil(WIDE_TILE) * batches >= WIDE_MIN_TILES;
-    let (entry, tile) = if wide { ("matmul_wide", WIDE_TILE) } else { ("matmul", TILE) };
+    let (entry, tile) = if dtype != DType::F64 && wide(m, n, batches) { ("matmul_wide", WIDE_TILE) } else { ("matmul", TILE) };
     let max = ctx.limits.max_compute_workgroups_per_dimension as usize;
     let (gx, gy) = (u32_of(n.div_ceil(tile))?, u32_of(m.div_ceil(tile))?);
     let mut base = 0;

@@ -10,12 +10,12 @@ use crate::tensor::Scalar;
 use super::batch::{grid, Launch};
 use super::context::Context;
 use super::elementwise::scalar_bits;
-use super::row_shaders::{row_shaders, RowShaders};
+use super::float_shaders::{float_shaders, FloatShaders};
 use super::strided::u32_of;
 
 // One source, two bind group shapes: the per row kernels do not bind `extra`.
-static ROWS: RowShaders = row_shaders!("norm_rows", &[true, true, true, false, false, false, false], "norm.wgsl");
-static CHANNELS: RowShaders = row_shaders!("norm_channels", &[true, true, true, false, false, false, false, true], "norm.wgsl");
+static ROWS: FloatShaders = float_shaders!("norm_rows", &[true, true, true, false, false, false, false], "norm.wgsl");
+static CHANNELS: FloatShaders = float_shaders!("norm_channels", &[true, true, true, false, false, false, false, true], "norm.wgsl");
 
 const WEIGHT: u32 = 1;
 const BIAS: u32 = 2;

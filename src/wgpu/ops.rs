@@ -1,6 +1,7 @@
 //! Tensor-level entry points of the wgpu kernels: the tensor layer calls these once it has found
 //! its operands on a wgpu device; they check dtypes, allocate outputs and record the launches.
 
+use crate::cpu::pool::PoolGeom;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -583,6 +584,49 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if half {
         return out.to_dtype(dt);
     }
+    Ok(out)
+}
+
+/// The image kernels compute in float32 or float64.
+fn require_float(t: &Tensor, op: &str) -> Result<()> {
+    if !matches!(t.dtype(), DType::F32 | DType::F64) {
+        return Err(dtype_not_on_device(op, t.dtype(), t.device()));
+    }
+    Ok(())
+}
+
+/// max_pool2d of the float32 or float64 planes of `x` (g.planes of them, each g.in_size) in
+/// one kernel: the maxima and their int64 positions within each input plane, of `out_shape`.
+pub fn max_pool2d(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result<(Tensor, Tensor)> {
+    require_float(x, "max_pool2d")?;
+    let x = x.contiguous()?;
+    let (ctx, xb) = buffer_of(&x, "max_pool2d")?;
+    let (values, vb) = output(ctx, out_shape, x.dtype())?;
+    let (positions, pb) = output(ctx, out_shape, DType::I64)?;
+    super::image::max_pool2d(ctx, x.dtype(), (&xb, x.storage_offset()), g, &vb, &pb)?;
+    Ok((values, positions))
+}
+
+/// The input gradient, of `shape`, of max_pool2d from its output gradient `grad` and the
+/// `positions` it returned: each input element sums the gradients of the windows it won.
+pub fn max_pool2d_backward(grad: &Tensor, positions: &Tensor, g: &PoolGeom, shape: &[usize]) -> Result<Tensor> {
+    require_float(grad, "max_pool2d_backward")?;
+    let (grad, positions) = (grad.contiguous()?, positions.contiguous()?);
+    let (ctx, gb) = buffer_of(&grad, "max_pool2d_backward")?;
+    let (_, pb) = buffer_of(&positions, "max_pool2d_backward")?;
+    let (out, ob) = output(ctx, shape, grad.dtype())?;
+    super::image::max_pool2d_backward(ctx, grad.dtype(), (&gb, grad.storage_offset()), (&pb, positions.storage_offset()), g, &ob)?;
+    Ok(out)
+}
+
+/// The images, of `shape`, whose patches of geometry `g` have the gradients `cols` (float32 or
+/// float64, (planes, kh, kw, oh, ow)): each element sums the gradients of the taps that read it.
+pub fn col2im(cols: &Tensor, g: &PoolGeom, shape: &[usize]) -> Result<Tensor> {
+    require_float(cols, "convolution")?;
+    let cols = cols.contiguous()?;
+    let (ctx, cb) = buffer_of(&cols, "convolution")?;
+    let (out, ob) = output(ctx, shape, cols.dtype())?;
+    super::image::col2im(ctx, cols.dtype(), (&cb, cols.storage_offset()), g, &ob)?;
     Ok(out)
 }
 

@@ -8,12 +8,12 @@ use crate::error::Result;
 
 use super::batch::{grid, Launch};
 use super::context::Context;
-use super::row_shaders::{row_shaders, RowShaders};
+use super::float_shaders::{float_shaders, FloatShaders};
 use super::strided::u32_of;
 
-static FORWARD: RowShaders = row_shaders!("softmax", &[true, false], "softmax.wgsl");
+static FORWARD: FloatShaders = float_shaders!("softmax", &[true, false], "softmax.wgsl");
 // The same module with the output gradient bound too.
-static BACKWARD: RowShaders = row_shaders!("softmax_backward", &[true, false, false], "softmax.wgsl");
+static BACKWARD: FloatShaders = float_shaders!("softmax_backward", &[true, false, false], "softmax.wgsl");
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]

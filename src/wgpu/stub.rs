@@ -43,6 +43,7 @@ pub struct PoolStats {
     pub cached_bytes: u64,
     pub read_backs: u64,
     pub read_back_bytes: u64,
+    pub launches: u64,
 }
 
 pub fn is_available() -> bool {
@@ -170,6 +171,18 @@ pub fn scatter_index(_out: &Tensor, _dim: usize, _index: &Tensor, _src: &Tensor)
 }
 
 pub fn softmax_backward(_g: &Tensor, _y: &Tensor, _dim: usize, _log: bool) -> Result<Tensor> {
+    Err(not_built())
+}
+
+pub fn max_pool2d(_x: &Tensor, _g: &crate::cpu::pool::PoolGeom, _out_shape: &[usize]) -> Result<(Tensor, Tensor)> {
+    Err(not_built())
+}
+
+pub fn max_pool2d_backward(_grad: &Tensor, _positions: &Tensor, _g: &crate::cpu::pool::PoolGeom, _shape: &[usize]) -> Result<Tensor> {
+    Err(not_built())
+}
+
+pub fn col2im(_cols: &Tensor, _g: &crate::cpu::pool::PoolGeom, _shape: &[usize]) -> Result<Tensor> {
     Err(not_built())
 }
 

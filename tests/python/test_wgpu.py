@@ -171,6 +171,19 @@ def test_read_back_only_when_asked():
     assert isinstance(rstorch.wgpu.supports_float16(), bool)
 
 
+
+@needs_gpu
+def test_kernel_counter_counts_launches():
+    launched = lambda: rstorch.wgpu.memory_stats()["kernels_launched"]
+    g = rstorch.arange(1000, dtype=rstorch.float32, device="wgpu")
+    before = launched()
+    h = g * 2
+    assert launched() - before == 1
+    before = launched()
+    h.cpu()  # a buffer copy, no kernel
+    assert launched() - before == 0
+
+
 # ----- kernels ------------------------------------------------------------------------------------
 
 UNARY = ["neg", "abs", "sign", "relu", "floor", "ceil", "round", "trunc", "exp", "exp2", "log", "log2",
@@ -264,9 +277,10 @@ def test_matmul_shapes():
 @needs_gpu
 @pytest.mark.parametrize("dt", [rstorch.float32, rstorch.float16, rstorch.bfloat16], ids=str)
 def test_products_of_many_tiles_match_the_cpu(dt):
-    """Products of 256 or more 128x128 output tiles run the wide kernel (8x8 outputs per thread,
-    double-buffered 8-deep slices): against the CPU for edges that cut tiles and slices, operands
-    walked along either dim (transposed A, transposed B, both), a broadcast batch and offsets."""
+    """Products of 256 or more 128x128 output tiles, mostly full, run the wide kernel (8x8
+    outputs per thread, double-buffered 8-deep slices): against the CPU for edges that cut tiles
+    and slices, operands walked along either dim (transposed A, transposed B, both), a broadcast
+    batch and offsets."""
     rng = np.random.default_rng(5)
 
     def both(*shape):
@@ -926,6 +940,92 @@ def test_conv_transpose2d_and_pooling():
         same(gi, i)
     ties = rstorch.zeros(1, 1, 4, 4)
     same(F.max_pool2d(ties.to("wgpu"), 2, return_indices=True)[1], F.max_pool2d(ties, 2, return_indices=True)[1])
+
+
+
+@needs_gpu
+@pytest.mark.parametrize("dt", [rstorch.float32, rstorch.float64], ids=str)
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=1, padding=1),
+                                dict(kernel_size=3, stride=2, dilation=2, ceil_mode=True), dict(kernel_size=(2, 3), stride=(1, 2))],
+                         ids=str)
+def test_max_pool2d_is_one_kernel_each_way(dt, kw):
+    """max_pool2d's forward (maxima and positions) and its input gradient (each input element
+    sums the gradients of the windows it won, in window order) are one kernel each, bitwise
+    the CPU's, on a strided input with a NaN."""
+    if dt is rstorch.float64 and not rstorch.wgpu.supports_float64():
+        pytest.skip("no float64 shaders")
+    launched = lambda: rstorch.wgpu.memory_stats()["kernels_launched"]
+    x = rstorch.tensor(np.random.default_rng(2).standard_normal((2, 3, 13, 11))).to(dt).transpose(2, 3)
+    x[1, 2, 4, 5] = float("nan")
+    cot = rstorch.tensor(np.random.default_rng(3).standard_normal(F.max_pool2d(x, **kw).shape)).to(dt)
+    results = []
+    for dev in ["cpu", "wgpu"]:
+        a = x.to(dev).contiguous().detach().requires_grad_()
+        g = cot.to(dev)
+        before = launched()
+        v, i = F.max_pool2d(a, return_indices=True, **kw)
+        if dev == "wgpu":
+            assert launched() - before == 1
+            before = launched()
+        (grad,) = rstorch.autograd.grad(v, a, g)
+        if dev == "wgpu":
+            assert launched() - before == 1
+        results.append([v, i, grad])
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_array_equal(got.detach().cpu().numpy(), want.detach().numpy())
+
+
+@needs_gpu
+def test_max_pool2d_indices_changed_in_place_stop_the_backward():
+    """The backward reads the positions max_pool2d returned: changed in place, they raise
+    PyTorch's version error instead of sending gradients to the wrong elements."""
+    a = rstorch.randn(1, 1, 4, 4, device="wgpu", requires_grad=True)
+    v, i = F.max_pool2d(a, 2, return_indices=True)
+    i.add_(0)
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[torch.LongTensor \[1, 1, 2, 2\]\] is at version 1; expected version 0"):
+        v.sum().backward()
+
+
+@needs_gpu
+def test_max_pool2d_double_backward_on_the_device():
+    """With create_graph the gradient is itself differentiable (an index_add of the positions):
+    second derivatives match the CPU's."""
+    results = []
+    for dev in ["cpu", "wgpu"]:
+        rstorch.manual_seed(4)
+        a = rstorch.randn(2, 2, 6, 6).to(dev).requires_grad_()
+        y = F.max_pool2d(a, 3, stride=1, padding=1)
+        (g,) = rstorch.autograd.grad((y * y).sum(), a, create_graph=True)
+        (gg,) = rstorch.autograd.grad((g * g).sum(), a)
+        results.append([g, gg])
+    for got, want in zip(results[1], results[0]):
+        close(got, want, tol=1e-5)
+
+
+@needs_gpu
+@pytest.mark.parametrize("dt", [rstorch.float32, rstorch.float64], ids=str)
+def test_conv_input_gradient_sums_patches_in_one_kernel(dt):
+    """A convolution's input gradient is a matmul and one col2im kernel (each image element
+    sums its taps' patch gradients in tap order), for strides, padding, dilation and groups."""
+    if dt is rstorch.float64 and not rstorch.wgpu.supports_float64():
+        pytest.skip("no float64 shaders")
+    launched = lambda: rstorch.wgpu.memory_stats()["kernels_launched"]
+    rng = np.random.default_rng(6)
+    for kw in [dict(), dict(stride=2, padding=1), dict(stride=(2, 3), padding=(2, 1), dilation=(2, 1), groups=2)]:
+        x = rstorch.tensor(rng.standard_normal((2, 4, 11, 10))).to(dt)
+        w = rstorch.tensor(rng.standard_normal((6, 4 // kw.get("groups", 1), 3, 3))).to(dt)
+        y = F.conv2d(x, w, **kw)
+        cot = rstorch.tensor(rng.standard_normal(y.shape)).to(dt)
+        grads = []
+        for dev in ["cpu", "wgpu"]:
+            a, g = x.detach().to(dev).requires_grad_(), cot.to(dev)
+            out = F.conv2d(a, w.to(dev), **kw)
+            before = launched()
+            grads.append(rstorch.autograd.grad(out, a, g)[0])
+            if dev == "wgpu":
+                # Grouped weights broadcast over two batch dims, which the matmul copies first.
+                assert launched() - before == (2 if kw.get("groups", 1) == 1 else 3)
+        close(grads[1], grads[0], tol=1e-4 if dt is rstorch.float32 else 1e-10)
 
 
 OPTIMIZERS = [

@@ -1,4 +1,4 @@
-// Layer norm and batch norm of T (a prelude, rows_f32.wgsl or rows_f64.wgsl, defines it), fused,
+// Layer norm and batch norm of T (a prelude, float_f32.wgsl or float_f64.wgsl, defines it), fused,
 // forward and backward. Every reduction is deterministic, as in softmax.wgsl: thread t folds
 // elements t, t + 256, ... in order, then the workgroup combines its 256 partials in a fixed
 // halving tree (and chunks are folded in order), so results depend only on the sizes. Statistics

@@ -1,4 +1,4 @@
-// softmax (OP 0) and log_softmax (OP 1) of rows of T (a prelude, rows_f32.wgsl or rows_f64.wgsl,
+// softmax (OP 0) and log_softmax (OP 1) of rows of T (a prelude, float_f32.wgsl or float_f64.wgsl,
 // defines it and the math functions), fused: one workgroup per row reads it
 // three times (its maximum, the sum of exp(x - max), then the results). Both reductions are
 // deterministic, as in reduce.wgsl: thread t folds elements t, t + 256, ... in order, then the

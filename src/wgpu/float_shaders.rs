@@ -1,4 +1,4 @@
-//! The modules of the row kernels (softmax, layer norm, batch norm): one source compiled for
+//! The modules of the float kernels (softmax, norms, pooling, col2im): one source compiled for
 //! float32 and, on devices with float64 shaders, for float64.
 
 use crate::dtype::DType;
@@ -7,12 +7,12 @@ use crate::error::{Error, Result};
 use super::context::{Context, Shader};
 
 /// One kernel source as a float32 and a float64 module.
-pub(crate) struct RowShaders {
+pub(crate) struct FloatShaders {
     pub f32: Shader,
     pub f64: Shader,
 }
 
-impl RowShaders {
+impl FloatShaders {
     /// The module computing in `dtype` (float32 or float64), for the error of `op`.
     pub fn of(&'static self, ctx: &Context, dtype: DType, op: &str) -> Result<&'static Shader> {
         match dtype {
@@ -23,23 +23,23 @@ impl RowShaders {
     }
 }
 
-/// The `RowShaders` named `$name` of `shaders/$file`s, with `$storage` the written flags of its
+/// The `FloatShaders` named `$name` of `shaders/$file`s, with `$storage` the written flags of its
 /// storage bindings: each type's prelude first, workgroup_sum.wgsl after, and for float64
 /// f64.wgsl's math last.
-macro_rules! row_shaders {
+macro_rules! float_shaders {
     ($name:literal, $storage:expr, $($file:literal),+) => {
-        $crate::wgpu::row_shaders::RowShaders {
+        $crate::wgpu::float_shaders::FloatShaders {
             f32: $crate::wgpu::context::Shader {
                 name: concat!($name, "_f32"),
-                source: concat!(include_str!("shaders/rows_f32.wgsl"), $(include_str!(concat!("shaders/", $file)),)+ include_str!("shaders/workgroup_sum.wgsl")),
+                source: concat!(include_str!("shaders/float_f32.wgsl"), $(include_str!(concat!("shaders/", $file)),)+ include_str!("shaders/workgroup_sum.wgsl")),
                 storage: $storage,
             },
             f64: $crate::wgpu::context::Shader {
                 name: concat!($name, "_f64"),
-                source: concat!(include_str!("shaders/rows_f64.wgsl"), $(include_str!(concat!("shaders/", $file)),)+ include_str!("shaders/workgroup_sum.wgsl"), include_str!("shaders/f64.wgsl")),
+                source: concat!(include_str!("shaders/float_f64.wgsl"), $(include_str!(concat!("shaders/", $file)),)+ include_str!("shaders/workgroup_sum.wgsl"), include_str!("shaders/f64.wgsl")),
                 storage: $storage,
             },
         }
     };
 }
-pub(crate) use row_shaders;
+pub(crate) use float_shaders;

@@ -1,5 +1,5 @@
-// The float64 element of the row kernels (prepended to softmax.wgsl and norm.wgsl, which
-// workgroup_sum.wgsl and f64.wgsl follow; the device needs shader-f64 and shader-int64): the
+// The float64 element of the float kernels (prepended to softmax.wgsl, norm.wgsl and image.wgsl,
+// which workgroup_sum.wgsl and f64.wgsl follow; the device needs shader-f64 and shader-int64): the
 // type T and the functions they compute with. SPIR-V has no float64 exp or log: f64.wgsl's.
 
 alias T = f64;

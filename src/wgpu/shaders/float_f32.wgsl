@@ -1,5 +1,5 @@
-// The float32 element of the row kernels (prepended to softmax.wgsl and norm.wgsl, which
-// workgroup_sum.wgsl follows): the type T and the functions they compute with.
+// The float32 element of the float kernels (prepended to softmax.wgsl, norm.wgsl and image.wgsl,
+// which workgroup_sum.wgsl follows): the type T and the functions they compute with.
 
 alias T = f32;
 

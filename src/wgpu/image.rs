@@ -1,0 +1,105 @@
+//! Launcher of `shaders/image.wgsl`: max pooling with its positions and its input gradient, and
+//! col2im (a convolution's input gradient from its patch gradients), over float32 or float64
+//! planes.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::cpu::pool::PoolGeom;
+use crate::dtype::DType;
+use crate::error::Result;
+
+use super::batch::{grid, Launch};
+use super::context::Context;
+use super::float_shaders::{float_shaders, FloatShaders};
+use super::strided::u32_of;
+
+// One source, two bind group shapes: col2im binds no positions.
+static POOL: FloatShaders = float_shaders!("image_pool", &[true, false, true], "image.wgsl");
+static COL2IM: FloatShaders = float_shaders!("image_col2im", &[true, false], "image.wgsl");
+
+/// Invocations per workgroup (see the shader).
+const WORKGROUP: usize = 256;
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Params {
+    planes: u32,
+    h: u32,
+    w: u32,
+    oh: u32,
+    ow: u32,
+    kh: u32,
+    kw: u32,
+    sy: u32,
+    sx: u32,
+    py: u32,
+    px: u32,
+    dy: u32,
+    dx: u32,
+    off: u32,
+    off_at: u32,
+    pad: u32,
+}
+
+fn params(g: &PoolGeom, off: usize, off_at: usize) -> Result<Params> {
+    Ok(Params {
+        planes: u32_of(g.planes)?,
+        h: u32_of(g.in_size[0])?,
+        w: u32_of(g.in_size[1])?,
+        oh: u32_of(g.out_size[0])?,
+        ow: u32_of(g.out_size[1])?,
+        kh: u32_of(g.kernel[0])?,
+        kw: u32_of(g.kernel[1])?,
+        sy: u32_of(g.stride[0])?,
+        sx: u32_of(g.stride[1])?,
+        py: u32_of(g.padding[0])?,
+        px: u32_of(g.padding[1])?,
+        dy: u32_of(g.dilation[0])?,
+        dx: u32_of(g.dilation[1])?,
+        off: u32_of(off)?,
+        off_at: u32_of(off_at)?,
+        pad: 0,
+    })
+}
+
+/// One launch of `entry` writing `count` elements of `out`.
+fn launch(ctx: &Context, shader: &'static super::context::Shader, entry: &'static str, params: Params, count: usize, buffers: &[&wgpu::Buffer]) -> Result<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    // Every index the shader forms stays below 2^32.
+    u32_of(count)?;
+    ctx.launch(Launch {
+        shader,
+        entry,
+        op: None,
+        params: bytemuck::bytes_of(&params),
+        buffers,
+        groups: grid(u32_of(count.div_ceil(WORKGROUP))?, ctx.limits.max_compute_workgroups_per_dimension),
+    })
+}
+
+/// An operand: its buffer and the element its contiguous data starts at.
+pub(crate) type Operand<'a> = (&'a wgpu::Buffer, usize);
+
+/// The window maxima of the contiguous `dtype` planes `x` into the contiguous `values`, and
+/// their positions within each input plane into the contiguous int64 `positions` (from element
+/// 0; both planes x oh x ow). Every window must reach into the input.
+pub(crate) fn max_pool2d(ctx: &Context, dtype: DType, (x, off): Operand<'_>, g: &PoolGeom, values: &wgpu::Buffer, positions: &wgpu::Buffer) -> Result<()> {
+    let count = g.planes * g.out_size[0] * g.out_size[1];
+    launch(ctx, POOL.of(ctx, dtype, "max_pool2d")?, "max_pool2d", params(g, off, 0)?, count, &[values, x, positions])
+}
+
+/// The input gradient of `max_pool2d` into the contiguous `out` (planes x h x w), from the
+/// contiguous output gradient `grad` and the forward's contiguous `positions`.
+pub(crate) fn max_pool2d_backward(ctx: &Context, dtype: DType, (grad, off): Operand<'_>, (positions, off_at): Operand<'_>, g: &PoolGeom, out: &wgpu::Buffer) -> Result<()> {
+    let count = g.planes * g.in_size[0] * g.in_size[1];
+    launch(ctx, POOL.of(ctx, dtype, "max_pool2d_backward")?, "max_pool2d_backward", params(g, off, off_at)?, count, &[out, grad, positions])
+}
+
+/// The images (planes x h x w, contiguous `out`) whose patches of geometry `g` (a convolution's
+/// taps are windows too) have the gradients `cols`, contiguous (planes, kh, kw, oh, ow).
+pub(crate) fn col2im(ctx: &Context, dtype: DType, (cols, off): Operand<'_>, g: &PoolGeom, out: &wgpu::Buffer) -> Result<()> {
+    let count = g.planes * g.in_size[0] * g.in_size[1];
+    launch(ctx, COL2IM.of(ctx, dtype, "convolution")?, "col2im", params(g, off, 0)?, count, &[out, cols])
+}
