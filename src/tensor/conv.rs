@@ -68,7 +68,7 @@ fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: 
     crate::tensor::check_alloc(out_shape, a.dtype())?;
     let _raw = GradMode::disabled();
     if !a.device().is_cpu() {
-        return Ok((run_on_device(kernel, a, b, bias, g, out_shape)?, None));
+        return run_on_device(kernel, a, b, bias, g, out_shape);
     }
     match a.dtype() {
         DType::F32 => typed::<f32>(kernel, a, b, bias, g, out_shape),
@@ -97,13 +97,21 @@ fn no_kernel_for(d: DType) -> Error {
 /// kernels: the patch matrix of an image is a 6-dim view of its zero-padded copy (batch,
 /// channel, kernel row and column, output row and column), copied contiguous; the transpose
 /// sums each image element's patch gradients in one kernel, tap by tap (a fixed order, so
-/// results are the same on every run).
-fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<Tensor> {
+/// results are the same on every run). A forward pass asked to keep its patch matrices returns
+/// them, (N, G, taps, positions) contiguous, for the weight gradient.
+fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<(Tensor, Option<Tensor>)> {
     match a.dtype() {
         DType::F32 | DType::F64 => {}
         d @ (DType::F16 | DType::BF16) => {
+            // Computed in float32, whose patches a half-precision weight gradient cannot use.
             let bias = bias.map(|t| t.to_dtype(DType::F32)).transpose()?;
-            return run_on_device(kernel, &a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?, bias.as_ref(), g, out_shape)?.to_dtype(d);
+            let kernel = match kernel {
+                Kernel::Forward { .. } => Kernel::Forward { keep_patches: false },
+                Kernel::WeightGrad { .. } => Kernel::WeightGrad { patches: None },
+                k => k,
+            };
+            let (out, _) = run_on_device(kernel, &a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?, bias.as_ref(), g, out_shape)?;
+            return Ok((out.to_dtype(d)?, None));
         }
         d => return Err(no_kernel_for(d)),
     }
@@ -113,15 +121,17 @@ fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, 
     let taps = cg * g.kernel[0] * g.kernel[1];
     let positions = g.out_size[0] * g.out_size[1];
     let out = match kernel {
-        Kernel::Forward { .. } => {
+        Kernel::Forward { keep_patches } => {
             // (1, G, og, taps) @ (N, G, taps, P) -> (N, G, og, P)
             let cols = patches(a, g)?.reshape(&dims(&[n, groups, taps, positions]))?;
             let w = b.contiguous()?.reshape(&dims(&[1, groups, og, taps]))?.expand(&dims(&[n, groups, og, taps]))?;
             let y = crate::wgpu::matmul(&w, &cols)?.reshape(&dims(out_shape))?;
-            match bias {
+            let y = match bias {
                 Some(bias) => y.binary(crate::tensor::BinaryOp::Add, &bias.reshape(&dims(&[1, g.out_channels, 1, 1]))?)?,
                 None => y,
-            }
+            };
+            let kept = if keep_patches { Some(cols.reshape(&[-1])?) } else { None };
+            return Ok((y, kept));
         }
         Kernel::Transpose => {
             // (N, G, taps, og) @ (N, G, og, P) -> patch gradients (N, C, kh, kw, oh, ow)
@@ -139,17 +149,21 @@ fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, 
             };
             crate::wgpu::col2im(&cols, &taps, &image_shape(g))?
         }
-        Kernel::WeightGrad { .. } => {
+        Kernel::WeightGrad { patches: kept } => {
             // (G, og, N * P) @ (G, N * P, taps) -> (G, og, taps): the sum over images is part of
             // the product's inner dimension.
-            let cols = patches(a, g)?.reshape(&dims(&[n, groups, taps, positions]))?.permute(&[1, 0, 3, 2])?.contiguous()?;
+            let cols = match kept {
+                Some(p) if p.device() == a.device() && p.dtype() == a.dtype() && p.numel() == batch_patches(g) => p.clone(),
+                _ => patches(a, g)?,
+            };
+            let cols = cols.reshape(&dims(&[n, groups, taps, positions]))?.permute(&[1, 0, 3, 2])?.contiguous()?;
             let cols = cols.reshape(&dims(&[groups, n * positions, taps]))?;
             let dy = b.contiguous()?.reshape(&dims(&[n, groups, og, positions]))?.permute(&[1, 2, 0, 3])?.contiguous()?;
             let dy = dy.reshape(&dims(&[groups, og, n * positions]))?;
             crate::wgpu::matmul(&dy, &cols)?.reshape(&dims(out_shape))?
         }
     };
-    Ok(out)
+    Ok((out, None))
 }
 
 /// The image size with the padding on both sides, large enough for every tap of `g`.

@@ -1028,6 +1028,31 @@ def test_conv_input_gradient_sums_patches_in_one_kernel(dt):
         close(grads[1], grads[0], tol=1e-4 if dt is rstorch.float32 else 1e-10)
 
 
+@needs_gpu
+def test_conv_weight_gradient_reuses_the_forward_patches():
+    """A forward pass whose weight needs a gradient keeps its patch matrices on the device: the
+    weight gradient is two layout copies and a matmul, with no second unfolding of the image,
+    and matches the CPU (for half types, which keep nothing, too)."""
+    launched = lambda: rstorch.wgpu.memory_stats()["kernels_launched"]
+    rng = np.random.default_rng(8)
+    for dt in [rstorch.float32, rstorch.float16]:
+        x = rstorch.tensor(rng.standard_normal((3, 4, 10, 9))).to(dt)
+        w = rstorch.tensor(rng.standard_normal((5, 4, 3, 3))).to(dt)
+        cot = rstorch.tensor(rng.standard_normal((3, 5, 4, 4))).to(dt)
+        grads = []
+        for dev in ["cpu", "wgpu"]:
+            a, g = w.to(dev).requires_grad_(), cot.to(dev)
+            out = F.conv2d(x.to(dev), a, stride=2)
+            before = launched()
+            grads.append(rstorch.autograd.grad(out, a, g)[0])
+            if dev == "wgpu" and dt is rstorch.float32:
+                assert launched() - before == 3
+        if dt is rstorch.float32:
+            close(grads[1], grads[0], tol=1e-4)
+        else:
+            _half_close(grads[1], grads[0], dt)
+
+
 OPTIMIZERS = [
     lambda ps: rstorch.optim.SGD(ps, lr=0.1),
     lambda ps: rstorch.optim.SGD(ps, lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01, maximize=True),
