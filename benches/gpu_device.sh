@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gpu_compare.py on a lent NVIDIA machine, from what `make gpu-bundle` put in .device: unpack the
 # Vulkan loader, install the wheel beside the machine's PyTorch, run, and keep the results in $OUT.
+# With GPU_TESTS=1 the wgpu test files run after it on the same GPU (log in $OUT/pytest.log).
 set -euo pipefail
 for deb in .device/gl/*.deb; do dpkg -x "$deb" /; done
 ldconfig
@@ -11,3 +12,8 @@ export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv || true
 python3 benches/gpu_compare.py --json "$out/gpu_compare.json" "$@" 2>&1 | tee "$out/gpu_compare.log"
+if [ "${GPU_TESTS:-0}" = 1 ]; then
+    # From outside the checkout, so that `import rstorch` finds the wheel, not python/.
+    root=$PWD
+    (cd /tmp && python3 -m pytest -q -p no:cacheprovider "$root"/tests/python/test_wgpu*.py 2>&1 | tee "$out/pytest.log" | tail -5)
+fi
