@@ -1,5 +1,5 @@
-//! nll_loss of `(N, C)` or `(C,)` float scores as one CPU kernel (on a GPU, device kernels
-//! that read back only a range flag), recorded as PyTorch's NllLossBackward0 node. With the
+//! nll_loss of `(N, C)` or `(C,)` float scores as one CPU kernel (on a GPU one device kernel
+//! that reads back only a range flag), recorded as PyTorch's NllLossBackward0 node. With the
 //! fused log_softmax in front it is all of cross_entropy. The same loss composed from tensor
 //! ops (other shapes and dtypes) is the Python layer's.
 
@@ -58,8 +58,11 @@ impl Tensor {
         let device = self.device();
         let one_device = [Some(target), weight].into_iter().flatten().all(|t| t.device() == device);
         let weight_plain = weight.is_none_or(|w| !w.requires_grad() && w.dtype() == dt);
-        // On a GPU, float32 scores (float64 keeps the composed path).
-        let kernel_dtype = if device.is_cpu() { matches!(dt, DType::F32 | DType::F64) } else { dt == DType::F32 };
+        // On a GPU, float64 where the device computes in it.
+        let kernel_dtype = match device {
+            crate::Device::Cpu => matches!(dt, DType::F32 | DType::F64),
+            crate::Device::Wgpu(i) => dt == DType::F32 || (dt == DType::F64 && crate::wgpu::supports_f64(i).unwrap_or(false)),
+        };
         if !one_device || !weight_plain || !kernel_dtype || target.dtype() != DType::I64 || !matches!(self.ndim(), 1 | 2) {
             return Ok(None);
         }
@@ -89,18 +92,21 @@ impl Tensor {
                 rows(&self.to_vec::<f32>()?, classes, &targets, w.as_deref(), ignore_index)?
             }
         };
-        // Sums in float64, then rounded once to the scores' dtype.
-        let total_weight: f64 = coefs.iter().sum();
+        // Sums in float64, then rounded once to the scores' dtype. From +0.0: Rust's `sum` starts
+        // at -0.0, and PyTorch's sum of no rows is 0.0.
+        let sum = |v: &[f64]| v.iter().fold(0.0, |a, b| a + b);
+        let total_weight = sum(&coefs);
         let (out, scale) = match reduction {
             Reduction::None => (Tensor::from_vec(losses, target.shape())?, 1.0),
-            Reduction::Sum => (Tensor::from_vec(vec![losses.iter().sum::<f64>()], &[])?, 1.0),
-            Reduction::Mean => (Tensor::from_vec(vec![losses.iter().sum::<f64>() / total_weight], &[])?, 1.0 / total_weight),
+            Reduction::Sum => (Tensor::from_vec(vec![sum(&losses)], &[])?, 1.0),
+            Reduction::Mean => (Tensor::from_vec(vec![sum(&losses) / total_weight], &[])?, 1.0 / total_weight),
         };
         let out = out.to_dtype(dt)?;
         if is_grad_enabled() && self.requires_grad() {
             // The backward needs, per row, d loss / d x[t] (before the incoming gradient) and
             // where t is (any class where ignored: its coefficient is 0).
-            let slopes: Vec<f64> = coefs.iter().map(|w| -w * scale).collect();
+            // Ignored rows get none, even where a mean over no weight makes the others NaN.
+            let slopes: Vec<f64> = coefs.iter().zip(&targets).map(|(w, &t)| if t == ignore_index { 0.0 } else { -w * scale }).collect();
             let slopes = Tensor::from_vec(slopes, &[targets.len()])?.to_dtype(dt)?;
             let picks: Vec<i64> = targets.iter().map(|&t| if t == ignore_index { 0 } else { t }).collect();
             let picks = Tensor::from_vec(picks, &[targets.len(), 1])?;
@@ -110,43 +116,18 @@ impl Tensor {
         Ok(Some(out))
     }
 
-    /// `nll_loss_fused` on a GPU: the picked scores are read through offsets made and checked
-    /// on the device (one flag word comes back), the sums are device reductions, and the node
-    /// and its buffers are the CPU kernel's.
+    /// `nll_loss_fused` on a GPU: one kernel checks the targets (one flag word comes back),
+    /// picks and sums; the node and its buffers are the CPU kernel's.
     fn nll_loss_on_device(&self, target: &Tensor, weight: Option<&Tensor>, ignore_index: i64, reduction: Reduction) -> Result<Tensor> {
-        let dt = self.dtype();
         let classes = *self.shape().last().expect("one or two dims");
-        let n = target.numel();
-        let (out, slopes, picks) = {
+        let out_shape = if reduction == Reduction::None { target.shape().to_vec() } else { vec![] };
+        let fused = {
             let _raw = crate::autograd::GradMode::disabled();
-            let scores = self.contiguous()?;
-            let t = target.reshape(&[n as i64])?;
-            let valid = t.binary_scalar(BinaryOp::Ne, crate::tensor::Scalar::Int(ignore_index), false)?;
-            let safe = Tensor::where_(&valid, Arg::T(&t), Arg::S(crate::tensor::Scalar::Int(0)))?;
-            // Row i's score at its target: offset i * classes + target, range-checked.
-            let walk = crate::layout::Layout { shape: vec![n], strides: vec![classes], offset: scores.storage_offset() };
-            let term = crate::wgpu::IndexTerm { index: &safe, at: safe.layout().clone(), stride: 1, size: classes };
-            let Some(at) = crate::wgpu::index_offsets(&walk, &[term], false)? else {
-                let bad = safe.to_vec::<i64>()?.into_iter().find(|&v| v < 0 || v as usize >= classes).unwrap_or(-1);
-                return Err(Error::Index(format!("Target {bad} is out of bounds.")));
-            };
-            let picked = crate::wgpu::take_at(&scores, &at, &[n])?;
-            let mut coefs = valid.to_dtype(dt)?;
-            if let Some(w) = weight {
-                // The targets are in range now: the weights are read through them unchecked.
-                coefs = coefs.binary(BinaryOp::Mul, &w.take_positions(&safe, &[n])?)?;
-            }
-            let losses = picked.binary(BinaryOp::Mul, &coefs)?.unary(crate::tensor::UnaryOp::Neg)?;
-            let negated = coefs.unary(crate::tensor::UnaryOp::Neg)?;
-            let (out, slopes) = match reduction {
-                Reduction::None => (losses.reshape(&target.shape().iter().map(|&v| v as i64).collect::<Vec<_>>())?, negated),
-                Reduction::Sum => (losses.sum(None, false)?, negated),
-                Reduction::Mean => {
-                    let total = coefs.sum(None, false)?;
-                    (losses.sum(None, false)?.binary(BinaryOp::Div, &total)?, negated.binary(BinaryOp::Div, &total)?)
-                }
-            };
-            (out, slopes, safe.reshape(&[n as i64, 1])?)
+            crate::wgpu::nll_loss(self, target, weight, classes, ignore_index, reduction, &out_shape)?
+        };
+        let Some((out, slopes, picks)) = fused else {
+            let bad = target.to_vec::<i64>()?.into_iter().find(|&t| t != ignore_index && (t < 0 || t as usize >= classes)).unwrap_or(-1);
+            return Err(Error::Index(format!("Target {bad} is out of bounds.")));
         };
         if is_grad_enabled() && self.requires_grad() {
             record_shown(None, Op::NllLoss, &[self, target], &[&out], &[], &[], Some(&[0]));

@@ -6,6 +6,9 @@ use crate::error::{Error, Result};
 
 use super::context::{Context, Shader};
 
+/// An operand of the float kernels: its buffer and the element its contiguous data starts at.
+pub(crate) type Operand<'a> = (&'a wgpu::Buffer, usize);
+
 /// One kernel source as a float32 and a float64 module.
 pub(crate) struct FloatShaders {
     pub f32: Shader,

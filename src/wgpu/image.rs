@@ -10,7 +10,7 @@ use crate::error::Result;
 
 use super::batch::{grid, Launch};
 use super::context::Context;
-use super::float_shaders::{float_shaders, FloatShaders};
+use super::float_shaders::{float_shaders, FloatShaders, Operand};
 use super::strided::u32_of;
 
 // One source, two bind group shapes: col2im binds no positions.
@@ -78,9 +78,6 @@ fn launch(ctx: &Context, shader: &'static super::context::Shader, entry: &'stati
         groups: grid(u32_of(count.div_ceil(WORKGROUP))?, ctx.limits.max_compute_workgroups_per_dimension),
     })
 }
-
-/// An operand: its buffer and the element its contiguous data starts at.
-pub(crate) type Operand<'a> = (&'a wgpu::Buffer, usize);
 
 /// The window maxima of the contiguous `dtype` planes `x` into the contiguous `values`, and
 /// their positions within each input plane into the contiguous int64 `positions` (from element

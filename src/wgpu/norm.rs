@@ -10,7 +10,7 @@ use crate::tensor::Scalar;
 use super::batch::{grid, Launch};
 use super::context::Context;
 use super::elementwise::scalar_bits;
-use super::float_shaders::{float_shaders, FloatShaders};
+use super::float_shaders::{float_shaders, FloatShaders, Operand};
 use super::strided::u32_of;
 
 // One source, two bind group shapes: the per row kernels do not bind `extra`.
@@ -35,9 +35,6 @@ struct Params {
     chunks: u32,
     chunk_len: u32,
 }
-
-/// An operand (of the launch's dtype): its buffer and the element its contiguous data starts at.
-pub(crate) type Operand<'a> = (&'a wgpu::Buffer, usize);
 
 /// The statistics buffers of a norm: per row or channel mean and reciprocal standard deviation
 /// (contiguous from element 0).

@@ -6,6 +6,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::storage::{dtype_not_on_device, not_on_device, Storage};
+use crate::tensor::loss::Reduction;
 use crate::tensor::{BinaryOp, ReduceOp, Scalar, Tensor, UnaryOp};
 
 use super::context::Context;
@@ -630,6 +631,36 @@ pub fn col2im(cols: &Tensor, g: &PoolGeom, shape: &[usize]) -> Result<Tensor> {
     Ok(out)
 }
 
+/// nll_loss of the float32 or float64 `scores` (rows of `classes`) against the int64 `target`
+/// (one per row), with optional per-class `weight`s, in one kernel: the loss (of `out_shape`:
+/// one per row without reduction), and per row the slope d loss / d score at the target and
+/// that target (0 where ignored), as the backward needs them. None where a target is out of
+/// range: the one flag word read back.
+pub fn nll_loss(scores: &Tensor, target: &Tensor, weight: Option<&Tensor>, classes: usize, ignore_index: i64, reduction: Reduction, out_shape: &[usize]) -> Result<Option<(Tensor, Tensor, Tensor)>> {
+    require_float(scores, "nll_loss")?;
+    let dt = scores.dtype();
+    let n = target.numel();
+    let (scores, target) = (scores.contiguous()?, target.contiguous()?);
+    let weight = weight.map(|w| w.contiguous()).transpose()?;
+    let (ctx, sb) = buffer_of(&scores, "nll_loss")?;
+    let (_, tb) = buffer_of(&target, "nll_loss")?;
+    let wb = weight.as_ref().map(|w| buffer_of(w, "nll_loss")).transpose()?;
+    let (loss, lb) = output(ctx, out_shape, dt)?;
+    let (slopes, slb) = output(ctx, &[n], dt)?;
+    // The picks, then the flag word as one more int64 element, zeroed.
+    let picks = WgpuStorage::new(ctx, DType::I64, n + 1)?;
+    let pb = picks.buffer().clone();
+    ctx.record(|enc| enc.clear_buffer(&pb, n as u64 * 8, Some(8)));
+    let weights = weight.as_ref().zip(wb.as_ref()).map(|(w, (_, b))| (b, w.storage_offset()));
+    let outputs = super::loss::Outputs { loss: &lb, slopes: &slb, picks: &pb };
+    super::loss::nll_loss(ctx, dt, (&sb, scores.storage_offset()), (&tb, target.storage_offset()), weights, (n, classes), ignore_index, reduction, outputs)?;
+    if picks.read_word(2 * n)? != 0 {
+        return Ok(None);
+    }
+    let picks = Tensor::from_storage(Storage::Wgpu(picks), Layout::contiguous(vec![n + 1])?).narrow(0, 0, n as i64)?.reshape(&[n as i64, 1])?;
+    Ok(Some((loss, slopes, picks)))
+}
+
 /// The rows of a softmax of `t` along `dim`, as the kernels take them: (rows, len, inner), each
 /// row `len` elements `inner` apart.
 fn softmax_rows(t: &Tensor, dim: usize) -> (usize, usize, usize) {
@@ -701,7 +732,7 @@ impl NormOperand {
         NormOperand::new(&if at_start { t.clone() } else { t.copy_as(t.dtype())? }, dtype, op)
     }
 
-    fn operand(&self) -> super::norm::Operand<'_> {
+    fn operand(&self) -> super::float_shaders::Operand<'_> {
         (&self.buffer, self.t.storage_offset())
     }
 }

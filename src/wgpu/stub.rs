@@ -182,6 +182,18 @@ pub fn max_pool2d_backward(_grad: &Tensor, _positions: &Tensor, _g: &crate::cpu:
     Err(not_built())
 }
 
+pub fn nll_loss(
+    _scores: &Tensor,
+    _target: &Tensor,
+    _weight: Option<&Tensor>,
+    _classes: usize,
+    _ignore_index: i64,
+    _reduction: crate::tensor::loss::Reduction,
+    _out_shape: &[usize],
+) -> Result<Option<(Tensor, Tensor, Tensor)>> {
+    Err(not_built())
+}
+
 pub fn col2im(_cols: &Tensor, _g: &crate::cpu::pool::PoolGeom, _shape: &[usize]) -> Result<Tensor> {
     Err(not_built())
 }

@@ -95,3 +95,38 @@ def test_a_second_backward_without_retain_graph_fails():
     loss.backward()
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         loss.backward()
+
+
+DEVICES = ["cpu"] + ["wgpu"] * rstorch.wgpu.is_available()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_mean_over_no_weight_is_nan_and_ignored_rows_get_no_gradient(device):
+    """As PyTorch computes it: the loss is NaN, the rows it counts get NaN gradients at their
+    targets, the ignored rows exact zeros."""
+    x = rstorch.tensor([[0.1, 0.2, 0.3], [0.3, 0.1, 0.0]], device=device, requires_grad=True)
+    loss = F.nll_loss(x, rstorch.tensor([-100, -100], device=device))
+    loss.backward()
+    assert np.isnan(loss.item())
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    x.grad = None
+    loss = F.nll_loss(x, rstorch.tensor([0, -100], device=device), weight=rstorch.tensor([0.0, 1.0, 2.0], device=device))
+    loss.backward()
+    grad = x.grad.tolist()
+    assert np.isnan(loss.item()) and np.isnan(grad[0][0])
+    assert grad[0][1:] == [0.0, 0.0] and grad[1] == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_no_rows(device):
+    """A batch of no rows: the mean is NaN, the sum +0.0, no reduction an empty loss."""
+    for reduction, want in [("mean", "nan"), ("sum", [0.0]), ("none", [])]:
+        x = rstorch.zeros(0, 3, device=device, requires_grad=True)
+        loss = F.nll_loss(x, rstorch.zeros(0, dtype=rstorch.int64, device=device), reduction=reduction)
+        loss.sum().backward()
+        got = loss.reshape(-1).tolist()
+        if want == "nan":
+            assert np.isnan(got[0])
+        else:
+            assert got == want and all(np.copysign(1.0, v) == 1.0 for v in got)
+        assert x.grad.shape == (0, 3)

@@ -306,6 +306,29 @@ def test_nll_loss_picks_on_the_device(reduction):
         F.nll_loss(rstorch.zeros(3, 4, device="wgpu"), rstorch.tensor([0, 7, 1], device="wgpu"))
 
 
+@pytest.mark.parametrize("dt", [rstorch.float32, rstorch.float64], ids=str)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_is_one_kernel(dt, reduction):
+    """nll_loss of (N, C) scores on the GPU is one kernel (targets checked, picked, weighted and
+    summed in a fixed order), in float32 and float64, matching the CPU's float64 sums."""
+    if dt is rstorch.float64 and not rstorch.wgpu.supports_float64():
+        pytest.skip("no float64 shaders")
+    rng = np.random.default_rng(12)
+    x = rstorch.tensor(rng.standard_normal((300, 7))).to(dt)
+    t = rstorch.tensor(rng.integers(0, 7, 300))
+    t[::5] = -100
+    w = rstorch.tensor(rng.uniform(0.5, 2, 7)).to(dt)
+    for weight in [None, w]:
+        gx, gt = x.to("wgpu"), t.to("wgpu")
+        gw = None if weight is None else weight.to("wgpu")
+        before = rstorch.wgpu.memory_stats()["kernels_launched"]
+        got = F.nll_loss(gx, gt, weight=gw, reduction=reduction)
+        assert rstorch.wgpu.memory_stats()["kernels_launched"] - before == 1
+        want = F.nll_loss(x, t, weight=weight, reduction=reduction)
+        tol = 1e-5 if dt is rstorch.float32 else 1e-12
+        np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=tol, atol=tol)
+
+
 def outcome(fn):
     """fn's result on the host, or its error's type and words."""
     try:

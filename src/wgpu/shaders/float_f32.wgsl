@@ -1,5 +1,5 @@
-// The float32 element of the float kernels (prepended to softmax.wgsl, norm.wgsl and image.wgsl,
-// which workgroup_sum.wgsl follows): the type T and the functions they compute with.
+// The float32 element of the float kernels (prepended to softmax.wgsl, norm.wgsl, image.wgsl and
+// loss.wgsl, which workgroup_sum.wgsl follows): the type T and the functions they compute with.
 
 alias T = f32;
 
@@ -10,6 +10,10 @@ fn t_is_nan(v: f32) -> bool {
 
 fn t_neg_inf() -> f32 {
     return bitcast<f32>(0xff800000u);
+}
+
+fn t_nan() -> f32 {
+    return bitcast<f32>(0x7fc00000u);
 }
 
 fn t_exp(v: f32) -> f32 {

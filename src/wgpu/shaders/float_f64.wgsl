@@ -1,6 +1,7 @@
-// The float64 element of the float kernels (prepended to softmax.wgsl, norm.wgsl and image.wgsl,
-// which workgroup_sum.wgsl and f64.wgsl follow; the device needs shader-f64 and shader-int64): the
-// type T and the functions they compute with. SPIR-V has no float64 exp or log: f64.wgsl's.
+// The float64 element of the float kernels (prepended to softmax.wgsl, norm.wgsl, image.wgsl and
+// loss.wgsl, which workgroup_sum.wgsl and f64.wgsl follow; the device needs shader-f64 and
+// shader-int64): the type T and the functions they compute with. SPIR-V has no float64 exp or
+// log: f64.wgsl's.
 
 alias T = f64;
 
@@ -10,6 +11,10 @@ fn t_is_nan(v: f64) -> bool {
 
 fn t_neg_inf() -> f64 {
     return -inf64();
+}
+
+fn t_nan() -> f64 {
+    return nan64();
 }
 
 fn t_exp(v: f64) -> f64 {
