@@ -128,11 +128,13 @@ pub(crate) fn execute(roots: Vec<(Edge, Tensor)>, pass: &Pass<'_>) -> Result<Vec
         if at_boundary || !runs.contains(&k) {
             continue;
         }
-        let outputs = node.apply(grads.clone())?;
+        let post = node.hooks().post.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        // Post hooks see the incoming gradients too; without them the node takes the only
+        // handles (so a leaf keeps its gradient instead of copying it).
+        let outputs = if post.is_empty() { node.apply(std::mem::take(&mut grads))? } else { node.apply(grads.clone())? };
         if is_anomaly_enabled() {
             check_nan(&node, &outputs)?;
         }
-        let post = node.hooks().post.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let mut outputs = outputs;
         for (_, hook) in post {
             let mut args = outputs.clone();

@@ -854,3 +854,24 @@ def test_backward_with_inputs_skips_branches_that_do_not_reach_them():
     assert calls == []
     assert w.grad.tolist() == [3.0, 3.0]
     assert v.grad is None
+
+
+def test_a_leaf_keeps_an_unshared_gradient_and_copies_a_shared_one():
+    """The gradient a leaf receives becomes its .grad without a copy when nothing else holds it
+    (as PyTorch's AccumulateGrad steals it); one also reaching another leaf, or the caller's own
+    tensor, is copied, so no two .grad alias each other or the caller's."""
+    x = torch.randn(3, requires_grad=True)
+    w = torch.randn(3, requires_grad=True)
+    (x * w).sum().backward()
+    assert x.grad.data_ptr() != w.grad.data_ptr()
+    a = torch.randn(3, requires_grad=True)
+    b = torch.randn(3, requires_grad=True)
+    (a + b).sum().backward()  # AddBackward0 hands both leaves the same gradient
+    assert a.grad.data_ptr() != b.grad.data_ptr()
+    a.grad.add_(1.0)
+    assert b.grad.tolist() == [1.0, 1.0, 1.0]
+    c = torch.randn(3, requires_grad=True)
+    g = torch.ones(3)
+    (c * 1).backward(g)
+    g.add_(1.0)
+    assert c.grad.tolist() == [1.0, 1.0, 1.0]

@@ -184,6 +184,20 @@ def test_kernel_counter_counts_launches():
     assert launched() - before == 0
 
 
+
+@needs_gpu
+def test_a_linear_layers_backward_copies_no_gradient():
+    """A linear layer's backward is the bias sum and the weight product: the leaves keep the
+    gradients they receive, with no copy kernels."""
+    lin = nn.Linear(50, 10).to("wgpu")
+    y = lin(rstorch.randn(64, 50).to("wgpu"))
+    loss = y.sum()
+    before = rstorch.wgpu.memory_stats()["kernels_launched"]
+    loss.backward()
+    assert rstorch.wgpu.memory_stats()["kernels_launched"] - before == 2
+    assert lin.weight.grad.stride() == (50, 1)
+
+
 # ----- kernels ------------------------------------------------------------------------------------
 
 UNARY = ["neg", "abs", "sign", "relu", "floor", "ceil", "round", "trunc", "exp", "exp2", "log", "log2",
