@@ -9,25 +9,11 @@ Times are medians over repeats, each repeat several calls ended by a synchronize
 """
 import argparse
 import json
-import statistics
-import time
 
 import numpy as np
 
 from nn_compare import build as build_mnist_step
-
-
-def median_ms(call, sync, repeats, number):
-    call()
-    sync()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            call()
-        sync()
-        times.append((time.perf_counter() - t0) / number * 1e3)
-    return statistics.median(times)
+from nn_compare import median_ms
 
 
 class Framework:
@@ -69,7 +55,7 @@ def compare_matmul(found, n, transposed_b, repeats, number):
         x, y = fw.place(a), fw.place(b)
         if transposed_b:  # as linear multiplies by its weight: a column-major right operand
             y = y.t()
-        ms = median_ms(lambda: x @ y, fw.sync, repeats, number)
+        ms = median_ms(lambda: x @ y, repeats, number, warmup=1, sync=fw.sync)
         results[fw.name] = {"ms": ms, "tflops": 2 * n ** 3 / (ms * 1e-3) / 1e12}
         products[fw.name] = (x @ y).cpu().numpy()
     first = products[found[0].name]
@@ -82,7 +68,7 @@ def compare_mnist_step(found, repeats, number):
     results = {}
     for fw in found:
         step = build_mnist_step(fw.module, fw.device)
-        results[fw.name] = {"ms": median_ms(step, fw.sync, repeats, number)}
+        results[fw.name] = {"ms": median_ms(step, repeats, number, warmup=3, sync=fw.sync)}
     return results
 
 

@@ -105,14 +105,18 @@ WORKLOADS = [
 ]
 
 
-def median_ms(step, repeats=7, number=30):
-    for _ in range(10):
+def median_ms(step, repeats=7, number=30, warmup=10, sync=lambda: None):
+    """The median over `repeats` of the time per call of `number` calls, each batch ended by
+    `sync` (a GPU's queue wait), after `warmup` calls."""
+    for _ in range(warmup):
         step()
+    sync()
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
         for _ in range(number):
             step()
+        sync()
         times.append((time.perf_counter() - t0) / number * 1e3)
     return statistics.median(times)
 
