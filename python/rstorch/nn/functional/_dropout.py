@@ -12,7 +12,9 @@ def _apply_mask(input, mask_shape, p, inplace):
         out = input * 0.0
     else:
         keep = rstorch.rand(*mask_shape, dtype=input.dtype, device=input.device) >= p
-        out = input * (keep.to(input.dtype) * (1.0 / (1.0 - p)))
+        # The mask holds 0 or the scale in the input's dtype: one kernel after the comparison.
+        scale = rstorch.tensor(1.0 / (1.0 - p), dtype=input.dtype, device=input.device)
+        out = input * rstorch.where(keep, scale, 0.0)
     return input._assign_(out) if inplace else out
 
 
