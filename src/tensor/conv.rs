@@ -125,11 +125,9 @@ fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, 
             // (1, G, og, taps) @ (N, G, taps, P) -> (N, G, og, P)
             let cols = patches(a, g)?.reshape(&dims(&[n, groups, taps, positions]))?;
             let w = b.contiguous()?.reshape(&dims(&[1, groups, og, taps]))?.expand(&dims(&[n, groups, og, taps]))?;
-            let y = crate::wgpu::matmul(&w, &cols)?.reshape(&dims(out_shape))?;
-            let y = match bias {
-                Some(bias) => y.binary(crate::tensor::BinaryOp::Add, &bias.reshape(&dims(&[1, g.out_channels, 1, 1]))?)?,
-                None => y,
-            };
+            // The bias, one per output channel, is added by the product's kernel.
+            let bias = bias.map(|t| t.reshape(&dims(&[1, groups, og, 1]))).transpose()?;
+            let y = crate::wgpu::matmul_add(&w, &cols, bias.as_ref())?.reshape(&dims(out_shape))?;
             let kept = if keep_patches { Some(cols.reshape(&[-1])?) } else { None };
             return Ok((y, kept));
         }

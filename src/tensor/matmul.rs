@@ -320,7 +320,12 @@ impl Tensor {
         let dt = m1.dtype();
         let (beta, alpha) = (beta_s.to_f64(), alpha_s.to_f64());
         let cpu_float = matches!(dt, DType::F32 | DType::F64 | DType::F16);
-        if !cpu_float || !crate::device::common_device(&[self, m1, m2], false)?.is_cpu() {
+        let device = crate::device::common_device(&[self, m1, m2], false)?;
+        if !device.is_cpu() && dt.is_floating_point() && bias.dtype() == dt && alpha == 1.0 && beta == 1.0 {
+            // The GPU's product kernel adds the input as it stores each element.
+            return crate::wgpu::matmul_add(m1, m2, Some(bias));
+        }
+        if !cpu_float || !device.is_cpu() {
             // Other dtypes and devices: the product, then the scaled sum.
             let prod = m1.mm(m2)?;
             let prod = if alpha == 1.0 { prod } else { prod.binary_scalar(BinaryOp::Mul, alpha_s, false)? };

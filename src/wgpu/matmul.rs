@@ -10,16 +10,18 @@ use super::batch::Launch;
 use super::context::{Context, Shader};
 use super::strided::u32_of;
 
-/// What matmul.wgsl expects before it: the compute type T, the bindings of A and B and their
-/// readers `a_at` / `b_at`. Float32 and float64 operands are read as they are stored.
+/// What matmul.wgsl expects before it: the compute type T, the bindings of A, B and the bias D
+/// and their readers `a_at` / `b_at` / `d_at`. Float32 and float64 operands are read as they are stored.
 macro_rules! same_type_operands {
     ($t:literal) => {
         concat!(
             "alias T = ", $t, ";\n",
             "@group(0) @binding(2) var<storage, read> a: array<", $t, ">;\n",
             "@group(0) @binding(3) var<storage, read> b: array<", $t, ">;\n",
+            "@group(0) @binding(4) var<storage, read> d: array<", $t, ">;\n",
             "fn a_at(i: u32) -> T { return a[i]; }\n",
             "fn b_at(i: u32) -> T { return b[i]; }\n",
+            "fn d_at(i: u32) -> T { return d[i]; }\n",
         )
     };
 }
@@ -33,15 +35,17 @@ macro_rules! half_operands {
             "alias T = f32;\n",
             "@group(0) @binding(2) var<storage, read> a: array<u32>;\n",
             "@group(0) @binding(3) var<storage, read> b: array<u32>;\n",
+            "@group(0) @binding(4) var<storage, read> d: array<u32>;\n",
             "fn a_at(i: u32) -> T { let x = a[i / 2u]; return ", $widen, "; }\n",
             "fn b_at(i: u32) -> T { let x = b[i / 2u]; return ", $widen, "; }\n",
+            "fn d_at(i: u32) -> T { let x = d[i / 2u]; return ", $widen, "; }\n",
         )
     };
 }
 
 macro_rules! matmul_shader {
     ($name:literal, $operands:expr $(, $wide:literal)?) => {
-        Shader { name: $name, source: concat!($operands, include_str!("shaders/matmul.wgsl") $(, include_str!($wide))?), storage: &[true, false, false] }
+        Shader { name: $name, source: concat!($operands, include_str!("shaders/matmul.wgsl") $(, include_str!($wide))?), storage: &[true, false, false, false] }
     };
 }
 
@@ -83,6 +87,12 @@ struct Params {
     a_cs: u32,
     b_rs: u32,
     b_cs: u32,
+    has_d: u32,
+    off_d: u32,
+    d_bs: u32,
+    d_rs: u32,
+    d_cs: u32,
+    pad: [u32; 3],
 }
 
 /// A matrix operand: its buffer, offset, and strides per batch, row and column (in elements).
@@ -94,10 +104,11 @@ pub(crate) struct Mat<'a> {
     pub col_stride: usize,
 }
 
-/// `out[b] = a[b] @ b[b]` for `batches` products of `m x k` by `k x n` with operands of `dtype`
-/// (a floating type); `out` is contiguous, of `dtype` for float32 and float64 and float32 for the
-/// half types.
-pub(crate) fn matmul(ctx: &Context, dtype: DType, a: &Mat<'_>, b: &Mat<'_>, batches: usize, (m, k, n): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
+/// `out[b] = a[b] @ b[b] (+ d[b])` for `batches` products of `m x k` by `k x n` with operands
+/// (and bias `d`, of the product's shape with its own strides) of `dtype`, a floating type;
+/// `out` is contiguous, of `dtype` for float32 and float64 and float32 for the half types.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn matmul(ctx: &Context, dtype: DType, a: &Mat<'_>, b: &Mat<'_>, d: Option<&Mat<'_>>, batches: usize, (m, k, n): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
     if batches == 0 || m == 0 || n == 0 {
         return Ok(());
     }
@@ -129,13 +140,20 @@ pub(crate) fn matmul(ctx: &Context, dtype: DType, a: &Mat<'_>, b: &Mat<'_>, batc
             a_cs: u32_of(a.col_stride)?,
             b_rs: u32_of(b.row_stride)?,
             b_cs: u32_of(b.col_stride)?,
+            has_d: d.is_some() as u32,
+            off_d: u32_of(d.map_or(0, |d| d.offset))?,
+            d_bs: u32_of(d.map_or(0, |d| d.batch_stride))?,
+            d_rs: u32_of(d.map_or(0, |d| d.row_stride))?,
+            d_cs: u32_of(d.map_or(0, |d| d.col_stride))?,
+            pad: [0; 3],
         };
         ctx.launch(Launch {
             shader,
             entry,
             op: None,
             params: bytemuck::bytes_of(&params),
-            buffers: &[out, a.buffer, b.buffer],
+            // Without a bias A stands in for it (has_d tells the kernel not to read it).
+            buffers: &[out, a.buffer, b.buffer, d.map_or(a.buffer, |d| d.buffer)],
             groups: [gx, gy, count as u32],
         })?;
         base += count;

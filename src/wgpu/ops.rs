@@ -541,9 +541,20 @@ pub fn add_at(out: &Tensor, targets: &[usize], src: &Tensor, src_offsets: &[usiz
 /// accumulation and the product rounded once to their dtype (as the CPU's half product does);
 /// integer and bool products are exact.
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    matmul_add(a, b, None)
+}
+
+/// `a @ b + bias` as `matmul`, with `bias` (of the operands' dtype, broadcasting to the product)
+/// added to each float sum of products before it is stored (once rounded, for the half types),
+/// in the same kernel where its batch dims merge with the operands'.
+pub fn matmul_add(a: &Tensor, b: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
     let dt = a.dtype();
     if b.dtype() != dt {
         return Err(Error::Runtime(format!("wgpu matmul: operands of dtypes {} and {}", dt.name(), b.dtype().name())));
+    }
+    if bias.is_some_and(|d| d.dtype() != dt || !dt.is_floating_point()) {
+        // The sum keeps the binary op's type promotion.
+        return matmul(a, b)?.binary(BinaryOp::Add, bias.expect("checked"));
     }
     if !dt.is_floating_point() {
         return matmul_int(a, b);
@@ -555,17 +566,26 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (m, k, n) = (a.shape()[nd - 2], a.shape()[nd - 1], b.shape()[nd - 1]);
     let batch_shape = &a.shape()[..nd - 2];
     let batches: usize = batch_shape.iter().product();
+    let mut out_shape = batch_shape.to_vec();
+    out_shape.extend([m, n]);
+    let bias = bias.map(|d| d.expand(&out_shape.iter().map(|&s| s as i64).collect::<Vec<_>>())).transpose()?;
     // The kernel takes one batch stride per operand: merge the batch dims, or copy operands
-    // whose batch dims do not merge.
-    let (merged, strides) = super::strided::coalesce(batch_shape, &[&a.strides()[..nd - 2], &b.strides()[..nd - 2]]);
+    // whose batch dims do not merge (and add a bias whose dims do not after).
+    let mut batch_strides = vec![&a.strides()[..nd - 2], &b.strides()[..nd - 2]];
+    if let Some(d) = &bias {
+        batch_strides.push(&d.strides()[..nd - 2]);
+    }
+    let (merged, strides) = super::strided::coalesce(batch_shape, &batch_strides);
     if merged.len() > 1 {
+        if let Some(d) = &bias {
+            return matmul_add(a, b, None)?.binary(BinaryOp::Add, d);
+        }
         return matmul(&a.contiguous()?, &b.contiguous()?);
     }
     let batch_stride = |i: usize| strides[i].first().copied().unwrap_or(0);
     let (ctx, ab) = buffer_of(a, "matmul")?;
     let (_, bb) = buffer_of(b, "matmul")?;
-    let mut out_shape = batch_shape.to_vec();
-    out_shape.extend([m, n]);
+    let db = bias.as_ref().map(|d| buffer_of(d, "matmul")).transpose()?;
     // Half-type products come out in float32 and are rounded once, after.
     let half = matches!(dt, DType::F16 | DType::BF16);
     let (out, ob) = output(ctx, &out_shape, if half { DType::F32 } else { dt })?;
@@ -577,11 +597,12 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         col_stride: t.strides()[nd - 1],
     };
     let (ma, mb) = (mat(a, &ab, batch_stride(0)), mat(b, &bb, batch_stride(1)));
+    let md = bias.as_ref().zip(db.as_ref()).map(|(d, (_, buffer))| mat(d, buffer, batch_stride(2)));
     let max = ctx.limits.max_compute_workgroups_per_dimension as usize;
     if m.div_ceil(64) > max || n.div_ceil(64) > max {
         return Err(Error::NotImplemented(format!("wgpu matmul of {m}x{k} by {k}x{n}: the output is too large for one grid")));
     }
-    super::matmul::matmul(ctx, dt, &ma, &mb, batches, (m, k, n), &ob)?;
+    super::matmul::matmul(ctx, dt, &ma, &mb, md.as_ref(), batches, (m, k, n), &ob)?;
     if half {
         return out.to_dtype(dt);
     }

@@ -162,6 +162,10 @@ pub fn matmul(_a: &Tensor, _b: &Tensor) -> Result<Tensor> {
     Err(not_built())
 }
 
+pub fn matmul_add(_a: &Tensor, _b: &Tensor, _bias: Option<&Tensor>) -> Result<Tensor> {
+    Err(not_built())
+}
+
 pub fn softmax(_x: &Tensor, _dim: usize, _log: bool) -> Result<Tensor> {
     Err(not_built())
 }

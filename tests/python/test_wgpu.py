@@ -327,6 +327,46 @@ def test_products_of_many_tiles_match_the_cpu(dt):
 
 
 @needs_gpu
+@pytest.mark.parametrize("dt", [rstorch.float32, rstorch.float16, rstorch.bfloat16], ids=str)
+def test_linear_and_conv_add_their_bias_in_the_product_kernel(dt):
+    """F.linear (addmm) and conv2d add their bias as the product kernel stores each element
+    (both the 64-wide and the wide kernel): one kernel for the linear layer, two (patches,
+    product) for an unpadded convolution; grouped convolutions, whose bias does not follow one
+    batch stride, add it after. Against the CPU."""
+    launched = lambda: rstorch.wgpu.memory_stats()["kernels_launched"]
+    rng = np.random.default_rng(9)
+
+    def both(*shape):
+        x = rstorch.tensor(rng.standard_normal(shape).astype(np.float32)).to(dt)
+        return x, x.to("wgpu")
+
+    def check(got, want):
+        if dt is rstorch.float32:
+            close(got, want, tol=1e-4)
+        else:
+            _half_close(got, want, dt)
+
+    for rows, cols, inner in [(37, 21, 13), (2048, 2048, 9)]:
+        x, gx = both(rows, inner)
+        w, gw = both(cols, inner)
+        b, gb = both(cols)
+        before = launched()
+        got = F.linear(gx, gw, gb)
+        if dt is rstorch.float32:
+            assert launched() - before == 1
+        check(got, F.linear(x, w, b))
+    for groups, padding in [(1, 0), (1, 1), (2, 1)]:
+        x, gx = both(3, 4, 9, 8)
+        w, gw = both(6, 4 // groups, 3, 3)
+        b, gb = both(6)
+        before = launched()
+        got = F.conv2d(gx, gw, gb, padding=padding, groups=groups)
+        if dt is rstorch.float32 and padding == 0:
+            assert launched() - before == 2
+        check(got, F.conv2d(x, w, b, padding=padding, groups=groups))
+
+
+@needs_gpu
 @pytest.mark.parametrize("dt", [rstorch.float16, rstorch.bfloat16], ids=str)
 def test_half_matmul_reads_its_operands_in_place(dt):
     """A float16 or bfloat16 product widens its operands as the kernel reads them: its buffers

@@ -1,7 +1,8 @@
-// Batched matrix product C[b] = A[b] @ B[b] over strided (transposed, broadcast) operands into a
-// contiguous C of the compute type T. The launcher prepends T's alias and the bindings of A and B
-// with their readers a_at / b_at (float32 and float64 read their own type; float16 and bfloat16,
-// stored two to a word, are widened to float32 as they are read). matmul_wide.wgsl may follow.
+// Batched matrix product C[b] = A[b] @ B[b] (+ D[b] where a bias D is bound) over strided
+// (transposed, broadcast) operands into a contiguous C of the compute type T. The launcher
+// prepends T's alias and the bindings of A, B and D with their readers a_at / b_at / d_at
+// (float32 and float64 read their own type; float16 and bfloat16, stored two to a word, are
+// widened to float32 as they are read). matmul_wide.wgsl may follow.
 //
 // `matmul`: each workgroup of 16x16 threads computes a 64x64 tile of C; each thread a 4x4 block of
 // it, from 16-deep slices of A and B staged in workgroup memory, so every element loaded from
@@ -22,10 +23,27 @@ struct Params {
     a_cs: u32,
     b_rs: u32,
     b_cs: u32,
+    // Whether D is added, where it starts and its strides (0 along broadcast dims).
+    has_d: u32,
+    off_d: u32,
+    d_bs: u32,
+    d_rs: u32,
+    d_cs: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> c: array<T>;
+
+// Element (r, col) of C[batch] from its sum of products: D's element added once, in T.
+fn finish(batch: u32, r: u32, col: u32, v: T) -> T {
+    if p.has_d == 0u {
+        return v;
+    }
+    return v + d_at(p.off_d + batch * p.d_bs + r * p.d_rs + col * p.d_cs);
+}
 
 const TILE: u32 = 64u;
 const DEPTH: u32 = 16u;
@@ -83,7 +101,7 @@ fn matmul(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         for (var j = 0u; j < 4u; j++) {
             let col = col0 + lid3.x * 4u + j;
             if col < p.n {
-                c[out_base + r * p.n + col] = acc[i][j];
+                c[out_base + r * p.n + col] = finish(batch, r, col, acc[i][j]);
             }
         }
     }

@@ -63,13 +63,13 @@ fn wide_stage_b(buf: u32, v: vec4<T>, i: u32, k: u32, along_k: bool) {
     }
 }
 
-fn wide_store_c(base: u32, r: u32, col: u32, v: vec4<T>) {
+fn wide_store_c(batch: u32, r: u32, col: u32, v: vec4<T>) {
     if r >= p.m {
         return;
     }
     for (var j = 0u; j < 4u; j++) {
         if col + j < p.n {
-            c[base + r * p.n + col + j] = v[j];
+            c[batch * p.m * p.n + r * p.n + col + j] = finish(batch, r, col + j, v[j]);
         }
     }
 }
@@ -141,25 +141,24 @@ fn matmul_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         workgroupBarrier();
     }
 
-    let out = batch * p.m * p.n;
     let r0 = row0 + ty * 4u;
     let r1 = r0 + 64u;
     let c0 = col0 + tx * 4u;
     let c1 = c0 + 64u;
-    wide_store_c(out, r0, c0, acc[0]);
-    wide_store_c(out, r0, c1, acc[1]);
-    wide_store_c(out, r0 + 1u, c0, acc[2]);
-    wide_store_c(out, r0 + 1u, c1, acc[3]);
-    wide_store_c(out, r0 + 2u, c0, acc[4]);
-    wide_store_c(out, r0 + 2u, c1, acc[5]);
-    wide_store_c(out, r0 + 3u, c0, acc[6]);
-    wide_store_c(out, r0 + 3u, c1, acc[7]);
-    wide_store_c(out, r1, c0, acc[8]);
-    wide_store_c(out, r1, c1, acc[9]);
-    wide_store_c(out, r1 + 1u, c0, acc[10]);
-    wide_store_c(out, r1 + 1u, c1, acc[11]);
-    wide_store_c(out, r1 + 2u, c0, acc[12]);
-    wide_store_c(out, r1 + 2u, c1, acc[13]);
-    wide_store_c(out, r1 + 3u, c0, acc[14]);
-    wide_store_c(out, r1 + 3u, c1, acc[15]);
+    wide_store_c(batch, r0, c0, acc[0]);
+    wide_store_c(batch, r0, c1, acc[1]);
+    wide_store_c(batch, r0 + 1u, c0, acc[2]);
+    wide_store_c(batch, r0 + 1u, c1, acc[3]);
+    wide_store_c(batch, r0 + 2u, c0, acc[4]);
+    wide_store_c(batch, r0 + 2u, c1, acc[5]);
+    wide_store_c(batch, r0 + 3u, c0, acc[6]);
+    wide_store_c(batch, r0 + 3u, c1, acc[7]);
+    wide_store_c(batch, r1, c0, acc[8]);
+    wide_store_c(batch, r1, c1, acc[9]);
+    wide_store_c(batch, r1 + 1u, c0, acc[10]);
+    wide_store_c(batch, r1 + 1u, c1, acc[11]);
+    wide_store_c(batch, r1 + 2u, c0, acc[12]);
+    wide_store_c(batch, r1 + 2u, c1, acc[13]);
+    wide_store_c(batch, r1 + 3u, c0, acc[14]);
+    wide_store_c(batch, r1 + 3u, c1, acc[15]);
 }
