@@ -74,7 +74,7 @@ fn embed(g: &Tensor, positions: &Positions, shape: &[usize], dtype: DType) -> Re
             Positions::Pooled { at, geom } => {
                 // PyTorch's version error names no origin for these indices.
                 let at = at.unpack(String::new)?;
-                if at.device() == g.device() && matches!(dtype, DType::F32 | DType::F64) {
+                if at.device() == g.device() {
                     return crate::wgpu::max_pool2d_backward(g, &at, geom, shape);
                 }
             }

@@ -67,22 +67,23 @@ fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: 
     }
     crate::tensor::check_alloc(out_shape, a.dtype())?;
     let _raw = GradMode::disabled();
+    if let d @ (DType::F16 | DType::BF16) = a.dtype() {
+        // On every device in float32, whose patches a half-precision weight gradient cannot use.
+        let bias = bias.map(|t| t.to_dtype(DType::F32)).transpose()?;
+        let kernel = match kernel {
+            Kernel::Forward { .. } => Kernel::Forward { keep_patches: false },
+            Kernel::WeightGrad { .. } => Kernel::WeightGrad { patches: None },
+            k => k,
+        };
+        let (out, _) = run_kernel(kernel, &a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?, bias.as_ref(), g, out_shape)?;
+        return Ok((out.to_dtype(d)?, None));
+    }
     if !a.device().is_cpu() {
         return run_on_device(kernel, a, b, bias, g, out_shape);
     }
     match a.dtype() {
         DType::F32 => typed::<f32>(kernel, a, b, bias, g, out_shape),
         DType::F64 => typed::<f64>(kernel, a, b, bias, g, out_shape),
-        d @ (DType::F16 | DType::BF16) => {
-            let bias = bias.map(|t| t.to_dtype(DType::F32)).transpose()?;
-            let kernel = match kernel {
-                Kernel::Forward { .. } => Kernel::Forward { keep_patches: false },
-                Kernel::WeightGrad { .. } => Kernel::WeightGrad { patches: None },
-                k => k,
-            };
-            let (out, _) = typed::<f32>(kernel, &a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?, bias.as_ref(), g, out_shape)?;
-            Ok((out.to_dtype(d)?, None))
-        }
         d => Err(no_kernel_for(d)),
     }
 }
@@ -100,20 +101,8 @@ fn no_kernel_for(d: DType) -> Error {
 /// results are the same on every run). A forward pass asked to keep its patch matrices returns
 /// them, (N, G, taps, positions) contiguous, for the weight gradient.
 fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<(Tensor, Option<Tensor>)> {
-    match a.dtype() {
-        DType::F32 | DType::F64 => {}
-        d @ (DType::F16 | DType::BF16) => {
-            // Computed in float32, whose patches a half-precision weight gradient cannot use.
-            let bias = bias.map(|t| t.to_dtype(DType::F32)).transpose()?;
-            let kernel = match kernel {
-                Kernel::Forward { .. } => Kernel::Forward { keep_patches: false },
-                Kernel::WeightGrad { .. } => Kernel::WeightGrad { patches: None },
-                k => k,
-            };
-            let (out, _) = run_on_device(kernel, &a.to_dtype(DType::F32)?, &b.to_dtype(DType::F32)?, bias.as_ref(), g, out_shape)?;
-            return Ok((out.to_dtype(d)?, None));
-        }
-        d => return Err(no_kernel_for(d)),
+    if !matches!(a.dtype(), DType::F32 | DType::F64) {
+        return Err(no_kernel_for(a.dtype()));
     }
     let dims = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
     let (n, groups) = (g.batch, g.groups);
