@@ -30,6 +30,26 @@ def close(got, want, tol=TOL):
                                equal_nan=True)
 
 
+def launched():
+    """Kernels launched on the default wgpu device so far."""
+    return rstorch.wgpu.memory_stats()["kernels_launched"]
+
+
+def pair_in(dt, rng, *shape):
+    """The same random tensor of `dt` on the CPU and on the GPU."""
+    x = rstorch.tensor(rng.standard_normal(shape).astype(np.float32)).to(dt)
+    return x, x.to("wgpu")
+
+
+def close_in(dt, got, want):
+    """A GPU result against the CPU's: float32 within 1e-4, half types within a few units in
+    their last place."""
+    if dt is rstorch.float32:
+        close(got, want, tol=1e-4)
+    else:
+        _half_close(got, want, dt)
+
+
 def pair(*shape, seed=0, positive=False):
     """The same random float32 tensor on the CPU and on the GPU."""
     x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
@@ -174,7 +194,6 @@ def test_read_back_only_when_asked():
 
 @needs_gpu
 def test_kernel_counter_counts_launches():
-    launched = lambda: rstorch.wgpu.memory_stats()["kernels_launched"]
     g = rstorch.arange(1000, dtype=rstorch.float32, device="wgpu")
     before = launched()
     h = g * 2
@@ -192,9 +211,9 @@ def test_a_linear_layers_backward_copies_no_gradient():
     lin = nn.Linear(50, 10).to("wgpu")
     y = lin(rstorch.randn(64, 50).to("wgpu"))
     loss = y.sum()
-    before = rstorch.wgpu.memory_stats()["kernels_launched"]
+    before = launched()
     loss.backward()
-    assert rstorch.wgpu.memory_stats()["kernels_launched"] - before == 2
+    assert launched() - before == 2
     assert lin.weight.grad.stride() == (50, 1)
 
 
@@ -297,15 +316,8 @@ def test_products_of_many_tiles_match_the_cpu(dt):
     batch and offsets."""
     rng = np.random.default_rng(5)
 
-    def both(*shape):
-        x = rstorch.tensor(rng.standard_normal(shape).astype(np.float32)).to(dt)
-        return x, x.to("wgpu")
-
-    def check(got, want):
-        if dt is rstorch.float32:
-            close(got, want, tol=1e-4)
-        else:
-            _half_close(got, want, dt)
+    both = lambda *shape: pair_in(dt, rng, *shape)
+    check = lambda got, want: close_in(dt, got, want)
 
     T = lambda x: x.transpose(-1, -2)
     a, ga = both(64, 200, 37)
@@ -333,18 +345,10 @@ def test_linear_and_conv_add_their_bias_in_the_product_kernel(dt):
     (both the 64-wide and the wide kernel): one kernel for the linear layer, two (patches,
     product) for an unpadded convolution; grouped convolutions, whose bias does not follow one
     batch stride, add it after. Against the CPU."""
-    launched = lambda: rstorch.wgpu.memory_stats()["kernels_launched"]
     rng = np.random.default_rng(9)
 
-    def both(*shape):
-        x = rstorch.tensor(rng.standard_normal(shape).astype(np.float32)).to(dt)
-        return x, x.to("wgpu")
-
-    def check(got, want):
-        if dt is rstorch.float32:
-            close(got, want, tol=1e-4)
-        else:
-            _half_close(got, want, dt)
+    both = lambda *shape: pair_in(dt, rng, *shape)
+    check = lambda got, want: close_in(dt, got, want)
 
     for rows, cols, inner in [(37, 21, 13), (2048, 2048, 9)]:
         x, gx = both(rows, inner)
@@ -1008,7 +1012,6 @@ def test_max_pool2d_is_one_kernel_each_way(dt, kw):
     the CPU's, on a strided input with a NaN."""
     if dt is rstorch.float64 and not rstorch.wgpu.supports_float64():
         pytest.skip("no float64 shaders")
-    launched = lambda: rstorch.wgpu.memory_stats()["kernels_launched"]
     x = rstorch.tensor(np.random.default_rng(2).standard_normal((2, 3, 13, 11))).to(dt).transpose(2, 3)
     x[1, 2, 4, 5] = float("nan")
     cot = rstorch.tensor(np.random.default_rng(3).standard_normal(F.max_pool2d(x, **kw).shape)).to(dt)
@@ -1063,7 +1066,6 @@ def test_conv_input_gradient_sums_patches_in_one_kernel(dt):
     sums its taps' patch gradients in tap order), for strides, padding, dilation and groups."""
     if dt is rstorch.float64 and not rstorch.wgpu.supports_float64():
         pytest.skip("no float64 shaders")
-    launched = lambda: rstorch.wgpu.memory_stats()["kernels_launched"]
     rng = np.random.default_rng(6)
     for kw in [dict(), dict(stride=2, padding=1), dict(stride=(2, 3), padding=(2, 1), dilation=(2, 1), groups=2)]:
         x = rstorch.tensor(rng.standard_normal((2, 4, 11, 10))).to(dt)
@@ -1087,7 +1089,6 @@ def test_conv_weight_gradient_reuses_the_forward_patches():
     """A forward pass whose weight needs a gradient keeps its patch matrices on the device: the
     weight gradient is two layout copies and a matmul, with no second unfolding of the image,
     and matches the CPU (for half types, which keep nothing, too)."""
-    launched = lambda: rstorch.wgpu.memory_stats()["kernels_launched"]
     rng = np.random.default_rng(8)
     for dt in [rstorch.float32, rstorch.float16]:
         x = rstorch.tensor(rng.standard_normal((3, 4, 10, 9))).to(dt)
@@ -1101,10 +1102,7 @@ def test_conv_weight_gradient_reuses_the_forward_patches():
             grads.append(rstorch.autograd.grad(out, a, g)[0])
             if dev == "wgpu" and dt is rstorch.float32:
                 assert launched() - before == 3
-        if dt is rstorch.float32:
-            close(grads[1], grads[0], tol=1e-4)
-        else:
-            _half_close(grads[1], grads[0], dt)
+        close_in(dt, grads[1], grads[0])
 
 
 OPTIMIZERS = [
