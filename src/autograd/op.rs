@@ -353,6 +353,23 @@ impl Node for OpNode {
     }
 }
 
+impl Drop for OpNode {
+    /// What the node owns (the nodes behind it, its saved tensors and their histories, its
+    /// hooks) is freed by `teardown::release`, never by recursion into the next node.
+    fn drop(&mut self) {
+        let parts = (
+            std::mem::take(&mut self.edges),
+            self.shown.take(),
+            self.saved_inputs.get_mut().unwrap_or_else(|e| e.into_inner()).take(),
+            self.saved_outputs.get_mut().unwrap_or_else(|e| e.into_inner()).take(),
+            self.buffers.get_mut().unwrap_or_else(|e| e.into_inner()).take(),
+            self.hooks.take_all(),
+            std::mem::replace(&mut self.op, Op::Matmul),
+        );
+        super::teardown::release(parts);
+    }
+}
+
 /// Records `op` producing `outputs` from `inputs` when grad mode is on and an input requires
 /// grad. `save_inputs` / `save_outputs` list the indices the backward formula reads.
 pub fn record(op: Op, inputs: &[&Tensor], outputs: &[&Tensor], save_inputs: &[usize], save_outputs: &[usize]) {

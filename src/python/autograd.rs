@@ -228,6 +228,16 @@ impl PyFunctionNode {
     }
 }
 
+impl Drop for PyFunctionNode {
+    /// The nodes behind it and its saved tensors go through `teardown::release` (a chain of
+    /// Python Functions is freed without recursion); `backward` is dropped in place afterwards,
+    /// its ctx owning no deeper graph than one node.
+    fn drop(&mut self) {
+        let parts = (std::mem::take(&mut self.edges), self.saved.get_mut().unwrap_or_else(|e| e.into_inner()).take(), self.hooks.take_all());
+        crate::autograd::teardown::release(parts);
+    }
+}
+
 impl Node for PyFunctionNode {
     fn name(&self) -> String {
         self.name.clone()
