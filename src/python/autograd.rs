@@ -151,14 +151,35 @@ pub(crate) fn traverse_node(node: &dyn Node, visit: &PyVisit<'_>) -> Result<(), 
     if let Some(f) = node.as_any().downcast_ref::<PyFunctionNode>() {
         visit.call(&f.backward)?;
     }
+    traverse_front(node, visit)?;
     node.hooks().try_for_each_owned(|h| traverse_hook(h, visit))
 }
 
-fn wrap_node(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
-    // Python wraps the handle in a class named after the node (`AddBackward0`) and keeps one
-    // wrapper per node, so `id()` based graph walks see each node once.
+/// The Python object of `node`: one per node for the node's lifetime (the node holds it, see
+/// `NodeHooks::set_front`), so `y.grad_fn is y.grad_fn` and `id()` based graph walks see each
+/// node once, as in PyTorch.
+pub(crate) fn wrap_node(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
+    let known = node.hooks().with_front(|f| f.and_then(|f| f.downcast_ref::<Py<PyAny>>()).map(|o| o.clone_ref(py)));
+    if let Some(obj) = known {
+        return Ok(obj);
+    }
+    // Python wraps the handle in a class named after the node (`AddBackward0`).
     let wrap = py.import("rstorch.autograd.graph")?.getattr("_wrap_node")?;
-    Ok(wrap.call1((PyNode { node },))?.unbind())
+    let obj = wrap.call1((PyNode { node: node.clone() },))?.unbind();
+    // Only a node used elsewhere holds its object: one held by the object alone would be a
+    // cycle nothing but the collector frees.
+    if Arc::strong_count(&node) > 2 {
+        node.hooks().set_front(Box::new(obj.clone_ref(py)));
+    }
+    Ok(obj)
+}
+
+/// Reports the node's Python object to the collector, if it holds one.
+fn traverse_front(node: &dyn Node, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+    node.hooks().try_with_front(|f| match f.and_then(|f| f.downcast_ref::<Py<PyAny>>()) {
+        Some(o) => visit.call(o),
+        None => Ok(()),
+    }).unwrap_or(Ok(()))
 }
 
 #[pymethods]
@@ -176,6 +197,7 @@ impl PyNode {
         if Arc::strong_count(&self.node) == 1 {
             // Dropped after the node's locks are released: a hook's finalizer may run Python.
             drop(self.node.hooks().take_all());
+            drop(self.node.hooks().take_front());
         }
     }
 
