@@ -3,9 +3,8 @@
 The messages are those the reference PyTorch (/work/torchref, torch 2.15) raises for the same
 programs."""
 import pytest
-
 import rstorch as torch
-import rstorch.nn as nn
+from rstorch import nn
 
 
 def backward_through_leaf_hook(hook):

@@ -7,10 +7,9 @@ f(x).sum().backward(); x.grad.tolist()`."""
 import math
 
 import pytest
-
 import rstorch as torch
-import rstorch.nn as nn
 import rstorch.nn.functional as F
+from rstorch import nn
 from rstorch.autograd import gradcheck
 
 nan = float("nan")
@@ -261,7 +260,7 @@ def test_inplace_activation_modules_backpropagate(make):
         grads = []
         for inplace in (False, True):
             torch.manual_seed(3)
-            model = _modules(lambda: make(inplace))[index]
+            model = _modules(lambda inplace=inplace: make(inplace))[index]
             x = torch.randn(2, 3) if index in (0, 3) else torch.randn(2, 1, 5, 5)
             x.requires_grad_()
             (model(x) ** 2).sum().backward()

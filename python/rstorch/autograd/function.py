@@ -119,7 +119,7 @@ class Function(metaclass=FunctionMeta):
                     raise RuntimeError(f"function {cls._backward_name} returned a gradient different than None "
                                        f"at position {i + 1}, but the corresponding forward input was not a Variable")
                 if not isinstance(g, _C.Tensor):
-                    raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+                    raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")  # noqa: TRY004 (PyTorch's class)
             return tuple(g for g, is_t in zip(result, arg_is_tensor) if is_t)
 
         differentiable = [isinstance(o, _C.Tensor) and not any(o is n for n in non_diff) for o in outputs]
