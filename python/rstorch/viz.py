@@ -41,15 +41,14 @@ def make_dot(var, params=None, show_attrs=False, show_saved=False, max_attr_char
     names = {p._cdata: n for n, p in (params or {}).items()}
     lines = ["digraph {", '  node [style=filled shape=box align=left fontsize=10 ranksep=0.1 height=0.2 fontname=monospace]',
              '  size="12,12"']
+    # Keyed by the node objects themselves (they stay alive in `seen`), walked with a stack of
+    # iterators rather than recursion: a graph may be far deeper than Python's recursion limit.
     seen = set()
 
     def node_id(obj):
         return str(id(obj))
 
-    def add_fn(fn):
-        if fn is None or id(fn) in seen:
-            return
-        seen.add(id(fn))
+    def describe(fn):
         if fn.name() == "AccumulateGrad":
             v = fn.variable
             label = names.get(v._cdata, "")
@@ -57,10 +56,29 @@ def make_dot(var, params=None, show_attrs=False, show_saved=False, max_attr_char
             lines.append(f'  {node_id(fn)} [label="{label}" fillcolor=lightblue]')
         else:
             lines.append(f'  {node_id(fn)} [label="{fn.name()}" fillcolor=lightgrey]')
-        for nxt, _ in fn.next_functions:
-            if nxt is not None:
-                add_fn(nxt)
+
+    def add_fn(root):
+        if root is None or root in seen:
+            return
+        seen.add(root)
+        describe(root)
+        stack = [(root, iter(root.next_functions))]
+        while stack:
+            fn, children = stack[-1]
+            for nxt, _ in children:
+                if nxt is None:
+                    continue
+                if nxt not in seen:
+                    seen.add(nxt)
+                    describe(nxt)
+                    stack.append((nxt, iter(nxt.next_functions)))
+                    # The edge is written once the child's subgraph is done, as before.
+                    break
                 lines.append(f"  {node_id(nxt)} -> {node_id(fn)}")
+            else:
+                stack.pop()
+                if stack:
+                    lines.append(f"  {node_id(fn)} -> {node_id(stack[-1][0])}")
 
     outputs = [var] if isinstance(var, _C.Tensor) else list(var)
     for out in outputs:

@@ -24,6 +24,14 @@ pub struct CompositeNode {
     hooks: NodeHooks,
 }
 
+impl Drop for CompositeNode {
+    /// The input edges and the inner graph go through `teardown::release` (no recursion).
+    fn drop(&mut self) {
+        let parts = (std::mem::take(&mut self.edges), self.inner.get_mut().unwrap_or_else(|e| e.into_inner()).take(), self.hooks.take_all());
+        super::teardown::release(parts);
+    }
+}
+
 impl Node for CompositeNode {
     fn name(&self) -> String {
         self.name.clone()

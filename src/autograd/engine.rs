@@ -3,6 +3,7 @@
 //! requested inputs, when inputs are given).
 
 use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::{Error, Result};
@@ -21,6 +22,33 @@ pub fn set_detect_anomaly(on: bool) {
 pub fn is_anomaly_enabled() -> bool {
     DETECT_ANOMALY.load(Ordering::Relaxed)
 }
+
+/// Hashes node addresses: already unique, they only need their bits mixed (SipHash's
+/// resistance to chosen keys buys nothing here and costs a graph of a million nodes seconds).
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        // Addresses are multiples of the allocation alignment: fold the high bits down.
+        let x = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = x ^ (x >> 29);
+    }
+}
+
+type ByNode = BuildHasherDefault<AddressHasher>;
+type NodeMap<V> = HashMap<usize, V, ByNode>;
+type NodeSet = HashSet<usize, ByNode>;
 
 fn key(node: &NodeRef) -> usize {
     std::sync::Arc::as_ptr(node) as *const () as usize
@@ -57,9 +85,9 @@ pub(crate) struct Pass<'a> {
 /// the pass's captured edges.
 pub(crate) fn execute(roots: Vec<(Edge, Tensor)>, pass: &Pass<'_>) -> Result<Vec<Option<Tensor>>> {
     let capture = pass.capture;
-    let captured_keys: HashSet<usize> = capture.iter().map(|e| key(&e.node)).collect();
+    let captured_keys: NodeSet = capture.iter().map(|e| key(&e.node)).collect();
     // The graph reachable from the roots (not past a boundary).
-    let mut seen: HashMap<usize, NodeRef> = HashMap::new();
+    let mut seen: NodeMap<NodeRef> = NodeMap::default();
     let mut stack: Vec<NodeRef> = vec![];
     for (e, _) in &roots {
         if seen.insert(key(&e.node), e.node.clone()).is_none() {
@@ -76,17 +104,18 @@ pub(crate) fn execute(roots: Vec<(Edge, Tensor)>, pass: &Pass<'_>) -> Result<Vec
             }
         }
     }
-    // Which nodes run their backward: all of them, or those with a path to a captured edge.
-    let runs: HashSet<usize> = if pass.accumulate {
-        seen.keys().copied().collect()
-    } else {
-        leading_to(&seen, &captured_keys, pass.boundary)
-    };
+    // Which nodes run their backward: all of them (None), or those with a path to a captured
+    // edge.
+    let runs: Option<NodeSet> = (!pass.accumulate).then(|| leading_to(&seen, &captured_keys, pass.boundary));
+    let runs = Runs(runs.as_ref());
     // A node takes part when it runs or captures; edges into other nodes carry nothing.
     let takes_part = |k: &usize| runs.contains(k) || captured_keys.contains(k);
-    let mut deps: HashMap<usize, usize> = HashMap::new();
-    for k in &runs {
-        for e in seen[k].next_edges().iter().flatten() {
+    let mut deps: NodeMap<usize> = NodeMap::default();
+    for (k, n) in &seen {
+        if !runs.contains(k) {
+            continue;
+        }
+        for e in n.next_edges().iter().flatten() {
             let ck = key(&e.node);
             if takes_part(&ck) {
                 *deps.entry(ck).or_insert(0) += 1;
@@ -94,7 +123,7 @@ pub(crate) fn execute(roots: Vec<(Edge, Tensor)>, pass: &Pass<'_>) -> Result<Vec
         }
     }
 
-    let mut tasks: HashMap<usize, Task> = HashMap::new();
+    let mut tasks: NodeMap<Task> = NodeMap::default();
     for (e, g) in roots {
         if !takes_part(&key(&e.node)) {
             continue;
@@ -163,12 +192,22 @@ pub(crate) fn execute(roots: Vec<(Edge, Tensor)>, pass: &Pass<'_>) -> Result<Vec
                     ready.push((e.node.sequence_nr(), ck));
                 } else {
                     // Nothing flowed in; its own children still count it as done.
-                    propagate_empty(&e.node, &runs, &takes_part, &mut deps, &mut tasks, &mut ready);
+                    propagate_empty(&e.node, runs, &takes_part, &mut deps, &mut tasks, &mut ready);
                 }
             }
         }
     }
     Ok(captured)
+}
+
+/// The nodes that run their backward in a pass: every node seen (None), or those listed.
+#[derive(Clone, Copy)]
+struct Runs<'a>(Option<&'a NodeSet>);
+
+impl Runs<'_> {
+    fn contains(&self, k: &usize) -> bool {
+        self.0.is_none_or(|r| r.contains(k))
+    }
 }
 
 /// Tensor hooks and node pre-hooks see (and may replace) the gradients flowing into `node`.
@@ -193,8 +232,8 @@ fn run_pre_hooks(node: &NodeRef, grads: &mut Vec<Option<Tensor>>) -> Result<()> 
 
 /// The nodes of `graph` with a path of at least one edge to a captured node (at a boundary,
 /// captured nodes lead nowhere themselves).
-fn leading_to(graph: &HashMap<usize, NodeRef>, captured: &HashSet<usize>, boundary: bool) -> HashSet<usize> {
-    let mut done: HashMap<usize, bool> = HashMap::new();
+fn leading_to(graph: &NodeMap<NodeRef>, captured: &NodeSet, boundary: bool) -> NodeSet {
+    let mut done: NodeMap<bool> = NodeMap::default();
     for (&start, node) in graph {
         if done.contains_key(&start) {
             continue;
@@ -228,10 +267,10 @@ fn leading_to(graph: &HashMap<usize, NodeRef>, captured: &HashSet<usize>, bounda
 /// A node that received no gradient at all: release its children's dependency on it.
 fn propagate_empty(
     node: &NodeRef,
-    runs: &HashSet<usize>,
+    runs: Runs<'_>,
     takes_part: &impl Fn(&usize) -> bool,
-    deps: &mut HashMap<usize, usize>,
-    tasks: &mut HashMap<usize, Task>,
+    deps: &mut NodeMap<usize>,
+    tasks: &mut NodeMap<Task>,
     ready: &mut BinaryHeap<(u64, usize)>,
 ) {
     let mut stack = vec![node.clone()];

@@ -47,6 +47,19 @@ pub fn sum_to(g: &Tensor, shape: &[usize]) -> Result<Tensor> {
     summed.reshape(&shape.iter().map(|&s| s as i64).collect::<Vec<_>>())
 }
 
+/// For each element of `x` along `dim`, the product of the other elements of its lane.
+fn products_of_others(x: &Tensor, dim: i64) -> Result<Tensor> {
+    let d = dim as usize;
+    let n = x.shape()[d] as i64;
+    let mut one_shape = x.shape().to_vec();
+    one_shape[d] = 1;
+    let ones = Tensor::ones(&one_shape, x.dtype())?.to_device(x.device())?;
+    let exclusive = |t: &Tensor| Tensor::cat(&[ones.clone(), t.narrow(dim, 0, n - 1)?], dim)?.cumulative(dim, true);
+    let before = exclusive(x)?;
+    let after = exclusive(&x.flip(&[dim])?)?.flip(&[dim])?;
+    mul(&before, &after)
+}
+
 /// Re-inserts reduced dims (when `keepdim` dropped them) and broadcasts to `shape`.
 fn expand_back(g: &Tensor, shape: &[usize], dims: &[usize], keepdim: bool) -> Result<Tensor> {
     let mut g = g.clone();
@@ -203,11 +216,13 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 }
                 B::Maximum | B::Minimum => {
                     let (a, b) = (a()?, b()?);
-                    let cmp = if *op == B::Maximum { B::Gt } else { B::Lt };
-                    let wins = a.binary(cmp, &b)?.to_dtype(g.dtype())?;
-                    let ties = a.binary(B::Eq, &b)?.to_dtype(g.dtype())?;
-                    let share_a = wins.binary(B::Add, &muls(&ties, 0.5)?)?;
-                    let share_b = Tensor::ones(&[], g.dtype())?.binary(B::Sub, &share_a)?;
+                    // Each side loses its share only where the other strictly wins; ties split
+                    // it. A NaN compares as neither, so both sides of a NaN get the gradient.
+                    let (a_loses, b_loses) = if *op == B::Maximum { (B::Lt, B::Gt) } else { (B::Gt, B::Lt) };
+                    let half_ties = muls(&a.binary(B::Eq, &b)?.to_dtype(g.dtype())?, 0.5)?;
+                    let one = Tensor::ones(&[], g.dtype())?;
+                    let share = |loses: B| one.binary(B::Sub, &a.binary(loses, &b)?.to_dtype(g.dtype())?)?.binary(B::Sub, &half_ties);
+                    let (share_a, share_b) = (share(a_loses)?, share(b_loses)?);
                     (Some(mul(&g, &share_a)?), Some(mul(&g, &share_b)?))
                 }
                 B::Atan2 => {
@@ -229,39 +244,39 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             out[1] = gb.map(|t| sum_to(&t, &shape(1))).transpose()?;
         }
         Op::Unary(op) => {
-            let x = node.input(0)?;
+            let x = || node.input(0);
             let y = || node.output(0);
             let one = |t: &Tensor, s: f64| t.binary_scalar(B::Add, f(s), false);
             let gx = match *op {
                 U::Neg => un(&g, U::Neg)?,
-                U::Abs => mul(&g, &un(&x, U::Sign)?)?,
+                U::Abs => mul(&g, &un(&x()?, U::Sign)?)?,
                 U::Sign | U::Floor | U::Ceil | U::Round | U::Trunc => muls(&g, 0.0)?,
                 U::Relu => g.binary(B::ReluGrad, &y()?)?,
                 U::Exp => mul(&g, &y()?)?,
                 U::Exp2 => muls(&mul(&g, &y()?)?, LN_2)?,
-                U::Log => div(&g, &x)?,
-                U::Log2 => div(&g, &muls(&x, LN_2)?)?,
-                U::Log10 => div(&g, &muls(&x, LN_10)?)?,
-                U::Log1p => div(&g, &one(&x, 1.0)?)?,
+                U::Log => div(&g, &x()?)?,
+                U::Log2 => div(&g, &muls(&x()?, LN_2)?)?,
+                U::Log10 => div(&g, &muls(&x()?, LN_10)?)?,
+                U::Log1p => div(&g, &one(&x()?, 1.0)?)?,
                 U::Expm1 => mul(&g, &one(&y()?, 1.0)?)?,
                 U::Sqrt => div(&g, &muls(&y()?, 2.0)?)?,
                 U::Rsqrt => {
                     let r = y()?;
                     muls(&mul(&g, &mul(&r, &mul(&r, &r)?)?)?, -0.5)?
                 }
-                U::Sin => mul(&g, &un(&x, U::Cos)?)?,
-                U::Cos => un(&mul(&g, &un(&x, U::Sin)?)?, U::Neg)?,
+                U::Sin => mul(&g, &un(&x()?, U::Cos)?)?,
+                U::Cos => un(&mul(&g, &un(&x()?, U::Sin)?)?, U::Neg)?,
                 U::Tan => {
                     let t = y()?;
                     mul(&g, &one(&mul(&t, &t)?, 1.0)?)?
                 }
                 U::Asin | U::Acos => {
-                    let d = div(&g, &un(&Tensor::ones(&[], x.dtype())?.binary(B::Sub, &mul(&x, &x)?)?, U::Sqrt)?)?;
+                    let d = div(&g, &un(&Tensor::ones(&[], x()?.dtype())?.binary(B::Sub, &mul(&x()?, &x()?)?)?, U::Sqrt)?)?;
                     if *op == U::Asin { d } else { un(&d, U::Neg)? }
                 }
-                U::Atan => div(&g, &one(&mul(&x, &x)?, 1.0)?)?,
-                U::Sinh => mul(&g, &un(&x, U::Cosh)?)?,
-                U::Cosh => mul(&g, &un(&x, U::Sinh)?)?,
+                U::Atan => div(&g, &one(&mul(&x()?, &x()?)?, 1.0)?)?,
+                U::Sinh => mul(&g, &un(&x()?, U::Cosh)?)?,
+                U::Cosh => mul(&g, &un(&x()?, U::Sinh)?)?,
                 U::Tanh => {
                     let t = y()?;
                     mul(&g, &Tensor::ones(&[], t.dtype())?.binary(B::Sub, &mul(&t, &t)?)?)?
@@ -271,42 +286,60 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                     mul(&g, &mul(&s, &Tensor::ones(&[], s.dtype())?.binary(B::Sub, &s)?)?)?
                 }
                 U::Gelu => {
-                    let cdf = muls(&one(&un(&muls(&x, std::f64::consts::FRAC_1_SQRT_2)?, U::Erf)?, 1.0)?, 0.5)?;
-                    let pdf = muls(&un(&muls(&mul(&x, &x)?, -0.5)?, U::Exp)?, 1.0 / (2.0 * PI).sqrt())?;
-                    mul(&g, &cdf.binary(B::Add, &mul(&x, &pdf)?)?)?
+                    let cdf = muls(&one(&un(&muls(&x()?, std::f64::consts::FRAC_1_SQRT_2)?, U::Erf)?, 1.0)?, 0.5)?;
+                    let pdf = muls(&un(&muls(&mul(&x()?, &x()?)?, -0.5)?, U::Exp)?, 1.0 / (2.0 * PI).sqrt())?;
+                    mul(&g, &cdf.binary(B::Add, &mul(&x()?, &pdf)?)?)?
                 }
                 U::GeluTanh => {
                     let k = (2.0 / PI).sqrt();
-                    let x2 = mul(&x, &x)?;
-                    let inner = muls(&x.binary(B::Add, &muls(&mul(&x2, &x)?, 0.044715)?)?, k)?;
+                    let x2 = mul(&x()?, &x()?)?;
+                    let inner = muls(&x()?.binary(B::Add, &muls(&mul(&x2, &x()?)?, 0.044715)?)?, k)?;
                     let t = un(&inner, U::Tanh)?;
                     let left = muls(&one(&t, 1.0)?, 0.5)?;
                     let sech2 = Tensor::ones(&[], t.dtype())?.binary(B::Sub, &mul(&t, &t)?)?;
                     let dinner = muls(&one(&muls(&x2, 3.0 * 0.044715)?, 1.0)?, k)?;
-                    let right = muls(&mul(&mul(&x, &sech2)?, &dinner)?, 0.5)?;
+                    let right = muls(&mul(&mul(&x()?, &sech2)?, &dinner)?, 0.5)?;
                     mul(&g, &left.binary(B::Add, &right)?)?
                 }
                 U::Silu => {
-                    let s = un(&x, U::Sigmoid)?;
-                    let d = mul(&s, &one(&mul(&x, &Tensor::ones(&[], s.dtype())?.binary(B::Sub, &s)?)?, 1.0)?)?;
+                    let s = un(&x()?, U::Sigmoid)?;
+                    let d = mul(&s, &one(&mul(&x()?, &Tensor::ones(&[], s.dtype())?.binary(B::Sub, &s)?)?, 1.0)?)?;
                     mul(&g, &d)?
                 }
-                U::Erf => muls(&mul(&g, &un(&un(&mul(&x, &x)?, U::Neg)?, U::Exp)?)?, 2.0 / PI.sqrt())?,
+                U::Erf => muls(&mul(&g, &un(&un(&mul(&x()?, &x()?)?, U::Neg)?, U::Exp)?)?, 2.0 / PI.sqrt())?,
                 U::Reciprocal => {
                     let r = y()?;
                     un(&mul(&g, &mul(&r, &r)?)?, U::Neg)?
                 }
                 U::Softplus { beta, threshold } => {
-                    let bx = muls(&x, beta)?;
+                    let bx = muls(&x()?, beta)?;
                     let s = un(&bx, U::Sigmoid)?;
                     let linear = bx.binary_scalar(B::Gt, f(threshold), false)?;
                     mul(&g, &Tensor::where_(&linear, Arg::S(f(1.0)), Arg::T(&s))?)?
                 }
                 U::LeakyRelu { slope } => {
-                    let pos = x.binary_scalar(B::Gt, f(0.0), false)?;
+                    // In place, the node keeps its result instead of its input (see
+                    // `Op::inplace_keeps_result`): positive exactly where the input was.
+                    let pos = if node.kept_input(0) {
+                        x()?.binary_scalar(B::Gt, f(0.0), false)?
+                    } else if slope < 0.0 {
+                        return Err(crate::error::Error::Runtime("In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. This is caused by calling in-place forward function with a negative slope, please call out-of-place version instead.".into()));
+                    } else {
+                        y()?.binary_scalar(B::Gt, f(0.0), false)?
+                    };
                     mul(&g, &Tensor::where_(&pos, Arg::S(f(1.0)), Arg::S(f(slope)))?.to_dtype(g.dtype())?)?
                 }
+                U::Elu { alpha } if !node.kept_input(0) => {
+                    // In place (result kept): alpha * exp(x) is the result plus alpha.
+                    if alpha < 0.0 {
+                        return Err(crate::error::Error::Runtime("In-place elu backward calculation is triggered with a negative slope which is not supported. This is caused by calling in-place forward function with a negative slope, please call out-of-place version instead.".into()));
+                    }
+                    let y = y()?;
+                    let pos = y.binary_scalar(B::Gt, f(0.0), false)?;
+                    mul(&g, &Tensor::where_(&pos, Arg::S(f(1.0)), Arg::T(&one(&y, alpha)?))?)?
+                }
                 U::Elu { alpha } => {
+                    let x = x()?;
                     let pos = x.binary_scalar(B::Gt, f(0.0), false)?;
                     let neg = muls(&un(&x, U::Exp)?, alpha)?;
                     mul(&g, &Tensor::where_(&pos, Arg::S(f(1.0)), Arg::T(&neg))?)?
@@ -315,7 +348,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                     if e == 0.0 {
                         muls(&g, 0.0)?
                     } else {
-                        muls(&mul(&g, &x.unary(U::PowScalar(e - 1.0))?)?, e)?
+                        muls(&mul(&g, &x()?.unary(U::PowScalar(e - 1.0))?)?, e)?
                     }
                 }
                 U::LogicalNot | U::BitwiseNot => muls(&g, 0.0)?,
@@ -334,13 +367,32 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
         Op::Sum { dims, keepdim, .. } => out[0] = Some(expand_back(&g, &shape(0), dims, *keepdim)?),
         Op::Prod { dims, keepdim, .. } => {
             let (x, y) = (node.input(0)?, node.output(0)?);
-            let gy = mul(&expand_back(&g, &shape(0), dims, *keepdim)?, &expand_back(&y, &shape(0), dims, *keepdim)?)?;
-            out[0] = Some(div(&gy, &x)?);
+            let gx = expand_back(&g, &shape(0), dims, *keepdim)?;
+            let has_zero = {
+                let _raw = super::GradMode::disabled();
+                x.binary_scalar(B::Eq, f(0.0), false)?.any_true()?
+            };
+            out[0] = Some(if x.ndim() == 0 {
+                gx
+            } else if !has_zero {
+                div(&mul(&gx, &expand_back(&y, &shape(0), dims, *keepdim)?)?, &x)?
+            } else {
+                // result / x divides zero by zero: each element's gradient is the product of
+                // the others, from exclusive products running from either end (over the
+                // flattened input for a full product), as PyTorch computes it.
+                let (xs, d) = if dims.len() == 1 { (x.clone(), dims[0] as i64) } else { (x.reshape(&[-1])?, 0) };
+                mul(&gx, &products_of_others(&xs, d)?.reshape(&x.shape().iter().map(|&s| s as i64).collect::<Vec<_>>())?)?
+            });
         }
-        Op::Extremum { dims, keepdim, .. } => {
+        Op::Extremum { dims, keepdim, nan_ties, .. } => {
             let (x, y) = (node.input(0)?, node.output(0)?);
             let y = expand_back(&y, &shape(0), dims, *keepdim)?;
-            let mask = x.binary(B::Eq, &y)?.to_dtype(g.dtype())?;
+            let mut mask = x.binary(B::Eq, &y)?;
+            if *nan_ties {
+                let nan = |t: &Tensor| t.binary(B::Ne, t);
+                mask = Tensor::where_(&nan(&y)?, Arg::T(&nan(&x)?), Arg::T(&mask))?;
+            }
+            let mask = mask.to_dtype(g.dtype())?;
             let sd: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
             let count = mask.sum(Some(&sd), true)?;
             out[0] = Some(div(&mul(&expand_back(&g, &shape(0), dims, *keepdim)?, &mask)?, &count)?);

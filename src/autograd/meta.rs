@@ -29,6 +29,14 @@ pub struct AutogradMeta {
     pub front_object: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
+impl Drop for AutogradMeta {
+    fn drop(&mut self) {
+        if let Some(node) = &self.grad_fn {
+            super::node::release_front_if_last(node);
+        }
+    }
+}
+
 /// Stores the gradient reaching a non-leaf into its `.grad` (`retain_grad()`).
 struct RetainGrad {
     tensor: Weak<TensorImpl>,
@@ -97,7 +105,9 @@ impl Tensor {
         }
         let guard = self.impl_ref().autograd.try_lock().ok()?;
         let node = guard.as_ref()?.grad_fn.as_ref()?;
-        (Arc::strong_count(node) == 1).then(|| f(node.as_ref()))
+        // The node's front-end object holds it too, and is reported with it.
+        let owners = 1 + usize::from(node.hooks().try_with_front(|f| f.is_some()).unwrap_or(false));
+        (Arc::strong_count(node) == owners).then(|| f(node.as_ref()))
     }
 
     /// Calls `f` on a leaf's own hooks that only this handle reaches (this handle the tensor's
@@ -127,6 +137,22 @@ impl Tensor {
             out.extend(node.hooks().take_all());
         }
         out
+    }
+
+    /// When this handle is the tensor's only owner and the tensor its grad_fn's only owner
+    /// besides the node's front-end object: that object, for the caller to drop (Python's
+    /// collector breaking the cycle between the node and its object).
+    pub fn take_exclusive_front(&self) -> Option<Box<dyn std::any::Any + Send + Sync>> {
+        if Arc::strong_count(self.impl_arc()) != 1 {
+            return None;
+        }
+        let m = self.meta();
+        let node = m.as_ref()?.grad_fn.as_ref()?;
+        if Arc::strong_count(node) == 2 {
+            node.hooks().take_front()
+        } else {
+            None
+        }
     }
 
     pub fn output_nr(&self) -> usize {

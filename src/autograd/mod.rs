@@ -10,6 +10,7 @@ pub(crate) use inplace::Written;
 pub mod meta;
 pub mod node;
 pub mod op;
+pub(crate) mod teardown;
 
 pub use composite::{composite, named, named_pair};
 pub use engine::{backward, grad};

@@ -16,6 +16,24 @@ pub struct Edge {
     pub input_nr: usize,
 }
 
+impl Drop for Edge {
+    fn drop(&mut self) {
+        release_front_if_last(&self.node);
+    }
+}
+
+/// Called as one owner of `node` lets go of it: when the only other owner left is the node's
+/// front-end object (which holds the node while the node holds it), the node lets go of that
+/// object, so the pair is freed as soon as nothing else uses the object (no cycle collector
+/// needed), and the object keeps the node alive as long as it is used.
+pub(crate) fn release_front_if_last(node: &NodeRef) {
+    if Arc::strong_count(node) == 2 {
+        if let Some(front) = node.hooks().take_front() {
+            drop(front);
+        }
+    }
+}
+
 /// A hook over gradients, implemented in Rust or by a Python callable (in `src/python/`).
 /// Returning `Some` replaces the gradients.
 pub trait GradHook: Send + Sync + Any {
@@ -31,6 +49,10 @@ pub struct NodeHooks {
     pub pre: Mutex<Vec<(u64, Option<usize>, Arc<dyn GradHook>)>>,
     /// Called with (grad_inputs, grad_outputs) after the node runs; may replace grad_inputs.
     pub post: Mutex<Vec<(u64, Arc<dyn GradHook>)>>,
+    /// The object standing for the node in the front end (Python's `grad_fn` object), held
+    /// while the node is used elsewhere so that it keeps one identity for the node's lifetime,
+    /// as PyTorch's does; that object holds the node in turn (see `release_front_if_last`).
+    front: Mutex<Option<Box<dyn Any + Send + Sync>>>,
 }
 
 static NEXT_HOOK_ID: AtomicU64 = AtomicU64::new(1);
@@ -60,6 +82,32 @@ impl NodeHooks {
             }
         }
         Ok(())
+    }
+
+    /// Runs `f` on the node's front-end object, if it has one.
+    pub fn with_front<R>(&self, f: impl FnOnce(Option<&(dyn Any + Send + Sync)>) -> R) -> R {
+        let guard = self.front.lock().unwrap_or_else(|e| e.into_inner());
+        f(guard.as_deref())
+    }
+
+    /// Like `with_front`, but never waits on the lock (for Python's collector).
+    pub fn try_with_front<R>(&self, f: impl FnOnce(Option<&(dyn Any + Send + Sync)>) -> R) -> Option<R> {
+        let guard = self.front.try_lock().ok()?;
+        Some(f(guard.as_deref()))
+    }
+
+    pub fn set_front(&self, front: Box<dyn Any + Send + Sync>) {
+        let old = self.front.lock().unwrap_or_else(|e| e.into_inner()).replace(front);
+        drop(old);
+    }
+
+    /// Removes the front-end object, for the caller to drop (outside the lock).
+    pub fn take_front(&self) -> Option<Box<dyn Any + Send + Sync>> {
+        self.front.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    pub fn has_front(&self) -> bool {
+        self.front.lock().unwrap_or_else(|e| e.into_inner()).is_some()
     }
 
     /// Removes every hook, handing them to the caller to drop (outside the locks).

@@ -10,7 +10,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::tensor::{BinaryOp, Tensor, UnaryOp};
 
-use super::node::{next_sequence_nr, Edge, Node, NodeHooks};
+use super::node::{next_sequence_nr, Edge, Node, NodeHooks, NodeRef};
 
 /// Row-major positions of the input elements an op read or wrote: on the host, or an int64
 /// tensor on the GPU that computed them from indices that never left it, or max pooling's
@@ -60,8 +60,11 @@ pub enum Op {
     Sum { dims: Vec<usize>, keepdim: bool, full: bool },
     /// `full`: called without a dim (PyTorch names that node ProdBackward0, else ProdBackward1).
     Prod { dims: Vec<usize>, keepdim: bool, full: bool },
-    /// amax/amin and max()/min() over all elements: the gradient splits between ties.
-    Extremum { dims: Vec<usize>, keepdim: bool, max: bool },
+    /// amax/amin and max()/min()/median() over all elements: the gradient splits between
+    /// ties. `nan_ties`: a NaN result counts the input's NaNs as its ties (max(), min() and
+    /// median() share the gradient between them); otherwise (amax, amin) no element equals a
+    /// NaN result and the gradient is NaN, as PyTorch gives it.
+    Extremum { dims: Vec<usize>, keepdim: bool, max: bool, nan_ties: bool },
     Cumsum { dim: usize },
     Cumprod { dim: usize },
     /// Same elements, new shape (view, reshape, squeeze, unsqueeze, flatten, clone); `kind` is
@@ -273,6 +276,11 @@ fn check_version(s: &Saved, origin: impl FnOnce() -> String) -> Result<Tensor> {
 }
 
 impl OpNode {
+    /// Whether the node kept input `i` (an in-place form may keep its result instead).
+    pub fn kept_input(&self, i: usize) -> bool {
+        self.saved_inputs.lock().unwrap_or_else(|e| e.into_inner()).as_ref().is_some_and(|v| v.get(i).is_some_and(Option::is_some))
+    }
+
     /// Saved input `i`, checking it was neither freed nor modified in place since.
     pub fn input(&self, i: usize) -> Result<Tensor> {
         let guard = self.saved_inputs.lock().unwrap_or_else(|e| e.into_inner());
@@ -350,6 +358,86 @@ impl Node for OpNode {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+impl Drop for OpNode {
+    /// What the node owns (the nodes behind it, its saved tensors and their histories, its
+    /// hooks) is freed by `teardown::release`, never by recursion into the next node.
+    fn drop(&mut self) {
+        let parts = (
+            std::mem::take(&mut self.edges),
+            self.shown.take(),
+            self.saved_inputs.get_mut().unwrap_or_else(|e| e.into_inner()).take(),
+            self.saved_outputs.get_mut().unwrap_or_else(|e| e.into_inner()).take(),
+            self.buffers.get_mut().unwrap_or_else(|e| e.into_inner()).take(),
+            self.hooks.take_all(),
+            std::mem::replace(&mut self.op, Op::Matmul),
+        );
+        super::teardown::release(parts);
+    }
+}
+
+impl Op {
+    /// Ops whose in-place form keeps its result rather than its input, the formula reading the
+    /// result instead (PyTorch's rule for `leaky_relu_` and `elu_`, whose negative slopes it
+    /// then refuses in backward).
+    fn inplace_keeps_result(&self) -> bool {
+        matches!(self, Op::Unary(UnaryOp::LeakyRelu { .. } | UnaryOp::Elu { .. }))
+    }
+}
+
+/// The node of `result` when a built-in op recorded it.
+fn op_node_of(result: &Tensor) -> Option<NodeRef> {
+    result.grad_fn().filter(|n| n.as_any().is::<OpNode>())
+}
+
+/// An in-place op is computed out of place and its `result` then written over `target`: the
+/// result's node must not keep `target` as it was, since the write changes it. Called before
+/// the write. When the node saved `target` as its input (the tensor the op ran on): ops with a
+/// result-based formula drop it (the result is kept instead, see `after_inplace_write`), the
+/// others keep a copy of the values `target` had, with its history (PyTorch's `original_self`).
+/// Returns whether the result is to be kept. Other saved inputs that are `target` (`x.mul_(x)`)
+/// stay as they are, so backward reports them modified, as PyTorch does.
+pub(crate) fn before_inplace_write(target: &Tensor, result: &Tensor) -> Result<bool> {
+    let Some(node) = op_node_of(result) else { return Ok(false) };
+    let op = node.as_any().downcast_ref::<OpNode>().expect("checked to be an OpNode");
+    let mut guard = op.saved_inputs.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(Some(first)) = guard.as_mut().and_then(|v| v.first_mut()) else { return Ok(false) };
+    if !first.tensor.same(target) || first.version != target.version() {
+        return Ok(false);
+    }
+    if op.op.inplace_keeps_result() {
+        guard.as_mut().expect("checked above")[0] = None;
+        return Ok(true);
+    }
+    let before = {
+        let _raw = super::GradMode::disabled();
+        target.copy_as(target.dtype())?
+    };
+    if let Some(f) = target.grad_fn() {
+        before.set_grad_fn(f, target.output_nr());
+    }
+    *first = Saved::new(&before);
+    Ok(false)
+}
+
+/// After `result` was written over `target` (see `before_inplace_write`): the output the
+/// node saved is now `target` itself, at its new version, so a later in-place change of
+/// `target` is reported in backward as PyTorch reports it (and the result's memory is freed).
+pub(crate) fn after_inplace_write(target: &Tensor, result: &Tensor, keep_result: bool) {
+    let Some(node) = op_node_of(result) else { return };
+    let op = node.as_any().downcast_ref::<OpNode>().expect("checked to be an OpNode");
+    let mut guard = op.saved_outputs.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(slot) = guard.as_mut().and_then(|v| v.first_mut()) else { return };
+    if keep_result && slot.is_none() {
+        *slot = Some(Saved::new(&result.detach()));
+    }
+    let same_values = target.shape() == result.shape() && target.dtype() == result.dtype();
+    if let Some(s) = slot {
+        if same_values && s.tensor.shares_storage(result) {
+            *s = Saved::new(&target.detach());
+        }
     }
 }
 

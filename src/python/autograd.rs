@@ -59,27 +59,57 @@ fn from_py_grads(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Option<Tensor>>> {
 
 impl GradHook for PyHook {
     fn call(&self, grads: &[Option<Tensor>]) -> CoreResult<Option<Vec<Option<Tensor>>>> {
-        Python::attach(|py| -> PyResult<Option<Vec<Option<Tensor>>>> {
+        Python::attach(|py| -> CoreResult<Option<Vec<Option<Tensor>>>> {
             let f = self.f.bind(py);
-            let result = match self.kind {
-                HookKind::Tensor => f.call1(to_py_grads(py, grads)?)?,
-                HookKind::NodePre => f.call1((to_py_grads(py, grads)?,))?,
+            let raised = |e: PyErr| crate::error::Error::Runtime(e.value(py).to_string());
+            let (result, before) = match self.kind {
+                HookKind::Tensor => (f.call1(to_py_grads(py, grads).map_err(raised)?).map_err(raised)?, grads),
+                HookKind::NodePre => (f.call1((to_py_grads(py, grads).map_err(raised)?,)).map_err(raised)?, grads),
                 HookKind::NodePost { n_inputs } => {
                     let (gi, go) = grads.split_at(n_inputs.min(grads.len()));
-                    f.call1((to_py_grads(py, gi)?, to_py_grads(py, go)?))?
+                    (f.call1((to_py_grads(py, gi).map_err(raised)?, to_py_grads(py, go).map_err(raised)?)).map_err(raised)?, gi)
                 }
             };
             if result.is_none() {
                 return Ok(None);
             }
-            Ok(Some(from_py_grads(&result)?))
+            if let HookKind::Tensor = self.kind {
+                if result.cast::<PyTensor>().is_err() {
+                    let kind = result.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+                    return Err(crate::error::Error::Type(format!("expected Variable, but hook returned '{kind}'")));
+                }
+            }
+            let new = from_py_grads(&result).map_err(raised)?;
+            check_hook_result(f, &new, before)?;
+            Ok(Some(new))
         })
-        .map_err(|e| crate::error::Error::Runtime(Python::attach(|py| e.value(py).to_string())))
     }
 
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+/// PyTorch's checks on what a hook returned in place of gradients: each replaced gradient keeps
+/// its dtype and device (checked first) and its shape.
+pub(crate) fn check_hook_result(hook: &Bound<'_, PyAny>, new: &[Option<Tensor>], old: &[Option<Tensor>]) -> CoreResult<()> {
+    let name = || hook.getattr("__name__").and_then(|n| n.extract::<String>()).unwrap_or_else(|_| "hook".into());
+    let type_name = |t: &Tensor| format!("torch.{}{}Tensor", if t.device().is_cpu() { "" } else { "wgpu." }, crate::tensor::arith::title_name(t.dtype()));
+    for (n, o) in new.iter().zip(old) {
+        let (Some(n), Some(o)) = (n, o) else { continue };
+        if n.dtype() != o.dtype() || n.device() != o.device() {
+            return Err(crate::error::Error::Runtime(format!(
+                "hook '{}' has changed the type of value (was {} got {})",
+                name(),
+                type_name(o),
+                type_name(n)
+            )));
+        }
+        if n.shape() != o.shape() {
+            return Err(crate::error::Error::Runtime(format!("hook '{}' has changed the size of value", name())));
+        }
+    }
+    Ok(())
 }
 
 /// Reports the Python callable of `hook`, if it is one, to Python's collector.
@@ -121,14 +151,35 @@ pub(crate) fn traverse_node(node: &dyn Node, visit: &PyVisit<'_>) -> Result<(), 
     if let Some(f) = node.as_any().downcast_ref::<PyFunctionNode>() {
         visit.call(&f.backward)?;
     }
+    traverse_front(node, visit)?;
     node.hooks().try_for_each_owned(|h| traverse_hook(h, visit))
 }
 
-fn wrap_node(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
-    // Python wraps the handle in a class named after the node (`AddBackward0`) and keeps one
-    // wrapper per node, so `id()` based graph walks see each node once.
+/// The Python object of `node`: one per node for the node's lifetime (the node holds it, see
+/// `NodeHooks::set_front`), so `y.grad_fn is y.grad_fn` and `id()` based graph walks see each
+/// node once, as in PyTorch.
+pub(crate) fn wrap_node(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
+    let known = node.hooks().with_front(|f| f.and_then(|f| f.downcast_ref::<Py<PyAny>>()).map(|o| o.clone_ref(py)));
+    if let Some(obj) = known {
+        return Ok(obj);
+    }
+    // Python wraps the handle in a class named after the node (`AddBackward0`).
     let wrap = py.import("rstorch.autograd.graph")?.getattr("_wrap_node")?;
-    Ok(wrap.call1((PyNode { node },))?.unbind())
+    let obj = wrap.call1((PyNode { node: node.clone() },))?.unbind();
+    // Only a node used elsewhere holds its object: one held by the object alone would be a
+    // cycle nothing but the collector frees.
+    if Arc::strong_count(&node) > 2 {
+        node.hooks().set_front(Box::new(obj.clone_ref(py)));
+    }
+    Ok(obj)
+}
+
+/// Reports the node's Python object to the collector, if it holds one.
+fn traverse_front(node: &dyn Node, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+    node.hooks().try_with_front(|f| match f.and_then(|f| f.downcast_ref::<Py<PyAny>>()) {
+        Some(o) => visit.call(o),
+        None => Ok(()),
+    }).unwrap_or(Ok(()))
 }
 
 #[pymethods]
@@ -146,6 +197,7 @@ impl PyNode {
         if Arc::strong_count(&self.node) == 1 {
             // Dropped after the node's locks are released: a hook's finalizer may run Python.
             drop(self.node.hooks().take_all());
+            drop(self.node.hooks().take_front());
         }
     }
 
@@ -213,6 +265,7 @@ pub struct PyFunctionNode {
     backward: Py<PyAny>,
     edges: Vec<Option<Edge>>,
     input_shapes: Vec<Vec<usize>>,
+    input_dtypes: Vec<DType>,
     outputs: Vec<(Vec<usize>, DType)>,
     saved: Mutex<Option<Vec<op::Saved>>>,
     materialize_grads: bool,
@@ -225,6 +278,16 @@ impl PyFunctionNode {
         let guard = self.saved.lock().unwrap_or_else(|e| e.into_inner());
         let saved = guard.as_ref().ok_or_else(op::freed)?;
         saved.iter().map(|s| s.unpack(|| format!(", which is saved by {},", self.name))).collect()
+    }
+}
+
+impl Drop for PyFunctionNode {
+    /// The nodes behind it and its saved tensors go through `teardown::release` (a chain of
+    /// Python Functions is freed without recursion); `backward` is dropped in place afterwards,
+    /// its ctx owning no deeper graph than one node.
+    fn drop(&mut self) {
+        let parts = (std::mem::take(&mut self.edges), self.saved.get_mut().unwrap_or_else(|e| e.into_inner()).take(), self.hooks.take_all());
+        crate::autograd::teardown::release(parts);
     }
 }
 
@@ -254,7 +317,17 @@ impl Node for PyFunctionNode {
             let r = self.backward.bind(py).call1(to_py_grads(py, &grads)?)?;
             from_py_grads(&r)
         })
-        .map_err(|e| crate::error::Error::Runtime(Python::attach(|py| format!("{}: {}", e.get_type(py).name().map(|n| n.to_string()).unwrap_or_default(), e.value(py)))))?;
+        .map_err(|e| {
+            // A RuntimeError (the contract checks of `Function.apply`'s wrapper among them) keeps
+            // its message; other exceptions are named in it.
+            crate::error::Error::Runtime(Python::attach(|py| {
+                if e.is_instance_of::<PyRuntimeError>(py) {
+                    e.value(py).to_string()
+                } else {
+                    format!("{}: {}", e.get_type(py).name().map(|n| n.to_string()).unwrap_or_default(), e.value(py))
+                }
+            }))
+        })?;
         if result.len() != self.edges.len() {
             return Err(crate::error::Error::Runtime(format!(
                 "function {} returned an incorrect number of gradients (expected {}, got {})",
@@ -263,17 +336,27 @@ impl Node for PyFunctionNode {
                 result.len()
             )));
         }
-        for (i, (g, shape)) in result.iter().zip(&self.input_shapes).enumerate() {
-            if let Some(g) = g {
-                if g.shape() != shape.as_slice() && crate::shape::broadcast_shapes(shape, g.shape()).ok().as_deref() != Some(shape.as_slice()) {
+        // PyTorch's checks on a Function's gradients: the input's shape, or one the input
+        // broadcasts to (summed back to it); the input's dtype (cast to it).
+        let mut result = result;
+        for (i, g) in result.iter_mut().enumerate() {
+            let (Some(t), Some(shape), Some(&dtype)) = (g.as_ref(), self.input_shapes.get(i), self.input_dtypes.get(i)) else { continue };
+            let mut t = t.clone();
+            if t.shape() != shape.as_slice() {
+                if crate::shape::broadcast_shapes(shape, t.shape()).ok().as_deref() != Some(t.shape()) {
                     return Err(crate::error::Error::Runtime(format!(
                         "Function {} returned an invalid gradient at index {i} - got {:?} but expected shape compatible with {:?}",
                         self.name,
-                        g.shape(),
+                        t.shape(),
                         shape
                     )));
                 }
+                t = crate::autograd::formulas::sum_to(&t, shape)?;
             }
+            if t.dtype() != dtype && dtype.is_floating_point() {
+                t = t.to_dtype(dtype)?;
+            }
+            *g = Some(t);
         }
         Ok(result)
     }
@@ -339,6 +422,7 @@ fn _record_function(
         backward,
         edges: inputs.iter().map(|t| t.gradient_edge()).collect(),
         input_shapes: inputs.iter().map(|t| t.shape().to_vec()).collect(),
+        input_dtypes: inputs.iter().map(|t| t.dtype()).collect(),
         outputs: outs.iter().map(|o| o.as_ref().map_or((vec![], DType::F32), |t| (t.shape().to_vec(), t.dtype()))).collect(),
         saved: Mutex::new(Some(saved)),
         materialize_grads,

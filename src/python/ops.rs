@@ -993,7 +993,7 @@ impl PyTensor {
                         if max { "max" } else { "min" }
                     )));
                 }
-                let r = run(py, t.numel(), || t.reduce(op, None, false))?;
+                let r = run(py, t.numel(), || t.extremum_all(op == ReduceOp::Max))?;
                 // max() over all elements is its own overload in PyTorch (amax() is not).
                 let r = one(crate::autograd::composite(if max { "MaxBackward1" } else { "MinBackward1" }, &[t], vec![r]));
                 Ok(Py::new(py, PyTensor::wrap(r))?.into_any())

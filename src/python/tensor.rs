@@ -157,6 +157,8 @@ impl PyTensor {
         // The hooks the collector was shown, and these objects, are what can close a cycle.
         let hooks = self.cell.read().unwrap_or_else(|e| e.into_inner()).as_ref().map(|t| t.take_exclusive_hooks());
         drop(hooks);
+        let front = self.cell.read().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|t| t.take_exclusive_front());
+        drop(front);
         self.grad_object.lock().unwrap_or_else(|e| e.into_inner()).take();
         self.grad_owner.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
@@ -528,7 +530,7 @@ impl PyTensor {
         // The copy carries self's history: PyTorch's node lists self, with no clone between.
         if crate::autograd::is_grad_enabled() {
             if let Some(e) = t.gradient_edge() {
-                out.set_grad_fn(e.node, e.input_nr);
+                out.set_grad_fn(e.node.clone(), e.input_nr);
             }
         }
         run(py, t.numel(), || out.index_put(&idx, crate::tensor::arith::Arg::T(&v)))?;

@@ -317,7 +317,8 @@ fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
                 BinaryOp::BitAnd => arith!(|x: T, y: T| T::from_i64(x.to_i64() & y.to_i64())),
                 BinaryOp::BitOr => arith!(|x: T, y: T| T::from_i64(x.to_i64() | y.to_i64())),
                 BinaryOp::BitXor => arith!(|x: T, y: T| T::from_i64(x.to_i64() ^ y.to_i64())),
-                BinaryOp::ReluGrad => arith!(|x: T, y: T| if y > T::zero() { x } else { T::zero() }),
+                // `threshold_backward`: zero where the output is <= 0, so a NaN output passes the gradient.
+                BinaryOp::ReluGrad => arith!(|x: T, y: T| if y <= T::zero() { T::zero() } else { x }),
             }
         }))??
     })?;
@@ -505,14 +506,31 @@ impl Tensor {
         let mut ops = vec![Operand::Tensor(self.dtype())];
         ops.extend(min.iter().chain(max.iter()).map(|s| Operand::Scalar(s.category())));
         let dtype = result_type(&ops);
-        let mut t = self.to_dtype(dtype)?;
-        if let Some(lo) = min {
-            t = t.binary_scalar(BinaryOp::Maximum, lo, false)?;
+        let x = self.to_dtype(dtype)?;
+        let clamped = {
+            let _raw = crate::autograd::GradMode::disabled();
+            let mut t = x.clone();
+            if let Some(lo) = min {
+                t = t.binary_scalar(BinaryOp::Maximum, lo, false)?;
+            }
+            if let Some(hi) = max {
+                t = t.binary_scalar(BinaryOp::Minimum, hi, false)?;
+            }
+            t
+        };
+        if !(crate::autograd::is_grad_enabled() && x.requires_grad()) {
+            return Ok(clamped);
         }
-        if let Some(hi) = max {
-            t = t.binary_scalar(BinaryOp::Minimum, hi, false)?;
+        // PyTorch's clamp passes the gradient strictly inside the bounds only: none at a bound,
+        // none where the input is NaN. The values are the clamped ones everywhere else.
+        let mut out = x.clone();
+        for (bound, inside) in [(min, BinaryOp::Gt), (max, BinaryOp::Lt)] {
+            if let Some(b) = bound {
+                let keep = x.binary_scalar(inside, b, false)?;
+                out = Tensor::where_(&keep, Arg::T(&out), Arg::T(&clamped))?;
+            }
         }
-        Ok(t)
+        Ok(out)
     }
 
     /// `frac`: `x - trunc(x)`, for floating point tensors.

@@ -705,7 +705,7 @@ impl Tensor {
         };
         if is_grad_enabled() && self.requires_grad() {
             let dims = (0..self.ndim()).collect();
-            record(Op::Extremum { dims, keepdim: false, max: true }, &[self], &[&out], &[0], &[0]);
+            record(Op::Extremum { dims, keepdim: false, max: true, nan_ties: true }, &[self], &[&out], &[0], &[0]);
         }
         Ok(crate::autograd::composite("MedianBackward0", &[self], vec![out]).pop().expect("one output in, one out"))
     }

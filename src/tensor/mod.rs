@@ -347,11 +347,17 @@ impl Tensor {
 
     fn write_(&self, src: &Tensor, written: autograd::Written) -> Result<()> {
         let tracked = self.check_inplace(src)?;
+        // An op's result written over its own input: its node must not keep the input as it was.
+        let result = tracked && matches!(written, autograd::Written::Result);
+        let keep_result = if result { autograd::op::before_inplace_write(self, src)? } else { false };
         {
             let _raw = GradMode::disabled();
             self.copy_raw(src)?;
         }
         if tracked {
+            if result {
+                autograd::op::after_inplace_write(self, src, keep_result);
+            }
             self.rebase_history(None, src, written)?;
         }
         Ok(())

@@ -66,10 +66,25 @@ impl Tensor {
                 ReduceOp::Sum => record(Op::Sum { dims: rdims, keepdim, full }, &[self], &[&out], &[], &[]),
                 ReduceOp::Prod => record(Op::Prod { dims: rdims, keepdim, full }, &[self], &[&out], &[0], &[0]),
                 ReduceOp::Max | ReduceOp::Min => {
-                    record(Op::Extremum { dims: rdims, keepdim, max: op == ReduceOp::Max }, &[self], &[&out], &[0], &[0])
+                    record(Op::Extremum { dims: rdims, keepdim, max: op == ReduceOp::Max, nan_ties: false }, &[self], &[&out], &[0], &[0])
                 }
                 ReduceOp::All | ReduceOp::Any => {}
             }
+        }
+        Ok(out)
+    }
+
+    /// `max()` / `min()` over all elements: amax's value, but a NaN result shares its gradient
+    /// between the NaNs of the input (PyTorch's `evenly_distribute_backward`).
+    pub fn extremum_all(&self, max: bool) -> Result<Tensor> {
+        let op = if max { ReduceOp::Max } else { ReduceOp::Min };
+        let out = {
+            let _raw = GradMode::disabled();
+            self.reduce_raw(op, None, false)?
+        };
+        if crate::autograd::is_grad_enabled() && self.requires_grad() {
+            let dims = (0..self.ndim()).collect();
+            record(Op::Extremum { dims, keepdim: false, max, nan_ties: true }, &[self], &[&out], &[0], &[0]);
         }
         Ok(out)
     }
@@ -283,8 +298,20 @@ impl Tensor {
                 )));
             }
             let a = self.unary(UnaryOp::Abs)?;
+            // The root of a zero sum has an infinite slope, and PyTorch's gradient there is 0:
+            // under autograd the root reads 1 where the sum is zero and its result is replaced
+            // by that zero, so no infinity meets a zero gradient (at any order).
+            let root = |s: Tensor, e: f64| -> Result<Tensor> {
+                let pow = |t: &Tensor| if e == 0.5 { t.unary(UnaryOp::Sqrt) } else { t.unary(UnaryOp::PowScalar(e)) };
+                if !(crate::autograd::is_grad_enabled() && s.requires_grad()) {
+                    return pow(&s);
+                }
+                let zero = s.binary_scalar(BinaryOp::Eq, Scalar::Float(0.0), false)?;
+                let safe = Tensor::where_(&zero, super::arith::Arg::S(Scalar::Float(1.0)), super::arith::Arg::T(&s))?;
+                Tensor::where_(&zero, super::arith::Arg::T(&s), super::arith::Arg::T(&pow(&safe)?))
+            };
             if p == 2.0 {
-                a.binary(BinaryOp::Mul, &a)?.sum(dims, keepdim)?.unary(UnaryOp::Sqrt)
+                root(a.binary(BinaryOp::Mul, &a)?.sum(dims, keepdim)?, 0.5)
             } else if p == 1.0 {
                 a.sum(dims, keepdim)
             } else if p == f64::INFINITY {
@@ -297,7 +324,7 @@ impl Tensor {
                 crate::autograd::record(crate::autograd::Op::Fill { kind: "LinalgVectorNormBackward0" }, &[self], &[&count], &[], &[]);
                 Ok(count)
             } else {
-                a.unary(UnaryOp::PowScalar(p))?.sum(dims, keepdim)?.unary(UnaryOp::PowScalar(1.0 / p))
+                root(a.unary(UnaryOp::PowScalar(p))?.sum(dims, keepdim)?, 1.0 / p)
             }
         })
     }

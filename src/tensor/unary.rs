@@ -98,6 +98,17 @@ impl UnaryOp {
         }
     }
 
+    /// Which of (input, output) the backward formula reads, so that only those are saved: an
+    /// op that needs its output alone keeps working when its input is overwritten in place.
+    pub(crate) fn backward_reads(self) -> (bool, bool) {
+        use UnaryOp::*;
+        match self {
+            Neg | Sign | Floor | Ceil | Round | Trunc | LogicalNot | BitwiseNot => (false, false),
+            Relu | Exp | Exp2 | Expm1 | Sqrt | Rsqrt | Tan | Tanh | Sigmoid | Reciprocal => (false, true),
+            _ => (true, false),
+        }
+    }
+
     /// Ops that keep integer dtypes (everything else computes in floating point).
     fn keeps_integers(self) -> bool {
         use UnaryOp::*;
@@ -111,7 +122,9 @@ impl Tensor {
             let _raw = GradMode::disabled();
             self.unary_raw(op)?
         };
-        record(Op::Unary(op), &[self], &[&out], &[0], &[0]);
+        let (input, output) = op.backward_reads();
+        let (save_in, save_out): (&[usize], &[usize]) = (if input { &[0] } else { &[] }, if output { &[0] } else { &[] });
+        record(Op::Unary(op), &[self], &[&out], save_in, save_out);
         Ok(out)
     }
 

@@ -104,11 +104,22 @@ class Function(metaclass=FunctionMeta):
             result = cls.backward(ctx, *grads)
             if not isinstance(result, tuple):
                 result = (result,)
-            if len(result) < len(args):
-                result = result + (None,) * (len(args) - len(result))
-            if len(result) > len(args):
+            # PyTorch's rules: one gradient per forward argument, extra trailing Nones allowed;
+            # a gradient for an argument that was not a tensor must be None.
+            n = len(args)
+            if len(result) > n and all(g is None for g in result[n:]):
+                result = result[:n]
+            if len(result) != n:
                 raise RuntimeError(f"function {cls._backward_name} returned an incorrect number of "
-                                   f"gradients (expected {len(args)}, got {len(result)})")
+                                   f"gradients (expected {n}, got {len(result)})")
+            for i, (g, is_t) in enumerate(zip(result, arg_is_tensor)):
+                if g is None:
+                    continue
+                if not is_t:
+                    raise RuntimeError(f"function {cls._backward_name} returned a gradient different than None "
+                                       f"at position {i + 1}, but the corresponding forward input was not a Variable")
+                if not isinstance(g, _C.Tensor):
+                    raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")  # noqa: TRY004 (PyTorch's class)
             return tuple(g for g, is_t in zip(result, arg_is_tensor) if is_t)
 
         differentiable = [isinstance(o, _C.Tensor) and not any(o is n for n in non_diff) for o in outputs]

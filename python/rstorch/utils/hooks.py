@@ -65,6 +65,19 @@ class RemovableHandle:
         self.remove()
 
 
+def _check_hook_grads(new, old):
+    """PyTorch's checks on gradients a module's backward (pre-)hook returned: each replaced one
+    keeps its dtype and device, then its shape. PyTorch's hook wrapper is named `hook`."""
+    for n, o in zip(new, old):
+        if n is None or o is None:
+            continue
+        if n.dtype != o.dtype or n.device != o.device:
+            was, got = (t.type().replace("rstorch.", "torch.") for t in (o, n))
+            raise RuntimeError(f"hook 'hook' has changed the type of value (was {was} got {got})")
+        if n.shape != o.shape:
+            raise RuntimeError("hook 'hook' has changed the size of value")
+
+
 class BackwardHook:
     """Runs a module's full backward hooks and backward pre-hooks for one forward call.
 
@@ -130,6 +143,7 @@ class BackwardHook:
                 if len(out) != len(res):
                     raise RuntimeError("Backward hook returned an invalid number of grad_input, "
                                        f"got {len(out)}, but expected {len(res)}")
+                _check_hook_grads(out, res)
                 res = out
             self.grad_outputs = None
             return self._unpack_none(self.input_tensors_index, res)
@@ -153,6 +167,7 @@ class BackwardHook:
                         raise RuntimeError(
                             "Backward pre hook returned an invalid number of grad_output, "
                             f"got {len(new_grad_outputs)}, but expected {expected_len}")
+                    _check_hook_grads(new_grad_outputs, self.grad_outputs)
                     self.grad_outputs = new_grad_outputs
             local_grad_outputs = self.grad_outputs
             if self.input_tensors_index is None:

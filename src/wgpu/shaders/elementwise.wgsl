@@ -512,7 +512,7 @@ fn binary_op(x: f32, y: f32) -> f32 {
         }
         case 9u: { return atan2(x, y); }
         // relu's gradient: x where y > 0.
-        case 10u: { return select(0.0, x, y > 0.0); }
+        case 10u: { return select(x, 0.0, y <= 0.0); }
         default: { return nan(); }
     }
 }

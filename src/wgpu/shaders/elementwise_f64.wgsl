@@ -125,7 +125,7 @@ fn binary_op64(x: f64, y: f64) -> f64 {
             return y;
         }
         case 9u: { return atan2_64(x, y); }
-        case 10u: { return select(0.0lf, x, y > 0.0); }
+        case 10u: { return select(x, 0.0lf, y <= 0.0); }
         default: { return nan64(); }
     }
 }

@@ -9,8 +9,16 @@ def _inplace_or_not(input, out, inplace):
     return input._assign_(out) if inplace else out
 
 
+def _source(input, inplace):
+    """What a composite activation computes from: a copy of the input when it is written in place
+    and its inner graph saves the input (the write would change it under the graph's feet), as
+    PyTorch keeps the original values for such in-place ops."""
+    return input.clone() if inplace and input.requires_grad and rstorch.is_grad_enabled() else input
+
+
 def threshold(input, threshold, value, inplace=False):
-    out = as_node("ThresholdBackward0", (input,), rstorch.where(input > threshold, input, value))
+    # Replaced where input <= threshold: a NaN is kept, and so is its gradient.
+    out = as_node("ThresholdBackward0", (input,), rstorch.where(input <= threshold, value, input))
     return _inplace_or_not(input, out, inplace)
 
 
@@ -25,9 +33,11 @@ def relu6(input, inplace=False):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    if inplace:
-        return input.clamp_(min_val, max_val)
-    return as_node("HardtanhBackward0", (input,), input.clamp(min_val, max_val))
+    # The gradient passes strictly inside the bounds and where the input is NaN (unlike
+    # clamp's, which stops at NaN); the clamped values come without a graph of their own.
+    outside = (input <= min_val) | (input >= max_val)
+    out = as_node("HardtanhBackward0", (input,), rstorch.where(outside, input.detach().clamp(min_val, max_val), input))
+    return _inplace_or_not(input, out, inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -43,7 +53,8 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def selu(input, inplace=False):
-    return _inplace_or_not(input, as_node("EluBackward0", (input,), input._elu(_SELU_ALPHA) * _SELU_SCALE), inplace)
+    src = _source(input, inplace)
+    return _inplace_or_not(input, as_node("EluBackward0", (input,), src._elu(_SELU_ALPHA) * _SELU_SCALE), inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
@@ -59,7 +70,8 @@ def silu(input, inplace=False):
 
 
 def mish(input, inplace=False):
-    return _inplace_or_not(input, as_node("MishBackward0", (input,), input * softplus(input).tanh()), inplace)
+    src = _source(input, inplace)
+    return _inplace_or_not(input, as_node("MishBackward0", (input,), src * softplus(src).tanh()), inplace)
 
 
 def hardsigmoid(input, inplace=False):
@@ -68,7 +80,8 @@ def hardsigmoid(input, inplace=False):
 
 
 def hardswish(input, inplace=False):
-    out = as_node("HardswishBackward0", (input,), input * (input + 3.0).clamp(0.0, 6.0) / 6.0)
+    src = _source(input, inplace)
+    out = as_node("HardswishBackward0", (input,), src * (src + 3.0).clamp(0.0, 6.0) / 6.0)
     return _inplace_or_not(input, out, inplace)
 
 
