@@ -156,7 +156,7 @@ pub fn check_normal(std: f64, dtype: DType) -> Result<()> {
             crate::tensor::arith::title_name(dtype)
         )));
     }
-    if !(std >= 0.0) {
+    if std.is_nan() || std < 0.0 {
         return Err(Error::Runtime(format!("normal expects std >= 0.0, but found std {}", fmt_g(std))));
     }
     Ok(())
