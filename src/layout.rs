@@ -46,6 +46,14 @@ impl Layout {
         true
     }
 
+    /// Whether two positions of this view surely share one storage element: a dim of more than
+    /// one element with stride 0 (an `expand`, a zero-stride `as_strided`). Writing through such
+    /// a view is refused, as PyTorch refuses it; overlaps it cannot see this simply (an
+    /// `unfold` whose step is below its size) PyTorch lets through, and so does this.
+    pub fn has_internal_overlap(&self) -> bool {
+        self.numel() > 1 && self.shape.iter().zip(&self.strides).any(|(&n, &s)| n > 1 && s == 0)
+    }
+
     /// One past the largest element offset this layout touches (0 for an empty tensor).
     pub fn storage_extent(&self) -> Result<usize> {
         if self.shape.contains(&0) {

@@ -30,7 +30,8 @@ RETURNS = {
     "_wgpu_is_built": "bool", "_wgpu_is_available": "bool", "_wgpu_device_count": "int",
     "_wgpu_device_name": "str", "_wgpu_supports_f16": "bool", "_wgpu_synchronize": "None",
     "_wgpu_empty_cache": "None", "_wgpu_pool_stats": "dict[str, int]", "get_default_device": "device",
-    "set_default_device": "None",
+    "set_default_device": "None", "allclose": "bool", "is_inference": "bool", "_is_view": "bool",
+    "is_inference_mode_enabled": "bool", "_set_inference_mode": "bool",
 }
 PROPERTIES = {
     "shape": "Size", "ndim": "int", "dtype": "dtype", "device": "device", "requires_grad": "bool",

@@ -12,7 +12,7 @@ from ._C import (
     set_default_device, get_default_device,
 )
 from ._C import where as where, is_grad_enabled
-from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode
+from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_inference_mode_enabled
 from ._size import Size
 from . import _tensor, return_types
 
@@ -39,10 +39,25 @@ _METHOD_FUNCTIONS = """
     index_select gather scatter scatter_add index_add masked_fill masked_select nonzero sort argsort
     topk matmul mm bmm mv dot inner outer addmm numel is_floating_point is_complex clone detach
     frac lerp addcmul addcdiv median kthvalue broadcast_to tile diag diagonal trace take
+    fmod isnan isinf isposinf isneginf isfinite nan_to_num nan_to_num_ isclose allclose
 """.split()
 for _name in _METHOD_FUNCTIONS:
     globals()[_name] = getattr(Tensor, _name)
 del _name
+
+
+def pow(input, exponent):
+    """`input ** exponent`; `input` may be a number when `exponent` is a tensor."""
+    if not isinstance(input, Tensor) and isinstance(exponent, Tensor):
+        return exponent.__rpow__(input)
+    return Tensor.pow(input, exponent)
+
+
+def remainder(input, other):
+    """Python's `%` (the divisor's sign); `input` may be a number when `other` is a tensor."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        return other.__rmod__(input)
+    return Tensor.remainder(input, other)
 
 
 def _stack_parts(tensors, name):

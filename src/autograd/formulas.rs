@@ -232,6 +232,12 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 }
                 // relu's gradient masked again; the mask (relu's output) gets none.
                 B::ReluGrad => (Some(g.binary(B::ReluGrad, &b()?)?), Some(muls(&g, 0.0)?)),
+                B::Fmod => {
+                    let (a, b) = (a()?, b()?);
+                    // a - trunc(a / b) * b: the truncated quotient is piecewise constant.
+                    let q = div(&a, &b)?.unary(U::Trunc)?;
+                    (Some(g.clone()), Some(un(&mul(&g, &q)?, U::Neg)?))
+                }
                 B::Rem => {
                     let (a, b) = (a()?, b()?);
                     // The floored quotient is piecewise constant: its own gradient is zero.

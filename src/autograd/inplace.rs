@@ -26,6 +26,11 @@ impl Tensor {
     /// Before writing `src` into self in place: refuses what autograd cannot follow, and says
     /// whether the write must be recorded.
     pub(crate) fn check_inplace(&self, src: &Tensor) -> Result<bool> {
+        if self.is_inference() && !grad_mode::is_inference_mode() {
+            return Err(Error::Runtime(
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.".into(),
+            ));
+        }
         if !grad_mode::is_enabled() {
             return Ok(false);
         }

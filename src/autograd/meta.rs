@@ -82,6 +82,9 @@ impl Tensor {
         if value && !self.dtype().is_floating_point() {
             return Err(Error::Runtime("only Tensors of floating point dtype can require gradients".into()));
         }
+        if value && self.is_inference() && !super::grad_mode::is_inference_mode() {
+            return Err(Error::Runtime("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.".into()));
+        }
         self.with_meta(|m| m.requires_grad = value);
         Ok(())
     }
@@ -248,6 +251,11 @@ impl Tensor {
         self.with_meta(|m| m.front_object = Some(handle));
     }
 
+    /// Whether this tensor was made by a view op (even if the tensor it views is gone).
+    pub fn is_view(&self) -> bool {
+        self.meta().as_ref().is_some_and(|m| m.view_base.is_some())
+    }
+
     /// The tensor this one views, if it was made by a view op and that tensor still lives.
     pub fn view_base(&self) -> Option<Tensor> {
         self.meta().as_ref().and_then(|m| m.view_base.as_ref()?.upgrade()).map(Tensor::from_impl)
@@ -256,6 +264,9 @@ impl Tensor {
     /// Adds `g` into `.grad` (the first gradient is stored as is when nothing else holds it).
     pub fn accumulate_grad(&self, g: Tensor) -> Result<()> {
         let g = if g.dtype() != self.dtype() { g.to_dtype(self.dtype())? } else { g };
+        // An expanded gradient (a sum's, say) would make `.grad` a tensor that refuses in-place
+        // updates: store it dense, as PyTorch's AccumulateGrad does.
+        let g = if g.layout().has_internal_overlap() { g.contiguous()? } else { g };
         let current = self.grad();
         match current {
             None => {

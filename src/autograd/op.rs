@@ -133,6 +133,7 @@ impl Op {
                 B::Atan2 => "Atan2",
                 B::FloorDiv => "FloorDivide",
                 B::Rem => "Remainder",
+                B::Fmod => "Fmod",
                 B::ReluGrad => "Threshold",
                 _ => "Binary",
             },
@@ -469,6 +470,12 @@ pub fn record_shown(
     }
     if !outputs.iter().any(|o| o.dtype().is_floating_point()) {
         return;
+    }
+    if save_inputs.iter().any(|&i| inputs.get(i).is_some_and(|t| t.is_inference())) {
+        // Recording cannot fail: the op raises this as it returns.
+        super::grad_mode::defer_error(crate::error::Error::Runtime(
+            "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use it in autograd, or use `no_grad()` instead of `inference_mode()`.".into(),
+        ));
     }
     let name = name.map_or_else(|| op.node_name(), str::to_string);
     let edges: Vec<Option<Edge>> = inputs.iter().map(|t| t.gradient_edge()).collect();

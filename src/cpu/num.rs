@@ -12,6 +12,8 @@ pub trait Arith: Element {
     fn floor_div(self, o: Self) -> Self;
     /// Python's `%`: the result takes the divisor's sign.
     fn rem(self, o: Self) -> Self;
+    /// C's `fmod`: the result takes the dividend's sign.
+    fn fmod(self, o: Self) -> Self;
     fn pow(self, o: Self) -> Self;
     fn neg(self) -> Self;
     fn abs(self) -> Self;
@@ -42,6 +44,7 @@ macro_rules! int_arith {
                 let r = self.wrapping_rem(o);
                 if r != 0 && ((r < 0) != (o < 0)) { r.wrapping_add(o) } else { r }
             }
+            #[inline(always)] fn fmod(self, o: Self) -> Self { if o == 0 { 0 } else { self.wrapping_rem(o) } }
             #[inline(always)]
             fn pow(self, o: Self) -> Self {
                 #[allow(unused_comparisons)]
@@ -103,12 +106,14 @@ macro_rules! float_arith {
                 let r = self % o;
                 if r != 0.0 && ((r < 0.0) != (o < 0.0)) { r + o } else { r }
             }
+            #[inline(always)] fn fmod(self, o: Self) -> Self { self % o }
             #[inline(always)] fn pow(self, o: Self) -> Self { self.powf(o) }
             #[inline(always)] fn neg(self) -> Self { -self }
             #[inline(always)] fn abs(self) -> Self { self.abs() }
             #[inline(always)]
             fn sign(self) -> Self {
-                if self > 0.0 { 1.0 } else if self < 0.0 { -1.0 } else { self * 0.0 }
+                // PyTorch's sign: NaN and -0.0 both give +0.0.
+                if self > 0.0 { 1.0 } else if self < 0.0 { -1.0 } else { 0.0 }
             }
             #[inline(always)]
             fn max_nan(self, o: Self) -> Self { if self.is_nan() || self > o { self } else { o } }
@@ -127,6 +132,7 @@ impl Arith for bool {
     #[inline(always)] fn div(self, o: Self) -> Self { self & o }
     #[inline(always)] fn floor_div(self, o: Self) -> Self { self & o }
     #[inline(always)] fn rem(self, _o: Self) -> Self { false }
+    #[inline(always)] fn fmod(self, _o: Self) -> Self { false }
     #[inline(always)] fn pow(self, o: Self) -> Self { self | !o }
     #[inline(always)] fn neg(self) -> Self { self }
     #[inline(always)] fn abs(self) -> Self { self }

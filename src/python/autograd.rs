@@ -517,6 +517,17 @@ fn _set_grad_enabled(enabled: bool) -> bool {
     grad_mode::set_enabled(enabled)
 }
 
+/// Sets inference mode (tensors made in it are inference tensors), returning the previous one.
+#[pyfunction]
+fn _set_inference_mode(on: bool) -> bool {
+    grad_mode::set_inference_mode(on)
+}
+
+#[pyfunction]
+fn is_inference_mode_enabled() -> bool {
+    grad_mode::is_inference_mode()
+}
+
 #[pyfunction]
 fn _set_detect_anomaly(on: bool) {
     engine::set_detect_anomaly(on)
@@ -654,8 +665,26 @@ impl PyTensor {
     }
 
     fn detach_<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
-        slf.get().tensor().detach_();
+        let t = slf.get().tensor();
+        if t.is_view() {
+            // A view shares its base's history: PyTorch refuses to cut it out in place.
+            return Err(crate::Error::Runtime(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.".into(),
+            )
+            .into());
+        }
+        t.detach_();
         Ok(slf.clone())
+    }
+
+    /// Whether this tensor was made by a view op (`detach()` makes none).
+    fn _is_view(&self) -> bool {
+        self.tensor().is_view()
+    }
+
+    /// Whether this tensor was made in inference mode (or views one that was).
+    fn is_inference(&self) -> bool {
+        self.tensor().is_inference()
     }
 }
 
@@ -678,6 +707,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_composite, m)?)?;
     m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_inference_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(is_inference_mode_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_detect_anomaly, m)?)?;
     m.add_function(wrap_pyfunction!(_is_anomaly_enabled, m)?)?;
     Ok(())

@@ -5,7 +5,7 @@ use numpy::ndarray::{IxDyn, ShapeBuilder, ArrayViewD};
 use numpy::{PyArray, PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PySequence, PySlice, PyTuple};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyRange, PySequence, PySlice, PyTuple};
 
 use crate::dtype::{DType, Element};
 use crate::layout::Layout;
@@ -59,6 +59,13 @@ fn dtype_of_descr(d: &Bound<'_, PyArrayDescr>) -> Option<DType> {
 /// The dtype NumPy uses for an array, if rstorch has it.
 fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<DType> {
     let d = arr.dtype();
+    // Reading bytes of the other order as native ones would give wrong numbers: refuse them,
+    // as PyTorch does (one-byte types have no order and pass).
+    if d.is_native_byteorder() == Some(false) {
+        return Err(PyValueError::new_err(
+            "given numpy array has byte order different from the native byte order. Conversion between byte orders is currently not supported.",
+        ));
+    }
     dtype_of_descr(&d).ok_or_else(|| match d.str() {
         Ok(name) => PyTypeError::new_err(format!(
             "can't convert np.ndarray of type {name}. The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
@@ -201,6 +208,10 @@ fn flatten_nested(obj: &Bound<'_, PyAny>, depth: usize, out: &mut Flattened) -> 
     }
     // NumPy arrays are not registered as sequences, but nest like them (their items are NumPy
     // scalars, which keep their dtype).
+    if obj.is_instance_of::<PyInt>() {
+        // An int that is no int64 (scalar_of took every other).
+        return Err(PyValueError::new_err("Overflow when unpacking long long"));
+    }
     if obj.cast::<PySequence>().is_err() && obj.cast::<PyUntypedArray>().is_err() {
         return Err(invalid_data(obj));
     }
@@ -234,14 +245,30 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
         return Ok(t.copy_as(dtype.unwrap_or(t.dtype()))?);
     }
     if is_numpy_scalar(obj) {
+        if let (Some(d), Some(s)) = (dtype, scalar_of(obj)) {
+            check_data_value(s, d)?;
+        }
         // NumPy scalars keep their dtype, as in PyTorch: read them as 0-dim arrays.
         let arr = obj.py().import("numpy")?.call_method1("asarray", (obj,))?;
         return tensor_from_data(&arr, dtype);
     }
     let mut flat = Flattened::default();
     flatten_nested(obj, 0, &mut flat)?;
+    if let Some(d) = dtype {
+        for &s in &flat.values {
+            check_data_value(s, d)?;
+        }
+    }
     let dtype = dtype.or(flat.dtype).unwrap_or(crate::dtype::DEFAULT_FLOAT);
     Ok(crate::with_dtype!(dtype, T => Tensor::from_vec(flat.values.iter().map(|s| s.to_element::<T>()).collect::<Vec<T>>(), &flat.shape))?)
+}
+
+/// A number of `tensor(data, dtype=...)` must fit an integer dtype (floats overflow to inf).
+fn check_data_value(s: Scalar, dtype: DType) -> PyResult<()> {
+    if !dtype.is_floating_point() {
+        s.checked_for(dtype, crate::tensor::scalar_check::Spelling::Dtype)?;
+    }
+    Ok(())
 }
 
 /// Whether `obj` is a NumPy scalar (`np.float64(1.5)`, `np.uint8(7)`).
@@ -345,7 +372,17 @@ fn one_index(obj: &Bound<'_, PyAny>) -> PyResult<TensorIndex> {
         }
         return Ok(TensorIndex::Tensor(t));
     }
-    if obj.is_instance_of::<PyList>() || obj.cast::<PyUntypedArray>().is_ok() {
+    if obj.is_instance_of::<PyRange>() {
+        return Ok(TensorIndex::Tensor(tensor_from_data(obj, Some(DType::I64))?));
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        // A list of numbers is an index tensor: int64 unless all bools (floats truncate, and
+        // an empty list selects nothing).
+        let t = tensor_from_data(obj, None)?;
+        let t = if t.dtype() == DType::Bool { t } else { t.to_dtype(DType::I64)? };
+        return Ok(TensorIndex::Tensor(t));
+    }
+    if obj.cast::<PyUntypedArray>().is_ok() {
         let t = tensor_from_data(obj, None)?;
         if t.dtype().is_floating_point() {
             return Err(PyIndexError::new_err("tensors used as indices must be long, int, byte or bool tensors"));
@@ -379,10 +416,36 @@ pub fn index_put_indices(obj: &Bound<'_, PyAny>) -> PyResult<Vec<TensorIndex>> {
         .collect()
 }
 
+/// Whether a list index stands for a tuple of indices, as PyTorch still reads it (NumPy's
+/// legacy rule): a short list holding a tensor, a sequence, a slice, `...` or None.
+fn list_as_tuple(list: &Bound<'_, PyList>) -> bool {
+    list.len() < 32
+        && list.iter().any(|item| {
+            item.is_none()
+                || item.is(item.py().Ellipsis())
+                || item.is_instance_of::<PySlice>()
+                || item.is_instance_of::<PyTensor>()
+                || item.cast::<PyUntypedArray>().is_ok()
+                || item.cast::<PySequence>().is_ok()
+        })
+}
+
 /// Parses `t[obj]` into index entries.
 pub fn parse_index(obj: &Bound<'_, PyAny>) -> PyResult<Vec<TensorIndex>> {
     if let Ok(tup) = obj.cast::<PyTuple>() {
         return tup.iter().map(|o| one_index(&o)).collect();
+    }
+    if let Ok(list) = obj.cast::<PyList>() {
+        if list_as_tuple(list) {
+            let py = obj.py();
+            PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+                c"Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[tensor(seq)], which will result either in an error or a different result",
+                1,
+            )?;
+            return list.iter().map(|o| one_index(&o)).collect();
+        }
     }
     Ok(vec![one_index(obj)?])
 }

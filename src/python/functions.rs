@@ -216,6 +216,7 @@ fn full(size: &Bound<'_, PyAny>, fill_value: &Bound<'_, PyAny>, dtype: Option<&B
         Scalar::Float(_) => DEFAULT_FLOAT,
     };
     let dtype = extract_opt_dtype(dtype)?.unwrap_or(inferred);
+    let value = value.checked_for(dtype, crate::tensor::scalar_check::Spelling::Cpp)?;
     let shape = shape_arg(&super::convert::int_list(size)?, dtype)?;
     finish(Tensor::full(&shape, value, dtype)?, device, requires_grad)
 }
@@ -332,6 +333,7 @@ impl PyTensor {
     fn uniform_<'py>(slf: &Bound<'py, Self>, from_: f64, to: f64, generator: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
         let t = &slf.get().tensor();
         let gen = generator_of(generator)?;
+        crate::tensor::scalar_check::check_uniform_bounds(from_, to, t.dtype())?;
         let r = Tensor::rand_uniform(t.shape(), from_, to, t.dtype(), &gen)?;
         t.assign_(&r)?;
         Ok(slf.clone())
@@ -341,6 +343,7 @@ impl PyTensor {
     fn normal_<'py>(slf: &Bound<'py, Self>, mean: f64, std: f64, generator: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
         let t = &slf.get().tensor();
         let gen = generator_of(generator)?;
+        crate::tensor::scalar_check::check_normal(std, t.dtype())?;
         let r = Tensor::rand_normal(t.shape(), mean, std, t.dtype(), &gen)?;
         t.assign_(&r)?;
         Ok(slf.clone())

@@ -5,6 +5,7 @@ mod autograd;
 mod convert;
 mod dtype;
 mod errors;
+mod float_class;
 mod functions;
 mod nn;
 mod optim;

@@ -89,9 +89,18 @@ impl PyTensor {
         let op = if sub { BinaryOp::Sub } else { BinaryOp::Add };
         let o = other_strict(other)?;
         let alpha = alpha.and_then(scalar_of);
+        if let Some(a) = alpha {
+            let me = &self.tensor();
+            let r = crate::tensor::arith::result_dtype(me, &match &o {
+                Other::T(t) => Arg::T(t),
+                Other::S(s) => Arg::S(*s),
+            });
+            crate::tensor::scalar_check::check_alpha(a, r)?;
+        }
         let o = match (alpha, o) {
             (None, o) => o,
             (Some(a), Other::T(t)) => Other::T(run(py, t.numel(), || t.binary_scalar(BinaryOp::Mul, a, false))?),
+            (Some(Scalar::Int(a)), Other::S(Scalar::Int(s))) => Other::S(Scalar::Int(s.wrapping_mul(a))),
             (Some(a), Other::S(s)) => Other::S(Scalar::Float(s.to_f64() * a.to_f64())),
         };
         self.binop(py, op, &o, false)
@@ -153,6 +162,7 @@ binary_methods! {
     true_divide, true_divide_ => BinaryOp::Div;
     floor_divide, floor_divide_ => BinaryOp::FloorDiv;
     remainder, remainder_ => BinaryOp::Rem;
+    fmod, fmod_ => BinaryOp::Fmod;
     eq, eq_ => BinaryOp::Eq;
     ne, ne_ => BinaryOp::Ne;
     lt, lt_ => BinaryOp::Lt;
@@ -491,6 +501,13 @@ impl PyTensor {
     #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
     fn mean(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
         let t = match extract_opt_dtype(dtype)? {
+            Some(d) if !d.is_floating_point() => {
+                return Err(crate::Error::NotImplemented(format!(
+                    "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {}",
+                    crate::tensor::arith::title_name(d)
+                ))
+                .into())
+            }
             Some(d) => self.tensor().to_dtype(d)?,
             None => self.tensor().clone(),
         };
@@ -595,14 +612,30 @@ impl PyTensor {
 
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let want = extract_opt_dtype(dtype)?;
         let t = self.cast_opt(dtype)?;
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.cumulative(dim, false))?))
+        // A dtype given is the result's (integers otherwise accumulate into int64).
+        Ok(PyTensor::wrap(run(py, t.numel(), || {
+            let r = t.cumulative(dim, false)?;
+            match want {
+                Some(d) => r.to_dtype(d),
+                None => Ok(r),
+            }
+        })?))
     }
 
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumprod(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let want = extract_opt_dtype(dtype)?;
         let t = self.cast_opt(dtype)?;
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.cumulative(dim, true))?))
+        // A dtype given is the result's (integers otherwise accumulate into int64).
+        Ok(PyTensor::wrap(run(py, t.numel(), || {
+            let r = t.cumulative(dim, true)?;
+            match want {
+                Some(d) => r.to_dtype(d),
+                None => Ok(r),
+            }
+        })?))
     }
 
     // ----- indexing ops -----------------------------------------------------------------------
@@ -893,7 +926,7 @@ impl PyTensor {
     }
 
     /// Writes an op's result into self, with PyTorch's cast check.
-    fn assign_result(&self, py: Python<'_>, r: &Tensor) -> PyResult<()> {
+    pub(super) fn assign_result(&self, py: Python<'_>, r: &Tensor) -> PyResult<()> {
         if !crate::tensor::arith::can_cast(r.dtype(), self.tensor().dtype()) {
             return Err(PyRuntimeError::new_err(format!(
                 "result type {} can't be cast to the desired output type {}",
@@ -910,7 +943,8 @@ impl PyTensor {
         let t = &self.tensor();
         match exponent {
             // Float exponents of float tensors have a fast path (x * x for 2).
-            Other::S(s) if t.dtype().is_floating_point() && !t.dtype().is_half() => {
+            // So is x ** ±0.5 of bfloat16 (sqrt and rsqrt there, as in PyTorch).
+            Other::S(s) if t.dtype().is_floating_point() && (!t.dtype().is_half() || t.dtype() == DType::BF16 && s.to_f64().abs() == 0.5) => {
                 Ok(run(py, t.numel(), || t.unary(UnaryOp::PowScalar(s.to_f64())))?)
             }
             Other::S(Scalar::Float(f)) if !t.dtype().is_floating_point() => {
@@ -932,8 +966,19 @@ impl PyTensor {
                 })
             }
             Some("trunc") => {
+                let t = &self.tensor();
+                let b = match &o {
+                    Other::T(x) => Arg::T(x),
+                    Other::S(s) => Arg::S(*s),
+                };
+                let common = crate::tensor::arith::result_dtype(t, &b);
+                if common == DType::Bool {
+                    return Err(crate::Error::NotImplemented("\"div_trunc_cpu\" not implemented for 'Bool'".into()).into());
+                }
+                if !common.is_floating_point() {
+                    return Ok(run(py, t.numel(), || crate::tensor::arith::div_trunc_integer(Arg::T(t), b))?);
+                }
                 let q = self.binop(py, BinaryOp::Div, &o, false)?.unary(UnaryOp::Trunc)?;
-                let common = self.binop(py, BinaryOp::Sub, &o, false).map(|t| t.dtype()).unwrap_or(q.dtype());
                 Ok(q.to_dtype(common)?)
             }
             Some(m) => Err(PyRuntimeError::new_err(format!(
@@ -977,9 +1022,18 @@ impl PyTensor {
     }
 
     fn reduce_with(&self, py: Python<'_>, op: ReduceOp, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let want = extract_opt_dtype(dtype)?;
         let t = self.cast_opt(dtype)?;
         let dims = dims_arg(dim)?;
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.reduce(op, dims.as_deref(), keepdim))?))
+        // A dtype given is the result's dtype (sums of int8 stay int8 and wrap, as in PyTorch);
+        // the wider accumulator the reduction uses rounds to it the same way.
+        Ok(PyTensor::wrap(run(py, t.numel(), || {
+            let r = t.reduce(op, dims.as_deref(), keepdim)?;
+            match want {
+                Some(d) => r.to_dtype(d),
+                None => Ok(r),
+            }
+        })?))
     }
 
     fn max_min(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, max: bool) -> PyResult<Py<PyAny>> {

@@ -21,6 +21,8 @@ pub enum BinaryOp {
     Div,
     FloorDiv,
     Rem,
+    /// C's `fmod`: the remainder of the quotient truncated toward zero (the dividend's sign).
+    Fmod,
     Pow,
     Maximum,
     Minimum,
@@ -52,6 +54,7 @@ impl BinaryOp {
             Div => "div",
             FloorDiv => "floor_divide",
             Rem => "remainder",
+            Fmod => "fmod",
             Pow => "pow",
             Maximum => "maximum",
             Minimum => "minimum",
@@ -125,10 +128,15 @@ fn op_dtypes(op: BinaryOp, a: &Arg, b: &Arg) -> Result<(DType, DType)> {
                 title_name(common)
             )))
         }
-        BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Pow if common == DType::Bool => {
+        BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod | BinaryOp::Pow if common == DType::Bool => {
             return Err(Error::NotImplemented(format!(
                 "\"{}\" not implemented for 'Bool'",
-                match op { BinaryOp::FloorDiv => "div_floor_cpu", BinaryOp::Rem => "remainder_cpu", _ => "pow" }
+                match op {
+                    BinaryOp::FloorDiv => "div_floor_cpu",
+                    BinaryOp::Rem => "remainder_cpu",
+                    BinaryOp::Fmod => "fmod_cpu",
+                    _ => "pow",
+                }
             )))
         }
         BinaryOp::Sub if common == DType::Bool => {
@@ -178,6 +186,11 @@ pub(crate) fn can_cast(from: DType, to: DType) -> bool {
     from.category() <= to.category()
 }
 
+/// The dtype `t op other` computes in (PyTorch's `result_type`).
+pub fn result_dtype(t: &Tensor, other: &Arg) -> DType {
+    result_type(&[Arg::T(t).operand(), other.operand()])
+}
+
 pub fn binary(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
     binary_recorded(a, b, op, false)
 }
@@ -216,7 +229,7 @@ fn binary_recorded(a: Arg, b: Arg, op: BinaryOp, scalar_overload: bool) -> Resul
             _ if scalar_overload => Some(&[0]),
             (true, false, BinaryOp::Add | BinaryOp::Mul) => Some(&[1, 0]),
             (true, false, BinaryOp::Sub | BinaryOp::Pow | BinaryOp::Rem) => Some(&[1]),
-            (false, true, BinaryOp::Rem | BinaryOp::FloorDiv) => Some(&[0]),
+            (false, true, BinaryOp::Rem | BinaryOp::FloorDiv | BinaryOp::Fmod) => Some(&[0]),
             _ => None,
         };
         let (op, name) = match op {
@@ -227,6 +240,7 @@ fn binary_recorded(a: Arg, b: Arg, op: BinaryOp, scalar_overload: bool) -> Resul
             BinaryOp::FloorDiv => (Op::NotImplemented { forward: "floor_divide" }, None),
             BinaryOp::Rem if a_number => (Op::NotImplemented { forward: "remainder" }, None),
             BinaryOp::Rem => (Op::Binary(op), Some(if b_number { "RemainderBackward0" } else { "RemainderBackward1" })),
+            BinaryOp::Fmod => (Op::Binary(op), Some(if b_number { "FmodBackward0" } else { "FmodBackward1" })),
             // A number raised to a tensor, or minus one: PyTorch's overloads taking the number.
             BinaryOp::Pow if a_number => (Op::Binary(op), Some("PowBackward2")),
             BinaryOp::Sub if a_number => (Op::Binary(op), Some("RsubBackward1")),
@@ -255,6 +269,18 @@ pub fn div_floor(a: Arg, b: Arg) -> Result<Tensor> {
     Ok(out)
 }
 
+/// `div(other, rounding_mode="trunc")` of integers: the quotient rounded toward zero, exactly
+/// (the dividend less its truncated remainder divides evenly). A zero divisor is PyTorch's
+/// ZeroDivisionError, as for `//`.
+pub fn div_trunc_integer(a: Arg, b: Arg) -> Result<Tensor> {
+    let r = binary(a, b, BinaryOp::Fmod)?;
+    let even = match a {
+        Arg::T(t) => t.binary(BinaryOp::Sub, &r)?,
+        Arg::S(s) => r.binary_scalar(BinaryOp::Sub, s, true)?,
+    };
+    binary(Arg::T(&even), b, BinaryOp::FloorDiv)
+}
+
 /// The device of an op's tensor operands (zero-dim CPU tensors join any device as scalars).
 fn args_device(args: &[&Arg]) -> Result<Device> {
     let tensors: Vec<&Tensor> = args
@@ -267,8 +293,26 @@ fn args_device(args: &[&Arg]) -> Result<Device> {
     crate::device::common_device(&tensors, true)
 }
 
+/// An integer tensor to a number's power: PyTorch refuses a negative number and one that does
+/// not fit the tensor's dtype (a tensor of exponents, or a number raised to a tensor, computes:
+/// negative powers of integers truncate toward zero).
+fn check_integer_power(b: &Arg, compute: DType) -> Result<()> {
+    if let Arg::S(s) = b {
+        if !compute.is_floating_point() && s.to_f64() < 0.0 {
+            return Err(Error::Runtime("Integers to negative integer powers are not allowed.".into()));
+        }
+        if compute != DType::Bool {
+            s.checked_for(compute, crate::tensor::scalar_check::Spelling::Cpp)?;
+        }
+    }
+    Ok(())
+}
+
 fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
     let (compute, out) = op_dtypes(op, &a, &b)?;
+    if op == BinaryOp::Pow && !compute.is_floating_point() {
+        check_integer_power(&b, compute)?;
+    }
     let device = args_device(&[&a, &b])?;
     if !device.is_cpu() {
         return binary_on_device(a, b, op, compute, out, device);
@@ -278,14 +322,9 @@ fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
     let tb = b.materialize(kernel_dtype)?;
     let shape = broadcast_shapes(ta.shape(), tb.shape())?;
     crate::tensor::check_alloc(&shape, kernel_dtype)?;
-    if !compute.is_floating_point() && matches!(op, BinaryOp::FloorDiv | BinaryOp::Rem) && compute != DType::Bool {
+    if !compute.is_floating_point() && matches!(op, BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod) && compute != DType::Bool {
         if tb.eq_scalar_any(Scalar::Int(0))? {
             return Err(Error::Runtime("ZeroDivisionError".into()));
-        }
-    }
-    if op == BinaryOp::Pow && !compute.is_floating_point() && compute != DType::Bool {
-        if tb.lt_scalar_any(0)? {
-            return Err(Error::Runtime("Integers to negative integer powers are not allowed.".into()));
         }
     }
     let la = ta.layout().broadcast_to(&shape);
@@ -301,6 +340,7 @@ fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
                 BinaryOp::Div => arith!(|x: T, y: T| x.div(y)),
                 BinaryOp::FloorDiv => arith!(|x: T, y: T| x.floor_div(y)),
                 BinaryOp::Rem => arith!(|x: T, y: T| x.rem(y)),
+                BinaryOp::Fmod => arith!(|x: T, y: T| x.fmod(y)),
                 BinaryOp::Pow => arith!(|x: T, y: T| Arith::pow(x, y)),
                 BinaryOp::Maximum => arith!(|x: T, y: T| x.max_nan(y)),
                 BinaryOp::Minimum => arith!(|x: T, y: T| x.min_nan(y)),
@@ -337,22 +377,13 @@ fn binary_on_device(a: Arg, b: Arg, op: BinaryOp, compute: DType, out: DType, de
     let shape = broadcast_shapes(&shape_of(&a), &shape_of(&b))?;
     crate::tensor::check_alloc(&shape, out)?;
     let integer = !compute.is_floating_point() && compute != DType::Bool;
-    if integer && matches!(op, BinaryOp::FloorDiv | BinaryOp::Rem) {
+    if integer && matches!(op, BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod) {
         let zero = match b {
             Arg::T(t) => t.eq_scalar_any(Scalar::Int(0))?,
             Arg::S(s) => s.to_i64() == 0,
         };
         if zero {
             return Err(Error::Runtime("ZeroDivisionError".into()));
-        }
-    }
-    if integer && op == BinaryOp::Pow {
-        let negative = match b {
-            Arg::T(t) => t.lt_scalar_any(0)?,
-            Arg::S(s) => s.to_i64() < 0,
-        };
-        if negative {
-            return Err(Error::Runtime("Integers to negative integer powers are not allowed.".into()));
         }
     }
     // Device operands broadcast to the output's shape.
@@ -409,10 +440,6 @@ impl Tensor {
         self.binary_scalar(BinaryOp::Eq, s, false)?.any_true()
     }
 
-    fn lt_scalar_any(&self, v: i64) -> Result<bool> {
-        self.binary_scalar(BinaryOp::Lt, Scalar::Int(v), false)?.any_true()
-    }
-
     /// Whether any element is non-zero.
     pub fn any_true(&self) -> Result<bool> {
         // On a GPU the flags are folded there and one bool comes back.
@@ -446,6 +473,15 @@ impl Tensor {
     fn where_raw(cond: &Tensor, a: Arg, b: Arg) -> Result<Tensor> {
         let device = args_device(&[&Arg::T(cond), &a, &b])?;
         let dtype = result_type(&[a.operand(), b.operand()]);
+        let with_tensor = matches!(a, Arg::T(_)) || matches!(b, Arg::T(_));
+        if !dtype.is_floating_point() && with_tensor {
+            // A number written into an integer tensor's dtype must fit it (PyTorch's fill check).
+            for x in [&a, &b] {
+                if let Arg::S(s) = x {
+                    s.checked_for(dtype, crate::tensor::scalar_check::Spelling::Cpp)?;
+                }
+            }
+        }
         if !device.is_cpu() {
             return Tensor::where_on_device(cond, a, b, dtype, device);
         }
@@ -506,6 +542,26 @@ impl Tensor {
         let mut ops = vec![Operand::Tensor(self.dtype())];
         ops.extend(min.iter().chain(max.iter()).map(|s| Operand::Scalar(s.category())));
         let dtype = result_type(&ops);
+        // An integer bound beyond the dtype's range on its own side clamps nothing: it saturates
+        // rather than wraps (int8 clamp(max=1000) keeps every value). One beyond the other side
+        // would clamp everything to a value the dtype lacks: PyTorch refuses it.
+        let saturate = |s: Scalar, which: &str| -> Result<Scalar> {
+            match s {
+                Scalar::Int(i) if !dtype.is_floating_point() && dtype != DType::Bool => {
+                    let (lo, hi) = crate::tensor::scalar_check::int_range(dtype);
+                    if (which == "min" && i > hi) || (which == "max" && i < lo) {
+                        return Err(Error::Runtime(format!(
+                            "Clamp {which} value {i} is outside the representable range of {}",
+                            title_name(dtype)
+                        )));
+                    }
+                    Ok(Scalar::Int(i.clamp(lo, hi)))
+                }
+                s => Ok(s),
+            }
+        };
+        let min = min.map(|s| saturate(s, "min")).transpose()?;
+        let max = max.map(|s| saturate(s, "max")).transpose()?;
         let x = self.to_dtype(dtype)?;
         let clamped = {
             let _raw = crate::autograd::GradMode::disabled();
@@ -611,6 +667,9 @@ impl Tensor {
             }
             broadcast_shapes(&broadcast_shapes(self.shape(), t1.shape())?, t2.shape())?;
             let dt = result_type(&[Arg::T(self).operand(), Arg::T(t1).operand(), Arg::T(t2).operand()]);
+            if !dt.is_floating_point() {
+                value.checked_for(dt, crate::tensor::scalar_check::Spelling::Cpp)?;
+            }
             let value = if dt.is_floating_point() {
                 Scalar::Float(value.to_f64())
             } else if dt == DType::Bool {

@@ -24,14 +24,19 @@ impl Tensor {
     /// `arange(start, end, step)`; values are computed as `start + i * step`.
     pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: DType) -> Result<Tensor> {
         let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
+        let g = crate::tensor::scalar_check::fmt_g;
+        if !st.is_finite() {
+            // A NaN step would otherwise make an empty range, an infinite one a one-element one.
+            return Err(Error::Runtime(format!("step must be finite but got {}", g(st))));
+        }
         if st == 0.0 {
             return Err(Error::Runtime("step must be nonzero".into()));
         }
         if !(s.is_finite() && e.is_finite()) {
-            return Err(Error::Runtime(format!("unsupported range: {s} -> {e}")));
+            return Err(Error::Runtime(format!("unsupported range: {} -> {}", g(s), g(e))));
         }
         if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
-            return Err(Error::Runtime("upper bound and larger bound inconsistent with step sign".into()));
+            return Err(Error::Runtime("upper bound and lower bound inconsistent with step sign".into()));
         }
         let len = ((e - s) / st).ceil().max(0.0);
         if len > (isize::MAX as f64) / 8.0 {
@@ -96,6 +101,17 @@ impl Tensor {
     pub fn randint(low: i64, high: i64, shape: &[usize], dtype: DType, gen: &Generator) -> Result<Tensor> {
         if high <= low {
             return Err(Error::Runtime(format!("random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")));
+        }
+        if !dtype.is_floating_point() {
+            // Both ends must be values of the dtype (no wrapping into it).
+            let (lo, hi) = if dtype == DType::Bool { (0, 1) } else { crate::tensor::scalar_check::int_range(dtype) };
+            let name = crate::tensor::arith::cpp_name(dtype);
+            if low < lo || low > hi {
+                return Err(Error::Runtime(format!("from is out of bounds for {name}")));
+            }
+            if high - 1 > hi {
+                return Err(Error::Runtime(format!("to - 1 is out of bounds for {name}")));
+            }
         }
         let n = crate::shape::numel(shape)?;
         let span = (high as i128 - low as i128) as u64;

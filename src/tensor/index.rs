@@ -220,6 +220,9 @@ impl Tensor {
     /// `scatter` (`reduce_add` false) or `scatter_add`: a new tensor equal to self with `src`
     /// written (or added) at `index` along `dim`. Later writes win, as on PyTorch's CPU.
     pub fn scatter(&self, dim: i64, index: &Tensor, src: Arg, reduce_add: bool) -> Result<Tensor> {
+        if let Arg::S(s) = src {
+            s.checked_for(self.dtype(), crate::tensor::scalar_check::Spelling::Cpp)?;
+        }
         let out = {
             let _raw = GradMode::disabled();
             self.scatter_raw(dim, index, src, reduce_add, false)?
@@ -476,7 +479,7 @@ impl Tensor {
                 }
                 t.to_dtype(self.dtype())?
             }
-            Arg::S(s) => Tensor::scalar_tensor(s, self.dtype())?,
+            Arg::S(s) => Tensor::scalar_tensor(s.checked_for(self.dtype(), crate::tensor::scalar_check::Spelling::Cpp)?, self.dtype())?,
         };
         let filled = Tensor::where_(mask, Arg::T(&v), Arg::T(self))?;
         // PyTorch's overloads: a scalar value, or a 0-dim tensor one (which gets a gradient).
@@ -494,7 +497,7 @@ impl Tensor {
         // In place, self is named first on a mismatch; a mask that would grow self fails in copy_.
         broadcast_shapes(self.shape(), mask.shape())?;
         let filled = self.masked_fill(mask, value)?;
-        self.assign_(&filled)
+        self.assign_overlapping_(&filled)
     }
 
     pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
@@ -1059,6 +1062,9 @@ impl Tensor {
 
     /// `self[indices] = value` in place.
     pub fn index_put(&self, indices: &[TensorIndex], value: Arg) -> Result<()> {
+        if let Arg::S(s) = value {
+            s.checked_for(self.dtype(), crate::tensor::scalar_check::Spelling::Cpp)?;
+        }
         let (view, advanced) = self.basic_index(indices)?;
         // PyTorch fills a scalar through one index tensor along the dim it indexes, and names
         // that dim when an index is out of range.

@@ -3,6 +3,8 @@
 pub mod arith;
 mod creation;
 mod einsum;
+pub mod scalar_check;
+pub mod float_class;
 pub mod index;
 pub mod loss;
 mod matmul;
@@ -78,6 +80,9 @@ pub struct TensorImpl {
     storage: Arc<StorageCell>,
     layout: Layout,
     dtype: DType,
+    /// Made in inference mode (or a view of such a tensor): never saved for backward, and
+    /// not updated in place outside inference mode.
+    inference: bool,
     /// Autograd state, allocated the first time a tensor takes part in autograd.
     pub(crate) autograd: Mutex<Option<Box<crate::autograd::meta::AutogradMeta>>>,
 }
@@ -95,7 +100,8 @@ impl Tensor {
     // ----- construction -------------------------------------------------------------------
 
     pub(crate) fn from_parts(storage: Arc<StorageCell>, layout: Layout, dtype: DType) -> Tensor {
-        Tensor(Arc::new(TensorImpl { storage, layout, dtype, autograd: Mutex::new(None) }))
+        let inference = autograd::grad_mode::is_inference_mode();
+        Tensor(Arc::new(TensorImpl { storage, layout, dtype, inference, autograd: Mutex::new(None) }))
     }
 
     /// A tensor owning `data`, laid out contiguously as `shape`.
@@ -118,7 +124,14 @@ impl Tensor {
 
     /// A new view of the same storage with another layout.
     pub(crate) fn with_layout(&self, layout: Layout) -> Tensor {
-        Tensor::from_parts(self.0.storage.clone(), layout, self.0.dtype)
+        // Views (and detached handles) of an inference tensor are inference tensors.
+        let inference = self.0.inference || autograd::grad_mode::is_inference_mode();
+        Tensor(Arc::new(TensorImpl { storage: self.0.storage.clone(), layout, dtype: self.0.dtype, inference, autograd: Mutex::new(None) }))
+    }
+
+    /// Whether this tensor was made in inference mode (or views one that was).
+    pub fn is_inference(&self) -> bool {
+        self.0.inference
     }
 
     // ----- metadata -------------------------------------------------------------------------
@@ -336,13 +349,36 @@ impl Tensor {
     /// self in place; its node (CopyBackwards, or CopySlices through a view) passes gradients
     /// to `src` and, for what was not overwritten, to self's earlier history.
     pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        if self.same(src) {
+            // Copying a tensor onto itself changes nothing (and is allowed even when expanded).
+            return Ok(());
+        }
+        self.check_no_overlap()?;
         self.write_(src, autograd::Written::Copy)
     }
 
     /// Writes the result of an in-place op (computed out of place) into self: self's history
     /// becomes the result's.
     pub(crate) fn assign_(&self, result: &Tensor) -> Result<()> {
+        self.check_no_overlap()?;
         self.write_(result, autograd::Written::Result)
+    }
+
+    /// `assign_` for the in-place ops PyTorch lets write through overlapping views (masked_fill_,
+    /// where every element is given one value whichever of its positions is read).
+    pub(crate) fn assign_overlapping_(&self, result: &Tensor) -> Result<()> {
+        self.write_(result, autograd::Written::Result)
+    }
+
+    /// PyTorch's error for an in-place write or copy into a view whose positions share storage
+    /// elements (fill_, zero_ and indexed writes of numbers are allowed there).
+    fn check_no_overlap(&self) -> Result<()> {
+        if self.layout().has_internal_overlap() {
+            return Err(Error::Runtime(
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
+            ));
+        }
+        Ok(())
     }
 
     fn write_(&self, src: &Tensor, written: autograd::Written) -> Result<()> {
@@ -366,7 +402,10 @@ impl Tensor {
     /// `fill_(value)`: a number, or a zero-dim tensor (which then gets a gradient).
     pub fn fill_(&self, value: arith::Arg) -> Result<()> {
         match value {
-            arith::Arg::S(s) => self.fill_named(&Tensor::scalar_tensor(s, self.dtype())?, "FillBackward2"),
+            arith::Arg::S(s) => {
+                let s = s.checked_for(self.dtype(), scalar_check::Spelling::Cpp)?;
+                self.fill_named(&Tensor::scalar_tensor(s, self.dtype())?, "FillBackward2")
+            }
             arith::Arg::T(t) => {
                 if t.ndim() != 0 {
                     return Err(Error::Runtime(format!(
@@ -390,7 +429,7 @@ impl Tensor {
         let tracked = self.check_inplace(value)?;
         let through_view = self.view_base().is_some_and(|b| b.shares_storage(self));
         if !tracked {
-            return self.copy_(value);
+            return self.write_(value, autograd::Written::Copy);
         }
         if through_view {
             // Written through the base, which lists no number written.
@@ -408,7 +447,7 @@ impl Tensor {
         }
         {
             let _raw = GradMode::disabled();
-            self.copy_(value)?;
+            self.write_(value, autograd::Written::Copy)?;
         }
         let inputs: Vec<&Tensor> = if kind == "FillBackward3" { vec![&before, value] } else { vec![&before] };
         autograd::record(Op::Fill { kind }, &inputs, &[self], &[], &[]);

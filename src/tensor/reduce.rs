@@ -174,6 +174,11 @@ impl Tensor {
                     crate::tensor::arith::title_name(self.dtype())
                 )));
             }
+            if self.dtype().is_half() {
+                // 16-bit floats accumulate in float32 and divide there: the sum alone may
+                // overflow (100000 twos) where the mean does not.
+                return self.to_dtype(DType::F32)?.mean(dims, keepdim)?.to_dtype(self.dtype());
+            }
             let (rdims, _) = self.reduction_shape(dims, keepdim)?;
             let n: usize = rdims.iter().map(|&d| self.shape()[d]).product();
             self.sum(dims, keepdim)?.binary_scalar(BinaryOp::Div, Scalar::Float(n as f64), false)
@@ -273,6 +278,10 @@ impl Tensor {
             if !self.dtype().is_floating_point() {
                 return Err(Error::NotImplemented("std and var only support floating point and complex dtypes".into()));
             }
+            if self.dtype().is_half() {
+                // In float32 throughout, as PyTorch accumulates 16-bit floats.
+                return self.to_dtype(DType::F32)?.var(dims, correction, keepdim)?.to_dtype(self.dtype());
+            }
             let (rdims, _) = self.reduction_shape(dims, keepdim)?;
             let n: usize = rdims.iter().map(|&d| self.shape()[d]).product();
             let mean = self.mean(dims, true)?;
@@ -284,6 +293,9 @@ impl Tensor {
 
     pub fn std(&self, dims: Option<&[i64]>, correction: f64, keepdim: bool) -> Result<Tensor> {
         crate::autograd::named("StdBackward0", &[self], || {
+            if self.dtype().is_half() {
+                return self.to_dtype(DType::F32)?.std(dims, correction, keepdim)?.to_dtype(self.dtype());
+            }
             self.var(dims, correction, keepdim)?.unary(UnaryOp::Sqrt)
         })
     }
@@ -296,6 +308,10 @@ impl Tensor {
                     "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
                     crate::tensor::arith::title_name(self.dtype())
                 )));
+            }
+            if self.dtype().is_half() {
+                // In float32 throughout, as PyTorch accumulates 16-bit floats.
+                return self.to_dtype(DType::F32)?.norm(p, dims, keepdim)?.to_dtype(self.dtype());
             }
             let a = self.unary(UnaryOp::Abs)?;
             // The root of a zero sum has an infinite slope, and PyTorch's gradient there is 0:

@@ -169,6 +169,14 @@ impl Tensor {
             }
             return crate::wgpu::unary(self, op);
         }
+        if let (DType::F16, UnaryOp::PowScalar(e)) = (dtype, op) {
+            if e.abs() == 0.5 {
+                // Float16 is the one dtype whose x ** ±0.5 PyTorch leaves to C's pow.
+                let x = self.to_dtype(DType::F32)?;
+                let y = x.with_slice::<f32, _>("pow", |s, l| Tensor::from_vec(map1(s, l, |v: f32| v.powf(e as f32)), &l.shape))??;
+                return y.to_dtype(dtype);
+            }
+        }
         if dtype.is_half() {
             // 16-bit floats compute through f32 and round back once.
             return self.to_dtype(DType::F32)?.unary(op)?.to_dtype(dtype);
@@ -266,7 +274,13 @@ macro_rules! float_ops {
                     }
                     UnaryOp::PowScalar(e) => {
                         let et = e as T;
-                        if e == 2.0 {
+                        // PyTorch takes x ** 0.5 as sqrt and x ** -0.5 as rsqrt, so that
+                        // (-inf) ** 0.5 is NaN and (-0.0) ** 0.5 is -0.0 (C's pow says inf, +0).
+                        if e == 0.5 {
+                            map1(s, l, |x: T| x.sqrt())
+                        } else if e == -0.5 {
+                            map1(s, l, |x: T| 1.0 / x.sqrt())
+                        } else if e == 2.0 {
                             map1(s, l, |x: T| x * x)
                         } else if e == e.trunc() && e.abs() < 64.0 {
                             let n = e as i32;

@@ -219,6 +219,7 @@ pub(crate) fn binary_kernel(op: BinaryOp, compute: DType) -> Option<BinaryKernel
             Minimum => 8,
             Atan2 => 9,
             ReluGrad => 10,
+            Fmod => 14,
             _ => return None,
         }),
         _ => BinaryKernel::Int(match op {
@@ -234,6 +235,7 @@ pub(crate) fn binary_kernel(op: BinaryOp, compute: DType) -> Option<BinaryKernel
             BitAnd => 11,
             BitOr => 12,
             BitXor => 13,
+            Fmod => 14,
             _ => return None,
         }),
     })

@@ -79,13 +79,38 @@ class set_grad_enabled(_GradModeContext):
         return self.__class__(self._enabled)
 
 
+def is_inference_mode_enabled():
+    return _C.is_inference_mode_enabled()
+
+
 class inference_mode(_GradModeContext):
-    """Like `no_grad` (rstorch has no separate inference tensors)."""
+    """`no_grad` whose tensors are inference tensors: they cannot be saved for backward nor
+    updated in place outside inference mode. `inference_mode(False)` turns it off again."""
 
     def __init__(self, mode=True):
-        self._enabled = not mode
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self._prev_inference = _C._set_inference_mode(self.mode)
+        # Inference mode turns recording off; leaving it (mode False) keeps grad mode as it is.
+        self._prev = _C._set_grad_enabled(False) if self.mode else _C.is_grad_enabled()
+        return self
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev)
+        _C._set_inference_mode(self._prev_inference)
+        return False
+
+    def __call__(self, fn):
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+        return wrapper
 
     def clone(self):
-        return self.__class__(not self._enabled)
+        return self.__class__(self.mode)
 
 

@@ -107,6 +107,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     with no_grad():
         lower = norm_cdf((a - mean) / std)
         upper = norm_cdf((b - mean) / std)
+        # A negative std reverses the bounds (uniform_ wants them in order).
+        lower, upper = min(lower, upper), max(lower, upper)
         tensor.uniform_(2 * lower - 1, 2 * upper - 1, generator=generator)
         values = _erfinv(tensor.double()) * (std * math.sqrt(2.0)) + mean
         tensor.copy_(values.clamp(min=a, max=b))

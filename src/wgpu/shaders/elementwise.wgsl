@@ -424,13 +424,14 @@ fn pow_(x: f32, y: f32) -> f32 {
 }
 
 fn unary_op(x: f32) -> f32 {
-    // Every op maps NaN to NaN except x ** 0, which is 1.
-    if is_nan(x) && !(OP == 36u && p.alpha == 0.0) { return x; }
+    // Every op maps NaN to NaN except x ** 0, which is 1, and sign, which gives 0.
+    if is_nan(x) && !(OP == 36u && p.alpha == 0.0) && OP != 3u { return x; }
     switch OP {
         case 0u: { return x; }
         case 1u: { return -x; }
         case 2u: { return abs(x); }
-        case 3u: { return select(select(0.0, -1.0, x < 0.0), 1.0, x > 0.0); }
+        // As a difference of truth values: +0.0 for zeros of either sign and NaN.
+        case 3u: { return f32(x > 0.0) - f32(x < 0.0); }
         case 4u: { return select(0.0, x, x > 0.0); }
         case 5u: { return floor(x); }
         case 6u: { return ceil(x); }
@@ -473,6 +474,9 @@ fn unary_op(x: f32) -> f32 {
         case 35u: { return select(p.alpha * expm1_(x), x, x > 0.0); }
         case 36u: {
             if p.alpha == 2.0 { return x * x; }
+            // x ** ±0.5 is sqrt and rsqrt, as PyTorch computes it: (-inf) ** 0.5 is NaN.
+            if p.alpha == 0.5 { return sqrt_(x); }
+            if p.alpha == -0.5 { return 1.0 / sqrt_(x); }
             return pow_(x, p.alpha);
         }
         default: { return nan(); }
@@ -513,6 +517,8 @@ fn binary_op(x: f32, y: f32) -> f32 {
         case 9u: { return atan2(x, y); }
         // relu's gradient: x where y > 0.
         case 10u: { return select(x, 0.0, y <= 0.0); }
+        // fmod: WGSL's float % truncates the quotient, as C's fmod does.
+        case 14u: { return x % y; }
         default: { return nan(); }
     }
 }
@@ -532,6 +538,12 @@ fn binary_int_op(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
         case 11u: { return x & y; }
         case 12u: { return x | y; }
         case 13u: { return x ^ y; }
+        // fmod: the floored remainder moved to the dividend's sign.
+        case 14u: {
+            let r = i64_floor_divmod(x, y).r;
+            let nonzero = r.x != 0u || r.y != 0u;
+            return select(r, i64_sub(r, y), nonzero && (is_neg(r) != is_neg(x)));
+        }
         // relu's gradient: x where y > 0.
         case 10u: { return select(vec2<u32>(0u, 0u), x, i64_lt(vec2<u32>(0u, 0u), y)); }
         default: { return vec2<u32>(0u, 0u); }

@@ -41,12 +41,12 @@ fn beta64() -> f64 {
 
 fn unary_op64(x: f64) -> f64 {
     // Every op maps NaN to NaN except x ** 0, which is 1.
-    if is_nan64(x) && !(OP == 36u && alpha64() == 0.0) { return x; }
+    if is_nan64(x) && !(OP == 36u && alpha64() == 0.0) && OP != 3u { return x; }
     switch OP {
         case 0u: { return x; }
         case 1u: { return -x; }
         case 2u: { return abs(x); }
-        case 3u: { return select(select(0.0lf, -1.0lf, x < 0.0), 1.0lf, x > 0.0); }
+        case 3u: { return f64(x > 0.0) - f64(x < 0.0); }
         case 4u: { return select(0.0lf, x, x > 0.0); }
         case 5u: { return floor(x); }
         case 6u: { return ceil(x); }
@@ -87,6 +87,9 @@ fn unary_op64(x: f64) -> f64 {
         case 36u: {
             let e = alpha64();
             if e == 2.0 { return x * x; }
+            // x ** ±0.5 is sqrt and rsqrt, as PyTorch computes it: (-inf) ** 0.5 is NaN.
+            if e == 0.5 { if x < 0.0 { return nan64(); } return sqrt(x); }
+            if e == -0.5 { if x < 0.0 { return nan64(); } return 1.0 / sqrt(x); }
             return pow64(x, e);
         }
         default: { return nan64(); }
@@ -126,6 +129,7 @@ fn binary_op64(x: f64, y: f64) -> f64 {
         }
         case 9u: { return atan2_64(x, y); }
         case 10u: { return select(x, 0.0lf, y <= 0.0); }
+        case 14u: { return x % y; }
         default: { return nan64(); }
     }
 }

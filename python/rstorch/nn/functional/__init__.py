@@ -1,4 +1,7 @@
 """Functional forms of layers, activations and losses (`rstorch.nn.functional`)."""
+from ._adaptive_max import (
+    adaptive_max_pool1d, adaptive_max_pool1d_with_indices, adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
+)
 from ._activation import (
     celu, elu, gelu, glu, hardsigmoid, hardswish, hardtanh, leaky_relu, log_softmax, logsigmoid, mish, prelu,
     relu, relu6, selu, sigmoid, silu, softmax, softmin, softplus, softsign, tanh, tanhshrink, threshold,

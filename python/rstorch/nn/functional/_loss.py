@@ -207,6 +207,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) is "
             "deprecated. Please ensure they have the same size.")
+    # Probabilities only: PyTorch refuses anything outside [0, 1] (NaN included) rather than
+    # return a NaN loss.
+    if not bool(((input >= 0) & (input <= 1)).all()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if not bool(((target >= 0) & (target <= 1)).all()):
+        raise RuntimeError("all elements of target should be between 0 and 1")
     # PyTorch clamps each log at -100 so that a confident wrong answer costs 100, not inf.
     loss = -(target * input.log().clamp_min(-100.0) + (1 - target) * (1 - input).log().clamp_min(-100.0))
     if weight is not None:

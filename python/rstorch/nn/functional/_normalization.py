@@ -27,6 +27,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     count = input.numel() // input.shape[1]
     if training and count <= 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    if training and eps <= 0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
     if _one_device(input, weight, bias, running_mean, running_var):

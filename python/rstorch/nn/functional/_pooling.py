@@ -122,7 +122,20 @@ def adaptive_avg_pool2d(input, output_size):
     _check_pool_input("adaptive_avg_pool2d", input, 2)
     oh, ow = _pair(output_size)
     h, w = input.shape[-2:]
-    oh, ow = oh or h, ow or w
+    oh, ow = (h if oh is None else oh), (w if ow is None else ow)
+    if oh < 0 or ow < 0:
+        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{oh}, {ow}}}")
+    for d in range(input.dim() - 3, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but "
+                f"input has sizes {list(input.shape)} with dimension {d} being empty")
+    if oh == 0 or ow == 0:
+        # Nothing to average: an empty result, still connected to the input for autograd.
+        lead = list(input.shape[:-2])
+        out = input.reshape(lead + [h * w])[..., :0].reshape(lead + [oh, ow])
+        return as_node("AdaptiveAvgPool2DBackward0", (input,), out)
     if (oh, ow) == (1, 1):
         # PyTorch computes this case as a mean too (its node is MeanBackward1).
         return input.mean((-2, -1), keepdim=True)

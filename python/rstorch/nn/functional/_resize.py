@@ -123,8 +123,23 @@ def _output_sizes(input, size, scale_factor, spatial):
     if scale_factor is None:
         raise ValueError("either size or scale_factor should be defined")
     factors = list(scale_factor) if isinstance(scale_factor, (list, tuple)) else [scale_factor] * spatial
+    if not all(math.isfinite(n * f) for n, f in zip(input.shape[2:], factors)):
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
     sizes = [int(math.floor(n * f)) for n, f in zip(input.shape[2:], factors)]
     return sizes, factors
+
+
+def _check_sizes(in_sizes, out_sizes):
+    """PyTorch's error for an empty input or an output size below 1 (a negative scale)."""
+    if all(n > 0 for n in in_sizes) and all(n > 0 for n in out_sizes):
+        return
+    names = "DHW"[3 - len(in_sizes):]
+
+    def fmt(sizes):
+        return ", ".join(f"{a}: {n}" for a, n in zip(names, sizes))
+    sep = " and" if len(in_sizes) == 1 else ""
+    raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({fmt(in_sizes)}){sep} "
+                       f"output ({fmt(out_sizes)})")
 
 
 def _nearest_index(in_size, out_size, factor, exact):
@@ -170,6 +185,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if recompute_scale_factor:
         factors = None
     factors = factors or [None] * spatial
+    if mode != "area":
+        _check_sizes(list(input.shape[2:]), sizes)
     out = input
     if mode in ("nearest", "nearest-exact"):
         for a in range(spatial):

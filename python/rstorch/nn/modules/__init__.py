@@ -6,7 +6,9 @@ from .flatten import Flatten, Unflatten
 from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, MultiheadAttention, ReLU, ReLU6, SiLU,
                          Sigmoid, Softmax, Softplus, Tanh)
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
-from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from .pooling import (
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d,
+)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .normalization import GroupNorm, LayerNorm
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
@@ -23,6 +25,7 @@ __all__ = [
     "Softmax", "Softplus", "Tanh", "MultiheadAttention",
     "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
     "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm",
     "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "Embedding",
     "RNNBase", "RNN", "LSTM", "GRU", "TransformerEncoderLayer", "TransformerEncoder",

@@ -1,0 +1,154 @@
+//! Floating-point classification and repair: isnan, isinf, isposinf, isneginf, isfinite,
+//! nan_to_num and isclose, with PyTorch's rules for integer and bool inputs (never NaN nor
+//! infinite) and its per-dtype defaults.
+
+use crate::autograd::GradMode;
+use crate::cpu::elementwise::map1;
+use crate::dtype::{DType, DEFAULT_FLOAT};
+use crate::error::{Error, Result};
+use crate::tensor::arith::{title_name, Arg};
+use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
+
+/// Which values `Tensor::classify` marks true.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatClass {
+    Nan,
+    Inf,
+    PosInf,
+    NegInf,
+    Finite,
+}
+
+impl FloatClass {
+    fn test(self, x: f64) -> bool {
+        match self {
+            FloatClass::Nan => x.is_nan(),
+            FloatClass::Inf => x.is_infinite(),
+            FloatClass::PosInf => x == f64::INFINITY,
+            FloatClass::NegInf => x == f64::NEG_INFINITY,
+            FloatClass::Finite => x.is_finite(),
+        }
+    }
+}
+
+/// The largest finite value of a floating dtype (nan_to_num's default for +inf).
+fn finite_max(dtype: DType) -> f64 {
+    match dtype {
+        DType::F16 => half::f16::MAX.to_f64(),
+        DType::BF16 => half::bf16::MAX.to_f64(),
+        DType::F32 => f32::MAX as f64,
+        _ => f64::MAX,
+    }
+}
+
+impl Tensor {
+    /// A bool tensor marking the elements of class `class`. Integer and bool tensors hold no
+    /// NaN or infinity: all false, or all true for `Finite`.
+    pub fn classify(&self, class: FloatClass) -> Result<Tensor> {
+        let _raw = GradMode::disabled();
+        let dtype = self.dtype();
+        if !dtype.is_floating_point() {
+            let all = class == FloatClass::Finite;
+            return Tensor::full_on(self.shape(), Scalar::Bool(all), DType::Bool, self.device());
+        }
+        if !self.device().is_cpu() {
+            // Through the device's comparisons: NaN is the one value unequal to itself.
+            let inf = Scalar::Float(f64::INFINITY);
+            return match class {
+                FloatClass::Nan => self.binary(BinaryOp::Ne, self),
+                FloatClass::PosInf => self.binary_scalar(BinaryOp::Eq, inf, false),
+                FloatClass::NegInf => self.binary_scalar(BinaryOp::Eq, Scalar::Float(f64::NEG_INFINITY), false),
+                FloatClass::Inf => self.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Eq, inf, false),
+                FloatClass::Finite => self.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Lt, inf, false),
+            };
+        }
+        crate::tensor::check_alloc(self.shape(), DType::Bool)?;
+        // Widening to f32 keeps every NaN and infinity of the 16-bit formats.
+        let t = if dtype.is_half() { self.to_dtype(DType::F32)? } else { self.clone() };
+        let name = "isnan";
+        match t.dtype() {
+            DType::F32 => t.with_slice::<f32, _>(name, |s, l| Tensor::from_vec(map1(s, l, |x: f32| class.test(x as f64)), &l.shape))?,
+            _ => t.with_slice::<f64, _>(name, |s, l| Tensor::from_vec(map1(s, l, |x: f64| class.test(x)), &l.shape))?,
+        }
+    }
+
+    /// `nan_to_num(nan, posinf, neginf)`: NaN becomes `nan` (0 by default), +inf `posinf` and
+    /// -inf `neginf` (by default the dtype's largest and lowest finite values). Integer and bool
+    /// tensors come back as a copy. The gradient passes where the input was finite.
+    pub fn nan_to_num(&self, nan: Option<f64>, posinf: Option<f64>, neginf: Option<f64>) -> Result<Tensor> {
+        let dtype = self.dtype();
+        if !dtype.is_floating_point() {
+            return self.copy_as(dtype);
+        }
+        crate::autograd::named("NanToNumBackward0", &[self], || {
+            let mut out = self.clone();
+            let replace = |out: &Tensor, class: FloatClass, value: f64| -> Result<Tensor> {
+                let mask = self.classify(class)?;
+                Tensor::where_(&mask, Arg::S(Scalar::Float(value)), Arg::T(out))
+            };
+            out = replace(&out, FloatClass::Nan, nan.unwrap_or(0.0))?;
+            out = replace(&out, FloatClass::PosInf, posinf.unwrap_or(finite_max(dtype)))?;
+            out = replace(&out, FloatClass::NegInf, neginf.unwrap_or(-finite_max(dtype)))?;
+            out.to_dtype(dtype)
+        })
+    }
+
+    /// `isclose(other, rtol, atol, equal_nan)`: `|self - other| <= atol + rtol * |other|`, or
+    /// equal (infinities of one sign included), or both NaN when `equal_nan`. Both tensors must
+    /// have one dtype; integers and bools compare in the default float dtype (after an exact
+    /// equality test, so that large int64 values stay distinct when both tolerances are zero).
+    pub fn isclose(&self, other: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> Result<Tensor> {
+        let _raw = GradMode::disabled();
+        if self.dtype() != other.dtype() {
+            return Err(Error::Runtime(format!("{} did not match {}", title_name(self.dtype()), title_name(other.dtype()))));
+        }
+        if rtol < 0.0 {
+            return Err(Error::Runtime(format!("rtol must be greater than or equal to zero, but got {}", fmt_num(rtol))));
+        }
+        if atol < 0.0 {
+            return Err(Error::Runtime(format!("atol must be greater than or equal to zero, but got {}", fmt_num(atol))));
+        }
+        let mut close = self.binary(BinaryOp::Eq, other)?;
+        if equal_nan && self.dtype().is_floating_point() {
+            let both = self.classify(FloatClass::Nan)?.binary(BinaryOp::LogicalAnd, &other.classify(FloatClass::Nan)?)?;
+            close = close.binary(BinaryOp::LogicalOr, &both)?;
+        }
+        if rtol == 0.0 && atol == 0.0 {
+            return Ok(close);
+        }
+        let (a, b) = if self.dtype().is_floating_point() {
+            (self.clone(), other.clone())
+        } else {
+            (self.to_dtype(DEFAULT_FLOAT)?, other.to_dtype(DEFAULT_FLOAT)?)
+        };
+        let allowed = b.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Mul, Scalar::Float(rtol), false)?.binary_scalar(BinaryOp::Add, Scalar::Float(atol), false)?;
+        let actual = a.binary(BinaryOp::Sub, &b)?.unary(UnaryOp::Abs)?;
+        let within = actual.classify(FloatClass::Finite)?.binary(BinaryOp::LogicalAnd, &actual.binary(BinaryOp::Le, &allowed)?)?;
+        close.binary(BinaryOp::LogicalOr, &within)
+    }
+}
+
+/// A number as PyTorch prints it in these errors (`-1`, `-0.5`).
+fn fmt_num(v: f64) -> String {
+    if v == v.trunc() && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_of_special_values() {
+        let t = Tensor::from_vec(vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, 1.5], &[5]).unwrap();
+        let get = |c| t.classify(c).unwrap().to_vec::<bool>().unwrap();
+        assert_eq!(get(FloatClass::Nan), [true, false, false, false, false]);
+        assert_eq!(get(FloatClass::Inf), [false, true, true, false, false]);
+        assert_eq!(get(FloatClass::Finite), [false, false, false, true, true]);
+        let n = t.nan_to_num(None, None, Some(-7.0)).unwrap().to_vec::<f32>().unwrap();
+        assert_eq!(n, [0.0, f32::MAX, -7.0, 0.0, 1.5]);
+    }
+}
