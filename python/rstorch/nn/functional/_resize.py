@@ -2,7 +2,7 @@
 import math
 
 import rstorch
-from ._utils import as_node
+from ._utils import as_node, check_output_size
 
 
 def _pad_constant(input, pads, value):
@@ -31,17 +31,16 @@ def _pad_constant(input, pads, value):
 
 
 def _source_indices(mode, size, left, right):
-    """For each output position along one dim, the input position it copies."""
-    positions = range(-left, size + right)
+    """For each output position along one dim, the input position it copies (int64, on the CPU:
+    tensor ops, so a huge padding fails at its allocation instead of building a Python list)."""
+    positions = rstorch.arange(-left, size + right)
     if mode == "reflect":
         period = 2 * (size - 1)
-        def src(i):
-            i = abs(i) % period if period else 0
-            return period - i if i >= size else i
-    else:  # replicate
-        def src(i):
-            return min(max(i, 0), size - 1)
-    return [src(i) for i in positions]
+        if not period:
+            return positions * 0
+        folded = positions.abs() % period
+        return rstorch.where(folded >= size, period - folded, folded)
+    return positions.clamp(0, size - 1)  # replicate
 
 
 def _pad_circular(input, pad):
@@ -102,7 +101,7 @@ def pad(input, pad, mode="constant", value=None):
             raise RuntimeError(
                 f"Argument #4: Padding size should be less than the corresponding input dimension, but got: "
                 f"padding ({left}, {right}) at dimension {dim} of input {list(input.shape)}")
-        index = rstorch.tensor(_source_indices(mode, size, left, right), dtype=rstorch.int64, device=out.device)
+        index = _source_indices(mode, size, left, right).to(out.device)
         out = out.index_select(dim, index)
     # PyTorch's nodes: ReflectionPad1DBackward0 ... ReplicationPad3DBackward0, by padded dims.
     kind = "Reflection" if mode == "reflect" else "Replication"
@@ -127,29 +126,37 @@ def _output_sizes(input, size, scale_factor, spatial):
     return sizes, factors
 
 
-def _nearest_index(in_size, out_size, factor, exact):
+def _positions(out_size):
+    """Output positions 0..out_size-1 along one axis, as float64 (exact below 2**53), for the index
+    arithmetic below: tensor ops, so no per-element Python work whatever the size."""
+    return rstorch.arange(out_size, dtype=rstorch.float64)
+
+
+def _nearest_index(in_size, out_size, factor, exact, device):
+    """For each output position along one axis, the input position it copies."""
     scale = 1.0 / factor if factor else in_size / out_size
     offset = 0.5 if exact else 0.0
-    return [min(int(math.floor((o + offset) * scale)), in_size - 1) for o in range(out_size)]
+    index = ((_positions(out_size) + offset) * scale).floor().clamp(max=in_size - 1)
+    return index.to(rstorch.int64).to(device)
 
 
-def _linear_matrix(in_size, out_size, factor, align_corners, dtype, device=None):
-    """The (out, in) matrix of linear interpolation weights along one axis."""
-    rows = []
-    for o in range(out_size):
-        if align_corners:
-            src = o * (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
-        else:
-            scale = 1.0 / factor if factor else in_size / out_size
-            src = max((o + 0.5) * scale - 0.5, 0.0)
-        i0 = min(int(math.floor(src)), in_size - 1)
-        i1 = min(i0 + 1, in_size - 1)
-        w1 = src - i0
-        row = [0.0] * in_size
-        row[i0] += 1.0 - w1
-        row[i1] += w1
-        rows.append(row)
-    return rstorch.tensor(rows, dtype=dtype, device=device)
+def _linear_taps(in_size, out_size, factor, align_corners, dtype, device):
+    """Linear interpolation along one axis: per output position the two input positions it reads
+    and their weights, computed as PyTorch does (in float64 for float64 input, else in float32):
+    w1 the fraction past the first position, w0 = 1 - w1."""
+    opmath = rstorch.float64 if dtype == rstorch.float64 else rstorch.float32
+    o = rstorch.arange(out_size, dtype=opmath)
+    if align_corners:
+        scale = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+        src = o * scale
+    else:
+        scale = 1.0 / factor if factor else in_size / out_size
+        src = ((o + 0.5) * scale - 0.5).clamp(min=0.0)
+    i0 = src.to(rstorch.int64).clamp(max=in_size - 1)
+    i1 = (i0 + 1).clamp(max=in_size - 1)
+    w1 = (src - i0.to(opmath)).clamp(0.0, 1.0)
+    weights = [w.to(dtype).to(device) for w in (1.0 - w1, w1)]
+    return [i.to(device) for i in (i0, i1)], weights
 
 
 _LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
@@ -167,14 +174,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not supported")
     sizes, factors = _output_sizes(input, size, scale_factor, spatial)
+    check_output_size(input, sizes)
     if recompute_scale_factor:
         factors = None
     factors = factors or [None] * spatial
     out = input
     if mode in ("nearest", "nearest-exact"):
         for a in range(spatial):
-            idx = _nearest_index(input.shape[2 + a], sizes[a], factors[a], mode == "nearest-exact")
-            out = out.index_select(2 + a, rstorch.tensor(idx, dtype=rstorch.int64, device=out.device))
+            idx = _nearest_index(input.shape[2 + a], sizes[a], factors[a], mode == "nearest-exact", out.device)
+            out = out.index_select(2 + a, idx)
         kind = "NearestExact" if mode == "nearest-exact" else "Nearest"
         return as_node(f"Upsample{kind}{spatial}DBackward0", (input,), out)
     if mode == "area":
@@ -185,10 +193,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise NotImplementedError(
                 f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR_MODES[mode] + 2}D input")
         for a in range(spatial):
-            m = _linear_matrix(input.shape[2 + a], sizes[a], factors[a], bool(align_corners), input.dtype,
-                               input.device)
-            # Interpolate along axis 2 + a: move it last, multiply by the weights, move it back.
-            out = out.movedim(2 + a, -1).matmul(m.t()).movedim(-1, 2 + a)
+            (i0, i1), (w0, w1) = _linear_taps(input.shape[2 + a], sizes[a], factors[a], bool(align_corners),
+                                              input.dtype, input.device)
+            # Interpolate along axis 2 + a: the weights broadcast over the axes after it.
+            trailing = [1] * (spatial - 1 - a)
+            w0, w1 = w0.reshape([-1] + trailing), w1.reshape([-1] + trailing)
+            out = out.index_select(2 + a, i0) * w0 + out.index_select(2 + a, i1) * w1
         return as_node(f"Upsample{mode.capitalize()}{spatial}DBackward0", (input,), out)
     raise NotImplementedError(f"Input Error: interpolation mode {mode!r} is not supported")
 
