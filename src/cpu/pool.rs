@@ -1,7 +1,7 @@
 //! 2-D max pooling: the maximum of each window and where in its plane it was found.
 
 use std::hint::select_unpredictable;
-use crate::cpu::buffer::filled;
+use crate::cpu::buffer::{filled, FirstError};
 use crate::cpu::parallel::{for_each_exact_chunk_pair, get_num_threads, worth_splitting};
 use crate::cpu::simd::dispatch;
 use crate::dtype::Element;
@@ -81,16 +81,16 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> Result<(Vec<T>, Vec<i64>
         if dense {
             // A constant stride (the usual 2, or 1) lets the strided loads vectorise.
             let (kernel, stride) = ([kh, kw], [sy, sx]);
-            match sx {
+            return match sx {
                 1 => dispatch(DensePlanes::<T, 1> { src, h, w, oh, ow, kernel, stride, best: vals, at: idx }),
                 2 => dispatch(DensePlanes::<T, 2> { src, h, w, oh, ow, kernel, stride, best: vals, at: idx }),
                 _ => dispatch(DensePlanes::<T, 0> { src, h, w, oh, ow, kernel, stride, best: vals, at: idx }),
-            }
-            return;
+            };
         }
         for ((src, vals), idx) in src.chunks_exact(h * w).zip(vals.chunks_exact_mut(out_plane)).zip(idx.chunks_exact_mut(out_plane)) {
             window_scan(src, vals, idx);
         }
+        Ok(())
     };
     if out_plane == 0 {
         return Ok((values, indices));
@@ -99,11 +99,17 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> Result<(Vec<T>, Vec<i64>
     if worth_splitting(work) {
         // A few tasks per thread, each of whole planes.
         let chunk = g.planes.div_ceil(4 * get_num_threads()) * out_plane;
-        for_each_exact_chunk_pair(&mut values, chunk, &mut indices, chunk, |i, v, idx| planes(i * chunk / out_plane, v, idx));
+        let failed = FirstError::default();
+        for_each_exact_chunk_pair(&mut values, chunk, &mut indices, chunk, |i, v, idx| {
+            if let Err(e) = planes(i * chunk / out_plane, v, idx) {
+                failed.set(e);
+            }
+        });
+        failed.or_ok((values, indices))
     } else {
-        planes(0, &mut values, &mut indices);
+        planes(0, &mut values, &mut indices)?;
+        Ok((values, indices))
     }
-    Ok((values, indices))
 }
 
 /// The maxima of the windows of consecutive `h x w` planes when they all lie inside them, under
@@ -125,24 +131,25 @@ struct DensePlanes<'a, T, const S: usize> {
 }
 
 impl<T: Element, const S: usize> pulp::WithSimd for DensePlanes<'_, T, S> {
-    type Output = ();
+    /// Fails only for the scratch of the 2x2 case.
+    type Output = Result<()>;
     #[inline(always)]
-    fn with_simd<Sd: pulp::Simd>(self, _: Sd) {
+    fn with_simd<Sd: pulp::Simd>(self, _: Sd) -> Result<()> {
         let ([kh, kw], [sy, sx]) = (self.kernel, self.stride);
         let stride = if S == 0 { sx } else { S };
         let ow = self.ow;
         if ow == 0 {
-            return;
+            return Ok(());
         }
         let out_plane = self.oh * ow;
         let planes = self.src.chunks_exact(self.h * self.w).zip(self.best.chunks_exact_mut(out_plane).zip(self.at.chunks_exact_mut(out_plane)));
         if S == 2 && (kh, kw, sy) == (2, 2, 2) {
             // Scratch for the pairs of one plane, shared by the planes.
-            let mut pairs = (vec![T::zero(); 2 * out_plane], vec![0i64; 2 * out_plane]);
+            let mut pairs = (filled(2 * out_plane, T::zero())?, filled(2 * out_plane, 0i64)?);
             for (src, (best, at)) in planes {
                 pool_2x2(src, self.w, ow, best, at, &mut pairs);
             }
-            return;
+            return Ok(());
         }
         for (src, (best, at)) in planes {
             for (oy, (best, at)) in best.chunks_exact_mut(ow).zip(at.chunks_exact_mut(ow)).enumerate() {
@@ -154,6 +161,7 @@ impl<T: Element, const S: usize> pulp::WithSimd for DensePlanes<'_, T, S> {
                 }
             }
         }
+        Ok(())
     }
 }
 

@@ -130,13 +130,13 @@ pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
 
 /// Calls `f(lane, out)` for every 1-D lane of `x` along `dim`: `lane` holds the lane's elements
 /// (copied contiguous), `out` is that lane's `out_len` outputs. Outputs are laid out with `dim`
-/// moved last.
+/// moved last. `f` fails only for scratch it cannot allocate; the first failure is returned.
 pub fn map_lanes<T: Copy + Send + Sync, U: Copy + Default + Send + Sync>(
     x: &[T],
     layout: &Layout,
     dim: usize,
     out_len: usize,
-    f: impl Fn(&[T], &mut [U]) + Sync,
+    f: impl Fn(&[T], &mut [U]) -> Result<()> + Sync,
 ) -> Result<Vec<U>> {
     let (outer, inner) = split(layout, &[dim]);
     let n_lanes: usize = outer.shape.iter().product();
@@ -158,7 +158,9 @@ pub fn map_lanes<T: Copy + Send + Sync, U: Copy + Default + Send + Sync>(
             let base = bases[start / per + k];
             lane.clear();
             lane.extend((0..len).map(|j| x[base + j * stride]));
-            f(&lane, o);
+            if let Err(e) = f(&lane, o) {
+                return failed.set(e);
+            }
         }
     });
     failed.or_ok(out)
@@ -182,7 +184,11 @@ mod tests {
     fn lanes_along_a_dim() {
         let x: Vec<i64> = (0..6).collect();
         let l = Layout::contiguous(vec![2, 3]).unwrap();
-        let c = map_lanes(&x, &l, 0, 2, |lane: &[i64], o: &mut [i64]| o.copy_from_slice(lane)).unwrap();
+        let c = map_lanes(&x, &l, 0, 2, |lane: &[i64], o: &mut [i64]| {
+            o.copy_from_slice(lane);
+            Ok(())
+        })
+        .unwrap();
         assert_eq!(c, vec![0, 3, 1, 4, 2, 5]);
     }
 }

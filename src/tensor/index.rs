@@ -2,7 +2,7 @@
 //! tensors), and index_select, gather, scatter, index_add, take, masked ops, nonzero, and the
 //! order-based selections sort, topk, kthvalue and median.
 
-use crate::cpu::buffer::{collect_n, filled, with_capacity};
+use crate::cpu::buffer::{collect_n, copied, filled, with_capacity};
 use crate::cpu::reduce::{element_offsets, map_lanes};
 use crate::autograd::{is_grad_enabled, record, record_shown, GradMode, Op, Positions};
 use crate::cpu::num::Arith;
@@ -623,7 +623,7 @@ impl Tensor {
             }
             let order: Vec<i64> = with_arith_dtype!(work.dtype(), T => work.with_slice::<T, _>("sort", |s, l| {
                 map_lanes(s, l, d, len, |lane: &[T], o: &mut [i64]| {
-                    let mut idx: Vec<usize> = (0..lane.len()).collect();
+                    let mut idx: Vec<usize> = collect_n(lane.len(), 0..lane.len())?;
                     let key = |a: T, b: T| {
                         match (a.is_nan(), b.is_nan()) {
                             (true, true) => std::cmp::Ordering::Equal,
@@ -637,9 +637,8 @@ impl Tensor {
                     } else {
                         idx.sort_by(|&a, &b| key(lane[a], lane[b]));
                     }
-                    for (o, i) in o.iter_mut().zip(idx) {
-                        *o = i as i64;
-                    }
+                    o.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);
+                    Ok(())
                 })
             })??);
             let mut moved = x.shape().to_vec();
@@ -780,22 +779,23 @@ impl Tensor {
             map_lanes(s, l, d, 1, |lane: &[T], o: &mut [i64]| {
                 let k = match (rank, lane.iter().position(|v| v.is_nan())) {
                     (Some(k), _) => {
-                        let mut values = lane.to_vec();
-                        let mut positions: Vec<i64> = (0..lane.len() as i64).collect();
+                        let mut values = copied(lane)?;
+                        let mut positions: Vec<i64> = collect_n(lane.len(), 0..lane.len() as i64)?;
                         quick_select(&mut values, &mut positions, k);
                         o[0] = positions[k];
-                        return;
+                        return Ok(());
                     }
                     (None, Some(first_nan)) => {
                         o[0] = first_nan as i64;
-                        return;
+                        return Ok(());
                     }
                     (None, None) => (len - 1) / 2,
                 };
                 let order = |a: &usize, b: &usize| lane[*a].partial_cmp(&lane[*b]).unwrap_or(std::cmp::Ordering::Equal).then(a.cmp(b));
-                let mut positions: Vec<usize> = (0..lane.len()).collect();
+                let mut positions: Vec<usize> = collect_n(lane.len(), 0..lane.len())?;
                 positions.select_nth_unstable_by(k, order);
                 o[0] = positions[k] as i64;
+                Ok(())
             })
         })??);
         Tensor::from_vec(idx, shape)

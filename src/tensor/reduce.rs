@@ -219,6 +219,7 @@ impl Tensor {
                     }
                 }
                 o[0] = bi as i64;
+                Ok(())
             })
         })??);
         Tensor::from_vec(idx, shape)
@@ -398,6 +399,7 @@ fn scan<T: Element, A: Arith>(
             acc = if product { acc.mul(widen(v)) } else { acc.add(widen(v)) };
             *o = narrow(acc);
         }
+        Ok(())
     })
 }
 
