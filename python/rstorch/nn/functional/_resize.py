@@ -140,23 +140,21 @@ def _nearest_index(in_size, out_size, factor, exact, device):
     return index.to(rstorch.int64).to(device)
 
 
-def _linear_taps(in_size, out_size, factor, align_corners, dtype, device):
-    """Linear interpolation along one axis: per output position the two input positions it reads
-    and their weights, computed as PyTorch does (in float64 for float64 input, else in float32):
-    w1 the fraction past the first position, w0 = 1 - w1."""
-    opmath = rstorch.float64 if dtype == rstorch.float64 else rstorch.float32
-    o = rstorch.arange(out_size, dtype=opmath)
+def _linear_matrix(in_size, out_size, factor, align_corners, dtype, device):
+    """The (out, in) matrix of linear interpolation weights along one axis (each row holds
+    1 - w at the first input position it reads and w at the next)."""
+    o = _positions(out_size)
     if align_corners:
-        scale = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
-        src = o * scale
+        src = o * (in_size - 1) / (out_size - 1) if out_size > 1 else o * 0.0
     else:
         scale = 1.0 / factor if factor else in_size / out_size
         src = ((o + 0.5) * scale - 0.5).clamp(min=0.0)
-    i0 = src.to(rstorch.int64).clamp(max=in_size - 1)
+    i0 = src.floor().clamp(max=in_size - 1)
     i1 = (i0 + 1).clamp(max=in_size - 1)
-    w1 = (src - i0.to(opmath)).clamp(0.0, 1.0)
-    weights = [w.to(dtype).to(device) for w in (1.0 - w1, w1)]
-    return [i.to(device) for i in (i0, i1)], weights
+    w1 = (src - i0).unsqueeze(1)
+    j = rstorch.arange(in_size, dtype=rstorch.float64)
+    rows = (1.0 - w1) * (j == i0.unsqueeze(1)) + w1 * (j == i1.unsqueeze(1))
+    return rows.to(dtype).to(device)
 
 
 _LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
@@ -193,12 +191,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise NotImplementedError(
                 f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR_MODES[mode] + 2}D input")
         for a in range(spatial):
-            (i0, i1), (w0, w1) = _linear_taps(input.shape[2 + a], sizes[a], factors[a], bool(align_corners),
-                                              input.dtype, input.device)
-            # Interpolate along axis 2 + a: the weights broadcast over the axes after it.
-            trailing = [1] * (spatial - 1 - a)
-            w0, w1 = w0.reshape([-1] + trailing), w1.reshape([-1] + trailing)
-            out = out.index_select(2 + a, i0) * w0 + out.index_select(2 + a, i1) * w1
+            m = _linear_matrix(input.shape[2 + a], sizes[a], factors[a], bool(align_corners), input.dtype,
+                               input.device)
+            # Interpolate along axis 2 + a: move it last, multiply by the weights, move it back.
+            out = out.movedim(2 + a, -1).matmul(m.t()).movedim(-1, 2 + a)
         return as_node(f"Upsample{mode.capitalize()}{spatial}DBackward0", (input,), out)
     raise NotImplementedError(f"Input Error: interpolation mode {mode!r} is not supported")
 
