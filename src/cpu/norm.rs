@@ -269,6 +269,12 @@ pub fn layer_norm<T: NormFloat>(x: &[T], cols: usize, weight: Option<&[T]>, bias
     Ok((out, mean, rstd))
 }
 
+/// A layer norm's gradients for `x`, the weight and the bias (each when asked for).
+type LayerNormGrads<T> = (Option<Vec<T>>, Option<Vec<T>>, Option<Vec<T>>);
+
+/// A batch norm's gradients for `x` (when asked for), the weight and the bias.
+type BatchNormGrads<T> = (Option<Vec<T>>, Vec<T>, Vec<T>);
+
 /// Gradients of a layer norm: of `x` (when `want_x`), and the column sums of `g * xhat` and of
 /// `g` (the weight's and the bias's gradients, when `want_w` / `want_b`).
 #[allow(clippy::too_many_arguments)]
@@ -282,7 +288,7 @@ pub fn layer_norm_backward<T: NormFloat>(
     want_x: bool,
     want_w: bool,
     want_b: bool,
-) -> Result<(Option<Vec<T>>, Option<Vec<T>>, Option<Vec<T>>)> {
+) -> Result<LayerNormGrads<T>> {
     let rows = mean.len();
     let dx = want_x.then(|| {
         let mut dx = filled(x.len(), T::default())?;
@@ -400,7 +406,7 @@ pub fn batch_norm_backward<T: NormFloat>(
     rstd: &[T],
     training: bool,
     want_x: bool,
-) -> Result<(Option<Vec<T>>, Vec<T>, Vec<T>)> {
+) -> Result<BatchNormGrads<T>> {
     let sums = parallel::map_tasks_of_work(2 * x.len(), s.channels, |c| {
         super::simd::vectorized(#[inline(always)] || {
             let (m, rs) = (mean[c], rstd[c]);

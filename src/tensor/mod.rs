@@ -306,7 +306,7 @@ impl Tensor {
         let src = self.dtype();
         let out = match self.device() {
             Device::Cpu => crate::with_dtype!(src, S => crate::with_dtype!(dtype, D => {
-                let data = self.with_slice::<S, _>("copy", |s, l| cpu::cast::convert_strided::<S, D>(s, l))??;
+                let data = self.with_slice::<S, _>("copy", cpu::cast::convert_strided::<S, D>)??;
                 Tensor::from_vec(data, self.shape())
             }))?,
             Device::Wgpu(_) => {
