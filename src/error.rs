@@ -33,6 +33,10 @@ pub enum Error {
     #[error("tensor size overflows: {0}")]
     SizeOverflow(String),
 
+    /// A shape whose element or byte count does not fit a signed 64-bit integer.
+    #[error("Storage size calculation overflowed with sizes={0:?}")]
+    StorageSizeOverflow(Vec<usize>),
+
     #[error("expected scalar type {expected} but found {found}")]
     DTypeMismatch { expected: &'static str, found: &'static str },
 

@@ -65,8 +65,8 @@ pub fn tensor_bytes(t: &Tensor) -> Result<Vec<u8>> {
         let elems = &s[l.offset..l.offset + l.numel()];
         // SAFETY: every element type is plain old data (bool is one byte, 0 or 1), so its
         // in-memory image is `len * size` initialised bytes.
-        unsafe { std::slice::from_raw_parts(elems.as_ptr().cast::<u8>(), elems.len() * size) }.to_vec()
-    }))
+        crate::cpu::buffer::copied(unsafe { std::slice::from_raw_parts(elems.as_ptr().cast::<u8>(), elems.len() * size) })
+    })?)
 }
 
 /// A 1-D tensor whose elements are the bytes `data` read as `dtype`. The length must be a whole
@@ -83,10 +83,10 @@ pub fn tensor_from_bytes(data: &[u8], dtype: DType) -> Result<Tensor> {
     }
     let n = data.len() / size;
     let storage = if dtype == DType::Bool {
-        CpuStorage::from_vec(data.iter().map(|&b| b != 0).collect::<Vec<bool>>())
+        CpuStorage::from_vec(crate::cpu::buffer::collect_n(n, data.iter().map(|&b| b != 0))?)
     } else {
         crate::with_dtype!(dtype, T => {
-            let mut v: Vec<T> = Vec::with_capacity(n);
+            let mut v: Vec<T> = crate::cpu::buffer::with_capacity(n)?;
             // SAFETY: `v` has room for `n` elements, i.e. `data.len()` bytes, and every bit
             // pattern is a valid value of the non-bool element types.
             unsafe {

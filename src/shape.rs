@@ -4,9 +4,7 @@ use crate::error::{Error, Result};
 
 /// Number of elements of `shape`, failing instead of wrapping on overflow.
 pub fn numel(shape: &[usize]) -> Result<usize> {
-    shape.iter().try_fold(1usize, |acc, &d| {
-        acc.checked_mul(d).ok_or_else(|| Error::SizeOverflow(format!("{shape:?}")))
-    })
+    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d).ok_or_else(|| Error::StorageSizeOverflow(shape.to_vec())))
 }
 
 /// Row-major strides of `shape`, in elements. Overflow is an error.
@@ -17,7 +15,7 @@ pub fn contiguous_strides(shape: &[usize]) -> Result<Vec<usize>> {
         strides[i] = acc;
         acc = acc
             .checked_mul(shape[i].max(1))
-            .ok_or_else(|| Error::SizeOverflow(format!("{shape:?}")))?;
+            .ok_or_else(|| Error::StorageSizeOverflow(shape.to_vec()))?;
     }
     Ok(strides)
 }
@@ -28,11 +26,18 @@ pub fn checked_shape(sizes: &[i64], elem_size: usize) -> Result<Vec<usize>> {
         return Err(Error::NegativeDimension(neg, sizes.to_vec()));
     }
     let shape: Vec<usize> = sizes.iter().map(|&s| s as usize).collect();
-    let n = numel(&shape)?;
-    n.checked_mul(elem_size)
-        .filter(|&b| b <= isize::MAX as usize)
-        .ok_or_else(|| Error::SizeOverflow(format!("{sizes:?}")))?;
+    checked_bytes(&shape, elem_size)?;
     Ok(shape)
+}
+
+/// The bytes of a contiguous tensor of `shape` with elements of `elem_size` bytes, failing as
+/// PyTorch does when they exceed what a signed 64-bit size holds (a smaller size that cannot be
+/// had is the allocator's error, raised where the memory is asked for).
+pub fn checked_bytes(shape: &[usize], elem_size: usize) -> Result<usize> {
+    numel(shape)?
+        .checked_mul(elem_size)
+        .filter(|&b| b <= isize::MAX as usize)
+        .ok_or_else(|| Error::StorageSizeOverflow(shape.to_vec()))
 }
 
 /// The broadcast shape of two shapes, PyTorch's error naming the first mismatching dimension.

@@ -32,8 +32,9 @@ impl CpuStorage {
         CpuStorage { ptr, len, dtype: T::DTYPE, _owner: Box::new(v) }
     }
 
-    pub fn zeros(dtype: DType, len: usize) -> CpuStorage {
-        crate::with_dtype!(dtype, T => CpuStorage::from_vec(vec![<T as Element>::zero(); len]))
+    /// `len` zeros, or the allocator error when they cannot be had.
+    pub fn zeros(dtype: DType, len: usize) -> Result<CpuStorage> {
+        Ok(crate::with_dtype!(dtype, T => CpuStorage::from_vec(crate::cpu::buffer::filled(len, <T as Element>::zero())?)))
     }
 
     /// Wraps memory owned by `owner`.

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::cpu::buffer::{alloc_error, collect_n};
 use crate::cpu::reduce::element_offsets;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -47,12 +48,16 @@ impl Tensor {
     }
 
     /// Row-major positions in self of the elements at storage offsets `offsets`.
-    pub(crate) fn positions_of(&self, offsets: &[usize]) -> Vec<usize> {
+    pub(crate) fn positions_of(&self, offsets: &[usize]) -> Result<Vec<usize>> {
         if self.is_contiguous() {
-            return offsets.iter().map(|&o| o - self.storage_offset()).collect();
+            return collect_n(offsets.len(), offsets.iter().map(|&o| o - self.storage_offset()));
         }
-        let index: HashMap<usize, usize> = element_offsets(self.layout()).into_iter().enumerate().map(|(i, o)| (o, i)).collect();
-        offsets.iter().map(|o| index[o]).collect()
+        let mine = element_offsets(self.layout())?;
+        let mut index: HashMap<usize, usize> = HashMap::new();
+        let entry = std::mem::size_of::<(usize, usize)>();
+        index.try_reserve(mine.len()).map_err(|_| alloc_error(mine.len().saturating_mul(entry)))?;
+        index.extend(mine.into_iter().enumerate().map(|(i, o)| (o, i)));
+        collect_n(offsets.len(), offsets.iter().map(|o| index[o]))
     }
 
     /// After `value` was written into self (at the storage offsets `region`, with `region_shape`,
@@ -60,7 +65,7 @@ impl Tensor {
     /// not written, self's earlier history.
     pub(crate) fn rebase_history(&self, region: Option<(&[usize], &[usize])>, value: &Tensor, written: Written) -> Result<()> {
         let target = self.write_target();
-        let region = region.map(|(offsets, shape)| (Positions::Host(target.positions_of(offsets)), shape));
+        let region = region.map(|(offsets, shape)| Ok::<_, Error>((Positions::Host(target.positions_of(offsets)?), shape))).transpose()?;
         self.rebase_history_at(region, value, written)
     }
 
@@ -72,7 +77,7 @@ impl Tensor {
         let positions = offsets;
         let in_target = if !target.is_contiguous() {
             let offsets: Vec<usize> = positions.to_vec::<i64>()?.into_iter().map(|p| (p + origin as i64) as usize).collect();
-            Positions::Host(target.positions_of(&offsets))
+            Positions::Host(target.positions_of(&offsets)?)
         } else if shift == 0 {
             Positions::Device(positions.clone())
         } else {
@@ -93,7 +98,7 @@ impl Tensor {
         let target = self.write_target();
         let (positions, shape): (Positions, Vec<usize>) = match region {
             Some((p, s)) => (p, s.to_vec()),
-            None => (Positions::Host(target.positions_of(&element_offsets(self.layout()))), self.shape().to_vec()),
+            None => (Positions::Host(target.positions_of(&element_offsets(self.layout())?)?), self.shape().to_vec()),
         };
         let sizes: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
         let v = if value.shape() == shape.as_slice() { value.clone() } else { value.expand(&sizes)? };
@@ -123,7 +128,7 @@ impl Tensor {
         record_shown(Some(name), Op::Put { name, offsets: positions, value_shape: shape }, &[&target, &v], &[&target], &[], &[], shown);
         if base.is_some() {
             // The view reads the new base.
-            let mine = target.positions_of(&element_offsets(self.layout()));
+            let mine = target.positions_of(&element_offsets(self.layout())?)?;
             record(Op::Take { kind: "AsStridedBackward0", offsets: Positions::Host(mine) }, &[&target], &[self], &[], &[]);
         }
         Ok(())

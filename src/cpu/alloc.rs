@@ -125,7 +125,9 @@ const LARGE_ALIGN: usize = 64;
 /// instead of 26), and a stream over the block misses the TLB 512 times less often.
 const HUGE_PAGE: usize = 2 << 20;
 
-/// The layout a block of `layout` is asked of the system with.
+/// The layout a block of `layout` is asked of the system with. A size so close to `isize::MAX`
+/// that it cannot be rounded up to the raised alignment keeps its own: the system refuses it
+/// anyway, and the caller (a `try_reserve`) gets the allocator's error.
 fn system_layout(layout: Layout) -> Layout {
     let align = match layout.size() {
         s if s >= HUGE_PAGE => HUGE_PAGE,
@@ -135,9 +137,7 @@ fn system_layout(layout: Layout) -> Layout {
     if layout.align() >= align {
         return layout;
     }
-    // SAFETY: `align` is a power of two, and a size valid for a smaller alignment rounds up to
-    // a multiple of it without overflowing isize (sizes here are < isize::MAX / 2).
-    unsafe { Layout::from_size_align_unchecked(layout.size(), align) }
+    Layout::from_size_align(layout.size(), align).unwrap_or(layout)
 }
 
 /// A block fresh from the system, with huge pages asked for where it spans one.
@@ -256,6 +256,16 @@ mod tests {
             assert!(std::slice::from_raw_parts(q, layout.size()).iter().all(|&b| b == 0));
             a.dealloc(q, layout);
         }
+    }
+
+    #[test]
+    fn a_block_too_large_for_any_system_is_refused_not_aborted() {
+        // Rounding this size up to the huge-page alignment would pass isize::MAX.
+        let near_max = Layout::from_size_align(isize::MAX as usize - 7, 8).unwrap();
+        assert_eq!(system_layout(near_max), near_max);
+        let mut v: Vec<u64> = Vec::new();
+        assert!(v.try_reserve_exact((isize::MAX as usize - 7) / 8).is_err());
+        assert!(v.try_reserve_exact(1 << 50).is_err());
     }
 
     #[test]

@@ -1,18 +1,130 @@
-//! Fresh kernel outputs that skip the zero fill: a kernel that writes every element first
-//! would otherwise pay for one extra pass over memory, as much as a cheap elementwise op.
+//! The one place tensor-sized host buffers are allocated, fallibly.
+//!
+//! Rust's global allocator aborts the process when a block cannot be had, and `vec![x; n]` /
+//! `Vec::with_capacity(n)` panic with "capacity overflow" when `n` elements exceed `isize::MAX`
+//! bytes. A size chosen by user input (a huge shape, an expanded tensor, a reduction over an empty
+//! dim of a huge tensor) or refused by the OS (an address-space limit) must instead come back as
+//! PyTorch's allocator error, so every buffer whose length follows a tensor's element count goes
+//! through `with_capacity` here (`try_reserve_exact` underneath) and small fixed-size bookkeeping
+//! alone uses the infallible forms.
 
 use std::mem::MaybeUninit;
+use std::sync::Mutex;
 
-/// A new vector of `n` elements, every one of which `fill` must write.
-pub fn written_output<U>(n: usize, fill: impl FnOnce(&mut [MaybeUninit<U>])) -> Vec<U> {
-    let mut out: Vec<MaybeUninit<U>> = Vec::with_capacity(n);
+use crate::error::{Error, Result};
+
+/// PyTorch's CPU allocator error for a request of `bytes`.
+pub fn alloc_error(bytes: usize) -> Error {
+    Error::Runtime(format!(
+        "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes."
+    ))
+}
+
+/// An empty vector with room for `n` elements, or the allocator error when the memory cannot be
+/// had.
+pub fn with_capacity<T>(n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| alloc_error(n.saturating_mul(std::mem::size_of::<T>())))?;
+    Ok(v)
+}
+
+/// `n` copies of `value`.
+pub fn filled<T: Clone>(n: usize, value: T) -> Result<Vec<T>> {
+    let mut v = with_capacity(n)?;
+    v.resize(n, value);
+    Ok(v)
+}
+
+/// The items of `items`, which yields `n` of them (more only reallocate, fewer only waste room).
+pub fn collect_n<T>(n: usize, items: impl IntoIterator<Item = T>) -> Result<Vec<T>> {
+    let mut v = with_capacity(n)?;
+    v.extend(items);
+    Ok(v)
+}
+
+/// A copy of `s`.
+pub fn copied<T: Clone>(s: &[T]) -> Result<Vec<T>> {
+    collect_n(s.len(), s.iter().cloned())
+}
+
+/// A new vector of `n` elements, every one of which `fill` must write. It skips the zero fill: a
+/// kernel that writes every element first would otherwise pay for one extra pass over memory, as
+/// much as a cheap elementwise op.
+pub fn written_output<U>(n: usize, fill: impl FnOnce(&mut [MaybeUninit<U>])) -> Result<Vec<U>> {
+    try_written_output(n, |out| {
+        fill(out);
+        Ok(())
+    })
+}
+
+/// `written_output` for a `fill` that can fail part way (a scratch buffer it could not have):
+/// then its error comes back and the partly written buffer is freed unread.
+pub fn try_written_output<U>(
+    n: usize,
+    fill: impl FnOnce(&mut [MaybeUninit<U>]) -> Result<()>,
+) -> Result<Vec<U>> {
+    let mut out: Vec<MaybeUninit<U>> = with_capacity(n)?;
     // SAFETY: MaybeUninit needs no initialisation.
     unsafe { out.set_len(n) };
     if n > 0 {
-        fill(&mut out);
+        fill(&mut out)?;
     }
     let mut out = std::mem::ManuallyDrop::new(out);
     // SAFETY: `fill` wrote all `n` elements (each caller's contract), and MaybeUninit<U> has
     // U's layout, so the allocation is a valid Vec<U> of the same capacity.
-    unsafe { Vec::from_raw_parts(out.as_mut_ptr() as *mut U, n, out.capacity()) }
+    Ok(unsafe { Vec::from_raw_parts(out.as_mut_ptr() as *mut U, n, out.capacity()) })
+}
+
+/// The first allocation failure among the tasks of a parallel kernel, which cannot return it
+/// from inside the task: each task that fails records it and stops, and the kernel returns it
+/// once all tasks are done.
+#[derive(Default)]
+pub struct FirstError(Mutex<Option<Error>>);
+
+impl FirstError {
+    pub fn set(&self, e: Error) {
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        slot.get_or_insert(e);
+    }
+
+    /// `Ok(value)` when no task failed.
+    pub fn or_ok<T>(self, value: T) -> Result<T> {
+        match self.0.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(value),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn impossible_sizes_are_errors_not_aborts() {
+        let e = with_capacity::<f32>(1 << 61).unwrap_err().to_string();
+        assert!(
+            e.contains("you tried to allocate 9223372036854775808 bytes"),
+            "{e}"
+        );
+        // Past usize: the byte count saturates rather than wrapping to a small number.
+        let e = filled(usize::MAX, 0u64).unwrap_err().to_string();
+        assert!(e.contains(&usize::MAX.to_string()), "{e}");
+        assert!(written_output::<f64>(1 << 60, |_| unreachable!()).is_err());
+    }
+
+    #[test]
+    fn buffers_hold_what_they_were_given() {
+        assert_eq!(filled(3, 7i32).unwrap(), vec![7, 7, 7]);
+        assert_eq!(collect_n(4, 0..4).unwrap(), vec![0, 1, 2, 3]);
+        assert_eq!(copied(&[1.5f32, 2.5]).unwrap(), vec![1.5, 2.5]);
+        let w = written_output(3, |o| {
+            o.iter_mut()
+                .enumerate()
+                .for_each(|(i, v)| _ = v.write(i * 2))
+        })
+        .unwrap();
+        assert_eq!(w, vec![0, 2, 4]);
+    }
 }

@@ -2,6 +2,7 @@
 
 use crate::cpu::elementwise::map1;
 use crate::dtype::{DType, Element};
+use crate::error::Result;
 use crate::layout::Layout;
 
 /// Converts one value: ints wrap, floats to ints as `float_to_int`, anything to bool tests for
@@ -46,7 +47,7 @@ fn truncate_i32(v: f64) -> i32 {
 }
 
 /// A contiguous copy of strided `src`, converted to `D`.
-pub fn convert_strided<S: Element, D: Element>(src: &[S], layout: &Layout) -> Vec<D> {
+pub fn convert_strided<S: Element, D: Element>(src: &[S], layout: &Layout) -> Result<Vec<D>> {
     map1(src, layout, convert::<S, D>)
 }
 

@@ -8,11 +8,12 @@ use std::mem::MaybeUninit;
 
 use gemm::Parallelism;
 
-use crate::cpu::buffer::written_output;
+use crate::cpu::buffer::{filled, try_written_output, written_output, FirstError};
 use crate::cpu::matmul::{gemm_into, MatMut, MatRef};
 use crate::cpu::num::Arith;
 use crate::cpu::parallel::{for_each_exact_chunk_pair, get_num_threads, map_tasks, worth_splitting};
 use crate::dtype::Element;
+use crate::error::Result;
 
 /// Shapes of one convolution, seen from the side of the (larger) image it slides over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -239,15 +240,21 @@ fn for_each_image_block<T: Send, P: Send>(
     image_len: usize,
     kept: &mut [P],
     g: &ConvGeom,
-    f: impl Fn(usize, usize, &mut [T], &mut [P], Parallelism) + Sync + Send,
-) {
+    f: impl Fn(usize, usize, &mut [T], &mut [P], Parallelism) -> Result<()> + Sync + Send,
+) -> Result<()> {
     let block = block_images(g);
     if image_len == 0 || out.is_empty() {
-        return;
+        return Ok(());
     }
     let work = g.batch * g.out_image() * g.taps();
     let par = if g.batch > block { Parallelism::None } else { gemm_parallelism(work) };
-    let run = |b: usize, images: &mut [T], patches: &mut [P]| f(b * block, images.len() / image_len, images, patches, par);
+    // A block whose scratch cannot be allocated stops there; the first failure is returned.
+    let failed = FirstError::default();
+    let run = |b: usize, images: &mut [T], patches: &mut [P]| {
+        if let Err(e) = f(b * block, images.len() / image_len, images, patches, par) {
+            failed.set(e);
+        }
+    };
     let patches_len = block * image_patches(g);
     if worth_splitting(work) {
         for_each_exact_chunk_pair(out, block * image_len, kept, patches_len, run);
@@ -256,11 +263,12 @@ fn for_each_image_block<T: Send, P: Send>(
     } else {
         out.chunks_mut(block * image_len).zip(kept.chunks_mut(patches_len)).enumerate().for_each(|(b, (c, p))| run(b, c, p));
     }
+    failed.or_ok(())
 }
 
 /// The patch matrices of images `n0..n0 + count` for group `grp`, side by side:
 /// `taps x (count * positions)`.
-fn unfold_block<T: Element>(x: &[T], g: &ConvGeom, plan: &TapPlan, grp: usize, n0: usize, count: usize) -> Vec<T> {
+fn unfold_block<T: Element>(x: &[T], g: &ConvGeom, plan: &TapPlan, grp: usize, n0: usize, count: usize) -> Result<Vec<T>> {
     written_output(g.taps() * count * g.positions(), |cols| {
         unfold_block_into(x, g, plan, grp, n0, count, cols);
     })
@@ -291,7 +299,7 @@ fn unfold_block_into<'a, T: Element>(
 }
 
 /// `dy[n0..n0 + count]` (`(N, O, positions)`) rearranged as `O x (count * positions)`.
-fn channels_first<T: Element>(dy: &[T], g: &ConvGeom, n0: usize, count: usize) -> Vec<T> {
+fn channels_first<T: Element>(dy: &[T], g: &ConvGeom, n0: usize, count: usize) -> Result<Vec<T>> {
     let positions = g.positions();
     written_output(g.out_channels * count * positions, |out| {
         for i in 0..count {
@@ -309,22 +317,23 @@ fn channels_first<T: Element>(dy: &[T], g: &ConvGeom, n0: usize, count: usize) -
 /// is one product `weight (O x taps) @ patches (taps x images * positions)`. With `keep_patches`
 /// the patch matrices come back too (`batch_patches(g)` elements), for `conv2d_weight_grad`,
 /// which then need not unfold the images a second time.
-pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &ConvGeom, keep_patches: bool) -> (Vec<T>, Option<Vec<T>>) {
+pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &ConvGeom, keep_patches: bool) -> Result<(Vec<T>, Option<Vec<T>>)> {
     let mut kept = None;
-    let out = written_output(g.batch * g.out_image(), |out| {
+    let out = try_written_output(g.batch * g.out_image(), |out| {
         if keep_patches {
-            kept = Some(written_output(batch_patches(g), |kept| conv2d_forward_into(x, weight, bias, g, out, kept)));
+            kept = Some(try_written_output(batch_patches(g), |kept| conv2d_forward_into(x, weight, bias, g, out, kept))?);
+            Ok(())
         } else {
-            conv2d_forward_into(x, weight, bias, g, out, &mut []);
+            conv2d_forward_into(x, weight, bias, g, out, &mut [])
         }
-    });
-    (out, kept)
+    })?;
+    Ok((out, kept))
 }
 
 /// `conv2d_forward` into `out`, every element of which it writes, unfolding each block into
 /// its part of `kept` when that is not empty (so every element of `kept` is written), else
 /// into a scratch matrix.
-fn conv2d_forward_into<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &ConvGeom, out: &mut [MaybeUninit<T>], kept: &mut [MaybeUninit<T>]) {
+fn conv2d_forward_into<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &ConvGeom, out: &mut [MaybeUninit<T>], kept: &mut [MaybeUninit<T>]) -> Result<()> {
     let (og, taps, positions) = (g.group_out(), g.taps(), g.positions());
     let plan = TapPlan::new(g);
     for_each_image_block(out, g.out_image(), kept, g, |n0, count, out_block, patches, par| {
@@ -332,12 +341,12 @@ fn conv2d_forward_into<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &
         for grp in 0..g.groups {
             let scratch;
             let cols = if patches.is_empty() {
-                scratch = unfold_block(x, g, &plan, grp, n0, count);
+                scratch = unfold_block(x, g, &plan, grp, n0, count)?;
                 &scratch[..]
             } else {
                 unfold_block_into(x, g, &plan, grp, n0, count, &mut patches[grp * taps * width..][..taps * width])
             };
-            let mut prod = vec![T::zero(); og * width];
+            let mut prod = filled(og * width, T::zero())?;
             if let Some(bias) = bias {
                 for (row, &b) in prod.chunks_mut(width).zip(&bias[grp * og..]) {
                     row.fill(b);
@@ -357,23 +366,24 @@ fn conv2d_forward_into<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &
                 }
             }
         }
-    });
+        Ok(())
+    })
 }
 
 /// The transpose of `conv2d_forward` with respect to its image: `dy` (`(N, O, oh, ow)`) spread
 /// back through the kernel onto a contiguous `(N, C, h, w)` image. This is both the gradient of
 /// a convolution for its input and the forward pass of a transposed convolution.
-pub fn conv2d_transpose<T: Arith>(dy: &[T], weight: &[T], g: &ConvGeom) -> Vec<T> {
+pub fn conv2d_transpose<T: Arith>(dy: &[T], weight: &[T], g: &ConvGeom) -> Result<Vec<T>> {
     let (cg, og, taps, positions) = (g.group_in(), g.group_out(), g.taps(), g.positions());
-    let mut out = vec![T::zero(); g.batch * g.in_image()];
+    let mut out = filled(g.batch * g.in_image(), T::zero())?;
     let plane = g.in_size[0] * g.in_size[1];
     let plan = TapPlan::new(g);
     for_each_image_block(&mut out, g.in_image(), &mut [] as &mut [T], g, |n0, count, images, _, par| {
         let width = count * positions;
-        let dyp = channels_first(dy, g, n0, count);
+        let dyp = channels_first(dy, g, n0, count)?;
         for grp in 0..g.groups {
             // patches (taps x width) = weight[grp]^T (taps x og) @ dy[grp] (og x width)
-            let mut cols = vec![T::zero(); taps * width];
+            let mut cols = filled(taps * width, T::zero())?;
             let am = MatRef { offset: grp * og * taps, rs: 1, cs: taps };
             let bm = MatRef { offset: grp * og * width, rs: width, cs: 1 };
             let dst = MatMut { data: &mut cols, rs: width };
@@ -383,8 +393,9 @@ pub fn conv2d_transpose<T: Arith>(dy: &[T], weight: &[T], g: &ConvGeom) -> Vec<T
                 fold_add(&cols[i * positions..], g, &plan, &mut image[grp * cg * plane..][..cg * plane], width);
             }
         }
-    });
-    out
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// The gradient of `conv2d_forward` for its weight: `sum_n dy[n] @ patches(x[n])^T`, a
@@ -392,7 +403,7 @@ pub fn conv2d_transpose<T: Arith>(dy: &[T], weight: &[T], g: &ConvGeom) -> Vec<T
 /// images, fixed by the shapes, so the summation order (and every bit of the result) depends
 /// neither on the number of threads nor on whether the forward pass kept its `patches` (the
 /// patch matrices of `x`, as `conv2d_forward` returns them) or they are unfolded again here.
-pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom, patches: Option<&[T]>) -> Vec<T> {
+pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom, patches: Option<&[T]>) -> Result<Vec<T>> {
     let (og, taps, positions) = (g.group_out(), g.taps(), g.positions());
     let weight_len = g.out_channels * taps;
     let block = block_images(g);
@@ -400,17 +411,17 @@ pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom, patches: Op
     let plan = TapPlan::new(g);
     // Each block's product is computed transposed, per group `taps x og`: gemm then reads the
     // (large) patch matrix in place and only packs the (small) output gradient.
-    let partial = |n0: usize| -> Vec<T> {
+    let partial = |n0: usize| -> Result<Vec<T>> {
         let count = block.min(g.batch - n0);
         let width = count * positions;
-        let dyp = channels_first(dy, g, n0, count);
-        let mut acc = vec![T::zero(); weight_len];
+        let dyp = channels_first(dy, g, n0, count)?;
+        let mut acc = filled(weight_len, T::zero())?;
         for grp in 0..g.groups {
             let scratch;
             let cols = match patches {
                 Some(kept) => &kept[n0 * image_patches(g) + grp * taps * width..][..taps * width],
                 None => {
-                    scratch = unfold_block(x, g, &plan, grp, n0, count);
+                    scratch = unfold_block(x, g, &plan, grp, n0, count)?;
                     &scratch[..]
                 }
             };
@@ -421,15 +432,16 @@ pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom, patches: Op
             // SAFETY: (taps x width) @ (width x og), both inside their buffers.
             unsafe { gemm_into(dst, taps, og, width, cols, am, &dyp, bm, false, Parallelism::None) };
         }
-        acc
+        Ok(acc)
     };
-    let partials: Vec<Vec<T>> = if worth_splitting(g.batch * g.out_channels * positions * taps) && starts.len() > 1 {
+    let partials: Vec<Result<Vec<T>>> = if worth_splitting(g.batch * g.out_channels * positions * taps) && starts.len() > 1 {
         map_tasks(starts.len(), |i| partial(starts[i]))
     } else {
         starts.iter().map(|&s| partial(s)).collect()
     };
-    let mut total = vec![T::zero(); weight_len];
+    let mut total = filled(weight_len, T::zero())?;
     for p in partials {
+        let p = p?;
         for grp in 0..g.groups {
             let (group_total, group_part) = (&mut total[grp * og * taps..][..og * taps], &p[grp * og * taps..][..og * taps]);
             for (o, row) in group_total.chunks_exact_mut(taps).enumerate() {
@@ -439,7 +451,7 @@ pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom, patches: Op
             }
         }
     }
-    total
+    Ok(total)
 }
 
 #[cfg(test)]
@@ -499,7 +511,7 @@ mod tests {
         let g = geom();
         let x = values(g.batch * g.in_image(), 1);
         let w = values(g.out_channels * g.taps(), 2);
-        let (got, _) = conv2d_forward(&x, &w, None, &g, false);
+        let (got, _) = conv2d_forward(&x, &w, None, &g, false).unwrap();
         for (a, b) in got.iter().zip(naive(&x, &w, &g)) {
             assert!((a - b).abs() < 1e-12);
         }
@@ -514,10 +526,10 @@ mod tests {
             let w = values(g.out_channels * g.taps(), 4);
             let dy = values(g.batch * g.out_image(), 5);
             let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(p, q)| p * q).sum::<f64>();
-            let (y, _) = conv2d_forward(&x, &w, None, &g, false);
+            let (y, _) = conv2d_forward(&x, &w, None, &g, false).unwrap();
             let lhs = dot(&y, &dy);
-            assert!((lhs - dot(&x, &conv2d_transpose(&dy, &w, &g))).abs() < 1e-9);
-            assert!((lhs - dot(&w, &conv2d_weight_grad(&x, &dy, &g, None))).abs() < 1e-9);
+            assert!((lhs - dot(&x, &conv2d_transpose(&dy, &w, &g).unwrap())).abs() < 1e-9);
+            assert!((lhs - dot(&w, &conv2d_weight_grad(&x, &dy, &g, None).unwrap())).abs() < 1e-9);
         }
     }
 
@@ -533,13 +545,13 @@ mod tests {
             let x = values(g.batch * g.in_image(), 6);
             let w = values(g.out_channels * g.taps(), 7);
             let dy = values(g.batch * g.out_image(), 8);
-            let (plain, none) = conv2d_forward(&x, &w, None, &g, false);
-            let (y, kept) = conv2d_forward(&x, &w, None, &g, true);
+            let (plain, none) = conv2d_forward(&x, &w, None, &g, false).unwrap();
+            let (y, kept) = conv2d_forward(&x, &w, None, &g, true).unwrap();
             assert!(none.is_none());
             assert_eq!(plain, y);
             let kept = kept.unwrap();
             assert_eq!(kept.len(), batch_patches(&g));
-            assert_eq!(conv2d_weight_grad(&x, &dy, &g, Some(&kept)), conv2d_weight_grad(&x, &dy, &g, None));
+            assert_eq!(conv2d_weight_grad(&x, &dy, &g, Some(&kept)).unwrap(), conv2d_weight_grad(&x, &dy, &g, None).unwrap());
         }
     }
 }

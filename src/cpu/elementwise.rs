@@ -8,13 +8,14 @@ use crate::cpu::parallel::for_each_chunk_mut;
 use crate::cpu::simd::{map_slice, vectorized, zip_slices};
 use crate::cpu::walk::Walk;
 use crate::dtype::Element;
+use crate::error::Result;
 use crate::layout::Layout;
 
 /// `out[i] = f(x[i])` where `x` is viewed through `xl` (whose shape is the output's).
 // Never inlined: each instantiation gets its own inlining budget, so the element
 // function always inlines into the vectorised loops (inside one big caller it did not).
 #[inline(never)]
-pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + Sync) -> Vec<U> {
+pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + Sync) -> Result<Vec<U>> {
     let n = xl.numel();
     written_output(n, |out| {
         if xl.is_contiguous() {
@@ -77,7 +78,8 @@ impl Transposed {
             strides: strides[..nd - 2].to_vec(),
             offset: walk.offset(0),
         };
-        let bases = crate::cpu::reduce::element_offsets(&lead);
+        // Without room for the offsets the general walk serves (it needs none).
+        let bases = crate::cpu::reduce::element_offsets(&lead).ok()?;
         Some(Transposed { bases, rows: shape[nd - 2], cols: shape[nd - 1], col_stride: strides[nd - 1] })
     }
 
@@ -145,7 +147,7 @@ pub fn map2<A: Element, B: Element, U: Element>(
     b: &[B],
     bl: &Layout,
     f: impl Fn(A, B) -> U + Sync,
-) -> Vec<U> {
+) -> Result<Vec<U>> {
     let n = al.numel();
     written_output(n, |out| {
         let walk = Walk::new(&al.shape, [(&al.strides, al.offset), (&bl.strides, bl.offset)]);
@@ -209,7 +211,7 @@ pub fn map3<A: Element, B: Element, C: Element, U: Element>(
     c: &[C],
     cl: &Layout,
     f: impl Fn(A, B, C) -> U + Sync,
-) -> Vec<U> {
+) -> Result<Vec<U>> {
     let n = al.numel();
     written_output(n, |out| {
         let walk = Walk::new(
@@ -283,7 +285,7 @@ mod tests {
         for (storage_shape, l) in cases {
             let n: usize = storage_shape.iter().product();
             let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
-            let out = map1(&x, &l, |v| v * 2.0);
+            let out = map1(&x, &l, |v| v * 2.0).unwrap();
             for (i, &v) in out.iter().enumerate() {
                 assert_eq!(v, naive(&x, &l, i) * 2.0, "layout {l:?}, element {i}");
             }

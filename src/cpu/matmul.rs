@@ -1,8 +1,10 @@
 //! Matrix products through the `gemm` crate (runtime-dispatched AVX-512/AVX2 kernels, rayon
 //! parallel), on strided operands, copied only where gemm packs a layout slowly.
 
+use crate::cpu::buffer::filled;
 use crate::cpu::parallel::{for_each_exact_chunk, get_num_threads, pool};
 use crate::dtype::Element;
+use crate::error::Result;
 use crate::layout::Layout;
 use gemm::Parallelism;
 
@@ -80,9 +82,11 @@ pub unsafe fn gemm_into_scaled<T: Element>(
         // against 0.68 ms row-major on two threads. Copied row-major first (0.14 ms), it took
         // 0.84-0.94 ms. At other strides the copy cost more than it saved (784: 1.07 -> 1.35 ms).
         let layout = Layout { shape: vec![k, n], strides: vec![bm.rs, bm.cs], offset: bm.offset };
-        let rows = crate::cpu::elementwise::map1(b, &layout, |v| v);
-        let bm = MatRef { offset: 0, rs: n, cs: 1 };
-        return gemm_into_scaled(dst, m, n, k, a, am, &rows, bm, accumulate, scale, par);
+        // Without room for the copy, the product reads the operand where it lies.
+        if let Ok(rows) = crate::cpu::elementwise::map1(b, &layout, |v| v) {
+            let bm = MatRef { offset: 0, rs: n, cs: 1 };
+            return gemm_into_scaled(dst, m, n, k, a, am, &rows, bm, accumulate, scale, par);
+        }
     }
     if let Parallelism::Rayon(threads) = par {
         if threads > 1 && m >= 2 * ROW_BLOCK_ALIGN && m * n * k < SPLIT_ROWS_BELOW {
@@ -173,10 +177,10 @@ pub fn batched_gemm<T: Element>(
     m: usize,
     k: usize,
     n: usize,
-) -> Vec<T> {
-    let mut out = vec![T::zero(); a_mats.len() * m * n];
+) -> Result<Vec<T>> {
+    let mut out = filled(a_mats.len() * m * n, T::zero())?;
     if m * n == 0 {
-        return out;
+        return Ok(out);
     }
     let work = m * n * k.max(1);
     let threads = get_num_threads();
@@ -201,22 +205,25 @@ pub fn batched_gemm<T: Element>(
             run(o, a_mats[i], b_mats[i], Parallelism::None);
         }
     }
-    out
+    Ok(out)
 }
 
 /// `bias + alpha * (a @ b)` for one `m x k` by `k x n` product, `bias` being the destination
 /// already holding the (broadcast) bias, row-major `[m, n]`; None starts from zeros. gemm adds
 /// the product into it: no separate pass over the output for the bias.
 #[allow(clippy::too_many_arguments)]
-pub fn addmm_gemm<T: Element>(bias: Option<Vec<T>>, a: &[T], am: MatRef, b: &[T], bm: MatRef, m: usize, k: usize, n: usize, alpha: T) -> Vec<T> {
+pub fn addmm_gemm<T: Element>(bias: Option<Vec<T>>, a: &[T], am: MatRef, b: &[T], bm: MatRef, m: usize, k: usize, n: usize, alpha: T) -> Result<Vec<T>> {
     let accumulate = bias.is_some();
-    let mut out = bias.unwrap_or_else(|| vec![T::zero(); m * n]);
+    let mut out = match bias {
+        Some(bias) => bias,
+        None => filled(m * n, T::zero())?,
+    };
     assert_eq!(out.len(), m * n, "addmm bias buffer has the output's size");
     let threads = get_num_threads();
     let par = if m * n * k.max(1) >= PARALLEL_WORK && threads > 1 { Parallelism::Rayon(threads) } else { Parallelism::None };
     // SAFETY: the caller built `am` / `bm` from layouts whose every element lies inside `a` / `b`.
     unsafe { gemm_into_scaled(MatMut { data: &mut out, rs: n }, m, n, k, a, am, b, bm, accumulate, alpha, par) };
-    out
+    Ok(out)
 }
 
 /// Integer matrix products (no BLAS kernels exist for them): plain loops, accumulating in `T`
@@ -229,8 +236,8 @@ pub fn batched_int_matmul<T: crate::cpu::num::Arith>(
     m: usize,
     k: usize,
     n: usize,
-) -> Vec<T> {
-    let mut out = vec![T::zero(); a_mats.len() * m * n];
+) -> Result<Vec<T>> {
+    let mut out = filled(a_mats.len() * m * n, T::zero())?;
     for (bi, o) in out.chunks_mut((m * n).max(1)).enumerate().take(a_mats.len()) {
         let (am, bm) = (a_mats[bi], b_mats[bi]);
         for i in 0..m {
@@ -243,7 +250,7 @@ pub fn batched_int_matmul<T: crate::cpu::num::Arith>(
             }
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -258,7 +265,7 @@ mod tests {
         let b: Vec<f32> = (0..n * k).map(|i| ((i * 53 % 97) as f32) / 40.0 - 1.2).collect();
         let (am, bm) = (MatRef { offset: 0, rs: k, cs: 1 }, MatRef { offset: 0, rs: 1, cs: k });
         let bias: Vec<f32> = (0..m * n).map(|i| i as f32 / 1000.0).collect();
-        let out = addmm_gemm(Some(bias.clone()), &a, am, &b, bm, m, k, n, 0.5);
+        let out = addmm_gemm(Some(bias.clone()), &a, am, &b, bm, m, k, n, 0.5).unwrap();
         for i in 0..m {
             for j in 0..n {
                 let dot: f64 = (0..k).map(|p| a[i * k + p] as f64 * b[j * k + p] as f64).sum();

@@ -5,8 +5,10 @@
 //! channel sums on one thread each, cross-row sums over fixed blocks added in order), so the
 //! results are the same bits on one thread or many.
 
+use super::buffer::filled;
 use super::math::FloatMath;
 use super::parallel;
+use crate::error::Result;
 
 /// Independent accumulators per row reduction, so the loops vectorise.
 const LANES: usize = 8;
@@ -100,16 +102,16 @@ fn for_blocks<T: Send>(out: &mut [T], block: usize, f: impl Fn(usize, &mut [T]) 
 }
 
 /// softmax (or log_softmax when `log`) of the contiguous `x` along the lanes of `l`.
-pub fn softmax<T: NormFloat>(x: &[T], l: Lanes, log: bool) -> Vec<T> {
-    let mut out = vec![T::default(); x.len()];
+pub fn softmax<T: NormFloat>(x: &[T], l: Lanes, log: bool) -> Result<Vec<T>> {
+    let mut out = filled(x.len(), T::default())?;
     if x.is_empty() || l.len == 0 {
-        return out;
+        return Ok(out);
     }
     for_blocks(&mut out, l.block(), |start, o| {
         let x = &x[start..start + o.len()];
         super::simd::vectorized(#[inline(always)] || softmax_block(x, o, l, log))
     });
-    out
+    Ok(out)
 }
 
 #[inline(always)]
@@ -168,16 +170,16 @@ fn softmax_block<T: NormFloat>(x: &[T], out: &mut [T], l: Lanes, log: bool) {
 
 /// The input gradient of softmax (log_softmax when `log`) from its output `y` and the output
 /// gradient `g`, both contiguous: `y * (g - Σ g y)`, or `g - exp(y) Σ g`.
-pub fn softmax_backward<T: NormFloat>(y: &[T], g: &[T], l: Lanes, log: bool) -> Vec<T> {
-    let mut out = vec![T::default(); y.len()];
+pub fn softmax_backward<T: NormFloat>(y: &[T], g: &[T], l: Lanes, log: bool) -> Result<Vec<T>> {
+    let mut out = filled(y.len(), T::default())?;
     if y.is_empty() || l.len == 0 {
-        return out;
+        return Ok(out);
     }
     for_blocks(&mut out, l.block(), |start, o| {
         let (y, g) = (&y[start..start + o.len()], &g[start..start + o.len()]);
         super::simd::vectorized(#[inline(always)] || softmax_backward_block(y, g, o, l, log))
     });
-    out
+    Ok(out)
 }
 
 #[inline(always)]
@@ -226,10 +228,10 @@ fn moments<T: NormFloat>(x: &[T], eps: f64) -> (T, T) {
 /// Layer norm of the contiguous `x` as rows of `cols`: the normalized rows scaled by `weight`
 /// and shifted by `bias` (each `cols` long, when given), with each row's mean and reciprocal
 /// standard deviation.
-pub fn layer_norm<T: NormFloat>(x: &[T], cols: usize, weight: Option<&[T]>, bias: Option<&[T]>, eps: f64) -> (Vec<T>, Vec<T>, Vec<T>) {
+pub fn layer_norm<T: NormFloat>(x: &[T], cols: usize, weight: Option<&[T]>, bias: Option<&[T]>, eps: f64) -> Result<(Vec<T>, Vec<T>, Vec<T>)> {
     let rows = if cols == 0 { 0 } else { x.len() / cols };
-    let mut out = vec![T::default(); x.len()];
-    let mut stats = vec![(T::default(), T::default()); rows];
+    let mut out = filled(x.len(), T::default())?;
+    let mut stats = filled(rows, (T::default(), T::default()))?;
     if cols > 0 {
         parallel::for_each_exact_chunk_pair(&mut out, cols * 16, &mut stats, 16, |i, o, st| {
             let x = &x[i * cols * 16..][..o.len()];
@@ -264,8 +266,14 @@ pub fn layer_norm<T: NormFloat>(x: &[T], cols: usize, weight: Option<&[T]>, bias
         });
     }
     let (mean, rstd) = stats.into_iter().unzip();
-    (out, mean, rstd)
+    Ok((out, mean, rstd))
 }
+
+/// A layer norm's gradients for `x`, the weight and the bias (each when asked for).
+type LayerNormGrads<T> = (Option<Vec<T>>, Option<Vec<T>>, Option<Vec<T>>);
+
+/// A batch norm's gradients for `x` (when asked for), the weight and the bias.
+type BatchNormGrads<T> = (Option<Vec<T>>, Vec<T>, Vec<T>);
 
 /// Gradients of a layer norm: of `x` (when `want_x`), and the column sums of `g * xhat` and of
 /// `g` (the weight's and the bias's gradients, when `want_w` / `want_b`).
@@ -280,10 +288,10 @@ pub fn layer_norm_backward<T: NormFloat>(
     want_x: bool,
     want_w: bool,
     want_b: bool,
-) -> (Option<Vec<T>>, Option<Vec<T>>, Option<Vec<T>>) {
+) -> Result<LayerNormGrads<T>> {
     let rows = mean.len();
     let dx = want_x.then(|| {
-        let mut dx = vec![T::default(); x.len()];
+        let mut dx = filled(x.len(), T::default())?;
         let inv_n = T::from(1.0 / cols as f64);
         for_blocks(&mut dx, cols, |start, d| {
             let r = start / cols;
@@ -301,8 +309,9 @@ pub fn layer_norm_backward<T: NormFloat>(
                 }
             })
         });
-        dx
+        Ok(dx)
     });
+    let dx = dx.transpose()?;
     let column_sums = |xhat: bool| -> Vec<T> {
         let partials = parallel::map_blocks(rows, ROW_BLOCK, |rr| {
             let mut acc = vec![T::default(); cols];
@@ -325,7 +334,7 @@ pub fn layer_norm_backward<T: NormFloat>(
         }
         total
     };
-    (dx, want_w.then(|| column_sums(true)), want_b.then(|| column_sums(false)))
+    Ok((dx, want_w.then(|| column_sums(true)), want_b.then(|| column_sums(false))))
 }
 
 /// The shape of a batch norm input: `batch` images of `channels` planes of `plane` elements.
@@ -366,10 +375,10 @@ pub fn channel_moments<T: NormFloat>(x: &[T], s: Planes) -> (Vec<T>, Vec<T>) {
 }
 
 /// `(x - mean) * rstd * weight + bias` per channel.
-pub fn batch_norm<T: NormFloat>(x: &[T], s: Planes, mean: &[T], rstd: &[T], weight: Option<&[T]>, bias: Option<&[T]>) -> Vec<T> {
-    let mut out = vec![T::default(); x.len()];
+pub fn batch_norm<T: NormFloat>(x: &[T], s: Planes, mean: &[T], rstd: &[T], weight: Option<&[T]>, bias: Option<&[T]>) -> Result<Vec<T>> {
+    let mut out = filled(x.len(), T::default())?;
     if s.plane == 0 {
-        return out;
+        return Ok(out);
     }
     for_blocks(&mut out, s.plane, |start, o| {
         let c = (start / s.plane) % s.channels;
@@ -382,7 +391,7 @@ pub fn batch_norm<T: NormFloat>(x: &[T], s: Planes, mean: &[T], rstd: &[T], weig
             }
         })
     });
-    out
+    Ok(out)
 }
 
 /// Gradients of a batch norm: of `x` (when `want_x`; `training`: through the batch statistics
@@ -397,7 +406,7 @@ pub fn batch_norm_backward<T: NormFloat>(
     rstd: &[T],
     training: bool,
     want_x: bool,
-) -> (Option<Vec<T>>, Vec<T>, Vec<T>) {
+) -> Result<BatchNormGrads<T>> {
     let sums = parallel::map_tasks_of_work(2 * x.len(), s.channels, |c| {
         super::simd::vectorized(#[inline(always)] || {
             let (m, rs) = (mean[c], rstd[c]);
@@ -408,10 +417,10 @@ pub fn batch_norm_backward<T: NormFloat>(
     });
     let (sum_gx, sum_g): (Vec<T>, Vec<T>) = sums.into_iter().unzip();
     let dx = want_x.then(|| {
-        let mut dx = vec![T::default(); x.len()];
+        let mut dx = filled(x.len(), T::default())?;
         let inv_count = T::from(1.0 / (s.batch * s.plane) as f64);
         if s.plane == 0 {
-            return dx;
+            return Ok(dx);
         }
         for_blocks(&mut dx, s.plane, |start, d| {
             let c = (start / s.plane) % s.channels;
@@ -431,9 +440,9 @@ pub fn batch_norm_backward<T: NormFloat>(
                 }
             })
         });
-        dx
+        Ok(dx)
     });
-    (dx, sum_gx, sum_g)
+    Ok((dx.transpose()?, sum_gx, sum_g))
 }
 
 #[cfg(test)]
@@ -449,7 +458,7 @@ mod tests {
         for (outer, len, inner) in [(3, 5, 1), (2, 19, 3), (1, 1, 4), (4, 33, 1)] {
             let x = values(outer * len * inner);
             let l = Lanes { outer, len, inner };
-            let (s, ls) = (softmax(&x, l, false), softmax(&x, l, true));
+            let (s, ls) = (softmax(&x, l, false).unwrap(), softmax(&x, l, true).unwrap());
             for o in 0..outer {
                 for i in 0..inner {
                     let at = |j: usize| o * len * inner + j * inner + i;
@@ -467,13 +476,13 @@ mod tests {
     #[test]
     fn softmax_of_a_row_of_minus_infinity_is_nan() {
         let x = [f32::NEG_INFINITY; 4];
-        assert!(softmax(&x, Lanes { outer: 1, len: 4, inner: 1 }, false).iter().all(|v| v.is_nan()));
+        assert!(softmax(&x, Lanes { outer: 1, len: 4, inner: 1 }, false).unwrap().iter().all(|v| v.is_nan()));
     }
 
     #[test]
     fn layer_norm_rows_have_zero_mean_and_unit_variance() {
         let x = values(6 * 10);
-        let (out, mean, rstd) = layer_norm(&x, 10, None, None, 0.0);
+        let (out, mean, rstd) = layer_norm(&x, 10, None, None, 0.0).unwrap();
         assert_eq!((mean.len(), rstd.len()), (6, 6));
         for row in out.chunks(10) {
             let m: f64 = row.iter().sum::<f64>() / 10.0;
@@ -488,7 +497,7 @@ mod tests {
         let x = values(60);
         let (mean, var) = channel_moments(&x, s);
         let rstd: Vec<f64> = var.iter().map(|v| 1.0 / v.sqrt()).collect();
-        let out = batch_norm(&x, s, &mean, &rstd, None, None);
+        let out = batch_norm(&x, s, &mean, &rstd, None, None).unwrap();
         for c in 0..4 {
             let vals: Vec<f64> = s.channel_planes(&out, c).flatten().copied().collect();
             let m = vals.iter().sum::<f64>() / 15.0;

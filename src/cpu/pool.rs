@@ -1,9 +1,11 @@
 //! 2-D max pooling: the maximum of each window and where in its plane it was found.
 
 use std::hint::select_unpredictable;
+use crate::cpu::buffer::{filled, FirstError};
 use crate::cpu::parallel::{for_each_exact_chunk_pair, get_num_threads, worth_splitting};
 use crate::cpu::simd::dispatch;
 use crate::dtype::Element;
+use crate::error::Result;
 
 /// One pooling window layout over `planes` independent `h x w` planes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,11 +41,11 @@ impl PoolGeom {
 
 /// The maxima (contiguous `planes x oh x ow`) and their flat positions within each input plane.
 /// NaN wins over any number, as in PyTorch.
-pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> (Vec<T>, Vec<i64>) {
+pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> Result<(Vec<T>, Vec<i64>)> {
     let [h, w] = g.in_size;
     let out_plane = g.out_size[0] * g.out_size[1];
-    let mut values = vec![T::zero(); g.planes * out_plane];
-    let mut indices = vec![0i64; g.planes * out_plane];
+    let mut values = filled(g.planes * out_plane, T::zero())?;
+    let mut indices = filled(g.planes * out_plane, 0i64)?;
     // The input rows and columns of every window, computed once for all planes.
     let rows: Vec<Vec<usize>> = (0..g.out_size[0]).map(|o| g.taps(0, o).collect()).collect();
     let cols: Vec<Vec<usize>> = (0..g.out_size[1]).map(|o| g.taps(1, o).collect()).collect();
@@ -79,29 +81,35 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> (Vec<T>, Vec<i64>) {
         if dense {
             // A constant stride (the usual 2, or 1) lets the strided loads vectorise.
             let (kernel, stride) = ([kh, kw], [sy, sx]);
-            match sx {
+            return match sx {
                 1 => dispatch(DensePlanes::<T, 1> { src, h, w, oh, ow, kernel, stride, best: vals, at: idx }),
                 2 => dispatch(DensePlanes::<T, 2> { src, h, w, oh, ow, kernel, stride, best: vals, at: idx }),
                 _ => dispatch(DensePlanes::<T, 0> { src, h, w, oh, ow, kernel, stride, best: vals, at: idx }),
-            }
-            return;
+            };
         }
         for ((src, vals), idx) in src.chunks_exact(h * w).zip(vals.chunks_exact_mut(out_plane)).zip(idx.chunks_exact_mut(out_plane)) {
             window_scan(src, vals, idx);
         }
+        Ok(())
     };
     if out_plane == 0 {
-        return (values, indices);
+        return Ok((values, indices));
     }
     let work = values.len() * g.kernel[0] * g.kernel[1];
     if worth_splitting(work) {
         // A few tasks per thread, each of whole planes.
         let chunk = g.planes.div_ceil(4 * get_num_threads()) * out_plane;
-        for_each_exact_chunk_pair(&mut values, chunk, &mut indices, chunk, |i, v, idx| planes(i * chunk / out_plane, v, idx));
+        let failed = FirstError::default();
+        for_each_exact_chunk_pair(&mut values, chunk, &mut indices, chunk, |i, v, idx| {
+            if let Err(e) = planes(i * chunk / out_plane, v, idx) {
+                failed.set(e);
+            }
+        });
+        failed.or_ok((values, indices))
     } else {
-        planes(0, &mut values, &mut indices);
+        planes(0, &mut values, &mut indices)?;
+        Ok((values, indices))
     }
-    (values, indices)
 }
 
 /// The maxima of the windows of consecutive `h x w` planes when they all lie inside them, under
@@ -123,24 +131,25 @@ struct DensePlanes<'a, T, const S: usize> {
 }
 
 impl<T: Element, const S: usize> pulp::WithSimd for DensePlanes<'_, T, S> {
-    type Output = ();
+    /// Fails only for the scratch of the 2x2 case.
+    type Output = Result<()>;
     #[inline(always)]
-    fn with_simd<Sd: pulp::Simd>(self, _: Sd) {
+    fn with_simd<Sd: pulp::Simd>(self, _: Sd) -> Result<()> {
         let ([kh, kw], [sy, sx]) = (self.kernel, self.stride);
         let stride = if S == 0 { sx } else { S };
         let ow = self.ow;
         if ow == 0 {
-            return;
+            return Ok(());
         }
         let out_plane = self.oh * ow;
         let planes = self.src.chunks_exact(self.h * self.w).zip(self.best.chunks_exact_mut(out_plane).zip(self.at.chunks_exact_mut(out_plane)));
         if S == 2 && (kh, kw, sy) == (2, 2, 2) {
             // Scratch for the pairs of one plane, shared by the planes.
-            let mut pairs = (vec![T::zero(); 2 * out_plane], vec![0i64; 2 * out_plane]);
+            let mut pairs = (filled(2 * out_plane, T::zero())?, filled(2 * out_plane, 0i64)?);
             for (src, (best, at)) in planes {
                 pool_2x2(src, self.w, ow, best, at, &mut pairs);
             }
-            return;
+            return Ok(());
         }
         for (src, (best, at)) in planes {
             for (oy, (best, at)) in best.chunks_exact_mut(ow).zip(at.chunks_exact_mut(ow)).enumerate() {
@@ -152,6 +161,7 @@ impl<T: Element, const S: usize> pulp::WithSimd for DensePlanes<'_, T, S> {
                 }
             }
         }
+        Ok(())
     }
 }
 
@@ -234,7 +244,7 @@ mod tests {
         // one 3x4 plane, 2x2 windows, stride 2
         let x = [1.0f32, 5.0, 2.0, 0.0, 3.0, 4.0, 9.0, 8.0, 7.0, 6.0, 1.0, 1.0];
         let g = PoolGeom { planes: 1, in_size: [3, 4], out_size: [1, 2], kernel: [2, 2], stride: [2, 2], padding: [0, 0], dilation: [1, 1] };
-        let (v, i) = max_pool2d(&x, &g);
+        let (v, i) = max_pool2d(&x, &g).unwrap();
         assert_eq!(v, vec![5.0, 9.0]);
         assert_eq!(i, vec![1, 6]);
     }
@@ -251,7 +261,7 @@ mod tests {
             for (k, s) in [([2, 2], [2, 2]), ([3, 2], [1, 1]), ([2, 3], [1, 3]), ([3, 3], [2, 1])] {
                 let out = [(h - k[0]) / s[0] + 1, (w - k[1]) / s[1] + 1];
                 let g = PoolGeom { planes: 2, in_size: [h, w], out_size: out, kernel: k, stride: s, padding: [0, 0], dilation: [1, 1] };
-                let (v, idx) = max_pool2d(&x, &g);
+                let (v, idx) = max_pool2d(&x, &g).unwrap();
                 for p in 0..2 {
                     for oy in 0..out[0] {
                         for ox in 0..out[1] {
@@ -279,7 +289,7 @@ mod tests {
     fn nan_wins() {
         let x = [1.0f64, f64::NAN, 3.0, 2.0];
         let g = PoolGeom { planes: 1, in_size: [2, 2], out_size: [1, 1], kernel: [2, 2], stride: [2, 2], padding: [0, 0], dilation: [1, 1] };
-        let (v, i) = max_pool2d(&x, &g);
+        let (v, i) = max_pool2d(&x, &g).unwrap();
         assert!(v[0].is_nan());
         assert_eq!(i, vec![1]);
     }

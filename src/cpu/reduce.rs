@@ -2,9 +2,11 @@
 //! dim. Work is split only between outputs or between fixed-size blocks, never in a way that
 //! depends on the thread count, so results are bitwise the same on 1 or N threads.
 
+use crate::cpu::buffer::{filled, with_capacity, FirstError};
 use crate::cpu::parallel::{for_each_chunk_weighted, map_blocks};
 use crate::cpu::simd::{fold_slice, vectorized};
 use crate::cpu::walk::Walk;
+use crate::error::Result;
 use crate::layout::Layout;
 
 /// Elements per block when one output reduces a long contiguous run.
@@ -13,15 +15,15 @@ const BLOCK: usize = 1 << 14;
 const LANES: usize = 32;
 
 /// The storage offset of every element of `layout`, in row-major order.
-pub fn element_offsets(layout: &Layout) -> Vec<usize> {
+pub fn element_offsets(layout: &Layout) -> Result<Vec<usize>> {
+    let mut out = with_capacity(layout.numel())?;
+    if layout.numel() == 0 {
+        return Ok(out);
+    }
     let walk = Walk::new(&layout.shape, [(&layout.strides, layout.offset)]);
     let (len, [stride]) = (walk.inner_len(), walk.inner_strides());
-    let mut out = Vec::with_capacity(layout.numel());
-    if layout.numel() == 0 {
-        return out;
-    }
     walk.for_each_row(0..walk.rows(), |[o]| out.extend((0..len).map(|i| o + i * stride)));
-    out
+    Ok(out)
 }
 
 /// Splits `layout` into the kept dims (outer, in order) and the reduced dims (inner).
@@ -57,7 +59,7 @@ pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
     init: A,
     step: impl Fn(A, T) -> A + Sync,
     merge: impl Fn(A, A) -> A + Sync,
-) -> Vec<A> {
+) -> Result<Vec<A>> {
     let (outer, inner) = split(layout, dims);
     let n_out: usize = outer.shape.iter().product();
     let inner_walk = Walk::new(&inner.shape, [(&inner.strides, 0)]);
@@ -92,12 +94,12 @@ pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
         // One long run: fixed blocks, reduced in parallel, merged in order.
         let run = &x[outer.offset..outer.offset + inner_n];
         let partials = map_blocks(inner_n, BLOCK, |r| fold_contiguous(&run[r], init, &step, &merge));
-        return vec![partials.into_iter().fold(init, &merge)];
+        return Ok(vec![partials.into_iter().fold(init, &merge)]);
     }
 
-    let mut out = vec![init; n_out];
+    let mut out = filled(n_out, init)?;
     if n_out == 0 {
-        return out;
+        return Ok(out);
     }
     let outer_walk = Walk::new(&outer.shape, [(&outer.strides, outer.offset)]);
     if inner_walk.rows() == 1 && outer_walk.rows() == 1 && outer_walk.inner_strides()[0] == 1 && inner_n > 0 {
@@ -115,46 +117,53 @@ pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
                 })
             }
         });
-        return out;
+        return Ok(out);
     }
-    let bases = element_offsets(&outer);
+    let bases = element_offsets(&outer)?;
     for_each_chunk_weighted(&mut out, 1, inner_n, |start, chunk| {
         for (k, o) in chunk.iter_mut().enumerate() {
             *o = reduce_one(bases[start + k]);
         }
     });
-    out
+    Ok(out)
 }
 
 /// Calls `f(lane, out)` for every 1-D lane of `x` along `dim`: `lane` holds the lane's elements
 /// (copied contiguous), `out` is that lane's `out_len` outputs. Outputs are laid out with `dim`
-/// moved last.
+/// moved last. `f` fails only for scratch it cannot allocate; the first failure is returned.
 pub fn map_lanes<T: Copy + Send + Sync, U: Copy + Default + Send + Sync>(
     x: &[T],
     layout: &Layout,
     dim: usize,
     out_len: usize,
-    f: impl Fn(&[T], &mut [U]) + Sync,
-) -> Vec<U> {
+    f: impl Fn(&[T], &mut [U]) -> Result<()> + Sync,
+) -> Result<Vec<U>> {
     let (outer, inner) = split(layout, &[dim]);
     let n_lanes: usize = outer.shape.iter().product();
     let (len, stride) = (inner.shape[0], inner.strides[0]);
-    let mut out = vec![U::default(); n_lanes * out_len];
+    let mut out = filled(n_lanes.saturating_mul(out_len), U::default())?;
     if n_lanes == 0 || out_len == 0 {
-        return out;
+        return Ok(out);
     }
-    let bases = element_offsets(&outer);
+    let bases = element_offsets(&outer)?;
     let per = out_len.max(1);
+    let failed = FirstError::default();
     for_each_chunk_weighted(&mut out, per, len, |start, chunk| {
-        let mut lane = Vec::with_capacity(len);
+        // A lane can be longer than the output (argmax of an expanded tensor).
+        let mut lane = match with_capacity(len) {
+            Ok(lane) => lane,
+            Err(e) => return failed.set(e),
+        };
         for (k, o) in chunk.chunks_mut(per).enumerate() {
             let base = bases[start / per + k];
             lane.clear();
             lane.extend((0..len).map(|j| x[base + j * stride]));
-            f(&lane, o);
+            if let Err(e) = f(&lane, o) {
+                return failed.set(e);
+            }
         }
     });
-    out
+    failed.or_ok(out)
 }
 
 #[cfg(test)]
@@ -165,9 +174,9 @@ mod tests {
     fn sums_over_dims() {
         let x: Vec<f64> = (0..24).map(|v| v as f64).collect();
         let l = Layout::contiguous(vec![2, 3, 4]).unwrap();
-        let s = reduce(&x, &l, &[1], 0.0, |a, v| a + v, |a, b| a + b);
+        let s = reduce(&x, &l, &[1], 0.0, |a, v| a + v, |a, b| a + b).unwrap();
         assert_eq!(s, vec![12.0, 15.0, 18.0, 21.0, 48.0, 51.0, 54.0, 57.0]);
-        let all = reduce(&x, &l, &[0, 1, 2], 0.0, |a, v| a + v, |a, b| a + b);
+        let all = reduce(&x, &l, &[0, 1, 2], 0.0, |a, v| a + v, |a, b| a + b).unwrap();
         assert_eq!(all, vec![276.0]);
     }
 
@@ -175,7 +184,11 @@ mod tests {
     fn lanes_along_a_dim() {
         let x: Vec<i64> = (0..6).collect();
         let l = Layout::contiguous(vec![2, 3]).unwrap();
-        let c = map_lanes(&x, &l, 0, 2, |lane: &[i64], o: &mut [i64]| o.copy_from_slice(lane));
+        let c = map_lanes(&x, &l, 0, 2, |lane: &[i64], o: &mut [i64]| {
+            o.copy_from_slice(lane);
+            Ok(())
+        })
+        .unwrap();
         assert_eq!(c, vec![0, 3, 1, 4, 2, 5]);
     }
 }

@@ -112,6 +112,12 @@ pub struct StorageOwner {
 
 /// A NumPy array viewing the tensor's memory (no copy).
 pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    // NumPy refuses an array whose non-zero dims and item size multiply past its index type,
+    // even when a zero dim leaves it empty; building the view of one first would be undefined.
+    let fits = t.shape().iter().filter(|&&d| d != 0).try_fold(t.element_size(), |acc, &d| acc.checked_mul(d).filter(|&b| b <= isize::MAX as usize));
+    if fits.is_none() {
+        return Err(PyValueError::new_err("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size."));
+    }
     fn view<'py, T: Element + numpy::Element>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
         let owner = Bound::new(py, StorageOwner { _cell: t.storage_cell().clone() })?.into_any();
         t.with_slice::<T, _>("numpy", |s, l| {

@@ -331,8 +331,8 @@ fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
     let lb = tb.layout().broadcast_to(&shape);
     let result = with_arith_dtype!(kernel_dtype, T => {
         ta.with_slice::<T, _>(op.name(), |sa, _| tb.with_slice::<T, _>(op.name(), |sb, _| {
-            macro_rules! arith { ($f:expr) => { Tensor::from_vec(map2(sa, &la, sb, &lb, $f), &shape) } }
-            macro_rules! compare { ($f:expr) => { Tensor::from_vec::<bool>(map2(sa, &la, sb, &lb, $f), &shape) } }
+            macro_rules! arith { ($f:expr) => { Tensor::from_vec(map2(sa, &la, sb, &lb, $f)?, &shape) } }
+            macro_rules! compare { ($f:expr) => { Tensor::from_vec::<bool>(map2(sa, &la, sb, &lb, $f)?, &shape) } }
             match op {
                 BinaryOp::Add => arith!(|x: T, y: T| x.add(y)),
                 BinaryOp::Sub => arith!(|x: T, y: T| x.sub(y)),
@@ -449,7 +449,7 @@ impl Tensor {
             let _raw = crate::autograd::GradMode::disabled();
             self.reduce(crate::tensor::ReduceOp::Any, None, false)?.to_device(Device::Cpu)?
         };
-        t.with_slice::<bool, _>("any", |s, l| convert_strided::<bool, bool>(s, l).iter().any(|&b| b))
+        t.with_slice::<bool, _>("any", |s, l| Ok(convert_strided::<bool, bool>(s, l)?.iter().any(|&b| b)))?
     }
 
     /// `torch.where(cond, self, other)`.
@@ -496,7 +496,7 @@ impl Tensor {
         );
         crate::with_dtype!(dtype, T => {
             c.with_slice::<bool, _>("where", |sc, _| ta.with_slice::<T, _>("where", |sa, _| tb.with_slice::<T, _>("where", |sb, _| {
-                Tensor::from_vec(map3(sc, &lc, sa, &la, sb, &lb, |c: bool, x: T, y: T| if c { x } else { y }), &shape)
+                Tensor::from_vec(map3(sc, &lc, sa, &la, sb, &lb, |c: bool, x: T, y: T| if c { x } else { y })?, &shape)
             })))???
         })
     }

@@ -53,11 +53,11 @@ fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: 
             b.with_slice::<T, _>("convolution", |sb, lb| {
                 let (sa, sb) = (&sa[la.offset..][..a.numel()], &sb[lb.offset..][..b.numel()]);
                 match kernel {
-                    Kernel::Forward { keep_patches } => Ok(conv2d_forward(sa, sb, bias.as_deref(), g, keep_patches)),
-                    Kernel::Transpose => Ok((conv2d_transpose(sa, sb, g), None)),
+                    Kernel::Forward { keep_patches } => conv2d_forward(sa, sb, bias.as_deref(), g, keep_patches),
+                    Kernel::Transpose => Ok((conv2d_transpose(sa, sb, g)?, None)),
                     Kernel::WeightGrad { .. } => match &kept {
-                        Some(p) => p.with_slice::<T, _>("convolution", |sp, lp| (conv2d_weight_grad(sa, sb, g, Some(&sp[lp.offset..][..p.numel()])), None)),
-                        None => Ok((conv2d_weight_grad(sa, sb, g, None), None)),
+                        Some(p) => p.with_slice::<T, _>("convolution", |sp, lp| Ok((conv2d_weight_grad(sa, sb, g, Some(&sp[lp.offset..][..p.numel()]))?, None)))?,
+                        None => Ok((conv2d_weight_grad(sa, sb, g, None)?, None)),
                     },
                 }
             })

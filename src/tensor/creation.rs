@@ -1,5 +1,6 @@
 //! Factories: filled tensors, ranges, identity matrices and random tensors.
 
+use crate::cpu::buffer::{collect_n, filled, with_capacity};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::random::Generator;
@@ -8,12 +9,12 @@ use crate::with_dtype;
 
 impl Tensor {
     pub fn full(shape: &[usize], value: Scalar, dtype: DType) -> Result<Tensor> {
-        let n = crate::shape::numel(shape)?;
+        let n = elements(shape, dtype)?;
         with_dtype!(dtype, T => Tensor::from_vec(filled(n, value.to_element::<T>())?, shape))
     }
 
     pub fn zeros(shape: &[usize], dtype: DType) -> Result<Tensor> {
-        let n = crate::shape::numel(shape)?;
+        let n = elements(shape, dtype)?;
         with_dtype!(dtype, T => Tensor::from_vec(filled(n, <T as Element>::zero())?, shape))
     }
 
@@ -66,7 +67,7 @@ impl Tensor {
     }
 
     pub fn eye(n: usize, m: usize, dtype: DType) -> Result<Tensor> {
-        let total = crate::shape::numel(&[n, m])?;
+        let total = elements(&[n, m], dtype)?;
         with_dtype!(dtype, T => {
             let mut v = filled(total, <T as Element>::zero())?;
             for i in 0..n.min(m) {
@@ -78,7 +79,7 @@ impl Tensor {
 
     /// Uniform values in [low, high).
     pub fn rand_uniform(shape: &[usize], low: f64, high: f64, dtype: DType, gen: &Generator) -> Result<Tensor> {
-        let n = crate::shape::numel(shape)?;
+        let n = elements(shape, dtype)?;
         let mut g = gen.lock();
         with_dtype!(dtype, T => {
             let v: Vec<T> = if dtype == DType::F64 {
@@ -92,7 +93,7 @@ impl Tensor {
 
     /// Normal values with `mean` and `std`.
     pub fn rand_normal(shape: &[usize], mean: f64, std: f64, dtype: DType, gen: &Generator) -> Result<Tensor> {
-        let n = crate::shape::numel(shape)?;
+        let n = elements(shape, dtype)?;
         let mut g = gen.lock();
         with_dtype!(dtype, T => Tensor::from_vec(collect_n(n, (0..n).map(|_| T::from_f64(mean + std * g.next_normal())))?, shape))
     }
@@ -113,7 +114,7 @@ impl Tensor {
                 return Err(Error::Runtime(format!("to - 1 is out of bounds for {name}")));
             }
         }
-        let n = crate::shape::numel(shape)?;
+        let n = elements(shape, dtype)?;
         let span = (high as i128 - low as i128) as u64;
         let mut g = gen.lock();
         with_dtype!(dtype, T => Tensor::from_vec(collect_n(n, (0..n).map(|_| T::from_i64(low.wrapping_add(g.below(span) as i64))))?, shape))
@@ -133,29 +134,8 @@ impl Tensor {
     }
 }
 
-/// An empty vector with room for `n` elements, or PyTorch's allocator error when the memory
-/// cannot be had (instead of aborting the process).
-pub(crate) fn with_capacity<T>(n: usize) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
-        Error::Runtime(format!(
-            "DefaultCPUAllocator: can't allocate memory: you tried to allocate {} bytes.",
-            n.saturating_mul(std::mem::size_of::<T>())
-        ))
-    })?;
-    Ok(v)
-}
-
-/// `n` copies of `value`, allocated fallibly.
-fn filled<T: Clone>(n: usize, value: T) -> Result<Vec<T>> {
-    let mut v = with_capacity(n)?;
-    v.resize(n, value);
-    Ok(v)
-}
-
-/// The `n` items of `items`, allocated fallibly.
-fn collect_n<T>(n: usize, items: impl Iterator<Item = T>) -> Result<Vec<T>> {
-    let mut v = with_capacity(n)?;
-    v.extend(items);
-    Ok(v)
+/// The element count of a new `shape` tensor of `dtype`, with PyTorch's overflow error when its
+/// bytes do not fit a signed 64-bit size.
+fn elements(shape: &[usize], dtype: DType) -> Result<usize> {
+    Ok(crate::shape::checked_bytes(shape, dtype.size_in_bytes())? / dtype.size_in_bytes())
 }

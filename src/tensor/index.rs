@@ -2,6 +2,7 @@
 //! tensors), and index_select, gather, scatter, index_add, take, masked ops, nonzero, and the
 //! order-based selections sort, topk, kthvalue and median.
 
+use crate::cpu::buffer::{collect_n, copied, filled, with_capacity};
 use crate::cpu::reduce::{element_offsets, map_lanes};
 use crate::autograd::{is_grad_enabled, record, record_shown, GradMode, Op, Positions};
 use crate::cpu::num::Arith;
@@ -47,19 +48,21 @@ fn wrap_index(v: i64, size: usize, dim: usize) -> Result<usize> {
 }
 
 /// `out[i] = src[offsets[i]]`.
-fn take<T: Element>(src: &[T], offsets: &[usize]) -> Vec<T> {
-    offsets.iter().map(|&o| src[o]).collect()
+fn take<T: Element>(src: &[T], offsets: &[usize]) -> Result<Vec<T>> {
+    collect_n(offsets.len(), offsets.iter().map(|&o| src[o]))
 }
 
 impl Tensor {
     /// Storage offsets of the elements selected by `index` along `dim` of `layout`, for an output
     /// of `out_shape` (`index_of(i)` gives the index value for output element `i`).
-    fn offsets_along(layout: &Layout, dim: usize, out_shape: &[usize], index_of: impl Fn(usize) -> usize) -> Vec<usize> {
+    fn offsets_along(layout: &Layout, dim: usize, out_shape: &[usize], index_of: impl Fn(usize) -> usize) -> Result<Vec<usize>> {
         let mut l = layout.clone();
         l.shape = out_shape.to_vec();
         let stride = l.strides[dim];
         l.strides[dim] = 0;
-        element_offsets(&l).into_iter().enumerate().map(|(i, o)| o + index_of(i) * stride).collect()
+        let mut offsets = element_offsets(&l)?;
+        offsets.iter_mut().enumerate().for_each(|(i, o)| *o += index_of(i) * stride);
+        Ok(offsets)
     }
 
     /// The adjoint of `take_offsets`, without recording: a zero tensor of `shape` with each
@@ -77,7 +80,7 @@ impl Tensor {
             return Ok(out);
         }
         with_arith_dtype!(self.dtype(), T => src.with_slice::<T, _>("index_add", |s, l| {
-            let mut out = vec![T::zero(); n];
+            let mut out = filled(n, T::zero())?;
             for (&o, &v) in offsets.iter().zip(&s[l.offset..l.offset + offsets.len()]) {
                 out[o] = out[o].add(v);
             }
@@ -125,7 +128,7 @@ impl Tensor {
         if !self.device().is_cpu() {
             return crate::wgpu::take(self, offsets, shape);
         }
-        with_dtype!(self.dtype(), T => self.with_slice::<T, _>("index", |s, _| Tensor::from_vec(take(s, offsets), shape))?)
+        with_dtype!(self.dtype(), T => self.with_slice::<T, _>("index", |s, _| Tensor::from_vec(take(s, offsets)?, shape))?)
     }
 
     pub fn index_select(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
@@ -169,7 +172,7 @@ impl Tensor {
         shape[d] = idx.len();
         let inner: usize = shape[d + 1..].iter().product();
         let k = idx.len().max(1);
-        let offs = Tensor::offsets_along(x.layout(), d, &shape, |i| idx[(i / inner.max(1)) % k]);
+        let offs = Tensor::offsets_along(x.layout(), d, &shape, |i| idx[(i / inner.max(1)) % k])?;
         let out = x.take_offsets(&offs, &shape)?;
         if self.ndim() == 0 { out.reshape(&[]) } else { Ok(out) }
     }
@@ -213,7 +216,7 @@ impl Tensor {
         let idx = index_values(index, "gather")?;
         let size = self.shape()[d];
         let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;
-        let offs = Tensor::offsets_along(self.layout(), d, index.shape(), |i| idx[i]);
+        let offs = Tensor::offsets_along(self.layout(), d, index.shape(), |i| idx[i])?;
         self.take_offsets(&offs, index.shape())
     }
 
@@ -313,7 +316,7 @@ impl Tensor {
         let idx = index_values(&index, "scatter")?;
         let size = out.shape()[d];
         let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;
-        let offs = Tensor::offsets_along(out.layout(), d, index.shape(), |i| idx[i]);
+        let offs = Tensor::offsets_along(out.layout(), d, index.shape(), |i| idx[i])?;
         let dt = out.dtype();
         if !out.device().is_cpu() {
             // `out` is a fresh contiguous copy: its storage offsets are its positions.
@@ -516,7 +519,7 @@ impl Tensor {
             self.masked_select_raw(mask)?
         };
         if is_grad_enabled() && self.requires_grad() {
-            record(Op::Take { kind: "MaskedSelectBackward0", offsets: Positions::Host(self.positions_of(&offsets)) }, &[self], &[&out], &[], &[]);
+            record(Op::Take { kind: "MaskedSelectBackward0", offsets: Positions::Host(self.positions_of(&offsets)?) }, &[self], &[&out], &[], &[]);
         }
         Ok(out)
     }
@@ -545,7 +548,8 @@ impl Tensor {
         let shape = broadcast_shapes(self.shape(), mask.shape())?;
         let x = self.with_layout(self.layout().broadcast_to(&shape));
         let m = mask.with_layout(mask.layout().broadcast_to(&shape)).to_vec::<bool>()?;
-        let offs: Vec<usize> = element_offsets(x.layout()).into_iter().zip(&m).filter(|(_, &b)| b).map(|(o, _)| o).collect();
+        let (mut offs, mut keep) = (element_offsets(x.layout())?, m.iter());
+        offs.retain(|_| *keep.next().expect("a mask value per element"));
         Ok((x.take_offsets(&offs, &[offs.len()])?, offs))
     }
 
@@ -622,7 +626,7 @@ impl Tensor {
             }
             let order: Vec<i64> = with_arith_dtype!(work.dtype(), T => work.with_slice::<T, _>("sort", |s, l| {
                 map_lanes(s, l, d, len, |lane: &[T], o: &mut [i64]| {
-                    let mut idx: Vec<usize> = (0..lane.len()).collect();
+                    let mut idx: Vec<usize> = collect_n(lane.len(), 0..lane.len())?;
                     let key = |a: T, b: T| {
                         match (a.is_nan(), b.is_nan()) {
                             (true, true) => std::cmp::Ordering::Equal,
@@ -636,11 +640,10 @@ impl Tensor {
                     } else {
                         idx.sort_by(|&a, &b| key(lane[a], lane[b]));
                     }
-                    for (o, i) in o.iter_mut().zip(idx) {
-                        *o = i as i64;
-                    }
+                    o.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);
+                    Ok(())
                 })
-            })?);
+            })??);
             let mut moved = x.shape().to_vec();
             let n = moved.remove(d);
             moved.push(n);
@@ -779,24 +782,25 @@ impl Tensor {
             map_lanes(s, l, d, 1, |lane: &[T], o: &mut [i64]| {
                 let k = match (rank, lane.iter().position(|v| v.is_nan())) {
                     (Some(k), _) => {
-                        let mut values = lane.to_vec();
-                        let mut positions: Vec<i64> = (0..lane.len() as i64).collect();
+                        let mut values = copied(lane)?;
+                        let mut positions: Vec<i64> = collect_n(lane.len(), 0..lane.len() as i64)?;
                         quick_select(&mut values, &mut positions, k);
                         o[0] = positions[k];
-                        return;
+                        return Ok(());
                     }
                     (None, Some(first_nan)) => {
                         o[0] = first_nan as i64;
-                        return;
+                        return Ok(());
                     }
                     (None, None) => (len - 1) / 2,
                 };
                 let order = |a: &usize, b: &usize| lane[*a].partial_cmp(&lane[*b]).unwrap_or(std::cmp::Ordering::Equal).then(a.cmp(b));
-                let mut positions: Vec<usize> = (0..lane.len()).collect();
+                let mut positions: Vec<usize> = collect_n(lane.len(), 0..lane.len())?;
                 positions.select_nth_unstable_by(k, order);
                 o[0] = positions[k] as i64;
+                Ok(())
             })
-        })?);
+        })??);
         Tensor::from_vec(idx, shape)
     }
 
@@ -837,10 +841,10 @@ impl Tensor {
             })
             .collect::<Result<Vec<usize>>>()?;
         let offsets: Vec<usize> = if self.is_contiguous() {
-            positions.iter().map(|&p| self.storage_offset() + p).collect()
+            collect_n(positions.len(), positions.iter().map(|&p| self.storage_offset() + p))?
         } else {
-            let all = element_offsets(self.layout());
-            positions.iter().map(|&p| all[p]).collect()
+            let all = element_offsets(self.layout())?;
+            collect_n(positions.len(), positions.iter().map(|&p| all[p]))?
         };
         let out = self.take_offsets(&offsets, index.shape())?;
         if is_grad_enabled() && self.requires_grad() {
@@ -963,7 +967,7 @@ impl Tensor {
         crate::tensor::check_alloc(&[bshape.clone(), rest_shape].concat(), DType::I64)?;
         let nb: usize = bshape.iter().product();
         // Offset contributed by the indexed dims for each broadcast position.
-        let mut adv_off = vec![view.storage_offset(); nb];
+        let mut adv_off = filled(nb, view.storage_offset())?;
         for (k, (d, t)) in advanced.iter().enumerate() {
             let vals = t.with_layout(t.layout().broadcast_to(&bshape)).to_vec::<i64>()?;
             let (size, stride) = (view.shape()[*d], view.strides()[*d]);
@@ -978,14 +982,14 @@ impl Tensor {
             strides: rest.iter().map(|&d| view.strides()[d]).collect(),
             offset: 0,
         };
-        let rest_off = element_offsets(&rest_layout);
+        let rest_off = element_offsets(&rest_layout)?;
         // Adjacent indexed dims keep their place; scattered ones go first (NumPy's rule).
         let adjacent = adv_dims.windows(2).all(|w| w[1] == w[0] + 1);
         let pos = if adjacent { adv_dims[0] } else { 0 };
         let before: Vec<usize> = rest.iter().filter(|&&d| d < pos).map(|&d| view.shape()[d]).collect();
         let after: Vec<usize> = rest.iter().filter(|&&d| d >= pos).map(|&d| view.shape()[d]).collect();
         let (nbefore, nafter) = (before.iter().product::<usize>(), after.iter().product::<usize>());
-        let mut offs = Vec::with_capacity(nb * rest_off.len());
+        let mut offs = with_capacity(nb * rest_off.len())?;
         for i in 0..nbefore {
             for &a in &adv_off {
                 for j in 0..nafter {
@@ -1055,7 +1059,7 @@ impl Tensor {
         let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, false)?;
         let out = view.take_offsets(&offs, &shape)?;
         if is_grad_enabled() && view.requires_grad() {
-            record(Op::Take { kind: "IndexBackward0", offsets: Positions::Host(view.positions_of(&offs)) }, &[&view], &[&out], &[], &[]);
+            record(Op::Take { kind: "IndexBackward0", offsets: Positions::Host(view.positions_of(&offs)?) }, &[&view], &[&out], &[], &[]);
         }
         Ok(out)
     }

@@ -31,8 +31,8 @@ impl Reduction {
 /// Per row of `classes` scores: the loss `-w[t] * x[t]`, and the coefficient `w[t]` (0 where
 /// the target is ignored).
 fn rows<T: Element + Into<f64>>(x: &[T], classes: usize, targets: &[i64], weight: Option<&[T]>, ignore_index: i64) -> Result<(Vec<f64>, Vec<f64>)> {
-    let mut losses = Vec::with_capacity(targets.len());
-    let mut coefs = Vec::with_capacity(targets.len());
+    let mut losses = crate::cpu::buffer::with_capacity(targets.len())?;
+    let mut coefs = crate::cpu::buffer::with_capacity(targets.len())?;
     for (i, &t) in targets.iter().enumerate() {
         let row = &x[i * classes..][..classes];
         if t == ignore_index {

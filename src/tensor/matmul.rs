@@ -32,26 +32,26 @@ impl Tensor {
         crate::tensor::check_alloc(&out_shape, self.dtype())?;
         crate::tensor::check_alloc(batch_shape, DType::I64)?;
         let batches: usize = batch_shape.iter().product();
-        let mats = |t: &Tensor| -> Vec<MatRef> {
+        let mats = |t: &Tensor| -> Result<Vec<MatRef>> {
             let l = t.layout();
             let bl = crate::layout::Layout {
                 shape: l.shape[..nd - 2].to_vec(),
                 strides: l.strides[..nd - 2].to_vec(),
                 offset: l.offset,
             };
-            let offs = if batches == 0 { vec![] } else { crate::cpu::reduce::element_offsets(&bl) };
-            offs.into_iter().map(|o| MatRef { offset: o, rs: l.strides[nd - 2], cs: l.strides[nd - 1] }).collect()
+            let offs = if batches == 0 { vec![] } else { crate::cpu::reduce::element_offsets(&bl)? };
+            crate::cpu::buffer::collect_n(offs.len(), offs.into_iter().map(|o| MatRef { offset: o, rs: l.strides[nd - 2], cs: l.strides[nd - 1] }))
         };
-        let (am, bm) = (mats(self), mats(other));
+        let (am, bm) = (mats(self)?, mats(other)?);
         let mut shape = batch_shape.to_vec();
         shape.extend([m, n]);
         let dt = self.dtype();
         let data = match dt {
-            DType::F32 => Tensor::from_vec(self.with_slice::<f32, _>("matmul", |a, _| other.with_slice::<f32, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n)))??, &shape)?,
-            DType::F64 => Tensor::from_vec(self.with_slice::<f64, _>("matmul", |a, _| other.with_slice::<f64, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n)))??, &shape)?,
-            DType::F16 => Tensor::from_vec(self.with_slice::<half::f16, _>("matmul", |a, _| other.with_slice::<half::f16, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n)))??, &shape)?,
+            DType::F32 => Tensor::from_vec(self.with_slice::<f32, _>("matmul", |a, _| other.with_slice::<f32, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n)))???, &shape)?,
+            DType::F64 => Tensor::from_vec(self.with_slice::<f64, _>("matmul", |a, _| other.with_slice::<f64, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n)))???, &shape)?,
+            DType::F16 => Tensor::from_vec(self.with_slice::<half::f16, _>("matmul", |a, _| other.with_slice::<half::f16, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n)))???, &shape)?,
             DType::BF16 => return self.to_dtype(DType::F32)?.bmm_kernel(&other.to_dtype(DType::F32)?)?.to_dtype(dt),
-            _ => crate::with_arith_dtype!(dt, T => Tensor::from_vec(self.with_slice::<T, _>("matmul", |a, _| other.with_slice::<T, _>("matmul", |b, _| batched_int_matmul(a, &am, b, &bm, m, k, n)))??, &shape)?),
+            _ => crate::with_arith_dtype!(dt, T => Tensor::from_vec(self.with_slice::<T, _>("matmul", |a, _| other.with_slice::<T, _>("matmul", |b, _| batched_int_matmul(a, &am, b, &bm, m, k, n)))???, &shape)?),
         };
         Ok(data)
     }
@@ -347,9 +347,9 @@ impl Tensor {
         let (am, bm) = (mat(m1), mat(m2));
         macro_rules! run {
             ($t:ty) => {{
-                let dst = bias.map(|b| b.with_slice::<$t, _>("addmm", |s, l| crate::cpu::cast::convert_strided::<$t, $t>(s, l))).transpose()?;
+                let dst = bias.map(|b| b.with_slice::<$t, _>("addmm", |s, l| crate::cpu::cast::convert_strided::<$t, $t>(s, l))?).transpose()?;
                 let alpha = Scalar::Float(alpha).to_element::<$t>();
-                let data = m1.with_slice::<$t, _>("addmm", |a, _| m2.with_slice::<$t, _>("addmm", |b, _| addmm_gemm(dst, a, am, b, bm, m, k, n, alpha)))??;
+                let data = m1.with_slice::<$t, _>("addmm", |a, _| m2.with_slice::<$t, _>("addmm", |b, _| addmm_gemm(dst, a, am, b, bm, m, k, n, alpha)))???;
                 Tensor::from_vec(data, &[m, n])
             }};
         }

@@ -275,7 +275,7 @@ impl Tensor {
             return self.to_device(Device::Cpu)?.to_vec();
         }
         let t = self.to_dtype(T::DTYPE)?.contiguous()?;
-        t.with_slice::<T, _>("to_vec", |s, l| s[l.offset..l.offset + l.numel()].to_vec())
+        t.with_slice::<T, _>("to_vec", |s, l| cpu::buffer::copied(&s[l.offset..l.offset + l.numel()]))?
     }
 
     /// The single element of a one-element tensor.
@@ -319,7 +319,7 @@ impl Tensor {
         let src = self.dtype();
         let out = match self.device() {
             Device::Cpu => crate::with_dtype!(src, S => crate::with_dtype!(dtype, D => {
-                let data = self.with_slice::<S, _>("copy", |s, l| cpu::cast::convert_strided::<S, D>(s, l))?;
+                let data = self.with_slice::<S, _>("copy", cpu::cast::convert_strided::<S, D>)??;
                 Tensor::from_vec(data, self.shape())
             }))?,
             Device::Wgpu(_) => {
@@ -488,19 +488,10 @@ impl Tensor {
     }
 }
 
-/// Checks that an output of `shape` and `dtype` can be allocated, failing with PyTorch's
-/// allocator error otherwise. Kernels allocate infallibly, and a broadcast (expanded) input can
-/// ask for far more elements than any storage holds: this keeps them from aborting the process.
+/// Checks that a contiguous output of `shape` and `dtype` has a byte size PyTorch can express,
+/// with its overflow error naming the shape (a broadcast or expanded input can ask for far more
+/// elements than any storage holds). The memory itself is asked for by the kernel, through
+/// `cpu::buffer`, whose failure is the allocator's error.
 pub(crate) fn check_alloc(shape: &[usize], dtype: DType) -> Result<()> {
-    /// Allocations below this size are not probed: failing them means the process is out of
-    /// memory anyway.
-    const PROBE_BYTES: usize = 1 << 28;
-    let bytes = shape::numel(shape)?
-        .checked_mul(dtype.size_in_bytes())
-        .filter(|&b| b <= isize::MAX as usize)
-        .ok_or_else(|| Error::SizeOverflow(format!("{shape:?}")))?;
-    if bytes >= PROBE_BYTES {
-        creation::with_capacity::<u8>(bytes)?;
-    }
-    Ok(())
+    shape::checked_bytes(shape, dtype.size_in_bytes()).map(|_| ())
 }

@@ -92,7 +92,7 @@ impl Tensor {
                 let x = work_copy(self)?;
                 let l = if shape.is_empty() { Lanes { outer: 1, len: 1, inner: 1 } } else { lanes(&shape, d) };
                 with_norm_float!(x.dtype(), T => {
-                    let v = borrowed::<T, _>(&x, name, |s| kernels::softmax(s, l, log))?;
+                    let v = borrowed::<T, _>(&x, name, |s| kernels::softmax(s, l, log))??;
                     Tensor::from_vec(v, &shape)?
                 })
             };
@@ -123,7 +123,7 @@ impl Tensor {
         let l = if shape.is_empty() { Lanes { outer: 1, len: 1, inner: 1 } } else { lanes(&shape, d) };
         let (yw, gw) = (work_copy(y)?, work_copy(self)?);
         let gx = with_norm_float!(yw.dtype(), T => {
-            let v = borrowed::<T, _>(&yw, "softmax_backward", |ys| borrowed::<T, _>(&gw, "softmax_backward", |gs| kernels::softmax_backward(ys, gs, l, log)))??;
+            let v = borrowed::<T, _>(&yw, "softmax_backward", |ys| borrowed::<T, _>(&gw, "softmax_backward", |gs| kernels::softmax_backward(ys, gs, l, log)))???;
             Tensor::from_vec(v, &shape)?
         });
         gx.to_dtype(y.dtype())
@@ -158,7 +158,7 @@ impl Tensor {
             let (out, mean, rstd) = with_norm_float!(x.dtype(), T => {
                 let w = w.as_ref().map(|w| data::<T>(w, "layer_norm")).transpose()?;
                 let b = b.as_ref().map(|b| data::<T>(b, "layer_norm")).transpose()?;
-                let (o, m, r) = borrowed::<T, _>(&x, "layer_norm", |s| kernels::layer_norm(s, cols, w.as_deref(), b.as_deref(), eps))?;
+                let (o, m, r) = borrowed::<T, _>(&x, "layer_norm", |s| kernels::layer_norm(s, cols, w.as_deref(), b.as_deref(), eps))??;
                 let rows = m.len();
                 (Tensor::from_vec(o, &shape)?, Tensor::from_vec(m, &[rows])?, Tensor::from_vec(r, &[rows])?)
             });
@@ -218,7 +218,7 @@ impl Tensor {
                         (m, rstd, v)
                     }
                 };
-                let out = borrowed::<T, _>(&x, "batch_norm", |xs| kernels::batch_norm(xs, s, &mean, &rstd, w.as_deref(), b.as_deref()))?;
+                let out = borrowed::<T, _>(&x, "batch_norm", |xs| kernels::batch_norm(xs, s, &mean, &rstd, w.as_deref(), b.as_deref()))??;
                 let c = [s.channels];
                 (Tensor::from_vec(out, &shape)?.to_dtype(self.dtype())?, Tensor::from_vec(mean, &c)?, Tensor::from_vec(rstd, &c)?, Tensor::from_vec(var, &c)?)
             })
@@ -301,7 +301,7 @@ pub(crate) fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor
         let (mean, rstd) = (data::<T>(stats.0, "layer_norm_backward")?, data::<T>(stats.1, "layer_norm_backward")?);
         let (dx, dw, db) = borrowed::<T, _>(&xw, "layer_norm_backward", |xs| {
             borrowed::<T, _>(&gw, "layer_norm_backward", |gs| kernels::layer_norm_backward(xs, gs, cols, w.as_deref(), &mean, &rstd, want[0], want[1], want[2]))
-        })??;
+        })???;
         (
             dx.map(|v| Tensor::from_vec(v, x.shape())).transpose()?,
             dw.map(|v| Tensor::from_vec(v, &[cols])).transpose()?,
@@ -356,7 +356,7 @@ pub(crate) fn batch_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor
         let (mean, rstd) = (data::<T>(stats.0, "batch_norm_backward")?, data::<T>(stats.1, "batch_norm_backward")?);
         let (dx, dw, db) = borrowed::<T, _>(&xw, "batch_norm_backward", |xs| {
             borrowed::<T, _>(&gw, "batch_norm_backward", |gs| kernels::batch_norm_backward(xs, gs, s, w.as_deref(), &mean, &rstd, training, want[0]))
-        })??;
+        })???;
         (dx.map(|v| Tensor::from_vec(v, shape)).transpose()?, Tensor::from_vec(dw, &[channels])?, Tensor::from_vec(db, &[channels])?)
     });
     Ok(NormGrads { x: dx.map(|t| t.to_dtype(x.dtype())).transpose()?, weight: want[1].then_some(dw), bias: want[2].then_some(db) })

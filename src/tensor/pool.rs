@@ -93,11 +93,11 @@ impl Tensor {
         }
         let x = self.contiguous()?;
         let (values, indices) = with_dtype!(self.dtype(), T => {
-            let (v, i) = x.with_slice::<T, _>("max_pool2d", |s, l| max_pool2d(&s[l.offset..][..x.numel()], &g))?;
+            let (v, i) = x.with_slice::<T, _>("max_pool2d", |s, l| max_pool2d(&s[l.offset..][..x.numel()], &g))??;
             (Tensor::from_vec(v, &out_shape)?, i)
         });
         if is_grad_enabled() && self.requires_grad() {
-            record(Op::Take { kind: "MaxPool2DWithIndicesBackward0", offsets: Positions::Host(input_offsets(&indices, &g)) }, &[self], &[&values], &[], &[]);
+            record(Op::Take { kind: "MaxPool2DWithIndicesBackward0", offsets: Positions::Host(input_offsets(&indices, &g)?) }, &[self], &[&values], &[], &[]);
         }
         Ok((values, Tensor::from_vec(indices, &out_shape)?))
     }
@@ -105,13 +105,13 @@ impl Tensor {
 
 /// The flat input positions of the maxima: each plane's positions `indices` offset by the
 /// planes before it.
-fn input_offsets(indices: &[i64], g: &PoolGeom) -> Vec<usize> {
+fn input_offsets(indices: &[i64], g: &PoolGeom) -> Result<Vec<usize>> {
     let (plane, out_plane) = (g.in_size[0] * g.in_size[1], g.out_size[0] * g.out_size[1]);
-    let mut offsets = Vec::with_capacity(indices.len());
+    let mut offsets = crate::cpu::buffer::with_capacity(indices.len())?;
     for (p, at) in indices.chunks(out_plane.max(1)).enumerate() {
         offsets.extend(at.iter().map(|&i| p * plane + i as usize));
     }
-    offsets
+    Ok(offsets)
 }
 
 /// Max pooling on a GPU. Float32 and float64 run one kernel; half types pool in float32.

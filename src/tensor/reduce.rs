@@ -120,7 +120,7 @@ impl Tensor {
                 let all = op == ReduceOp::All;
                 b.with_slice::<bool, _>(if all { "all" } else { "any" }, |s, l| {
                     reduce(s, l, &rdims, all, |a, v| if all { a & v } else { a | v }, |a, b| if all { a & b } else { a | b })
-                })
+                })?
                 .and_then(|v| Tensor::from_vec(v, &shape))?
             }
             _ if dt.is_half() => return self.to_dtype(DType::F32)?.reduce(op, dims, keepdim)?.to_dtype(dt),
@@ -129,7 +129,7 @@ impl Tensor {
                 t.with_slice::<i64, _>(op.name(), |s, l| match op {
                     ReduceOp::Sum => reduce(s, l, &rdims, 0i64, |a, v| a.wrapping_add(v), |a, b| a.wrapping_add(b)),
                     _ => reduce(s, l, &rdims, 1i64, |a, v| a.wrapping_mul(v), |a, b| a.wrapping_mul(b)),
-                })
+                })?
                 .and_then(|v| Tensor::from_vec(v, &shape))?
             }
             _ => with_arith_dtype!(dt, T => src.with_slice::<T, _>(op.name(), |s, l| {
@@ -138,7 +138,7 @@ impl Tensor {
                     ReduceOp::Prod => reduce(s, l, &rdims, T::one(), |a: T, v| a.mul(v), |a, b| a.mul(b)),
                     ReduceOp::Max => reduce(s, l, &rdims, lowest::<T>(), |a: T, v| a.max_nan(v), |a, b| a.max_nan(b)),
                     _ => reduce(s, l, &rdims, highest::<T>(), |a: T, v| a.min_nan(v), |a, b| a.min_nan(b)),
-                };
+                }?;
                 Tensor::from_vec(v, &shape)
             })??),
         };
@@ -239,8 +239,9 @@ impl Tensor {
                     }
                 }
                 o[0] = bi as i64;
+                Ok(())
             })
-        })?);
+        })??);
         Tensor::from_vec(idx, shape)
     }
 
@@ -252,8 +253,15 @@ impl Tensor {
                 if max { "argmax" } else { "argmin" }
             )));
         }
+        let name = if max { "argmax" } else { "argmin" };
         match dim {
-            Some(d) => Ok(self.max_min_dim(d, keepdim, max)?.1),
+            Some(d) => {
+                let w = wrap_dim(d, self.ndim())?;
+                if self.ndim() > 0 && self.shape()[w] == 0 {
+                    return Err(Error::Index(format!("{name}(): Expected reduction dim {w} to have non-zero size.")));
+                }
+                Ok(self.max_min_dim(d, keepdim, max)?.1)
+            }
             None => {
                 if self.numel() == 0 {
                     return Err(Error::Runtime(format!(
@@ -399,11 +407,11 @@ impl Tensor {
             crate::wgpu::cumulative(&t, d, product)?
         } else if work == DType::F32 {
             // Like PyTorch, float32 accumulates in double.
-            let data = t.with_slice::<f32, _>(if product { "cumprod" } else { "cumsum" }, |s, l| scan(s, l, d, len, product, |v: f32| v as f64, |a: f64| a as f32))?;
+            let data = t.with_slice::<f32, _>(if product { "cumprod" } else { "cumsum" }, |s, l| scan(s, l, d, len, product, |v: f32| v as f64, |a: f64| a as f32))??;
             Tensor::from_vec(data, &shape)?
         } else {
             with_arith_dtype!(work, T => {
-                let data = t.with_slice::<T, _>(if product { "cumprod" } else { "cumsum" }, |s, l| scan(s, l, d, len, product, |v: T| v, |a: T| a))?;
+                let data = t.with_slice::<T, _>(if product { "cumprod" } else { "cumsum" }, |s, l| scan(s, l, d, len, product, |v: T| v, |a: T| a))??;
                 Tensor::from_vec(data, &shape)?
             })
         };
@@ -427,13 +435,14 @@ fn scan<T: Element, A: Arith>(
     product: bool,
     widen: impl Fn(T) -> A + Sync,
     narrow: impl Fn(A) -> T + Sync,
-) -> Vec<T> {
+) -> Result<Vec<T>> {
     map_lanes(s, l, dim, len, |lane: &[T], o: &mut [T]| {
         let mut acc = if product { A::one() } else { A::zero() };
         for (o, &v) in o.iter_mut().zip(lane) {
             acc = if product { acc.mul(widen(v)) } else { acc.add(widen(v)) };
             *o = narrow(acc);
         }
+        Ok(())
     })
 }
 

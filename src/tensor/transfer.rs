@@ -54,8 +54,7 @@ impl Tensor {
             (l.offset, Layout { offset: 0, ..l.clone() })
         };
         let len = if self.numel() == 0 { 0 } else { layout.storage_extent()? };
-        crate::tensor::check_alloc(&[len], self.dtype())?;
-        let mut host = CpuStorage::zeros(self.dtype(), len);
+        let mut host = CpuStorage::zeros(self.dtype(), len)?;
         {
             let st = self.storage_cell().read();
             match &*st {

@@ -135,7 +135,7 @@ impl Tensor {
             UnaryOp::LogicalNot if !self.device().is_cpu() => return crate::wgpu::unary(self, op),
             UnaryOp::LogicalNot => {
                 let b = self.to_dtype(DType::Bool)?;
-                return b.with_slice::<bool, _>("logical_not", |s, l| Tensor::from_vec(map1(s, l, |x: bool| !x), l.shape.as_slice()))?;
+                return b.with_slice::<bool, _>("logical_not", |s, l| Tensor::from_vec(map1(s, l, |x: bool| !x)?, l.shape.as_slice()))?;
             }
             UnaryOp::Neg if dtype == DType::Bool => {
                 return Err(Error::NotImplemented(
@@ -203,25 +203,25 @@ impl Tensor {
                 UnaryOp::BitwiseNot if T::DTYPE == DType::Bool => map1(s, l, |x: T| T::from_i64((!x.is_nonzero()) as i64)),
                 UnaryOp::BitwiseNot => map1(s, l, |x: T| T::from_i64(!x.to_i64())),
                 _ => map1(s, l, |x: T| x), // rounding an integer is the identity
-            };
+            }?;
             Tensor::from_vec(data, &l.shape)
         })?)
     }
 
     fn float_unary<T: FloatMath + FloatOps>(&self, op: UnaryOp) -> Result<Tensor> {
-        self.with_slice::<T, _>(op.name(), |s, l| Tensor::from_vec(T::apply(op, s, l), &l.shape))?
+        self.with_slice::<T, _>(op.name(), |s, l| Tensor::from_vec(T::apply(op, s, l)?, &l.shape))?
     }
 }
 
 /// The per-type body of the float kernels; a macro writes it once for f32 and f64.
 pub trait FloatOps: Sized {
-    fn apply(op: UnaryOp, s: &[Self], l: &crate::layout::Layout) -> Vec<Self>;
+    fn apply(op: UnaryOp, s: &[Self], l: &crate::layout::Layout) -> Result<Vec<Self>>;
 }
 
 macro_rules! float_ops {
     ($T:ty, $pi:expr) => {
         impl FloatOps for $T {
-            fn apply(op: UnaryOp, s: &[$T], l: &crate::layout::Layout) -> Vec<$T> {
+            fn apply(op: UnaryOp, s: &[$T], l: &crate::layout::Layout) -> Result<Vec<$T>> {
                 type T = $T;
                 let sigmoid = |x: T| 1.0 / (1.0 + (-x).exp_());
                 match op {

@@ -11,24 +11,35 @@ pub(crate) enum ViewKind {
     Same(&'static str),
     Permute(Vec<usize>, &'static str),
     Expand,
-    /// A selection of the input's elements (narrow, slices, select, unfold).
-    Take(&'static str),
 }
 
 impl Tensor {
     /// A view of self with `layout`, recorded for autograd and remembering its base.
     pub(crate) fn view_op(&self, layout: crate::layout::Layout, kind: ViewKind) -> Tensor {
+        let op = match kind {
+            ViewKind::Same(k) => Op::View { kind: k },
+            ViewKind::Permute(dims, k) => Op::Permute { dims, kind: k },
+            ViewKind::Expand => Op::Expand,
+        };
+        self.recorded_view(self.with_layout(layout), op)
+    }
+
+    /// A view selecting some of self's elements (narrow, slices, select, unfold, diagonal),
+    /// recorded as `kind`. Its backward needs the position of every selected element, a list as
+    /// long as the view, so it can fail for lack of memory.
+    pub(crate) fn take_view(&self, layout: crate::layout::Layout, kind: &'static str) -> Result<Tensor> {
         let out = self.with_layout(layout);
+        if !(crate::autograd::is_grad_enabled() && self.requires_grad()) {
+            return Ok(self.recorded_view(out, Op::View { kind }));
+        }
+        let offsets = crate::cpu::reduce::element_offsets(out.layout())?;
+        let op = Op::Take { kind, offsets: Positions::Host(self.positions_of(&offsets)?) };
+        Ok(self.recorded_view(out, op))
+    }
+
+    /// `out` (a view of self) recorded as `op` when self requires grad.
+    fn recorded_view(&self, out: Tensor, op: Op) -> Tensor {
         if crate::autograd::is_grad_enabled() && self.requires_grad() {
-            let op = match kind {
-                ViewKind::Same(k) => Op::View { kind: k },
-                ViewKind::Permute(dims, k) => Op::Permute { dims, kind: k },
-                ViewKind::Expand => Op::Expand,
-                ViewKind::Take(k) => {
-                    let offsets = crate::cpu::reduce::element_offsets(out.layout());
-                    Op::Take { kind: k, offsets: Positions::Host(self.positions_of(&offsets)) }
-                }
-            };
             record(op, &[self], &[&out], &[], &[]);
         }
         // Always remembered: an in-place write through the view must reach the base's history
@@ -142,7 +153,7 @@ impl Tensor {
                 "start ({start}) + length ({length}) exceeds dimension size ({size})."
             )));
         }
-        Ok(self.view_op(self.layout().narrow(d, start as usize, length as usize), ViewKind::Take("SliceBackward0")))
+        self.take_view(self.layout().narrow(d, start as usize, length as usize), "SliceBackward0")
     }
 
     /// Python slicing `start:end:step` along `dim` (bounds clamped as Python does).
@@ -154,7 +165,7 @@ impl Tensor {
         let clamp = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
         let s = start.map_or(0, clamp);
         let e = end.map_or(size, clamp);
-        Ok(self.view_op(self.layout().slice(dim, s as usize, e.max(s) as usize, step as usize), ViewKind::Take("SliceBackward0")))
+        self.take_view(self.layout().slice(dim, s as usize, e.max(s) as usize, step as usize), "SliceBackward0")
     }
 
     /// Indexes `dim` with one integer, dropping the dim.
@@ -168,7 +179,7 @@ impl Tensor {
             return Err(Error::IndexOutOfRange { index, dim: d, size: size as usize });
         }
         let i = if index < 0 { index + size } else { index };
-        Ok(self.view_op(self.layout().select(d, i as usize), ViewKind::Take("SelectBackward0")))
+        self.take_view(self.layout().select(d, i as usize), "SelectBackward0")
     }
 
     pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
@@ -313,14 +324,18 @@ impl Tensor {
     pub fn split(&self, size: i64, dim: i64) -> Result<Vec<Tensor>> {
         self.expect_dims("split")?;
         let d = wrap_dim(dim, self.ndim())?;
-        if size <= 0 && self.shape()[d] > 0 || size < 0 {
+        if size < 0 {
+            return Err(Error::Runtime(format!("split expects split_size be non-negative, but got split_size={size}")));
+        }
+        if size == 0 && self.shape()[d] > 0 {
             return Err(Error::Runtime(format!("split_size can only be 0 if dimension size is 0, but got dimension size of {}", self.shape()[d])));
         }
         let n = self.shape()[d] as i64;
         if n == 0 {
             return Ok(vec![self.clone()]);
         }
-        let mut sizes = vec![size; (n / size) as usize];
+        // One piece per `size` elements: an expanded dim can ask for more than memory holds.
+        let mut sizes = crate::cpu::buffer::filled((n / size) as usize, size)?;
         if n % size != 0 {
             sizes.push(n % size);
         }
@@ -335,9 +350,12 @@ impl Tensor {
         }
         let d = wrap_dim(dim, self.ndim())?;
         let n = self.shape()[d] as i64;
-        let size = (n / chunks + i64::from(n % chunks != 0)).max(1);
-        if n == 0 {
-            return self.split_pieces(&vec![0; chunks as usize], dim, "SplitBackward0");
+        // ceil(n / chunks) as PyTorch computes it, in wrapping 64-bit arithmetic: a count of
+        // chunks near 2**63 wraps to a negative size, which `split` refuses as PyTorch does.
+        let size = n.wrapping_add(chunks).wrapping_sub(1) / chunks;
+        if n == 0 && size == 0 {
+            // `chunks` empty pieces, whose list alone may not fit in memory.
+            return self.split_pieces(&crate::cpu::buffer::filled(chunks as usize, 0)?, dim, "SplitBackward0");
         }
         self.split(size, dim)
     }
@@ -355,9 +373,9 @@ impl Tensor {
         if self.ndim() == 0 {
             // A 0-dim tensor unfolds into one window of its single element (or none).
             let shape = vec![size as usize];
-            return Ok(self.view_op(crate::layout::Layout { shape, strides: vec![1], offset: self.storage_offset() }, ViewKind::Take("UnfoldBackward0")));
+            return self.take_view(crate::layout::Layout { shape, strides: vec![1], offset: self.storage_offset() }, "UnfoldBackward0");
         }
-        Ok(self.view_op(self.layout().unfold(d, size as usize, step as usize), ViewKind::Take("UnfoldBackward0")))
+        self.take_view(self.layout().unfold(d, size as usize, step as usize), "UnfoldBackward0")
     }
 
     /// `diagonal(offset, dim1, dim2)`: the diagonal of the planes over `dim1` and `dim2` (above
@@ -389,7 +407,7 @@ impl Tensor {
         }
         shape.push(len);
         strides.push(st1 + st2);
-        Ok(self.view_op(crate::layout::Layout { shape, strides, offset: start }, ViewKind::Take("DiagonalBackward0")))
+        self.take_view(crate::layout::Layout { shape, strides, offset: start }, "DiagonalBackward0")
     }
 
     /// PyTorch's "`op` expects at least a 1-dimensional tensor" check.

@@ -253,7 +253,11 @@ fn upload_u32(ctx: &'static Context, values: &[u32]) -> Result<WgpuStorage> {
 }
 
 fn offsets_u32(offsets: &[usize]) -> Result<Vec<u32>> {
-    offsets.iter().map(|&o| super::strided::u32_of(o)).collect()
+    let mut words = crate::cpu::buffer::with_capacity(offsets.len())?;
+    for &o in offsets {
+        words.push(super::strided::u32_of(o)?);
+    }
+    Ok(words)
 }
 
 /// A contiguous tensor of `shape` holding `src`'s elements at storage `offsets`.
@@ -515,7 +519,7 @@ pub fn add_at(out: &Tensor, targets: &[usize], src: &Tensor, src_offsets: &[usiz
     let (ctx, ob) = buffer_of(out, "index_add")?;
     let (_, sb) = buffer_of(src, "index_add")?;
     // Per output element, its sources in order: starts[n + 1], then the source offsets.
-    let mut list = vec![0u32; n + 1 + targets.len()];
+    let mut list = crate::cpu::buffer::filled(n + 1 + targets.len(), 0u32)?;
     for &t in targets {
         if t >= n {
             return Err(Error::Runtime("wgpu add_at: target out of range".into()));

@@ -1,7 +1,7 @@
 """Pooling: max (Rust kernel with indices), average and adaptive average."""
 import rstorch
 from ... import _C
-from ._utils import _pair, _single, as_node
+from ._utils import _pair, _single, as_node, check_output_size
 
 
 def _check_pool_input(name, input, spatial):
@@ -44,14 +44,12 @@ def _window_counts(length, k, s, p, ceil_mode, count_include_pad):
     out = (-(-span // s) if ceil_mode else span // s) + 1
     if ceil_mode and (out - 1) * s >= length + p:
         out -= 1
-    counts = []
-    for o in range(out):
-        start = o * s - p
-        end = min(start + k, length + p)
-        if not count_include_pad:
-            start, end = max(start, 0), min(end, length)
-        counts.append(end - start)
-    return out, counts
+    # Tensor ops (int64, on the CPU): no per-window Python work, whatever the length.
+    start = rstorch.arange(out) * s - p
+    end = (start + k).clamp(max=length + p)
+    if not count_include_pad:
+        start, end = start.clamp(min=0), end.clamp(max=length)
+    return out, end - start
 
 
 def _avg_pool(input, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
@@ -72,7 +70,7 @@ def _avg_pool(input, kernel, stride, padding, ceil_mode, count_include_pad, divi
         # Right padding so that every window (also the partial last one in ceil mode) fits.
         right = max(0, (out - 1) * stride[a] + kernel[a] - lengths[a] - padding[a])
         pads.append((padding[a], right))
-        axis = rstorch.tensor(counts, dtype=input.dtype, device=input.device).reshape([-1] + [1] * (spatial - 1 - a))
+        axis = counts.to(input.dtype).to(input.device).reshape([-1] + [1] * (spatial - 1 - a))
         divisors = axis if divisors is None else divisors * axis
     x = _pad(input, [v for pr in reversed(pads) for v in pr])
     for a in range(spatial):
@@ -103,19 +101,16 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return as_node("AvgPool2DBackward0", (image,), out).squeeze(-2)
 
 
-def _adaptive_bins(length, out):
-    """PyTorch's adaptive windows: bin i covers [floor(i*L/out), ceil((i+1)*L/out))."""
-    return [(i * length // out, -(-(i + 1) * length // out)) for i in range(out)]
-
-
-def _averaging_matrix(length, out, dtype, device=None):
-    rows = []
-    for start, end in _adaptive_bins(length, out):
-        row = [0.0] * length
-        for j in range(start, end):
-            row[j] = 1.0 / (end - start)
-        rows.append(row)
-    return rstorch.tensor(rows, dtype=dtype, device=device)
+def _averaging_matrix(length, out, dtype, device):
+    """The (out, length) matrix averaging PyTorch's adaptive bins: bin i covers
+    [floor(i*L/out), ceil((i+1)*L/out)). Built with tensor ops, so no per-element Python work."""
+    i = rstorch.arange(out)
+    start, end = i * length // out, -(-(i + 1) * length // out)
+    j = rstorch.arange(length)
+    inside = (j >= start.unsqueeze(1)) & (j < end.unsqueeze(1))
+    # Weights 1 / count computed in float64, then rounded once to the input's dtype.
+    weights = inside.to(rstorch.float64) / (end - start).to(rstorch.float64).unsqueeze(1)
+    return weights.to(dtype).to(device)
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -136,6 +131,7 @@ def adaptive_avg_pool2d(input, output_size):
         lead = list(input.shape[:-2])
         out = input.reshape(lead + [h * w])[..., :0].reshape(lead + [oh, ow])
         return as_node("AdaptiveAvgPool2DBackward0", (input,), out)
+    check_output_size(input, (oh, ow))
     if (oh, ow) == (1, 1):
         # PyTorch computes this case as a mean too (its node is MeanBackward1).
         return input.mean((-2, -1), keepdim=True)

@@ -2,7 +2,7 @@
 import math
 
 import rstorch
-from ._utils import as_node
+from ._utils import as_node, check_output_size
 
 
 def _pad_constant(input, pads, value):
@@ -31,17 +31,16 @@ def _pad_constant(input, pads, value):
 
 
 def _source_indices(mode, size, left, right):
-    """For each output position along one dim, the input position it copies."""
-    positions = range(-left, size + right)
+    """For each output position along one dim, the input position it copies (int64, on the CPU:
+    tensor ops, so a huge padding fails at its allocation instead of building a Python list)."""
+    positions = rstorch.arange(-left, size + right)
     if mode == "reflect":
         period = 2 * (size - 1)
-        def src(i):
-            i = abs(i) % period if period else 0
-            return period - i if i >= size else i
-    else:  # replicate
-        def src(i):
-            return min(max(i, 0), size - 1)
-    return [src(i) for i in positions]
+        if not period:
+            return positions * 0
+        folded = positions.abs() % period
+        return rstorch.where(folded >= size, period - folded, folded)
+    return positions.clamp(0, size - 1)  # replicate
 
 
 def _pad_circular(input, pad):
@@ -102,7 +101,7 @@ def pad(input, pad, mode="constant", value=None):
             raise RuntimeError(
                 f"Argument #4: Padding size should be less than the corresponding input dimension, but got: "
                 f"padding ({left}, {right}) at dimension {dim} of input {list(input.shape)}")
-        index = rstorch.tensor(_source_indices(mode, size, left, right), dtype=rstorch.int64, device=out.device)
+        index = _source_indices(mode, size, left, right).to(out.device)
         out = out.index_select(dim, index)
     # PyTorch's nodes: ReflectionPad1DBackward0 ... ReplicationPad3DBackward0, by padded dims.
     kind = "Reflection" if mode == "reflect" else "Replication"
@@ -142,29 +141,35 @@ def _check_sizes(in_sizes, out_sizes):
                        f"output ({fmt(out_sizes)})")
 
 
-def _nearest_index(in_size, out_size, factor, exact):
+def _positions(out_size):
+    """Output positions 0..out_size-1 along one axis, as float64 (exact below 2**53), for the index
+    arithmetic below: tensor ops, so no per-element Python work whatever the size."""
+    return rstorch.arange(out_size, dtype=rstorch.float64)
+
+
+def _nearest_index(in_size, out_size, factor, exact, device):
+    """For each output position along one axis, the input position it copies."""
     scale = 1.0 / factor if factor else in_size / out_size
     offset = 0.5 if exact else 0.0
-    return [min(int(math.floor((o + offset) * scale)), in_size - 1) for o in range(out_size)]
+    index = ((_positions(out_size) + offset) * scale).floor().clamp(max=in_size - 1)
+    return index.to(rstorch.int64).to(device)
 
 
-def _linear_matrix(in_size, out_size, factor, align_corners, dtype, device=None):
-    """The (out, in) matrix of linear interpolation weights along one axis."""
-    rows = []
-    for o in range(out_size):
-        if align_corners:
-            src = o * (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
-        else:
-            scale = 1.0 / factor if factor else in_size / out_size
-            src = max((o + 0.5) * scale - 0.5, 0.0)
-        i0 = min(int(math.floor(src)), in_size - 1)
-        i1 = min(i0 + 1, in_size - 1)
-        w1 = src - i0
-        row = [0.0] * in_size
-        row[i0] += 1.0 - w1
-        row[i1] += w1
-        rows.append(row)
-    return rstorch.tensor(rows, dtype=dtype, device=device)
+def _linear_matrix(in_size, out_size, factor, align_corners, dtype, device):
+    """The (out, in) matrix of linear interpolation weights along one axis (each row holds
+    1 - w at the first input position it reads and w at the next)."""
+    o = _positions(out_size)
+    if align_corners:
+        src = o * (in_size - 1) / (out_size - 1) if out_size > 1 else o * 0.0
+    else:
+        scale = 1.0 / factor if factor else in_size / out_size
+        src = ((o + 0.5) * scale - 0.5).clamp(min=0.0)
+    i0 = src.floor().clamp(max=in_size - 1)
+    i1 = (i0 + 1).clamp(max=in_size - 1)
+    w1 = (src - i0).unsqueeze(1)
+    j = rstorch.arange(in_size, dtype=rstorch.float64)
+    rows = (1.0 - w1) * (j == i0.unsqueeze(1)) + w1 * (j == i1.unsqueeze(1))
+    return rows.to(dtype).to(device)
 
 
 _LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
@@ -182,6 +187,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not supported")
     sizes, factors = _output_sizes(input, size, scale_factor, spatial)
+    check_output_size(input, sizes)
     if recompute_scale_factor:
         factors = None
     factors = factors or [None] * spatial
@@ -190,8 +196,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     out = input
     if mode in ("nearest", "nearest-exact"):
         for a in range(spatial):
-            idx = _nearest_index(input.shape[2 + a], sizes[a], factors[a], mode == "nearest-exact")
-            out = out.index_select(2 + a, rstorch.tensor(idx, dtype=rstorch.int64, device=out.device))
+            idx = _nearest_index(input.shape[2 + a], sizes[a], factors[a], mode == "nearest-exact", out.device)
+            out = out.index_select(2 + a, idx)
         kind = "NearestExact" if mode == "nearest-exact" else "Nearest"
         return as_node(f"Upsample{kind}{spatial}DBackward0", (input,), out)
     if mode == "area":
