@@ -67,8 +67,8 @@ impl Tensor {
         let t = if dtype.is_half() { self.to_dtype(DType::F32)? } else { self.clone() };
         let name = "isnan";
         match t.dtype() {
-            DType::F32 => t.with_slice::<f32, _>(name, |s, l| Tensor::from_vec(map1(s, l, |x: f32| class.test(x as f64)), &l.shape))?,
-            _ => t.with_slice::<f64, _>(name, |s, l| Tensor::from_vec(map1(s, l, |x: f64| class.test(x)), &l.shape))?,
+            DType::F32 => t.with_slice::<f32, _>(name, |s, l| Tensor::from_vec(map1(s, l, |x: f32| class.test(x as f64))?, &l.shape))?,
+            _ => t.with_slice::<f64, _>(name, |s, l| Tensor::from_vec(map1(s, l, |x: f64| class.test(x))?, &l.shape))?,
         }
     }
 

@@ -173,7 +173,7 @@ impl Tensor {
             if e.abs() == 0.5 {
                 // Float16 is the one dtype whose x ** ±0.5 PyTorch leaves to C's pow.
                 let x = self.to_dtype(DType::F32)?;
-                let y = x.with_slice::<f32, _>("pow", |s, l| Tensor::from_vec(map1(s, l, |v: f32| v.powf(e as f32)), &l.shape))??;
+                let y = x.with_slice::<f32, _>("pow", |s, l| Tensor::from_vec(map1(s, l, |v: f32| v.powf(e as f32))?, &l.shape))??;
                 return y.to_dtype(dtype);
             }
         }
