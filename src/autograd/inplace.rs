@@ -41,13 +41,20 @@ impl Tensor {
         Ok(src.requires_grad() || self.requires_grad() || base.is_some_and(|b| b.requires_grad()))
     }
 
-    /// Row-major positions in self of the elements at storage offsets `offsets`.
-    pub(crate) fn positions_of(&self, offsets: &[usize]) -> Vec<usize> {
+    /// Row-major positions in self of the elements at storage offsets `offsets`. Views made by
+    /// `as_strided` may reach storage elements self does not view: an error, never a panic.
+    pub(crate) fn positions_of(&self, offsets: &[usize]) -> Result<Vec<usize>> {
+        let outside = || {
+            Error::Runtime(
+                "a view reaching storage elements outside the tensor it views (as_strided) cannot be written in place while autograd records it".into(),
+            )
+        };
         if self.is_contiguous() {
-            return offsets.iter().map(|&o| o - self.storage_offset()).collect();
+            let (start, n) = (self.storage_offset(), self.numel());
+            return offsets.iter().map(|&o| o.checked_sub(start).filter(|&p| p < n).ok_or_else(outside)).collect();
         }
         let index: HashMap<usize, usize> = element_offsets(self.layout()).into_iter().enumerate().map(|(i, o)| (o, i)).collect();
-        offsets.iter().map(|o| index[o]).collect()
+        offsets.iter().map(|o| index.get(o).copied().ok_or_else(outside)).collect()
     }
 
     /// After `value` was written into self (at the storage offsets `region`, with `region_shape`,
@@ -55,7 +62,7 @@ impl Tensor {
     /// not written, self's earlier history.
     pub(crate) fn rebase_history(&self, region: Option<(&[usize], &[usize])>, value: &Tensor, written: Written) -> Result<()> {
         let target = self.write_target();
-        let region = region.map(|(offsets, shape)| (Positions::Host(target.positions_of(offsets)), shape));
+        let region = region.map(|(offsets, shape)| Ok::<_, Error>((Positions::Host(target.positions_of(offsets)?), shape))).transpose()?;
         self.rebase_history_at(region, value, written)
     }
 
@@ -67,7 +74,7 @@ impl Tensor {
         let positions = offsets;
         let in_target = if !target.is_contiguous() {
             let offsets: Vec<usize> = positions.to_vec::<i64>()?.into_iter().map(|p| (p + origin as i64) as usize).collect();
-            Positions::Host(target.positions_of(&offsets))
+            Positions::Host(target.positions_of(&offsets)?)
         } else if shift == 0 {
             Positions::Device(positions.clone())
         } else {
@@ -88,7 +95,7 @@ impl Tensor {
         let target = self.write_target();
         let (positions, shape): (Positions, Vec<usize>) = match region {
             Some((p, s)) => (p, s.to_vec()),
-            None => (Positions::Host(target.positions_of(&element_offsets(self.layout()))), self.shape().to_vec()),
+            None => (Positions::Host(target.positions_of(&element_offsets(self.layout()))?), self.shape().to_vec()),
         };
         let sizes: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
         let v = if value.shape() == shape.as_slice() { value.clone() } else { value.expand(&sizes)? };
@@ -118,7 +125,7 @@ impl Tensor {
         record_shown(Some(name), Op::Put { name, offsets: positions, value_shape: shape }, &[&target, &v], &[&target], &[], &[], shown);
         if base.is_some() {
             // The view reads the new base.
-            let mine = target.positions_of(&element_offsets(self.layout()));
+            let mine = target.positions_of(&element_offsets(self.layout()))?;
             record(Op::Take { kind: "AsStridedBackward0", offsets: Positions::Host(mine) }, &[&target], &[self], &[], &[]);
         }
         Ok(())

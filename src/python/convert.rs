@@ -67,34 +67,85 @@ fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<DType> {
     })
 }
 
-/// A tensor sharing the array's memory; the tensor keeps the array alive.
-pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
+/// How a tensor made from a NumPy array relates to the array's memory.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum NumpyUse {
+    /// `from_numpy`: the tensor shares the memory, or there is no tensor.
+    Share,
+    /// `as_tensor`: shares it where it can, else copies.
+    ShareIfPossible,
+    /// `tensor()`: the caller copies the result at once.
+    Copy,
+}
+
+/// A tensor over the array's memory (the tensor keeps the array alive); see `NumpyUse`. Every
+/// array NumPy can describe is either viewed safely or refused: negative strides, strides that are
+/// not whole elements and (when sharing) memory misaligned for the element type raise
+/// ValueError; zero strides give a broadcast view, as in PyTorch.
+pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>, usage: NumpyUse) -> PyResult<Tensor> {
     let dtype = numpy_dtype(arr)?;
-    let item = dtype.size_in_bytes() as isize;
+    let item = dtype.size_in_bytes();
     let shape = arr.shape().to_vec();
+    if shape.contains(&0) {
+        // An empty array views no memory, so its pointer and strides do not matter.
+        return Ok(Tensor::from_storage(Storage::Cpu(CpuStorage::zeros(dtype, 0)), Layout::contiguous(shape)?));
+    }
     let mut strides = Vec::with_capacity(shape.len());
-    for (&s, &n) in arr.strides().iter().zip(&shape) {
+    for &s in arr.strides() {
         if s < 0 {
             return Err(PyValueError::new_err(
                 "At least one stride in the given numpy array is negative, and tensors with negative strides are not currently supported. (You can probably work around this by making a copy of your array  with array.copy().) ",
             ));
         }
-        if s % item != 0 && n > 1 {
+        if s as usize % item != 0 {
             return Err(PyValueError::new_err("given numpy array strides not a multiple of the element byte size. Copy the numpy array to reallocate the memory."));
         }
-        strides.push((s / item) as usize);
+        strides.push(s as usize / item);
+    }
+    // SAFETY: reading a field of the array object, which `arr` keeps alive.
+    let ptr = unsafe { (*arr.as_array_ptr()).fields.data as *mut u8 };
+    // Every element type's alignment is its size. NumPy may place an array anywhere in a buffer;
+    // a Rust slice may not start misaligned.
+    if !(ptr as usize).is_multiple_of(item) {
+        if usage == NumpyUse::Share {
+            return Err(PyValueError::new_err(
+                "given numpy array is not aligned for its element type, which rstorch cannot share. Copy the numpy array to reallocate the memory.",
+            ));
+        }
+        // NumPy allocates a copy aligned.
+        let copy = arr.call_method0("copy")?;
+        return from_numpy(copy.cast::<PyUntypedArray>()?, NumpyUse::Share);
+    }
+    // SAFETY: as above.
+    let writable = unsafe { (*arr.as_array_ptr()).fields.flags & numpy::npyffi::NPY_ARRAY_WRITEABLE != 0 };
+    if usage != NumpyUse::Copy && !writable {
+        warn_not_writable(arr.py())?;
     }
     let layout = Layout { shape, strides, offset: 0 };
+    // Checked: NumPy's strides reach at most as far as its buffer, which fits in memory.
     let len = layout.storage_extent()?;
-    if !arr.is_aligned() {
-        return Err(PyValueError::new_err("the numpy array is not aligned; copy it first"));
-    }
     // SAFETY: NumPy guarantees `len` elements from the data pointer for this shape and these
-    // strides; the array object, held by the storage, keeps them alive and in place.
-    let ptr = unsafe { (*arr.as_array_ptr()).fields.data as *mut u8 };
+    // strides (the last element is at `sum((size - 1) * stride)`); the pointer is aligned; the
+    // array object, held by the storage, keeps them alive and in place.
     let owner: Py<PyAny> = arr.clone().into_any().unbind();
     let storage = unsafe { CpuStorage::from_external(ptr, len, dtype, Box::new(owner)) };
     Ok(Tensor::from_storage(Storage::Cpu(storage), layout))
+}
+
+/// PyTorch's warning, given once, for a tensor sharing a read-only array's memory: writing to it
+/// writes that memory anyway (and faults where it is mapped read-only).
+fn warn_not_writable(py: Python<'_>) -> PyResult<()> {
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return Ok(());
+    }
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    PyErr::warn(
+        py,
+        &category,
+        c"The given NumPy array is not writable, and rstorch does not support non-writable tensors. This means writing to this tensor will result in undefined behavior. You may want to copy the array to protect its data or make it writable before converting it to a tensor. This type of warning will be suppressed for the rest of this program.",
+        1,
+    )
 }
 
 /// Keeps a tensor's storage alive while NumPy arrays view it.
@@ -230,7 +281,7 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
         return Ok(t.copy_as(dtype.unwrap_or(t.dtype()))?);
     }
     if let Ok(arr) = obj.cast::<PyUntypedArray>() {
-        let t = from_numpy(arr)?;
+        let t = from_numpy(arr, NumpyUse::Copy)?;
         return Ok(t.copy_as(dtype.unwrap_or(t.dtype()))?);
     }
     if is_numpy_scalar(obj) {

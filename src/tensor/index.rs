@@ -513,7 +513,7 @@ impl Tensor {
             self.masked_select_raw(mask)?
         };
         if is_grad_enabled() && self.requires_grad() {
-            record(Op::Take { kind: "MaskedSelectBackward0", offsets: Positions::Host(self.positions_of(&offsets)) }, &[self], &[&out], &[], &[]);
+            record(Op::Take { kind: "MaskedSelectBackward0", offsets: Positions::Host(self.positions_of(&offsets)?) }, &[self], &[&out], &[], &[]);
         }
         Ok(out)
     }
@@ -1038,7 +1038,7 @@ impl Tensor {
         if advanced.is_empty() {
             if view.identity() == self.identity() {
                 // Nothing indexed (`x[...]`, `x[:, :]`): a new view of all of self.
-                return Ok(self.view_op(self.layout().clone(), super::view::ViewKind::Same("AliasBackward0")));
+                return self.view_op(self.layout().clone(), super::view::ViewKind::Same("AliasBackward0"));
             }
             return Ok(view);
         }
@@ -1052,7 +1052,7 @@ impl Tensor {
         let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, false)?;
         let out = view.take_offsets(&offs, &shape)?;
         if is_grad_enabled() && view.requires_grad() {
-            record(Op::Take { kind: "IndexBackward0", offsets: Positions::Host(view.positions_of(&offs)) }, &[&view], &[&out], &[], &[]);
+            record(Op::Take { kind: "IndexBackward0", offsets: Positions::Host(view.positions_of(&offs)?) }, &[&view], &[&out], &[], &[]);
         }
         Ok(out)
     }
