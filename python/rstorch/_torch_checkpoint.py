@@ -13,6 +13,7 @@ import io
 import pickle
 import pickletools
 import struct
+import typing
 import warnings
 import zipfile
 
@@ -291,7 +292,7 @@ class _DataOnlyUnpickler(pickle._Unpickler):
     SETITEM(S), APPEND(S)) accept only the containers a checkpoint is made of, as PyTorch's
     weights-only unpickler does."""
 
-    dispatch = dict(pickle._Unpickler.dispatch)
+    dispatch: typing.ClassVar[dict] = dict(pickle._Unpickler.dispatch)
     dispatch[pickle.REDUCE[0]] = _load_reduce
     dispatch[pickle.BUILD[0]] = _load_build
     dispatch[pickle.SETITEM[0]] = _load_setitem

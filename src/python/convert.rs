@@ -316,7 +316,26 @@ pub fn int_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
             return int_list(&a);
         }
     }
-    args.iter().map(|a| index_int(&a)).collect()
+    args.iter().enumerate().map(|(i, a)| list_item(&a, i)).collect()
+}
+
+/// The overflow PyTorch reports for a Python int outside int64 where it expects one int.
+fn int64_overflow() -> PyErr {
+    PyValueError::new_err("Overflow when unpacking long long")
+}
+
+/// Item `pos` of an int list: an int outside int64 is PyTorch's TypeError for that list.
+fn list_item(obj: &Bound<'_, PyAny>, pos: usize) -> PyResult<i64> {
+    index_int(obj).map_err(|e| {
+        if e.is_instance_of::<PyValueError>(obj.py()) {
+            PyTypeError::new_err(format!(
+                "failed to unpack the object at pos {} with error \"Overflow when unpacking long long\"",
+                pos + 1
+            ))
+        } else {
+            e
+        }
+    })
 }
 
 /// An int through `__index__` (so NumPy ints and one-element integer tensors work).
@@ -330,7 +349,7 @@ pub fn index_int(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
             obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
         ))
     })?;
-    i.extract::<i64>()
+    i.extract::<i64>().map_err(|_| int64_overflow())
 }
 
 pub fn int_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
@@ -338,7 +357,7 @@ pub fn int_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
         return Ok(vec![index_int(obj)?]);
     }
     let seq = obj.cast::<PySequence>().map_err(|_| PyTypeError::new_err("expected a sequence of integers"))?;
-    seq.try_iter()?.map(|x| index_int(&x?)).collect()
+    seq.try_iter()?.enumerate().map(|(i, x)| list_item(&x?, i)).collect()
 }
 
 /// `dim` arguments: None, an int, or a sequence of ints.
@@ -357,9 +376,15 @@ pub fn shape_arg(sizes: &[i64], dtype: DType) -> PyResult<Vec<usize>> {
 
 fn slice_bound(obj: Bound<'_, PyAny>) -> PyResult<Option<i64>> {
     if obj.is_none() {
-        Ok(None)
-    } else {
-        index_int(&obj).map(Some)
+        return Ok(None);
+    }
+    match index_int(&obj) {
+        // Bounds are clamped to the size anyway, so one past int64 means the same as int64's end.
+        Err(e) if e.is_instance_of::<PyValueError>(obj.py()) => {
+            let negative = obj.call_method0("__index__")?.lt(0)?;
+            Ok(Some(if negative { i64::MIN } else { i64::MAX }))
+        }
+        other => other.map(Some),
     }
 }
 
@@ -374,7 +399,7 @@ fn one_index(obj: &Bound<'_, PyAny>) -> PyResult<TensorIndex> {
         return Ok(TensorIndex::Tensor(Tensor::from_vec(vec![b.is_true()], &[])?));
     }
     if obj.is_instance_of::<PyInt>() {
-        return Ok(TensorIndex::Int(obj.extract::<i64>()?));
+        return Ok(TensorIndex::Int(obj.extract::<i64>().map_err(|_| int64_overflow())?));
     }
     if let Ok(s) = obj.cast::<PySlice>() {
         let step = slice_bound(s.getattr("step")?)?.unwrap_or(1);

@@ -8,10 +8,8 @@ import pickle
 import struct
 
 import pytest
-
 import rstorch
 from rstorch import nn
-
 from test_serialization import CHECKPOINT, _p, storage_pickle, zip_checkpoint
 
 DATA = {"data/0": struct.pack("<4f", 1, 2, 3, 4)}

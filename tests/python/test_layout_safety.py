@@ -8,14 +8,11 @@ import subprocess
 import sys
 import textwrap
 import warnings
-import zipfile
 
 import numpy as np
 import pytest
-
 import rstorch
 from rstorch import _C
-
 from test_serialization import storage_pickle, zip_checkpoint
 
 CLEAN = (RuntimeError, ValueError, pickle.UnpicklingError)
@@ -45,23 +42,23 @@ def test_issue_example_stride_2_64_minus_1_is_refused_in_a_fresh_process(tmp_pat
             w.numpy()[:] = 7
             print("loaded", w.stride())
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("refused:") and "int64" in out.stdout, out.stdout
 
 
 @pytest.mark.parametrize("record", [
-    dict(size=(2,), stride=(2**64 - 1,)),
-    dict(size=(2,), stride=(2**63,)),
-    dict(size=(2,), stride=(2**63 - 1,)),
-    dict(size=(1,), stride=(2**64 - 1,)),
-    dict(size=(2, 2), stride=(2**63, 2**63)),       # the two spans sum to 2**64
-    dict(size=(3,), stride=(2**63 - 1,)),
-    dict(size=(2**32, 2**32), stride=(2**32, 1)),
-    dict(size=(2,), stride=(1,), offset=2**64 - 1),
-    dict(size=(2,), stride=(1,), offset=2**63 - 1),
-    dict(size=(2**64 - 1,), stride=(1,)),
-    dict(size=(0,), stride=(1,), offset=2**63),
+    {"size": (2,), "stride": (2**64 - 1,)},
+    {"size": (2,), "stride": (2**63,)},
+    {"size": (2,), "stride": (2**63 - 1,)},
+    {"size": (1,), "stride": (2**64 - 1,)},
+    {"size": (2, 2), "stride": (2**63, 2**63)},       # the two spans sum to 2**64
+    {"size": (3,), "stride": (2**63 - 1,)},
+    {"size": (2**32, 2**32), "stride": (2**32, 1)},
+    {"size": (2,), "stride": (1,), "offset": 2**64 - 1},
+    {"size": (2,), "stride": (1,), "offset": 2**63 - 1},
+    {"size": (2**64 - 1,), "stride": (1,)},
+    {"size": (0,), "stride": (1,), "offset": 2**63},
 ])
 def test_checkpoint_geometry_outside_its_storage_is_refused(record):
     with pytest.raises(pickle.UnpicklingError, match="corrupt PyTorch checkpoint"):
@@ -69,9 +66,9 @@ def test_checkpoint_geometry_outside_its_storage_is_refused(record):
 
 
 @pytest.mark.parametrize("record, values", [
-    (dict(size=(1, 4), stride=(2**63 - 1, 1), offset=4), [[4, 5, 6, 7]]),   # size-1 dims: any stride
-    (dict(size=(2, 2), stride=(0, 3), offset=1), [[1, 4], [1, 4]]),
-    (dict(size=(0, 5), stride=(2**62, 2**62)), []),
+    ({"size": (1, 4), "stride": (2**63 - 1, 1), "offset": 4}, [[4, 5, 6, 7]]),   # size-1 dims: any stride
+    ({"size": (2, 2), "stride": (0, 3), "offset": 1}, [[1, 4], [1, 4]]),
+    ({"size": (0, 5), "stride": (2**62, 2**62)}, []),
 ])
 def test_checkpoint_geometry_inside_its_storage_loads(record, values):
     t = rstorch.load(io.BytesIO(checkpoint(**record)))
@@ -126,8 +123,8 @@ def test_as_strided_shares_memory_with_its_input():
 
 
 @pytest.mark.parametrize("args, exc, match", [
-    (((2,), (1,), 11), RuntimeError, r"setStorage: sizes \[2\], strides \[1\], storage offset 11, and itemsize 4 "
-                                     r"requiring a storage size of 52 are out of bounds for storage of size 48"),
+    (((2,), (1,), 11), RuntimeError, (r"setStorage: sizes \[2\], strides \[1\], storage offset 11, and itemsize 4 "
+                                      r"requiring a storage size of 52 are out of bounds for storage of size 48")),
     (((), (), 12), RuntimeError, "out of bounds for storage of size 48"),
     (((5,), (3,)), RuntimeError, "requiring a storage size of 52 are out of bounds"),
     (((2,), (-1,)), RuntimeError, r"as_strided: Negative strides are not supported at the moment, got strides: \[-1\]"),
@@ -181,7 +178,7 @@ def test_as_strided_backward_is_pytorchs(f, grad):
 
 def test_as_strided_gradcheck_and_gradgradcheck():
     a = rstorch.randn(5, dtype=rstorch.float64, requires_grad=True)
-    f = lambda a: a.as_strided((3, 2), (1, 1), 1)  # noqa: E731
+    f = lambda a: a.as_strided((3, 2), (1, 1), 1)
     assert rstorch.autograd.gradcheck(f, (a,))
     assert rstorch.autograd.gradgradcheck(f, (a,))
 
@@ -212,8 +209,8 @@ def test_set_forms():
 
 
 @pytest.mark.parametrize("args, exc, match", [
-    ((7, (2,), (1,)), RuntimeError, "storage offset 7, and itemsize 4 requiring a storage size of 36 are out of "
-                                    "bounds for storage of size 32"),
+    ((7, (2,), (1,)), RuntimeError, ("storage offset 7, and itemsize 4 requiring a storage size of 36 are out of "
+                                     "bounds for storage of size 32")),
     ((0, (3,), (4,)), RuntimeError, "out of bounds"),
     ((0, (2,), (-1,)), RuntimeError, r"Storage size calculation overflowed with sizes=\[2\] and strides=\[-1\]"),
     ((-1, (2,), (1,)), RuntimeError, "Tensor: invalid storage offset -1"),
@@ -312,7 +309,7 @@ def test_read_only_arrays_warn_once_as_in_pytorch():
             rstorch.as_tensor(ro)
         print(n_copy, len(caught), t.tolist(), str(caught[0].message)[:37])
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert out.stdout.strip().split(maxsplit=5) == ["0", "1", "[0.0,", "1.0,", "2.0]", "The given NumPy array is not writable"], \
         out.stdout + out.stderr
 
