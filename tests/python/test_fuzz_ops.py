@@ -13,6 +13,7 @@ import os
 import warnings
 
 import numpy as np
+import pytest
 import rstorch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -443,3 +444,20 @@ def test_creation_with_any_sizes_and_values(data):
         out = attempt(op, draws=d)
         if isinstance(out, rstorch.Tensor) and small(out):
             attempt(out.tolist)
+
+
+# ----- what the fuzz found ------------------------------------------------------------------------
+
+def test_ints_outside_int64_raise_pytorchs_errors():
+    x = rstorch.arange(6.).view(2, 3)
+    for index in (2**63, (0, 2**63), -2**63 - 1, (slice(None), 2**64)):
+        with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+            x[index]
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        x[2**63] = 1.0
+    for make in (lambda: x.view(2**63), lambda: x.reshape(2**63, -1), lambda: x.expand(2**63, 2, 3),
+                 lambda: rstorch.zeros(2**64), lambda: x.permute(2**63, 0)):
+        with pytest.raises(TypeError, match="failed to unpack the object at pos 1 with error"):
+            make()
+    # Slice bounds are clamped to the size, as Python's and PyTorch's are.
+    assert x[2**63:].shape == (0, 3) and x[-2**64:].shape == (2, 3) and x[::2**63].shape == (1, 3)
