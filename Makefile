@@ -49,13 +49,16 @@ bench: build
 # libFuzzer summaries land in fuzz/logs; a crash fails the target and leaves its input in
 # fuzz/artifacts.
 FUZZ_SECONDS ?= 600
+# The sanitizer builds are kept apart from the release build's target directory.
+FUZZ_TARGET_DIR ?= $(CURDIR)/fuzz/target
 FUZZ_TARGETS ?= $(basename $(notdir $(wildcard fuzz/fuzz_targets/*.rs)))
 fuzz: build
 	@command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 	mkdir -p fuzz/logs
-	cd fuzz && for t in $(FUZZ_TARGETS); do RUSTC_BOOTSTRAP=1 cargo fuzz build -O $$t || exit 1; done
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
-	  ( RUSTC_BOOTSTRAP=1 cargo fuzz run -O $$t -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  CARGO_TARGET_DIR=$(FUZZ_TARGET_DIR) RUSTC_BOOTSTRAP=1 cargo fuzz build -O $$t || exit 1; done
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+	  ( CARGO_TARGET_DIR=$(FUZZ_TARGET_DIR) RUSTC_BOOTSTRAP=1 cargo fuzz run -O $$t -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	    > logs/$$t.log 2>&1; echo $$? > logs/$$t.rc ) & \
 	done; wait
 	@status=0; for t in $(FUZZ_TARGETS); do \

@@ -114,7 +114,7 @@ pub fn strided_view(base: &Tensor, shape: &[usize], strides: &[usize], offset: u
         )));
     };
     let storage_len = base.storage_cell().read().len();
-    let layout = Layout::from_user(&sizes, &steps, start, base.element_size(), storage_len).map_err(|e| corrupt(e))?;
+    let layout = Layout::from_user(&sizes, &steps, start, base.element_size(), storage_len).map_err(corrupt)?;
     if layout.numel() == 0 && offset > storage_len {
         return Err(corrupt(format!(
             "empty tensor of size {shape:?} has storage offset {offset} past its storage of {storage_len} elements"

@@ -97,7 +97,7 @@ pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>, usage: NumpyUse) -> PyResult<
                 "At least one stride in the given numpy array is negative, and tensors with negative strides are not currently supported. (You can probably work around this by making a copy of your array  with array.copy().) ",
             ));
         }
-        if s as usize % item != 0 {
+        if !(s as usize).is_multiple_of(item) {
             return Err(PyValueError::new_err("given numpy array strides not a multiple of the element byte size. Copy the numpy array to reallocate the memory."));
         }
         strides.push(s as usize / item);

@@ -12,6 +12,9 @@ use crate::tensor::{Scalar, Tensor};
 
 use super::view::ViewKind;
 
+/// `set_`'s storage offset, sizes and strides (None: contiguous).
+pub type Geometry<'a> = (i64, &'a [i64], Option<&'a [i64]>);
+
 impl Tensor {
     /// `as_strided(size, stride, storage_offset)`: a view of self's storage (all of it, not only
     /// the elements self views) with the given geometry; the offset defaults to self's.
@@ -62,7 +65,7 @@ impl Tensor {
     pub fn set_from(
         &self,
         source: Option<&Tensor>,
-        geometry: Option<(i64, &[i64], Option<&[i64]>)>,
+        geometry: Option<Geometry<'_>>,
     ) -> Result<Tensor> {
         let view = match source {
             None => Tensor::empty_on(&[0], self.dtype(), self.device())?,
