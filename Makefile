@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: demo test bench build wheel clean vulkan gpu-bundle
+.PHONY: demo test bench build wheel clean vulkan gpu-bundle fuzz
 
 $(STAMP):
 	python3 -m venv $(VENV)
@@ -41,6 +41,34 @@ bench: build
 	$(PY) benches/compare_torch.py
 	$(PY) benches/nn_compare.py
 	$(PY) benches/demo_compare.py
+
+# Fuzzing, set up from nothing: cargo-fuzz (installed from crates.io when missing; its nightly
+# features come from RUSTC_BOOTSTRAP on a stable toolchain) runs every target under fuzz/ for
+# FUZZ_SECONDS, one process each, all at once; then the long runs of the Python fuzz tests (the
+# .pt/safetensors hostile-file mutations and the ops fuzz, RSTORCH_FUZZ=thorough). Logs and the
+# libFuzzer summaries land in fuzz/logs; a crash fails the target and leaves its input in
+# fuzz/artifacts.
+FUZZ_SECONDS ?= 600
+# The sanitizer builds are kept apart from the release build's target directory.
+FUZZ_TARGET_DIR ?= $(CURDIR)/fuzz/target
+FUZZ_TARGETS ?= $(basename $(notdir $(wildcard fuzz/fuzz_targets/*.rs)))
+fuzz: build
+	@command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
+	mkdir -p fuzz/logs
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+	  CARGO_TARGET_DIR=$(FUZZ_TARGET_DIR) RUSTC_BOOTSTRAP=1 cargo fuzz build -O $$t || exit 1; done
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+	  ( CARGO_TARGET_DIR=$(FUZZ_TARGET_DIR) RUSTC_BOOTSTRAP=1 cargo fuzz run -O $$t -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    > logs/$$t.log 2>&1; echo $$? > logs/$$t.rc ) & \
+	done; wait
+	@status=0; for t in $(FUZZ_TARGETS); do \
+	  echo "== $$t: exit $$(cat fuzz/logs/$$t.rc); $$(grep -E '^Done|stat::number_of_executed_units' fuzz/logs/$$t.log | tr '\n' ' ')"; \
+	  [ "$$(cat fuzz/logs/$$t.rc)" = 0 ] || status=1; \
+	done; \
+	RSTORCH_FUZZ=thorough $(PY) -m pytest -q -p no:cacheprovider --durations=0 \
+	  tests/python/test_serialization.py -k "bit_flips or truncated or mutated or fuzz_ops" tests/python/test_fuzz_ops.py \
+	  > fuzz/logs/python.log 2>&1 || status=1; \
+	tail -n 25 fuzz/logs/python.log; exit $$status
 
 wheel: $(STAMP)
 	. $(VENV)/bin/activate && maturin build --release -o dist

@@ -100,26 +100,32 @@ pub fn tensor_from_bytes(data: &[u8], dtype: DType) -> Result<Tensor> {
 }
 
 /// A view of `base`'s storage with the given sizes, strides and offset (in elements), checked to
-/// stay inside the storage: the layout a checkpoint declares for a tensor is untrusted.
+/// stay inside the storage: the layout a checkpoint declares for a tensor is untrusted. The
+/// checks are `as_strided`'s (`Layout::from_user`), and a little stricter, as a file allows.
 pub fn strided_view(base: &Tensor, shape: &[usize], strides: &[usize], offset: usize) -> Result<Tensor> {
     if shape.len() != strides.len() {
         return Err(corrupt(format!("tensor has {} sizes but {} strides", shape.len(), strides.len())));
     }
-    let numel = crate::shape::numel(shape)?;
-    let layout = Layout { shape: shape.to_vec(), strides: strides.to_vec(), offset };
-    let storage_len = base.storage_cell().read().len();
-    let extent = layout.storage_extent()?;
-    if extent > storage_len || (extent == 0 && offset > storage_len) {
+    // PyTorch's sizes, strides and offsets are int64s: a file with larger ones is not PyTorch's.
+    let int64s = |v: &[usize]| v.iter().map(|&x| i64::try_from(x)).collect::<std::result::Result<Vec<i64>, _>>();
+    let (Ok(sizes), Ok(steps), Ok(start)) = (int64s(shape), int64s(strides), i64::try_from(offset)) else {
         return Err(corrupt(format!(
-            "tensor of size {shape:?}, stride {strides:?} and storage offset {offset} needs {extent} \
-             elements but its storage holds {storage_len}"
+            "tensor of size {shape:?}, stride {strides:?} and storage offset {offset} does not fit int64s"
+        )));
+    };
+    let storage_len = base.storage_cell().read().len();
+    let layout = Layout::from_user(&sizes, &steps, start, base.element_size(), storage_len).map_err(corrupt)?;
+    if layout.numel() == 0 && offset > storage_len {
+        return Err(corrupt(format!(
+            "empty tensor of size {shape:?} has storage offset {offset} past its storage of {storage_len} elements"
         )));
     }
     // Overlapping strides could make a few stored bytes stand for an enormous tensor that any
     // later copy would have to allocate; a checkpoint never needs more elements than it stores.
-    if numel > storage_len {
+    if layout.numel() > storage_len {
         return Err(corrupt(format!(
-            "tensor of size {shape:?} has {numel} elements but its storage holds only {storage_len}"
+            "tensor of size {shape:?} has {} elements but its storage holds only {storage_len}",
+            layout.numel()
         )));
     }
     Ok(base.with_layout(layout))
@@ -212,6 +218,13 @@ mod tests {
         assert!(strided_view(&t, &[usize::MAX, 2], &[1, 1], 0).is_err());
         assert!(strided_view(&t, &[0], &[1], 5).is_err());
         assert!(strided_view(&t, &[2], &[1, 1], 0).is_err());
+        // A stride of 2**64 - 1 over two elements once wrapped the extent to 0.
+        assert!(strided_view(&t, &[2], &[usize::MAX], 0).is_err());
+        assert!(strided_view(&t, &[2], &[1], usize::MAX).is_err());
+        assert!(strided_view(&t, &[1], &[usize::MAX], 0).is_err());
+        assert!(strided_view(&t, &[2, 2], &[1 << 62, 1], 0).is_err());
+        // Size-1 dims may have any int64 stride, as in PyTorch.
+        assert!(strided_view(&t, &[1, 4], &[i64::MAX as usize, 1], 0).is_ok());
     }
 
     #[test]

@@ -190,6 +190,16 @@ impl StorageCell {
         self.device
     }
 
+    /// The length in elements, or None while a writer holds the storage (for checks that must
+    /// never wait).
+    pub fn try_len(&self) -> Option<usize> {
+        match self.data.try_read() {
+            Ok(s) => Some(s.len()),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner().len()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
     pub fn read(&self) -> RwLockReadGuard<'_, Storage> {
         // A poisoned lock only means a panic elsewhere was caught; the data is still valid.
         self.data.read().unwrap_or_else(|e| e.into_inner())

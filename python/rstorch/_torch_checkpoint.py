@@ -4,15 +4,19 @@ The archive holds `<name>/data.pkl`, a pickle of the object whose tensors point 
 persistent ids) at raw storages `<name>/data/<key>`. The pickle is read by a data-only unpickler:
 `find_class` resolves only an allow-list of names, each to a function of this module that
 rebuilds a tensor, a container or a plain value; every other global is refused before anything is
-imported. Sizes, strides and offsets are checked against the storage they view, and no entry is
-read past what the archive can hold.
+imported. Only those functions are ever called, and no opcode may modify a rebuilt tensor,
+Parameter or storage. Sizes, strides and offsets are checked against the storage they view, and no
+entry is read past what the archive can hold.
 """
 import collections
 import io
 import pickle
 import pickletools
+import struct
+import typing
 import warnings
 import zipfile
+import zlib
 
 from . import _C
 
@@ -208,14 +212,97 @@ class _Archive:
             with self.zf.open(info) as fh:
                 # ZipExtFile stops at the declared size and checks the CRC at the end.
                 data = fh.read(info.file_size + 1)
-        except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError, RuntimeError) as e:
+        # zlib.error: a damaged deflate stream (found by the bit-flip test).
+        except (zipfile.BadZipFile, zlib.error, ValueError, OSError, EOFError, NotImplementedError,
+                RuntimeError) as e:
             raise _corrupt(f"entry {info.filename!r} is unreadable ({e})") from None
         if len(data) != info.file_size:
             raise _corrupt(f"entry {info.filename!r} does not hold its declared {info.file_size} bytes")
         return data
 
 
-class _DataOnlyUnpickler(pickle.Unpickler):
+def _refuse_opcode(opcode, what, target):
+    raise pickle.UnpicklingError(
+        f"Weights only load failed. Can only {opcode} {what}, but got {type(target)}: rstorch.load never "
+        "lets a file modify the tensors, storages or callables it has rebuilt.")
+
+
+def _load_build(self):
+    # BUILD sets an object's state: PyTorch's state dicts use it only to give an OrderedDict its
+    # `_metadata` attribute. On a tensor, Parameter or storage it could rewrite what the file's
+    # other records already declared (a `set_` to another geometry, `data`, `grad`), so only an
+    # OrderedDict may be built, and only with a dict of attribute names.
+    state = self.stack.pop()
+    inst = self.stack[-1]
+    if type(inst) is not collections.OrderedDict:
+        _refuse_opcode("BUILD", "an OrderedDict (a state dict's _metadata)", inst)
+    if type(state) is not dict or not all(type(k) is str for k in state):
+        raise _corrupt("an OrderedDict's state must be a dict of attribute names")
+    inst.__dict__.update(state)
+
+
+def _check_item_target(self, opcode):
+    target = self.stack[-1]
+    if type(target) not in (dict, collections.OrderedDict):
+        _refuse_opcode(opcode, "for dict, collections.OrderedDict", target)
+
+
+def _load_setitem(self):
+    value = self.stack.pop()
+    key = self.stack.pop()
+    _check_item_target(self, "SETITEM")
+    self.stack[-1][key] = value
+
+
+def _load_setitems(self):
+    items = self.pop_mark()
+    _check_item_target(self, "SETITEMS")
+    target = self.stack[-1]
+    for i in range(0, len(items), 2):
+        target[items[i]] = items[i + 1]
+
+
+def _check_list_target(self, opcode):
+    if type(self.stack[-1]) is not list:
+        _refuse_opcode(opcode, "to lists", self.stack[-1])
+
+
+def _load_append(self):
+    value = self.stack.pop()
+    _check_list_target(self, "APPEND")
+    self.stack[-1].append(value)
+
+
+def _load_appends(self):
+    items = self.pop_mark()
+    _check_list_target(self, "APPENDS")
+    self.stack[-1].extend(items)
+
+
+def _load_reduce(self):
+    # Only the allowed rebuild functions may be called (a dtype or a tensor on the stack may not).
+    args = self.stack.pop()
+    func = self.stack[-1]
+    if not isinstance(func, _Safe):
+        raise pickle.UnpicklingError(f"Weights only load failed. Trying to call reduce for unrecognized "
+                                     f"function {str(func)[:80]}")
+    self.stack[-1] = func(*args)
+
+
+class _DataOnlyUnpickler(pickle._Unpickler):
+    """The pure-Python unpickler, whose opcodes can be replaced one by one: REDUCE calls only the
+    allowed functions, and the opcodes that modify an object already on the stack (BUILD,
+    SETITEM(S), APPEND(S)) accept only the containers a checkpoint is made of, as PyTorch's
+    weights-only unpickler does."""
+
+    dispatch: typing.ClassVar[dict] = dict(pickle._Unpickler.dispatch)
+    dispatch[pickle.REDUCE[0]] = _load_reduce
+    dispatch[pickle.BUILD[0]] = _load_build
+    dispatch[pickle.SETITEM[0]] = _load_setitem
+    dispatch[pickle.SETITEMS[0]] = _load_setitems
+    dispatch[pickle.APPEND[0]] = _load_append
+    dispatch[pickle.APPENDS[0]] = _load_appends
+
     def __init__(self, data, archive, allowed):
         super().__init__(io.BytesIO(data))
         self.archive, self.allowed, self.storages = archive, allowed, {}
@@ -279,5 +366,5 @@ def load_zip(data):
     except pickle.UnpicklingError:
         raise
     except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError, OverflowError,
-            RuntimeError, MemoryError) as e:
+            RuntimeError, MemoryError, struct.error) as e:
         raise _corrupt(f"{type(e).__name__}: {e}") from None

@@ -422,6 +422,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
         }
         Op::Expand => out[0] = Some(sum_to(&g, &shape(0))?),
         Op::Take { offsets, .. } => out[0] = Some(embed(&g, offsets, &shape(0), g.dtype())?),
+        Op::AsStrided { input, output } => out[0] = Some(crate::tensor::strided::as_strided_backward(&g, input, output)?),
         Op::Put { offsets, value_shape, .. } => {
             if need(0) {
                 out[0] = Some(match offsets {

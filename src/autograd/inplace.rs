@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::cpu::buffer::{alloc_error, collect_n};
+use crate::cpu::buffer::{alloc_error, with_capacity};
 use crate::cpu::reduce::element_offsets;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -47,17 +47,31 @@ impl Tensor {
         Ok(src.requires_grad() || self.requires_grad() || base.is_some_and(|b| b.requires_grad()))
     }
 
-    /// Row-major positions in self of the elements at storage offsets `offsets`.
+    /// Row-major positions in self of the elements at storage offsets `offsets`. Views made by
+    /// `as_strided` may reach storage elements self does not view: an error, never a panic.
     pub(crate) fn positions_of(&self, offsets: &[usize]) -> Result<Vec<usize>> {
+        let outside = || {
+            Error::Runtime(
+                "a view reaching storage elements outside the tensor it views (as_strided) cannot be written in place while autograd records it".into(),
+            )
+        };
+        let mut out = with_capacity(offsets.len())?;
         if self.is_contiguous() {
-            return collect_n(offsets.len(), offsets.iter().map(|&o| o - self.storage_offset()));
+            let (start, n) = (self.storage_offset(), self.numel());
+            for &o in offsets {
+                out.push(o.checked_sub(start).filter(|&p| p < n).ok_or_else(outside)?);
+            }
+            return Ok(out);
         }
         let mine = element_offsets(self.layout())?;
         let mut index: HashMap<usize, usize> = HashMap::new();
         let entry = std::mem::size_of::<(usize, usize)>();
         index.try_reserve(mine.len()).map_err(|_| alloc_error(mine.len().saturating_mul(entry)))?;
         index.extend(mine.into_iter().enumerate().map(|(i, o)| (o, i)));
-        collect_n(offsets.len(), offsets.iter().map(|o| index[o]))
+        for o in offsets {
+            out.push(index.get(o).copied().ok_or_else(outside)?);
+        }
+        Ok(out)
     }
 
     /// After `value` was written into self (at the storage offsets `region`, with `region_shape`,

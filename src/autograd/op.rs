@@ -96,6 +96,8 @@ pub enum Op {
     /// Elements read at row-major positions of the input: advanced indexing, masked_select, and
     /// strided views (narrow, slices, select, unfold); `kind` is the node's name.
     Take { kind: &'static str, offsets: Positions },
+    /// `as_strided`: the input's and the output's layouts over their shared storage.
+    AsStrided { input: crate::layout::Layout, output: crate::layout::Layout },
     /// `x[idx] = v` out of place: positions written, relative to a contiguous input.
     Put { name: &'static str, offsets: Positions, value_shape: Vec<usize> },
     Matmul,
@@ -183,6 +185,7 @@ impl Op {
             Op::Cumprod { .. } => "Cumprod",
             Op::View { kind } | Op::Permute { kind, .. } | Op::Take { kind, .. } | Op::Put { name: kind, .. } => return kind.to_string(),
             Op::Expand => "Expand",
+            Op::AsStrided { .. } => "AsStrided",
             Op::Copy { .. } | Op::ToDevice { .. } => "ToCopy",
             Op::Cat { .. } => "Cat",
             Op::Split { kind, .. } | Op::Fill { kind } => return kind.to_string(),

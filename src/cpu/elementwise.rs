@@ -279,7 +279,7 @@ mod tests {
             (vec![64, 64], Layout::contiguous(vec![64, 64]).unwrap().transpose(0, 1)),
             (vec![37, 45], Layout::contiguous(vec![37, 45]).unwrap().transpose(0, 1)),
             (vec![3, 41, 300], Layout::contiguous(vec![3, 41, 300]).unwrap().transpose(1, 2)),
-            (vec![90, 80], Layout::contiguous(vec![90, 80]).unwrap().slice(1, 3, 80, 1).transpose(0, 1)),
+            (vec![90, 80], Layout::contiguous(vec![90, 80]).unwrap().slice(1, 3, 80, 1).unwrap().transpose(0, 1)),
             (vec![2, 333, 517], Layout::contiguous(vec![2, 333, 517]).unwrap().transpose(1, 2)),
         ];
         for (storage_shape, l) in cases {

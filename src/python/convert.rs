@@ -74,34 +74,85 @@ fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<DType> {
     })
 }
 
-/// A tensor sharing the array's memory; the tensor keeps the array alive.
-pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
+/// How a tensor made from a NumPy array relates to the array's memory.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum NumpyUse {
+    /// `from_numpy`: the tensor shares the memory, or there is no tensor.
+    Share,
+    /// `as_tensor`: shares it where it can, else copies.
+    ShareIfPossible,
+    /// `tensor()`: the caller copies the result at once.
+    Copy,
+}
+
+/// A tensor over the array's memory (the tensor keeps the array alive); see `NumpyUse`. Every
+/// array NumPy can describe is either viewed safely or refused: negative strides, strides that are
+/// not whole elements and (when sharing) memory misaligned for the element type raise
+/// ValueError; zero strides give a broadcast view, as in PyTorch.
+pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>, usage: NumpyUse) -> PyResult<Tensor> {
     let dtype = numpy_dtype(arr)?;
-    let item = dtype.size_in_bytes() as isize;
+    let item = dtype.size_in_bytes();
     let shape = arr.shape().to_vec();
+    if shape.contains(&0) {
+        // An empty array views no memory, so its pointer and strides do not matter.
+        return Ok(Tensor::from_storage(Storage::Cpu(CpuStorage::zeros(dtype, 0)?), Layout::contiguous(shape)?));
+    }
     let mut strides = Vec::with_capacity(shape.len());
-    for (&s, &n) in arr.strides().iter().zip(&shape) {
+    for &s in arr.strides() {
         if s < 0 {
             return Err(PyValueError::new_err(
                 "At least one stride in the given numpy array is negative, and tensors with negative strides are not currently supported. (You can probably work around this by making a copy of your array  with array.copy().) ",
             ));
         }
-        if s % item != 0 && n > 1 {
+        if !(s as usize).is_multiple_of(item) {
             return Err(PyValueError::new_err("given numpy array strides not a multiple of the element byte size. Copy the numpy array to reallocate the memory."));
         }
-        strides.push((s / item) as usize);
+        strides.push(s as usize / item);
+    }
+    // SAFETY: reading a field of the array object, which `arr` keeps alive.
+    let ptr = unsafe { (*arr.as_array_ptr()).fields.data as *mut u8 };
+    // Every element type's alignment is its size. NumPy may place an array anywhere in a buffer;
+    // a Rust slice may not start misaligned.
+    if !(ptr as usize).is_multiple_of(item) {
+        if usage == NumpyUse::Share {
+            return Err(PyValueError::new_err(
+                "given numpy array is not aligned for its element type, which rstorch cannot share. Copy the numpy array to reallocate the memory.",
+            ));
+        }
+        // NumPy allocates a copy aligned.
+        let copy = arr.call_method0("copy")?;
+        return from_numpy(copy.cast::<PyUntypedArray>()?, NumpyUse::Share);
+    }
+    // SAFETY: as above.
+    let writable = unsafe { (*arr.as_array_ptr()).fields.flags & numpy::npyffi::NPY_ARRAY_WRITEABLE != 0 };
+    if usage != NumpyUse::Copy && !writable {
+        warn_not_writable(arr.py())?;
     }
     let layout = Layout { shape, strides, offset: 0 };
+    // Checked: NumPy's strides reach at most as far as its buffer, which fits in memory.
     let len = layout.storage_extent()?;
-    if !arr.is_aligned() {
-        return Err(PyValueError::new_err("the numpy array is not aligned; copy it first"));
-    }
     // SAFETY: NumPy guarantees `len` elements from the data pointer for this shape and these
-    // strides; the array object, held by the storage, keeps them alive and in place.
-    let ptr = unsafe { (*arr.as_array_ptr()).fields.data as *mut u8 };
+    // strides (the last element is at `sum((size - 1) * stride)`); the pointer is aligned; the
+    // array object, held by the storage, keeps them alive and in place.
     let owner: Py<PyAny> = arr.clone().into_any().unbind();
     let storage = unsafe { CpuStorage::from_external(ptr, len, dtype, Box::new(owner)) };
     Ok(Tensor::from_storage(Storage::Cpu(storage), layout))
+}
+
+/// PyTorch's warning, given once, for a tensor sharing a read-only array's memory: writing to it
+/// writes that memory anyway (and faults where it is mapped read-only).
+fn warn_not_writable(py: Python<'_>) -> PyResult<()> {
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return Ok(());
+    }
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    PyErr::warn(
+        py,
+        &category,
+        c"The given NumPy array is not writable, and rstorch does not support non-writable tensors. This means writing to this tensor will result in undefined behavior. You may want to copy the array to protect its data or make it writable before converting it to a tensor. This type of warning will be suppressed for the rest of this program.",
+        1,
+    )
 }
 
 /// Keeps a tensor's storage alive while NumPy arrays view it.
@@ -247,7 +298,7 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
         return Ok(t.copy_as(dtype.unwrap_or(t.dtype()))?);
     }
     if let Ok(arr) = obj.cast::<PyUntypedArray>() {
-        let t = from_numpy(arr)?;
+        let t = from_numpy(arr, NumpyUse::Copy)?;
         return Ok(t.copy_as(dtype.unwrap_or(t.dtype()))?);
     }
     if is_numpy_scalar(obj) {
@@ -298,7 +349,26 @@ pub fn int_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
             return int_list(&a);
         }
     }
-    args.iter().map(|a| index_int(&a)).collect()
+    args.iter().enumerate().map(|(i, a)| list_item(&a, i)).collect()
+}
+
+/// The overflow PyTorch reports for a Python int outside int64 where it expects one int.
+fn int64_overflow() -> PyErr {
+    PyValueError::new_err("Overflow when unpacking long long")
+}
+
+/// Item `pos` of an int list: an int outside int64 is PyTorch's TypeError for that list.
+fn list_item(obj: &Bound<'_, PyAny>, pos: usize) -> PyResult<i64> {
+    index_int(obj).map_err(|e| {
+        if e.is_instance_of::<PyValueError>(obj.py()) {
+            PyTypeError::new_err(format!(
+                "failed to unpack the object at pos {} with error \"Overflow when unpacking long long\"",
+                pos + 1
+            ))
+        } else {
+            e
+        }
+    })
 }
 
 /// An int through `__index__` (so NumPy ints and one-element integer tensors work).
@@ -312,7 +382,7 @@ pub fn index_int(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
             obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
         ))
     })?;
-    i.extract::<i64>()
+    i.extract::<i64>().map_err(|_| int64_overflow())
 }
 
 pub fn int_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
@@ -320,7 +390,7 @@ pub fn int_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
         return Ok(vec![index_int(obj)?]);
     }
     let seq = obj.cast::<PySequence>().map_err(|_| PyTypeError::new_err("expected a sequence of integers"))?;
-    seq.try_iter()?.map(|x| index_int(&x?)).collect()
+    seq.try_iter()?.enumerate().map(|(i, x)| list_item(&x?, i)).collect()
 }
 
 /// `dim` arguments: None, an int, or a sequence of ints.
@@ -339,9 +409,15 @@ pub fn shape_arg(sizes: &[i64], dtype: DType) -> PyResult<Vec<usize>> {
 
 fn slice_bound(obj: Bound<'_, PyAny>) -> PyResult<Option<i64>> {
     if obj.is_none() {
-        Ok(None)
-    } else {
-        index_int(&obj).map(Some)
+        return Ok(None);
+    }
+    match index_int(&obj) {
+        // Bounds are clamped to the size anyway, so one past int64 means the same as int64's end.
+        Err(e) if e.is_instance_of::<PyValueError>(obj.py()) => {
+            let negative = obj.call_method0("__index__")?.lt(0)?;
+            Ok(Some(if negative { i64::MIN } else { i64::MAX }))
+        }
+        other => other.map(Some),
     }
 }
 
@@ -356,7 +432,7 @@ fn one_index(obj: &Bound<'_, PyAny>) -> PyResult<TensorIndex> {
         return Ok(TensorIndex::Tensor(Tensor::from_vec(vec![b.is_true()], &[])?));
     }
     if obj.is_instance_of::<PyInt>() {
-        return Ok(TensorIndex::Int(obj.extract::<i64>()?));
+        return Ok(TensorIndex::Int(obj.extract::<i64>().map_err(|_| int64_overflow())?));
     }
     if let Ok(s) = obj.cast::<PySlice>() {
         let step = slice_bound(s.getattr("step")?)?.unwrap_or(1);

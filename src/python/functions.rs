@@ -10,7 +10,7 @@ use crate::random::Generator;
 use crate::tensor::arith::Arg;
 use crate::tensor::{Scalar, Tensor};
 
-use super::convert::{from_numpy, index_int, int_args, scalar_of, shape_arg, tensor_from_data, to_tensor};
+use super::convert::{from_numpy, NumpyUse, index_int, int_args, scalar_of, shape_arg, tensor_from_data, to_tensor};
 use super::dtype::{dtype_object, extract_device, extract_opt_device, extract_opt_dtype, PyDType};
 use super::tensor::{run, PyTensor};
 
@@ -155,7 +155,7 @@ fn as_tensor(data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: 
         };
     }
     if let Ok(arr) = data.cast::<numpy::PyUntypedArray>() {
-        let t = from_numpy(arr)?;
+        let t = from_numpy(arr, NumpyUse::ShareIfPossible)?;
         let t = match dtype {
             Some(d) => t.to_dtype(d)?,
             None => t,
@@ -170,7 +170,7 @@ fn from_numpy_fn(arr: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let arr = arr.cast::<numpy::PyUntypedArray>().map_err(|_| {
         PyTypeError::new_err(format!("expected np.ndarray (got {})", arr.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
     })?;
-    Ok(PyTensor::wrap(from_numpy(arr)?))
+    Ok(PyTensor::wrap(from_numpy(arr, NumpyUse::Share)?))
 }
 
 macro_rules! filled_factory {

@@ -11,6 +11,7 @@ mod nn;
 mod optim;
 mod ops;
 mod serialize;
+mod strided;
 mod tensor;
 mod wgpu;
 

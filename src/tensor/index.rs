@@ -1045,7 +1045,7 @@ impl Tensor {
         if advanced.is_empty() {
             if view.identity() == self.identity() {
                 // Nothing indexed (`x[...]`, `x[:, :]`): a new view of all of self.
-                return Ok(self.view_op(self.layout().clone(), super::view::ViewKind::Same("AliasBackward0")));
+                return self.view_op(self.layout().clone(), super::view::ViewKind::Same("AliasBackward0"));
             }
             return Ok(view);
         }

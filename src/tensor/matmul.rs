@@ -118,7 +118,7 @@ impl Tensor {
             (1, 2) => {
                 // PyTorch's node for this squeeze is its squeeze_(dim) overload's.
                 let out = self.unsqueeze(0)?.mm(other)?;
-                Ok(out.view_op(out.layout().squeeze_dims(&[0]), super::view::ViewKind::Same("SqueezeBackward4")))
+                out.view_op(out.layout().squeeze_dims(&[0]), super::view::ViewKind::Same("SqueezeBackward4"))
             }
             (2, 1) => self.mv(other),
             _ if self.should_fold(other) => {

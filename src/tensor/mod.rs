@@ -13,6 +13,7 @@ pub mod conv;
 pub mod pool;
 mod reduce;
 mod shape_ops;
+pub(crate) mod strided;
 mod transfer;
 mod unary;
 mod view;
@@ -100,6 +101,14 @@ impl Tensor {
     // ----- construction -------------------------------------------------------------------
 
     pub(crate) fn from_parts(storage: Arc<StorageCell>, layout: Layout, dtype: DType) -> Tensor {
+        // Every kernel trusts that a tensor's elements lie inside its storage; the paths that
+        // build layouts from outside numbers check it (`Layout::from_user`), and a debug build
+        // (the fuzz targets') checks every tensor.
+        debug_assert!(
+            storage.try_len().is_none_or(|len| layout.fits(len)),
+            "layout {layout:?} leaves its storage of {:?} elements",
+            storage.try_len()
+        );
         let inference = autograd::grad_mode::is_inference_mode();
         Tensor(Arc::new(TensorImpl { storage, layout, dtype, inference, autograd: Mutex::new(None) }))
     }

@@ -11,41 +11,34 @@ pub(crate) enum ViewKind {
     Same(&'static str),
     Permute(Vec<usize>, &'static str),
     Expand,
+    /// A selection of the input's elements (narrow, slices, select, unfold).
+    Take(&'static str),
+    /// Any elements of the input's storage (`as_strided`), which need not be the input's own.
+    AsStrided,
 }
 
 impl Tensor {
-    /// A view of self with `layout`, recorded for autograd and remembering its base.
-    pub(crate) fn view_op(&self, layout: crate::layout::Layout, kind: ViewKind) -> Tensor {
-        let op = match kind {
-            ViewKind::Same(k) => Op::View { kind: k },
-            ViewKind::Permute(dims, k) => Op::Permute { dims, kind: k },
-            ViewKind::Expand => Op::Expand,
-        };
-        self.recorded_view(self.with_layout(layout), op)
-    }
-
-    /// A view selecting some of self's elements (narrow, slices, select, unfold, diagonal),
-    /// recorded as `kind`. Its backward needs the position of every selected element, a list as
-    /// long as the view, so it can fail for lack of memory.
-    pub(crate) fn take_view(&self, layout: crate::layout::Layout, kind: &'static str) -> Result<Tensor> {
+    /// A view of self with `layout`, recorded for autograd and remembering its base. `layout`
+    /// lies inside self's storage (views of a checked layout, or `Layout::from_user`).
+    pub(crate) fn view_op(&self, layout: crate::layout::Layout, kind: ViewKind) -> Result<Tensor> {
         let out = self.with_layout(layout);
-        if !(crate::autograd::is_grad_enabled() && self.requires_grad()) {
-            return Ok(self.recorded_view(out, Op::View { kind }));
-        }
-        let offsets = crate::cpu::reduce::element_offsets(out.layout())?;
-        let op = Op::Take { kind, offsets: Positions::Host(self.positions_of(&offsets)?) };
-        Ok(self.recorded_view(out, op))
-    }
-
-    /// `out` (a view of self) recorded as `op` when self requires grad.
-    fn recorded_view(&self, out: Tensor, op: Op) -> Tensor {
         if crate::autograd::is_grad_enabled() && self.requires_grad() {
+            let op = match kind {
+                ViewKind::Same(k) => Op::View { kind: k },
+                ViewKind::Permute(dims, k) => Op::Permute { dims, kind: k },
+                ViewKind::Expand => Op::Expand,
+                ViewKind::Take(k) => {
+                    let offsets = crate::cpu::reduce::element_offsets(out.layout())?;
+                    Op::Take { kind: k, offsets: Positions::Host(self.positions_of(&offsets)?) }
+                }
+                ViewKind::AsStrided => Op::AsStrided { input: self.layout().clone(), output: out.layout().clone() },
+            };
             record(op, &[self], &[&out], &[], &[]);
         }
         // Always remembered: an in-place write through the view must reach the base's history
         // even when only the written value requires grad.
         out.set_view_base(self);
-        out
+        Ok(out)
     }
 
     /// `view`: fails where the strides do not allow a view.
@@ -56,7 +49,7 @@ impl Tensor {
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.".into(),
             )
         })?;
-        Ok(self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same("ViewBackward0")))
+        self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same("ViewBackward0"))
     }
 
     /// `reshape`: a view when possible, else a copy. PyTorch's nodes: ViewBackward0 for a
@@ -67,7 +60,7 @@ impl Tensor {
         match self.layout().view_strides(&shape) {
             Some(strides) => {
                 let kind = if self.is_contiguous() { "ViewBackward0" } else { "ReshapeAliasBackward0" };
-                Ok(self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same(kind)))
+                self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same(kind))
             }
             None => self.copy_as(self.dtype())?.unsafe_view(shape),
         }
@@ -92,7 +85,7 @@ impl Tensor {
             )));
         }
         let d = wrap_dims(dims, self.ndim())?;
-        Ok(self.view_op(self.layout().permute(&d), ViewKind::Permute(d.clone(), "PermuteBackward0")))
+        self.view_op(self.layout().permute(&d), ViewKind::Permute(d.clone(), "PermuteBackward0"))
     }
 
     pub fn transpose(&self, a: i64, b: i64) -> Result<Tensor> {
@@ -104,7 +97,7 @@ impl Tensor {
         let (a, b) = (wrap_dim(a, self.ndim())?, wrap_dim(b, self.ndim())?);
         let mut order: Vec<usize> = (0..self.ndim()).collect();
         order.swap(a, b);
-        Ok(self.view_op(self.layout().transpose(a, b), ViewKind::Permute(order, "TransposeBackward0")))
+        self.view_op(self.layout().transpose(a, b), ViewKind::Permute(order, "TransposeBackward0"))
     }
 
     /// `t()`: transposes a matrix, leaves 0-d and 1-d tensors alone.
@@ -115,7 +108,7 @@ impl Tensor {
         if self.ndim() < 2 {
             return Ok(self.clone());
         }
-        Ok(self.view_op(self.layout().transpose(0, 1), ViewKind::Permute(vec![1, 0], "TBackward0")))
+        self.view_op(self.layout().transpose(0, 1), ViewKind::Permute(vec![1, 0], "TBackward0"))
     }
 
     /// Moves dim `src` to position `dst`, keeping the others in order.
@@ -127,7 +120,7 @@ impl Tensor {
         }
         let mut order: Vec<usize> = (0..n).filter(|&i| i != s).collect();
         order.insert(d, s);
-        Ok(self.view_op(self.layout().permute(&order), ViewKind::Permute(order.clone(), "PermuteBackward0")))
+        self.view_op(self.layout().permute(&order), ViewKind::Permute(order.clone(), "PermuteBackward0"))
     }
 
     /// `narrow(dim, start, length)`: `start` may be negative; the range must fit in the dim.
@@ -153,7 +146,7 @@ impl Tensor {
                 "start ({start}) + length ({length}) exceeds dimension size ({size})."
             )));
         }
-        self.take_view(self.layout().narrow(d, start as usize, length as usize), "SliceBackward0")
+        self.view_op(self.layout().narrow(d, start as usize, length as usize)?, ViewKind::Take("SliceBackward0"))
     }
 
     /// Python slicing `start:end:step` along `dim` (bounds clamped as Python does).
@@ -165,7 +158,7 @@ impl Tensor {
         let clamp = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
         let s = start.map_or(0, clamp);
         let e = end.map_or(size, clamp);
-        self.take_view(self.layout().slice(dim, s as usize, e.max(s) as usize, step as usize), "SliceBackward0")
+        self.view_op(self.layout().slice(dim, s as usize, e.max(s) as usize, step as usize)?, ViewKind::Take("SliceBackward0"))
     }
 
     /// Indexes `dim` with one integer, dropping the dim.
@@ -179,12 +172,12 @@ impl Tensor {
             return Err(Error::IndexOutOfRange { index, dim: d, size: size as usize });
         }
         let i = if index < 0 { index + size } else { index };
-        self.take_view(self.layout().select(d, i as usize), "SelectBackward0")
+        self.view_op(self.layout().select(d, i as usize)?, ViewKind::Take("SelectBackward0"))
     }
 
     pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
         let d = wrap_dim(dim, self.ndim() + 1)?;
-        Ok(self.view_op(self.layout().unsqueeze(d), ViewKind::Same("UnsqueezeBackward0")))
+        self.view_op(self.layout().unsqueeze(d), ViewKind::Same("UnsqueezeBackward0"))
     }
 
     /// `squeeze()` (all size-1 dims) or `squeeze(dims)`.
@@ -198,12 +191,12 @@ impl Tensor {
         let d = wrap_dims(dims, self.ndim())?;
         // PyTorch's overloads: squeeze(dim) and squeeze(dims).
         let name = if dims.len() == 1 { "SqueezeBackward1" } else { "SqueezeBackward2" };
-        Ok(self.view_op(self.layout().squeeze_dims(&d), ViewKind::Same(name)))
+        self.view_op(self.layout().squeeze_dims(&d), ViewKind::Same(name))
     }
 
     pub fn squeeze(&self) -> Result<Tensor> {
         let all: Vec<usize> = (0..self.ndim()).collect();
-        Ok(self.view_op(self.layout().squeeze_dims(&all), ViewKind::Same("SqueezeBackward0")))
+        self.view_op(self.layout().squeeze_dims(&all), ViewKind::Same("SqueezeBackward0"))
     }
 
     /// `expand`: -1 keeps a size; new leading dims may be added.
@@ -240,7 +233,7 @@ impl Tensor {
             target.push(t);
         }
         crate::shape::numel(&target)?;
-        Ok(self.view_op(self.layout().broadcast_to(&target), ViewKind::Expand))
+        self.view_op(self.layout().broadcast_to(&target), ViewKind::Expand)
     }
 
     /// `flatten(start_dim, end_dim)`.
@@ -373,9 +366,9 @@ impl Tensor {
         if self.ndim() == 0 {
             // A 0-dim tensor unfolds into one window of its single element (or none).
             let shape = vec![size as usize];
-            return self.take_view(crate::layout::Layout { shape, strides: vec![1], offset: self.storage_offset() }, "UnfoldBackward0");
+            return self.view_op(crate::layout::Layout { shape, strides: vec![1], offset: self.storage_offset() }, ViewKind::Take("UnfoldBackward0"));
         }
-        self.take_view(self.layout().unfold(d, size as usize, step as usize), "UnfoldBackward0")
+        self.view_op(self.layout().unfold(d, size as usize, step as usize)?, ViewKind::Take("UnfoldBackward0"))
     }
 
     /// `diagonal(offset, dim1, dim2)`: the diagonal of the planes over `dim1` and `dim2` (above
@@ -397,6 +390,7 @@ impl Tensor {
         let len = if offset >= 0 { s1.min(s2.saturating_sub(k)) } else { s1.saturating_sub(k).min(s2) };
         let mut start = self.storage_offset();
         if len > 0 {
+            // The first diagonal element is an element of self, inside its storage.
             start += k * if offset >= 0 { st2 } else { st1 };
         }
         let mut shape = Vec::with_capacity(n - 1);
@@ -406,8 +400,10 @@ impl Tensor {
             strides.push(self.strides()[d]);
         }
         shape.push(len);
-        strides.push(st1 + st2);
-        self.take_view(crate::layout::Layout { shape, strides, offset: start }, "DiagonalBackward0")
+        // Two steps of a diagonal of two or more elements stay inside self; a shorter one never
+        // steps, so an overflowing sum (possible only for strides no element uses) is moot.
+        strides.push(st1.checked_add(st2).unwrap_or(st1));
+        self.view_op(crate::layout::Layout { shape, strides, offset: start }, ViewKind::Take("DiagonalBackward0"))
     }
 
     /// PyTorch's "`op` expects at least a 1-dimensional tensor" check.

@@ -531,7 +531,9 @@ def load_or_clean_error(data):
     return out
 
 
-mutation = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# RSTORCH_FUZZ=thorough is the long run `make fuzz` makes (about 10 minutes on one core).
+mutation = settings(max_examples=7000 if os.environ.get("RSTORCH_FUZZ") == "thorough" else 300, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 @mutation
