@@ -128,6 +128,26 @@ def test_interpolate_sizes_below_one_raise():
     assert F.interpolate(torch.zeros(0, 1, 4), size=3).shape == (0, 1, 3)
 
 
+def test_linear_interpolation_keeps_inf_and_nan_local():
+    """An inf or NaN reaches only the outputs that read it (PyTorch 2.15's values); a product
+    with the whole weight matrix would spread it over the line."""
+    x = torch.tensor([[[inf, 1.0, 2.0, 3.0]]])
+    same(F.interpolate(x, size=8, mode="linear")[0, 0], [inf, inf, inf, 1.25, 1.75, 2.25, 2.75, 3.0])
+    got = F.interpolate(x, size=8, mode="linear", align_corners=True)[0, 0]
+    same(got[:3], [inf, inf, inf])
+    np.testing.assert_allclose(got[3:].numpy(), [1.2857, 1.7143, 2.1429, 2.5714, 3.0], atol=1e-4)
+    img = torch.tensor([[1.0, 2.0, nan, 3.0], [1.0, 2.0, 3.0, 4.0]]).reshape(1, 1, 2, 4)
+    out = F.interpolate(img, size=(3, 5), mode="bilinear")[0, 0]
+    np.testing.assert_allclose(out.numpy(), [[1.0, 1.7, nan, nan, 3.0], [1.0, 1.7, nan, nan, 3.5],
+                                             [1.0, 1.7, 2.5, 3.3, 4.0]], atol=1e-5)
+    # Finite inputs take the matrix product and give the same values as the reads.
+    y = torch.randn(2, 3, 5, 7, dtype=torch.float64)
+    fast = F.interpolate(y, size=(9, 4), mode="bilinear")
+    y[0, 0, 0, 0] = inf
+    slow = F.interpolate(y, size=(9, 4), mode="bilinear")
+    np.testing.assert_allclose(fast[1:].numpy(), slow[1:].numpy(), rtol=1e-12, atol=1e-12)
+
+
 def test_arange_steps_and_bounds():
     with raises(RuntimeError, "step must be finite but got nan"):
         torch.arange(0, 10, nan)

@@ -155,9 +155,9 @@ def _nearest_index(in_size, out_size, factor, exact, device):
     return index.to(rstorch.int64).to(device)
 
 
-def _linear_matrix(in_size, out_size, factor, align_corners, dtype, device):
-    """The (out, in) matrix of linear interpolation weights along one axis (each row holds
-    1 - w at the first input position it reads and w at the next)."""
+def _linear_sources(in_size, out_size, factor, align_corners):
+    """For each output position along one axis: the two input positions it reads (float64) and
+    the weight of the second."""
     o = _positions(out_size)
     if align_corners:
         src = o * (in_size - 1) / (out_size - 1) if out_size > 1 else o * 0.0
@@ -166,10 +166,35 @@ def _linear_matrix(in_size, out_size, factor, align_corners, dtype, device):
         src = ((o + 0.5) * scale - 0.5).clamp(min=0.0)
     i0 = src.floor().clamp(max=in_size - 1)
     i1 = (i0 + 1).clamp(max=in_size - 1)
-    w1 = (src - i0).unsqueeze(1)
+    return i0, i1, src - i0
+
+
+def _linear_matrix(in_size, i0, i1, w1, dtype, device):
+    """The (out, in) matrix of linear interpolation weights along one axis (each row holds
+    1 - w at the first input position it reads and w at the next)."""
+    w1 = w1.unsqueeze(1)
     j = rstorch.arange(in_size, dtype=rstorch.float64)
     rows = (1.0 - w1) * (j == i0.unsqueeze(1)) + w1 * (j == i1.unsqueeze(1))
     return rows.to(dtype).to(device)
+
+
+def _linear_along(x, axis, in_size, out_size, factor, align_corners):
+    """Linear interpolation of `x` along `axis`. A product with the weight matrix is the fast way,
+    but it multiplies every input by a weight, zero or not, so one inf or NaN would spread over
+    the whole line; inputs that are not all finite take the two reads each output makes instead,
+    which keeps them where PyTorch keeps them. (On a GPU the reads are always taken: asking
+    whether all are finite would wait for the device.)"""
+    i0, i1, w1 = _linear_sources(in_size, out_size, factor, align_corners)
+    if x.device.type == "cpu" and bool(x.isfinite().all()):
+        m = _linear_matrix(in_size, i0, i1, w1, x.dtype, x.device)
+        # Move the axis last, multiply by the weights, move it back.
+        return x.movedim(axis, -1).matmul(m.t()).movedim(-1, axis)
+    shape = [1] * x.dim()
+    shape[axis] = out_size
+    w1 = w1.to(x.dtype).to(x.device).reshape(shape)
+    first = x.index_select(axis, i0.to(rstorch.int64).to(x.device))
+    second = x.index_select(axis, i1.to(rstorch.int64).to(x.device))
+    return first * (1.0 - w1) + second * w1
 
 
 _LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
@@ -208,10 +233,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise NotImplementedError(
                 f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR_MODES[mode] + 2}D input")
         for a in range(spatial):
-            m = _linear_matrix(input.shape[2 + a], sizes[a], factors[a], bool(align_corners), input.dtype,
-                               input.device)
-            # Interpolate along axis 2 + a: move it last, multiply by the weights, move it back.
-            out = out.movedim(2 + a, -1).matmul(m.t()).movedim(-1, 2 + a)
+            out = _linear_along(out, 2 + a, input.shape[2 + a], sizes[a], factors[a], bool(align_corners))
         return as_node(f"Upsample{mode.capitalize()}{spatial}DBackward0", (input,), out)
     raise NotImplementedError(f"Input Error: interpolation mode {mode!r} is not supported")
 
