@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 THOROUGH = os.environ.get("RSTORCH_FUZZ") == "thorough"
-fuzz = settings(max_examples=int(os.environ.get("RSTORCH_FUZZ_EXAMPLES", 3000)) if THOROUGH else 60,
+fuzz = settings(max_examples=int(os.environ.get("RSTORCH_FUZZ_EXAMPLES", "3000")) if THOROUGH else 60,
                 deadline=None, derandomize=not THOROUGH,
                 suppress_health_check=list(HealthCheck))
 
