@@ -38,7 +38,9 @@ impl Bytes<'_> {
         Some(match tag & 7 {
             0..=3 => small % 9,
             4 => self.u64_raw()?,
-            5 => (1u64 << (small % 64)).wrapping_add(u64::from(self.u8()? % 5)).wrapping_sub(2),
+            5 => (1u64 << (small % 64))
+                .wrapping_add(u64::from(self.u8()? % 5))
+                .wrapping_sub(2),
             6 => u64::MAX - small,
             _ => (i64::MAX as u64).wrapping_add(small).wrapping_sub(8),
         })
@@ -83,15 +85,25 @@ fn exercise(view: &Tensor) {
         return;
     }
     let len = view.storage_cell().read().len();
-    let stored = strided_view(view, &[len], &[1], 0).expect("a storage views itself").to_vec::<f64>().expect("a storage reads back");
+    let stored = strided_view(view, &[len], &[1], 0)
+        .expect("a storage views itself")
+        .to_vec::<f64>()
+        .expect("a storage reads back");
     let offsets = element_offsets(view);
     for &o in &offsets {
-        assert!(o < len as u128, "element at {o} outside a storage of {len}: {:?}", view.layout());
+        assert!(
+            o < len as u128,
+            "element at {o} outside a storage of {len}: {:?}",
+            view.layout()
+        );
     }
     let values = view.to_vec::<f64>().expect("a checked view reads back");
     for (v, &o) in values.iter().zip(&offsets) {
         let s = stored[o as usize];
-        assert!(v.to_bits() == s.to_bits() || (v.is_nan() && s.is_nan()), "read {v}, stored {s}");
+        assert!(
+            v.to_bits() == s.to_bits() || (v.is_nan() && s.is_nan()),
+            "read {v}, stored {s}"
+        );
     }
     // Writes may be refused (an expanded view), never misplaced.
     if view.fill_(Arg::S(Scalar::Int(1))).is_ok() {
@@ -134,7 +146,11 @@ fn view_of(t: &Tensor, bytes: &mut Bytes<'_>) -> Option<rstorch::Result<Tensor>>
                 size.push(bytes.int()?);
                 stride.push(bytes.int()?);
             }
-            let offset = if bytes.u8()? % 2 == 0 { None } else { Some(bytes.int()?) };
+            let offset = if bytes.u8()? % 2 == 0 {
+                None
+            } else {
+                Some(bytes.int()?)
+            };
             t.as_strided(&size, &stride, offset)
         }
         9 => {
@@ -152,25 +168,40 @@ fn view_of(t: &Tensor, bytes: &mut Bytes<'_>) -> Option<rstorch::Result<Tensor>>
 
 fuzz_target!(|input: &[u8]| {
     let mut bytes = Bytes(input);
-    let (Some(dt), Some(ndim)) = (bytes.u8(), bytes.u8()) else { return };
+    let (Some(dt), Some(ndim)) = (bytes.u8(), bytes.u8()) else {
+        return;
+    };
     let dtype = DType::ALL[usize::from(dt) % DType::ALL.len()];
     let (mut shape, mut strides) = (Vec::new(), Vec::new());
     for _ in 0..ndim % 6 {
-        let (Some(size), Some(stride)) = (bytes.num(), bytes.num()) else { return };
+        let (Some(size), Some(stride)) = (bytes.num(), bytes.num()) else {
+            return;
+        };
         shape.push(size as usize);
         strides.push(stride as usize);
     }
-    let (Some(offset), Some(n_views)) = (bytes.num(), bytes.u8()) else { return };
+    let (Some(offset), Some(n_views)) = (bytes.num(), bytes.u8()) else {
+        return;
+    };
     // The views' arguments come next; what follows them is the storage.
     let Some(split) = bytes.u8() else { return };
     let cut = (usize::from(split) * 2).min(bytes.0.len());
     let (mut args, data) = (Bytes(&bytes.0[..cut]), &bytes.0[cut..]);
-    let Ok(flat) = tensor_from_bytes(data, dtype) else { return };
-    let Ok(mut view) = strided_view(&flat, &shape, &strides, offset as usize) else { return };
-    assert!(view.numel() <= flat.numel(), "a checkpoint view never has more elements than its storage");
+    let Ok(flat) = tensor_from_bytes(data, dtype) else {
+        return;
+    };
+    let Ok(mut view) = strided_view(&flat, &shape, &strides, offset as usize) else {
+        return;
+    };
+    assert!(
+        view.numel() <= flat.numel(),
+        "a checkpoint view never has more elements than its storage"
+    );
     exercise(&view);
     for _ in 0..n_views % 6 {
-        let Some(next) = view_of(&view, &mut args) else { break };
+        let Some(next) = view_of(&view, &mut args) else {
+            break;
+        };
         if let Ok(v) = next {
             exercise(&v);
             view = v;

@@ -258,7 +258,19 @@ impl Tensor {
         if cpu.dtype() != T::DTYPE {
             return Err(crate::storage::dtype_error(T::DTYPE, cpu.dtype()));
         }
-        Ok(f(cpu.as_slice::<T>(), &self.0.layout))
+        Ok(f(cpu.as_slice::<T>(), &self.kernel_layout(cpu.len())))
+    }
+
+    /// The layout kernels index the storage with. An empty view may sit past the end of its
+    /// storage (`x[::4][2:]` of 5 elements has offset 8, as in PyTorch), and kernels slice the
+    /// storage from the offset before they look at the count: theirs ends at the storage.
+    fn kernel_layout(&self, storage_len: usize) -> std::borrow::Cow<'_, Layout> {
+        let l = &self.0.layout;
+        if l.offset > storage_len && l.numel() == 0 {
+            std::borrow::Cow::Owned(Layout { offset: storage_len, ..l.clone() })
+        } else {
+            std::borrow::Cow::Borrowed(l)
+        }
     }
 
     /// Mutable access for in-place ops; bumps the version counter.
@@ -268,7 +280,8 @@ impl Tensor {
         if cpu.dtype() != T::DTYPE {
             return Err(crate::storage::dtype_error(T::DTYPE, cpu.dtype()));
         }
-        let r = f(cpu.as_mut_slice::<T>(), &self.0.layout);
+        let layout = self.kernel_layout(cpu.len());
+        let r = f(cpu.as_mut_slice::<T>(), &layout);
         self.0.storage.bump_version();
         Ok(r)
     }

@@ -34,7 +34,9 @@ impl Tensor {
                 let st = host.storage_cell().read();
                 let cpu = st.cpu("to")?;
                 let size = host.element_size();
-                let bytes = &cpu.as_bytes()[host.storage_offset() * size..][..host.numel() * size];
+                // An empty view may sit past the end of its storage: it uploads nothing.
+                let start = if host.numel() == 0 { 0 } else { host.storage_offset() * size };
+                let bytes = &cpu.as_bytes()[start..][..host.numel() * size];
                 let storage = crate::wgpu::upload(ordinal, bytes, host.dtype())?;
                 Ok(Tensor::from_storage(Storage::Wgpu(storage), Layout::contiguous(host.shape().to_vec())?))
             }

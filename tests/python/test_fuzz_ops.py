@@ -6,7 +6,7 @@ and the semantics are the same) or raises an exception class PyTorch uses; never
 signal or another exception.
 
 The default profile is bounded for CI (measured in BENCHMARKS.md); RSTORCH_FUZZ=thorough runs
-many more examples for bug hunting.
+many more examples for bug hunting (RSTORCH_FUZZ_EXAMPLES per test, 3000 by default).
 """
 import math
 import os
@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 THOROUGH = os.environ.get("RSTORCH_FUZZ") == "thorough"
-fuzz = settings(max_examples=3000 if THOROUGH else 60, deadline=None, derandomize=not THOROUGH,
+fuzz = settings(max_examples=int(os.environ.get("RSTORCH_FUZZ_EXAMPLES", "3000")) if THOROUGH else 60,
+                deadline=None, derandomize=not THOROUGH,
                 suppress_health_check=list(HealthCheck))
 
 # What PyTorch raises for bad input (IndexOutOfRangeError and NotImplementedError are among them).

@@ -336,3 +336,17 @@ def test_numpy_of_as_strided_views_writes_only_its_elements():
     v = base.as_strided((2, 2), (4, 1), 1)
     v.numpy()[:] = 7
     assert base.tolist() == [0, 7, 7, 0, 0, 7, 7, 0, 0, 0]
+
+
+def test_empty_views_past_the_end_of_their_storage_go_through_the_kernels():
+    # Found by the ops fuzz: softmax of such a view sliced its storage from the offset and panicked.
+    x = rstorch.arange(5.)[::4][2:]
+    assert x.storage_offset() == 8 and x.shape == (0,)
+    e = rstorch.arange(12.).as_strided((0, 3), (1, 1), 100)
+    f = rstorch.nn.functional
+    for make in (lambda: x.softmax(0), lambda: x.log_softmax(0), lambda: x.cumsum(0), lambda: x.clone(),
+                 lambda: x.exp(), lambda: x.sort(0).values, lambda: x + 1, lambda: x.add_(1), lambda: x.fill_(2),
+                 lambda: f.layer_norm(x.view(0, 1), (1,)), lambda: e.softmax(1), lambda: e.contiguous(),
+                 lambda: f.max_pool1d(e.view(0, 1, 3), 2), lambda: e @ rstorch.ones(3, 2), lambda: e.t().clone()):
+        assert make().numel() == 0
+    assert x.sum().item() == 0 and x.numpy().shape == (0,)

@@ -531,9 +531,11 @@ def load_or_clean_error(data):
     return out
 
 
-# RSTORCH_FUZZ=thorough is the long run `make fuzz` makes (about 10 minutes on one core).
-mutation = settings(max_examples=7000 if os.environ.get("RSTORCH_FUZZ") == "thorough" else 300, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+# RSTORCH_FUZZ=thorough is the long run `make fuzz` makes (about 7 minutes of these tests on one
+# core); RSTORCH_FUZZ_EXAMPLES sets the count per test.
+THOROUGH = os.environ.get("RSTORCH_FUZZ") == "thorough"
+mutation = settings(max_examples=int(os.environ.get("RSTORCH_FUZZ_EXAMPLES", "30000")) if THOROUGH else 300,
+                    deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @mutation
