@@ -84,9 +84,15 @@ fn to_list(py: Python<'_>, t: &Tensor) -> PyResult<Py<PyAny>> {
             return Ok(data[0].into_pyobject(py)?.into_any().into_bound());
         }
         let step: usize = shape[1..].iter().product();
-        let items = (0..shape[0])
-            .map(|i| build(py, &data[i * step..(i + 1) * step], &shape[1..]))
-            .collect::<PyResult<Vec<_>>>()?;
+        // A dim of 2**40 over an empty tensor asks for 2**40 list slots: refuse it as Python's
+        // list allocator does, with MemoryError, instead of looping until memory runs out.
+        let mut items = Vec::new();
+        items
+            .try_reserve_exact(shape[0])
+            .map_err(|_| pyo3::exceptions::PyMemoryError::new_err(()))?;
+        for i in 0..shape[0] {
+            items.push(build(py, &data[i * step..(i + 1) * step], &shape[1..])?);
+        }
         Ok(PyList::new(py, items)?.into_any())
     }
     let shape = t.shape().to_vec();
@@ -661,8 +667,7 @@ impl PyTensor {
 
     #[pyo3(signature = (dim=0))]
     fn unbind(&self, py: Python<'_>, dim: i64) -> PyResult<Py<PyTuple>> {
-        let parts = self.tensor().unbind(dim)?;
-        Ok(PyTuple::new(py, parts.into_iter().map(PyTensor::wrap).map(|t| Py::new(py, t)).collect::<PyResult<Vec<_>>>()?)?.unbind())
+        tensors_tuple(py, self.tensor().unbind(dim)?)
     }
 
     #[pyo3(signature = (chunks, dim=0))]

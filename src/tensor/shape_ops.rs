@@ -96,7 +96,10 @@ impl Tensor {
         crate::autograd::named("FlipBackward0", &[self], || {
             let dims = crate::shape::wrap_dims(dims, self.ndim())?;
             let mut out = self.clone();
-            for d in dims.into_iter().filter(|&d| d < self.ndim()) {
+            // An empty tensor has nothing to reverse; its dims may still be 2**40 long, too
+            // long for an index list.
+            let flipped = if self.numel() == 0 { Vec::new() } else { dims };
+            for d in flipped.into_iter().filter(|&d| d < self.ndim()) {
                 let n = self.shape()[d] as i64;
                 let rev = Tensor::arange(Scalar::Int(n - 1), Scalar::Int(-1), Scalar::Int(-1), DType::I64)?;
                 out = out.index_select(d as i64, &rev)?;
@@ -213,6 +216,10 @@ impl Tensor {
                     "{}: input tensor must have at least 2 dimensions",
                     if upper { "triu" } else { "tril" }
                 )));
+            }
+            if self.numel() == 0 {
+                // Nothing to mask, and the dims may be too long for index lists.
+                return self.contiguous()?.copy_as(self.dtype());
             }
             let (r, c) = (self.shape()[self.ndim() - 2], self.shape()[self.ndim() - 1]);
             let rows = Tensor::arange(Scalar::Int(0), Scalar::Int(r as i64), Scalar::Int(1), DType::I64)?.unsqueeze(1)?;

@@ -268,11 +268,18 @@ impl Tensor {
 
     pub fn unbind(&self, dim: i64) -> Result<Vec<Tensor>> {
         let d = wrap_dim_strict(dim, self.ndim())?;
-        let parts = {
+        let n = self.shape()[d];
+        // An expanded or empty tensor can have a dim of 2**40: the piece list is refused
+        // before it is built, as the allocator refuses it in PyTorch.
+        let mut parts = crate::cpu::buffer::with_capacity(n)?;
+        let sizes = crate::cpu::buffer::filled(n, 1)?;
+        {
             let _raw = crate::autograd::GradMode::disabled();
-            (0..self.shape()[d]).map(|i| self.select(d as i64, i as i64)).collect::<Result<Vec<_>>>()?
-        };
-        Ok(self.record_pieces(parts, d, vec![1; self.shape()[d]], true, "UnbindBackward0"))
+            for i in 0..n {
+                parts.push(self.select(d as i64, i as i64)?);
+            }
+        }
+        Ok(self.record_pieces(parts, d, sizes, true, "UnbindBackward0"))
     }
 
     /// Views `parts` of self (pieces of `sizes` along `dim`, each without that dim when

@@ -103,6 +103,16 @@ CASES["numpy_empty_too_big"] = ("torch.zeros(0, 2**62).numpy()", "ValueError",
 CASES["numpy_empty_too_big_2_61"] = ("torch.zeros(0, 2**61).numpy()", "ValueError", "array is too big")
 CASES["numpy_empty_fits"] = ("torch.zeros(0, 2**60).numpy()", "ok", [0, 2**60])
 CASES["tolist_empty_huge"] = ("torch.zeros(0, 2**62).tolist()", "ok", None)
+# A leading dim of 2**40 over an empty tensor: one list slot or one view per index is refused,
+# not looped over until memory runs out (PyTorch: MemoryError, and std::bad_alloc for the views).
+ZT = "torch.zeros(2**40, 0)"
+CASES["tolist_empty_long_dim"] = (f"{ZT}.tolist()", "MemoryError", "")
+CASES["unbind_empty_long_dim"] = (f"{ZT}.unbind(0)", "RuntimeError", "")
+CASES["iter_empty_long_dim"] = (f"list({ZT})", "RuntimeError", "")
+# Ops with nothing to compute keep the empty shape, however long its dims.
+CASES["flip_empty_long_dim"] = (f"{ZT}.flip(0)", "ok", [2**40, 0])
+CASES["tril_empty_long_dim"] = (f"{ZT}.tril()", "ok", [2**40, 0])
+CASES["triu_empty_long_dim"] = (f"{ZT}.t().triu(1)", "ok", [0, 2**40])
 
 # interpolate and adaptive pooling: no per-element Python work before the output is sized.
 for name, expr in {
