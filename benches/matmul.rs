@@ -15,9 +15,7 @@ fn matmul(c: &mut Criterion) {
         // Criterion's "elements" throughput reads as FLOP/s here.
         g.throughput(Throughput::Elements(2 * (n as u64).pow(3)));
         g.measurement_time(Duration::from_secs(if n >= 2048 { 8 } else { 3 }));
-        g.bench_with_input(BenchmarkId::from_parameter(format!("{n}x{n}")), &n, |bench, _| {
-            bench.iter(|| a.matmul(&b).unwrap())
-        });
+        g.bench_with_input(BenchmarkId::from_parameter(format!("{n}x{n}")), &n, |bench, _| bench.iter(|| a.matmul(&b).unwrap()));
     }
     g.finish();
 }

@@ -73,11 +73,7 @@ impl DeviceSpec {
                     "device '{s}' is not available: rstorch's backends are 'cpu' and 'wgpu' (the GPU through Vulkan, Metal or DX12)"
                 )))
             }
-            _ => {
-                return Err(Error::Runtime(format!(
-                    "Expected one of cpu, wgpu device type at start of device string: {s}"
-                )))
-            }
+            _ => return Err(Error::Runtime(format!("Expected one of cpu, wgpu device type at start of device string: {s}"))),
         };
         let index = match index {
             None => None,
@@ -144,9 +140,7 @@ pub fn common_device(tensors: &[&crate::Tensor], allow_cpu_scalars: bool) -> Res
 
 /// PyTorch's wording for operands on two devices.
 pub fn mixed_devices(a: Device, b: Device) -> Error {
-    Error::Runtime(format!(
-        "Expected all tensors to be on the same device, but found at least two devices, {a} and {b}!"
-    ))
+    Error::Runtime(format!("Expected all tensors to be on the same device, but found at least two devices, {a} and {b}!"))
 }
 
 #[cfg(test)]

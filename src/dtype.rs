@@ -26,18 +26,8 @@ pub enum Category {
 }
 
 impl DType {
-    pub const ALL: [DType; 10] = [
-        DType::Bool,
-        DType::U8,
-        DType::I8,
-        DType::I16,
-        DType::I32,
-        DType::I64,
-        DType::F16,
-        DType::BF16,
-        DType::F32,
-        DType::F64,
-    ];
+    pub const ALL: [DType; 10] =
+        [DType::Bool, DType::U8, DType::I8, DType::I16, DType::I32, DType::I64, DType::F16, DType::BF16, DType::F32, DType::F64];
 
     pub fn size_in_bytes(self) -> usize {
         match self {
@@ -98,17 +88,27 @@ impl DType {
         match (a, b) {
             (Bool, x) | (x, Bool) => x,
             (F16, BF16) | (BF16, F16) => F32,
-            (x, y) if x.is_floating_point() || y.is_floating_point() => {
-                match (x.is_floating_point(), y.is_floating_point()) {
-                    (true, true) => if x.size_in_bytes() >= y.size_in_bytes() { x } else { y },
-                    (true, false) => x,
-                    _ => y,
+            (x, y) if x.is_floating_point() || y.is_floating_point() => match (x.is_floating_point(), y.is_floating_point()) {
+                (true, true) => {
+                    if x.size_in_bytes() >= y.size_in_bytes() {
+                        x
+                    } else {
+                        y
+                    }
                 }
-            }
+                (true, false) => x,
+                _ => y,
+            },
             // Integers: an unsigned byte meets a signed type; the result must hold both ranges.
             (U8, I8) | (I8, U8) => I16,
             (U8, x) | (x, U8) => x,
-            (x, y) => if x.size_in_bytes() >= y.size_in_bytes() { x } else { y },
+            (x, y) => {
+                if x.size_in_bytes() >= y.size_in_bytes() {
+                    x
+                } else {
+                    y
+                }
+            }
         }
     }
 }
@@ -128,8 +128,7 @@ pub const DEFAULT_FLOAT: DType = DType::F32;
 
 /// `torch.result_type` over any mix of tensors, zero-dim tensors and Python scalars.
 pub fn result_type(operands: &[Operand]) -> DType {
-    let (mut dim, mut zero, mut wrapped): (Option<DType>, Option<DType>, Option<DType>) =
-        (None, None, None);
+    let (mut dim, mut zero, mut wrapped): (Option<DType>, Option<DType>, Option<DType>) = (None, None, None);
     let fold = |acc: Option<DType>, d: DType| Some(acc.map_or(d, |a| DType::promote(a, d)));
     for op in operands {
         match *op {
@@ -184,19 +183,33 @@ macro_rules! int_element {
         impl Element for $t {
             const DTYPE: DType = DType::$d;
             #[inline(always)]
-            fn to_f64(self) -> f64 { self as f64 }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
             #[inline(always)]
-            fn from_f64(v: f64) -> Self { v as $t }
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
             #[inline(always)]
-            fn to_i64(self) -> i64 { self as i64 }
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
             #[inline(always)]
-            fn from_i64(v: i64) -> Self { v as $t }
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
             #[inline(always)]
-            fn is_nonzero(self) -> bool { self != 0 }
+            fn is_nonzero(self) -> bool {
+                self != 0
+            }
             #[inline(always)]
-            fn zero() -> Self { 0 }
+            fn zero() -> Self {
+                0
+            }
             #[inline(always)]
-            fn one() -> Self { 1 }
+            fn one() -> Self {
+                1
+            }
         }
     };
 }
@@ -209,19 +222,33 @@ int_element!(i64, I64);
 impl Element for bool {
     const DTYPE: DType = DType::Bool;
     #[inline(always)]
-    fn to_f64(self) -> f64 { self as u8 as f64 }
+    fn to_f64(self) -> f64 {
+        self as u8 as f64
+    }
     #[inline(always)]
-    fn from_f64(v: f64) -> Self { v != 0.0 }
+    fn from_f64(v: f64) -> Self {
+        v != 0.0
+    }
     #[inline(always)]
-    fn to_i64(self) -> i64 { self as i64 }
+    fn to_i64(self) -> i64 {
+        self as i64
+    }
     #[inline(always)]
-    fn from_i64(v: i64) -> Self { v != 0 }
+    fn from_i64(v: i64) -> Self {
+        v != 0
+    }
     #[inline(always)]
-    fn is_nonzero(self) -> bool { self }
+    fn is_nonzero(self) -> bool {
+        self
+    }
     #[inline(always)]
-    fn zero() -> Self { false }
+    fn zero() -> Self {
+        false
+    }
     #[inline(always)]
-    fn one() -> Self { true }
+    fn one() -> Self {
+        true
+    }
 }
 
 macro_rules! float_element {
@@ -229,19 +256,33 @@ macro_rules! float_element {
         impl Element for $t {
             const DTYPE: DType = DType::$d;
             #[inline(always)]
-            fn to_f64(self) -> f64 { self as f64 }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
             #[inline(always)]
-            fn from_f64(v: f64) -> Self { v as $t }
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
             #[inline(always)]
-            fn to_i64(self) -> i64 { self as i64 }
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
             #[inline(always)]
-            fn from_i64(v: i64) -> Self { v as $t }
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
             #[inline(always)]
-            fn is_nonzero(self) -> bool { self != 0.0 }
+            fn is_nonzero(self) -> bool {
+                self != 0.0
+            }
             #[inline(always)]
-            fn zero() -> Self { 0.0 }
+            fn zero() -> Self {
+                0.0
+            }
             #[inline(always)]
-            fn one() -> Self { 1.0 }
+            fn one() -> Self {
+                1.0
+            }
         }
     };
 }
@@ -253,19 +294,33 @@ macro_rules! half_element {
         impl Element for $t {
             const DTYPE: DType = DType::$d;
             #[inline(always)]
-            fn to_f64(self) -> f64 { self.to_f64() }
+            fn to_f64(self) -> f64 {
+                self.to_f64()
+            }
             #[inline(always)]
-            fn from_f64(v: f64) -> Self { <$t>::from_f64(v) }
+            fn from_f64(v: f64) -> Self {
+                <$t>::from_f64(v)
+            }
             #[inline(always)]
-            fn to_i64(self) -> i64 { self.to_f32() as i64 }
+            fn to_i64(self) -> i64 {
+                self.to_f32() as i64
+            }
             #[inline(always)]
-            fn from_i64(v: i64) -> Self { <$t>::from_f64(v as f64) }
+            fn from_i64(v: i64) -> Self {
+                <$t>::from_f64(v as f64)
+            }
             #[inline(always)]
-            fn is_nonzero(self) -> bool { self.to_f32() != 0.0 }
+            fn is_nonzero(self) -> bool {
+                self.to_f32() != 0.0
+            }
             #[inline(always)]
-            fn zero() -> Self { <$t>::ZERO }
+            fn zero() -> Self {
+                <$t>::ZERO
+            }
             #[inline(always)]
-            fn one() -> Self { <$t>::ONE }
+            fn one() -> Self {
+                <$t>::ONE
+            }
         }
     };
 }
@@ -278,16 +333,46 @@ macro_rules! with_dtype {
     ($dtype:expr, $T:ident => $body:expr) => {{
         use $crate::dtype::DType;
         match $dtype {
-            DType::Bool => { type $T = bool; $body }
-            DType::U8 => { type $T = u8; $body }
-            DType::I8 => { type $T = i8; $body }
-            DType::I16 => { type $T = i16; $body }
-            DType::I32 => { type $T = i32; $body }
-            DType::I64 => { type $T = i64; $body }
-            DType::F16 => { type $T = half::f16; $body }
-            DType::BF16 => { type $T = half::bf16; $body }
-            DType::F32 => { type $T = f32; $body }
-            DType::F64 => { type $T = f64; $body }
+            DType::Bool => {
+                type $T = bool;
+                $body
+            }
+            DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            DType::F16 => {
+                type $T = half::f16;
+                $body
+            }
+            DType::BF16 => {
+                type $T = half::bf16;
+                $body
+            }
+            DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            DType::F64 => {
+                type $T = f64;
+                $body
+            }
         }
     }};
 }

@@ -63,9 +63,7 @@ pub enum Error {
 impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::DimOutOfRange { .. } | Error::IndexOutOfRange { .. } | Error::Index(_) => {
-                ErrorKind::Index
-            }
+            Error::DimOutOfRange { .. } | Error::IndexOutOfRange { .. } | Error::Index(_) => ErrorKind::Index,
             Error::Type(_) => ErrorKind::Type,
             Error::Value(_) => ErrorKind::Value,
             Error::NotImplemented(_) => ErrorKind::NotImplemented,

@@ -85,8 +85,7 @@ impl Layout {
         if offset < 0 {
             return Err(Error::Runtime(format!("Tensor: invalid storage offset {offset}")));
         }
-        let overflow =
-            || Error::Runtime(format!("Storage size calculation overflowed with sizes={sizes:?} and strides={strides:?}"));
+        let overflow = || Error::Runtime(format!("Storage size calculation overflowed with sizes={sizes:?} and strides={strides:?}"));
         if sizes.iter().chain(strides).any(|&v| v < 0) {
             return Err(overflow());
         }
@@ -229,8 +228,7 @@ impl Layout {
             // size-1 dim may be anything, so their products are checked (None: no view).
             tensor_numel *= self.shape[tensor_d];
             let chunk_ends = tensor_d == 0
-                || (self.shape[tensor_d - 1] != 1
-                    && Some(self.strides[tensor_d - 1]) != tensor_numel.checked_mul(chunk_base_stride));
+                || (self.shape[tensor_d - 1] != 1 && Some(self.strides[tensor_d - 1]) != tensor_numel.checked_mul(chunk_base_stride));
             if chunk_ends {
                 while view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d as usize] == 1) {
                     new_strides[view_d as usize] = view_numel.checked_mul(chunk_base_stride)?;

@@ -26,7 +26,11 @@ impl OptFloat for f32 {
     }
     #[inline(always)]
     fn max(self, o: Self) -> Self {
-        if self >= o || self.is_nan() { self } else { o }
+        if self >= o || self.is_nan() {
+            self
+        } else {
+            o
+        }
     }
     #[inline(always)]
     fn of(v: f64) -> Self {
@@ -41,7 +45,11 @@ impl OptFloat for f64 {
     }
     #[inline(always)]
     fn max(self, o: Self) -> Self {
-        if self >= o || self.is_nan() { self } else { o }
+        if self >= o || self.is_nan() {
+            self
+        } else {
+            o
+        }
     }
     #[inline(always)]
     fn of(v: f64) -> Self {
@@ -142,7 +150,11 @@ fn prepared(t: &Tensor, dtype: DType) -> Result<Tensor> {
 }
 
 fn flag(on: bool, bit: u32) -> u32 {
-    if on { bit } else { 0 }
+    if on {
+        bit
+    } else {
+        0
+    }
 }
 
 /// Hyperparameters as the GPU kernels take them, in a fixed array of eight.
@@ -195,8 +207,11 @@ pub fn sgd_step(params: &[Tensor], grads: &[Tensor], bufs: Vec<Option<Tensor>>, 
         others.extend(buf.as_ref());
         if !p.device().is_cpu() {
             use crate::wgpu::optim::{flags as F, Step};
-            let f = flag(c.maximize, F::MAXIMIZE) | flag(c.weight_decay != 0.0, F::DECAY) | flag(buf.is_some(), F::STATE)
-                | flag(fresh, F::FRESH) | flag(c.nesterov, F::NESTEROV);
+            let f = flag(c.maximize, F::MAXIMIZE)
+                | flag(c.weight_decay != 0.0, F::DECAY)
+                | flag(buf.is_some(), F::STATE)
+                | flag(fresh, F::FRESH)
+                | flag(c.nesterov, F::NESTEROV);
             let h = hyper(&[c.lr, c.momentum, 1.0 - c.dampening, c.weight_decay]);
             on_device(Step { entry: "sgd", flags: f, h }, p, &others)?;
             out.push(buf);
@@ -253,9 +268,12 @@ pub fn adam_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], ste
         let bc2_sqrt = (1.0 - c.beta2.powf(step)).sqrt();
         if !p.device().is_cpu() {
             use crate::wgpu::optim::{flags as F, Step};
-            let f = flag(c.maximize, F::MAXIMIZE) | flag(c.weight_decay != 0.0, F::DECAY) | flag(c.amsgrad, F::STATE)
+            let f = flag(c.maximize, F::MAXIMIZE)
+                | flag(c.weight_decay != 0.0, F::DECAY)
+                | flag(c.amsgrad, F::STATE)
                 | flag(c.decoupled, F::DECOUPLED);
-            let h = hyper(&[1.0 - c.beta1, c.beta2, 1.0 - c.beta2, c.weight_decay, c.eps, c.lr / bc1, bc2_sqrt, 1.0 - c.lr * c.weight_decay]);
+            let h =
+                hyper(&[1.0 - c.beta1, c.beta2, 1.0 - c.beta2, c.weight_decay, c.eps, c.lr / bc1, bc2_sqrt, 1.0 - c.lr * c.weight_decay]);
             on_device(Step { entry: "adam", flags: f, h }, p, &others)?;
             continue;
         }
@@ -402,7 +420,9 @@ pub fn rmsprop_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], 
         others.extend(st.iter());
         if !p.device().is_cpu() {
             use crate::wgpu::optim::{flags as F, Step};
-            let f = flag(c.maximize, F::MAXIMIZE) | flag(c.weight_decay != 0.0, F::DECAY) | flag(with_momentum, F::STATE)
+            let f = flag(c.maximize, F::MAXIMIZE)
+                | flag(c.weight_decay != 0.0, F::DECAY)
+                | flag(with_momentum, F::STATE)
                 | flag(c.centered, F::CENTERED);
             let h = hyper(&[c.alpha, 1.0 - c.alpha, c.weight_decay, c.eps, c.lr, c.momentum]);
             on_device(Step { entry: "rmsprop", flags: f, h }, p, &others)?;

@@ -75,11 +75,7 @@ pub fn tensor_bytes(t: &Tensor) -> Result<Vec<u8>> {
 pub fn tensor_from_bytes(data: &[u8], dtype: DType) -> Result<Tensor> {
     let size = dtype.size_in_bytes();
     if !data.len().is_multiple_of(size) {
-        return Err(corrupt(format!(
-            "{} bytes are not a whole number of {} elements ({size} bytes each)",
-            data.len(),
-            dtype.name()
-        )));
+        return Err(corrupt(format!("{} bytes are not a whole number of {} elements ({size} bytes each)", data.len(), dtype.name())));
     }
     let n = data.len() / size;
     let storage = if dtype == DType::Bool {
@@ -109,9 +105,7 @@ pub fn strided_view(base: &Tensor, shape: &[usize], strides: &[usize], offset: u
     // PyTorch's sizes, strides and offsets are int64s: a file with larger ones is not PyTorch's.
     let int64s = |v: &[usize]| v.iter().map(|&x| i64::try_from(x)).collect::<std::result::Result<Vec<i64>, _>>();
     let (Ok(sizes), Ok(steps), Ok(start)) = (int64s(shape), int64s(strides), i64::try_from(offset)) else {
-        return Err(corrupt(format!(
-            "tensor of size {shape:?}, stride {strides:?} and storage offset {offset} does not fit int64s"
-        )));
+        return Err(corrupt(format!("tensor of size {shape:?}, stride {strides:?} and storage offset {offset} does not fit int64s")));
     };
     let storage_len = base.storage_cell().read().len();
     let layout = Layout::from_user(&sizes, &steps, start, base.element_size(), storage_len).map_err(corrupt)?;
@@ -123,10 +117,7 @@ pub fn strided_view(base: &Tensor, shape: &[usize], strides: &[usize], offset: u
     // Overlapping strides could make a few stored bytes stand for an enormous tensor that any
     // later copy would have to allocate; a checkpoint never needs more elements than it stores.
     if layout.numel() > storage_len {
-        return Err(corrupt(format!(
-            "tensor of size {shape:?} has {} elements but its storage holds only {storage_len}",
-            layout.numel()
-        )));
+        return Err(corrupt(format!("tensor of size {shape:?} has {} elements but its storage holds only {storage_len}", layout.numel())));
     }
     Ok(base.with_layout(layout))
 }
@@ -170,9 +161,7 @@ pub fn safetensors_load(bytes: &[u8]) -> Result<SafetensorsContents> {
     for name in header.offset_keys() {
         let info = header.info(&name).ok_or_else(|| corrupt(format!("tensor {name:?} vanished")))?;
         let (start, end) = info.data_offsets;
-        let raw = data
-            .get(start..end)
-            .ok_or_else(|| corrupt(format!("tensor {name:?} lies outside the file")))?;
+        let raw = data.get(start..end).ok_or_else(|| corrupt(format!("tensor {name:?} lies outside the file")))?;
         let dtype = dtype_of_safetensors(info.dtype)?;
         let flat = tensor_from_bytes(raw, dtype)?;
         let t = strided_view(&flat, &info.shape, &crate::shape::contiguous_strides(&info.shape)?, 0)?;

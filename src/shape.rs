@@ -13,9 +13,7 @@ pub fn contiguous_strides(shape: &[usize]) -> Result<Vec<usize>> {
     let mut acc = 1usize;
     for i in (0..shape.len()).rev() {
         strides[i] = acc;
-        acc = acc
-            .checked_mul(shape[i].max(1))
-            .ok_or_else(|| Error::StorageSizeOverflow(shape.to_vec()))?;
+        acc = acc.checked_mul(shape[i].max(1)).ok_or_else(|| Error::StorageSizeOverflow(shape.to_vec()))?;
     }
     Ok(strides)
 }
@@ -34,10 +32,7 @@ pub fn checked_shape(sizes: &[i64], elem_size: usize) -> Result<Vec<usize>> {
 /// PyTorch does when they exceed what a signed 64-bit size holds (a smaller size that cannot be
 /// had is the allocator's error, raised where the memory is asked for).
 pub fn checked_bytes(shape: &[usize], elem_size: usize) -> Result<usize> {
-    numel(shape)?
-        .checked_mul(elem_size)
-        .filter(|&b| b <= isize::MAX as usize)
-        .ok_or_else(|| Error::StorageSizeOverflow(shape.to_vec()))
+    numel(shape)?.checked_mul(elem_size).filter(|&b| b <= isize::MAX as usize).ok_or_else(|| Error::StorageSizeOverflow(shape.to_vec()))
 }
 
 /// The broadcast shape of two shapes, PyTorch's error naming the first mismatching dimension.

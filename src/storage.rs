@@ -42,12 +42,7 @@ impl CpuStorage {
     /// # Safety
     /// `ptr` must be valid for reads and writes of `len` elements of `dtype`, suitably aligned,
     /// for as long as `owner` lives.
-    pub unsafe fn from_external(
-        ptr: *mut u8,
-        len: usize,
-        dtype: DType,
-        owner: Box<dyn Any + Send + Sync>,
-    ) -> CpuStorage {
+    pub unsafe fn from_external(ptr: *mut u8, len: usize, dtype: DType, owner: Box<dyn Any + Send + Sync>) -> CpuStorage {
         let ptr = NonNull::new(ptr).unwrap_or(NonNull::dangling());
         CpuStorage { ptr, len, dtype, _owner: owner }
     }

@@ -92,10 +92,46 @@ fn unary_ops_match_the_cpu() {
     let gx = x.to_device(GPU).unwrap().transpose(0, 1).unwrap();
     use UnaryOp::*;
     let ops = [
-        Neg, Abs, Sign, Relu, Floor, Ceil, Round, Trunc, Exp, Exp2, Log, Log2, Log10, Log1p, Expm1, Sqrt, Rsqrt, Sin, Cos,
-        Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Sigmoid, Gelu, GeluTanh, Silu, Erf, Reciprocal,
-        Softplus { beta: 2.0, threshold: 3.0 }, LeakyRelu { slope: 0.1 }, Elu { alpha: 1.5 }, PowScalar(2.0),
-        PowScalar(3.0), PowScalar(0.5), PowScalar(-1.5), PowScalar(0.0),
+        Neg,
+        Abs,
+        Sign,
+        Relu,
+        Floor,
+        Ceil,
+        Round,
+        Trunc,
+        Exp,
+        Exp2,
+        Log,
+        Log2,
+        Log10,
+        Log1p,
+        Expm1,
+        Sqrt,
+        Rsqrt,
+        Sin,
+        Cos,
+        Tan,
+        Asin,
+        Acos,
+        Atan,
+        Sinh,
+        Cosh,
+        Tanh,
+        Sigmoid,
+        Gelu,
+        GeluTanh,
+        Silu,
+        Erf,
+        Reciprocal,
+        Softplus { beta: 2.0, threshold: 3.0 },
+        LeakyRelu { slope: 0.1 },
+        Elu { alpha: 1.5 },
+        PowScalar(2.0),
+        PowScalar(3.0),
+        PowScalar(0.5),
+        PowScalar(-1.5),
+        PowScalar(0.0),
     ];
     for op in ops {
         let want = xs.unary(op).unwrap();
@@ -130,7 +166,11 @@ fn binary_ops_broadcast_like_the_cpu() {
     for op in [Add, Sub, Mul, Div, FloorDiv, Rem, Pow, Maximum, Minimum, Atan2, ReluGrad] {
         assert_close_for(&ga.binary(op, &gb).unwrap(), &a.binary(op, &b).unwrap(), 1e-5, &format!("{op:?}"));
         // Python numbers and zero-dim CPU tensors ride along as scalars, on either side.
-        assert_close(&ga.binary_scalar(op, Scalar::Float(1.5), false).unwrap(), &a.binary_scalar(op, Scalar::Float(1.5), false).unwrap(), 1e-5);
+        assert_close(
+            &ga.binary_scalar(op, Scalar::Float(1.5), false).unwrap(),
+            &a.binary_scalar(op, Scalar::Float(1.5), false).unwrap(),
+            1e-5,
+        );
         assert_close(&gb.binary_scalar(op, Scalar::Int(2), true).unwrap(), &b.binary_scalar(op, Scalar::Int(2), true).unwrap(), 1e-5);
         let s = Tensor::scalar_tensor(Scalar::Float(-0.75), DType::F32).unwrap();
         assert_close(&ga.binary(op, &s).unwrap(), &a.binary(op, &s).unwrap(), 1e-5);
@@ -280,7 +320,10 @@ fn missing_kernels_and_mixed_devices_are_clear_errors() {
     let sgd = rstorch::optim::Sgd { lr: 0.1, momentum: 0.0, dampening: 0.0, weight_decay: 0.0, nesterov: false, maximize: false };
     let err = rstorch::optim::sgd_step(&[gh.clone()], &[gh.clone()], vec![None], &sgd).unwrap_err();
     assert_eq!(err.kind(), rstorch::error::ErrorKind::NotImplemented);
-    assert!(err.to_string().contains("'optimizer step'") && err.to_string().contains("float16") && err.to_string().contains("'wgpu'"), "{err}");
+    assert!(
+        err.to_string().contains("'optimizer step'") && err.to_string().contains("float16") && err.to_string().contains("'wgpu'"),
+        "{err}"
+    );
     // Float64 computes where the adapter has float64 shaders, and says what it lacks elsewhere.
     let gd = x.to_dtype(DType::F64).unwrap().to_device(GPU).unwrap();
     if rstorch::wgpu::supports_f64(0).unwrap() {
@@ -344,7 +387,11 @@ fn int64_arithmetic_and_comparisons_are_exact() {
     use BinaryOp::*;
     for op in [Add, Sub, Mul, FloorDiv, Rem, Maximum, Minimum, BitAnd, BitOr, BitXor, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalXor] {
         assert_same(&ga.binary(op, &gb).unwrap(), &a.binary(op, &b).unwrap(), op.name());
-        assert_same(&ga.binary_scalar(op, Scalar::Int(-3), false).unwrap(), &a.binary_scalar(op, Scalar::Int(-3), false).unwrap(), op.name());
+        assert_same(
+            &ga.binary_scalar(op, Scalar::Int(-3), false).unwrap(),
+            &a.binary_scalar(op, Scalar::Int(-3), false).unwrap(),
+            op.name(),
+        );
     }
     for op in [UnaryOp::Neg, UnaryOp::Abs, UnaryOp::Sign, UnaryOp::BitwiseNot, UnaryOp::LogicalNot] {
         assert_same(&ga.unary(op).unwrap(), &a.unary(op).unwrap(), op.name());
@@ -360,13 +407,20 @@ fn where_reductions_of_flags_and_arg_reductions() {
     }
     let x = cpu_tensor(&[5, 7], 40);
     let g = x.to_device(GPU).unwrap();
-    let (c, gc) = (x.binary_scalar(BinaryOp::Gt, Scalar::Float(0.3), false).unwrap(), g.binary_scalar(BinaryOp::Gt, Scalar::Float(0.3), false).unwrap());
+    let (c, gc) = (
+        x.binary_scalar(BinaryOp::Gt, Scalar::Float(0.3), false).unwrap(),
+        g.binary_scalar(BinaryOp::Gt, Scalar::Float(0.3), false).unwrap(),
+    );
     assert_same(&gc, &c, "gt");
     let y = x.transpose(0, 1).unwrap().contiguous().unwrap().transpose(0, 1).unwrap();
     let gy = y.to_device(GPU).unwrap();
     use rstorch::tensor::arith::Arg;
     assert_same(&Tensor::where_(&gc, Arg::T(&g), Arg::T(&gy)).unwrap(), &Tensor::where_(&c, Arg::T(&x), Arg::T(&y)).unwrap(), "where");
-    assert_same(&Tensor::where_(&gc, Arg::S(Scalar::Int(2)), Arg::T(&gy)).unwrap(), &Tensor::where_(&c, Arg::S(Scalar::Int(2)), Arg::T(&y)).unwrap(), "where scalar");
+    assert_same(
+        &Tensor::where_(&gc, Arg::S(Scalar::Int(2)), Arg::T(&gy)).unwrap(),
+        &Tensor::where_(&c, Arg::S(Scalar::Int(2)), Arg::T(&y)).unwrap(),
+        "where scalar",
+    );
     for op in [ReduceOp::Any, ReduceOp::All, ReduceOp::Sum] {
         for dims in [None, Some(&[0i64][..]), Some(&[1i64][..])] {
             assert_same(&gc.reduce(op, dims, false).unwrap(), &c.reduce(op, dims, false).unwrap(), op.name());
@@ -395,7 +449,11 @@ fn gathers_and_scatters_match_the_cpu() {
     let src = cpu_tensor(&[5, 6], 51);
     let gsrc = src.to_device(GPU).unwrap();
     // Repeated indices sum in index order, as on the CPU: the same bits.
-    assert_same(&g.index_add(0, &gidx, &gsrc, Scalar::Float(0.5)).unwrap(), &x.index_add(0, &idx, &src, Scalar::Float(0.5)).unwrap(), "index_add");
+    assert_same(
+        &g.index_add(0, &gidx, &gsrc, Scalar::Float(0.5)).unwrap(),
+        &x.index_add(0, &idx, &src, Scalar::Float(0.5)).unwrap(),
+        "index_add",
+    );
     let gi2 = Tensor::from_vec(vec![0i64, 5, 5, 1, 1, 0, 2, 2, 2, 5, 4, 4], &[4, 3]).unwrap();
     let ggi2 = gi2.to_device(GPU).unwrap();
     assert_same(&g.gather(1, &ggi2).unwrap(), &x.gather(1, &gi2).unwrap(), "gather");
@@ -464,11 +522,19 @@ fn layer_norm_and_batch_norm_match_the_cpu_forward_and_backward() {
         t
     };
     // Rows longer than a workgroup; channels over (batch, plane).
-    let inputs = [cpu_tensor(&[6, 300], 21), cpu_tensor(&[300], 22), cpu_tensor(&[300], 23), cpu_tensor(&[4, 3, 5, 5], 24), cpu_tensor(&[3], 25), cpu_tensor(&[3], 26)];
+    let inputs = [
+        cpu_tensor(&[6, 300], 21),
+        cpu_tensor(&[300], 22),
+        cpu_tensor(&[300], 23),
+        cpu_tensor(&[4, 3, 5, 5], 24),
+        cpu_tensor(&[3], 25),
+        cpu_tensor(&[3], 26),
+    ];
     let run = |dev: Device, training: bool| {
         let ts: Vec<Tensor> = inputs.iter().map(|t| leaf(&t.to_device(dev).unwrap())).collect();
         let y = ts[0].layer_norm(1, Some(&ts[1]), Some(&ts[2]), 1e-5).unwrap();
-        let running = (Tensor::zeros_on(&[3], DType::F32, dev).unwrap(), Tensor::full_on(&[3], Scalar::Float(1.5), DType::F32, dev).unwrap());
+        let running =
+            (Tensor::zeros_on(&[3], DType::F32, dev).unwrap(), Tensor::full_on(&[3], Scalar::Float(1.5), DType::F32, dev).unwrap());
         let (z, mean, var) = ts[3].batch_norm(Some(&ts[4]), Some(&ts[5]), Some((&running.0, &running.1)), training, 1e-5).unwrap();
         for (t, name) in [(&y, "NativeLayerNormBackward0"), (&z, "NativeBatchNormBackward0")] {
             assert_eq!(t.grad_fn().unwrap().name(), name);

@@ -38,9 +38,7 @@ impl Bytes<'_> {
         Some(match tag & 7 {
             0..=3 => small % 9,
             4 => self.u64_raw()?,
-            5 => (1u64 << (small % 64))
-                .wrapping_add(u64::from(self.u8()? % 5))
-                .wrapping_sub(2),
+            5 => (1u64 << (small % 64)).wrapping_add(u64::from(self.u8()? % 5)).wrapping_sub(2),
             6 => u64::MAX - small,
             _ => (i64::MAX as u64).wrapping_add(small).wrapping_sub(8),
         })
@@ -85,25 +83,15 @@ fn exercise(view: &Tensor) {
         return;
     }
     let len = view.storage_cell().read().len();
-    let stored = strided_view(view, &[len], &[1], 0)
-        .expect("a storage views itself")
-        .to_vec::<f64>()
-        .expect("a storage reads back");
+    let stored = strided_view(view, &[len], &[1], 0).expect("a storage views itself").to_vec::<f64>().expect("a storage reads back");
     let offsets = element_offsets(view);
     for &o in &offsets {
-        assert!(
-            o < len as u128,
-            "element at {o} outside a storage of {len}: {:?}",
-            view.layout()
-        );
+        assert!(o < len as u128, "element at {o} outside a storage of {len}: {:?}", view.layout());
     }
     let values = view.to_vec::<f64>().expect("a checked view reads back");
     for (v, &o) in values.iter().zip(&offsets) {
         let s = stored[o as usize];
-        assert!(
-            v.to_bits() == s.to_bits() || (v.is_nan() && s.is_nan()),
-            "read {v}, stored {s}"
-        );
+        assert!(v.to_bits() == s.to_bits() || (v.is_nan() && s.is_nan()), "read {v}, stored {s}");
     }
     // Writes may be refused (an expanded view), never misplaced.
     if view.fill_(Arg::S(Scalar::Int(1))).is_ok() {
@@ -146,11 +134,7 @@ fn view_of(t: &Tensor, bytes: &mut Bytes<'_>) -> Option<rstorch::Result<Tensor>>
                 size.push(bytes.int()?);
                 stride.push(bytes.int()?);
             }
-            let offset = if bytes.u8()? % 2 == 0 {
-                None
-            } else {
-                Some(bytes.int()?)
-            };
+            let offset = if bytes.u8()? % 2 == 0 { None } else { Some(bytes.int()?) };
             t.as_strided(&size, &stride, offset)
         }
         9 => {
@@ -193,10 +177,7 @@ fuzz_target!(|input: &[u8]| {
     let Ok(mut view) = strided_view(&flat, &shape, &strides, offset as usize) else {
         return;
     };
-    assert!(
-        view.numel() <= flat.numel(),
-        "a checkpoint view never has more elements than its storage"
-    );
+    assert!(view.numel() <= flat.numel(), "a checkpoint view never has more elements than its storage");
     exercise(&view);
     for _ in 0..n_views % 6 {
         let Some(next) = view_of(&view, &mut args) else {

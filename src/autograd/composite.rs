@@ -27,7 +27,8 @@ pub struct CompositeNode {
 impl Drop for CompositeNode {
     /// The input edges and the inner graph go through `teardown::release` (no recursion).
     fn drop(&mut self) {
-        let parts = (std::mem::take(&mut self.edges), self.inner.get_mut().unwrap_or_else(|e| e.into_inner()).take(), self.hooks.take_all());
+        let parts =
+            (std::mem::take(&mut self.edges), self.inner.get_mut().unwrap_or_else(|e| e.into_inner()).take(), self.hooks.take_all());
         super::teardown::release(parts);
     }
 }
@@ -68,7 +69,13 @@ impl Node for CompositeNode {
         // it runs retaining; under create_graph its formulas record a differentiable graph.
         let got = execute(
             roots,
-            &Pass { retain_graph: true, create_graph: super::grad_mode::is_enabled(), capture: &capture, accumulate: false, boundary: true },
+            &Pass {
+                retain_graph: true,
+                create_graph: super::grad_mode::is_enabled(),
+                capture: &capture,
+                accumulate: false,
+                boundary: true,
+            },
         )?;
         let mut out = vec![None; self.edges.len()];
         for ((i, _), g) in wanted.into_iter().zip(got) {

@@ -131,11 +131,8 @@ pub(crate) fn execute(roots: Vec<(Edge, Tensor)>, pass: &Pass<'_>) -> Result<Vec
         let t = tasks.entry(key(&e.node)).or_insert_with(|| Task { grads: vec![None; e.node.num_outputs()], node: e.node.clone() });
         add_grad(&mut t.grads[e.input_nr], g)?;
     }
-    let mut ready: BinaryHeap<(u64, usize)> = tasks
-        .keys()
-        .filter(|k| deps.get(k).copied().unwrap_or(0) == 0)
-        .map(|&k| (seen[&k].sequence_nr(), k))
-        .collect();
+    let mut ready: BinaryHeap<(u64, usize)> =
+        tasks.keys().filter(|k| deps.get(k).copied().unwrap_or(0) == 0).map(|&k| (seen[&k].sequence_nr(), k)).collect();
     let mut captured: Vec<Option<Tensor>> = vec![None; capture.len()];
     let _mode = GradMode::set(pass.create_graph);
 
@@ -301,11 +298,7 @@ fn check_nan(node: &NodeRef, outputs: &[Option<Tensor>]) -> Result<()> {
     for (i, g) in outputs.iter().enumerate() {
         if let Some(g) = g {
             if g.dtype().is_floating_point() && g.binary(BinaryOp::Ne, g)?.any_true()? {
-                return Err(Error::Runtime(format!(
-                    "Function '{}' returned nan values in its {}th output.",
-                    node.name(),
-                    i
-                )));
+                return Err(Error::Runtime(format!("Function '{}' returned nan values in its {}th output.", node.name(), i)));
             }
         }
     }
@@ -317,9 +310,7 @@ fn roots(tensors: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, Tens
     let mut out = vec![];
     for (i, t) in tensors.iter().enumerate() {
         let Some(edge) = t.gradient_edge() else {
-            return Err(Error::Runtime(format!(
-                "element {i} of tensors does not require grad and does not have a grad_fn"
-            )));
+            return Err(Error::Runtime(format!("element {i} of tensors does not require grad and does not have a grad_fn")));
         };
         let g = match grads.get(i).cloned().flatten() {
             Some(g) => {
@@ -347,7 +338,13 @@ fn roots(tensors: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, Tens
 
 /// `Tensor.backward` / `autograd.backward`: accumulates into the leaves' `.grad` (only into
 /// `inputs` when given).
-pub fn backward(tensors: &[Tensor], grads: &[Option<Tensor>], retain_graph: bool, create_graph: bool, inputs: Option<&[Tensor]>) -> Result<()> {
+pub fn backward(
+    tensors: &[Tensor],
+    grads: &[Option<Tensor>],
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Option<&[Tensor]>,
+) -> Result<()> {
     let roots = roots(tensors, grads)?;
     match inputs {
         None => {
@@ -378,7 +375,14 @@ fn input_edges(inputs: &[Tensor]) -> Result<Vec<Edge>> {
 }
 
 /// `autograd.grad`: the gradients of `outputs` with respect to `inputs`, leaving `.grad` alone.
-pub fn grad(outputs: &[Tensor], grad_outputs: &[Option<Tensor>], inputs: &[Tensor], retain_graph: bool, create_graph: bool, allow_unused: bool) -> Result<Vec<Option<Tensor>>> {
+pub fn grad(
+    outputs: &[Tensor],
+    grad_outputs: &[Option<Tensor>],
+    inputs: &[Tensor],
+    retain_graph: bool,
+    create_graph: bool,
+    allow_unused: bool,
+) -> Result<Vec<Option<Tensor>>> {
     let roots = roots(outputs, grad_outputs)?;
     let edges = input_edges(inputs)?;
     let got = execute(roots, &Pass { retain_graph, create_graph, capture: &edges, accumulate: false, boundary: false })?;

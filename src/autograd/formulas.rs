@@ -278,7 +278,11 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 }
                 U::Asin | U::Acos => {
                     let d = div(&g, &un(&Tensor::ones(&[], x()?.dtype())?.binary(B::Sub, &mul(&x()?, &x()?)?)?, U::Sqrt)?)?;
-                    if *op == U::Asin { d } else { un(&d, U::Neg)? }
+                    if *op == U::Asin {
+                        d
+                    } else {
+                        un(&d, U::Neg)?
+                    }
                 }
                 U::Atan => div(&g, &one(&mul(&x()?, &x()?)?, 1.0)?)?,
                 U::Sinh => mul(&g, &un(&x()?, U::Cosh)?)?,
@@ -466,11 +470,19 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
         // Outside create_graph the indices are those the forward pass checked: not again.
         Op::IndexSelect { dim } => {
             let (idx, zeros) = (node.input(1)?, zeros_like_shape(&shape(0), &g)?);
-            out[0] = Some(if is_grad_enabled() { zeros.index_add(*dim as i64, &idx, &g, Scalar::Int(1))? } else { zeros.index_add_of_checked(*dim as i64, &idx, &g)? });
+            out[0] = Some(if is_grad_enabled() {
+                zeros.index_add(*dim as i64, &idx, &g, Scalar::Int(1))?
+            } else {
+                zeros.index_add_of_checked(*dim as i64, &idx, &g)?
+            });
         }
         Op::Gather { dim } => {
             let (idx, zeros) = (node.input(1)?, zeros_like_shape(&shape(0), &g)?);
-            out[0] = Some(if is_grad_enabled() { zeros.scatter(*dim as i64, &idx, Arg::T(&g), true)? } else { zeros.scatter_add_of_checked(*dim as i64, &idx, &g)? });
+            out[0] = Some(if is_grad_enabled() {
+                zeros.scatter(*dim as i64, &idx, Arg::T(&g), true)?
+            } else {
+                zeros.scatter_add_of_checked(*dim as i64, &idx, &g)?
+            });
         }
         Op::Scatter { dim, add } => {
             let idx = node.input(1)?;
@@ -546,12 +558,14 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
         }
         Op::LayerNorm { cols, eps } => {
             let (x, w, (mean, rstd)) = norm_operands(node)?;
-            let grads = crate::tensor::norm::layer_norm_backward(&x, &g, w.as_ref(), (&mean, &rstd), *cols, *eps, [need(0), need(1), need(2)])?;
+            let grads =
+                crate::tensor::norm::layer_norm_backward(&x, &g, w.as_ref(), (&mean, &rstd), *cols, *eps, [need(0), need(1), need(2)])?;
             out = norm_grads(node, grads)?;
         }
         Op::BatchNorm { training, eps } => {
             let (x, w, (mean, rstd)) = norm_operands(node)?;
-            let grads = crate::tensor::norm::batch_norm_backward(&x, &g, w.as_ref(), (&mean, &rstd), *training, *eps, [need(0), need(1), need(2)])?;
+            let grads =
+                crate::tensor::norm::batch_norm_backward(&x, &g, w.as_ref(), (&mean, &rstd), *training, *eps, [need(0), need(1), need(2)])?;
             out = norm_grads(node, grads)?;
         }
         Op::NllLoss => {

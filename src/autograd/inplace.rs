@@ -85,7 +85,14 @@ impl Tensor {
 
     /// `rebase_history` for a write on the GPU at the storage offsets `origin + offsets` (int64,
     /// on the device) with `shape`: they stay on the device unless self views a strided base.
-    pub(crate) fn rebase_history_on_device(&self, origin: usize, offsets: &Tensor, shape: &[usize], value: &Tensor, written: Written) -> Result<()> {
+    pub(crate) fn rebase_history_on_device(
+        &self,
+        origin: usize,
+        offsets: &Tensor,
+        shape: &[usize],
+        value: &Tensor,
+        written: Written,
+    ) -> Result<()> {
         let target = self.write_target();
         let shift = origin as i64 - target.storage_offset() as i64;
         let positions = offsets;

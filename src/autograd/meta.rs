@@ -313,7 +313,8 @@ impl Tensor {
 
     /// Runs a leaf's hooks over the gradient about to be accumulated into it.
     pub fn run_leaf_hooks(&self, mut g: Tensor) -> Result<Tensor> {
-        let hooks: Vec<Arc<dyn GradHook>> = self.meta().as_ref().map(|m| m.hooks.iter().map(|(_, h)| h.clone()).collect()).unwrap_or_default();
+        let hooks: Vec<Arc<dyn GradHook>> =
+            self.meta().as_ref().map(|m| m.hooks.iter().map(|(_, h)| h.clone()).collect()).unwrap_or_default();
         for h in hooks {
             if let Some(mut new) = h.call(&[Some(g.clone())])? {
                 if let Some(Some(n)) = new.pop() {
@@ -341,9 +342,7 @@ impl Tensor {
         let old = self.meta();
         if let Some(m) = old.as_ref() {
             if (m.requires_grad || m.grad_fn.is_some()) && !data.dtype().is_floating_point() {
-                return Err(Error::Runtime(
-                    "data set to a tensor that requires gradients must be floating point or complex dtype".into(),
-                ));
+                return Err(Error::Runtime("data set to a tensor that requires gradients must be floating point or complex dtype".into()));
             }
             *out.meta() = Some(Box::new(AutogradMeta {
                 requires_grad: m.requires_grad,

@@ -16,5 +16,5 @@ pub use composite::{composite, named, named_pair};
 pub use engine::{backward, grad};
 pub use grad_mode::{is_enabled as is_grad_enabled, GradMode};
 pub use node::{Edge, GradHook, Node, NodeRef};
-pub use op::{keep_buffers, record, record_named, record_shown, Op, Positions};
 pub(crate) use op::Saved;
+pub use op::{keep_buffers, record, record_named, record_shown, Op, Positions};

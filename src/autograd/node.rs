@@ -112,7 +112,8 @@ impl NodeHooks {
 
     /// Removes every hook, handing them to the caller to drop (outside the locks).
     pub fn take_all(&self) -> Vec<Arc<dyn GradHook>> {
-        let mut out: Vec<Arc<dyn GradHook>> = std::mem::take(&mut *self.pre.lock().unwrap_or_else(|e| e.into_inner())).into_iter().map(|(_, _, h)| h).collect();
+        let mut out: Vec<Arc<dyn GradHook>> =
+            std::mem::take(&mut *self.pre.lock().unwrap_or_else(|e| e.into_inner())).into_iter().map(|(_, _, h)| h).collect();
         out.extend(std::mem::take(&mut *self.post.lock().unwrap_or_else(|e| e.into_inner())).into_iter().map(|(_, h)| h));
         out
     }

@@ -20,7 +20,10 @@ pub enum Positions {
     Host(Vec<usize>),
     Device(Tensor),
     /// Max pooling's own output, which the caller may change in place: saved with its version.
-    Pooled { at: Saved, geom: PoolGeom },
+    Pooled {
+        at: Saved,
+        geom: PoolGeom,
+    },
 }
 
 impl Positions {
@@ -57,62 +60,139 @@ pub enum Op {
     Unary(UnaryOp),
     Where,
     /// `full`: called without dims (PyTorch names that node SumBackward0, else SumBackward1).
-    Sum { dims: Vec<usize>, keepdim: bool, full: bool },
+    Sum {
+        dims: Vec<usize>,
+        keepdim: bool,
+        full: bool,
+    },
     /// `full`: called without a dim (PyTorch names that node ProdBackward0, else ProdBackward1).
-    Prod { dims: Vec<usize>, keepdim: bool, full: bool },
+    Prod {
+        dims: Vec<usize>,
+        keepdim: bool,
+        full: bool,
+    },
     /// amax/amin and max()/min()/median() over all elements: the gradient splits between
     /// ties. `nan_ties`: a NaN result counts the input's NaNs as its ties (max(), min() and
     /// median() share the gradient between them); otherwise (amax, amin) no element equals a
     /// NaN result and the gradient is NaN, as PyTorch gives it.
-    Extremum { dims: Vec<usize>, keepdim: bool, max: bool, nan_ties: bool },
-    Cumsum { dim: usize },
-    Cumprod { dim: usize },
+    Extremum {
+        dims: Vec<usize>,
+        keepdim: bool,
+        max: bool,
+        nan_ties: bool,
+    },
+    Cumsum {
+        dim: usize,
+    },
+    Cumprod {
+        dim: usize,
+    },
     /// Same elements, new shape (view, reshape, squeeze, unsqueeze, flatten, clone); `kind` is
     /// the node's name.
-    View { kind: &'static str },
-    Permute { dims: Vec<usize>, kind: &'static str },
+    View {
+        kind: &'static str,
+    },
+    Permute {
+        dims: Vec<usize>,
+        kind: &'static str,
+    },
     Expand,
-    Copy { from: DType },
+    Copy {
+        from: DType,
+    },
     /// `to(device)`: the gradient goes back to the device the input was on.
-    ToDevice { from: Device },
-    Cat { dim: usize, sizes: Vec<usize> },
+    ToDevice {
+        from: Device,
+    },
+    Cat {
+        dim: usize,
+        sizes: Vec<usize>,
+    },
     /// The pieces of split, chunk (`sizes` along `dim`) and unbind (`squeezed`: each piece lost
     /// the dim): one node with one output per piece; `kind` is the node's name.
-    Split { dim: usize, sizes: Vec<usize>, squeezed: bool, kind: &'static str },
+    Split {
+        dim: usize,
+        sizes: Vec<usize>,
+        squeezed: bool,
+        kind: &'static str,
+    },
     /// `fill_` / `zero_` of a tensor with history: no gradient reaches the overwritten values; a
     /// tensor value (second input) gets the sum of the gradient. `kind` is the node's name.
-    Fill { kind: &'static str },
+    Fill {
+        kind: &'static str,
+    },
     /// `addmm(input, m1, m2, beta, alpha)` as one kernel (`linear` too).
     /// `transposed`: whether each matrix operand was stored transposed, which its gradient's
     /// layout follows (the operand itself is saved only when the other one needs a gradient).
-    Addmm { beta: f64, alpha: f64, transposed: [bool; 2] },
+    Addmm {
+        beta: f64,
+        alpha: f64,
+        transposed: [bool; 2],
+    },
     /// An op PyTorch has no derivative for (`floor_divide`, `remainder(number, tensor)`): the
     /// node exists, its backward fails naming the op.
-    NotImplemented { forward: &'static str },
-    IndexSelect { dim: usize },
-    Gather { dim: usize },
-    Scatter { dim: usize, add: bool },
-    IndexAdd { dim: usize, alpha: f64 },
+    NotImplemented {
+        forward: &'static str,
+    },
+    IndexSelect {
+        dim: usize,
+    },
+    Gather {
+        dim: usize,
+    },
+    Scatter {
+        dim: usize,
+        add: bool,
+    },
+    IndexAdd {
+        dim: usize,
+        alpha: f64,
+    },
     /// Elements read at row-major positions of the input: advanced indexing, masked_select, and
     /// strided views (narrow, slices, select, unfold); `kind` is the node's name.
-    Take { kind: &'static str, offsets: Positions },
+    Take {
+        kind: &'static str,
+        offsets: Positions,
+    },
     /// `as_strided`: the input's and the output's layouts over their shared storage.
-    AsStrided { input: crate::layout::Layout, output: crate::layout::Layout },
+    AsStrided {
+        input: crate::layout::Layout,
+        output: crate::layout::Layout,
+    },
     /// `x[idx] = v` out of place: positions written, relative to a contiguous input.
-    Put { name: &'static str, offsets: Positions, value_shape: Vec<usize> },
+    Put {
+        name: &'static str,
+        offsets: Positions,
+        value_shape: Vec<usize>,
+    },
     Matmul,
     /// conv2d, its transpose and its weight gradient: each one's backward uses the others.
-    Conv { geom: ConvGeom },
-    ConvTranspose { geom: ConvGeom },
-    ConvWeight { geom: ConvGeom },
+    Conv {
+        geom: ConvGeom,
+    },
+    ConvTranspose {
+        geom: ConvGeom,
+    },
+    ConvWeight {
+        geom: ConvGeom,
+    },
     /// softmax (log_softmax when `log`) along `dim`; its output is saved.
-    Softmax { dim: usize, log: bool },
+    Softmax {
+        dim: usize,
+        log: bool,
+    },
     /// layer norm over rows of `cols`; inputs (x, weight, bias), a missing one an empty tensor.
     /// The row statistics are kept as buffers (mean, rstd).
-    LayerNorm { cols: usize, eps: f64 },
+    LayerNorm {
+        cols: usize,
+        eps: f64,
+    },
     /// batch norm; inputs and buffers as for LayerNorm (per channel). Without `training` the
     /// statistics were the running estimates, constants for the gradient.
-    BatchNorm { training: bool, eps: f64 },
+    BatchNorm {
+        training: bool,
+        eps: f64,
+    },
     /// nll_loss of (N, C) or (C,) scores; inputs (scores, targets). Buffers: each row's slope
     /// (d loss / d x[t]) and its target's column.
     NllLoss,
@@ -180,7 +260,13 @@ impl Op {
             Op::Where => "Where",
             Op::Sum { full, .. } => return if *full { "SumBackward0".into() } else { "SumBackward1".into() },
             Op::Prod { full, .. } => return if *full { "ProdBackward0".into() } else { "ProdBackward1".into() },
-            Op::Extremum { max, .. } => if *max { "Amax" } else { "Amin" },
+            Op::Extremum { max, .. } => {
+                if *max {
+                    "Amax"
+                } else {
+                    "Amin"
+                }
+            }
             Op::Cumsum { .. } => "Cumsum",
             Op::Cumprod { .. } => "Cumprod",
             Op::View { kind } | Op::Permute { kind, .. } | Op::Take { kind, .. } | Op::Put { name: kind, .. } => return kind.to_string(),
@@ -193,12 +279,24 @@ impl Op {
             Op::NotImplemented { .. } => return "torch::autograd::NotImplemented".into(),
             Op::IndexSelect { .. } => "IndexSelect",
             Op::Gather { .. } => "Gather",
-            Op::Scatter { add, .. } => if *add { "ScatterAdd" } else { "Scatter" },
+            Op::Scatter { add, .. } => {
+                if *add {
+                    "ScatterAdd"
+                } else {
+                    "Scatter"
+                }
+            }
             Op::IndexAdd { .. } => "IndexAdd",
             Op::Matmul => "Mm",
             Op::Conv { .. } | Op::ConvTranspose { .. } => "Convolution",
             Op::ConvWeight { .. } => "ConvolutionBackward",
-            Op::Softmax { log, .. } => if *log { "LogSoftmax" } else { "Softmax" },
+            Op::Softmax { log, .. } => {
+                if *log {
+                    "LogSoftmax"
+                } else {
+                    "Softmax"
+                }
+            }
             Op::LayerNorm { .. } => "NativeLayerNorm",
             Op::BatchNorm { .. } => "NativeBatchNorm",
             Op::NllLoss => "NllLoss",
@@ -489,9 +587,7 @@ pub fn record_shown(
         edges,
         shown,
         inputs: inputs.iter().map(|t| InputMeta { shape: t.shape().to_vec(), dtype: t.dtype(), device: t.device() }).collect(),
-        saved_inputs: Mutex::new(Some(
-            (0..inputs.len()).map(|i| save_inputs.contains(&i).then(|| Saved::new(inputs[i]))).collect(),
-        )),
+        saved_inputs: Mutex::new(Some((0..inputs.len()).map(|i| save_inputs.contains(&i).then(|| Saved::new(inputs[i]))).collect())),
         saved_outputs: Mutex::new(Some(
             (0..outputs.len()).map(|i| save_outputs.contains(&i).then(|| Saved::new(&outputs[i].detach()))).collect(),
         )),

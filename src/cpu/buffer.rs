@@ -15,17 +15,14 @@ use crate::error::{Error, Result};
 
 /// PyTorch's CPU allocator error for a request of `bytes`.
 pub fn alloc_error(bytes: usize) -> Error {
-    Error::Runtime(format!(
-        "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes."
-    ))
+    Error::Runtime(format!("DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes."))
 }
 
 /// An empty vector with room for `n` elements, or the allocator error when the memory cannot be
 /// had.
 pub fn with_capacity<T>(n: usize) -> Result<Vec<T>> {
     let mut v = Vec::new();
-    v.try_reserve_exact(n)
-        .map_err(|_| alloc_error(n.saturating_mul(std::mem::size_of::<T>())))?;
+    v.try_reserve_exact(n).map_err(|_| alloc_error(n.saturating_mul(std::mem::size_of::<T>())))?;
     Ok(v)
 }
 
@@ -60,10 +57,7 @@ pub fn written_output<U>(n: usize, fill: impl FnOnce(&mut [MaybeUninit<U>])) -> 
 
 /// `written_output` for a `fill` that can fail part way (a scratch buffer it could not have):
 /// then its error comes back and the partly written buffer is freed unread.
-pub fn try_written_output<U>(
-    n: usize,
-    fill: impl FnOnce(&mut [MaybeUninit<U>]) -> Result<()>,
-) -> Result<Vec<U>> {
+pub fn try_written_output<U>(n: usize, fill: impl FnOnce(&mut [MaybeUninit<U>]) -> Result<()>) -> Result<Vec<U>> {
     let mut out: Vec<MaybeUninit<U>> = with_capacity(n)?;
     // SAFETY: MaybeUninit needs no initialisation.
     unsafe { out.set_len(n) };
@@ -104,10 +98,7 @@ mod tests {
     #[test]
     fn impossible_sizes_are_errors_not_aborts() {
         let e = with_capacity::<f32>(1 << 61).unwrap_err().to_string();
-        assert!(
-            e.contains("you tried to allocate 9223372036854775808 bytes"),
-            "{e}"
-        );
+        assert!(e.contains("you tried to allocate 9223372036854775808 bytes"), "{e}");
         // Past usize: the byte count saturates rather than wrapping to a small number.
         let e = filled(usize::MAX, 0u64).unwrap_err().to_string();
         assert!(e.contains(&usize::MAX.to_string()), "{e}");
@@ -119,12 +110,7 @@ mod tests {
         assert_eq!(filled(3, 7i32).unwrap(), vec![7, 7, 7]);
         assert_eq!(collect_n(4, 0..4).unwrap(), vec![0, 1, 2, 3]);
         assert_eq!(copied(&[1.5f32, 2.5]).unwrap(), vec![1.5, 2.5]);
-        let w = written_output(3, |o| {
-            o.iter_mut()
-                .enumerate()
-                .for_each(|(i, v)| _ = v.write(i * 2))
-        })
-        .unwrap();
+        let w = written_output(3, |o| o.iter_mut().enumerate().for_each(|(i, v)| _ = v.write(i * 2))).unwrap();
         assert_eq!(w, vec![0, 2, 4]);
     }
 }

@@ -37,13 +37,21 @@ fn float_to_int<D: Element>(v: f64) -> D {
 #[inline(always)]
 fn truncate_i64(v: f64) -> i64 {
     // -2^63 itself is in range; the open bound 2^63 is not.
-    if v >= -9_223_372_036_854_775_808.0 && v < 9_223_372_036_854_775_808.0 { v as i64 } else { i64::MIN }
+    if v >= -9_223_372_036_854_775_808.0 && v < 9_223_372_036_854_775_808.0 {
+        v as i64
+    } else {
+        i64::MIN
+    }
 }
 
 #[inline(always)]
 fn truncate_i32(v: f64) -> i32 {
     // Truncation keeps anything strictly between -2^31 - 1 and 2^31 in range.
-    if v > -2_147_483_649.0 && v < 2_147_483_648.0 { v as i32 } else { i32::MIN }
+    if v > -2_147_483_649.0 && v < 2_147_483_648.0 {
+        v as i32
+    } else {
+        i32::MIN
+    }
 }
 
 /// A contiguous copy of strided `src`, converted to `D`.

@@ -227,7 +227,11 @@ pub fn batch_patches(g: &ConvGeom) -> usize {
 }
 
 fn gemm_parallelism(work: usize) -> Parallelism {
-    if worth_splitting(work) { Parallelism::Rayon(get_num_threads()) } else { Parallelism::None }
+    if worth_splitting(work) {
+        Parallelism::Rayon(get_num_threads())
+    } else {
+        Parallelism::None
+    }
 }
 
 /// Runs `f(n0, count, images, patches, par)` over blocks of `block_images(g)` images, where
@@ -317,7 +321,13 @@ fn channels_first<T: Element>(dy: &[T], g: &ConvGeom, n0: usize, count: usize) -
 /// is one product `weight (O x taps) @ patches (taps x images * positions)`. With `keep_patches`
 /// the patch matrices come back too (`batch_patches(g)` elements), for `conv2d_weight_grad`,
 /// which then need not unfold the images a second time.
-pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &ConvGeom, keep_patches: bool) -> Result<(Vec<T>, Option<Vec<T>>)> {
+pub fn conv2d_forward<T: Arith>(
+    x: &[T],
+    weight: &[T],
+    bias: Option<&[T]>,
+    g: &ConvGeom,
+    keep_patches: bool,
+) -> Result<(Vec<T>, Option<Vec<T>>)> {
     let mut kept = None;
     let out = try_written_output(g.batch * g.out_image(), |out| {
         if keep_patches {
@@ -333,7 +343,14 @@ pub fn conv2d_forward<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &C
 /// `conv2d_forward` into `out`, every element of which it writes, unfolding each block into
 /// its part of `kept` when that is not empty (so every element of `kept` is written), else
 /// into a scratch matrix.
-fn conv2d_forward_into<T: Arith>(x: &[T], weight: &[T], bias: Option<&[T]>, g: &ConvGeom, out: &mut [MaybeUninit<T>], kept: &mut [MaybeUninit<T>]) -> Result<()> {
+fn conv2d_forward_into<T: Arith>(
+    x: &[T],
+    weight: &[T],
+    bias: Option<&[T]>,
+    g: &ConvGeom,
+    out: &mut [MaybeUninit<T>],
+    kept: &mut [MaybeUninit<T>],
+) -> Result<()> {
     let (og, taps, positions) = (g.group_out(), g.taps(), g.positions());
     let plan = TapPlan::new(g);
     for_each_image_block(out, g.out_image(), kept, g, |n0, count, out_block, patches, par| {
@@ -521,7 +538,11 @@ mod tests {
     #[test]
     fn transpose_and_weight_grad_are_adjoints() {
         // A 1x1 kernel, and a batch spanning several weight-gradient blocks.
-        for g in [geom(), ConvGeom { kernel: [1, 1], stride: [1, 1], padding: [0, 0], dilation: [1, 1], out_size: [7, 6], ..geom() }, ConvGeom { batch: 37, ..geom() }] {
+        for g in [
+            geom(),
+            ConvGeom { kernel: [1, 1], stride: [1, 1], padding: [0, 0], dilation: [1, 1], out_size: [7, 6], ..geom() },
+            ConvGeom { batch: 37, ..geom() },
+        ] {
             let x = values(g.batch * g.in_image(), 3);
             let w = values(g.out_channels * g.taps(), 4);
             let dy = values(g.batch * g.out_image(), 5);

@@ -34,11 +34,14 @@ pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + S
             let mut rows = o.chunks_mut(len);
             walk.for_each_row(rows_range, |[ox]| {
                 let row = rows.next().unwrap();
-                vectorized(#[inline(always)] || {
-                    for (i, o) in row.iter_mut().enumerate() {
-                        o.write(f(x[ox + i * sx]));
-                    }
-                })
+                vectorized(
+                    #[inline(always)]
+                    || {
+                        for (i, o) in row.iter_mut().enumerate() {
+                            o.write(f(x[ox + i * sx]));
+                        }
+                    },
+                )
             });
         });
     })
@@ -73,11 +76,7 @@ impl Transposed {
         if nd < 2 || strides[nd - 2] != 1 || strides[nd - 1] == 1 || shape[nd - 1] < Self::MIN_SIDE || shape[nd - 2] < Self::MIN_SIDE {
             return None;
         }
-        let lead = Layout {
-            shape: shape[..nd - 2].to_vec(),
-            strides: strides[..nd - 2].to_vec(),
-            offset: walk.offset(0),
-        };
+        let lead = Layout { shape: shape[..nd - 2].to_vec(), strides: strides[..nd - 2].to_vec(), offset: walk.offset(0) };
         // Without room for the offsets the general walk serves (it needs none).
         let bases = crate::cpu::reduce::element_offsets(&lead).ok()?;
         Some(Transposed { bases, rows: shape[nd - 2], cols: shape[nd - 1], col_stride: strides[nd - 1] })
@@ -93,7 +92,10 @@ impl Transposed {
                 let (m, row0) = (flat / (rows * cols), (flat % (rows * cols)) / cols);
                 let band = Self::BAND.min(rows - row0).min((chunk.len() - done) / cols);
                 let o = &mut chunk[done..done + band * cols];
-                vectorized(#[inline(always)] || self.band(x, self.bases[m] + row0, band, o, f));
+                vectorized(
+                    #[inline(always)]
+                    || self.band(x, self.bases[m] + row0, band, o, f),
+                );
                 done += band * cols;
             }
         });
@@ -191,11 +193,14 @@ fn row2<A: Element, B: Element, U: Element>(
             let av = a[oa];
             map_slice(&b[ob..ob + n], out, &|y| f(av, y))
         }
-        _ => vectorized(#[inline(always)] || {
-            for (i, o) in out.iter_mut().enumerate() {
-                o.write(f(a[oa + i * sa], b[ob + i * sb]));
-            }
-        }),
+        _ => vectorized(
+            #[inline(always)]
+            || {
+                for (i, o) in out.iter_mut().enumerate() {
+                    o.write(f(a[oa + i * sa], b[ob + i * sb]));
+                }
+            },
+        ),
     }
 }
 
@@ -214,21 +219,21 @@ pub fn map3<A: Element, B: Element, C: Element, U: Element>(
 ) -> Result<Vec<U>> {
     let n = al.numel();
     written_output(n, |out| {
-        let walk = Walk::new(
-            &al.shape,
-            [(&al.strides, al.offset), (&bl.strides, bl.offset), (&cl.strides, cl.offset)],
-        );
+        let walk = Walk::new(&al.shape, [(&al.strides, al.offset), (&bl.strides, bl.offset), (&cl.strides, cl.offset)]);
         let (len, [sa, sb, sc]) = (walk.inner_len(), walk.inner_strides());
         for_each_chunk_mut(out, len, |start, o| {
             let rows_range = start / len..(start + o.len()) / len;
             let mut rows = o.chunks_mut(len);
             walk.for_each_row(rows_range, |[oa, ob, oc]| {
                 let row = rows.next().unwrap();
-                vectorized(#[inline(always)] || {
-                    for (i, o) in row.iter_mut().enumerate() {
-                        o.write(f(a[oa + i * sa], b[ob + i * sb], c[oc + i * sc]));
-                    }
-                })
+                vectorized(
+                    #[inline(always)]
+                    || {
+                        for (i, o) in row.iter_mut().enumerate() {
+                            o.write(f(a[oa + i * sa], b[ob + i * sb], c[oc + i * sc]));
+                        }
+                    },
+                )
             });
         });
     })
@@ -243,17 +248,20 @@ pub fn assign<S: Element, D: Element>(dst: &mut [D], dl: &Layout, src: &[S], sl:
     let walk = Walk::new(&dl.shape, [(&dl.strides, dl.offset), (&sl.strides, sl.offset)]);
     let (len, [sd, ss]) = (walk.inner_len(), walk.inner_strides());
     walk.for_each_row(0..walk.rows(), |[od, os]| {
-        vectorized(#[inline(always)] || {
-            if sd == 1 && ss == 1 {
-                for (d, &s) in dst[od..od + len].iter_mut().zip(&src[os..os + len]) {
-                    *d = f(s);
+        vectorized(
+            #[inline(always)]
+            || {
+                if sd == 1 && ss == 1 {
+                    for (d, &s) in dst[od..od + len].iter_mut().zip(&src[os..os + len]) {
+                        *d = f(s);
+                    }
+                } else {
+                    for i in 0..len {
+                        dst[od + i * sd] = f(src[os + i * ss]);
+                    }
                 }
-            } else {
-                for i in 0..len {
-                    dst[od + i * sd] = f(src[os + i * ss]);
-                }
-            }
-        })
+            },
+        )
     });
 }
 

@@ -169,15 +169,7 @@ unsafe impl<T> Sync for SendPtr<T> {}
 const PARALLEL_WORK: usize = 1 << 22;
 
 /// `out[b] = a[b] @ b[b]` for each batch; `out` is contiguous `[batch, m, n]`.
-pub fn batched_gemm<T: Element>(
-    a: &[T],
-    a_mats: &[MatRef],
-    b: &[T],
-    b_mats: &[MatRef],
-    m: usize,
-    k: usize,
-    n: usize,
-) -> Result<Vec<T>> {
+pub fn batched_gemm<T: Element>(a: &[T], a_mats: &[MatRef], b: &[T], b_mats: &[MatRef], m: usize, k: usize, n: usize) -> Result<Vec<T>> {
     let mut out = filled(a_mats.len() * m * n, T::zero())?;
     if m * n == 0 {
         return Ok(out);
@@ -212,7 +204,17 @@ pub fn batched_gemm<T: Element>(
 /// already holding the (broadcast) bias, row-major `[m, n]`; None starts from zeros. gemm adds
 /// the product into it: no separate pass over the output for the bias.
 #[allow(clippy::too_many_arguments)]
-pub fn addmm_gemm<T: Element>(bias: Option<Vec<T>>, a: &[T], am: MatRef, b: &[T], bm: MatRef, m: usize, k: usize, n: usize, alpha: T) -> Result<Vec<T>> {
+pub fn addmm_gemm<T: Element>(
+    bias: Option<Vec<T>>,
+    a: &[T],
+    am: MatRef,
+    b: &[T],
+    bm: MatRef,
+    m: usize,
+    k: usize,
+    n: usize,
+    alpha: T,
+) -> Result<Vec<T>> {
     let accumulate = bias.is_some();
     let mut out = match bias {
         Some(bias) => bias,

@@ -109,7 +109,10 @@ pub fn softmax<T: NormFloat>(x: &[T], l: Lanes, log: bool) -> Result<Vec<T>> {
     }
     for_blocks(&mut out, l.block(), |start, o| {
         let x = &x[start..start + o.len()];
-        super::simd::vectorized(#[inline(always)] || softmax_block(x, o, l, log))
+        super::simd::vectorized(
+            #[inline(always)]
+            || softmax_block(x, o, l, log),
+        )
     });
     Ok(out)
 }
@@ -177,7 +180,10 @@ pub fn softmax_backward<T: NormFloat>(y: &[T], g: &[T], l: Lanes, log: bool) -> 
     }
     for_blocks(&mut out, l.block(), |start, o| {
         let (y, g) = (&y[start..start + o.len()], &g[start..start + o.len()]);
-        super::simd::vectorized(#[inline(always)] || softmax_backward_block(y, g, o, l, log))
+        super::simd::vectorized(
+            #[inline(always)]
+            || softmax_backward_block(y, g, o, l, log),
+        )
     });
     Ok(out)
 }
@@ -228,41 +234,50 @@ fn moments<T: NormFloat>(x: &[T], eps: f64) -> (T, T) {
 /// Layer norm of the contiguous `x` as rows of `cols`: the normalized rows scaled by `weight`
 /// and shifted by `bias` (each `cols` long, when given), with each row's mean and reciprocal
 /// standard deviation.
-pub fn layer_norm<T: NormFloat>(x: &[T], cols: usize, weight: Option<&[T]>, bias: Option<&[T]>, eps: f64) -> Result<(Vec<T>, Vec<T>, Vec<T>)> {
+pub fn layer_norm<T: NormFloat>(
+    x: &[T],
+    cols: usize,
+    weight: Option<&[T]>,
+    bias: Option<&[T]>,
+    eps: f64,
+) -> Result<(Vec<T>, Vec<T>, Vec<T>)> {
     let rows = if cols == 0 { 0 } else { x.len() / cols };
     let mut out = filled(x.len(), T::default())?;
     let mut stats = filled(rows, (T::default(), T::default()))?;
     if cols > 0 {
         parallel::for_each_exact_chunk_pair(&mut out, cols * 16, &mut stats, 16, |i, o, st| {
             let x = &x[i * cols * 16..][..o.len()];
-            super::simd::vectorized(#[inline(always)] || {
-                for ((orow, xrow), s) in o.chunks_exact_mut(cols).zip(x.chunks_exact(cols)).zip(st.iter_mut()) {
-                    let (mean, rstd) = moments(xrow, eps);
-                    *s = (mean, rstd);
-                    match (weight, bias) {
-                        (Some(w), Some(b)) => {
-                            for (((o, &v), &w), &b) in orow.iter_mut().zip(xrow).zip(w).zip(b) {
-                                *o = v.sub(mean).mul(rstd).mul(w).add(b);
+            super::simd::vectorized(
+                #[inline(always)]
+                || {
+                    for ((orow, xrow), s) in o.chunks_exact_mut(cols).zip(x.chunks_exact(cols)).zip(st.iter_mut()) {
+                        let (mean, rstd) = moments(xrow, eps);
+                        *s = (mean, rstd);
+                        match (weight, bias) {
+                            (Some(w), Some(b)) => {
+                                for (((o, &v), &w), &b) in orow.iter_mut().zip(xrow).zip(w).zip(b) {
+                                    *o = v.sub(mean).mul(rstd).mul(w).add(b);
+                                }
                             }
-                        }
-                        (Some(w), None) => {
-                            for ((o, &v), &w) in orow.iter_mut().zip(xrow).zip(w) {
-                                *o = v.sub(mean).mul(rstd).mul(w);
+                            (Some(w), None) => {
+                                for ((o, &v), &w) in orow.iter_mut().zip(xrow).zip(w) {
+                                    *o = v.sub(mean).mul(rstd).mul(w);
+                                }
                             }
-                        }
-                        (None, Some(b)) => {
-                            for ((o, &v), &b) in orow.iter_mut().zip(xrow).zip(b) {
-                                *o = v.sub(mean).mul(rstd).add(b);
+                            (None, Some(b)) => {
+                                for ((o, &v), &b) in orow.iter_mut().zip(xrow).zip(b) {
+                                    *o = v.sub(mean).mul(rstd).add(b);
+                                }
                             }
-                        }
-                        (None, None) => {
-                            for (o, &v) in orow.iter_mut().zip(xrow) {
-                                *o = v.sub(mean).mul(rstd);
+                            (None, None) => {
+                                for (o, &v) in orow.iter_mut().zip(xrow) {
+                                    *o = v.sub(mean).mul(rstd);
+                                }
                             }
                         }
                     }
-                }
-            })
+                },
+            )
         });
     }
     let (mean, rstd) = stats.into_iter().unzip();
@@ -297,17 +312,20 @@ pub fn layer_norm_backward<T: NormFloat>(
             let r = start / cols;
             let (xrow, grow) = (&x[start..start + cols], &g[start..start + cols]);
             let (m, rs) = (mean[r], rstd[r]);
-            super::simd::vectorized(#[inline(always)] || {
-                // dxhat = g * w; dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
-                for (i, o) in d.iter_mut().enumerate() {
-                    *o = weight.map_or(grow[i], |w| grow[i].mul(w[i]));
-                }
-                let a = sum1(d, |v| v).mul(inv_n);
-                let b = sum2(d, xrow, |dh, v| dh.mul(v.sub(m).mul(rs))).mul(inv_n);
-                for (o, &v) in d.iter_mut().zip(xrow) {
-                    *o = rs.mul(o.sub(a).sub(v.sub(m).mul(rs).mul(b)));
-                }
-            })
+            super::simd::vectorized(
+                #[inline(always)]
+                || {
+                    // dxhat = g * w; dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
+                    for (i, o) in d.iter_mut().enumerate() {
+                        *o = weight.map_or(grow[i], |w| grow[i].mul(w[i]));
+                    }
+                    let a = sum1(d, |v| v).mul(inv_n);
+                    let b = sum2(d, xrow, |dh, v| dh.mul(v.sub(m).mul(rs))).mul(inv_n);
+                    for (o, &v) in d.iter_mut().zip(xrow) {
+                        *o = rs.mul(o.sub(a).sub(v.sub(m).mul(rs).mul(b)));
+                    }
+                },
+            )
         });
         Ok(dx)
     });
@@ -315,15 +333,18 @@ pub fn layer_norm_backward<T: NormFloat>(
     let column_sums = |xhat: bool| -> Vec<T> {
         let partials = parallel::map_blocks(rows, ROW_BLOCK, |rr| {
             let mut acc = vec![T::default(); cols];
-            super::simd::vectorized(#[inline(always)] || {
-                for r in rr {
-                    let (xrow, grow) = (&x[r * cols..][..cols], &g[r * cols..][..cols]);
-                    let (m, rs) = (mean[r], rstd[r]);
-                    for ((a, &gv), &v) in acc.iter_mut().zip(grow).zip(xrow) {
-                        *a = a.add(if xhat { gv.mul(v.sub(m).mul(rs)) } else { gv });
+            super::simd::vectorized(
+                #[inline(always)]
+                || {
+                    for r in rr {
+                        let (xrow, grow) = (&x[r * cols..][..cols], &g[r * cols..][..cols]);
+                        let (m, rs) = (mean[r], rstd[r]);
+                        for ((a, &gv), &v) in acc.iter_mut().zip(grow).zip(xrow) {
+                            *a = a.add(if xhat { gv.mul(v.sub(m).mul(rs)) } else { gv });
+                        }
                     }
-                }
-            });
+                },
+            );
             acc
         });
         let mut total = vec![T::default(); cols];
@@ -356,19 +377,22 @@ impl Planes {
 pub fn channel_moments<T: NormFloat>(x: &[T], s: Planes) -> (Vec<T>, Vec<T>) {
     let count = T::from((s.batch * s.plane) as f64);
     parallel::map_tasks_of_work(x.len(), s.channels, |c| {
-        super::simd::vectorized(#[inline(always)] || {
-            let mean = s.channel_planes(x, c).fold(T::default(), |a, p| a.add(sum1(p, |v| v))).div(count);
-            let var = s
-                .channel_planes(x, c)
-                .fold(T::default(), |a, p| {
-                    a.add(sum1(p, |v| {
-                        let d = v.sub(mean);
-                        d.mul(d)
-                    }))
-                })
-                .div(count);
-            (mean, var)
-        })
+        super::simd::vectorized(
+            #[inline(always)]
+            || {
+                let mean = s.channel_planes(x, c).fold(T::default(), |a, p| a.add(sum1(p, |v| v))).div(count);
+                let var = s
+                    .channel_planes(x, c)
+                    .fold(T::default(), |a, p| {
+                        a.add(sum1(p, |v| {
+                            let d = v.sub(mean);
+                            d.mul(d)
+                        }))
+                    })
+                    .div(count);
+                (mean, var)
+            },
+        )
     })
     .into_iter()
     .unzip()
@@ -385,11 +409,14 @@ pub fn batch_norm<T: NormFloat>(x: &[T], s: Planes, mean: &[T], rstd: &[T], weig
         let scale = weight.map_or(rstd[c], |w| rstd[c].mul(w[c]));
         let shift = bias.map_or(T::default(), |b| b[c]).sub(mean[c].mul(scale));
         let x = &x[start..start + o.len()];
-        super::simd::vectorized(#[inline(always)] || {
-            for (o, &v) in o.iter_mut().zip(x) {
-                *o = v.mul(scale).add(shift);
-            }
-        })
+        super::simd::vectorized(
+            #[inline(always)]
+            || {
+                for (o, &v) in o.iter_mut().zip(x) {
+                    *o = v.mul(scale).add(shift);
+                }
+            },
+        )
     });
     Ok(out)
 }
@@ -408,12 +435,15 @@ pub fn batch_norm_backward<T: NormFloat>(
     want_x: bool,
 ) -> Result<BatchNormGrads<T>> {
     let sums = parallel::map_tasks_of_work(2 * x.len(), s.channels, |c| {
-        super::simd::vectorized(#[inline(always)] || {
-            let (m, rs) = (mean[c], rstd[c]);
-            s.channel_planes(x, c).zip(s.channel_planes(g, c)).fold((T::default(), T::default()), |(a, b), (xp, gp)| {
-                (a.add(sum2(gp, xp, |gv, v| gv.mul(v.sub(m).mul(rs)))), b.add(sum1(gp, |v| v)))
-            })
-        })
+        super::simd::vectorized(
+            #[inline(always)]
+            || {
+                let (m, rs) = (mean[c], rstd[c]);
+                s.channel_planes(x, c).zip(s.channel_planes(g, c)).fold((T::default(), T::default()), |(a, b), (xp, gp)| {
+                    (a.add(sum2(gp, xp, |gv, v| gv.mul(v.sub(m).mul(rs)))), b.add(sum1(gp, |v| v)))
+                })
+            },
+        )
     });
     let (sum_gx, sum_g): (Vec<T>, Vec<T>) = sums.into_iter().unzip();
     let dx = want_x.then(|| {
@@ -427,18 +457,21 @@ pub fn batch_norm_backward<T: NormFloat>(
             let (m, rs) = (mean[c], rstd[c]);
             let k = weight.map_or(rs, |w| rs.mul(w[c]));
             let (xp, gp) = (&x[start..start + d.len()], &g[start..start + d.len()]);
-            super::simd::vectorized(#[inline(always)] || {
-                if training {
-                    let (a, b) = (sum_g[c].mul(inv_count), sum_gx[c].mul(inv_count));
-                    for ((o, &gv), &v) in d.iter_mut().zip(gp).zip(xp) {
-                        *o = k.mul(gv.sub(a).sub(v.sub(m).mul(rs).mul(b)));
+            super::simd::vectorized(
+                #[inline(always)]
+                || {
+                    if training {
+                        let (a, b) = (sum_g[c].mul(inv_count), sum_gx[c].mul(inv_count));
+                        for ((o, &gv), &v) in d.iter_mut().zip(gp).zip(xp) {
+                            *o = k.mul(gv.sub(a).sub(v.sub(m).mul(rs).mul(b)));
+                        }
+                    } else {
+                        for (o, &gv) in d.iter_mut().zip(gp) {
+                            *o = k.mul(gv);
+                        }
                     }
-                } else {
-                    for (o, &gv) in d.iter_mut().zip(gp) {
-                        *o = k.mul(gv);
-                    }
-                }
-            })
+                },
+            )
         });
         Ok(dx)
     });

@@ -126,20 +126,62 @@ macro_rules! float_arith {
 float_arith!(f32, f64);
 
 impl Arith for bool {
-    #[inline(always)] fn add(self, o: Self) -> Self { self | o }
-    #[inline(always)] fn sub(self, o: Self) -> Self { self ^ o }
-    #[inline(always)] fn mul(self, o: Self) -> Self { self & o }
-    #[inline(always)] fn div(self, o: Self) -> Self { self & o }
-    #[inline(always)] fn floor_div(self, o: Self) -> Self { self & o }
-    #[inline(always)] fn rem(self, _o: Self) -> Self { false }
-    #[inline(always)] fn fmod(self, _o: Self) -> Self { false }
-    #[inline(always)] fn pow(self, o: Self) -> Self { self | !o }
-    #[inline(always)] fn neg(self) -> Self { self }
-    #[inline(always)] fn abs(self) -> Self { self }
-    #[inline(always)] fn sign(self) -> Self { self }
-    #[inline(always)] fn max_nan(self, o: Self) -> Self { self | o }
-    #[inline(always)] fn min_nan(self, o: Self) -> Self { self & o }
-    #[inline(always)] fn is_nan(self) -> bool { false }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        self | o
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        self ^ o
+    }
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        self & o
+    }
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        self & o
+    }
+    #[inline(always)]
+    fn floor_div(self, o: Self) -> Self {
+        self & o
+    }
+    #[inline(always)]
+    fn rem(self, _o: Self) -> Self {
+        false
+    }
+    #[inline(always)]
+    fn fmod(self, _o: Self) -> Self {
+        false
+    }
+    #[inline(always)]
+    fn pow(self, o: Self) -> Self {
+        self | !o
+    }
+    #[inline(always)]
+    fn neg(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn sign(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn max_nan(self, o: Self) -> Self {
+        self | o
+    }
+    #[inline(always)]
+    fn min_nan(self, o: Self) -> Self {
+        self & o
+    }
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        false
+    }
 }
 
 /// Runs `$body` with `$T` bound to the Rust type of `$dtype`, for dtypes with native arithmetic
@@ -149,14 +191,38 @@ macro_rules! with_arith_dtype {
     ($dtype:expr, $T:ident => $body:expr) => {{
         use $crate::dtype::DType;
         match $dtype {
-            DType::Bool => { type $T = bool; $body }
-            DType::U8 => { type $T = u8; $body }
-            DType::I8 => { type $T = i8; $body }
-            DType::I16 => { type $T = i16; $body }
-            DType::I32 => { type $T = i32; $body }
-            DType::I64 => { type $T = i64; $body }
-            DType::F32 => { type $T = f32; $body }
-            DType::F64 => { type $T = f64; $body }
+            DType::Bool => {
+                type $T = bool;
+                $body
+            }
+            DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            DType::F64 => {
+                type $T = f64;
+                $body
+            }
             DType::F16 | DType::BF16 => unreachable!("16-bit floats are computed through f32"),
         }
     }};

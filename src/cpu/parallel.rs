@@ -26,11 +26,7 @@ static POOLS: RwLock<Option<Pools>> = RwLock::new(None);
 
 fn start_pools(n: usize) -> Result<Pools> {
     let refused = |e: &dyn std::fmt::Display| Error::Runtime(format!("could not start {n} kernel threads: {e}"));
-    let rayon = rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .thread_name(|i| format!("rstorch-{i}"))
-        .build()
-        .map_err(|e| refused(&e))?;
+    let rayon = rayon::ThreadPoolBuilder::new().num_threads(n).thread_name(|i| format!("rstorch-{i}")).build().map_err(|e| refused(&e))?;
     // The caller is the n-th thread of every job.
     let workers = Workers::start(n - 1).map_err(|e| refused(&e))?;
     Ok(Pools { pid: std::process::id(), rayon: Arc::new(rayon), workers: Arc::new(workers) })
@@ -110,12 +106,7 @@ pub fn for_each_chunk_mut<T: Send>(out: &mut [T], unit: usize, f: impl Fn(usize,
 }
 
 /// `for_each_chunk_mut` where each output element stands for `weight` elements of work.
-pub fn for_each_chunk_weighted<T: Send>(
-    out: &mut [T],
-    unit: usize,
-    weight: usize,
-    f: impl Fn(usize, &mut [T]) + Sync,
-) {
+pub fn for_each_chunk_weighted<T: Send>(out: &mut [T], unit: usize, weight: usize, f: impl Fn(usize, &mut [T]) + Sync) {
     let unit = unit.max(1);
     let weight = weight.max(1);
     if !worth_splitting(out.len().saturating_mul(weight)) || out.len() <= unit {
@@ -171,10 +162,7 @@ pub fn for_each_exact_chunk_pair<A: Send, B: Send>(
 pub fn map_tasks<R: Send>(tasks: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
     let results: Vec<Mutex<Option<R>>> = (0..tasks).map(|_| Mutex::new(None)).collect();
     run_tasks(tasks, |i| *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(f(i)));
-    results
-        .into_iter()
-        .map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()).expect("run_tasks runs every task"))
-        .collect()
+    results.into_iter().map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()).expect("run_tasks runs every task")).collect()
 }
 
 /// `map_tasks` when the tasks together do `work` elements of work worth splitting, else the

@@ -1,11 +1,11 @@
 //! 2-D max pooling: the maximum of each window and where in its plane it was found.
 
-use std::hint::select_unpredictable;
 use crate::cpu::buffer::{filled, FirstError};
 use crate::cpu::parallel::{for_each_exact_chunk_pair, get_num_threads, worth_splitting};
 use crate::cpu::simd::dispatch;
 use crate::dtype::Element;
 use crate::error::Result;
+use std::hint::select_unpredictable;
 
 /// One pooling window layout over `planes` independent `h x w` planes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,7 +142,8 @@ impl<T: Element, const S: usize> pulp::WithSimd for DensePlanes<'_, T, S> {
             return Ok(());
         }
         let out_plane = self.oh * ow;
-        let planes = self.src.chunks_exact(self.h * self.w).zip(self.best.chunks_exact_mut(out_plane).zip(self.at.chunks_exact_mut(out_plane)));
+        let planes =
+            self.src.chunks_exact(self.h * self.w).zip(self.best.chunks_exact_mut(out_plane).zip(self.at.chunks_exact_mut(out_plane)));
         if S == 2 && (kh, kw, sy) == (2, 2, 2) {
             // Scratch for the pairs of one plane, shared by the planes.
             let mut pairs = (filled(2 * out_plane, T::zero())?, filled(2 * out_plane, 0i64)?);
@@ -243,7 +244,8 @@ mod tests {
     fn finds_window_maxima_and_their_positions() {
         // one 3x4 plane, 2x2 windows, stride 2
         let x = [1.0f32, 5.0, 2.0, 0.0, 3.0, 4.0, 9.0, 8.0, 7.0, 6.0, 1.0, 1.0];
-        let g = PoolGeom { planes: 1, in_size: [3, 4], out_size: [1, 2], kernel: [2, 2], stride: [2, 2], padding: [0, 0], dilation: [1, 1] };
+        let g =
+            PoolGeom { planes: 1, in_size: [3, 4], out_size: [1, 2], kernel: [2, 2], stride: [2, 2], padding: [0, 0], dilation: [1, 1] };
         let (v, i) = max_pool2d(&x, &g).unwrap();
         assert_eq!(v, vec![5.0, 9.0]);
         assert_eq!(i, vec![1, 6]);
@@ -288,7 +290,8 @@ mod tests {
     #[test]
     fn nan_wins() {
         let x = [1.0f64, f64::NAN, 3.0, 2.0];
-        let g = PoolGeom { planes: 1, in_size: [2, 2], out_size: [1, 1], kernel: [2, 2], stride: [2, 2], padding: [0, 0], dilation: [1, 1] };
+        let g =
+            PoolGeom { planes: 1, in_size: [2, 2], out_size: [1, 1], kernel: [2, 2], stride: [2, 2], padding: [0, 0], dilation: [1, 1] };
         let (v, i) = max_pool2d(&x, &g).unwrap();
         assert!(v[0].is_nan());
         assert_eq!(i, vec![1]);

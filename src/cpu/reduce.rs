@@ -110,11 +110,14 @@ pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
         for_each_chunk_weighted(&mut out, 1, inner_n, |start, chunk| {
             for i in 0..ilen {
                 let row = &x[base + i * istride + start..base + i * istride + start + chunk.len()];
-                vectorized(#[inline(always)] || {
-                    for (o, &v) in chunk.iter_mut().zip(row) {
-                        *o = step(*o, v);
-                    }
-                })
+                vectorized(
+                    #[inline(always)]
+                    || {
+                        for (o, &v) in chunk.iter_mut().zip(row) {
+                            *o = step(*o, v);
+                        }
+                    },
+                )
             }
         });
         return Ok(out);

@@ -94,7 +94,9 @@ impl GradHook for PyHook {
 /// its dtype and device (checked first) and its shape.
 pub(crate) fn check_hook_result(hook: &Bound<'_, PyAny>, new: &[Option<Tensor>], old: &[Option<Tensor>]) -> CoreResult<()> {
     let name = || hook.getattr("__name__").and_then(|n| n.extract::<String>()).unwrap_or_else(|_| "hook".into());
-    let type_name = |t: &Tensor| format!("torch.{}{}Tensor", if t.device().is_cpu() { "" } else { "wgpu." }, crate::tensor::arith::title_name(t.dtype()));
+    let type_name = |t: &Tensor| {
+        format!("torch.{}{}Tensor", if t.device().is_cpu() { "" } else { "wgpu." }, crate::tensor::arith::title_name(t.dtype()))
+    };
     for (n, o) in new.iter().zip(old) {
         let (Some(n), Some(o)) = (n, o) else { continue };
         if n.dtype() != o.dtype() || n.device() != o.device() {
@@ -130,9 +132,8 @@ pub struct PyFunctionNodeRef {
 #[pymethods]
 impl PyFunctionNodeRef {
     fn _saved_tensors(&self, py: Python<'_>) -> PyResult<Py<PyTuple>> {
-        let node = self.node.upgrade().ok_or_else(|| {
-            PyRuntimeError::new_err("saved tensors are gone: the graph of this Function was freed")
-        })?;
+        let node =
+            self.node.upgrade().ok_or_else(|| PyRuntimeError::new_err("saved tensors are gone: the graph of this Function was freed"))?;
         super::tensor::tensors_tuple(py, node.saved_tensors()?)
     }
 }
@@ -176,10 +177,12 @@ pub(crate) fn wrap_node(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
 
 /// Reports the node's Python object to the collector, if it holds one.
 fn traverse_front(node: &dyn Node, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
-    node.hooks().try_with_front(|f| match f.and_then(|f| f.downcast_ref::<Py<PyAny>>()) {
-        Some(o) => visit.call(o),
-        None => Ok(()),
-    }).unwrap_or(Ok(()))
+    node.hooks()
+        .try_with_front(|f| match f.and_then(|f| f.downcast_ref::<Py<PyAny>>()) {
+            Some(o) => visit.call(o),
+            None => Ok(()),
+        })
+        .unwrap_or(Ok(()))
 }
 
 #[pymethods]
@@ -286,7 +289,8 @@ impl Drop for PyFunctionNode {
     /// Python Functions is freed without recursion); `backward` is dropped in place afterwards,
     /// its ctx owning no deeper graph than one node.
     fn drop(&mut self) {
-        let parts = (std::mem::take(&mut self.edges), self.saved.get_mut().unwrap_or_else(|e| e.into_inner()).take(), self.hooks.take_all());
+        let parts =
+            (std::mem::take(&mut self.edges), self.saved.get_mut().unwrap_or_else(|e| e.into_inner()).take(), self.hooks.take_all());
         crate::autograd::teardown::release(parts);
     }
 }
@@ -405,10 +409,7 @@ fn _record_function(
         // The remaining in-place checks (a view of such a leaf) are the core's.
         d.check_inplace(d)?;
     }
-    let outs: Vec<Option<Tensor>> = outputs
-        .iter()
-        .map(|o| o.cast::<PyTensor>().ok().map(|t| t.get().tensor().clone()))
-        .collect();
+    let outs: Vec<Option<Tensor>> = outputs.iter().map(|o| o.cast::<PyTensor>().ok().map(|t| t.get().tensor().clone())).collect();
     let saved = tensors_of(to_save)?
         .into_iter()
         .map(|t| {
@@ -465,7 +466,14 @@ fn opt_tensors(list: &Bound<'_, PyAny>) -> PyResult<Vec<Option<Tensor>>> {
 
 #[pyfunction]
 #[pyo3(signature = (tensors, grads, retain_graph, create_graph, inputs=None))]
-fn _backward(py: Python<'_>, tensors: &Bound<'_, PyAny>, grads: &Bound<'_, PyAny>, retain_graph: bool, create_graph: bool, inputs: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+fn _backward(
+    py: Python<'_>,
+    tensors: &Bound<'_, PyAny>,
+    grads: &Bound<'_, PyAny>,
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Option<&Bound<'_, PyAny>>,
+) -> PyResult<()> {
     let ts = tensors_of(tensors)?;
     let gs = opt_tensors(grads)?;
     let ins = inputs.map(tensors_of).transpose()?;
@@ -474,7 +482,15 @@ fn _backward(py: Python<'_>, tensors: &Bound<'_, PyAny>, grads: &Bound<'_, PyAny
 }
 
 #[pyfunction]
-fn _grad(py: Python<'_>, outputs: &Bound<'_, PyAny>, grads: &Bound<'_, PyAny>, inputs: &Bound<'_, PyAny>, retain_graph: bool, create_graph: bool, allow_unused: bool) -> PyResult<Py<PyTuple>> {
+fn _grad(
+    py: Python<'_>,
+    outputs: &Bound<'_, PyAny>,
+    grads: &Bound<'_, PyAny>,
+    inputs: &Bound<'_, PyAny>,
+    retain_graph: bool,
+    create_graph: bool,
+    allow_unused: bool,
+) -> PyResult<Py<PyTuple>> {
     let os = tensors_of(outputs)?;
     let gs = opt_tensors(grads)?;
     let ins = tensors_of(inputs)?;
@@ -541,7 +557,14 @@ fn _is_anomaly_enabled() -> bool {
 #[pymethods]
 impl PyTensor {
     #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]
-    fn backward(&self, py: Python<'_>, gradient: Option<&Bound<'_, PyAny>>, retain_graph: Option<bool>, create_graph: bool, inputs: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    fn backward(
+        &self,
+        py: Python<'_>,
+        gradient: Option<&Bound<'_, PyAny>>,
+        retain_graph: Option<bool>,
+        create_graph: bool,
+        inputs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         let g = match gradient {
             Some(g) if !g.is_none() => Some(super::convert::to_tensor(g)?),
             _ => None,

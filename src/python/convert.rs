@@ -1,7 +1,7 @@
 //! Conversions between Python objects and tensors: scalars, nested sequences, NumPy arrays (with
 //! zero-copy sharing both ways) and index expressions.
 
-use numpy::ndarray::{IxDyn, ShapeBuilder, ArrayViewD};
+use numpy::ndarray::{ArrayViewD, IxDyn, ShapeBuilder};
 use numpy::{PyArray, PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -105,7 +105,9 @@ pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>, usage: NumpyUse) -> PyResult<
             ));
         }
         if !(s as usize).is_multiple_of(item) {
-            return Err(PyValueError::new_err("given numpy array strides not a multiple of the element byte size. Copy the numpy array to reallocate the memory."));
+            return Err(PyValueError::new_err(
+                "given numpy array strides not a multiple of the element byte size. Copy the numpy array to reallocate the memory.",
+            ));
         }
         strides.push(s as usize / item);
     }
@@ -165,7 +167,11 @@ pub struct StorageOwner {
 pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
     // NumPy refuses an array whose non-zero dims and item size multiply past its index type,
     // even when a zero dim leaves it empty; building the view of one first would be undefined.
-    let fits = t.shape().iter().filter(|&&d| d != 0).try_fold(t.element_size(), |acc, &d| acc.checked_mul(d).filter(|&b| b <= isize::MAX as usize));
+    let fits = t
+        .shape()
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(t.element_size(), |acc, &d| acc.checked_mul(d).filter(|&b| b <= isize::MAX as usize));
     if fits.is_none() {
         return Err(PyValueError::new_err("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size."));
     }
@@ -248,10 +254,7 @@ fn flatten_nested(obj: &Bound<'_, PyAny>, depth: usize, out: &mut Flattened) -> 
     }
     if let Some(s) = scalar_of(obj) {
         if depth != out.shape.len() {
-            return Err(PyValueError::new_err(format!(
-                "expected sequence of length {} at dim {} (got a number)",
-                out.shape[depth], depth
-            )));
+            return Err(PyValueError::new_err(format!("expected sequence of length {} at dim {} (got a number)", out.shape[depth], depth)));
         }
         out.push(s, element_dtype(obj, s));
         return Ok(());
@@ -279,10 +282,7 @@ fn flatten_nested(obj: &Bound<'_, PyAny>, depth: usize, out: &mut Flattened) -> 
         }
         out.shape.push(n);
     } else if out.shape[depth] != n {
-        return Err(PyValueError::new_err(format!(
-            "expected sequence of length {} at dim {} (got {})",
-            out.shape[depth], depth, n
-        )));
+        return Err(PyValueError::new_err(format!("expected sequence of length {} at dim {} (got {})", out.shape[depth], depth, n)));
     }
     for item in obj.try_iter()? {
         flatten_nested(&item?, depth + 1, out)?;
@@ -330,7 +330,9 @@ fn check_data_value(s: Scalar, dtype: DType) -> PyResult<()> {
 
 /// Whether `obj` is a NumPy scalar (`np.float64(1.5)`, `np.uint8(7)`).
 fn is_numpy_scalar(obj: &Bound<'_, PyAny>) -> bool {
-    obj.get_type().module().is_ok_and(|m| m.to_string() == "numpy") && obj.hasattr("dtype").unwrap_or(false) && obj.hasattr("ndim").unwrap_or(false)
+    obj.get_type().module().is_ok_and(|m| m.to_string() == "numpy")
+        && obj.hasattr("dtype").unwrap_or(false)
+        && obj.hasattr("ndim").unwrap_or(false)
 }
 
 /// A tensor operand: a tensor, or anything `tensor()` accepts.
@@ -361,10 +363,7 @@ fn int64_overflow() -> PyErr {
 fn list_item(obj: &Bound<'_, PyAny>, pos: usize) -> PyResult<i64> {
     index_int(obj).map_err(|e| {
         if e.is_instance_of::<PyValueError>(obj.py()) {
-            PyTypeError::new_err(format!(
-                "failed to unpack the object at pos {} with error \"Overflow when unpacking long long\"",
-                pos + 1
-            ))
+            PyTypeError::new_err(format!("failed to unpack the object at pos {} with error \"Overflow when unpacking long long\"", pos + 1))
         } else {
             e
         }
@@ -377,10 +376,7 @@ pub fn index_int(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
         return Err(PyTypeError::new_err(format!("expected an integer, got float")));
     }
     let i = obj.call_method0("__index__").map_err(|_| {
-        PyTypeError::new_err(format!(
-            "expected an integer, got {}",
-            obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
-        ))
+        PyTypeError::new_err(format!("expected an integer, got {}", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
     })?;
     i.extract::<i64>().map_err(|_| int64_overflow())
 }

@@ -48,9 +48,8 @@ impl PyDType {
 /// The singleton object of `dtype`.
 pub fn dtype_object(py: Python<'_>, dtype: DType) -> Py<PyDType> {
     static OBJECTS: PyOnceLock<Vec<Py<PyDType>>> = PyOnceLock::new();
-    let all = OBJECTS.get_or_init(py, || {
-        DType::ALL.iter().map(|&d| Py::new(py, PyDType { dtype: d }).expect("allocating a dtype object")).collect()
-    });
+    let all = OBJECTS
+        .get_or_init(py, || DType::ALL.iter().map(|&d| Py::new(py, PyDType { dtype: d }).expect("allocating a dtype object")).collect());
     let i = DType::ALL.iter().position(|&d| d == dtype).unwrap();
     all[i].clone_ref(py)
 }
@@ -70,10 +69,7 @@ pub fn extract_dtype(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
     if obj.is(py.get_type::<pyo3::types::PyInt>()) {
         return Ok(DType::I64);
     }
-    Err(PyTypeError::new_err(format!(
-        "dtype must be rstorch.dtype, not {}",
-        obj.get_type().name()?
-    )))
+    Err(PyTypeError::new_err(format!("dtype must be rstorch.dtype, not {}", obj.get_type().name()?)))
 }
 
 pub fn extract_opt_dtype(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {

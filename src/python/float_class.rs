@@ -13,10 +13,9 @@ use super::tensor::{run, PyTensor};
 fn other_tensor(name: &str, other: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     match other.cast::<PyTensor>() {
         Ok(t) => Ok(t.get().tensor()),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "{name}(): argument 'other' (position 2) must be Tensor, not {}",
-            other.get_type().name()?
-        ))),
+        Err(_) => {
+            Err(PyTypeError::new_err(format!("{name}(): argument 'other' (position 2) must be Tensor, not {}", other.get_type().name()?)))
+        }
     }
 }
 

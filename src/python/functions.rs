@@ -10,7 +10,7 @@ use crate::random::Generator;
 use crate::tensor::arith::Arg;
 use crate::tensor::{Scalar, Tensor};
 
-use super::convert::{from_numpy, NumpyUse, index_int, int_args, scalar_of, shape_arg, tensor_from_data, to_tensor};
+use super::convert::{from_numpy, index_int, int_args, scalar_of, shape_arg, tensor_from_data, to_tensor, NumpyUse};
 use super::dtype::{dtype_object, extract_device, extract_opt_device, extract_opt_dtype, PyDType};
 use super::tensor::{run, PyTensor};
 
@@ -117,7 +117,13 @@ fn finish(t: Tensor, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> 
 
 #[pyfunction]
 #[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false, pin_memory=false))]
-fn tensor(data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool, pin_memory: bool) -> PyResult<Py<PyTensor>> {
+fn tensor(
+    data: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    pin_memory: bool,
+) -> PyResult<Py<PyTensor>> {
     let _ = pin_memory;
     let t = tensor_from_data(data, extract_opt_dtype(dtype)?)?;
     finish(t, device, requires_grad)
@@ -205,7 +211,13 @@ filled_factory!(empty, Scalar::Int(0));
 
 #[pyfunction]
 #[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
-fn full(size: &Bound<'_, PyAny>, fill_value: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
+fn full(
+    size: &Bound<'_, PyAny>,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<Py<PyTensor>> {
     let value = match scalar_of(fill_value) {
         Some(v) => v,
         None => to_tensor(fill_value)?.item()?,
@@ -223,9 +235,18 @@ fn full(size: &Bound<'_, PyAny>, fill_value: &Bound<'_, PyAny>, dtype: Option<&B
 
 #[pyfunction]
 #[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false))]
-fn arange(start: &Bound<'_, PyAny>, end: Option<&Bound<'_, PyAny>>, step: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
+fn arange(
+    start: &Bound<'_, PyAny>,
+    end: Option<&Bound<'_, PyAny>>,
+    step: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<Py<PyTensor>> {
     let num = |o: &Bound<'_, PyAny>| -> PyResult<Scalar> {
-        scalar_of(o).or_else(|| o.cast::<PyTensor>().ok().and_then(|t| t.get().tensor().item().ok())).ok_or_else(|| PyTypeError::new_err("arange() expects numbers"))
+        scalar_of(o)
+            .or_else(|| o.cast::<PyTensor>().ok().and_then(|t| t.get().tensor().item().ok()))
+            .ok_or_else(|| PyTypeError::new_err("arange() expects numbers"))
     };
     let (s, e) = match end.filter(|e| !e.is_none()) {
         Some(e) => (num(start)?, num(e)?),
@@ -242,14 +263,27 @@ fn arange(start: &Bound<'_, PyAny>, end: Option<&Bound<'_, PyAny>>, step: Option
 
 #[pyfunction]
 #[pyo3(signature = (start, end, steps, *, dtype=None, device=None, requires_grad=false))]
-fn linspace(start: f64, end: f64, steps: i64, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
+fn linspace(
+    start: f64,
+    end: f64,
+    steps: i64,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<Py<PyTensor>> {
     let dtype = extract_opt_dtype(dtype)?.unwrap_or(DEFAULT_FLOAT);
     finish(Tensor::linspace(start, end, steps, dtype)?, device, requires_grad)
 }
 
 #[pyfunction]
 #[pyo3(signature = (n, m=None, *, dtype=None, device=None, requires_grad=false))]
-fn eye(n: i64, m: Option<i64>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
+fn eye(
+    n: i64,
+    m: Option<i64>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<Py<PyTensor>> {
     let dtype = extract_opt_dtype(dtype)?.unwrap_or(DEFAULT_FLOAT);
     let shape = shape_arg(&[n, m.unwrap_or(n)], dtype)?;
     finish(Tensor::eye(shape[0], shape[1], dtype)?, device, requires_grad)
@@ -259,10 +293,20 @@ macro_rules! random_factory {
     ($name:ident, |$shape:ident, $dtype:ident, $gen:ident| $body:expr) => {
         #[pyfunction]
         #[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false))]
-        fn $name(size: &Bound<'_, PyTuple>, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
+        fn $name(
+            size: &Bound<'_, PyTuple>,
+            generator: Option<&Bound<'_, PyAny>>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+        ) -> PyResult<Py<PyTensor>> {
             let $dtype = extract_opt_dtype(dtype)?.unwrap_or(DEFAULT_FLOAT);
             if !$dtype.is_floating_point() {
-                return Err(PyTypeError::new_err(format!("\"{}\" not implemented for '{}'", stringify!($name), crate::tensor::arith::title_name($dtype))));
+                return Err(PyTypeError::new_err(format!(
+                    "\"{}\" not implemented for '{}'",
+                    stringify!($name),
+                    crate::tensor::arith::title_name($dtype)
+                )));
             }
             let $shape = shape_arg(&int_args(size)?, $dtype)?;
             let $gen = generator_of(generator)?;
@@ -278,7 +322,14 @@ random_factory!(randn, |shape, dtype, gen| Tensor::rand_normal(&shape, 0.0, 1.0,
 /// `randint(high, size)` or `randint(low, high, size)`.
 #[pyfunction]
 #[pyo3(signature = (*args, size=None, generator=None, dtype=None, device=None, requires_grad=false))]
-fn randint(args: &Bound<'_, PyTuple>, size: Option<&Bound<'_, PyAny>>, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
+fn randint(
+    args: &Bound<'_, PyTuple>,
+    size: Option<&Bound<'_, PyAny>>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<Py<PyTensor>> {
     let mut ints = vec![];
     let mut size_obj = size.cloned();
     for a in args.iter() {
@@ -301,7 +352,13 @@ fn randint(args: &Bound<'_, PyTuple>, size: Option<&Bound<'_, PyAny>>, generator
 
 #[pyfunction]
 #[pyo3(signature = (n, *, generator=None, dtype=None, device=None, requires_grad=false))]
-fn randperm(n: i64, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Py<PyTensor>> {
+fn randperm(
+    n: i64,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<Py<PyTensor>> {
     if n < 0 {
         return Err(PyValueError::new_err(format!("n must be non-negative, got{n}")));
     }

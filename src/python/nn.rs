@@ -25,7 +25,12 @@ fn conv_params(stride: (i64, i64), padding: (i64, i64), dilation: (i64, i64), gr
     if stride.0 <= 0 || stride.1 <= 0 {
         return Err(crate::error::Error::Runtime("non-positive stride is not supported".into()).into());
     }
-    Ok(ConvParams { stride: pair(stride, "stride")?, padding: pair(padding, "padding")?, dilation: pair(dilation, "dilation")?, groups: groups as usize })
+    Ok(ConvParams {
+        stride: pair(stride, "stride")?,
+        padding: pair(padding, "padding")?,
+        dilation: pair(dilation, "dilation")?,
+        groups: groups as usize,
+    })
 }
 
 #[pyfunction]
@@ -93,7 +98,14 @@ fn _max_pool2d_with_indices(
 
 /// Layer norm over the last `normalized` dims (the Python layer checked the shapes).
 #[pyfunction]
-fn _layer_norm(py: Python<'_>, input: &PyTensor, normalized: usize, weight: Option<&PyTensor>, bias: Option<&PyTensor>, eps: f64) -> PyResult<PyTensor> {
+fn _layer_norm(
+    py: Python<'_>,
+    input: &PyTensor,
+    normalized: usize,
+    weight: Option<&PyTensor>,
+    bias: Option<&PyTensor>,
+    eps: f64,
+) -> PyResult<PyTensor> {
     let (x, w, b) = (&input.tensor(), weight.map(|w| w.tensor()), bias.map(|b| b.tensor()));
     Ok(PyTensor::wrap(run(py, x.numel(), || x.layer_norm(normalized, w.as_ref(), b.as_ref(), eps))?))
 }
@@ -122,7 +134,14 @@ fn _batch_norm(
 /// nll_loss as one kernel, or None where it does not apply (the Python layer then composes it;
 /// it has checked the target's shape against the scores').
 #[pyfunction]
-fn _nll_loss(py: Python<'_>, input: &PyTensor, target: &PyTensor, weight: Option<&PyTensor>, ignore_index: i64, reduction: &str) -> PyResult<Option<PyTensor>> {
+fn _nll_loss(
+    py: Python<'_>,
+    input: &PyTensor,
+    target: &PyTensor,
+    weight: Option<&PyTensor>,
+    ignore_index: i64,
+    reduction: &str,
+) -> PyResult<Option<PyTensor>> {
     let reduction = Reduction::parse(reduction)?;
     let (x, t, w) = (&input.tensor(), &target.tensor(), weight.map(|w| w.tensor()));
     Ok(run(py, x.numel(), || x.nll_loss_fused(t, w.as_ref(), ignore_index, reduction))?.map(PyTensor::wrap))

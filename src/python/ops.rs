@@ -34,10 +34,9 @@ fn other_of(obj: &Bound<'_, PyAny>) -> Option<Other> {
 fn tensor_only(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Other> {
     match obj.cast::<PyTensor>() {
         Ok(t) => Ok(Other::T(t.get().tensor())),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "{name}(): argument 'other' (position 1) must be Tensor, not {}",
-            obj.get_type().name()?
-        ))),
+        Err(_) => {
+            Err(PyTypeError::new_err(format!("{name}(): argument 'other' (position 1) must be Tensor, not {}", obj.get_type().name()?)))
+        }
     }
 }
 
@@ -91,10 +90,13 @@ impl PyTensor {
         let alpha = alpha.and_then(scalar_of);
         if let Some(a) = alpha {
             let me = &self.tensor();
-            let r = crate::tensor::arith::result_dtype(me, &match &o {
-                Other::T(t) => Arg::T(t),
-                Other::S(s) => Arg::S(*s),
-            });
+            let r = crate::tensor::arith::result_dtype(
+                me,
+                &match &o {
+                    Other::T(t) => Arg::T(t),
+                    Other::S(s) => Arg::S(*s),
+                },
+            );
             crate::tensor::scalar_check::check_alpha(a, r)?;
         }
         let o = match (alpha, o) {
@@ -559,21 +561,42 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
-    fn var(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, keepdim: bool, correction: Option<f64>) -> PyResult<PyTensor> {
+    fn var(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        unbiased: Option<bool>,
+        keepdim: bool,
+        correction: Option<f64>,
+    ) -> PyResult<PyTensor> {
         let (dims, c) = var_args(dim, unbiased, correction)?;
         let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.var(dims.as_deref(), c, keepdim))?))
     }
 
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
-    fn std(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, keepdim: bool, correction: Option<f64>) -> PyResult<PyTensor> {
+    fn std(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        unbiased: Option<bool>,
+        keepdim: bool,
+        correction: Option<f64>,
+    ) -> PyResult<PyTensor> {
         let (dims, c) = var_args(dim, unbiased, correction)?;
         let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.std(dims.as_deref(), c, keepdim))?))
     }
 
     #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
-    fn norm(&self, py: Python<'_>, p: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    fn norm(
+        &self,
+        py: Python<'_>,
+        p: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyTensor> {
         let p = match p {
             None => 2.0,
             Some(v) if v.is_none() => 2.0,
@@ -651,12 +674,27 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim, index, src=None, *, value=None, reduce=None))]
-    fn scatter(&self, py: Python<'_>, dim: i64, index: &PyTensor, src: Option<&Bound<'_, PyAny>>, value: Option<&Bound<'_, PyAny>>, reduce: Option<&str>) -> PyResult<PyTensor> {
+    fn scatter(
+        &self,
+        py: Python<'_>,
+        dim: i64,
+        index: &PyTensor,
+        src: Option<&Bound<'_, PyAny>>,
+        value: Option<&Bound<'_, PyAny>>,
+        reduce: Option<&str>,
+    ) -> PyResult<PyTensor> {
         Ok(PyTensor::wrap(self.scatter_impl(py, dim, index, src.or(value), reduce)?))
     }
 
     #[pyo3(signature = (dim, index, src=None, *, value=None, reduce=None))]
-    fn scatter_<'py>(slf: &Bound<'py, Self>, dim: i64, index: &PyTensor, src: Option<&Bound<'py, PyAny>>, value: Option<&Bound<'py, PyAny>>, reduce: Option<&str>) -> PyResult<Bound<'py, Self>> {
+    fn scatter_<'py>(
+        slf: &Bound<'py, Self>,
+        dim: i64,
+        index: &PyTensor,
+        src: Option<&Bound<'py, PyAny>>,
+        value: Option<&Bound<'py, PyAny>>,
+        reduce: Option<&str>,
+    ) -> PyResult<Bound<'py, Self>> {
         let me = slf.get();
         let r = me.scatter_impl(slf.py(), dim, index, src.or(value), reduce)?;
         me.tensor().assign_(&r)?;
@@ -681,7 +719,13 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim, index, source, *, alpha=None))]
-    fn index_add_<'py>(slf: &Bound<'py, Self>, dim: i64, index: &PyTensor, source: &PyTensor, alpha: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
+    fn index_add_<'py>(
+        slf: &Bound<'py, Self>,
+        dim: i64,
+        index: &PyTensor,
+        source: &PyTensor,
+        alpha: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, Self>> {
         let a = alpha.and_then(scalar_of).unwrap_or(Scalar::Int(1));
         let me = slf.get();
         let r = me.tensor().index_add(dim, &index.tensor(), &source.tensor(), a)?;
@@ -711,7 +755,9 @@ impl PyTensor {
     fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> PyResult<Py<PyAny>> {
         let nz = self.tensor().nonzero()?;
         if as_tuple {
-            let cols = (0..self.tensor().ndim().max(1)).map(|k| if self.tensor().ndim() == 0 { nz.reshape(&[-1]) } else { nz.select(1, k as i64) }).collect::<crate::Result<Vec<_>>>()?;
+            let cols = (0..self.tensor().ndim().max(1))
+                .map(|k| if self.tensor().ndim() == 0 { nz.reshape(&[-1]) } else { nz.select(1, k as i64) })
+                .collect::<crate::Result<Vec<_>>>()?;
             return Ok(super::tensor::tensors_tuple(py, cols)?.into_any());
         }
         Ok(Py::new(py, PyTensor::wrap(nz))?.into_any())
@@ -794,7 +840,12 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (tensor1, tensor2, *, value=None))]
-    fn addcmul_<'py>(slf: &Bound<'py, Self>, tensor1: &PyTensor, tensor2: &PyTensor, value: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
+    fn addcmul_<'py>(
+        slf: &Bound<'py, Self>,
+        tensor1: &PyTensor,
+        tensor2: &PyTensor,
+        value: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, Self>> {
         let me = slf.get();
         let r = me.addc_impl(slf.py(), tensor1, tensor2, value, false)?;
         me.assign_result(slf.py(), &r)?;
@@ -807,7 +858,12 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (tensor1, tensor2, *, value=None))]
-    fn addcdiv_<'py>(slf: &Bound<'py, Self>, tensor1: &PyTensor, tensor2: &PyTensor, value: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
+    fn addcdiv_<'py>(
+        slf: &Bound<'py, Self>,
+        tensor1: &PyTensor,
+        tensor2: &PyTensor,
+        value: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, Self>> {
         let me = slf.get();
         let r = me.addc_impl(slf.py(), tensor1, tensor2, value, true)?;
         me.assign_result(slf.py(), &r)?;
@@ -850,7 +906,14 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (mat1, mat2, *, beta=None, alpha=None))]
-    fn addmm(&self, py: Python<'_>, mat1: &PyTensor, mat2: &PyTensor, beta: Option<&Bound<'_, PyAny>>, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    fn addmm(
+        &self,
+        py: Python<'_>,
+        mat1: &PyTensor,
+        mat2: &PyTensor,
+        beta: Option<&Bound<'_, PyAny>>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyTensor> {
         let beta = beta.and_then(scalar_of).unwrap_or(Scalar::Int(1));
         let alpha = alpha.and_then(scalar_of).unwrap_or(Scalar::Int(1));
         let (c, a, b) = (&self.tensor(), &mat1.tensor(), &mat2.tensor());
@@ -910,7 +973,13 @@ fn var_args(dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, correction: 
     }
     let c = match (unbiased, correction) {
         (Some(_), Some(_)) => return Err(PyTypeError::new_err("var(): cannot give both unbiased and correction")),
-        (Some(u), None) => if u { 1.0 } else { 0.0 },
+        (Some(u), None) => {
+            if u {
+                1.0
+            } else {
+                0.0
+            }
+        }
         (None, Some(c)) => c,
         (None, None) => 1.0,
     };
@@ -944,7 +1013,9 @@ impl PyTensor {
         match exponent {
             // Float exponents of float tensors have a fast path (x * x for 2).
             // So is x ** ±0.5 of bfloat16 (sqrt and rsqrt there, as in PyTorch).
-            Other::S(s) if t.dtype().is_floating_point() && (!t.dtype().is_half() || t.dtype() == DType::BF16 && s.to_f64().abs() == 0.5) => {
+            Other::S(s)
+                if t.dtype().is_floating_point() && (!t.dtype().is_half() || t.dtype() == DType::BF16 && s.to_f64().abs() == 0.5) =>
+            {
                 Ok(run(py, t.numel(), || t.unary(UnaryOp::PowScalar(s.to_f64())))?)
             }
             Other::S(Scalar::Float(f)) if !t.dtype().is_floating_point() => {
@@ -981,9 +1052,9 @@ impl PyTensor {
                 let q = self.binop(py, BinaryOp::Div, &o, false)?.unary(UnaryOp::Trunc)?;
                 Ok(q.to_dtype(common)?)
             }
-            Some(m) => Err(PyRuntimeError::new_err(format!(
-                "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'"
-            ))),
+            Some(m) => {
+                Err(PyRuntimeError::new_err(format!("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'")))
+            }
         }
     }
 
@@ -1021,7 +1092,14 @@ impl PyTensor {
         }
     }
 
-    fn reduce_with(&self, py: Python<'_>, op: ReduceOp, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    fn reduce_with(
+        &self,
+        py: Python<'_>,
+        op: ReduceOp,
+        dim: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyTensor> {
         let want = extract_opt_dtype(dtype)?;
         let t = self.cast_opt(dtype)?;
         let dims = dims_arg(dim)?;
@@ -1064,7 +1142,14 @@ impl PyTensor {
         }
     }
 
-    fn scatter_impl(&self, py: Python<'_>, dim: i64, index: &PyTensor, src: Option<&Bound<'_, PyAny>>, reduce: Option<&str>) -> PyResult<Tensor> {
+    fn scatter_impl(
+        &self,
+        py: Python<'_>,
+        dim: i64,
+        index: &PyTensor,
+        src: Option<&Bound<'_, PyAny>>,
+        reduce: Option<&str>,
+    ) -> PyResult<Tensor> {
         let add = match reduce {
             None => false,
             Some("add") => true,
@@ -1088,10 +1173,22 @@ impl PyTensor {
         })?)
     }
 
-    fn addc_impl(&self, py: Python<'_>, tensor1: &PyTensor, tensor2: &PyTensor, value: Option<&Bound<'_, PyAny>>, divide: bool) -> PyResult<Tensor> {
+    fn addc_impl(
+        &self,
+        py: Python<'_>,
+        tensor1: &PyTensor,
+        tensor2: &PyTensor,
+        value: Option<&Bound<'_, PyAny>>,
+        divide: bool,
+    ) -> PyResult<Tensor> {
         let value = match value {
             None => Scalar::Int(1),
-            Some(v) => scalar_of(v).ok_or_else(|| PyTypeError::new_err(format!("value must be a number, not {}", v.get_type().name().map(|n| n.to_string()).unwrap_or_default())))?,
+            Some(v) => scalar_of(v).ok_or_else(|| {
+                PyTypeError::new_err(format!(
+                    "value must be a number, not {}",
+                    v.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                ))
+            })?,
         };
         let (t, a, b) = (&self.tensor(), &tensor1.tensor(), &tensor2.tensor());
         Ok(run(py, t.numel().max(a.numel()).max(b.numel()), || t.addc(a, b, value, divide))?)

@@ -11,12 +11,7 @@ use super::tensor::PyTensor;
 /// A `tuple of ints` argument (any sequence of integers, NumPy ints or one-element integer
 /// tensors), with PyTorch's TypeErrors for anything else, int64 overflow included.
 fn int_tuple(fname: &str, arg: &str, pos: usize, obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
-    let type_name = |o: &Bound<'_, PyAny>| {
-        o.get_type()
-            .name()
-            .map(|n| n.to_string())
-            .unwrap_or_default()
-    };
+    let type_name = |o: &Bound<'_, PyAny>| o.get_type().name().map(|n| n.to_string()).unwrap_or_default();
     let seq = match obj.cast::<PySequence>() {
         Ok(s) if !obj.is_instance_of::<PyString>() => s,
         _ => {
@@ -38,11 +33,7 @@ fn int_tuple(fname: &str, arg: &str, pos: usize, obj: &Bound<'_, PyAny>) -> PyRe
         if item.is_instance_of::<PyFloat>() {
             return Err(not_int());
         }
-        let value = if item.is_instance_of::<PyInt>() {
-            item.clone()
-        } else {
-            item.call_method0("__index__").map_err(|_| not_int())?
-        };
+        let value = if item.is_instance_of::<PyInt>() { item.clone() } else { item.call_method0("__index__").map_err(|_| not_int())? };
         out.push(value.extract::<i64>().map_err(|_| {
             PyTypeError::new_err(format!(
                 "{fname}(): argument '{arg}' failed to unpack the object at pos {} with error \"Overflow when unpacking long long\"",
@@ -58,25 +49,14 @@ fn int_arg(fname: &str, arg: &str, pos: usize, obj: &Bound<'_, PyAny>) -> PyResu
     let wrong = || {
         PyTypeError::new_err(format!(
             "{fname}(): argument '{arg}' (position {pos}) must be int, not {}",
-            obj.get_type()
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_default()
+            obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
         ))
     };
     if obj.is_instance_of::<PyFloat>() {
         return Err(wrong());
     }
-    let value = if obj.is_instance_of::<PyInt>() {
-        obj.clone()
-    } else {
-        obj.call_method0("__index__").map_err(|_| wrong())?
-    };
-    value.extract::<i64>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "{fname}(): argument '{arg}' (position {pos}) overflows an int64"
-        ))
-    })
+    let value = if obj.is_instance_of::<PyInt>() { obj.clone() } else { obj.call_method0("__index__").map_err(|_| wrong())? };
+    value.extract::<i64>().map_err(|_| PyTypeError::new_err(format!("{fname}(): argument '{arg}' (position {pos}) overflows an int64")))
 }
 
 #[pymethods]
@@ -96,9 +76,7 @@ impl PyTensor {
             Some(o) => Some(int_arg("as_strided", "storage_offset", 3, o)?),
             None => None,
         };
-        Ok(PyTensor::wrap(
-            self.tensor().as_strided(&size, &stride, offset)?,
-        ))
+        Ok(PyTensor::wrap(self.tensor().as_strided(&size, &stride, offset)?))
     }
 
     /// `set_()`, `set_(source)` and `set_(source, storage_offset, size, stride=())`: this tensor
@@ -135,9 +113,7 @@ impl PyTensor {
             _ => return Err(invalid()),
         };
         let this = slf.get();
-        let geometry = geometry
-            .as_ref()
-            .map(|(o, s, st)| (*o, s.as_slice(), st.as_deref()));
+        let geometry = geometry.as_ref().map(|(o, s, st)| (*o, s.as_slice(), st.as_deref()));
         let new = this.tensor().set_from(source.as_ref(), geometry)?;
         this.replace(new.clone());
         if new.requires_grad() && new.is_leaf() {

@@ -2,14 +2,14 @@
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::{BoundObject, PyTraverseError, PyVisit};
 use pyo3::types::{PyList, PyTuple};
+use pyo3::{BoundObject, PyTraverseError, PyVisit};
 
 use crate::dtype::DType;
 use crate::tensor::{Scalar, Tensor};
 
 use super::convert::{dims_arg, index_int, int_args, int_list, parse_index, scalar_of, to_numpy, to_tensor};
-use super::dtype::{device_object, dtype_object, extract_device, extract_dtype, extract_opt_device, PyDevice, PyDType};
+use super::dtype::{device_object, dtype_object, extract_device, extract_dtype, extract_opt_device, PyDType, PyDevice};
 use crate::device::Device;
 
 #[pyclass(name = "Tensor", module = "rstorch", subclass, frozen, dict, weakref)]
@@ -87,9 +87,7 @@ fn to_list(py: Python<'_>, t: &Tensor) -> PyResult<Py<PyAny>> {
         // A dim of 2**40 over an empty tensor asks for 2**40 list slots: refuse it as Python's
         // list allocator does, with MemoryError, instead of looping until memory runs out.
         let mut items = Vec::new();
-        items
-            .try_reserve_exact(shape[0])
-            .map_err(|_| pyo3::exceptions::PyMemoryError::new_err(()))?;
+        items.try_reserve_exact(shape[0]).map_err(|_| pyo3::exceptions::PyMemoryError::new_err(()))?;
         for i in 0..shape[0] {
             items.push(build(py, &data[i * step..(i + 1) * step], &shape[1..])?);
         }
@@ -114,7 +112,11 @@ fn scalar_to_py(py: Python<'_>, s: Scalar) -> PyResult<Py<PyAny>> {
 
 /// Parses `to(...)`'s many forms: `to(dtype)`, `to(device)`, `to(device, dtype)`,
 /// `to(other_tensor)`, and keywords, into the target dtype and device.
-fn parse_to(args: &Bound<'_, PyTuple>, dtype_kw: Option<&Bound<'_, PyAny>>, device_kw: Option<&Bound<'_, PyAny>>) -> PyResult<(Option<DType>, Option<Device>)> {
+fn parse_to(
+    args: &Bound<'_, PyTuple>,
+    dtype_kw: Option<&Bound<'_, PyAny>>,
+    device_kw: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Option<DType>, Option<Device>)> {
     let (mut dtype, mut device) = (None, None);
     for a in args.iter() {
         if let Ok(d) = a.cast::<PyDType>() {
@@ -347,9 +349,7 @@ impl PyTensor {
             return to_numpy(py, &py.detach(|| t.detach().to_device(Device::Cpu))?);
         }
         if t.requires_grad() {
-            return Err(PyRuntimeError::new_err(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
-            ));
+            return Err(PyRuntimeError::new_err("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."));
         }
         if !t.device().is_cpu() {
             return Err(PyTypeError::new_err(format!(
@@ -396,7 +396,9 @@ impl PyTensor {
         let _ = non_blocking;
         let t = &slf.get().tensor();
         match dtype {
-            None => Ok(format!("rstorch.{}Tensor", crate::tensor::arith::title_name(t.dtype())).into_pyobject(slf.py())?.into_any().unbind()),
+            None => {
+                Ok(format!("rstorch.{}Tensor", crate::tensor::arith::title_name(t.dtype())).into_pyobject(slf.py())?.into_any().unbind())
+            }
             Some(d) => {
                 let d = extract_dtype(d)?;
                 if d == t.dtype() {
@@ -483,18 +485,14 @@ impl PyTensor {
             return Err(PyTypeError::new_err("only one element tensors can be converted to Python scalars"));
         }
         Ok(match self.tensor().item()? {
-            Scalar::Float(f) if !f.is_finite() => {
-                return Err(PyValueError::new_err(format!("cannot convert float {f} to integer")))
-            }
+            Scalar::Float(f) if !f.is_finite() => return Err(PyValueError::new_err(format!("cannot convert float {f} to integer"))),
             s => s.to_i64(),
         })
     }
 
     fn __index__(&self) -> PyResult<i64> {
         if self.tensor().numel() != 1 || self.tensor().dtype().is_floating_point() {
-            return Err(PyTypeError::new_err(
-                "only integer tensors of a single element can be converted to an index",
-            ));
+            return Err(PyTypeError::new_err("only integer tensors of a single element can be converted to an index"));
         }
         Ok(self.tensor().item()?.to_i64())
     }
@@ -524,7 +522,12 @@ impl PyTensor {
 
     /// `index_put_(indices, values)`: `self[indices] = values` with a tuple of index tensors.
     #[pyo3(signature = (indices, values, accumulate=false))]
-    fn index_put_<'py>(slf: &Bound<'py, Self>, indices: &Bound<'py, PyAny>, values: &PyTensor, accumulate: bool) -> PyResult<Bound<'py, Self>> {
+    fn index_put_<'py>(
+        slf: &Bound<'py, Self>,
+        indices: &Bound<'py, PyAny>,
+        values: &PyTensor,
+        accumulate: bool,
+    ) -> PyResult<Bound<'py, Self>> {
         if accumulate {
             return Err(crate::Error::NotImplemented("index_put_ with accumulate=True".into()).into());
         }
@@ -754,9 +757,7 @@ pub(crate) fn remember_object(obj: &Bound<'_, PyTensor>) -> PyResult<()> {
 /// (remembered in turn).
 pub(crate) fn object_of(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
     use pyo3::types::PyWeakrefMethods;
-    let known = t
-        .front_object()
-        .and_then(|h| h.downcast_ref::<Py<pyo3::types::PyWeakrefReference>>().and_then(|w| w.bind(py).upgrade()));
+    let known = t.front_object().and_then(|h| h.downcast_ref::<Py<pyo3::types::PyWeakrefReference>>().and_then(|w| w.bind(py).upgrade()));
     if let Some(obj) = known {
         if obj.cast::<PyTensor>().is_ok_and(|o| o.get().tensor().same(&t)) {
             return Ok(obj.unbind());

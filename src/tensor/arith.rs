@@ -2,10 +2,10 @@
 //! and bitwise ops, their in-place forms, `where`, `clamp`, and the pointwise ops built on
 //! them (frac, lerp, addcmul, addcdiv).
 
-use crate::cpu::elementwise::{map2, map3};
-use crate::cpu::num::Arith;
 use crate::autograd::{record_named, record_shown, GradMode, Op};
 use crate::cpu::cast::convert_strided;
+use crate::cpu::elementwise::{map2, map3};
+use crate::cpu::num::Arith;
 use crate::device::Device;
 use crate::dtype::{result_type, DType, Element, Operand};
 use crate::error::{Error, Result};
@@ -124,7 +124,11 @@ fn op_dtypes(op: BinaryOp, a: &Arg, b: &Arg) -> Result<(DType, DType)> {
         BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor if common.is_floating_point() => {
             return Err(Error::Runtime(format!(
                 "\"bitwise_{}_cpu\" not implemented for '{}'",
-                match op { BinaryOp::BitAnd => "and", BinaryOp::BitOr => "or", _ => "xor" },
+                match op {
+                    BinaryOp::BitAnd => "and",
+                    BinaryOp::BitOr => "or",
+                    _ => "xor",
+                },
                 title_name(common)
             )))
         }
@@ -141,7 +145,8 @@ fn op_dtypes(op: BinaryOp, a: &Arg, b: &Arg) -> Result<(DType, DType)> {
         }
         BinaryOp::Sub if common == DType::Bool => {
             return Err(Error::Runtime(
-                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.".into(),
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead."
+                    .into(),
             ))
         }
         _ => (common, common),
@@ -489,11 +494,7 @@ impl Tensor {
         let c = cond.to_dtype(DType::Bool)?;
         let shape = broadcast_shapes(&broadcast_shapes(c.shape(), ta.shape())?, tb.shape())?;
         crate::tensor::check_alloc(&shape, dtype)?;
-        let (lc, la, lb) = (
-            c.layout().broadcast_to(&shape),
-            ta.layout().broadcast_to(&shape),
-            tb.layout().broadcast_to(&shape),
-        );
+        let (lc, la, lb) = (c.layout().broadcast_to(&shape), ta.layout().broadcast_to(&shape), tb.layout().broadcast_to(&shape));
         crate::with_dtype!(dtype, T => {
             c.with_slice::<bool, _>("where", |sc, _| ta.with_slice::<T, _>("where", |sa, _| tb.with_slice::<T, _>("where", |sb, _| {
                 Tensor::from_vec(map3(sc, &lc, sa, &la, sb, &lb, |c: bool, x: T, y: T| if c { x } else { y })?, &shape)
@@ -618,7 +619,11 @@ impl Tensor {
             }
             if let Arg::T(w) = weight {
                 if w.dtype() != dt {
-                    return Err(Error::Runtime(format!("expected dtype {} for `weight` but got dtype {}", cpp_name(dt), cpp_name(w.dtype()))));
+                    return Err(Error::Runtime(format!(
+                        "expected dtype {} for `weight` but got dtype {}",
+                        cpp_name(dt),
+                        cpp_name(w.dtype())
+                    )));
                 }
             }
             if !dt.is_floating_point() {

@@ -7,8 +7,8 @@
 
 use crate::autograd::{is_grad_enabled, keep_buffers, record, GradMode, Op};
 use crate::cpu::conv::{batch_patches, conv2d_forward, conv2d_transpose, conv2d_weight_grad, ConvGeom};
-use crate::cpu::pool::PoolGeom;
 use crate::cpu::num::Arith;
+use crate::cpu::pool::PoolGeom;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::tensor::arith::title_name;
@@ -32,17 +32,35 @@ const KEEP_PATCHES_LIMIT: usize = 1 << 22;
 #[derive(Clone, Copy)]
 enum Kernel<'a> {
     /// `keep_patches`: also return the patch matrices, for the weight gradient.
-    Forward { keep_patches: bool },
+    Forward {
+        keep_patches: bool,
+    },
     Transpose,
     /// `patches`: those a forward pass over the same image kept (on the CPU, in its dtype).
-    WeightGrad { patches: Option<&'a Tensor> },
+    WeightGrad {
+        patches: Option<&'a Tensor>,
+    },
 }
 
 /// Runs `kernel` on contiguous copies of `a`, `b` (and the forward's `bias`): the result and,
 /// for a forward pass asked to keep them, the patch matrices (a flat tensor). Half-precision
 /// inputs compute in float32 (and keep nothing).
-fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<(Tensor, Option<Tensor>)> {
-    fn typed<T: Arith>(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<(Tensor, Option<Tensor>)> {
+fn run_kernel(
+    kernel: Kernel,
+    a: &Tensor,
+    b: &Tensor,
+    bias: Option<&Tensor>,
+    g: &ConvGeom,
+    out_shape: &[usize],
+) -> Result<(Tensor, Option<Tensor>)> {
+    fn typed<T: Arith>(
+        kernel: Kernel,
+        a: &Tensor,
+        b: &Tensor,
+        bias: Option<&Tensor>,
+        g: &ConvGeom,
+        out_shape: &[usize],
+    ) -> Result<(Tensor, Option<Tensor>)> {
         let (a, b) = (a.contiguous()?, b.contiguous()?);
         let bias = bias.map(|t| t.to_vec::<T>()).transpose()?;
         let kept = match kernel {
@@ -56,7 +74,9 @@ fn run_kernel(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: 
                     Kernel::Forward { keep_patches } => conv2d_forward(sa, sb, bias.as_deref(), g, keep_patches),
                     Kernel::Transpose => Ok((conv2d_transpose(sa, sb, g)?, None)),
                     Kernel::WeightGrad { .. } => match &kept {
-                        Some(p) => p.with_slice::<T, _>("convolution", |sp, lp| Ok((conv2d_weight_grad(sa, sb, g, Some(&sp[lp.offset..][..p.numel()]))?, None)))?,
+                        Some(p) => p.with_slice::<T, _>("convolution", |sp, lp| {
+                            Ok((conv2d_weight_grad(sa, sb, g, Some(&sp[lp.offset..][..p.numel()]))?, None))
+                        })?,
                         None => Ok((conv2d_weight_grad(sa, sb, g, None)?, None)),
                     },
                 }
@@ -100,7 +120,14 @@ fn no_kernel_for(d: DType) -> Error {
 /// sums each image element's patch gradients in one kernel, tap by tap (a fixed order, so
 /// results are the same on every run). A forward pass asked to keep its patch matrices returns
 /// them, (N, G, taps, positions) contiguous, for the weight gradient.
-fn run_on_device(kernel: Kernel, a: &Tensor, b: &Tensor, bias: Option<&Tensor>, g: &ConvGeom, out_shape: &[usize]) -> Result<(Tensor, Option<Tensor>)> {
+fn run_on_device(
+    kernel: Kernel,
+    a: &Tensor,
+    b: &Tensor,
+    bias: Option<&Tensor>,
+    g: &ConvGeom,
+    out_shape: &[usize],
+) -> Result<(Tensor, Option<Tensor>)> {
     if !matches!(a.dtype(), DType::F32 | DType::F64) {
         return Err(no_kernel_for(a.dtype()));
     }
@@ -219,7 +246,10 @@ impl Tensor {
             return Err(Error::Runtime(format!("Expected 4-dimensional weight for conv2d, but got weight of size {:?}", weight.shape())));
         }
         if self.ndim() != 4 {
-            return Err(Error::Runtime(format!("Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: {:?}", self.shape())));
+            return Err(Error::Runtime(format!(
+                "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: {:?}",
+                self.shape()
+            )));
         }
         check_same_dtype(self, weight)?;
         let (x, w) = (self.shape(), weight.shape());
@@ -301,11 +331,15 @@ impl Tensor {
             }
         }
         let size = |a: usize| -> Option<usize> {
-            ((x[2 + a].checked_sub(1)? * p.stride[a] + p.dilation[a] * (w[2 + a].checked_sub(1)?) + output_padding[a] + 1).checked_sub(2 * p.padding[a]))
-                .filter(|&s| s > 0)
+            ((x[2 + a].checked_sub(1)? * p.stride[a] + p.dilation[a] * (w[2 + a].checked_sub(1)?) + output_padding[a] + 1)
+                .checked_sub(2 * p.padding[a]))
+            .filter(|&s| s > 0)
         };
         let (Some(h), Some(wd)) = (size(0), size(1)) else {
-            return Err(Error::Runtime(format!("Given input size per channel: ({} x {}). Calculated output size per channel is too small", x[2], x[3])));
+            return Err(Error::Runtime(format!(
+                "Given input size per channel: ({} x {}). Calculated output size per channel is too small",
+                x[2], x[3]
+            )));
         };
         let g = ConvGeom {
             batch: x[0],

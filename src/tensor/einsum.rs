@@ -30,7 +30,9 @@ fn parse_subscripts(spec: &str, k: usize) -> Result<Vec<Sub>> {
             continue;
         }
         if !c.is_ascii_alphabetic() {
-            return Err(bad(format!("invalid subscript given at index {k} in the equation string, subscripts must be in [a-zA-Z] (got '{c}')")));
+            return Err(bad(format!(
+                "invalid subscript given at index {k} in the equation string, subscripts must be in [a-zA-Z] (got '{c}')"
+            )));
         }
         subs.push(Sub::Label(c));
         rest = &rest[c.len_utf8()..];
@@ -122,7 +124,10 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
         let labels = s.iter().filter(|x| **x != Sub::Ellipsis).count();
         if s.contains(&Sub::Ellipsis) {
             let n = t.ndim().checked_sub(labels).ok_or_else(|| {
-                bad(format!("the number of subscripts in the equation ({labels}) is more than the number of dimensions ({}) for operand {k}", t.ndim()))
+                bad(format!(
+                    "the number of subscripts in the equation ({labels}) is more than the number of dimensions ({}) for operand {k}",
+                    t.ndim()
+                ))
             })?;
             ell_num_dim = ell_num_dim.max(n);
         } else if labels != t.ndim() {

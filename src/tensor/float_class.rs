@@ -121,7 +121,11 @@ impl Tensor {
         } else {
             (self.to_dtype(DEFAULT_FLOAT)?, other.to_dtype(DEFAULT_FLOAT)?)
         };
-        let allowed = b.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Mul, Scalar::Float(rtol), false)?.binary_scalar(BinaryOp::Add, Scalar::Float(atol), false)?;
+        let allowed = b.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Mul, Scalar::Float(rtol), false)?.binary_scalar(
+            BinaryOp::Add,
+            Scalar::Float(atol),
+            false,
+        )?;
         let actual = a.binary(BinaryOp::Sub, &b)?.unary(UnaryOp::Abs)?;
         let within = actual.classify(FloatClass::Finite)?.binary(BinaryOp::LogicalAnd, &actual.binary(BinaryOp::Le, &allowed)?)?;
         close.binary(BinaryOp::LogicalOr, &within)

@@ -2,10 +2,10 @@
 //! tensors), and index_select, gather, scatter, index_add, take, masked ops, nonzero, and the
 //! order-based selections sort, topk, kthvalue and median.
 
-use crate::cpu::buffer::{collect_n, copied, filled, with_capacity};
-use crate::cpu::reduce::{element_offsets, map_lanes};
 use crate::autograd::{is_grad_enabled, record, record_shown, GradMode, Op, Positions};
+use crate::cpu::buffer::{collect_n, copied, filled, with_capacity};
 use crate::cpu::num::Arith;
+use crate::cpu::reduce::{element_offsets, map_lanes};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -174,7 +174,11 @@ impl Tensor {
         let k = idx.len().max(1);
         let offs = Tensor::offsets_along(x.layout(), d, &shape, |i| idx[(i / inner.max(1)) % k])?;
         let out = x.take_offsets(&offs, &shape)?;
-        if self.ndim() == 0 { out.reshape(&[]) } else { Ok(out) }
+        if self.ndim() == 0 {
+            out.reshape(&[])
+        } else {
+            Ok(out)
+        }
     }
 
     pub fn gather(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
@@ -199,7 +203,10 @@ impl Tensor {
             return Err(Error::Runtime("Index tensor must have the same number of dimensions as input tensor".into()));
         }
         if self.ndim() == 0 {
-            return self.reshape(&[1])?.gather(0, &index.reshape(&[-1])?)?.reshape(&index.shape().iter().map(|&v| v as i64).collect::<Vec<_>>());
+            return self
+                .reshape(&[1])?
+                .gather(0, &index.reshape(&[-1])?)?
+                .reshape(&index.shape().iter().map(|&v| v as i64).collect::<Vec<_>>());
         }
         for k in 0..self.ndim() {
             if k != d && index.shape()[k] > self.shape()[k] {
@@ -304,8 +311,13 @@ impl Tensor {
                 let mut walk = out.layout().clone();
                 walk.shape = index.shape().to_vec();
                 walk.strides[d] = 0;
-                let term = crate::wgpu::IndexTerm { index: &index, at: index.layout().clone(), stride: out.strides()[d], size: out.shape()[d] };
-                let targets = if checked { Some(crate::wgpu::index_offsets_of_checked(&walk, &[term])?) } else { crate::wgpu::index_offsets(&walk, &[term], false)? };
+                let term =
+                    crate::wgpu::IndexTerm { index: &index, at: index.layout().clone(), stride: out.strides()[d], size: out.shape()[d] };
+                let targets = if checked {
+                    Some(crate::wgpu::index_offsets_of_checked(&walk, &[term])?)
+                } else {
+                    crate::wgpu::index_offsets(&walk, &[term], false)?
+                };
                 if let Some(targets) = targets {
                     // `out` is a fresh contiguous copy: its storage offsets are its positions.
                     crate::wgpu::add_at_positions(&out, &targets, &src)?;
@@ -425,7 +437,11 @@ impl Tensor {
             let along = if index.ndim() == 1 { index.strides()[0] } else { 0 };
             let at = Layout { shape: walk.shape.clone(), strides: vec![0, along, 0], offset: index.storage_offset() };
             let term = crate::wgpu::IndexTerm { index, at, stride: inner, size };
-            let targets = if checked { Some(crate::wgpu::index_offsets_of_checked(&walk, &[term])?) } else { crate::wgpu::index_offsets(&walk, &[term], false)? };
+            let targets = if checked {
+                Some(crate::wgpu::index_offsets_of_checked(&walk, &[term])?)
+            } else {
+                crate::wgpu::index_offsets(&walk, &[term], false)?
+            };
             if let Some(targets) = targets {
                 crate::wgpu::add_at_positions(&out, &targets, &scaled.to_device(out.device())?)?;
                 return out.to_dtype(x.dtype())?.reshape(&dims_i64(self.shape()));
@@ -519,7 +535,13 @@ impl Tensor {
             self.masked_select_raw(mask)?
         };
         if is_grad_enabled() && self.requires_grad() {
-            record(Op::Take { kind: "MaskedSelectBackward0", offsets: Positions::Host(self.positions_of(&offsets)?) }, &[self], &[&out], &[], &[]);
+            record(
+                Op::Take { kind: "MaskedSelectBackward0", offsets: Positions::Host(self.positions_of(&offsets)?) },
+                &[self],
+                &[&out],
+                &[],
+                &[],
+            );
         }
         Ok(out)
     }
@@ -597,7 +619,8 @@ impl Tensor {
             let range = Tensor::from_vec((0..size as i64).collect::<Vec<_>>(), &[size])?.to_device(dev)?;
             coords.select(nd as i64, d as i64)?.copy_(&range.reshape(&along)?.expand(&sizes)?)?;
         }
-        let rows = Tensor::where_(&flags, Arg::T(&ranks.binary_scalar(BinaryOp::Sub, Scalar::Int(1), false)?), Arg::S(Scalar::Int(count as i64)))?;
+        let rows =
+            Tensor::where_(&flags, Arg::T(&ranks.binary_scalar(BinaryOp::Sub, Scalar::Int(1), false)?), Arg::S(Scalar::Int(count as i64)))?;
         // Element (row, d) of the result: position row * nd + d, in range by construction.
         let dims = Tensor::from_vec((0..nd as i64).collect::<Vec<_>>(), &[1, nd])?.to_device(dev)?;
         let targets = rows.binary_scalar(BinaryOp::Mul, Scalar::Int(nd as i64), false)?.unsqueeze(1)?.binary(BinaryOp::Add, &dims)?;
@@ -879,10 +902,7 @@ impl Tensor {
             return Err(Error::Index("an index can only have a single ellipsis ('...')".into()));
         }
         if consumed > self.ndim() {
-            return Err(Error::Index(format!(
-                "too many indices for tensor of dimension {}",
-                self.ndim()
-            )));
+            return Err(Error::Index(format!("too many indices for tensor of dimension {}", self.ndim())));
         }
         let mut view = self.clone();
         let mut dim = 0usize;
@@ -891,9 +911,8 @@ impl Tensor {
             match idx {
                 TensorIndex::Int(i) => {
                     let size = view.shape()[dim];
-                    let w = wrap_index(*i, size, dim).map_err(|_| {
-                        Error::Index(format!("index {i} is out of bounds for dimension {dim} with size {size}"))
-                    })?;
+                    let w = wrap_index(*i, size, dim)
+                        .map_err(|_| Error::Index(format!("index {i} is out of bounds for dimension {dim} with size {size}")))?;
                     view = view.select(dim as i64, w as i64)?;
                 }
                 TensorIndex::Slice(s, e, st) => {
@@ -941,9 +960,7 @@ impl Tensor {
                 }
                 TensorIndex::Tensor(t) => {
                     if t.dtype().is_floating_point() {
-                        return Err(Error::Index(
-                            "tensors used as indices must be long, int, byte or bool tensors".into(),
-                        ));
+                        return Err(Error::Index("tensors used as indices must be long, int, byte or bool tensors".into()));
                     }
                     advanced.push((dim, t.clone()));
                     dim += 1;
@@ -1021,18 +1038,24 @@ impl Tensor {
         let adjacent = adv_dims.windows(2).all(|w| w[1] == w[0] + 1);
         let pos = if adjacent { adv_dims[0] } else { 0 };
         let (before, after): (Vec<usize>, Vec<usize>) = rest.iter().partition(|&&d| d < pos);
-        let shape: Vec<usize> = before.iter().map(|&d| view.shape()[d]).chain(bshape.iter().copied()).chain(after.iter().map(|&d| view.shape()[d])).collect();
+        let shape: Vec<usize> =
+            before.iter().map(|&d| view.shape()[d]).chain(bshape.iter().copied()).chain(after.iter().map(|&d| view.shape()[d])).collect();
         crate::tensor::check_alloc(&shape, DType::I64)?;
         // The walk steps through the dims not indexed; the indexed ones come from the indices.
         let zeros = |n: usize| vec![0usize; n];
-        let walk_strides = [before.iter().map(|&d| strides[d]).collect(), zeros(bshape.len()), after.iter().map(|&d| strides[d]).collect()].concat();
+        let walk_strides =
+            [before.iter().map(|&d| strides[d]).collect(), zeros(bshape.len()), after.iter().map(|&d| strides[d]).collect()].concat();
         let base = if dense { 0 } else { view.storage_offset() - origin };
         let walk = Layout { shape: shape.clone(), strides: walk_strides, offset: base };
         let terms: Vec<crate::wgpu::IndexTerm<'_>> = advanced
             .iter()
             .map(|(d, t)| {
                 let b = t.layout().broadcast_to(&bshape);
-                let at = Layout { shape: shape.clone(), strides: [zeros(before.len()), b.strides, zeros(after.len())].concat(), offset: b.offset };
+                let at = Layout {
+                    shape: shape.clone(),
+                    strides: [zeros(before.len()), b.strides, zeros(after.len())].concat(),
+                    offset: b.offset,
+                };
                 crate::wgpu::IndexTerm { index: t, at, stride: strides[*d], size: view.shape()[*d] }
             })
             .collect();
@@ -1091,7 +1114,8 @@ impl Tensor {
             Device(Tensor),
             Host(Vec<usize>),
         }
-        let on_device = if self.is_contiguous() { Tensor::advanced_on_device(&view, &advanced, self.storage_offset(), false)? } else { None };
+        let on_device =
+            if self.is_contiguous() { Tensor::advanced_on_device(&view, &advanced, self.storage_offset(), false)? } else { None };
         let (region, shape) = match on_device {
             Some((positions, shape)) => (Targets::Device(positions), shape),
             None => {
@@ -1133,7 +1157,6 @@ impl Tensor {
     }
 }
 
-
 /// index_put's error for a value that does not broadcast to the indexed shape.
 fn shape_mismatch(value: &[usize], indexed: &[usize]) -> Error {
     Error::Runtime(format!("shape mismatch: value tensor of shape {value:?} cannot be broadcast to indexing result of shape {indexed:?}"))
@@ -1158,7 +1181,11 @@ fn wrap_positive(v: i64, size: usize, dim: usize) -> Result<usize> {
 
 /// A 0-dim tensor as a one-element vector; other tensors unchanged.
 fn nonempty(t: &Tensor) -> Result<Tensor> {
-    if t.ndim() == 0 { t.reshape(&[1]) } else { Ok(t.clone()) }
+    if t.ndim() == 0 {
+        t.reshape(&[1])
+    } else {
+        Ok(t.clone())
+    }
 }
 
 fn dims_i64(shape: &[usize]) -> Vec<i64> {

@@ -30,7 +30,13 @@ impl Reduction {
 
 /// Per row of `classes` scores: the loss `-w[t] * x[t]`, and the coefficient `w[t]` (0 where
 /// the target is ignored).
-fn rows<T: Element + Into<f64>>(x: &[T], classes: usize, targets: &[i64], weight: Option<&[T]>, ignore_index: i64) -> Result<(Vec<f64>, Vec<f64>)> {
+fn rows<T: Element + Into<f64>>(
+    x: &[T],
+    classes: usize,
+    targets: &[i64],
+    weight: Option<&[T]>,
+    ignore_index: i64,
+) -> Result<(Vec<f64>, Vec<f64>)> {
     let mut losses = crate::cpu::buffer::with_capacity(targets.len())?;
     let mut coefs = crate::cpu::buffer::with_capacity(targets.len())?;
     for (i, &t) in targets.iter().enumerate() {
@@ -53,7 +59,13 @@ impl Tensor {
     /// scores of shape `(N, C)` with `(N,)` int64 targets, or `(C,)` with a zero-dim target
     /// (the caller has checked the shapes, as PyTorch's messages word it). `None` where the
     /// kernel does not apply: the caller then composes the loss from tensor ops.
-    pub fn nll_loss_fused(&self, target: &Tensor, weight: Option<&Tensor>, ignore_index: i64, reduction: Reduction) -> Result<Option<Tensor>> {
+    pub fn nll_loss_fused(
+        &self,
+        target: &Tensor,
+        weight: Option<&Tensor>,
+        ignore_index: i64,
+        reduction: Reduction,
+    ) -> Result<Option<Tensor>> {
         let dt = self.dtype();
         let device = self.device();
         let one_device = [Some(target), weight].into_iter().flatten().all(|t| t.device() == device);

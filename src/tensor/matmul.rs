@@ -1,9 +1,9 @@
 //! Matrix products with PyTorch's rules: `matmul` (1-D, 2-D and broadcast batched), mm, bmm,
 //! addmm, dot, outer, mv and einsum.
 
+use crate::autograd::{record, record_named, GradMode, Op};
 use crate::cpu::matmul::{addmm_gemm, batched_gemm, batched_int_matmul, MatRef};
 use crate::dtype::DType;
-use crate::autograd::{record, record_named, GradMode, Op};
 use crate::error::{Error, Result};
 use crate::shape::broadcast_shapes;
 use crate::tensor::{BinaryOp, Scalar, Tensor};
@@ -34,24 +34,40 @@ impl Tensor {
         let batches: usize = batch_shape.iter().product();
         let mats = |t: &Tensor| -> Result<Vec<MatRef>> {
             let l = t.layout();
-            let bl = crate::layout::Layout {
-                shape: l.shape[..nd - 2].to_vec(),
-                strides: l.strides[..nd - 2].to_vec(),
-                offset: l.offset,
-            };
+            let bl = crate::layout::Layout { shape: l.shape[..nd - 2].to_vec(), strides: l.strides[..nd - 2].to_vec(), offset: l.offset };
             let offs = if batches == 0 { vec![] } else { crate::cpu::reduce::element_offsets(&bl)? };
-            crate::cpu::buffer::collect_n(offs.len(), offs.into_iter().map(|o| MatRef { offset: o, rs: l.strides[nd - 2], cs: l.strides[nd - 1] }))
+            crate::cpu::buffer::collect_n(
+                offs.len(),
+                offs.into_iter().map(|o| MatRef { offset: o, rs: l.strides[nd - 2], cs: l.strides[nd - 1] }),
+            )
         };
         let (am, bm) = (mats(self)?, mats(other)?);
         let mut shape = batch_shape.to_vec();
         shape.extend([m, n]);
         let dt = self.dtype();
         let data = match dt {
-            DType::F32 => Tensor::from_vec(self.with_slice::<f32, _>("matmul", |a, _| other.with_slice::<f32, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n)))???, &shape)?,
-            DType::F64 => Tensor::from_vec(self.with_slice::<f64, _>("matmul", |a, _| other.with_slice::<f64, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n)))???, &shape)?,
-            DType::F16 => Tensor::from_vec(self.with_slice::<half::f16, _>("matmul", |a, _| other.with_slice::<half::f16, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n)))???, &shape)?,
+            DType::F32 => Tensor::from_vec(
+                self.with_slice::<f32, _>("matmul", |a, _| {
+                    other.with_slice::<f32, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n))
+                })???,
+                &shape,
+            )?,
+            DType::F64 => Tensor::from_vec(
+                self.with_slice::<f64, _>("matmul", |a, _| {
+                    other.with_slice::<f64, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n))
+                })???,
+                &shape,
+            )?,
+            DType::F16 => Tensor::from_vec(
+                self.with_slice::<half::f16, _>("matmul", |a, _| {
+                    other.with_slice::<half::f16, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n))
+                })???,
+                &shape,
+            )?,
             DType::BF16 => return self.to_dtype(DType::F32)?.bmm_kernel(&other.to_dtype(DType::F32)?)?.to_dtype(dt),
-            _ => crate::with_arith_dtype!(dt, T => Tensor::from_vec(self.with_slice::<T, _>("matmul", |a, _| other.with_slice::<T, _>("matmul", |b, _| batched_int_matmul(a, &am, b, &bm, m, k, n)))???, &shape)?),
+            _ => {
+                crate::with_arith_dtype!(dt, T => Tensor::from_vec(self.with_slice::<T, _>("matmul", |a, _| other.with_slice::<T, _>("matmul", |b, _| batched_int_matmul(a, &am, b, &bm, m, k, n)))???, &shape)?)
+            }
         };
         Ok(data)
     }
@@ -106,9 +122,7 @@ impl Tensor {
     pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
         let (da, db) = (self.ndim(), other.ndim());
         if da == 0 || db == 0 {
-            return Err(Error::Runtime(format!(
-                "both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
-            )));
+            return Err(Error::Runtime(format!("both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")));
         }
         self.check_same_dtype(other, "matmul")?;
         let to_i64 = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<_>>();
@@ -213,7 +227,10 @@ impl Tensor {
         if self.shape()[1] != vec.shape()[0] {
             return Err(Error::Runtime(format!(
                 "size mismatch, got input ({}), mat ({}x{}), vec ({})",
-                self.shape()[0], self.shape()[0], self.shape()[1], vec.shape()[0]
+                self.shape()[0],
+                self.shape()[0],
+                self.shape()[1],
+                vec.shape()[0]
             )));
         }
         crate::autograd::named("MvBackward0", &[self, vec], || self.mm(&vec.unsqueeze(1)?)?.squeeze_dims(&[1]))
@@ -222,11 +239,7 @@ impl Tensor {
     pub fn dot(&self, other: &Tensor) -> Result<Tensor> {
         crate::autograd::named("DotBackward0", &[self, other], || {
             if self.ndim() != 1 || other.ndim() != 1 {
-                return Err(Error::Runtime(format!(
-                    "1D tensors expected, but got {}D and {}D tensors",
-                    self.ndim(),
-                    other.ndim()
-                )));
+                return Err(Error::Runtime(format!("1D tensors expected, but got {}D and {}D tensors", self.ndim(), other.ndim())));
             }
             if self.numel() != other.numel() {
                 return Err(Error::Runtime(format!(
@@ -347,9 +360,12 @@ impl Tensor {
         let (am, bm) = (mat(m1), mat(m2));
         macro_rules! run {
             ($t:ty) => {{
-                let dst = bias.map(|b| b.with_slice::<$t, _>("addmm", |s, l| crate::cpu::cast::convert_strided::<$t, $t>(s, l))?).transpose()?;
+                let dst =
+                    bias.map(|b| b.with_slice::<$t, _>("addmm", |s, l| crate::cpu::cast::convert_strided::<$t, $t>(s, l))?).transpose()?;
                 let alpha = Scalar::Float(alpha).to_element::<$t>();
-                let data = m1.with_slice::<$t, _>("addmm", |a, _| m2.with_slice::<$t, _>("addmm", |b, _| addmm_gemm(dst, a, am, b, bm, m, k, n, alpha)))???;
+                let data = m1.with_slice::<$t, _>("addmm", |a, _| {
+                    m2.with_slice::<$t, _>("addmm", |b, _| addmm_gemm(dst, a, am, b, bm, m, k, n, alpha))
+                })???;
                 Tensor::from_vec(data, &[m, n])
             }};
         }

@@ -1,17 +1,17 @@
 //! The tensor: a strided view over shared storage. Cheap to clone (an `Arc`).
 
 pub mod arith;
+pub mod conv;
 mod creation;
 mod einsum;
-pub mod scalar_check;
 pub mod float_class;
 pub mod index;
 pub mod loss;
 mod matmul;
 pub(crate) mod norm;
-pub mod conv;
 pub mod pool;
 mod reduce;
+pub mod scalar_check;
 mod shape_ops;
 pub(crate) mod strided;
 mod transfer;
@@ -117,10 +117,7 @@ impl Tensor {
     pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Tensor> {
         let n = shape::numel(shape)?;
         if n != data.len() {
-            return Err(Error::Runtime(format!(
-                "shape {shape:?} needs {n} elements but {} were given",
-                data.len()
-            )));
+            return Err(Error::Runtime(format!("shape {shape:?} needs {n} elements but {} were given", data.len())));
         }
         let layout = Layout::contiguous(shape.to_vec())?;
         Ok(Tensor::from_storage(Storage::Cpu(CpuStorage::from_vec(data)), layout))
@@ -303,10 +300,7 @@ impl Tensor {
     /// The single element of a one-element tensor.
     pub fn item(&self) -> Result<Scalar> {
         if self.numel() != 1 {
-            return Err(Error::Runtime(format!(
-                "a Tensor with {} elements cannot be converted to Scalar",
-                self.numel()
-            )));
+            return Err(Error::Runtime(format!("a Tensor with {} elements cannot be converted to Scalar", self.numel())));
         }
         if !self.device().is_cpu() {
             return self.to_device(Device::Cpu)?.item();
@@ -479,11 +473,7 @@ impl Tensor {
     fn copy_raw(&self, src: &Tensor) -> Result<()> {
         let shape = shape::broadcast_shapes(self.shape(), src.shape())?;
         if shape != self.shape() {
-            return Err(Error::Runtime(format!(
-                "output with shape {:?} doesn't match the broadcast shape {:?}",
-                self.shape(),
-                shape
-            )));
+            return Err(Error::Runtime(format!("output with shape {:?} doesn't match the broadcast shape {:?}", self.shape(), shape)));
         }
         // Reading and writing one storage at once would need two locks on it: go through a copy.
         let src = if self.shares_storage(src) { src.copy_as(src.dtype())? } else { src.clone() };

@@ -266,7 +266,15 @@ fn rsqrt_eps(var: &Tensor, eps: f64) -> Result<Tensor> {
     var.binary_scalar(BinaryOp::Add, scalar(eps), false)?.unary(UnaryOp::Rsqrt)
 }
 
-pub(crate) fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, stats: (&Tensor, &Tensor), cols: usize, eps: f64, want: Wanted) -> Result<NormGrads> {
+pub(crate) fn layer_norm_backward(
+    x: &Tensor,
+    g: &Tensor,
+    weight: Option<&Tensor>,
+    stats: (&Tensor, &Tensor),
+    cols: usize,
+    eps: f64,
+    want: Wanted,
+) -> Result<NormGrads> {
     let flat_cols = [cols as i64];
     if is_grad_enabled() {
         let xr = x.reshape(&[-1, cols as i64])?;
@@ -311,7 +319,15 @@ pub(crate) fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor
     Ok(NormGrads { x: dx.map(|t| t.to_dtype(x.dtype())).transpose()?, weight: dw, bias: db })
 }
 
-pub(crate) fn batch_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, stats: (&Tensor, &Tensor), training: bool, eps: f64, want: Wanted) -> Result<NormGrads> {
+pub(crate) fn batch_norm_backward(
+    x: &Tensor,
+    g: &Tensor,
+    weight: Option<&Tensor>,
+    stats: (&Tensor, &Tensor),
+    training: bool,
+    eps: f64,
+    want: Wanted,
+) -> Result<NormGrads> {
     let channels = x.shape()[1];
     if is_grad_enabled() {
         let rdims: Vec<i64> = std::iter::once(0).chain(2..x.ndim() as i64).collect();
@@ -346,7 +362,11 @@ pub(crate) fn batch_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor
     if !x.device().is_cpu() {
         let w = in_work_dtype(weight, x)?;
         let (dx, dw, db) = crate::wgpu::batch_norm_backward(&work_view(x)?, &work_view(g)?, w.as_ref(), stats, training, want[0])?;
-        return Ok(NormGrads { x: dx.map(|t| t.to_dtype(x.dtype())).transpose()?, weight: want[1].then_some(dw), bias: want[2].then_some(db) });
+        return Ok(NormGrads {
+            x: dx.map(|t| t.to_dtype(x.dtype())).transpose()?,
+            weight: want[1].then_some(dw),
+            bias: want[2].then_some(db),
+        });
     }
     let shape = x.shape();
     let s = Planes { batch: shape[0], channels, plane: shape[2..].iter().product() };

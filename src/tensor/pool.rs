@@ -35,13 +35,19 @@ impl Tensor {
             return Err(Error::Runtime(format!("non-empty 3D or 4D (batch mode) tensor expected for input, but got: {:?}", self.shape())));
         }
         if p.kernel.contains(&0) {
-            return Err(Error::Runtime(format!("kernel size should be greater than zero, but got kH: {} kW: {}", p.kernel[0], p.kernel[1])));
+            return Err(Error::Runtime(format!(
+                "kernel size should be greater than zero, but got kH: {} kW: {}",
+                p.kernel[0], p.kernel[1]
+            )));
         }
         if p.stride.contains(&0) {
             return Err(Error::Runtime(format!("stride should be greater than zero, but got dH: {} dW: {}", p.stride[0], p.stride[1])));
         }
         if p.dilation.contains(&0) {
-            return Err(Error::Runtime(format!("dilation should be greater than zero, but got dilationH: {} dilationW: {}", p.dilation[0], p.dilation[1])));
+            return Err(Error::Runtime(format!(
+                "dilation should be greater than zero, but got dilationH: {} dilationW: {}",
+                p.dilation[0], p.dilation[1]
+            )));
         }
         for a in 0..2 {
             if p.padding[a] > p.kernel[a] / 2 {
@@ -97,7 +103,13 @@ impl Tensor {
             (Tensor::from_vec(v, &out_shape)?, i)
         });
         if is_grad_enabled() && self.requires_grad() {
-            record(Op::Take { kind: "MaxPool2DWithIndicesBackward0", offsets: Positions::Host(input_offsets(&indices, &g)?) }, &[self], &[&values], &[], &[]);
+            record(
+                Op::Take { kind: "MaxPool2DWithIndicesBackward0", offsets: Positions::Host(input_offsets(&indices, &g)?) },
+                &[self],
+                &[&values],
+                &[],
+                &[],
+            );
         }
         Ok((values, Tensor::from_vec(indices, &out_shape)?))
     }
@@ -146,10 +158,7 @@ fn max_pool2d_on_device(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result
     // Padded on the left by `padding` and on the right far enough for every window.
     let reach = |a: usize| (g.out_size[a] - 1) * g.stride[a] + (g.kernel[a] - 1) * g.dilation[a] + 1;
     let (hp, wp) = ((h + g.padding[0]).max(reach(0)), (w + g.padding[1]).max(reach(1)));
-    let image = Tensor::full(&[], pad, dt)?
-        .to_device(x.device())?
-        .expand(&dims(&[g.planes, hp, wp]))?
-        .contiguous()?;
+    let image = Tensor::full(&[], pad, dt)?.to_device(x.device())?.expand(&dims(&[g.planes, hp, wp]))?.contiguous()?;
     let inner = image.narrow(1, g.padding[0] as i64, h as i64)?.narrow(2, g.padding[1] as i64, w as i64)?;
     crate::wgpu::copy_strided(&x.reshape(&dims(&[g.planes, h, w]))?, &inner)?;
     let windows = image

@@ -248,10 +248,7 @@ impl Tensor {
     /// `argmax`/`argmin`; over the flattened tensor when `dim` is None.
     pub fn argmax_min(&self, dim: Option<i64>, keepdim: bool, max: bool) -> Result<Tensor> {
         if self.dtype() == DType::Bool {
-            return Err(Error::NotImplemented(format!(
-                "{}(): does not support bool input",
-                if max { "argmax" } else { "argmin" }
-            )));
+            return Err(Error::NotImplemented(format!("{}(): does not support bool input", if max { "argmax" } else { "argmin" })));
         }
         let name = if max { "argmax" } else { "argmin" };
         match dim {
@@ -407,7 +404,9 @@ impl Tensor {
             crate::wgpu::cumulative(&t, d, product)?
         } else if work == DType::F32 {
             // Like PyTorch, float32 accumulates in double.
-            let data = t.with_slice::<f32, _>(if product { "cumprod" } else { "cumsum" }, |s, l| scan(s, l, d, len, product, |v: f32| v as f64, |a: f64| a as f32))??;
+            let data = t.with_slice::<f32, _>(if product { "cumprod" } else { "cumsum" }, |s, l| {
+                scan(s, l, d, len, product, |v: f32| v as f64, |a: f64| a as f32)
+            })??;
             Tensor::from_vec(data, &shape)?
         } else {
             with_arith_dtype!(work, T => {
@@ -448,10 +447,18 @@ fn scan<T: Element, A: Arith>(
 
 /// The identity of a NaN-propagating max: the lowest value of `T` (false for bool).
 fn lowest<T: Element>() -> T {
-    if T::DTYPE == DType::Bool { T::zero() } else { T::from_f64(f64::NEG_INFINITY) }
+    if T::DTYPE == DType::Bool {
+        T::zero()
+    } else {
+        T::from_f64(f64::NEG_INFINITY)
+    }
 }
 
 /// The identity of a NaN-propagating min: the highest value of `T` (true for bool).
 fn highest<T: Element>() -> T {
-    if T::DTYPE == DType::Bool { T::one() } else { T::from_f64(f64::INFINITY) }
+    if T::DTYPE == DType::Bool {
+        T::one()
+    } else {
+        T::from_f64(f64::INFINITY)
+    }
 }

@@ -1,8 +1,8 @@
 //! Ops that build new tensors from pieces of others: cat, stack, flip, repeat, tile, roll,
 //! tril/triu, diag and trace.
 
-use crate::dtype::{result_type, DType, Operand};
 use crate::autograd::{record, GradMode, Op};
+use crate::dtype::{result_type, DType, Operand};
 use crate::error::{Error, Result};
 use crate::shape::wrap_dim;
 use crate::tensor::arith::Arg;
@@ -43,11 +43,7 @@ impl Tensor {
         let mut total = 0usize;
         for (i, t) in parts.iter().enumerate() {
             if t.ndim() != first.ndim() {
-                return Err(Error::Runtime(format!(
-                    "Tensors must have same number of dimensions: got {} and {}",
-                    first.ndim(),
-                    t.ndim()
-                )));
+                return Err(Error::Runtime(format!("Tensors must have same number of dimensions: got {} and {}", first.ndim(), t.ndim())));
             }
             for k in 0..first.ndim() {
                 if k != d && t.shape()[k] != first.shape()[k] {

@@ -18,21 +18,12 @@ pub type Geometry<'a> = (i64, &'a [i64], Option<&'a [i64]>);
 impl Tensor {
     /// `as_strided(size, stride, storage_offset)`: a view of self's storage (all of it, not only
     /// the elements self views) with the given geometry; the offset defaults to self's.
-    pub fn as_strided(
-        &self,
-        size: &[i64],
-        stride: &[i64],
-        storage_offset: Option<i64>,
-    ) -> Result<Tensor> {
+    pub fn as_strided(&self, size: &[i64], stride: &[i64], storage_offset: Option<i64>) -> Result<Tensor> {
         if size.len() != stride.len() {
-            return Err(Error::Runtime(
-                "mismatch in length of strides and shape".into(),
-            ));
+            return Err(Error::Runtime("mismatch in length of strides and shape".into()));
         }
         if stride.iter().any(|&s| s < 0) {
-            return Err(Error::Runtime(format!(
-                "as_strided: Negative strides are not supported at the moment, got strides: {stride:?}"
-            )));
+            return Err(Error::Runtime(format!("as_strided: Negative strides are not supported at the moment, got strides: {stride:?}")));
         }
         let layout = self.user_layout(self, size, stride, storage_offset)?;
         self.view_op(layout, ViewKind::AsStrided)
@@ -40,19 +31,12 @@ impl Tensor {
 
     /// The checked layout `size`/`stride`/`offset` over `source`'s storage, for self (the offset
     /// defaults to `source`'s own).
-    fn user_layout(
-        &self,
-        source: &Tensor,
-        size: &[i64],
-        stride: &[i64],
-        offset: Option<i64>,
-    ) -> Result<Layout> {
+    fn user_layout(&self, source: &Tensor, size: &[i64], stride: &[i64], offset: Option<i64>) -> Result<Layout> {
         // An empty view's offset may exceed an int64; PyTorch's offsets cannot.
         let offset = match offset {
             Some(o) => o,
-            None => i64::try_from(source.storage_offset()).map_err(|_| {
-                Error::SizeOverflow(format!("storage offset {}", source.storage_offset()))
-            })?,
+            None => i64::try_from(source.storage_offset())
+                .map_err(|_| Error::SizeOverflow(format!("storage offset {}", source.storage_offset())))?,
         };
         let len = source.storage_cell().read().len();
         Layout::from_user(size, stride, offset, self.element_size(), len)
@@ -62,11 +46,7 @@ impl Tensor {
     /// / `set_()` (`source` None: a new empty storage): the tensor self becomes, sharing
     /// `source`'s storage with the given geometry (by default `source`'s) and keeping self's
     /// autograd state. The caller puts it in self's place.
-    pub fn set_from(
-        &self,
-        source: Option<&Tensor>,
-        geometry: Option<Geometry<'_>>,
-    ) -> Result<Tensor> {
+    pub fn set_from(&self, source: Option<&Tensor>, geometry: Option<Geometry<'_>>) -> Result<Tensor> {
         let view = match source {
             None => Tensor::empty_on(&[0], self.dtype(), self.device())?,
             Some(src) => {
@@ -85,10 +65,7 @@ impl Tensor {
                             Some(s) => s,
                             None => {
                                 let shape = crate::shape::checked_shape(size, self.element_size())?;
-                                contiguous = crate::shape::contiguous_strides(&shape)?
-                                    .iter()
-                                    .map(|&s| s as i64)
-                                    .collect::<Vec<_>>();
+                                contiguous = crate::shape::contiguous_strides(&shape)?.iter().map(|&s| s as i64).collect::<Vec<_>>();
                                 &contiguous
                             }
                         };
@@ -109,13 +86,7 @@ impl Tensor {
         if record_it {
             // PyTorch has no derivative for set_: the node exists, its backward fails.
             let inputs: Vec<&Tensor> = std::iter::once(self).chain(source).collect();
-            record(
-                Op::NotImplemented { forward: "set_" },
-                &inputs,
-                &[&out],
-                &[],
-                &[],
-            );
+            record(Op::NotImplemented { forward: "set_" }, &inputs, &[&out], &[], &[]);
         }
         Ok(out)
     }
@@ -150,33 +121,15 @@ pub(crate) fn as_strided_backward(g: &Tensor, input: &Layout, output: &Layout) -
         Tensor::from_vec(v, &[n])?.to_device(device)
     };
     let flat = g.reshape(&[-1])?;
-    let reached = if taken.len() == flat.numel() {
-        flat
-    } else {
-        flat.index_select(0, &index(taken)?)?
-    };
-    let per_slot = Tensor::zeros_on(&[slot.len()], g.dtype(), device)?.index_add(
-        0,
-        &index(to_slot)?,
-        &reached,
-        Scalar::Int(1),
-    )?;
+    let reached = if taken.len() == flat.numel() { flat } else { flat.index_select(0, &index(taken)?)? };
+    let per_slot = Tensor::zeros_on(&[slot.len()], g.dtype(), device)?.index_add(0, &index(to_slot)?, &reached, Scalar::Int(1))?;
     let in_slots = index(in_slots)?;
     let mut grad = per_slot.index_select(0, &in_slots)?;
     if slot.len() < in_offsets.len() {
         // Input elements sharing storage split what reached it.
-        let ones =
-            Tensor::full(&[in_offsets.len()], Scalar::Int(1), g.dtype())?.to_device(device)?;
-        let counts = Tensor::zeros_on(&[slot.len()], g.dtype(), device)?.index_add(
-            0,
-            &in_slots,
-            &ones,
-            Scalar::Int(1),
-        )?;
-        grad = grad.binary(
-            crate::tensor::BinaryOp::Div,
-            &counts.index_select(0, &in_slots)?,
-        )?;
+        let ones = Tensor::full(&[in_offsets.len()], Scalar::Int(1), g.dtype())?.to_device(device)?;
+        let counts = Tensor::zeros_on(&[slot.len()], g.dtype(), device)?.index_add(0, &in_slots, &ones, Scalar::Int(1))?;
+        grad = grad.binary(crate::tensor::BinaryOp::Div, &counts.index_select(0, &in_slots)?)?;
     }
     grad.reshape(&sizes)
 }

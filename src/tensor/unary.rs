@@ -46,9 +46,16 @@ pub enum UnaryOp {
     Silu,
     Erf,
     Reciprocal,
-    Softplus { beta: f64, threshold: f64 },
-    LeakyRelu { slope: f64 },
-    Elu { alpha: f64 },
+    Softplus {
+        beta: f64,
+        threshold: f64,
+    },
+    LeakyRelu {
+        slope: f64,
+    },
+    Elu {
+        alpha: f64,
+    },
     /// `x ** exponent` for a Python-number exponent.
     PowScalar(f64),
 }

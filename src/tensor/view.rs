@@ -1,8 +1,8 @@
 //! Views: new layouts over the same storage (no copy), and the shape ops built from them.
 
+use crate::autograd::{record, Op, Positions};
 use crate::error::{Error, Result};
 use crate::shape::{infer_size, wrap_dim, wrap_dim_strict, wrap_dims};
-use crate::autograd::{record, Op, Positions};
 use crate::tensor::Tensor;
 
 /// How a view's gradient maps back to its input.
@@ -131,10 +131,7 @@ impl Tensor {
         let d = wrap_dim(dim, self.ndim())?;
         let size = self.shape()[d] as i64;
         if start < -size || start > size {
-            return Err(Error::Index(format!(
-                "start out of range (expected to be in range of [{}, {size}], but got {start})",
-                -size
-            )));
+            return Err(Error::Index(format!("start out of range (expected to be in range of [{}, {size}], but got {start})", -size)));
         }
         if length < 0 {
             return Err(Error::Runtime("narrow(): length must be non-negative.".into()));
@@ -142,9 +139,7 @@ impl Tensor {
         let start = if start < 0 { start + size } else { start };
         // `start <= size` here, so the sum only overflows when it exceeds the size anyway.
         if start.checked_add(length).is_none_or(|end| end > size) {
-            return Err(Error::Runtime(format!(
-                "start ({start}) + length ({length}) exceeds dimension size ({size})."
-            )));
+            return Err(Error::Runtime(format!("start ({start}) + length ({length}) exceeds dimension size ({size}).")));
         }
         self.view_op(self.layout().narrow(d, start as usize, length as usize)?, ViewKind::Take("SliceBackward0"))
     }
@@ -302,7 +297,9 @@ impl Tensor {
         if total != Some(self.shape()[d] as i64) {
             return Err(Error::Runtime(format!(
                 "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension {}), but got split_sizes={:?}",
-                self.shape()[d], d, sizes
+                self.shape()[d],
+                d,
+                sizes
             )));
         }
         let mut start = 0;
@@ -328,7 +325,10 @@ impl Tensor {
             return Err(Error::Runtime(format!("split expects split_size be non-negative, but got split_size={size}")));
         }
         if size == 0 && self.shape()[d] > 0 {
-            return Err(Error::Runtime(format!("split_size can only be 0 if dimension size is 0, but got dimension size of {}", self.shape()[d])));
+            return Err(Error::Runtime(format!(
+                "split_size can only be 0 if dimension size is 0, but got dimension size of {}",
+                self.shape()[d]
+            )));
         }
         let n = self.shape()[d] as i64;
         if n == 0 {
@@ -373,7 +373,10 @@ impl Tensor {
         if self.ndim() == 0 {
             // A 0-dim tensor unfolds into one window of its single element (or none).
             let shape = vec![size as usize];
-            return self.view_op(crate::layout::Layout { shape, strides: vec![1], offset: self.storage_offset() }, ViewKind::Take("UnfoldBackward0"));
+            return self.view_op(
+                crate::layout::Layout { shape, strides: vec![1], offset: self.storage_offset() },
+                ViewKind::Take("UnfoldBackward0"),
+            );
         }
         self.view_op(self.layout().unfold(d, size as usize, step as usize)?, ViewKind::Take("UnfoldBackward0"))
     }

@@ -86,7 +86,8 @@ impl Context {
         for (i, buf) in l.buffers.iter().enumerate() {
             entries.push(wgpu::BindGroupEntry { binding: i as u32 + 1, resource: buf.as_entire_binding() });
         }
-        let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(l.entry), layout: &group_layout, entries: &entries });
+        let group =
+            self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(l.entry), layout: &group_layout, entries: &entries });
         {
             let enc = b.encoder(&self.device);
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(l.entry), timestamp_writes: None });

@@ -80,7 +80,8 @@ fn slots() -> &'static [Slot] {
         // A backend that fails to load (no Vulkan loader) yields no adapters; a panic inside
         // wgpu must not take the process down either.
         std::panic::catch_unwind(|| {
-            let desc = wgpu::InstanceDescriptor { backends: wgpu::Backends::PRIMARY, ..wgpu::InstanceDescriptor::new_without_display_handle() };
+            let desc =
+                wgpu::InstanceDescriptor { backends: wgpu::Backends::PRIMARY, ..wgpu::InstanceDescriptor::new_without_display_handle() };
             // WGPU_BACKEND and the other WGPU_* variables still apply.
             let instance = wgpu::Instance::new(desc.with_env());
             let mut adapters: Vec<wgpu::Adapter> = block_on(instance.enumerate_adapters(wgpu::Backends::all()))
@@ -173,9 +174,8 @@ fn slot(ordinal: usize) -> Result<&'static Slot> {
     if all.is_empty() {
         return Err(no_adapter());
     }
-    all.get(ordinal).ok_or_else(|| {
-        Error::Runtime(format!("Invalid device ordinal wgpu:{ordinal}: {} wgpu adapter(s) available", all.len()))
-    })
+    all.get(ordinal)
+        .ok_or_else(|| Error::Runtime(format!("Invalid device ordinal wgpu:{ordinal}: {} wgpu adapter(s) available", all.len())))
 }
 
 /// The opened device `wgpu:<ordinal>`, opening it on first use.
@@ -296,7 +296,8 @@ impl Context {
                 for (i, &written) in shader.storage.iter().enumerate() {
                     entries.push(buffer(i as u32 + 1, wgpu::BufferBindingType::Storage { read_only: !written }));
                 }
-                let group = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(shader.name), entries: &entries });
+                let group =
+                    self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(shader.name), entries: &entries });
                 let layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                     label: Some(shader.name),
                     bind_group_layouts: &[Some(&group)],
@@ -308,7 +309,12 @@ impl Context {
     }
 
     /// The pipeline of `entry` in `shader` with its `OP` override set to `op` (compiled once).
-    pub fn pipeline(&self, shader: &'static Shader, entry: &'static str, op: Option<u32>) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
+    pub fn pipeline(
+        &self,
+        shader: &'static Shader,
+        entry: &'static str,
+        op: Option<u32>,
+    ) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
         let (module, group, layout) = self.layout(shader);
         let key = (shader.name, entry, op.unwrap_or(u32::MAX));
         let mut pipelines = self.pipelines.lock().unwrap_or_else(|p| p.into_inner());

@@ -318,9 +318,10 @@ fn launch<'a>(ctx: &Context, k: Kernel<'a>) -> Result<()> {
         Some(Input::Buffer(v)) => Some(v.buffer),
         _ => None,
     };
-    let any = buf(Some(&k.a)).or(buf(k.b.as_ref())).or(buf(k.c.as_ref())).ok_or_else(|| {
-        crate::error::Error::Runtime("wgpu elementwise kernel without a tensor operand".into())
-    })?;
+    let any = buf(Some(&k.a))
+        .or(buf(k.b.as_ref()))
+        .or(buf(k.c.as_ref()))
+        .ok_or_else(|| crate::error::Error::Runtime("wgpu elementwise kernel without a tensor operand".into()))?;
     let (ab, bb, cb) = (buf(Some(&k.a)).unwrap_or(any), buf(k.b.as_ref()).unwrap_or(any), buf(k.c.as_ref()).unwrap_or(any));
     let groups = u32_of(numel.div_ceil(GROUP))?;
     if k.f64 {
@@ -396,9 +397,25 @@ pub(crate) fn take(ctx: &Context, src: &wgpu::Buffer, dtype: DType, offsets: Vie
 /// `out[i] = src[offset(i) + index(i) * stride]` for the contiguous `out`: `src` is viewed at
 /// out's shape with the gathered dim's stride zeroed, `index` (any integer dtype) at out's shape
 /// by its own strides. An index outside `0..size` sets word `flag` of out's buffer.
-pub(crate) fn gather_index(ctx: &Context, src: View<'_>, stride: usize, size: usize, index: View<'_>, out: View<'_>, flag: u32) -> Result<()> {
+pub(crate) fn gather_index(
+    ctx: &Context,
+    src: View<'_>,
+    stride: usize,
+    size: usize,
+    index: View<'_>,
+    out: View<'_>,
+    flag: u32,
+) -> Result<()> {
     let bounds = Input::Scalar(DType::I64, [u32_of(size)?, flag]);
-    launch(ctx, Kernel { count: u32_of(stride)?, b: Some(bounds), c: Some(Input::Buffer(index)), ..base("gather_index", None, out, Input::Buffer(src)) })
+    launch(
+        ctx,
+        Kernel {
+            count: u32_of(stride)?,
+            b: Some(bounds),
+            c: Some(Input::Buffer(index)),
+            ..base("gather_index", None, out, Input::Buffer(src))
+        },
+    )
 }
 
 /// `out[target(i)] = src[i]` over the elements `i` of `index` (any integer dtype, at its own
@@ -406,7 +423,16 @@ pub(crate) fn gather_index(ctx: &Context, src: View<'_>, stride: usize, size: us
 /// with the scattered dim's stride zeroed (offset 0), `src` likewise. Of repeated targets the
 /// last in index order wins. `claim` holds a zeroed u32 per element of out's buffer and the
 /// flag word `flag`, which an index outside `0..size` sets.
-pub(crate) fn scatter_index(ctx: &Context, claim: &wgpu::Buffer, src: View<'_>, stride: usize, size: usize, index: View<'_>, out: View<'_>, flag: u32) -> Result<()> {
+pub(crate) fn scatter_index(
+    ctx: &Context,
+    claim: &wgpu::Buffer,
+    src: View<'_>,
+    stride: usize,
+    size: usize,
+    index: View<'_>,
+    out: View<'_>,
+    flag: u32,
+) -> Result<()> {
     let steps = [u32_of(size)?, flag];
     let claims = View { buffer: claim, dtype: DType::I32, layout: out.layout };
     let (count, c) = (u32_of(stride)?, Some(Input::Buffer(index)));
@@ -420,7 +446,10 @@ pub(crate) fn scatter_index(ctx: &Context, claim: &wgpu::Buffer, src: View<'_>, 
 /// stride zeroed; `steps` are those two strides (the walk along the summed dim).
 pub(crate) fn matmul_int(ctx: &Context, a: View<'_>, b: View<'_>, k: usize, steps: (usize, usize), out: View<'_>) -> Result<()> {
     let steps = [u32_of(steps.0)?, u32_of(steps.1)?];
-    launch(ctx, Kernel { flags: INT_MATH, count: u32_of(k)?, steps, b: Some(Input::Buffer(b)), ..base("matmul_int", None, out, Input::Buffer(a)) })
+    launch(
+        ctx,
+        Kernel { flags: INT_MATH, count: u32_of(k)?, steps, b: Some(Input::Buffer(b)), ..base("matmul_int", None, out, Input::Buffer(a)) },
+    )
 }
 
 /// `dst[pairs[2k]] = src[pairs[2k + 1]]` for `n` pairs of storage offsets (distinct targets).
@@ -443,7 +472,13 @@ pub(crate) fn segment_sum(ctx: &Context, src: &wgpu::Buffer, list: &wgpu::Buffer
 
 /// One segment kernel over the contiguous `out`, reading `src` through `list` (the layout
 /// `segment_list` writes).
-fn launch_segments(ctx: &Context, (entry, f64, flags): (&'static str, bool, u32), src: &wgpu::Buffer, list: &wgpu::Buffer, out: View<'_>) -> Result<()> {
+fn launch_segments(
+    ctx: &Context,
+    (entry, f64, flags): (&'static str, bool, u32),
+    src: &wgpu::Buffer,
+    list: &wgpu::Buffer,
+    out: View<'_>,
+) -> Result<()> {
     let n = out.layout.numel();
     let l = Layout::contiguous(vec![n])?;
     let at = Layout { offset: out.layout.offset, ..l.clone() };
@@ -457,17 +492,41 @@ fn launch_segments(ctx: &Context, (entry, f64, flags): (&'static str, bool, u32)
 /// for its offsets only, `index` (any integer dtype) read at its strides, both at out's shape.
 /// Negative indices count from the end of the dim when `wrap`; an index outside `0..size` sets
 /// word `flag` of out's buffer.
-pub(crate) fn index_offsets(ctx: &Context, walk: View<'_>, index: View<'_>, (stride, size): (usize, usize), wrap: bool, out: View<'_>, flag: u32) -> Result<()> {
+pub(crate) fn index_offsets(
+    ctx: &Context,
+    walk: View<'_>,
+    index: View<'_>,
+    (stride, size): (usize, usize),
+    wrap: bool,
+    out: View<'_>,
+    flag: u32,
+) -> Result<()> {
     let bounds = Input::Scalar(DType::I64, [u32_of(size)?, flag]);
     let flags = if wrap { WRAP } else { 0 };
-    launch(ctx, Kernel { flags, count: u32_of(stride)?, b: Some(bounds), c: Some(Input::Buffer(index)), ..base("index_offsets", None, out, Input::Buffer(walk)) })
+    launch(
+        ctx,
+        Kernel {
+            flags,
+            count: u32_of(stride)?,
+            b: Some(bounds),
+            c: Some(Input::Buffer(index)),
+            ..base("index_offsets", None, out, Input::Buffer(walk))
+        },
+    )
 }
 
 /// Fills the u32 `list` (`n + 1 + m` words) that `segment_sum` and `segment_last` read, from
 /// `m` int64 target positions below `n` (`targets`, contiguous at its offset) and their stable
 /// sorting permutation (`order`, contiguous int64): where each target's values start, then
 /// each value's storage offset in a contiguous source starting at `src_offset`.
-pub(crate) fn segment_list(ctx: &Context, targets: (&wgpu::Buffer, usize), order: &wgpu::Buffer, (n, m): (usize, usize), src_offset: usize, list: &wgpu::Buffer) -> Result<()> {
+pub(crate) fn segment_list(
+    ctx: &Context,
+    targets: (&wgpu::Buffer, usize),
+    order: &wgpu::Buffer,
+    (n, m): (usize, usize),
+    src_offset: usize,
+    list: &wgpu::Buffer,
+) -> Result<()> {
     let words = Layout::contiguous(vec![n + 1 + m])?;
     // Both operands are indexed directly, never walked: zero strides, their own offsets.
     let oa = Layout { shape: words.shape.clone(), strides: vec![0], offset: 0 };

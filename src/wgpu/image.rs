@@ -63,7 +63,14 @@ fn params(g: &PoolGeom, off: usize, off_at: usize) -> Result<Params> {
 }
 
 /// One launch of `entry` writing `count` elements of `out`.
-fn launch(ctx: &Context, shader: &'static super::context::Shader, entry: &'static str, params: Params, count: usize, buffers: &[&wgpu::Buffer]) -> Result<()> {
+fn launch(
+    ctx: &Context,
+    shader: &'static super::context::Shader,
+    entry: &'static str,
+    params: Params,
+    count: usize,
+    buffers: &[&wgpu::Buffer],
+) -> Result<()> {
     if count == 0 {
         return Ok(());
     }
@@ -82,14 +89,28 @@ fn launch(ctx: &Context, shader: &'static super::context::Shader, entry: &'stati
 /// The window maxima of the contiguous `dtype` planes `x` into the contiguous `values`, and
 /// their positions within each input plane into the contiguous int64 `positions` (from element
 /// 0; both planes x oh x ow). Every window must reach into the input.
-pub(crate) fn max_pool2d(ctx: &Context, dtype: DType, (x, off): Operand<'_>, g: &PoolGeom, values: &wgpu::Buffer, positions: &wgpu::Buffer) -> Result<()> {
+pub(crate) fn max_pool2d(
+    ctx: &Context,
+    dtype: DType,
+    (x, off): Operand<'_>,
+    g: &PoolGeom,
+    values: &wgpu::Buffer,
+    positions: &wgpu::Buffer,
+) -> Result<()> {
     let count = g.planes * g.out_size[0] * g.out_size[1];
     launch(ctx, POOL.of(ctx, dtype, "max_pool2d")?, "max_pool2d", params(g, off, 0)?, count, &[values, x, positions])
 }
 
 /// The input gradient of `max_pool2d` into the contiguous `out` (planes x h x w), from the
 /// contiguous output gradient `grad` and the forward's contiguous `positions`.
-pub(crate) fn max_pool2d_backward(ctx: &Context, dtype: DType, (grad, off): Operand<'_>, (positions, off_at): Operand<'_>, g: &PoolGeom, out: &wgpu::Buffer) -> Result<()> {
+pub(crate) fn max_pool2d_backward(
+    ctx: &Context,
+    dtype: DType,
+    (grad, off): Operand<'_>,
+    (positions, off_at): Operand<'_>,
+    g: &PoolGeom,
+    out: &wgpu::Buffer,
+) -> Result<()> {
     let count = g.planes * g.in_size[0] * g.in_size[1];
     launch(ctx, POOL.of(ctx, dtype, "max_pool2d_backward")?, "max_pool2d_backward", params(g, off, off_at)?, count, &[out, grad, positions])
 }

@@ -40,7 +40,17 @@ pub(crate) struct Outputs<'a> {
 /// nll_loss of `n` contiguous rows of `classes` `dtype` scores against int64 `targets`, with
 /// optional per-class `weights`, their losses combined as `reduction` says.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn nll_loss(ctx: &Context, dtype: DType, scores: Operand<'_>, targets: Operand<'_>, weights: Option<Operand<'_>>, (n, classes): (usize, usize), ignore_index: i64, reduction: Reduction, out: Outputs<'_>) -> Result<()> {
+pub(crate) fn nll_loss(
+    ctx: &Context,
+    dtype: DType,
+    scores: Operand<'_>,
+    targets: Operand<'_>,
+    weights: Option<Operand<'_>>,
+    (n, classes): (usize, usize),
+    ignore_index: i64,
+    reduction: Reduction,
+    out: Outputs<'_>,
+) -> Result<()> {
     // Also with no rows: a sum of none is 0, a mean NaN.
     u32_of(n * classes)?;
     let flags = if weights.is_some() { HAS_WEIGHT } else { 0 }

@@ -15,10 +15,18 @@ use super::strided::u32_of;
 macro_rules! same_type_operands {
     ($t:literal) => {
         concat!(
-            "alias T = ", $t, ";\n",
-            "@group(0) @binding(2) var<storage, read> a: array<", $t, ">;\n",
-            "@group(0) @binding(3) var<storage, read> b: array<", $t, ">;\n",
-            "@group(0) @binding(4) var<storage, read> d: array<", $t, ">;\n",
+            "alias T = ",
+            $t,
+            ";\n",
+            "@group(0) @binding(2) var<storage, read> a: array<",
+            $t,
+            ">;\n",
+            "@group(0) @binding(3) var<storage, read> b: array<",
+            $t,
+            ">;\n",
+            "@group(0) @binding(4) var<storage, read> d: array<",
+            $t,
+            ">;\n",
             "fn a_at(i: u32) -> T { return a[i]; }\n",
             "fn b_at(i: u32) -> T { return b[i]; }\n",
             "fn d_at(i: u32) -> T { return d[i]; }\n",
@@ -36,9 +44,15 @@ macro_rules! half_operands {
             "@group(0) @binding(2) var<storage, read> a: array<u32>;\n",
             "@group(0) @binding(3) var<storage, read> b: array<u32>;\n",
             "@group(0) @binding(4) var<storage, read> d: array<u32>;\n",
-            "fn a_at(i: u32) -> T { let x = a[i / 2u]; return ", $widen, "; }\n",
-            "fn b_at(i: u32) -> T { let x = b[i / 2u]; return ", $widen, "; }\n",
-            "fn d_at(i: u32) -> T { let x = d[i / 2u]; return ", $widen, "; }\n",
+            "fn a_at(i: u32) -> T { let x = a[i / 2u]; return ",
+            $widen,
+            "; }\n",
+            "fn b_at(i: u32) -> T { let x = b[i / 2u]; return ",
+            $widen,
+            "; }\n",
+            "fn d_at(i: u32) -> T { let x = d[i / 2u]; return ",
+            $widen,
+            "; }\n",
         )
     };
 }
@@ -53,8 +67,11 @@ static SHADER_F32: Shader = matmul_shader!("matmul_f32", same_type_operands!("f3
 // Float64 keeps to the 64-wide tiles, whose 4x4 accumulators take a quarter of the wide ones' registers.
 static SHADER_F64: Shader = matmul_shader!("matmul_f64", same_type_operands!("f64"));
 static SHADER_F16: Shader = matmul_shader!("matmul_f16", half_operands!("unpack2x16float(x)[i % 2u]"), "shaders/matmul_wide.wgsl");
-static SHADER_BF16: Shader =
-    matmul_shader!("matmul_bf16", half_operands!("bitcast<f32>(select(x << 16u, x & 0xffff0000u, i % 2u == 1u))"), "shaders/matmul_wide.wgsl");
+static SHADER_BF16: Shader = matmul_shader!(
+    "matmul_bf16",
+    half_operands!("bitcast<f32>(select(x << 16u, x & 0xffff0000u, i % 2u == 1u))"),
+    "shaders/matmul_wide.wgsl"
+);
 
 /// Output rows and columns per workgroup of `matmul` and of `matmul_wide` (see the shaders).
 const TILE: usize = 64;
@@ -108,7 +125,16 @@ pub(crate) struct Mat<'a> {
 /// (and bias `d`, of the product's shape with its own strides) of `dtype`, a floating type;
 /// `out` is contiguous, of `dtype` for float32 and float64 and float32 for the half types.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn matmul(ctx: &Context, dtype: DType, a: &Mat<'_>, b: &Mat<'_>, d: Option<&Mat<'_>>, batches: usize, (m, k, n): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
+pub(crate) fn matmul(
+    ctx: &Context,
+    dtype: DType,
+    a: &Mat<'_>,
+    b: &Mat<'_>,
+    d: Option<&Mat<'_>>,
+    batches: usize,
+    (m, k, n): (usize, usize, usize),
+    out: &wgpu::Buffer,
+) -> Result<()> {
     if batches == 0 || m == 0 || n == 0 {
         return Ok(());
     }

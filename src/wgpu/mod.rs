@@ -38,8 +38,10 @@ mod strided;
 pub use context::{adapter_name, device_count, empty_cache, is_available, pool_stats, supports_f16, supports_f64, synchronize, PoolStats};
 #[cfg(feature = "wgpu")]
 pub use ops::{
-    add_at, add_at_positions, arg_reduce, batch_norm, batch_norm_backward, binary, col2im, copy_strided, cumulative, gather_index, index_offsets, index_offsets_of_checked, layer_norm, layer_norm_backward, matmul, matmul_add, max_pool2d, max_pool2d_backward, nll_loss, put,
-    put_at_positions, reduce, scatter_index, softmax, softmax_backward, sort, take, take_at, unary, where_, IndexTerm, Operand,
+    add_at, add_at_positions, arg_reduce, batch_norm, batch_norm_backward, binary, col2im, copy_strided, cumulative, gather_index,
+    index_offsets, index_offsets_of_checked, layer_norm, layer_norm_backward, matmul, matmul_add, max_pool2d, max_pool2d_backward,
+    nll_loss, put, put_at_positions, reduce, scatter_index, softmax, softmax_backward, sort, take, take_at, unary, where_, IndexTerm,
+    Operand,
 };
 #[cfg(feature = "wgpu")]
 pub use storage::{alloc, upload, WgpuStorage};

@@ -46,7 +46,17 @@ pub(crate) struct Stats<'a> {
 /// The parameters of a launch computing in `dtype`; `x` also stands in for a missing weight,
 /// bias or gradient (the flags tell the kernel not to read them).
 #[allow(clippy::too_many_arguments)]
-fn params(dtype: DType, rows: usize, cols: usize, batch: usize, x: Operand<'_>, g: Option<Operand<'_>>, w: Option<Operand<'_>>, b: Option<Operand<'_>>, eps: f64) -> Result<Params> {
+fn params(
+    dtype: DType,
+    rows: usize,
+    cols: usize,
+    batch: usize,
+    x: Operand<'_>,
+    g: Option<Operand<'_>>,
+    w: Option<Operand<'_>>,
+    b: Option<Operand<'_>>,
+    eps: f64,
+) -> Result<Params> {
     let flags = if w.is_some() { WEIGHT } else { 0 } | if b.is_some() { BIAS } else { 0 };
     let off = |o: Option<Operand<'_>>| u32_of(o.map_or(0, |o| o.1));
     Ok(Params {
@@ -67,7 +77,17 @@ fn params(dtype: DType, rows: usize, cols: usize, batch: usize, x: Operand<'_>, 
 /// Layer norm of `rows` contiguous rows of `cols` elements of `dtype`: `out` (laid out as x)
 /// and each row's mean and rstd into `stats`; `w` and `b` hold `cols` elements each when given.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn layer_norm(ctx: &Context, dtype: DType, x: Operand<'_>, w: Option<Operand<'_>>, b: Option<Operand<'_>>, (rows, cols): (usize, usize), eps: f64, out: &wgpu::Buffer, stats: Stats<'_>) -> Result<()> {
+pub(crate) fn layer_norm(
+    ctx: &Context,
+    dtype: DType,
+    x: Operand<'_>,
+    w: Option<Operand<'_>>,
+    b: Option<Operand<'_>>,
+    (rows, cols): (usize, usize),
+    eps: f64,
+    out: &wgpu::Buffer,
+    stats: Stats<'_>,
+) -> Result<()> {
     if rows == 0 || cols == 0 {
         return Ok(());
     }
@@ -85,7 +105,16 @@ pub(crate) fn layer_norm(ctx: &Context, dtype: DType, x: Operand<'_>, w: Option<
 /// The input gradient of a layer norm from x, the output gradient `g` (laid out as x), the
 /// weight when given and the forward's `stats`, into `out` (laid out as x).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn layer_norm_backward(ctx: &Context, dtype: DType, x: Operand<'_>, g: Operand<'_>, w: Option<Operand<'_>>, (rows, cols): (usize, usize), stats: Stats<'_>, out: &wgpu::Buffer) -> Result<()> {
+pub(crate) fn layer_norm_backward(
+    ctx: &Context,
+    dtype: DType,
+    x: Operand<'_>,
+    g: Operand<'_>,
+    w: Option<Operand<'_>>,
+    (rows, cols): (usize, usize),
+    stats: Stats<'_>,
+    out: &wgpu::Buffer,
+) -> Result<()> {
     if rows == 0 || cols == 0 {
         return Ok(());
     }
@@ -135,7 +164,9 @@ pub(crate) fn layer_norm_param_grads(
     let (first_w, first_b) = match (chunks, partials) {
         (1, _) => (dw, db),
         (_, Some(partials)) => partials,
-        (_, None) => return Err(crate::error::Error::Runtime("layer_norm_backward: the weight's and bias's gradients need partial sums".into())),
+        (_, None) => {
+            return Err(crate::error::Error::Runtime("layer_norm_backward: the weight's and bias's gradients need partial sums".into()))
+        }
     };
     u32_of(chunks * cols)?;
     ctx.launch(Launch {
@@ -231,7 +262,15 @@ impl ChannelLaunch<'_> {
 
 /// The parameters of a batch norm launch, with its channel chunks.
 #[allow(clippy::too_many_arguments)]
-fn channel_params(dtype: DType, s: Planes, x: Operand<'_>, g: Option<Operand<'_>>, w: Option<Operand<'_>>, b: Option<Operand<'_>>, eps: f64) -> Result<Params> {
+fn channel_params(
+    dtype: DType,
+    s: Planes,
+    x: Operand<'_>,
+    g: Option<Operand<'_>>,
+    w: Option<Operand<'_>>,
+    b: Option<Operand<'_>>,
+    eps: f64,
+) -> Result<Params> {
     let mut p = params(dtype, s.channels, s.plane, s.batch, x, g, w, b, eps)?;
     // Elements and chunk sums are indexed with 32 bits.
     u32_of(s.batch * s.channels * s.plane)?;
@@ -247,7 +286,19 @@ fn channel_params(dtype: DType, s: Planes, x: Operand<'_>, g: Option<Operand<'_>
 /// rest). Otherwise `stats.mean` and `extra` must hold the running estimates, and rstd is
 /// written from them.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn batch_norm(ctx: &Context, dtype: DType, training: bool, x: Operand<'_>, w: Option<Operand<'_>>, b: Option<Operand<'_>>, s: Planes, eps: f64, out: &wgpu::Buffer, stats: Stats<'_>, extra: &wgpu::Buffer) -> Result<()> {
+pub(crate) fn batch_norm(
+    ctx: &Context,
+    dtype: DType,
+    training: bool,
+    x: Operand<'_>,
+    w: Option<Operand<'_>>,
+    b: Option<Operand<'_>>,
+    s: Planes,
+    eps: f64,
+    out: &wgpu::Buffer,
+    stats: Stats<'_>,
+    extra: &wgpu::Buffer,
+) -> Result<()> {
     if s.channels == 0 {
         return Ok(());
     }

@@ -107,7 +107,15 @@ fn input<'b>(x: &'b Operand<'_>, held: &'b Option<wgpu::Buffer>, scalar_dtype: D
 
 /// `a op b` computed in `compute` into a new tensor of `shape` and dtype `out_dtype` on
 /// `device`. Tensor operands of any dtype are converted as they are loaded.
-pub fn binary(op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], device: crate::Device, compute: DType, out_dtype: DType) -> Result<Tensor> {
+pub fn binary(
+    op: BinaryOp,
+    a: Operand<'_>,
+    b: Operand<'_>,
+    shape: &[usize],
+    device: crate::Device,
+    compute: DType,
+    out_dtype: DType,
+) -> Result<Tensor> {
     let name = op.name();
     let kind = binary_kernel(op, compute).ok_or_else(|| dtype_not_on_device(name, compute, device))?;
     let ctx = context_of(device, name)?;
@@ -400,7 +408,12 @@ pub fn put_at_positions(out: &Tensor, targets: &Tensor, src: &Tensor) -> Result<
 /// `add_at_positions` (`add`) or `put_at_positions`.
 fn move_to_positions(out: &Tensor, targets: &Tensor, src: &Tensor, add: bool) -> Result<()> {
     let op = if add { "index_add" } else { "index_put_" };
-    if !out.is_contiguous() || src.dtype() != out.dtype() || !src.is_contiguous() || targets.dtype() != DType::I64 || targets.numel() != src.numel() {
+    if !out.is_contiguous()
+        || src.dtype() != out.dtype()
+        || !src.is_contiguous()
+        || targets.dtype() != DType::I64
+        || targets.numel() != src.numel()
+    {
         return Err(Error::Runtime(format!(
             "wgpu {op}: a contiguous output, a contiguous source of its dtype and one int64 target per source element"
         )));
@@ -426,7 +439,14 @@ fn move_to_positions(out: &Tensor, targets: &Tensor, src: &Tensor, add: bool) ->
 /// storages at `shape`, `src_at` with `dim`'s stride zeroed). The indices never leave the
 /// device: bounds are checked there, and one flag word comes back. None when an index is
 /// outside the dim, for the caller to raise its own error.
-pub fn gather_index(src: &Tensor, src_at: &Layout, dim: usize, index: &Tensor, index_at: &Layout, shape: &[usize]) -> Result<Option<Tensor>> {
+pub fn gather_index(
+    src: &Tensor,
+    src_at: &Layout,
+    dim: usize,
+    index: &Tensor,
+    index_at: &Layout,
+    shape: &[usize],
+) -> Result<Option<Tensor>> {
     let (ctx, sb) = buffer_of(src, "gather")?;
     let (_, ib) = buffer_of(index, "gather")?;
     let dt = src.dtype();
@@ -454,7 +474,12 @@ pub fn gather_index(src: &Tensor, src_at: &Layout, dim: usize, index: &Tensor, i
 /// are checked there and one flag word comes back. False (out partly written) when an index
 /// is outside the dim, for the caller to raise its own error.
 pub fn scatter_index(out: &Tensor, dim: usize, index: &Tensor, src: &Tensor) -> Result<bool> {
-    if !out.is_contiguous() || out.storage_offset() != 0 || !src.is_contiguous() || src.dtype() != out.dtype() || src.shape() != index.shape() {
+    if !out.is_contiguous()
+        || out.storage_offset() != 0
+        || !src.is_contiguous()
+        || src.dtype() != out.dtype()
+        || src.shape() != index.shape()
+    {
         return Err(Error::Runtime("wgpu scatter: a contiguous output and a contiguous source of its dtype in the index's shape".into()));
     }
     if index.numel() == 0 {
@@ -661,7 +686,15 @@ pub fn col2im(cols: &Tensor, g: &PoolGeom, shape: &[usize]) -> Result<Tensor> {
 /// one per row without reduction), and per row the slope d loss / d score at the target and
 /// that target (0 where ignored), as the backward needs them. None where a target is out of
 /// range: the one flag word read back.
-pub fn nll_loss(scores: &Tensor, target: &Tensor, weight: Option<&Tensor>, classes: usize, ignore_index: i64, reduction: Reduction, out_shape: &[usize]) -> Result<Option<(Tensor, Tensor, Tensor)>> {
+pub fn nll_loss(
+    scores: &Tensor,
+    target: &Tensor,
+    weight: Option<&Tensor>,
+    classes: usize,
+    ignore_index: i64,
+    reduction: Reduction,
+    out_shape: &[usize],
+) -> Result<Option<(Tensor, Tensor, Tensor)>> {
     require_float(scores, "nll_loss")?;
     let dt = scores.dtype();
     let n = target.numel();
@@ -678,11 +711,22 @@ pub fn nll_loss(scores: &Tensor, target: &Tensor, weight: Option<&Tensor>, class
     ctx.record(|enc| enc.clear_buffer(&pb, n as u64 * 8, Some(8)));
     let weights = weight.as_ref().zip(wb.as_ref()).map(|(w, (_, b))| (b, w.storage_offset()));
     let outputs = super::loss::Outputs { loss: &lb, slopes: &slb, picks: &pb };
-    super::loss::nll_loss(ctx, dt, (&sb, scores.storage_offset()), (&tb, target.storage_offset()), weights, (n, classes), ignore_index, reduction, outputs)?;
+    super::loss::nll_loss(
+        ctx,
+        dt,
+        (&sb, scores.storage_offset()),
+        (&tb, target.storage_offset()),
+        weights,
+        (n, classes),
+        ignore_index,
+        reduction,
+        outputs,
+    )?;
     if picks.read_word(2 * n)? != 0 {
         return Ok(None);
     }
-    let picks = Tensor::from_storage(Storage::Wgpu(picks), Layout::contiguous(vec![n + 1])?).narrow(0, 0, n as i64)?.reshape(&[n as i64, 1])?;
+    let picks =
+        Tensor::from_storage(Storage::Wgpu(picks), Layout::contiguous(vec![n + 1])?).narrow(0, 0, n as i64)?.reshape(&[n as i64, 1])?;
     Ok(Some((loss, slopes, picks)))
 }
 
@@ -726,7 +770,15 @@ pub fn softmax_backward(g: &Tensor, y: &Tensor, dim: usize, log: bool) -> Result
     let (ctx, yb) = buffer_of(&y, name)?;
     let (_, gb) = buffer_of(&g, name)?;
     let (out, ob) = output(ctx, y.shape(), y.dtype())?;
-    super::softmax::softmax_backward(ctx, y.dtype(), log, (&yb, y.storage_offset()), (&gb, g.storage_offset()), softmax_rows(&y, dim), &ob)?;
+    super::softmax::softmax_backward(
+        ctx,
+        y.dtype(),
+        log,
+        (&yb, y.storage_offset()),
+        (&gb, g.storage_offset()),
+        softmax_rows(&y, dim),
+        &ob,
+    )?;
     Ok(out)
 }
 
@@ -780,7 +832,17 @@ pub fn layer_norm(x: &Tensor, cols: usize, weight: Option<&Tensor>, bias: Option
     let (mean, mb) = output(ctx, &[rows], dt)?;
     let (rstd, rb) = output(ctx, &[rows], dt)?;
     let stats = super::norm::Stats { mean: &mb, rstd: &rb };
-    super::norm::layer_norm(ctx, dt, x.operand(), w.as_ref().map(NormOperand::operand), b.as_ref().map(NormOperand::operand), (rows, cols), eps, &ob, stats)?;
+    super::norm::layer_norm(
+        ctx,
+        dt,
+        x.operand(),
+        w.as_ref().map(NormOperand::operand),
+        b.as_ref().map(NormOperand::operand),
+        (rows, cols),
+        eps,
+        &ob,
+        stats,
+    )?;
     Ok((out, mean, rstd))
 }
 
@@ -788,7 +850,14 @@ pub fn layer_norm(x: &Tensor, cols: usize, weight: Option<&Tensor>, bias: Option
 /// output gradient `g`, weight and the forward's (mean, rstd), all of x's dtype, each when
 /// `want` asks: x's (x's shape), and the weight's and the bias's (flat, `cols` each). All fused,
 /// no copies but of non-contiguous operands.
-pub fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, (mean, rstd): (&Tensor, &Tensor), cols: usize, want: [bool; 3]) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+pub fn layer_norm_backward(
+    x: &Tensor,
+    g: &Tensor,
+    weight: Option<&Tensor>,
+    (mean, rstd): (&Tensor, &Tensor),
+    cols: usize,
+    want: [bool; 3],
+) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
     let op = "layer_norm_backward";
     if g.shape() != x.shape() {
         return Err(Error::Runtime(format!("{op}: the gradient's shape {:?} differs from the input's {:?}", g.shape(), x.shape())));
@@ -804,7 +873,16 @@ pub fn layer_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, (mea
     let stats = || super::norm::Stats { mean: &m.buffer, rstd: &r.buffer };
     let dx = if want[0] {
         let (dx, db) = output(ctx, x.t.shape(), dt)?;
-        super::norm::layer_norm_backward(ctx, dt, x.operand(), g.operand(), w.as_ref().map(NormOperand::operand), (rows, cols), stats(), &db)?;
+        super::norm::layer_norm_backward(
+            ctx,
+            dt,
+            x.operand(),
+            g.operand(),
+            w.as_ref().map(NormOperand::operand),
+            (rows, cols),
+            stats(),
+            &db,
+        )?;
         Some(dx)
     } else {
         None
@@ -838,7 +916,14 @@ fn planes(x: &Tensor) -> super::norm::Planes {
 /// x's dtype), fused: a new contiguous output of x's shape and per channel the mean, rstd and
 /// biased variance used (in x's dtype): the batch's when `training`, else `running` (mean,
 /// variance), copied.
-pub fn batch_norm(x: &Tensor, weight: Option<&Tensor>, bias: Option<&Tensor>, running: Option<(&Tensor, &Tensor)>, training: bool, eps: f64) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
+pub fn batch_norm(
+    x: &Tensor,
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    running: Option<(&Tensor, &Tensor)>,
+    training: bool,
+    eps: f64,
+) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
     let op = "batch_norm";
     if x.ndim() < 2 {
         return Err(Error::Value(format!("Expected 2D or higher input to batch_norm (got {}D input)", x.ndim())));
@@ -861,7 +946,19 @@ pub fn batch_norm(x: &Tensor, weight: Option<&Tensor>, bias: Option<&Tensor>, ru
     };
     let (m, e) = (NormOperand::new(&mean, dt, op)?, NormOperand::new(&extra, dt, op)?);
     let stats = super::norm::Stats { mean: &m.buffer, rstd: &rb };
-    super::norm::batch_norm(ctx, dt, training, x.operand(), w.as_ref().map(NormOperand::operand), b.as_ref().map(NormOperand::operand), s, eps, &ob, stats, &e.buffer)?;
+    super::norm::batch_norm(
+        ctx,
+        dt,
+        training,
+        x.operand(),
+        w.as_ref().map(NormOperand::operand),
+        b.as_ref().map(NormOperand::operand),
+        s,
+        eps,
+        &ob,
+        stats,
+        &e.buffer,
+    )?;
     let var = extra.narrow(0, 0, s.channels as i64)?;
     Ok((out, mean, rstd, var))
 }
@@ -870,7 +967,14 @@ pub fn batch_norm(x: &Tensor, weight: Option<&Tensor>, bias: Option<&Tensor>, ru
 /// weight and the forward's per channel (mean, rstd), all of x's dtype: x's when `want_x`
 /// (through the batch statistics when `training`), and always the weight's and the bias's
 /// (flat, one per channel). Fused.
-pub fn batch_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, (mean, rstd): (&Tensor, &Tensor), training: bool, want_x: bool) -> Result<(Option<Tensor>, Tensor, Tensor)> {
+pub fn batch_norm_backward(
+    x: &Tensor,
+    g: &Tensor,
+    weight: Option<&Tensor>,
+    (mean, rstd): (&Tensor, &Tensor),
+    training: bool,
+    want_x: bool,
+) -> Result<(Option<Tensor>, Tensor, Tensor)> {
     let op = "batch_norm_backward";
     if g.shape() != x.shape() || x.ndim() < 2 {
         return Err(Error::Runtime(format!("{op}: the gradient's shape {:?} differs from the input's {:?}", g.shape(), x.shape())));
@@ -887,7 +991,18 @@ pub fn batch_norm_backward(x: &Tensor, g: &Tensor, weight: Option<&Tensor>, (mea
     // Without dx the kernels write nothing to its output: one element stands in.
     let (dx, dxb) = output(ctx, if want_x { x.t.shape() } else { &[1] }, dt)?;
     let stats = super::norm::Stats { mean: &m.buffer, rstd: &r.buffer };
-    super::norm::batch_norm_backward(ctx, dt, training, x.operand(), g.operand(), w.as_ref().map(NormOperand::operand), s, stats, &sb, (&dxb, want_x))?;
+    super::norm::batch_norm_backward(
+        ctx,
+        dt,
+        training,
+        x.operand(),
+        g.operand(),
+        w.as_ref().map(NormOperand::operand),
+        s,
+        stats,
+        &sb,
+        (&dxb, want_x),
+    )?;
     // Each gradient its own storage (an optimizer may update one in place).
     let n = s.channels as i64;
     let (dw, db) = (sums.narrow(0, 0, n)?.copy_as(dt)?, sums.narrow(0, n, n)?.copy_as(dt)?);

@@ -15,8 +15,16 @@ use super::storage::WgpuStorage;
 use super::strided::u32_of;
 
 const WRITTEN: &[bool] = &[true, false, true, true, true];
-static SHADER_F32: Shader = Shader { name: "optim_f32", source: concat!(include_str!("shaders/optim_f32.wgsl"), include_str!("shaders/optim.wgsl")), storage: WRITTEN };
-static SHADER_F64: Shader = Shader { name: "optim_f64", source: concat!(include_str!("shaders/optim_f64.wgsl"), include_str!("shaders/optim.wgsl")), storage: WRITTEN };
+static SHADER_F32: Shader = Shader {
+    name: "optim_f32",
+    source: concat!(include_str!("shaders/optim_f32.wgsl"), include_str!("shaders/optim.wgsl")),
+    storage: WRITTEN,
+};
+static SHADER_F64: Shader = Shader {
+    name: "optim_f64",
+    source: concat!(include_str!("shaders/optim_f64.wgsl"), include_str!("shaders/optim.wgsl")),
+    storage: WRITTEN,
+};
 
 /// The shader's `Params`: n, flags, five offsets and a pad word, then the eight hyperparameters
 /// in the parameters' float type (at byte 32, where both float32 and float64 vectors align).
@@ -40,7 +48,9 @@ pub fn optimizer_step(step: &Step, param: &Tensor, grad: &Tensor, state: &[&Tens
     let all: Vec<&Tensor> = [param, grad].into_iter().chain(state.iter().copied()).collect();
     let dt = param.dtype();
     if state.len() > 3 || !matches!(dt, DType::F32 | DType::F64) || all.iter().any(|t| t.dtype() != dt || !t.is_contiguous()) {
-        return Err(Error::Runtime("wgpu optimizer step: contiguous float32 or float64 tensors of one dtype and at most three states".into()));
+        return Err(Error::Runtime(
+            "wgpu optimizer step: contiguous float32 or float64 tensors of one dtype and at most three states".into(),
+        ));
     }
     let mut buffers = Vec::with_capacity(5);
     let mut ctx = None;

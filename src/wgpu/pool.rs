@@ -67,9 +67,7 @@ impl BufferPool {
             Err(_) => {
                 // Out of memory: give back what the pool holds and try once more.
                 self.clear();
-                self.create(device, class).map_err(|e| {
-                    Error::Runtime(format!("wgpu: out of memory allocating {bytes} bytes: {e}"))
-                })?
+                self.create(device, class).map_err(|e| Error::Runtime(format!("wgpu: out of memory allocating {bytes} bytes: {e}")))?
             }
         };
         let mut st = self.lock();
@@ -80,7 +78,8 @@ impl BufferPool {
 
     fn create(&self, device: &wgpu::Device, size: u64) -> std::result::Result<wgpu::Buffer, wgpu::Error> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let buf = device.create_buffer(&wgpu::BufferDescriptor { label: Some(self.label), size, usage: self.usage, mapped_at_creation: false });
+        let buf =
+            device.create_buffer(&wgpu::BufferDescriptor { label: Some(self.label), size, usage: self.usage, mapped_at_creation: false });
         match block_on(scope.pop()) {
             Some(e) => Err(e),
             None => Ok(buf),

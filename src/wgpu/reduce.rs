@@ -171,7 +171,15 @@ pub(crate) fn reduce(ctx: &'static Context, op: u32, x: Input<'_>, rdims: &[usiz
     // Pass 1: each row's chunks into a [rows, chunks] scratch; pass 2 folds each scratch row.
     let scratch = WgpuStorage::new(ctx, dtype, rows * chunks)?;
     run(ctx, op, Pass { kind: Kind::Fold, dtype, input: buf, offset: l.offset, kept, red, chunks }, scratch.buffer())?;
-    let second = Pass { kind: Kind::Fold, dtype, input: scratch.buffer(), offset: 0, kept: (vec![rows], vec![chunks]), red: (vec![chunks], vec![1]), chunks: 1 };
+    let second = Pass {
+        kind: Kind::Fold,
+        dtype,
+        input: scratch.buffer(),
+        offset: 0,
+        kept: (vec![rows], vec![chunks]),
+        red: (vec![chunks], vec![1]),
+        chunks: 1,
+    };
     run(ctx, op, second, out)
 }
 

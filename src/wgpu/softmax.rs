@@ -29,7 +29,15 @@ struct Params {
 /// softmax (or with `log` log_softmax) of the contiguous `dtype` input at element `off` of `x`,
 /// seen as `[outer, len, inner]` with `rows = outer * inner` rows of `len` elements, into the
 /// contiguous `out` of the same layout.
-pub(crate) fn softmax(ctx: &Context, dtype: DType, log: bool, x: &wgpu::Buffer, off: usize, (rows, len, inner): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
+pub(crate) fn softmax(
+    ctx: &Context,
+    dtype: DType,
+    log: bool,
+    x: &wgpu::Buffer,
+    off: usize,
+    (rows, len, inner): (usize, usize, usize),
+    out: &wgpu::Buffer,
+) -> Result<()> {
     if rows == 0 || len == 0 {
         return Ok(());
     }
@@ -47,11 +55,20 @@ pub(crate) fn softmax(ctx: &Context, dtype: DType, log: bool, x: &wgpu::Buffer, 
 /// The input gradient of softmax (or with `log` log_softmax) from the contiguous `dtype` output
 /// `y` (from element `y_off`) and output gradient `g` (from `g_off`), both laid out as
 /// `softmax`'s input, into the contiguous `out` of that layout.
-pub(crate) fn softmax_backward(ctx: &Context, dtype: DType, log: bool, (y, y_off): (&wgpu::Buffer, usize), (g, g_off): (&wgpu::Buffer, usize), (rows, len, inner): (usize, usize, usize), out: &wgpu::Buffer) -> Result<()> {
+pub(crate) fn softmax_backward(
+    ctx: &Context,
+    dtype: DType,
+    log: bool,
+    (y, y_off): (&wgpu::Buffer, usize),
+    (g, g_off): (&wgpu::Buffer, usize),
+    (rows, len, inner): (usize, usize, usize),
+    out: &wgpu::Buffer,
+) -> Result<()> {
     if rows == 0 || len == 0 {
         return Ok(());
     }
-    let params = Params { rows: u32_of(rows)?, len: u32_of(len)?, inner: u32_of(inner)?, off: u32_of(y_off)?, off_g: u32_of(g_off)?, pad: [0; 3] };
+    let params =
+        Params { rows: u32_of(rows)?, len: u32_of(len)?, inner: u32_of(inner)?, off: u32_of(y_off)?, off_g: u32_of(g_off)?, pad: [0; 3] };
     ctx.launch(Launch {
         shader: BACKWARD.of(ctx, dtype, "softmax_backward")?,
         entry: "softmax_backward",

@@ -95,7 +95,15 @@ pub fn unary(_x: &Tensor, _op: UnaryOp) -> Result<Tensor> {
     Err(not_built())
 }
 
-pub fn binary<'a>(_op: BinaryOp, _a: Operand<'a>, _b: Operand<'a>, _shape: &[usize], _device: Device, _compute: DType, _out: DType) -> Result<Tensor> {
+pub fn binary<'a>(
+    _op: BinaryOp,
+    _a: Operand<'a>,
+    _b: Operand<'a>,
+    _shape: &[usize],
+    _device: Device,
+    _compute: DType,
+    _out: DType,
+) -> Result<Tensor> {
     Err(not_built())
 }
 
@@ -111,7 +119,14 @@ pub fn take(_src: &Tensor, _offsets: &[usize], _shape: &[usize]) -> Result<Tenso
     Err(not_built())
 }
 
-pub fn gather_index(_src: &Tensor, _src_at: &crate::layout::Layout, _dim: usize, _index: &Tensor, _index_at: &crate::layout::Layout, _shape: &[usize]) -> Result<Option<Tensor>> {
+pub fn gather_index(
+    _src: &Tensor,
+    _src_at: &crate::layout::Layout,
+    _dim: usize,
+    _index: &Tensor,
+    _index_at: &crate::layout::Layout,
+    _shape: &[usize],
+) -> Result<Option<Tensor>> {
     Err(not_built())
 }
 
@@ -223,18 +238,45 @@ pub mod optim {
     }
 }
 
-pub fn layer_norm(_x: &Tensor, _cols: usize, _weight: Option<&Tensor>, _bias: Option<&Tensor>, _eps: f64) -> Result<(Tensor, Tensor, Tensor)> {
+pub fn layer_norm(
+    _x: &Tensor,
+    _cols: usize,
+    _weight: Option<&Tensor>,
+    _bias: Option<&Tensor>,
+    _eps: f64,
+) -> Result<(Tensor, Tensor, Tensor)> {
     Err(not_built())
 }
 
-pub fn layer_norm_backward(_x: &Tensor, _g: &Tensor, _weight: Option<&Tensor>, _stats: (&Tensor, &Tensor), _cols: usize, _want: [bool; 3]) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+pub fn layer_norm_backward(
+    _x: &Tensor,
+    _g: &Tensor,
+    _weight: Option<&Tensor>,
+    _stats: (&Tensor, &Tensor),
+    _cols: usize,
+    _want: [bool; 3],
+) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
     Err(not_built())
 }
 
-pub fn batch_norm(_x: &Tensor, _weight: Option<&Tensor>, _bias: Option<&Tensor>, _running: Option<(&Tensor, &Tensor)>, _training: bool, _eps: f64) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
+pub fn batch_norm(
+    _x: &Tensor,
+    _weight: Option<&Tensor>,
+    _bias: Option<&Tensor>,
+    _running: Option<(&Tensor, &Tensor)>,
+    _training: bool,
+    _eps: f64,
+) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
     Err(not_built())
 }
 
-pub fn batch_norm_backward(_x: &Tensor, _g: &Tensor, _weight: Option<&Tensor>, _stats: (&Tensor, &Tensor), _training: bool, _want_x: bool) -> Result<(Option<Tensor>, Tensor, Tensor)> {
+pub fn batch_norm_backward(
+    _x: &Tensor,
+    _g: &Tensor,
+    _weight: Option<&Tensor>,
+    _stats: (&Tensor, &Tensor),
+    _training: bool,
+    _want_x: bool,
+) -> Result<(Option<Tensor>, Tensor, Tensor)> {
     Err(not_built())
 }
