@@ -79,3 +79,32 @@ pub type Result<T> = std::result::Result<T, Error>;
 macro_rules! bail {
     ($($arg:tt)*) => { return Err($crate::error::Error::Runtime(format!($($arg)*))) };
 }
+
+/// `v` as Python's `repr` writes a float, for messages that quote a Python argument: the
+/// shortest round-tripping digits, with a signed two-digit exponent (`1e-05`, `1e+16`).
+pub fn python_float(v: f64) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    let s = format!("{v:?}");
+    match s.split_once('e') {
+        Some((mantissa, exp)) => {
+            let (sign, digits) = exp.strip_prefix('-').map_or(("+", exp), |d| ("-", d));
+            format!("{mantissa}e{sign}{digits:0>2}")
+        }
+        None => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::python_float;
+
+    #[test]
+    fn floats_read_as_python_writes_them() {
+        for (v, want) in [(0.0, "0.0"), (-1.0, "-1.0"), (-1e-5, "-1e-05"), (1e-4, "0.0001"), (1e16, "1e+16"), (1.5e300, "1.5e+300")] {
+            assert_eq!(python_float(v), want);
+        }
+        assert_eq!((python_float(f64::NAN), python_float(f64::NEG_INFINITY)), ("nan".into(), "-inf".into()));
+    }
+}

@@ -532,10 +532,11 @@ fn layer_norm_and_batch_norm_match_the_cpu_forward_and_backward() {
     ];
     let run = |dev: Device, training: bool| {
         let ts: Vec<Tensor> = inputs.iter().map(|t| leaf(&t.to_device(dev).unwrap())).collect();
-        let y = ts[0].layer_norm(1, Some(&ts[1]), Some(&ts[2]), 1e-5).unwrap();
+        let y = ts[0].layer_norm(&ts[0].shape()[ts[0].ndim() - 1..], Some(&ts[1]), Some(&ts[2]), 1e-5).unwrap();
         let running =
             (Tensor::zeros_on(&[3], DType::F32, dev).unwrap(), Tensor::full_on(&[3], Scalar::Float(1.5), DType::F32, dev).unwrap());
-        let (z, mean, var) = ts[3].batch_norm(Some(&ts[4]), Some(&ts[5]), Some((&running.0, &running.1)), training, 1e-5).unwrap();
+        let (z, mean, var) =
+            ts[3].batch_norm_with_stats(Some(&ts[4]), Some(&ts[5]), Some((&running.0, &running.1)), training, 1e-5).unwrap();
         for (t, name) in [(&y, "NativeLayerNormBackward0"), (&z, "NativeBatchNormBackward0")] {
             assert_eq!(t.grad_fn().unwrap().name(), name);
         }

@@ -104,39 +104,46 @@ fn _max_pool2d_with_indices(
     Ok((PyTensor::wrap(v), PyTensor::wrap(i)))
 }
 
-/// Layer norm over the last `normalized` dims (the Python layer checked the shapes).
+/// `layer_norm`: `normalized_shape` is a sequence of ints, as PyTorch's binding takes it.
 #[pyfunction]
 fn _layer_norm(
     py: Python<'_>,
     input: &PyTensor,
-    normalized: usize,
+    normalized_shape: &Bound<'_, PyAny>,
     weight: Option<&PyTensor>,
     bias: Option<&PyTensor>,
     eps: f64,
 ) -> PyResult<PyTensor> {
+    if normalized_shape.is_instance_of::<pyo3::types::PyInt>() {
+        return Err(PyTypeError::new_err("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int"));
+    }
+    let sizes = int_list(normalized_shape)?;
+    let normalized: Vec<usize> = sizes
+        .iter()
+        .map(|&s| usize::try_from(s))
+        .collect::<Result<_, _>>()
+        .map_err(|_| crate::error::Error::Runtime(format!("layer_norm: normalized_shape holds a negative size: {sizes:?}")))?;
     let (x, w, b) = (&input.tensor(), weight.map(|w| w.tensor()), bias.map(|b| b.tensor()));
-    Ok(PyTensor::wrap(run(py, x.numel(), || x.layer_norm(normalized, w.as_ref(), b.as_ref(), eps))?))
+    Ok(PyTensor::wrap(run(py, x.numel(), || x.layer_norm(&normalized, w.as_ref(), b.as_ref(), eps))?))
 }
 
-/// Batch norm; returns the output and the batch's mean and biased variance (the running
-/// estimates' update is the Python layer's, as in PyTorch's functional code).
+/// `batch_norm`, with the running estimates' update.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn _batch_norm(
     py: Python<'_>,
     input: &PyTensor,
-    weight: Option<&PyTensor>,
-    bias: Option<&PyTensor>,
     running_mean: Option<&PyTensor>,
     running_var: Option<&PyTensor>,
+    weight: Option<&PyTensor>,
+    bias: Option<&PyTensor>,
     training: bool,
+    momentum: f64,
     eps: f64,
-) -> PyResult<(PyTensor, PyTensor, PyTensor)> {
+) -> PyResult<PyTensor> {
     let (x, w, b) = (&input.tensor(), weight.map(|w| w.tensor()), bias.map(|b| b.tensor()));
     let (rm, rv) = (running_mean.map(|t| t.tensor()), running_var.map(|t| t.tensor()));
-    let running = rm.as_ref().zip(rv.as_ref());
-    let (out, mean, var) = run(py, x.numel(), || x.batch_norm(w.as_ref(), b.as_ref(), running, training, eps))?;
-    Ok((PyTensor::wrap(out), PyTensor::wrap(mean), PyTensor::wrap(var)))
+    Ok(PyTensor::wrap(run(py, x.numel(), || x.batch_norm(rm.as_ref(), rv.as_ref(), w.as_ref(), b.as_ref(), training, momentum, eps))?))
 }
 
 /// nll_loss as one kernel, or None where it does not apply (the Python layer then composes it;

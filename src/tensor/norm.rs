@@ -5,9 +5,10 @@
 use crate::autograd::{is_grad_enabled, keep_buffers, record, GradMode, Op};
 use crate::cpu::norm::{self as kernels, Lanes, Planes};
 use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::error::{python_float, Error, Result};
 use crate::shape::wrap_dim;
-use crate::tensor::{BinaryOp, Tensor, UnaryOp};
+use crate::tensor::arith::Arg;
+use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
 
 /// Runs `$body` with `$T` the element type the kernels compute `$dt` in (f32 for half precision).
 macro_rules! with_norm_float {
@@ -129,13 +130,16 @@ impl Tensor {
         gx.to_dtype(y.dtype())
     }
 
-    /// Layer norm over the last `normalized` dims (shapes already checked by the caller).
-    pub fn layer_norm(&self, normalized: usize, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<Tensor> {
+    /// `layer_norm` over the trailing dims `normalized_shape`, which the input must end with.
+    pub fn layer_norm(&self, normalized_shape: &[usize], weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<Tensor> {
         let shape = self.shape().to_vec();
-        if normalized > shape.len() {
-            return Err(Error::Runtime(format!("layer_norm: cannot normalize the last {normalized} dims of an input of size {shape:?}")));
+        if normalized_shape.len() > shape.len() || !shape.ends_with(normalized_shape) {
+            let dims: Vec<String> = normalized_shape.iter().map(|d| d.to_string()).collect();
+            return Err(Error::Runtime(format!(
+                "Given normalized_shape={normalized_shape:?}, expected input with shape [*, {}], but got input of size{shape:?}",
+                dims.join(", ")
+            )));
         }
-        let normalized_shape = &shape[shape.len() - normalized..];
         for (name, t) in [("weight", weight), ("bias", bias)] {
             if let Some(t) = t.filter(|t| t.shape() != normalized_shape) {
                 return Err(Error::Runtime(format!(
@@ -170,10 +174,68 @@ impl Tensor {
         Ok(out)
     }
 
+    /// `torch.nn.functional.batch_norm`: PyTorch's argument checks, the fused op, and in
+    /// training the update of the running estimates in place (`momentum` of the batch's mean and
+    /// of its unbiased variance).
+    #[allow(clippy::too_many_arguments)]
+    pub fn batch_norm(
+        &self,
+        running_mean: Option<&Tensor>,
+        running_var: Option<&Tensor>,
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        training: bool,
+        momentum: f64,
+        eps: f64,
+    ) -> Result<Tensor> {
+        let shape = self.shape();
+        let mut per_channel = 0;
+        if training {
+            // PyTorch reads the channel count first, so a 1-d input fails on that dim.
+            wrap_dim(1, shape.len())?;
+            per_channel = shape[0] * shape[2..].iter().product::<usize>();
+            if per_channel == 1 {
+                return Err(Error::Value(format!(
+                    "Expected more than 1 value per channel when training, got input size rstorch.Size({shape:?})"
+                )));
+            }
+            if eps <= 0.0 {
+                return Err(Error::Value(format!("batch_norm eps must be positive during training, but got {}", python_float(eps))));
+            }
+        }
+        if eps < 0.0 {
+            return Err(Error::Value(format!("batch_norm eps must be non-negative, but got {}", python_float(eps))));
+        }
+        if !training {
+            for (name, t) in [("running_mean", running_mean), ("running_var", running_var)] {
+                if t.is_none() {
+                    return Err(Error::Runtime(format!("{name} must be defined in evaluation mode")));
+                }
+            }
+        }
+        let running = match (running_mean, running_var) {
+            (Some(m), Some(v)) => Some((m, v)),
+            (None, None) => None,
+            _ => return Err(Error::Value("running_mean and running_var must either both be None or neither be None".into())),
+        };
+        let (out, mean, var) = self.batch_norm_with_stats(weight, bias, running, training, eps)?;
+        if let (true, Some((running_mean, running_var))) = (training, running) {
+            let _raw = GradMode::disabled();
+            let n = per_channel as f64;
+            let keep = Arg::S(Scalar::Float(1.0 - momentum));
+            running_mean.binary_(BinaryOp::Mul, keep)?;
+            running_mean.binary_(BinaryOp::Add, Arg::T(&mean.binary_scalar(BinaryOp::Mul, Scalar::Float(momentum), false)?))?;
+            running_var.binary_(BinaryOp::Mul, keep)?;
+            let unbiased = var.binary_scalar(BinaryOp::Mul, Scalar::Float(momentum * n / (n - 1.0)), false)?;
+            running_var.binary_(BinaryOp::Add, Arg::T(&unbiased))?;
+        }
+        Ok(out)
+    }
+
     /// Batch norm of an (N, C, ...) tensor: with the batch's statistics when `training` (also
     /// returned: the mean and the biased variance, for the running estimates), else with
     /// `running` (mean, variance).
-    pub fn batch_norm(
+    pub fn batch_norm_with_stats(
         &self,
         weight: Option<&Tensor>,
         bias: Option<&Tensor>,

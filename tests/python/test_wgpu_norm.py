@@ -336,13 +336,13 @@ def test_mixed_devices_raise_pytorchs_error():
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         F.layer_norm(x, (3,), w)
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
-        rstorch._C._layer_norm(x, 1, w, None, 1e-5)
+        rstorch._C._layer_norm(x, (3,), w, None, 1e-5)
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         F.batch_norm(x, rstorch.zeros(3), rstorch.ones(3), training=False)
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
-        rstorch._C._batch_norm(x, None, None, rstorch.zeros(3), rstorch.ones(3), False, 1e-5)
+        rstorch._C._batch_norm(x, rstorch.zeros(3), rstorch.ones(3), None, None, False, 0.1, 1e-5)
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
-        rstorch._C._batch_norm(x.cpu(), rstorch.ones(3, device="wgpu"), None, None, None, True, 1e-5)
+        rstorch._C._batch_norm(x.cpu(), None, None, rstorch.ones(3, device="wgpu"), None, True, 0.1, 1e-5)
 
 
 def test_second_derivatives_match_the_cpu():
