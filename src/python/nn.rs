@@ -146,8 +146,7 @@ fn _batch_norm(
     Ok(PyTensor::wrap(run(py, x.numel(), || x.batch_norm(rm.as_ref(), rv.as_ref(), w.as_ref(), b.as_ref(), training, momentum, eps))?))
 }
 
-/// nll_loss as one kernel, or None where it does not apply (the Python layer then composes it;
-/// it has checked the target's shape against the scores').
+/// `nll_loss`: the checks, the fused kernel where it applies and the composed loss elsewhere.
 #[pyfunction]
 fn _nll_loss(
     py: Python<'_>,
@@ -156,10 +155,10 @@ fn _nll_loss(
     weight: Option<&PyTensor>,
     ignore_index: i64,
     reduction: &str,
-) -> PyResult<Option<PyTensor>> {
+) -> PyResult<PyTensor> {
     let reduction = Reduction::parse(reduction)?;
     let (x, t, w) = (&input.tensor(), &target.tensor(), weight.map(|w| w.tensor()));
-    Ok(run(py, x.numel(), || x.nll_loss_fused(t, w.as_ref(), ignore_index, reduction))?.map(PyTensor::wrap))
+    Ok(PyTensor::wrap(run(py, x.numel(), || x.nll_loss(t, w.as_ref(), ignore_index, reduction))?))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -14,53 +14,6 @@ def _check_same_size(input, target, name):
             "size.", stacklevel=3)
 
 
-def _class_last(input, target):
-    """(N, C, d1, ...) scores and (N, d1, ...) targets as (M, C) rows and M targets."""
-    if input.dim() == 1:
-        return input.unsqueeze(0), target.reshape(1)
-    if input.dim() > 2:
-        input = input.movedim(1, -1)
-    return input.reshape(-1, input.shape[-1]), target.reshape(-1)
-
-
-def _check_targets(input, target):
-    if input.dim() < 1:
-        raise ValueError("input tensor should be 1D or more")
-    if input.dim() == 1:
-        if target.dim() != 0:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        return
-    if input.shape[0] != target.shape[0] or target.dim() != input.dim() - 1:
-        if input.shape[0] != target.shape[0]:
-            raise ValueError(
-                f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]}).")
-        raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got {target.shape}")
-    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got {target.shape}")
-
-
-def _picked_log_probs(input, target, weight, ignore_index):
-    """Per-target -w[t] * input[t] (zero where ignored) and the per-target weights."""
-    rows, flat = _class_last(input, target)
-    classes = rows.shape[1]
-    valid = flat != ignore_index
-    safe = rstorch.where(valid, flat, 0)
-    try:
-        # gather checks the targets (on a GPU, on the device: only its flag comes back).
-        picked = rows.gather(1, safe.unsqueeze(1)).squeeze(1)
-    except IndexError:
-        bad = (safe < 0) | (safe >= classes)
-        raise IndexError(f"Target {int(safe[bad][0])} is out of bounds.") from None
-    w = valid.to(rows.dtype)
-    if weight is not None:
-        if weight.shape != (classes,):
-            raise RuntimeError(
-                f"weight tensor should be defined either for all {classes} classes or no classes but got weight "
-                f"tensor of shape: {list(weight.shape)}")
-        w = w * weight.index_select(0, safe)
-    return -picked * w, w
-
-
 def _if_grad(weight):
     """A weight given to a loss, where it needs a gradient: PyTorch's loss nodes list none
     that does not."""
@@ -83,27 +36,9 @@ def _broadcast(input, target):
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    # The checks, the fused kernel and the composed form for other shapes and dtypes are the core's.
     reduction = reduction_from_legacy(size_average, reduce, reduction)
-    _check_targets(input, target)
-    fused = rstorch._C._nll_loss(input, target, weight, ignore_index, reduction)
-    if fused is not None:
-        return fused
-    losses, w = _picked_log_probs(input, target, weight, ignore_index)
-    if reduction == "none":
-        out = losses.reshape(target.shape)
-    elif reduction == "sum":
-        out = losses.sum()
-    elif reduction == "mean":
-        out = losses.sum() / w.sum()
-    else:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    # PyTorch's kernels: one for (N, C) and (C,) scores, one for (N, C, H, W); other shapes are
-    # reshaped to those.
-    if input.dim() <= 2:
-        return as_node("NllLossBackward0", (input, _if_grad(weight)), out)
-    if input.dim() == 4:
-        return as_node("NllLoss2DBackward0", (input, _if_grad(weight)), out)
-    return out
+    return rstorch._C._nll_loss(input, target, weight, ignore_index, reduction)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
