@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: demo test bench build wheel clean vulkan gpu-bundle fuzz
+.PHONY: demo test bench build wheel clean vulkan gpu-bundle fuzz lint
 
 $(STAMP):
 	python3 -m venv $(VENV)
@@ -32,9 +32,28 @@ vulkan:
 demo: build
 	$(PY) examples/mnist.py --epochs 5 --out mnist_out
 
-test: build vulkan
+test: build vulkan lint
 	cargo test --release --features wgpu
 	$(PY) -m pytest -q
+
+# The linters, pinned so that a new release cannot turn main red overnight.
+LINT_STAMP := $(VENV)/.lint-installed
+$(LINT_STAMP): $(STAMP)
+	$(PIP) install -q "ruff==0.17.6" "mypy==2.4.1"
+	touch $@
+
+# Formatting, clippy with and without the wgpu backend (the build without it compiles the
+# backend's "unavailable" side), ruff, and the stubs of the extension checked against the built
+# module.
+lint: build $(LINT_STAMP)
+	@cargo clippy --version >/dev/null 2>&1 && cargo fmt --version >/dev/null 2>&1 \
+	  || rustup component add clippy rustfmt
+	cargo fmt --check
+	cd fuzz && cargo fmt --check
+	cargo clippy --release --all-targets --features wgpu,python -- -D warnings
+	cargo clippy --release --all-targets --no-default-features -- -D warnings
+	$(VENV)/bin/ruff check python tests benches examples tools
+	$(PY) -m mypy.stubtest rstorch._C
 
 bench: build
 	cargo bench
