@@ -11,13 +11,13 @@ mod elementwise;
 #[cfg(feature = "wgpu")]
 mod float_shaders;
 #[cfg(feature = "wgpu")]
-mod image;
-#[cfg(feature = "wgpu")]
 mod loss;
 #[cfg(feature = "wgpu")]
 mod matmul;
 #[cfg(feature = "wgpu")]
 mod norm;
+#[cfg(feature = "wgpu")]
+mod operands;
 #[cfg(feature = "wgpu")]
 mod ops;
 #[cfg(feature = "wgpu")]
@@ -25,6 +25,8 @@ pub mod optim;
 mod optim_step;
 #[cfg(feature = "wgpu")]
 mod pool;
+#[cfg(feature = "wgpu")]
+mod pooling;
 #[cfg(feature = "wgpu")]
 mod reduce;
 #[cfg(feature = "wgpu")]
@@ -37,12 +39,22 @@ mod strided;
 #[cfg(feature = "wgpu")]
 pub use context::{adapter_name, device_count, empty_cache, is_available, pool_stats, supports_f16, supports_f64, synchronize, PoolStats};
 #[cfg(feature = "wgpu")]
+pub use loss::nll_loss;
+#[cfg(feature = "wgpu")]
+pub use matmul::{matmul, matmul_add};
+#[cfg(feature = "wgpu")]
+pub use norm::{batch_norm, batch_norm_backward, layer_norm, layer_norm_backward};
+#[cfg(feature = "wgpu")]
 pub use ops::{
-    add_at, add_at_positions, arg_reduce, batch_norm, batch_norm_backward, binary, col2im, copy_strided, cumulative, gather_index,
-    index_offsets, index_offsets_of_checked, layer_norm, layer_norm_backward, matmul, matmul_add, max_pool2d, max_pool2d_backward,
-    nll_loss, put, put_at_positions, reduce, scatter_index, softmax, softmax_backward, sort, take, take_at, unary, where_, IndexTerm,
-    Operand,
+    add_at, add_at_positions, binary, copy_strided, gather_index, index_offsets, index_offsets_of_checked, put, put_at_positions,
+    scatter_index, take, take_at, unary, where_, IndexTerm, Operand,
 };
+#[cfg(feature = "wgpu")]
+pub use pooling::{col2im, max_pool2d, max_pool2d_backward};
+#[cfg(feature = "wgpu")]
+pub use reduce::{arg_reduce, cumulative, reduce, sort};
+#[cfg(feature = "wgpu")]
+pub use softmax::{softmax, softmax_backward};
 #[cfg(feature = "wgpu")]
 pub use storage::{alloc, upload, WgpuStorage};
 
