@@ -46,7 +46,7 @@ def _conv_nd(name, input, weight, bias, stride, padding, dilation, groups, spati
         elif padding == "same":
             pads = _same_padding(weight, stride, dilation)
             if any(a != b for a, b in pads):
-                from ._resize import pad as _pad
+                from ._padding import pad as _pad
                 flat = [p for pair in reversed(pads) for p in pair]
                 input = _pad(input, flat)
                 padding = (0,) * spatial
