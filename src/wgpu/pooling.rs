@@ -1,6 +1,6 @@
-//! Max pooling with its positions and its input gradient, and col2im (a convolution's input
-//! gradient from its patch gradients), over float32 or float64 planes: the launcher of
-//! `shaders/pooling.wgsl` and the tensor-level entry points.
+//! Launcher of `shaders/pooling.wgsl` and the tensor-level entry points of its kernels: max
+//! pooling with its positions and its input gradient, and col2im (a convolution's input gradient
+//! from its patch gradients), over float32 or float64 planes.
 
 use bytemuck::{Pod, Zeroable};
 
