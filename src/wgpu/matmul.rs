@@ -12,9 +12,10 @@ use crate::storage::dtype_not_on_device;
 use crate::tensor::{BinaryOp, Tensor};
 
 use super::batch::Launch;
-use super::context::{Context, Shader};
+use super::context::Context;
 use super::elementwise::{self, View};
 use super::operands::{buffer_of, output, view};
+use super::shader::Shader;
 use super::strided::u32_of;
 
 /// What matmul.wgsl expects before it: the compute type T, the bindings of A, B and the bias D

@@ -5,11 +5,15 @@
 #[cfg(feature = "wgpu")]
 mod batch;
 #[cfg(feature = "wgpu")]
+mod buffer_pool;
+#[cfg(feature = "wgpu")]
 mod context;
 #[cfg(feature = "wgpu")]
 mod elementwise;
 #[cfg(feature = "wgpu")]
 mod float_shaders;
+#[cfg(feature = "wgpu")]
+mod future;
 #[cfg(feature = "wgpu")]
 mod loss;
 #[cfg(feature = "wgpu")]
@@ -24,11 +28,11 @@ mod ops;
 pub mod optim;
 mod optim_step;
 #[cfg(feature = "wgpu")]
-mod pool;
-#[cfg(feature = "wgpu")]
 mod pooling;
 #[cfg(feature = "wgpu")]
 mod reduce;
+#[cfg(feature = "wgpu")]
+mod shader;
 #[cfg(feature = "wgpu")]
 mod softmax;
 #[cfg(feature = "wgpu")]
@@ -37,7 +41,9 @@ mod storage;
 mod strided;
 
 #[cfg(feature = "wgpu")]
-pub use context::{adapter_name, device_count, empty_cache, is_available, pool_stats, supports_f16, supports_f64, synchronize, PoolStats};
+pub use buffer_pool::PoolStats;
+#[cfg(feature = "wgpu")]
+pub use context::{adapter_name, device_count, empty_cache, is_available, pool_stats, supports_f16, supports_f64, synchronize};
 #[cfg(feature = "wgpu")]
 pub use loss::nll_loss;
 #[cfg(feature = "wgpu")]

@@ -16,8 +16,9 @@ use crate::storage::{dtype_not_on_device, not_on_device};
 use crate::tensor::{BinaryOp, ReduceOp, Scalar, Tensor};
 
 use super::batch::{grid, Launch};
-use super::context::{Context, Shader};
+use super::context::Context;
 use super::operands::{buffer_of, output};
+use super::shader::Shader;
 use super::storage::WgpuStorage;
 use super::strided::{coalesce, pack, u32_of, Packed};
 
