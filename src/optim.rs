@@ -226,13 +226,13 @@ pub fn sgd_step(params: &[Tensor], grads: &[Tensor], bufs: Vec<Option<Tensor>>, 
                 for i in 0..len {
                     let mut d = if c.maximize { T::zero() - g[i] } else { g[i] };
                     if c.weight_decay != 0.0 {
-                        d = d + wd * p[i];
+                        d += wd * p[i];
                     }
                     if let Some(b) = buf.as_deref_mut() {
                         b[i] = if fresh { d } else { b[i] * m + damp * d };
                         d = if c.nesterov { d + m * b[i] } else { b[i] };
                     }
-                    p[i] = p[i] - lr * d;
+                    p[i] -= lr * d;
                 }
             });
         }))?;
@@ -439,7 +439,7 @@ pub fn rmsprop_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], 
                 for i in 0..len {
                     let mut d = if c.maximize { T::zero() - g[i] } else { g[i] };
                     if c.weight_decay != 0.0 {
-                        d = d + wd * p[i];
+                        d += wd * p[i];
                     }
                     sq[i] = sq[i] * alpha + aw * d * d;
                     let avg = match gavg.as_deref_mut() {
@@ -452,9 +452,9 @@ pub fn rmsprop_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], 
                     match buf.as_deref_mut() {
                         Some(b) => {
                             b[i] = b[i] * mom + d / avg;
-                            p[i] = p[i] - lr * b[i];
+                            p[i] -= lr * b[i];
                         }
-                        None => p[i] = p[i] - lr * (d / avg),
+                        None => p[i] -= lr * (d / avg),
                     }
                 }
             });
@@ -492,10 +492,10 @@ pub fn adagrad_step(params: &[Tensor], grads: &[Tensor], sums: &[Tensor], steps:
                 for i in 0..len {
                     let mut d = if c.maximize { T::zero() - g[i] } else { g[i] };
                     if c.weight_decay != 0.0 {
-                        d = d + wd * p[i];
+                        d += wd * p[i];
                     }
-                    acc[i] = acc[i] + d * d;
-                    p[i] = p[i] - clr * (d / (acc[i].sqrt() + eps));
+                    acc[i] += d * d;
+                    p[i] -= clr * (d / (acc[i].sqrt() + eps));
                 }
             });
         }))?;

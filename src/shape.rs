@@ -104,7 +104,7 @@ pub fn infer_size(sizes: &[i64], numel: usize) -> Result<Vec<usize>> {
     let mut shape: Vec<usize> = sizes.iter().map(|&s| s.max(0) as usize).collect();
     match infer {
         Some(i) => {
-            if known == 0 || numel % known != 0 {
+            if known == 0 || !numel.is_multiple_of(known) {
                 return Err(invalid());
             }
             shape[i] = numel / known;
@@ -138,6 +138,6 @@ mod tests {
         assert_eq!(infer_size(&[2, -1], 12).unwrap(), vec![2, 6]);
         assert!(infer_size(&[5, -1], 12).is_err());
         assert!(infer_size(&[-1, -1], 12).is_err());
-        assert_eq!(infer_size(&[0, -1], 0).is_err(), true);
+        assert!(infer_size(&[0, -1], 0).is_err());
     }
 }

@@ -274,7 +274,7 @@ fn autograd_runs_unchanged_over_device_tensors() {
         let ts: Vec<Tensor> = [&a, &b, &c, &w].iter().map(|t| leaf(&t.to_device(dev).unwrap())).collect();
         let y = ts[0].binary(BinaryOp::Mul, &ts[1]).unwrap().binary(BinaryOp::Add, &ts[2]).unwrap();
         let z = y.unary(UnaryOp::Tanh).unwrap().matmul(&ts[3]).unwrap().mean(None, false).unwrap();
-        rstorch::autograd::backward(&[z.clone()], &[None], false, false, None).unwrap();
+        rstorch::autograd::backward(std::slice::from_ref(&z), &[None], false, false, None).unwrap();
         (z, ts.iter().map(|t| t.grad().unwrap()).collect::<Vec<_>>())
     };
     let (zc, gc) = run(Device::Cpu);
@@ -318,7 +318,7 @@ fn missing_kernels_and_mixed_devices_are_clear_errors() {
     // An op without a wgpu kernel for a dtype names itself, the dtype and the backend.
     let gh = x.to_dtype(DType::F16).unwrap().to_device(GPU).unwrap();
     let sgd = rstorch::optim::Sgd { lr: 0.1, momentum: 0.0, dampening: 0.0, weight_decay: 0.0, nesterov: false, maximize: false };
-    let err = rstorch::optim::sgd_step(&[gh.clone()], &[gh.clone()], vec![None], &sgd).unwrap_err();
+    let err = rstorch::optim::sgd_step(std::slice::from_ref(&gh), std::slice::from_ref(&gh), vec![None], &sgd).unwrap_err();
     assert_eq!(err.kind(), rstorch::error::ErrorKind::NotImplemented);
     assert!(
         err.to_string().contains("'optimizer step'") && err.to_string().contains("float16") && err.to_string().contains("'wgpu'"),

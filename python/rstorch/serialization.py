@@ -6,7 +6,6 @@ once, views as their own contiguous data) and the structure around them as JSON 
 `__metadata__`, so the file stays a plain safetensors file other tools can read. `load` rebuilds
 the structure from that JSON and never imports or calls anything named by the file.
 """
-import io
 import json
 import os
 import sys

@@ -42,11 +42,14 @@ pub trait GradHook: Send + Sync + Any {
 }
 
 /// Hooks of one node, each with the id its handle removes it by.
+/// A pre-hook: its handle id, the output index it watches (`None`: all of them), the hook.
+pub type PreHook = (u64, Option<usize>, Arc<dyn GradHook>);
+
 #[derive(Default)]
 pub struct NodeHooks {
     /// Called with the gradients flowing into the node, before it runs. Tensor hooks are these,
     /// keyed by the output index of the tensor they were registered on.
-    pub pre: Mutex<Vec<(u64, Option<usize>, Arc<dyn GradHook>)>>,
+    pub pre: Mutex<Vec<PreHook>>,
     /// Called with (grad_inputs, grad_outputs) after the node runs; may replace grad_inputs.
     pub post: Mutex<Vec<(u64, Arc<dyn GradHook>)>>,
     /// The object standing for the node in the front end (Python's `grad_fn` object), held

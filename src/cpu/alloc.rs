@@ -59,9 +59,9 @@ impl Shelf {
 
     /// Moves blocks idle for longer than `MAX_IDLE` into `evicted`.
     fn evict_idle(&mut self, now: Instant, evicted: &mut Evicted) {
-        for i in 0..SLOTS {
+        for (i, out) in evicted.iter_mut().enumerate() {
             if self.slots[i].is_some_and(|b| now.duration_since(b.since) > MAX_IDLE) {
-                evicted[i] = self.remove(i);
+                *out = self.remove(i);
             }
         }
     }

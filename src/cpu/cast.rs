@@ -37,7 +37,7 @@ fn float_to_int<D: Element>(v: f64) -> D {
 #[inline(always)]
 fn truncate_i64(v: f64) -> i64 {
     // -2^63 itself is in range; the open bound 2^63 is not.
-    if v >= -9_223_372_036_854_775_808.0 && v < 9_223_372_036_854_775_808.0 {
+    if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&v) {
         v as i64
     } else {
         i64::MIN

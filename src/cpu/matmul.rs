@@ -74,7 +74,7 @@ pub unsafe fn gemm_into_scaled<T: Element>(
         }
         return;
     }
-    let aliasing_stride = (bm.cs * std::mem::size_of::<T>()) % ALIASING_STRIDE_BYTES == 0;
+    let aliasing_stride = (bm.cs * std::mem::size_of::<T>()).is_multiple_of(ALIASING_STRIDE_BYTES);
     if bm.rs == 1 && bm.cs != 1 && aliasing_stride && m.min(n).min(k) >= REPACK_MIN_SIDE {
         // A column-major right operand (a weight used as `w.t()`, as `linear` does) whose
         // columns lie a multiple of 2 KiB apart packs slowly in gemm (the columns it reads

@@ -241,7 +241,7 @@ pub fn layer_norm<T: NormFloat>(
     bias: Option<&[T]>,
     eps: f64,
 ) -> Result<(Vec<T>, Vec<T>, Vec<T>)> {
-    let rows = if cols == 0 { 0 } else { x.len() / cols };
+    let rows = x.len().checked_div(cols).unwrap_or(0);
     let mut out = filled(x.len(), T::default())?;
     let mut stats = filled(rows, (T::default(), T::default()))?;
     if cols > 0 {

@@ -65,7 +65,7 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> Result<(Vec<T>, Vec<i64>
                 for &iy in ys {
                     for &ix in xs {
                         let v = src[iy * w + ix];
-                        let wins = ((v > best) | (v != v)) & (best == best);
+                        let wins = challenges(v, best);
                         best = select_unpredictable(wins, v, best);
                         at = select_unpredictable(wins, iy * w + ix, at);
                     }
@@ -169,6 +169,7 @@ impl<T: Element, const S: usize> pulp::WithSimd for DensePlanes<'_, T, S> {
 /// Whether `v` takes over from the running maximum `m`: a greater value, or a NaN (it beats
 /// everything); the first NaN stays. Non-short-circuit `|`/`&` keep it branch-free.
 #[inline(always)]
+#[allow(clippy::eq_op)] // `x != x` is the NaN test an `Element` of any dtype has
 fn challenges<T: Element>(v: T, m: T) -> bool {
     ((v > m) | (v != v)) & (m == m)
 }

@@ -84,14 +84,14 @@ impl<const N: usize> Walk<N> {
             f(offs);
             for d in (0..outer).rev() {
                 index[d] += 1;
-                for k in 0..N {
-                    offs[k] += self.strides[k][d];
+                for (off, strides) in offs.iter_mut().zip(&self.strides) {
+                    *off += strides[d];
                 }
                 if index[d] < self.shape[d] {
                     break;
                 }
-                for k in 0..N {
-                    offs[k] -= self.strides[k][d] * self.shape[d];
+                for (off, strides) in offs.iter_mut().zip(&self.strides) {
+                    *off -= strides[d] * self.shape[d];
                 }
                 index[d] = 0;
             }

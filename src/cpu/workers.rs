@@ -194,7 +194,7 @@ fn next_epoch(shared: &Shared, seen: u64) -> u64 {
             return epoch;
         }
         spins = spins.wrapping_add(1);
-        if spins % 64 == 0 && (shared.nap.load(Ordering::Relaxed) != nap || start.elapsed() > SPIN) {
+        if spins.is_multiple_of(64) && (shared.nap.load(Ordering::Relaxed) != nap || start.elapsed() > SPIN) {
             break;
         }
         std::hint::spin_loop();

@@ -330,9 +330,7 @@ fn check_data_value(s: Scalar, dtype: DType) -> PyResult<()> {
 
 /// Whether `obj` is a NumPy scalar (`np.float64(1.5)`, `np.uint8(7)`).
 fn is_numpy_scalar(obj: &Bound<'_, PyAny>) -> bool {
-    obj.get_type().module().is_ok_and(|m| m.to_string() == "numpy")
-        && obj.hasattr("dtype").unwrap_or(false)
-        && obj.hasattr("ndim").unwrap_or(false)
+    obj.get_type().module().is_ok_and(|m| m == "numpy") && obj.hasattr("dtype").unwrap_or(false) && obj.hasattr("ndim").unwrap_or(false)
 }
 
 /// A tensor operand: a tensor, or anything `tensor()` accepts.
@@ -373,7 +371,7 @@ fn list_item(obj: &Bound<'_, PyAny>, pos: usize) -> PyResult<i64> {
 /// An int through `__index__` (so NumPy ints and one-element integer tensors work).
 pub fn index_int(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
     if obj.is_instance_of::<PyFloat>() {
-        return Err(PyTypeError::new_err(format!("expected an integer, got float")));
+        return Err(PyTypeError::new_err("expected an integer, got float"));
     }
     let i = obj.call_method0("__index__").map_err(|_| {
         PyTypeError::new_err(format!("expected an integer, got {}", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()))

@@ -103,7 +103,7 @@ impl PyDevice {
                 )));
             }
             if i < 0 {
-                return Err(PyRuntimeError::new_err(format!("Device index must not be negative")));
+                return Err(PyRuntimeError::new_err("Device index must not be negative"));
             }
             parsed = DeviceSpec::parse(&format!("{}:{i}", parsed.type_name()))?;
         }
@@ -163,7 +163,7 @@ fn extract_spec(obj: &Bound<'_, PyAny>) -> PyResult<DeviceSpec> {
     }
     if let Ok(i) = obj.extract::<i64>() {
         if i < 0 {
-            return Err(PyRuntimeError::new_err(format!("Device index must not be negative")));
+            return Err(PyRuntimeError::new_err("Device index must not be negative"));
         }
         return Ok(DeviceSpec::parse(&format!("wgpu:{i}"))?);
     }

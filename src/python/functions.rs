@@ -53,7 +53,7 @@ impl PyGenerator {
 
 fn seed_value(seed: &Bound<'_, PyAny>) -> PyResult<u64> {
     let v: i128 = seed.extract().map_err(|_| PyTypeError::new_err("seed must be an int"))?;
-    if v < -(1i128 << 63) || v >= (1i128 << 64) {
+    if !(-(1i128 << 63)..(1i128 << 64)).contains(&v) {
         return Err(PyValueError::new_err("Overflow when unpacking long"));
     }
     Ok(v as u64)

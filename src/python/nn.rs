@@ -1,13 +1,13 @@
-//! The kernels behind `rstorch.nn.functional`: convolutions, max pooling, the norms and nll_loss. The Python layer
-//! normalises int-or-tuple arguments and handles bias and unbatched inputs.
+//! The kernels behind `rstorch.nn.functional`: convolutions, max pooling, the norms and nll_loss.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::tensor::conv::ConvParams;
+use crate::tensor::convolution::ConvPadding;
 use crate::tensor::loss::Reduction;
 use crate::tensor::pool::PoolParams;
 
+use super::convert::{index_int, int_list};
 use super::tensor::{run, PyTensor};
 
 /// A pair of non-negative sizes; negative values are PyTorch's RuntimeErrors.
@@ -18,54 +18,62 @@ fn pair(v: (i64, i64), what: &str) -> PyResult<[usize; 2]> {
     Ok([v.0 as usize, v.1 as usize])
 }
 
-fn conv_params(stride: (i64, i64), padding: (i64, i64), dilation: (i64, i64), groups: i64) -> PyResult<ConvParams> {
-    if groups <= 0 {
-        return Err(crate::error::Error::Runtime("non-positive groups is not supported".into()).into());
+/// A convolution's per-axis argument as PyTorch's bindings take it: an int stands for one value
+/// per axis of the function (`spatial`), a sequence is passed on as given for the core to check.
+fn per_axis_arg(obj: &Bound<'_, PyAny>, spatial: usize) -> PyResult<Vec<i64>> {
+    if obj.is_instance_of::<pyo3::types::PyInt>() {
+        return Ok(vec![index_int(obj)?; spatial]);
     }
-    if stride.0 <= 0 || stride.1 <= 0 {
-        return Err(crate::error::Error::Runtime("non-positive stride is not supported".into()).into());
-    }
-    Ok(ConvParams {
-        stride: pair(stride, "stride")?,
-        padding: pair(padding, "padding")?,
-        dilation: pair(dilation, "dilation")?,
-        groups: groups as usize,
-    })
+    int_list(obj)
 }
 
+/// `conv1d` / `conv2d` (`spatial` 1 or 2): `padding` is sizes or `'valid'` / `'same'`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-fn _conv2d(
+fn _convolution(
     py: Python<'_>,
     input: &PyTensor,
     weight: &PyTensor,
     bias: Option<&PyTensor>,
-    stride: (i64, i64),
-    padding: (i64, i64),
-    dilation: (i64, i64),
+    spatial: usize,
+    stride: &Bound<'_, PyAny>,
+    padding: &Bound<'_, PyAny>,
+    dilation: &Bound<'_, PyAny>,
     groups: i64,
 ) -> PyResult<PyTensor> {
-    let p = conv_params(stride, padding, dilation, groups)?;
+    let padding = match padding.extract::<String>() {
+        Ok(mode) => ConvPadding::from_mode(&mode)?,
+        Err(_) => ConvPadding::Sizes(per_axis_arg(padding, spatial)?),
+    };
+    let (stride, dilation) = (per_axis_arg(stride, spatial)?, per_axis_arg(dilation, spatial)?);
     let (x, w, b) = (&input.tensor(), &weight.tensor(), bias.map(|b| b.tensor()));
-    Ok(PyTensor::wrap(run(py, x.numel() * w.numel(), || x.conv2d(w, b.as_ref(), &p))?))
+    Ok(PyTensor::wrap(run(py, x.numel() * w.numel(), || x.convolution(w, b.as_ref(), spatial, &stride, &padding, &dilation, groups))?))
 }
 
+/// `conv_transpose1d` / `conv_transpose2d` (`spatial` 1 or 2).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-fn _conv_transpose2d(
+fn _conv_transpose(
     py: Python<'_>,
     input: &PyTensor,
     weight: &PyTensor,
-    stride: (i64, i64),
-    padding: (i64, i64),
-    output_padding: (i64, i64),
+    bias: Option<&PyTensor>,
+    spatial: usize,
+    stride: &Bound<'_, PyAny>,
+    padding: &Bound<'_, PyAny>,
+    output_padding: &Bound<'_, PyAny>,
     groups: i64,
-    dilation: (i64, i64),
+    dilation: &Bound<'_, PyAny>,
 ) -> PyResult<PyTensor> {
-    let p = conv_params(stride, padding, dilation, groups)?;
-    let op = pair(output_padding, "output padding")?;
-    let (x, w) = (&input.tensor(), &weight.tensor());
-    Ok(PyTensor::wrap(run(py, x.numel() * w.numel(), || x.conv_transpose2d(w, &p, op))?))
+    if padding.is_instance_of::<pyo3::types::PyString>() {
+        return Err(PyTypeError::new_err(format!("conv_transpose{spatial}d(): argument 'padding' must be tuple of ints, not str")));
+    }
+    let (stride, padding) = (per_axis_arg(stride, spatial)?, per_axis_arg(padding, spatial)?);
+    let (output_padding, dilation) = (per_axis_arg(output_padding, spatial)?, per_axis_arg(dilation, spatial)?);
+    let (x, w, b) = (&input.tensor(), &weight.tensor(), bias.map(|b| b.tensor()));
+    Ok(PyTensor::wrap(run(py, x.numel() * w.numel(), || {
+        x.conv_transpose(w, b.as_ref(), spatial, &stride, &padding, &output_padding, groups, &dilation)
+    })?))
 }
 
 #[pyfunction]
@@ -151,8 +159,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_nll_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_layer_norm, m)?)?;
     m.add_function(wrap_pyfunction!(_batch_norm, m)?)?;
-    m.add_function(wrap_pyfunction!(_conv2d, m)?)?;
-    m.add_function(wrap_pyfunction!(_conv_transpose2d, m)?)?;
+    m.add_function(wrap_pyfunction!(_convolution, m)?)?;
+    m.add_function(wrap_pyfunction!(_conv_transpose, m)?)?;
     m.add_function(wrap_pyfunction!(_max_pool2d_with_indices, m)?)?;
     Ok(())
 }

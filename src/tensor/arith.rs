@@ -313,6 +313,8 @@ fn check_integer_power(b: &Arg, compute: DType) -> Result<()> {
     Ok(())
 }
 
+// The generic comparisons below also run for bool elements, where clippy would rewrite them.
+#[allow(clippy::bool_comparison)]
 fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
     let (compute, out) = op_dtypes(op, &a, &b)?;
     if op == BinaryOp::Pow && !compute.is_floating_point() {
@@ -327,10 +329,12 @@ fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
     let tb = b.materialize(kernel_dtype)?;
     let shape = broadcast_shapes(ta.shape(), tb.shape())?;
     crate::tensor::check_alloc(&shape, kernel_dtype)?;
-    if !compute.is_floating_point() && matches!(op, BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod) && compute != DType::Bool {
-        if tb.eq_scalar_any(Scalar::Int(0))? {
-            return Err(Error::Runtime("ZeroDivisionError".into()));
-        }
+    if !compute.is_floating_point()
+        && matches!(op, BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod)
+        && compute != DType::Bool
+        && tb.eq_scalar_any(Scalar::Int(0))?
+    {
+        return Err(Error::Runtime("ZeroDivisionError".into()));
     }
     let la = ta.layout().broadcast_to(&shape);
     let lb = tb.layout().broadcast_to(&shape);

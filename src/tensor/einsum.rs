@@ -112,10 +112,10 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
         return Err(bad("must provide at least one operand"));
     }
     if specs.len() > operands.len() {
-        return Err(bad(format!("fewer operands were provided than specified in the equation")));
+        return Err(bad("fewer operands were provided than specified in the equation"));
     }
     if specs.len() < operands.len() {
-        return Err(bad(format!("more operands were provided than specified in the equation")));
+        return Err(bad("more operands were provided than specified in the equation"));
     }
     let subs = specs.iter().enumerate().map(|(k, s)| parse_subscripts(s, k)).collect::<Result<Vec<_>>>()?;
     // Dims `...` stands for, per operand and at most.
@@ -189,8 +189,8 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
         out_num_dim
     });
     for &c in count.keys() {
-        if !perm_of.contains_key(&c) {
-            perm_of.insert(c, perm_index);
+        if let std::collections::hash_map::Entry::Vacant(slot) = perm_of.entry(c) {
+            slot.insert(perm_index);
             perm_index += 1;
         }
     }
@@ -271,20 +271,20 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
     while ops.len() > 1 {
         let (mut a, mut b) = (ops.pop_front().expect("two operands"), ops.pop_front().expect("two operands"));
         let (mut sum_dims, mut a_sum, mut b_sum) = (vec![], vec![], vec![]);
-        for d in out_num_dim..perm_index {
+        for (d, count) in dim_counts.iter_mut().enumerate().take(perm_index).skip(out_num_dim) {
             if a.shape()[d] != 1 && b.shape()[d] != 1 {
-                dim_counts[d] -= 1;
-                if dim_counts[d] == 1 {
+                *count -= 1;
+                if *count == 1 {
                     sum_dims.push(d);
-                    dim_counts[d] = 0;
+                    *count = 0;
                 }
-            } else if dim_counts[d] == 1 {
+            } else if *count == 1 {
                 if a.shape()[d] != 1 {
                     a_sum.push(d as i64);
-                    dim_counts[d] = 0;
+                    *count = 0;
                 } else if b.shape()[d] != 1 {
                     b_sum.push(d as i64);
-                    dim_counts[d] = 0;
+                    *count = 0;
                 }
             }
         }

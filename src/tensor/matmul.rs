@@ -85,10 +85,10 @@ impl Tensor {
 
     pub fn mm(&self, other: &Tensor) -> Result<Tensor> {
         if self.ndim() != 2 {
-            return Err(Error::Runtime(format!("self must be a matrix")));
+            return Err(Error::Runtime("self must be a matrix".into()));
         }
         if other.ndim() != 2 {
-            return Err(Error::Runtime(format!("mat2 must be a matrix")));
+            return Err(Error::Runtime("mat2 must be a matrix".into()));
         }
         if self.shape()[1] != other.shape()[0] {
             return Err(Error::MatmulShape { m: self.shape()[0], k1: self.shape()[1], k2: other.shape()[0], n: other.shape()[1] });
@@ -99,10 +99,10 @@ impl Tensor {
 
     pub fn bmm(&self, other: &Tensor) -> Result<Tensor> {
         if self.ndim() != 3 {
-            return Err(Error::Runtime(format!("batch1 must be a 3D tensor")));
+            return Err(Error::Runtime("batch1 must be a 3D tensor".into()));
         }
         if other.ndim() != 3 {
-            return Err(Error::Runtime(format!("batch2 must be a 3D tensor")));
+            return Err(Error::Runtime("batch2 must be a 3D tensor".into()));
         }
         let (b, k) = (self.shape()[0], self.shape()[2]);
         if other.shape()[0] != b || other.shape()[1] != k {

@@ -2,6 +2,7 @@
 
 pub mod arith;
 pub mod conv;
+pub mod convolution;
 mod creation;
 mod einsum;
 pub mod float_class;

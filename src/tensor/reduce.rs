@@ -224,6 +224,8 @@ impl Tensor {
     }
 
     /// The index of the first NaN, else of the first max (or min), along `dim` on the CPU.
+    // The generic comparisons below also run for bool elements, where clippy would rewrite them.
+    #[allow(clippy::bool_comparison)]
     fn arg_extreme_cpu(&self, d: usize, max: bool, shape: &[usize]) -> Result<Tensor> {
         let (t, dt) = (self, self.dtype());
         let idx: Vec<i64> = with_arith_dtype!(dt, T => t.with_slice::<T, _>(if max { "max" } else { "min" }, |s, l| {

@@ -74,7 +74,7 @@ impl BufferPool {
                 return Ok(buf);
             }
         }
-        let max = limits.max_buffer_size.min(limits.max_storage_buffer_binding_size as u64);
+        let max = limits.max_buffer_size.min(limits.max_storage_buffer_binding_size);
         if class > max {
             return Err(Error::Runtime(format!(
                 "wgpu: a tensor of {bytes} bytes is larger than the adapter's largest buffer binding ({max} bytes)"
@@ -139,7 +139,7 @@ mod tests {
         assert_eq!(size_class(1025), 1280);
         for bytes in (1..1 << 20).step_by(997) {
             let c = size_class(bytes);
-            assert!(c >= bytes && c % 4 == 0);
+            assert!(c >= bytes && c.is_multiple_of(4));
             assert!(bytes <= 256 || (c - bytes) * 4 <= c, "{bytes} -> {c}");
         }
     }

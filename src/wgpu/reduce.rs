@@ -188,8 +188,11 @@ fn launch_reduce(ctx: &'static Context, op: u32, x: Input<'_>, rdims: &[usize], 
     run(ctx, op, second, out)
 }
 
+/// A shape and its strides.
+type ShapeStrides = (Vec<usize>, Vec<usize>);
+
 /// Rows of `x` along `dim`: the other dims (merged where they allow) and `dim` itself.
-fn along(l: &Layout, dim: usize) -> ((Vec<usize>, Vec<usize>), (Vec<usize>, Vec<usize>)) {
+fn along(l: &Layout, dim: usize) -> (ShapeStrides, ShapeStrides) {
     let dims: Vec<usize> = (0..l.ndim()).filter(|&d| d != dim).collect();
     let shape: Vec<usize> = dims.iter().map(|&d| l.shape[d]).collect();
     let strides: Vec<usize> = dims.iter().map(|&d| l.strides[d]).collect();

@@ -93,7 +93,7 @@ fn softmax_rows(t: &Tensor, dim: usize) -> (usize, usize, usize) {
         0 => (1, 1),
         _ => (t.shape()[dim], t.shape()[dim + 1..].iter().product()),
     };
-    (if len == 0 { 0 } else { t.numel() / len }, len, inner)
+    (t.numel().checked_div(len).unwrap_or(0), len, inner)
 }
 
 /// softmax (or with `log` log_softmax) of the float32 or float64 `x` along `dim`, fused: a new

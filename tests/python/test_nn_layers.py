@@ -11,7 +11,6 @@ import pytest
 
 import rstorch
 import rstorch.nn as nn
-import rstorch.nn.functional as F
 from rstorch.autograd import gradcheck
 
 from _layer_cases import CASES, flatten_outputs, takes_grad

@@ -2,7 +2,6 @@
 zero_grad and repr, with PyTorch's rules and messages."""
 import copy
 import pickle
-import warnings
 
 import pytest
 

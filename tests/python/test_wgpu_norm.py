@@ -465,7 +465,7 @@ def test_layer_norm_module_trains_a_step_as_on_the_cpu():
     gpu, loss_gpu = _train_step(model, x, target, "wgpu")
     cpu, loss_cpu = _train_step(model, x, target, "cpu")
     close(loss_gpu, loss_cpu, tol=1e-5)
-    for (name, p), (_, q) in zip(gpu.named_parameters(), cpu.named_parameters()):
+    for p, q in zip(gpu.parameters(), cpu.parameters()):
         close(p, q, tol=1e-5)
 
 
@@ -477,7 +477,7 @@ def test_batch_norm_module_trains_a_step_as_on_the_cpu():
     gpu, loss_gpu = _train_step(model, x, target, "wgpu")
     cpu, loss_cpu = _train_step(model, x, target, "cpu")
     close(loss_gpu, loss_cpu, tol=1e-5)
-    for (name, p), (_, q) in zip(gpu.named_parameters(), cpu.named_parameters()):
+    for p, q in zip(gpu.parameters(), cpu.parameters()):
         close(p, q, tol=1e-5)
     bn_gpu, bn_cpu = gpu[1], cpu[1]
     close(bn_gpu.running_mean, bn_cpu.running_mean)

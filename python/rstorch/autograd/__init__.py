@@ -30,7 +30,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     outputs = _tensors(outputs)
-    single = isinstance(inputs, _C.Tensor)
     inputs = _tensors(inputs)
     grads = _tensors(grad_outputs)
     grads = grads + [None] * (len(outputs) - len(grads))

@@ -117,7 +117,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                              for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
-    diff_inputs = [x for x in inputs if isinstance(x, _C.Tensor) and x.requires_grad]
 
     def first_grads(*args):
         xs, gos = args[:n_in], args[n_in:]

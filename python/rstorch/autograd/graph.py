@@ -2,7 +2,6 @@
 one wrapper object per live node, so graph walks can use identity."""
 import weakref
 
-from .. import _C
 
 _classes = {}
 _wrappers = weakref.WeakValueDictionary()

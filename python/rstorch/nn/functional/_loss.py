@@ -28,7 +28,7 @@ def _check_targets(input, target):
         raise ValueError("input tensor should be 1D or more")
     if input.dim() == 1:
         if target.dim() != 0:
-            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         return
     if input.shape[0] != target.shape[0] or target.dim() != input.dim() - 1:
         if input.shape[0] != target.shape[0]:
@@ -217,7 +217,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     loss = -(target * input.log().clamp_min(-100.0) + (1 - target) * (1 - input).log().clamp_min(-100.0))
     if weight is not None:
         loss = loss * weight
-    return as_node("BinaryCrossEntropyBackward0", (input, target, _if_grad(weight)), reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction)))
+    reduced = reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction))
+    return as_node("BinaryCrossEntropyBackward0", (input, target, _if_grad(weight)), reduced)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -232,7 +233,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = (1 - target) * input + log_sigmoid_neg
     if weight is not None:
         loss = loss * weight
-    return as_node("BinaryCrossEntropyWithLogitsBackward0", (input, target, _if_grad(weight), _if_grad(pos_weight)), reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction)))
+    reduced = reduce_loss(loss, reduction_from_legacy(size_average, reduce, reduction))
+    return as_node("BinaryCrossEntropyWithLogitsBackward0", (input, target, _if_grad(weight), _if_grad(pos_weight)), reduced)
 
 
 def _xlogy(x, y):

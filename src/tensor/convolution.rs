@@ -1,0 +1,239 @@
+//! The convolutions of PyTorch's functional API, conv1d / conv2d and their transposes: argument
+//! rules in PyTorch's order and wording, unbatched inputs, `padding='valid'` / `'same'`, 1-d as
+//! 2-d over images of height 1, and the transposes' bias; each is one ConvolutionBackward0 node
+//! over the 2-d ops of `conv.rs`. Python and Rust callers get the same op.
+
+use crate::autograd::composite::composite_optional;
+use crate::error::{Error, Result};
+use crate::tensor::conv::ConvParams;
+use crate::tensor::Tensor;
+
+/// `padding` of a convolution: sizes per axis (one for all, or one each), or a mode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConvPadding {
+    Sizes(Vec<i64>),
+    /// No padding.
+    Valid,
+    /// The output keeps the input's size (stride 1 only); an odd total pads one more after.
+    Same,
+}
+
+impl ConvPadding {
+    /// `'valid'` or `'same'`.
+    pub fn from_mode(mode: &str) -> Result<ConvPadding> {
+        match mode {
+            "valid" => Ok(ConvPadding::Valid),
+            "same" => Ok(ConvPadding::Same),
+            _ => Err(Error::Runtime(format!("Invalid padding string: '{mode}'"))),
+        }
+    }
+}
+
+/// A convolution's per-axis arguments once checked: non-negative, as many as the weight has
+/// spatial dims.
+struct Checked {
+    stride: Vec<usize>,
+    padding: Vec<usize>,
+    output_padding: Vec<usize>,
+    dilation: Vec<usize>,
+    groups: usize,
+}
+
+/// One value for every axis, or one per axis.
+fn per_axis(name: &str, values: &[i64], dims: usize) -> Result<Vec<i64>> {
+    match values.len() {
+        1 => Ok(vec![values[0]; dims]),
+        n if n == dims => Ok(values.to_vec()),
+        _ => Err(Error::Runtime(format!(
+            "expected {name} to be a single integer value or a list of {dims} values to match the convolution dimensions, but got {name}={values:?}"
+        ))),
+    }
+}
+
+fn to_sizes(values: &[i64]) -> Vec<usize> {
+    values.iter().map(|&v| v as usize).collect()
+}
+
+/// PyTorch's checks of the arguments, in its order: the weight's rank, the lists' lengths, then
+/// groups, padding, output padding, stride and dilation.
+fn check_args(weight: &Tensor, stride: &[i64], padding: &[i64], output_padding: &[i64], dilation: &[i64], groups: i64) -> Result<Checked> {
+    if weight.ndim() < 3 {
+        return Err(Error::Runtime("weight should have at least three dimensions".into()));
+    }
+    let dims = weight.ndim() - 2;
+    let stride = per_axis("stride", stride, dims)?;
+    let padding = per_axis("padding", padding, dims)?;
+    let dilation = per_axis("dilation", dilation, dims)?;
+    let output_padding = per_axis("output_padding", output_padding, dims)?;
+    if groups <= 0 {
+        return Err(Error::Runtime("non-positive groups is not supported".into()));
+    }
+    if padding.iter().any(|&p| p < 0) {
+        return Err(Error::Runtime("negative padding is not supported".into()));
+    }
+    if output_padding.iter().any(|&p| p < 0) {
+        return Err(Error::Runtime("negative output_padding is not supported".into()));
+    }
+    if stride.iter().any(|&s| s <= 0) {
+        return Err(Error::Runtime("non-positive stride is not supported".into()));
+    }
+    if dilation.iter().any(|&d| d <= 0) {
+        return Err(Error::Runtime("dilation should be greater than zero".into()));
+    }
+    Ok(Checked {
+        stride: to_sizes(&stride),
+        padding: to_sizes(&padding),
+        output_padding: to_sizes(&output_padding),
+        dilation: to_sizes(&dilation),
+        groups: groups as usize,
+    })
+}
+
+/// The input with a batch dim: `spatial + 2` dims already, or `spatial + 1` (unbatched).
+fn batched_input(input: &Tensor, spatial: usize, name: &str) -> Result<(Tensor, bool)> {
+    if input.ndim() == spatial + 2 {
+        return Ok((input.clone(), true));
+    }
+    if input.ndim() != spatial + 1 {
+        return Err(Error::Runtime(format!(
+            "Expected {}D (unbatched) or {}D (batched) input to {name}, but got input of size: {:?}",
+            spatial + 1,
+            spatial + 2,
+            input.shape()
+        )));
+    }
+    Ok((input.unsqueeze(0)?, false))
+}
+
+fn check_input_rank(input: &Tensor, weight: &Tensor) -> Result<()> {
+    if input.ndim() != weight.ndim() {
+        return Err(Error::Runtime(format!(
+            "Expected {k}-dimensional input for {k}-dimensional weight {:?}, but got {}-dimensional input of size {:?} instead",
+            weight.shape(),
+            input.ndim(),
+            input.shape(),
+            k = weight.ndim()
+        )));
+    }
+    Ok(())
+}
+
+/// `padding='same'`: the symmetric padding per axis, after padding `input` at the end of the
+/// axes whose total is odd (as one ConstantPadNdBackward0 node).
+fn same_padding(input: &Tensor, weight: &Tensor, args: &Checked) -> Result<(Tensor, Vec<usize>)> {
+    if args.stride.iter().any(|&s| s != 1) {
+        return Err(Error::Runtime("padding='same' is not supported for strided convolutions".into()));
+    }
+    let spatial = weight.ndim() - 2;
+    let totals: Vec<usize> = (0..spatial).map(|a| args.dilation[a] * (weight.shape()[2 + a] - 1)).collect();
+    let before: Vec<usize> = totals.iter().map(|t| t / 2).collect();
+    if totals.iter().all(|t| t % 2 == 0) {
+        return Ok((input.clone(), before));
+    }
+    let padded = crate::autograd::named("ConstantPadNdBackward0", &[input], || {
+        let mut out = input.clone();
+        for (a, t) in totals.iter().enumerate().filter(|(_, t)| *t % 2 == 1) {
+            let dim = 2 + a;
+            let mut zeros_shape = out.shape().to_vec();
+            zeros_shape[dim] = t - 2 * (t / 2);
+            let zeros = Tensor::zeros(&zeros_shape, out.dtype())?.to_device(out.device())?;
+            out = Tensor::cat(&[out, zeros], dim as i64)?;
+        }
+        Ok(out)
+    })?;
+    Ok((padded, before))
+}
+
+/// The 2-d parameters of a 1-d or 2-d convolution: a 1-d one runs over images of height 1.
+fn params_2d(args: &Checked, padding: &[usize]) -> ConvParams {
+    let two = |v: &[usize], unit: usize| if v.len() == 1 { [unit, v[0]] } else { [v[0], v[1]] };
+    ConvParams { stride: two(&args.stride, 1), padding: two(padding, 0), dilation: two(&args.dilation, 1), groups: args.groups }
+}
+
+fn unsupported_rank(name: &str, weight: &Tensor) -> Error {
+    Error::NotImplemented(format!("{name}: {}-dimensional convolutions are not implemented", weight.ndim() - 2))
+}
+
+impl Tensor {
+    /// `conv1d` (`spatial` 1) or `conv2d` (`spatial` 2) of `torch.nn.functional`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn convolution(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        spatial: usize,
+        stride: &[i64],
+        padding: &ConvPadding,
+        dilation: &[i64],
+        groups: i64,
+    ) -> Result<Tensor> {
+        let name = if spatial == 1 { "conv1d" } else { "conv2d" };
+        let (input, batched) = batched_input(self, spatial, name)?;
+        let sizes = match padding {
+            ConvPadding::Sizes(p) => p.as_slice(),
+            ConvPadding::Valid | ConvPadding::Same => &[0],
+        };
+        let args = check_args(weight, stride, sizes, &[0], dilation, groups)?;
+        check_input_rank(&input, weight)?;
+        let (input, pads) = match padding {
+            ConvPadding::Same => same_padding(&input, weight, &args)?,
+            _ => (input, args.padding.clone()),
+        };
+        let p = params_2d(&args, &pads);
+        let out = match spatial {
+            2 => input.conv2d(weight, bias, &p)?,
+            1 => {
+                let out = input.unsqueeze(2)?.conv2d(&weight.unsqueeze(2)?, bias, &p)?.squeeze_dims(&[2])?;
+                // PyTorch's one node for every convolution, over the 1-d op's own inputs.
+                composite_optional("ConvolutionBackward0", &[Some(&input), Some(weight), bias], vec![out]).remove(0)
+            }
+            _ => return Err(unsupported_rank(name, weight)),
+        };
+        if batched {
+            Ok(out)
+        } else {
+            out.squeeze_dims(&[0])
+        }
+    }
+
+    /// `conv_transpose1d` (`spatial` 1) or `conv_transpose2d` (`spatial` 2) of
+    /// `torch.nn.functional`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn conv_transpose(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        spatial: usize,
+        stride: &[i64],
+        padding: &[i64],
+        output_padding: &[i64],
+        groups: i64,
+        dilation: &[i64],
+    ) -> Result<Tensor> {
+        let name = if spatial == 1 { "conv_transpose1d" } else { "conv_transpose2d" };
+        let (input, batched) = batched_input(self, spatial, name)?;
+        let args = check_args(weight, stride, padding, output_padding, dilation, groups)?;
+        check_input_rank(&input, weight)?;
+        let p = params_2d(&args, &args.padding);
+        let op = &args.output_padding;
+        let out = match spatial {
+            2 => input.conv_transpose2d(weight, &p, [op[0], op[1]])?,
+            1 => input.unsqueeze(2)?.conv_transpose2d(&weight.unsqueeze(2)?, &p, [0, op[0]])?.squeeze_dims(&[2])?,
+            _ => return Err(unsupported_rank(name, weight)),
+        };
+        let out = match bias {
+            Some(b) => {
+                let mut shape = vec![-1i64];
+                shape.resize(out.ndim() - 1, 1);
+                out.binary(crate::tensor::BinaryOp::Add, &b.reshape(&shape)?)?
+            }
+            None => out,
+        };
+        let out = composite_optional("ConvolutionBackward0", &[Some(&input), Some(weight), bias], vec![out]).remove(0);
+        if batched {
+            Ok(out)
+        } else {
+            out.squeeze_dims(&[0])
+        }
+    }
+}
