@@ -1,5 +1,4 @@
 """Autograd behaviour, with PyTorch's semantics and messages."""
-import math
 import threading
 import warnings
 

@@ -11,7 +11,7 @@ from hypothesis import assume, given, settings, strategies as st
 import rstorch
 from _strategies import (
     ALL_DTYPES, FLOATS, INTS, NUMERIC, broadcastable_shapes, check, dtype_name, make_tensor,
-    nonempty_shapes, operand, random_values, result_type, rs_dtype, shapes, tensors,
+    nonempty_shapes, operand, random_values, result_type, rs_dtype, tensors,
 )
 
 # RSTORCH_HYPOTHESIS=thorough runs many more examples (for bug hunting, not CI).
@@ -455,7 +455,6 @@ def test_norm(data, p):
     keepdim = data.draw(st.booleans()) and dim is not None
     assume(not (p == float("inf") and a.size == 0))
     b = np.abs(a.astype(np.float64))
-    axis = np_axis(dim)
     if p == float("inf"):
         want = np_reduce(np.max, b, dim, keepdim) if b.ndim or dim is not None else b
     else:

@@ -1325,7 +1325,7 @@ def test_fused_softmax_matches_the_cpu(log, seed):
     name = "log_softmax" if log else "softmax"
     for view in [lambda t: t, lambda t: t.transpose(0, -1), lambda t: t[..., ::2], lambda t: t.unsqueeze(-1).expand(*t.shape, 3)[..., 1:]]:
         for dim in range(-view(x).ndim, view(x).ndim):
-            outs = {}
+            outs, cot = {}, None
             for dev in ["cpu", "wgpu"]:
                 leaf = rstorch.tensor(data, device=dev, requires_grad=True)
                 y = getattr(view(leaf), name)(dim)

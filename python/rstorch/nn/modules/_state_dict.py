@@ -90,7 +90,7 @@ def _load_state_dict(root, state_dict, strict, assign):
                 child_prefix = prefix + name + "."
                 child_state_dict = {k: v for k, v in local_state_dict.items()
                                     if k.startswith(child_prefix)}
-                load(child, child_state_dict, child_prefix)
+                load(child, child_state_dict, child_prefix)  # noqa: F821 (deleted after the walk, breaking its cycle)
         incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)
         for hook in module._load_state_dict_post_hooks.values():
             out = hook(module, incompatible_keys)
