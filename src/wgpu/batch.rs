@@ -3,9 +3,7 @@
 //! `synchronize`). Each kernel's parameters go into one uniform arena per batch, written with
 //! a single `write_buffer` just before the batch is submitted.
 
-use crate::error::Result;
-
-use super::context::{Context, Shader};
+use super::shader::Shader;
 
 /// Kernels per batch before it is submitted anyway (bounds latency and the arena's size).
 const MAX_KERNELS: usize = 256;
@@ -36,6 +34,65 @@ impl Batch {
     fn encoder(&mut self, device: &wgpu::Device) -> &mut wgpu::CommandEncoder {
         self.encoder.get_or_insert_with(|| device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("rstorch batch") }))
     }
+
+    /// Records one kernel of `l` with its compiled `pipeline` and bind-group layout, submitting
+    /// the batch first when it is full.
+    pub fn launch(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        pipeline: &wgpu::ComputePipeline,
+        group_layout: &wgpu::BindGroupLayout,
+        l: &Launch<'_>,
+    ) {
+        if self.kernels >= MAX_KERNELS {
+            self.submit(queue);
+        }
+        let offset = self.params.len();
+        let size = l.params.len().div_ceil(16) * 16;
+        self.params.extend_from_slice(l.params);
+        let slot = size.div_ceil(self.align) * self.align;
+        self.params.resize(offset + slot, 0);
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &self.arena,
+                offset: offset as u64,
+                size: wgpu::BufferSize::new(size as u64),
+            }),
+        }];
+        for (i, buf) in l.buffers.iter().enumerate() {
+            entries.push(wgpu::BindGroupEntry { binding: i as u32 + 1, resource: buf.as_entire_binding() });
+        }
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(l.entry), layout: group_layout, entries: &entries });
+        {
+            let enc = self.encoder(device);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(l.entry), timestamp_writes: None });
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            pass.dispatch_workgroups(l.groups[0], l.groups[1], l.groups[2]);
+        }
+        self.kernels += 1;
+    }
+
+    /// Records a non-kernel command (a buffer copy or clear).
+    pub fn record(&mut self, device: &wgpu::Device, f: impl FnOnce(&mut wgpu::CommandEncoder)) {
+        f(self.encoder(device));
+    }
+
+    /// Submits the batch, if it holds anything.
+    pub fn submit(&mut self, queue: &wgpu::Queue) {
+        if let Some(enc) = self.encoder.take() {
+            if !self.params.is_empty() {
+                // Queue writes land before the command buffers of the next submission, which
+                // is exactly this batch.
+                queue.write_buffer(&self.arena, 0, &self.params);
+            }
+            queue.submit([enc.finish()]);
+        }
+        self.params.clear();
+        self.kernels = 0;
+    }
 }
 
 /// One kernel launch: a pipeline, its parameters, its storage buffers in binding order and the
@@ -55,73 +112,5 @@ pub(crate) fn grid(n: u32, max: u32) -> [u32; 3] {
         [n.max(1), 1, 1]
     } else {
         [max, n.div_ceil(max), 1]
-    }
-}
-
-impl Context {
-    fn lock_batch(&self) -> std::sync::MutexGuard<'_, Batch> {
-        self.batch.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Records a kernel into the pending batch.
-    pub fn launch(&self, l: Launch<'_>) -> Result<()> {
-        let (pipeline, group_layout) = self.pipeline(l.shader, l.entry, l.op);
-        let mut b = self.lock_batch();
-        if b.kernels >= MAX_KERNELS {
-            self.submit(&mut b);
-        }
-        let offset = b.params.len();
-        let size = l.params.len().div_ceil(16) * 16;
-        b.params.extend_from_slice(l.params);
-        let slot = size.div_ceil(b.align) * b.align;
-        b.params.resize(offset + slot, 0);
-        let mut entries = vec![wgpu::BindGroupEntry {
-            binding: 0,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &b.arena,
-                offset: offset as u64,
-                size: wgpu::BufferSize::new(size as u64),
-            }),
-        }];
-        for (i, buf) in l.buffers.iter().enumerate() {
-            entries.push(wgpu::BindGroupEntry { binding: i as u32 + 1, resource: buf.as_entire_binding() });
-        }
-        let group =
-            self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(l.entry), layout: &group_layout, entries: &entries });
-        {
-            let enc = b.encoder(&self.device);
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(l.entry), timestamp_writes: None });
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &group, &[]);
-            pass.dispatch_workgroups(l.groups[0], l.groups[1], l.groups[2]);
-        }
-        b.kernels += 1;
-        self.launches.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// Records a non-kernel command (a buffer copy or clear) into the pending batch.
-    pub fn record(&self, f: impl FnOnce(&mut wgpu::CommandEncoder)) {
-        let mut b = self.lock_batch();
-        f(b.encoder(&self.device));
-    }
-
-    /// Submits the pending batch, if any.
-    pub fn flush(&self) {
-        let mut b = self.lock_batch();
-        self.submit(&mut b);
-    }
-
-    fn submit(&self, b: &mut Batch) {
-        if let Some(enc) = b.encoder.take() {
-            if !b.params.is_empty() {
-                // Queue writes land before the command buffers of the next submission, which
-                // is exactly this batch.
-                self.queue.write_buffer(&b.arena, 0, &b.params);
-            }
-            self.queue.submit([enc.finish()]);
-        }
-        b.params.clear();
-        b.kernels = 0;
     }
 }

@@ -2,22 +2,16 @@
 //! pipelines, buffer pools and pending batch of commands.
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{Error, Result};
 
-use super::batch::Batch;
-use super::pool::BufferPool;
-
-/// A WGSL shader and the shape of its bind group: binding 0 is always the uniform parameters,
-/// then one storage buffer per entry (`true` = written).
-pub(crate) struct Shader {
-    pub name: &'static str,
-    pub source: &'static str,
-    pub storage: &'static [bool],
-}
+use super::batch::{Batch, Launch};
+use super::buffer_pool::{BufferPool, PoolStats};
+use super::future::block_on;
+// Also importable from here, as it was when it lived here.
+pub(crate) use super::shader::Shader;
 
 pub(crate) struct Context {
     pub ordinal: usize,
@@ -48,19 +42,6 @@ struct Slot {
     adapter: wgpu::Adapter,
     info: wgpu::AdapterInfo,
     context: OnceLock<std::result::Result<Context, String>>,
-}
-
-/// Runs a future that wgpu's native backends complete without waiting (adapter and device
-/// requests, error scopes): polled with a no-op waker until ready, so no executor crate is needed.
-pub(crate) fn block_on<F: Future>(f: F) -> F::Output {
-    let mut f = std::pin::pin!(f);
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    loop {
-        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::yield_now();
-    }
 }
 
 /// Discrete GPUs first, software rasterisers last: `wgpu:0` is the best device.
@@ -127,23 +108,6 @@ pub fn synchronize(ordinal: usize) -> Result<()> {
     ctx.flush();
     ctx.wait()?;
     ctx.check()
-}
-
-/// Buffer-pool and read-back counters of one device.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PoolStats {
-    /// Buffers created since the device opened (each a real allocation).
-    pub created: u64,
-    /// Requests served from the pool.
-    pub reused: u64,
-    /// Bytes held by live tensors and by the pool's free lists.
-    pub in_use_bytes: u64,
-    pub cached_bytes: u64,
-    /// Reads of device data back to the host (each one a wait for the device), and their bytes.
-    pub read_backs: u64,
-    pub read_back_bytes: u64,
-    /// Kernels launched (recorded for the device) since it opened.
-    pub launches: u64,
 }
 
 pub fn pool_stats(ordinal: usize) -> Result<PoolStats> {
@@ -333,5 +297,27 @@ impl Context {
             })
             .clone();
         (pipeline, group)
+    }
+
+    fn lock_batch(&self) -> std::sync::MutexGuard<'_, Batch> {
+        self.batch.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records a kernel into the pending batch.
+    pub fn launch(&self, l: Launch<'_>) -> Result<()> {
+        let (pipeline, group_layout) = self.pipeline(l.shader, l.entry, l.op);
+        self.lock_batch().launch(&self.device, &self.queue, &pipeline, &group_layout, &l);
+        self.launches.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Records a non-kernel command (a buffer copy or clear) into the pending batch.
+    pub fn record(&self, f: impl FnOnce(&mut wgpu::CommandEncoder)) {
+        self.lock_batch().record(&self.device, f);
+    }
+
+    /// Submits the pending batch, if any.
+    pub fn flush(&self) {
+        self.lock_batch().submit(&self.queue);
     }
 }

@@ -4,7 +4,8 @@
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 
-use super::context::{Context, Shader};
+use super::context::Context;
+use super::shader::Shader;
 
 /// An operand of the float kernels: its buffer and the element its contiguous data starts at.
 pub(crate) type Operand<'a> = (&'a wgpu::Buffer, usize);

@@ -1,14 +1,21 @@
 //! Launcher of `shaders/loss.wgsl`: nll_loss of float32 or float64 rows in one kernel.
+//! Below them, the tensor-level entry points the tensor layer calls: they check dtypes, take
+//! the operands' buffers, allocate the outputs and launch.
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::layout::Layout;
+use crate::storage::Storage;
 use crate::tensor::loss::Reduction;
+use crate::tensor::Tensor;
 
 use super::batch::Launch;
 use super::context::Context;
 use super::float_shaders::{float_shaders, FloatShaders, Operand};
+use super::operands::{buffer_of, output, require_float};
+use super::storage::WgpuStorage;
 use super::strided::u32_of;
 
 static NLL_LOSS: FloatShaders = float_shaders!("nll_loss", &[true, true, true, false, false, false], "loss.wgsl");
@@ -40,7 +47,7 @@ pub(crate) struct Outputs<'a> {
 /// nll_loss of `n` contiguous rows of `classes` `dtype` scores against int64 `targets`, with
 /// optional per-class `weights`, their losses combined as `reduction` says.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn nll_loss(
+fn launch_nll_loss(
     ctx: &Context,
     dtype: DType,
     scores: Operand<'_>,
@@ -79,4 +86,55 @@ pub(crate) fn nll_loss(
         buffers: &[out.loss, out.slopes, out.picks, scores.0, targets.0, weights],
         groups: [1, 1, 1],
     })
+}
+
+// ----- Tensor-level entry points ---------------------------------------------------------
+
+/// nll_loss of the float32 or float64 `scores` (rows of `classes`) against the int64 `target`
+/// (one per row), with optional per-class `weight`s, in one kernel: the loss (of `out_shape`:
+/// one per row without reduction), and per row the slope d loss / d score at the target and
+/// that target (0 where ignored), as the backward needs them. None where a target is out of
+/// range: the one flag word read back.
+pub fn nll_loss(
+    scores: &Tensor,
+    target: &Tensor,
+    weight: Option<&Tensor>,
+    classes: usize,
+    ignore_index: i64,
+    reduction: Reduction,
+    out_shape: &[usize],
+) -> Result<Option<(Tensor, Tensor, Tensor)>> {
+    require_float(scores, "nll_loss")?;
+    let dt = scores.dtype();
+    let n = target.numel();
+    let (scores, target) = (scores.contiguous()?, target.contiguous()?);
+    let weight = weight.map(|w| w.contiguous()).transpose()?;
+    let (ctx, sb) = buffer_of(&scores, "nll_loss")?;
+    let (_, tb) = buffer_of(&target, "nll_loss")?;
+    let wb = weight.as_ref().map(|w| buffer_of(w, "nll_loss")).transpose()?;
+    let (loss, lb) = output(ctx, out_shape, dt)?;
+    let (slopes, slb) = output(ctx, &[n], dt)?;
+    // The picks, then the flag word as one more int64 element, zeroed.
+    let picks = WgpuStorage::new(ctx, DType::I64, n + 1)?;
+    let pb = picks.buffer().clone();
+    ctx.record(|enc| enc.clear_buffer(&pb, n as u64 * 8, Some(8)));
+    let weights = weight.as_ref().zip(wb.as_ref()).map(|(w, (_, b))| (b, w.storage_offset()));
+    let outputs = Outputs { loss: &lb, slopes: &slb, picks: &pb };
+    launch_nll_loss(
+        ctx,
+        dt,
+        (&sb, scores.storage_offset()),
+        (&tb, target.storage_offset()),
+        weights,
+        (n, classes),
+        ignore_index,
+        reduction,
+        outputs,
+    )?;
+    if picks.read_word(2 * n)? != 0 {
+        return Ok(None);
+    }
+    let picks =
+        Tensor::from_storage(Storage::Wgpu(picks), Layout::contiguous(vec![n + 1])?).narrow(0, 0, n as i64)?.reshape(&[n as i64, 1])?;
+    Ok(Some((loss, slopes, picks)))
 }

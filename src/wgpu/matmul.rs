@@ -1,13 +1,21 @@
 //! Launchers of `shaders/matmul.wgsl` and `matmul_wide.wgsl`: batched matrix products over
 //! strided operands of float32 and float64, and of float16 and bfloat16 read as float32.
+//! Below them, the tensor-level entry points the tensor layer calls: they check dtypes, take
+//! the operands' buffers, allocate the outputs and launch.
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::dtype::DType;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::storage::dtype_not_on_device;
+use crate::tensor::{BinaryOp, Tensor};
 
 use super::batch::Launch;
-use super::context::{Context, Shader};
+use super::context::Context;
+use super::elementwise::{self, View};
+use super::operands::{buffer_of, output, view};
+use super::shader::Shader;
 use super::strided::u32_of;
 
 /// What matmul.wgsl expects before it: the compute type T, the bindings of A, B and the bias D
@@ -125,7 +133,7 @@ pub(crate) struct Mat<'a> {
 /// (and bias `d`, of the product's shape with its own strides) of `dtype`, a floating type;
 /// `out` is contiguous, of `dtype` for float32 and float64 and float32 for the half types.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn matmul(
+fn launch_matmul(
     ctx: &Context,
     dtype: DType,
     a: &Mat<'_>,
@@ -185,4 +193,102 @@ pub(crate) fn matmul(
         base += count;
     }
     Ok(())
+}
+
+// ----- Tensor-level entry points ---------------------------------------------------------
+
+/// `a @ b` for `[.., m, k]` and `[.., k, n]` tensors with equal batch shapes, both of one
+/// dtype. Float16 and bfloat16 operands are converted to float32, multiplied with float32
+/// accumulation and the product rounded once to their dtype (as the CPU's half product does);
+/// integer and bool products are exact.
+pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    matmul_add(a, b, None)
+}
+
+/// `a @ b + bias` as `matmul`, with `bias` (of the operands' dtype, broadcasting to the product)
+/// added to each float sum of products before it is stored (once rounded, for the half types),
+/// in the same kernel where its batch dims merge with the operands'.
+pub fn matmul_add(a: &Tensor, b: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+    let dt = a.dtype();
+    if b.dtype() != dt {
+        return Err(Error::Runtime(format!("wgpu matmul: operands of dtypes {} and {}", dt.name(), b.dtype().name())));
+    }
+    if bias.is_some_and(|d| d.dtype() != dt || !dt.is_floating_point()) {
+        // The sum keeps the binary op's type promotion.
+        return matmul(a, b)?.binary(BinaryOp::Add, bias.expect("checked"));
+    }
+    if !dt.is_floating_point() {
+        return matmul_int(a, b);
+    }
+    if !matches!(dt, DType::F32 | DType::F64 | DType::F16 | DType::BF16) {
+        return Err(dtype_not_on_device("matmul", dt, a.device()));
+    }
+    let nd = a.ndim();
+    let (m, k, n) = (a.shape()[nd - 2], a.shape()[nd - 1], b.shape()[nd - 1]);
+    let batch_shape = &a.shape()[..nd - 2];
+    let batches: usize = batch_shape.iter().product();
+    let mut out_shape = batch_shape.to_vec();
+    out_shape.extend([m, n]);
+    let bias = bias.map(|d| d.expand(&out_shape.iter().map(|&s| s as i64).collect::<Vec<_>>())).transpose()?;
+    // The kernel takes one batch stride per operand: merge the batch dims, or copy operands
+    // whose batch dims do not merge (and add a bias whose dims do not after).
+    let mut batch_strides = vec![&a.strides()[..nd - 2], &b.strides()[..nd - 2]];
+    if let Some(d) = &bias {
+        batch_strides.push(&d.strides()[..nd - 2]);
+    }
+    let (merged, strides) = super::strided::coalesce(batch_shape, &batch_strides);
+    if merged.len() > 1 {
+        if let Some(d) = &bias {
+            return matmul_add(a, b, None)?.binary(BinaryOp::Add, d);
+        }
+        return matmul(&a.contiguous()?, &b.contiguous()?);
+    }
+    let batch_stride = |i: usize| strides[i].first().copied().unwrap_or(0);
+    let (ctx, ab) = buffer_of(a, "matmul")?;
+    let (_, bb) = buffer_of(b, "matmul")?;
+    let db = bias.as_ref().map(|d| buffer_of(d, "matmul")).transpose()?;
+    // Half-type products come out in float32 and are rounded once, after.
+    let half = matches!(dt, DType::F16 | DType::BF16);
+    let (out, ob) = output(ctx, &out_shape, if half { DType::F32 } else { dt })?;
+    let mat = |t: &Tensor, buffer, bs| Mat {
+        buffer,
+        offset: t.storage_offset(),
+        batch_stride: bs,
+        row_stride: t.strides()[nd - 2],
+        col_stride: t.strides()[nd - 1],
+    };
+    let (ma, mb) = (mat(a, &ab, batch_stride(0)), mat(b, &bb, batch_stride(1)));
+    let md = bias.as_ref().zip(db.as_ref()).map(|(d, (_, buffer))| mat(d, buffer, batch_stride(2)));
+    let max = ctx.limits.max_compute_workgroups_per_dimension as usize;
+    if m.div_ceil(64) > max || n.div_ceil(64) > max {
+        return Err(Error::NotImplemented(format!("wgpu matmul of {m}x{k} by {k}x{n}: the output is too large for one grid")));
+    }
+    launch_matmul(ctx, dt, &ma, &mb, md.as_ref(), batches, (m, k, n), &ob)?;
+    if half {
+        return out.to_dtype(dt);
+    }
+    Ok(out)
+}
+
+/// `matmul` of integer (or bool) operands, exact: each output element sums its `k` products in
+/// int64 (wrapping) and keeps the low bits of its dtype, as the CPU's integer product does.
+/// Any strides and batch dims; no copies.
+fn matmul_int(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let nd = a.ndim();
+    let (m, k, n) = (a.shape()[nd - 2], a.shape()[nd - 1], b.shape()[nd - 1]);
+    let mut out_shape = a.shape()[..nd - 2].to_vec();
+    out_shape.extend([m, n]);
+    let (ctx, ab) = buffer_of(a, "matmul")?;
+    let (_, bb) = buffer_of(b, "matmul")?;
+    let (out, ob) = output(ctx, &out_shape, a.dtype())?;
+    // a walks out's rows and b its columns; the summed dim is walked by the kernel.
+    let at = |t: &Tensor, zeroed: usize| {
+        let mut strides = t.strides().to_vec();
+        strides[zeroed] = 0;
+        Layout { shape: out_shape.clone(), strides, offset: t.storage_offset() }
+    };
+    let (la, lb) = (at(a, nd - 1), at(b, nd - 2));
+    let steps = (a.strides()[nd - 1], b.strides()[nd - 2]);
+    elementwise::matmul_int(ctx, View { layout: &la, ..view(a, &ab) }, View { layout: &lb, ..view(b, &bb) }, k, steps, view(&out, &ob))?;
+    Ok(out)
 }

@@ -5,13 +5,15 @@
 #[cfg(feature = "wgpu")]
 mod batch;
 #[cfg(feature = "wgpu")]
+mod buffer_pool;
+#[cfg(feature = "wgpu")]
 mod context;
 #[cfg(feature = "wgpu")]
 mod elementwise;
 #[cfg(feature = "wgpu")]
 mod float_shaders;
 #[cfg(feature = "wgpu")]
-mod image;
+mod future;
 #[cfg(feature = "wgpu")]
 mod loss;
 #[cfg(feature = "wgpu")]
@@ -19,14 +21,18 @@ mod matmul;
 #[cfg(feature = "wgpu")]
 mod norm;
 #[cfg(feature = "wgpu")]
+mod operands;
+#[cfg(feature = "wgpu")]
 mod ops;
 #[cfg(feature = "wgpu")]
 pub mod optim;
 mod optim_step;
 #[cfg(feature = "wgpu")]
-mod pool;
+mod pooling;
 #[cfg(feature = "wgpu")]
 mod reduce;
+#[cfg(feature = "wgpu")]
+mod shader;
 #[cfg(feature = "wgpu")]
 mod softmax;
 #[cfg(feature = "wgpu")]
@@ -35,14 +41,26 @@ mod storage;
 mod strided;
 
 #[cfg(feature = "wgpu")]
-pub use context::{adapter_name, device_count, empty_cache, is_available, pool_stats, supports_f16, supports_f64, synchronize, PoolStats};
+pub use buffer_pool::PoolStats;
+#[cfg(feature = "wgpu")]
+pub use context::{adapter_name, device_count, empty_cache, is_available, pool_stats, supports_f16, supports_f64, synchronize};
+#[cfg(feature = "wgpu")]
+pub use loss::nll_loss;
+#[cfg(feature = "wgpu")]
+pub use matmul::{matmul, matmul_add};
+#[cfg(feature = "wgpu")]
+pub use norm::{batch_norm, batch_norm_backward, layer_norm, layer_norm_backward};
 #[cfg(feature = "wgpu")]
 pub use ops::{
-    add_at, add_at_positions, arg_reduce, batch_norm, batch_norm_backward, binary, col2im, copy_strided, cumulative, gather_index,
-    index_offsets, index_offsets_of_checked, layer_norm, layer_norm_backward, matmul, matmul_add, max_pool2d, max_pool2d_backward,
-    nll_loss, put, put_at_positions, reduce, scatter_index, softmax, softmax_backward, sort, take, take_at, unary, where_, IndexTerm,
-    Operand,
+    add_at, add_at_positions, binary, copy_strided, gather_index, index_offsets, index_offsets_of_checked, put, put_at_positions,
+    scatter_index, take, take_at, unary, where_, IndexTerm, Operand,
 };
+#[cfg(feature = "wgpu")]
+pub use pooling::{col2im, max_pool2d, max_pool2d_backward};
+#[cfg(feature = "wgpu")]
+pub use reduce::{arg_reduce, cumulative, reduce, sort};
+#[cfg(feature = "wgpu")]
+pub use softmax::{softmax, softmax_backward};
 #[cfg(feature = "wgpu")]
 pub use storage::{alloc, upload, WgpuStorage};
 

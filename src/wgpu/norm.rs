@@ -1,16 +1,20 @@
 //! Launcher of `shaders/norm.wgsl`: fused float32 and float64 layer norm and batch norm,
 //! forward and backward.
+//! Below them, the tensor-level entry points the tensor layer calls: they check dtypes, take
+//! the operands' buffers, allocate the outputs and launch.
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::dtype::DType;
-use crate::error::Result;
-use crate::tensor::Scalar;
+use crate::error::{Error, Result};
+use crate::storage::dtype_not_on_device;
+use crate::tensor::{Scalar, Tensor};
 
 use super::batch::{grid, Launch};
 use super::context::Context;
 use super::elementwise::scalar_bits;
 use super::float_shaders::{float_shaders, FloatShaders, Operand};
+use super::operands::{buffer_of, output};
 use super::strided::u32_of;
 
 // One source, two bind group shapes: the per row kernels do not bind `extra`.
@@ -77,7 +81,7 @@ fn params(
 /// Layer norm of `rows` contiguous rows of `cols` elements of `dtype`: `out` (laid out as x)
 /// and each row's mean and rstd into `stats`; `w` and `b` hold `cols` elements each when given.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn layer_norm(
+fn launch_layer_norm(
     ctx: &Context,
     dtype: DType,
     x: Operand<'_>,
@@ -105,7 +109,7 @@ pub(crate) fn layer_norm(
 /// The input gradient of a layer norm from x, the output gradient `g` (laid out as x), the
 /// weight when given and the forward's `stats`, into `out` (laid out as x).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn layer_norm_backward(
+fn launch_layer_norm_backward(
     ctx: &Context,
     dtype: DType,
     x: Operand<'_>,
@@ -286,7 +290,7 @@ fn channel_params(
 /// rest). Otherwise `stats.mean` and `extra` must hold the running estimates, and rstd is
 /// written from them.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn batch_norm(
+fn launch_batch_norm(
     ctx: &Context,
     dtype: DType,
     training: bool,
@@ -321,7 +325,7 @@ pub(crate) fn batch_norm(
 /// batch statistics when `training`). Without it nothing is written there: any buffer but the
 /// others will do.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn batch_norm_backward(
+fn launch_batch_norm_backward(
     ctx: &Context,
     dtype: DType,
     training: bool,
@@ -344,4 +348,224 @@ pub(crate) fn batch_norm_backward(
         l.apply(if training { 1 } else { 2 }, s)?;
     }
     Ok(())
+}
+
+// ----- Tensor-level entry points ---------------------------------------------------------
+
+/// An operand of the norm kernels: contiguous (a copy when it is not), of the dtype the launch
+/// computes in, with its device, buffer and start.
+struct NormOperand {
+    t: Tensor,
+    ctx: &'static Context,
+    buffer: wgpu::Buffer,
+}
+
+impl NormOperand {
+    /// `t` as an operand of a launch computing in `dtype` (float32 or float64).
+    fn new(t: &Tensor, dtype: DType, op: &str) -> Result<NormOperand> {
+        if t.dtype() != dtype || !matches!(dtype, DType::F32 | DType::F64) {
+            return Err(dtype_not_on_device(op, t.dtype(), t.device()));
+        }
+        let t = if t.is_contiguous() { t.clone() } else { t.contiguous()? };
+        // The kernels index with 32 bits, from the start of the buffer.
+        super::strided::u32_of(t.storage_offset() + t.numel())?;
+        let (ctx, buffer) = buffer_of(&t, op)?;
+        Ok(NormOperand { t, ctx, buffer })
+    }
+
+    /// A statistics operand: the kernels read those from element 0.
+    fn stats(t: &Tensor, dtype: DType, op: &str) -> Result<NormOperand> {
+        let at_start = t.is_contiguous() && t.storage_offset() == 0;
+        NormOperand::new(&if at_start { t.clone() } else { t.copy_as(t.dtype())? }, dtype, op)
+    }
+
+    fn operand(&self) -> super::float_shaders::Operand<'_> {
+        (&self.buffer, self.t.storage_offset())
+    }
+}
+
+fn norm_operands(t: Option<&Tensor>, dtype: DType, op: &str) -> Result<Option<NormOperand>> {
+    t.map(|t| NormOperand::new(t, dtype, op)).transpose()
+}
+
+/// Layer norm of the float32 or float64 `x` as rows of its last `cols` elements (weight and
+/// bias of x's dtype), fused: a new contiguous output of x's shape and each row's mean and rstd
+/// (one per row, in x's dtype).
+pub fn layer_norm(x: &Tensor, cols: usize, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<(Tensor, Tensor, Tensor)> {
+    let op = "layer_norm";
+    let dt = x.dtype();
+    let x = NormOperand::new(x, dt, op)?;
+    let (w, b) = (norm_operands(weight, dt, op)?, norm_operands(bias, dt, op)?);
+    let rows = x.t.numel().checked_div(cols).unwrap_or(0);
+    let ctx = x.ctx;
+    let (out, ob) = output(ctx, x.t.shape(), dt)?;
+    let (mean, mb) = output(ctx, &[rows], dt)?;
+    let (rstd, rb) = output(ctx, &[rows], dt)?;
+    let stats = Stats { mean: &mb, rstd: &rb };
+    launch_layer_norm(
+        ctx,
+        dt,
+        x.operand(),
+        w.as_ref().map(NormOperand::operand),
+        b.as_ref().map(NormOperand::operand),
+        (rows, cols),
+        eps,
+        &ob,
+        stats,
+    )?;
+    Ok((out, mean, rstd))
+}
+
+/// The gradients of a layer norm over rows of `cols` from its float32 or float64 input `x`,
+/// output gradient `g`, weight and the forward's (mean, rstd), all of x's dtype, each when
+/// `want` asks: x's (x's shape), and the weight's and the bias's (flat, `cols` each). All fused,
+/// no copies but of non-contiguous operands.
+pub fn layer_norm_backward(
+    x: &Tensor,
+    g: &Tensor,
+    weight: Option<&Tensor>,
+    (mean, rstd): (&Tensor, &Tensor),
+    cols: usize,
+    want: [bool; 3],
+) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+    let op = "layer_norm_backward";
+    if g.shape() != x.shape() {
+        return Err(Error::Runtime(format!("{op}: the gradient's shape {:?} differs from the input's {:?}", g.shape(), x.shape())));
+    }
+    let dt = x.dtype();
+    let (x, g, w) = (NormOperand::new(x, dt, op)?, NormOperand::new(g, dt, op)?, norm_operands(weight, dt, op)?);
+    let (m, r) = (NormOperand::stats(mean, dt, op)?, NormOperand::stats(rstd, dt, op)?);
+    let rows = x.t.numel().checked_div(cols).unwrap_or(0);
+    if m.t.numel() != rows || r.t.numel() != rows {
+        return Err(Error::Runtime(format!("{op}: expected {rows} row statistics, got {} and {}", m.t.numel(), r.t.numel())));
+    }
+    let ctx = x.ctx;
+    let stats = || Stats { mean: &m.buffer, rstd: &r.buffer };
+    let dx = if want[0] {
+        let (dx, db) = output(ctx, x.t.shape(), dt)?;
+        launch_layer_norm_backward(ctx, dt, x.operand(), g.operand(), w.as_ref().map(NormOperand::operand), (rows, cols), stats(), &db)?;
+        Some(dx)
+    } else {
+        None
+    };
+    if !want[1] && !want[2] {
+        return Ok((dx, None, None));
+    }
+    let (dw, dwb) = output(ctx, &[cols], dt)?;
+    let (db, dbb) = output(ctx, &[cols], dt)?;
+    let chunks = param_grad_chunks(rows);
+    // The partial sums' tensors live until the launches are recorded: dropped, their buffers
+    // would go back to the pool (and could serve the second while the first is in use).
+    let partials = if chunks > 1 {
+        let size = [chunks.checked_mul(cols).ok_or_else(|| Error::Runtime(format!("{op}: {rows} rows of {cols} overflow")))?];
+        Some((output(ctx, &size, dt)?, output(ctx, &size, dt)?))
+    } else {
+        None
+    };
+    let partials = partials.as_ref().map(|((_, w), (_, b))| (w, b));
+    layer_norm_param_grads(ctx, dt, x.operand(), g.operand(), (rows, cols), stats(), (&dwb, &dbb), partials)?;
+    Ok((dx, want[1].then_some(dw), want[2].then_some(db)))
+}
+
+/// An (N, C, ...) tensor as the batch norm kernels see it.
+fn planes(x: &Tensor) -> Planes {
+    let shape = x.shape();
+    Planes { batch: shape[0], channels: shape[1], plane: shape[2..].iter().product() }
+}
+
+/// Batch norm of the float32 or float64 (N, C, ...) `x` (weight, bias and running statistics of
+/// x's dtype), fused: a new contiguous output of x's shape and per channel the mean, rstd and
+/// biased variance used (in x's dtype): the batch's when `training`, else `running` (mean,
+/// variance), copied.
+pub fn batch_norm(
+    x: &Tensor,
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    running: Option<(&Tensor, &Tensor)>,
+    training: bool,
+    eps: f64,
+) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
+    let op = "batch_norm";
+    if x.ndim() < 2 {
+        return Err(Error::Value(format!("Expected 2D or higher input to batch_norm (got {}D input)", x.ndim())));
+    }
+    let dt = x.dtype();
+    let x = NormOperand::new(x, dt, op)?;
+    let (w, b) = (norm_operands(weight, dt, op)?, norm_operands(bias, dt, op)?);
+    let s = planes(&x.t);
+    let ctx = x.ctx;
+    let c = [s.channels];
+    let (out, ob) = output(ctx, x.t.shape(), dt)?;
+    let (rstd, rb) = output(ctx, &c, dt)?;
+    // Training writes the variance ahead of the chunk sums in one buffer; in evaluation the
+    // kernels read the running estimates from where they would have written the batch's: fresh
+    // copies, so the statistics kept for the backward pass do not change with them.
+    let (mean, extra) = match (training, running) {
+        (true, _) => (output(ctx, &c, dt)?.0, output(ctx, &[s.forward_extra()], dt)?.0),
+        (false, Some((m, v))) => (m.copy_as(dt)?, v.copy_as(dt)?),
+        (false, None) => return Err(Error::Runtime("running_mean and running_var must be defined in evaluation mode".into())),
+    };
+    let (m, e) = (NormOperand::new(&mean, dt, op)?, NormOperand::new(&extra, dt, op)?);
+    let stats = Stats { mean: &m.buffer, rstd: &rb };
+    launch_batch_norm(
+        ctx,
+        dt,
+        training,
+        x.operand(),
+        w.as_ref().map(NormOperand::operand),
+        b.as_ref().map(NormOperand::operand),
+        s,
+        eps,
+        &ob,
+        stats,
+        &e.buffer,
+    )?;
+    let var = extra.narrow(0, 0, s.channels as i64)?;
+    Ok((out, mean, rstd, var))
+}
+
+/// The gradients of a batch norm from its float32 or float64 input `x`, output gradient `g`,
+/// weight and the forward's per channel (mean, rstd), all of x's dtype: x's when `want_x`
+/// (through the batch statistics when `training`), and always the weight's and the bias's
+/// (flat, one per channel). Fused.
+pub fn batch_norm_backward(
+    x: &Tensor,
+    g: &Tensor,
+    weight: Option<&Tensor>,
+    (mean, rstd): (&Tensor, &Tensor),
+    training: bool,
+    want_x: bool,
+) -> Result<(Option<Tensor>, Tensor, Tensor)> {
+    let op = "batch_norm_backward";
+    if g.shape() != x.shape() || x.ndim() < 2 {
+        return Err(Error::Runtime(format!("{op}: the gradient's shape {:?} differs from the input's {:?}", g.shape(), x.shape())));
+    }
+    let dt = x.dtype();
+    let (x, g, w) = (NormOperand::new(x, dt, op)?, NormOperand::new(g, dt, op)?, norm_operands(weight, dt, op)?);
+    let (m, r) = (NormOperand::stats(mean, dt, op)?, NormOperand::stats(rstd, dt, op)?);
+    let s = planes(&x.t);
+    if m.t.numel() != s.channels || r.t.numel() != s.channels {
+        return Err(Error::Runtime(format!("{op}: expected {} channel statistics, got {} and {}", s.channels, m.t.numel(), r.t.numel())));
+    }
+    let ctx = x.ctx;
+    let (sums, sb) = output(ctx, &[s.backward_extra()], dt)?;
+    // Without dx the kernels write nothing to its output: one element stands in.
+    let (dx, dxb) = output(ctx, if want_x { x.t.shape() } else { &[1] }, dt)?;
+    let stats = Stats { mean: &m.buffer, rstd: &r.buffer };
+    launch_batch_norm_backward(
+        ctx,
+        dt,
+        training,
+        x.operand(),
+        g.operand(),
+        w.as_ref().map(NormOperand::operand),
+        s,
+        stats,
+        &sb,
+        (&dxb, want_x),
+    )?;
+    // Each gradient its own storage (an optimizer may update one in place).
+    let n = s.channels as i64;
+    let (dw, db) = (sums.narrow(0, 0, n)?.copy_as(dt)?, sums.narrow(0, n, n)?.copy_as(dt)?);
+    Ok((want_x.then_some(dx), dw, db))
 }

@@ -10,7 +10,7 @@ use crate::tensor::Tensor;
 pub use super::optim_step::{flags, Step};
 
 use super::batch::{grid, Launch};
-use super::context::Shader;
+use super::shader::Shader;
 use super::storage::WgpuStorage;
 use super::strided::u32_of;
 

@@ -4,16 +4,21 @@
 //! `MAX_SORT` elements, one launch per network stage for longer rows). Long rows of few outputs
 //! are split into fixed chunks folded by a second pass; the split depends only on the sizes, so
 //! a result is bitwise the same on every run.
+//! Below them, the tensor-level entry points the tensor layer calls: they check dtypes, take
+//! the operands' buffers, allocate the outputs and launch.
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
-use crate::tensor::ReduceOp;
+use crate::storage::{dtype_not_on_device, not_on_device};
+use crate::tensor::{BinaryOp, ReduceOp, Scalar, Tensor};
 
 use super::batch::{grid, Launch};
-use super::context::{Context, Shader};
+use super::context::Context;
+use super::operands::{buffer_of, output};
+use super::shader::Shader;
 use super::storage::WgpuStorage;
 use super::strided::{coalesce, pack, u32_of, Packed};
 
@@ -152,7 +157,7 @@ fn run(ctx: &Context, op: u32, pass: Pass<'_>, out: &wgpu::Buffer) -> Result<()>
 pub(crate) type Input<'a> = (&'a wgpu::Buffer, DType, &'a Layout);
 
 /// Folds `x` over `rdims` into the contiguous `out` (the kept dims in order, `x`'s dtype).
-pub(crate) fn reduce(ctx: &'static Context, op: u32, x: Input<'_>, rdims: &[usize], out: &wgpu::Buffer) -> Result<()> {
+fn launch_reduce(ctx: &'static Context, op: u32, x: Input<'_>, rdims: &[usize], out: &wgpu::Buffer) -> Result<()> {
     let (buf, dtype, l) = x;
     let split = |keep: bool| -> (Vec<usize>, Vec<usize>) {
         let dims: Vec<usize> = (0..l.ndim()).filter(|d| rdims.contains(d) != keep).collect();
@@ -198,21 +203,21 @@ fn along(l: &Layout, dim: usize) -> (ShapeStrides, ShapeStrides) {
 
 /// The int64 index of the max (`max`) or min along `dim` of `x` (the first NaN, else the first
 /// extreme value), into the contiguous `out` (the other dims in order). `dim` must be non-empty.
-pub(crate) fn arg_reduce(ctx: &'static Context, max: bool, x: Input<'_>, dim: usize, out: &wgpu::Buffer) -> Result<()> {
+fn launch_arg_reduce(ctx: &'static Context, max: bool, x: Input<'_>, dim: usize, out: &wgpu::Buffer) -> Result<()> {
     let (kept, red) = along(x.2, dim);
     run(ctx, if max { 2 } else { 3 }, Pass { kind: Kind::Arg, dtype: x.1, input: x.0, offset: x.2.offset, kept, red, chunks: 1 }, out)
 }
 
 /// Running sums (or products) of `x` along `dim`, in its dtype, into the contiguous `out` laid
 /// out as the other dims in order, then `dim`.
-pub(crate) fn scan(ctx: &'static Context, product: bool, x: Input<'_>, dim: usize, out: &wgpu::Buffer) -> Result<()> {
+fn launch_scan(ctx: &'static Context, product: bool, x: Input<'_>, dim: usize, out: &wgpu::Buffer) -> Result<()> {
     let (kept, red) = along(x.2, dim);
     run(ctx, product as u32, Pass { kind: Kind::Scan, dtype: x.1, input: x.0, offset: x.2.offset, kept, red, chunks: 1 }, out)
 }
 
 /// The stable sorting permutation (int64) of `x` along `dim`, into the contiguous `out` laid out
 /// as the other dims in order, then `dim`.
-pub(crate) fn sort(ctx: &'static Context, descending: bool, x: Input<'_>, dim: usize, out: &wgpu::Buffer) -> Result<()> {
+fn launch_sort(ctx: &'static Context, descending: bool, x: Input<'_>, dim: usize, out: &wgpu::Buffer) -> Result<()> {
     let (kept, red) = along(x.2, dim);
     let pass = Pass { kind: Kind::Sort, dtype: x.1, input: x.0, offset: x.2.offset, kept, red, chunks: 1 };
     if x.2.shape[dim] <= MAX_SORT {
@@ -267,4 +272,103 @@ fn sort_long(ctx: &'static Context, op: u32, pass: Pass<'_>, out: &wgpu::Buffer)
         k *= 2;
     }
     launch("sort_finish", &params, &[out, scratch.buffer()], rows * len)
+}
+
+// ----- Tensor-level entry points ---------------------------------------------------------
+
+/// The reductions, scans and sorts take float32, float64 and int64 (callers convert the others).
+fn require_reducible(t: &Tensor, op: &str) -> Result<()> {
+    if !matches!(t.dtype(), DType::F32 | DType::F64 | DType::I64) {
+        return Err(dtype_not_on_device(op, t.dtype(), t.device()));
+    }
+    Ok(())
+}
+
+/// `op` over `rdims` of `x` (float32, float64 or int64), into a new tensor of `out_shape` (the
+/// kept dims, in order) and `x`'s dtype. Int64 sums and products wrap, as on the CPU.
+pub fn reduce(x: &Tensor, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) -> Result<Tensor> {
+    let name = op.name();
+    let code = reduce_code(op).ok_or_else(|| not_on_device(name, x.device()))?;
+    require_reducible(x, name)?;
+    let (ctx, xb) = buffer_of(x, name)?;
+    let (out, ob) = output(ctx, out_shape, x.dtype())?;
+    launch_reduce(ctx, code, (&xb, x.dtype(), x.layout()), rdims, &ob)?;
+    Ok(out)
+}
+
+/// The int64 indices of the max (or min) of `x` (float32, float64 or int64) along `dim`
+/// (non-empty), shaped as `x` without `dim`.
+pub fn arg_reduce(x: &Tensor, dim: usize, max: bool) -> Result<Tensor> {
+    let name = if max { "argmax" } else { "argmin" };
+    require_reducible(x, name)?;
+    let (ctx, xb) = buffer_of(x, name)?;
+    let shape: Vec<usize> = (0..x.ndim()).filter(|&d| d != dim).map(|d| x.shape()[d]).collect();
+    let (out, ob) = output(ctx, &shape, DType::I64)?;
+    launch_arg_reduce(ctx, max, (&xb, x.dtype(), x.layout()), dim, &ob)?;
+    Ok(out)
+}
+
+/// `dim` moved last in `x`'s shape: the layout the scan and sort kernels write.
+fn dim_last(x: &Tensor, dim: usize) -> Vec<usize> {
+    let mut shape: Vec<usize> = (0..x.ndim()).filter(|&d| d != dim).map(|d| x.shape()[d]).collect();
+    shape.push(x.shape()[dim]);
+    shape
+}
+
+/// The longest row the scan kernel runs as one thread's loop; longer rows scan in chunks of it.
+const SCAN_CHUNK: usize = 1024;
+
+/// `cumulative` of rows longer than `SCAN_CHUNK`, in three parallel steps: every chunk scanned
+/// on its own, the chunks' totals scanned (in chunks again if there are many), and each chunk
+/// combined with the total of the chunks before it. The order of combination is fixed, so the
+/// result is the same on every run (float sums round unlike the CPU's one running sum).
+fn cumulative_in_chunks(x: &Tensor, dim: usize, product: bool) -> Result<Tensor> {
+    let _raw = crate::autograd::GradMode::disabled();
+    let len = x.shape()[dim];
+    let last = x.ndim() as i64 - 1;
+    let rows = x.movedim(dim as i64, last)?;
+    let lead: Vec<usize> = rows.shape()[..rows.ndim() - 1].to_vec();
+    let chunks = len.div_ceil(SCAN_CHUNK);
+    let identity = Scalar::Int(product as i64);
+    let padding = chunks * SCAN_CHUNK - len;
+    let rows = if padding == 0 {
+        rows
+    } else {
+        let pad = Tensor::full_on(&[lead.clone(), vec![padding]].concat(), identity, x.dtype(), x.device())?;
+        Tensor::cat(&[rows, pad], last)?
+    };
+    let sizes = |tail: &[usize]| -> Vec<i64> { lead.iter().chain(tail).map(|&v| v as i64).collect() };
+    let local = cumulative(&rows.reshape(&sizes(&[chunks, SCAN_CHUNK]))?, lead.len() + 1, product)?;
+    let totals = local.select(lead.len() as i64 + 1, SCAN_CHUNK as i64 - 1)?.contiguous()?;
+    let through = cumulative(&totals, lead.len(), product)?;
+    // What comes before each chunk: the running total through the chunk before, shifted by one.
+    let first = Tensor::full_on(&[lead.clone(), vec![1]].concat(), identity, x.dtype(), x.device())?;
+    let before = Tensor::cat(&[first, through.narrow(lead.len() as i64, 0, chunks as i64 - 1)?], lead.len() as i64)?;
+    let op = if product { BinaryOp::Mul } else { BinaryOp::Add };
+    let out = local.binary(op, &before.unsqueeze(lead.len() as i64 + 1)?)?;
+    out.reshape(&sizes(&[chunks * SCAN_CHUNK]))?.narrow(lead.len() as i64, 0, len as i64)?.contiguous()
+}
+
+/// Running sums (or products) of `x` (float32, float64 or int64) along `dim`, in its dtype,
+/// shaped as `x` with `dim` moved last.
+pub fn cumulative(x: &Tensor, dim: usize, product: bool) -> Result<Tensor> {
+    let name = if product { "cumprod" } else { "cumsum" };
+    require_reducible(x, name)?;
+    if x.shape()[dim] > SCAN_CHUNK {
+        return cumulative_in_chunks(x, dim, product);
+    }
+    let (ctx, xb) = buffer_of(x, name)?;
+    let (out, ob) = output(ctx, &dim_last(x, dim), x.dtype())?;
+    launch_scan(ctx, product, (&xb, x.dtype(), x.layout()), dim, &ob)?;
+    Ok(out)
+}
+
+/// The stable sorting permutation (int64) of `x` (float32, float64 or int64) along `dim`,
+/// shaped as `x` with `dim` moved last (NaN sorts as the largest value). Rows of any length.
+pub fn sort(x: &Tensor, dim: usize, descending: bool) -> Result<Tensor> {
+    require_reducible(x, "sort")?;
+    let (ctx, xb) = buffer_of(x, "sort")?;
+    let (out, ob) = output(ctx, &dim_last(x, dim), DType::I64)?;
+    launch_sort(ctx, descending, (&xb, x.dtype(), x.layout()), dim, &ob)?;
+    Ok(out)
 }

@@ -1,14 +1,19 @@
 //! Launcher of `shaders/softmax.wgsl`: softmax and log_softmax of float32 or float64 rows and
 //! their input gradients, each fused (one workgroup per row, deterministic reductions).
+//! Below them, the tensor-level entry points the tensor layer calls: they check dtypes, take
+//! the operands' buffers, allocate the outputs and launch.
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::dtype::DType;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::storage::dtype_not_on_device;
+use crate::tensor::Tensor;
 
 use super::batch::{grid, Launch};
 use super::context::Context;
 use super::float_shaders::{float_shaders, FloatShaders};
+use super::operands::{buffer_of, output};
 use super::strided::u32_of;
 
 static FORWARD: FloatShaders = float_shaders!("softmax", &[true, false], "softmax.wgsl");
@@ -29,7 +34,7 @@ struct Params {
 /// softmax (or with `log` log_softmax) of the contiguous `dtype` input at element `off` of `x`,
 /// seen as `[outer, len, inner]` with `rows = outer * inner` rows of `len` elements, into the
 /// contiguous `out` of the same layout.
-pub(crate) fn softmax(
+fn launch_softmax(
     ctx: &Context,
     dtype: DType,
     log: bool,
@@ -55,7 +60,7 @@ pub(crate) fn softmax(
 /// The input gradient of softmax (or with `log` log_softmax) from the contiguous `dtype` output
 /// `y` (from element `y_off`) and output gradient `g` (from `g_off`), both laid out as
 /// `softmax`'s input, into the contiguous `out` of that layout.
-pub(crate) fn softmax_backward(
+fn launch_softmax_backward(
     ctx: &Context,
     dtype: DType,
     log: bool,
@@ -77,4 +82,50 @@ pub(crate) fn softmax_backward(
         buffers: &[out, y, g],
         groups: grid(u32_of(rows)?, ctx.limits.max_compute_workgroups_per_dimension),
     })
+}
+
+// ----- Tensor-level entry points ---------------------------------------------------------
+
+/// The rows of a softmax of `t` along `dim`, as the kernels take them: (rows, len, inner), each
+/// row `len` elements `inner` apart.
+fn softmax_rows(t: &Tensor, dim: usize) -> (usize, usize, usize) {
+    let (len, inner) = match t.ndim() {
+        0 => (1, 1),
+        _ => (t.shape()[dim], t.shape()[dim + 1..].iter().product()),
+    };
+    (t.numel().checked_div(len).unwrap_or(0), len, inner)
+}
+
+/// softmax (or with `log` log_softmax) of the float32 or float64 `x` along `dim`, fused: a new
+/// contiguous tensor of x's shape and dtype (a non-contiguous `x` is copied contiguous first).
+pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
+    let name = if log { "log_softmax" } else { "softmax" };
+    if !matches!(x.dtype(), DType::F32 | DType::F64) {
+        return Err(dtype_not_on_device(name, x.dtype(), x.device()));
+    }
+    let x = if x.is_contiguous() { x.clone() } else { x.contiguous()? };
+    let (ctx, xb) = buffer_of(&x, name)?;
+    let (out, ob) = output(ctx, x.shape(), x.dtype())?;
+    launch_softmax(ctx, x.dtype(), log, &xb, x.storage_offset(), softmax_rows(&x, dim), &ob)?;
+    Ok(out)
+}
+
+/// The input gradient of softmax (or with `log` log_softmax) along `dim` from its float32 or
+/// float64 output `y` and output gradient `g` (same shape and dtype), fused: a new contiguous
+/// tensor of y's shape (non-contiguous operands are copied contiguous first).
+pub fn softmax_backward(g: &Tensor, y: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
+    let name = if log { "log_softmax_backward" } else { "softmax_backward" };
+    if !matches!(y.dtype(), DType::F32 | DType::F64) || g.dtype() != y.dtype() {
+        return Err(dtype_not_on_device(name, g.dtype(), y.device()));
+    }
+    if g.shape() != y.shape() {
+        return Err(Error::Runtime(format!("{name}: the gradient's shape {:?} differs from the output's {:?}", g.shape(), y.shape())));
+    }
+    let y = if y.is_contiguous() { y.clone() } else { y.contiguous()? };
+    let g = if g.is_contiguous() { g.clone() } else { g.contiguous()? };
+    let (ctx, yb) = buffer_of(&y, name)?;
+    let (_, gb) = buffer_of(&g, name)?;
+    let (out, ob) = output(ctx, y.shape(), y.dtype())?;
+    launch_softmax_backward(ctx, y.dtype(), log, (&yb, y.storage_offset()), (&gb, g.storage_offset()), softmax_rows(&y, dim), &ob)?;
+    Ok(out)
 }

@@ -1,4 +1,4 @@
-// The float32 element of the float kernels (prepended to softmax.wgsl, norm.wgsl, image.wgsl and
+// The float32 element of the float kernels (prepended to softmax.wgsl, norm.wgsl, pooling.wgsl and
 // loss.wgsl, which workgroup_sum.wgsl follows): the type T and the functions they compute with.
 
 alias T = f32;

@@ -1,4 +1,4 @@
-// The float64 element of the float kernels (prepended to softmax.wgsl, norm.wgsl, image.wgsl and
+// The float64 element of the float kernels (prepended to softmax.wgsl, norm.wgsl, pooling.wgsl and
 // loss.wgsl, which workgroup_sum.wgsl and f64.wgsl follow; the device needs shader-f64 and
 // shader-int64): the type T and the functions they compute with. SPIR-V has no float64 exp or
 // log: f64.wgsl's.

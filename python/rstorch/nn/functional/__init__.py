@@ -16,9 +16,10 @@ from ._loss import (
     nll_loss, smooth_l1_loss,
 )
 from ._normalization import batch_norm, group_norm, layer_norm, normalize
+from ._padding import pad
 from ._pooling import (
     adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d,
     max_pool2d_with_indices,
 )
-from ._resize import interpolate, pad, upsample
+from ._resize import interpolate, upsample
 from ._sparse import embedding, one_hot

@@ -65,7 +65,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     """Multi-head attention over sequence-first (L, N, E) or unbatched (L, E) inputs; returns the
     output and, when need_weights, the attention weights (averaged over heads by default)."""
     from ._linear import linear
-    from ._resize import pad
+    from ._padding import pad
 
     if static_k is not None or static_v is not None:
         raise NotImplementedError("multi_head_attention_forward: static_k and static_v are not supported")

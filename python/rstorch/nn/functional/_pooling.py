@@ -1,6 +1,7 @@
 """Pooling: max (Rust kernel with indices), average and adaptive average."""
 import rstorch
 from ... import _C
+from ._padding import pad as _pad
 from ._utils import _pair, _single, as_node, check_output_size
 
 
@@ -54,7 +55,6 @@ def _window_counts(length, k, s, p, ceil_mode, count_include_pad):
 
 def _avg_pool(input, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """Average pooling over the last len(kernel) dims: zero padding, then a sum over windows."""
-    from ._resize import pad as _pad
     spatial = len(kernel)
     lengths = input.shape[-spatial:]
     for p, k in zip(padding, kernel):

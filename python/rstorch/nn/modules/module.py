@@ -1,16 +1,28 @@
 """`Module`, the base class of every layer: registration of parameters, buffers and children,
-traversal, state dicts, dtype/device conversion, hooks and the call path."""
-import functools
+traversal, state dicts, dtype/device conversion, hooks and the call path. The hook registries
+and the call path of a module with hooks live in `_module_hooks`, state-dict loading in
+`_state_dict`, `to()`'s argument parsing in `_conversion`; their names are importable from here
+as before."""
 import itertools
 import warnings
-import weakref
-from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections import OrderedDict
 
 from ... import _C
 from ...autograd.grad_mode import no_grad
-from ...utils.hooks import BackwardHook, RemovableHandle
+from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter
+from ._conversion import _parse_to, _place  # noqa: F401 (layers import _place from here)
+from ._module_hooks import (  # noqa: F401 (the register_module_* functions are public here)
+    _WrappedHook, _backward_hooks_of, _call_with_hooks, _global_backward_hooks,
+    _global_backward_pre_hooks, _global_buffer_registration_hooks, _global_forward_hooks,
+    _global_forward_pre_hooks, _global_module_registration_hooks,
+    _global_parameter_registration_hooks, _warn_non_full_backward_hook,
+    register_module_backward_hook, register_module_buffer_registration_hook,
+    register_module_forward_hook, register_module_forward_pre_hook,
+    register_module_full_backward_hook, register_module_full_backward_pre_hook,
+    register_module_module_registration_hook, register_module_parameter_registration_hook)
+from ._state_dict import (  # noqa: F401 (_IncompatibleKeys stays importable from here)
+    _EXTRA_STATE_KEY_SUFFIX, _IncompatibleKeys, _copy_own_entries, _load_state_dict)
 
 Tensor = _C.Tensor
 
@@ -25,8 +37,6 @@ __all__ = [
     "register_module_module_registration_hook",
     "register_module_parameter_registration_hook",
 ]
-
-_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
 
 def _typename(obj):
@@ -48,17 +58,6 @@ def _typename(obj):
     return f"{module}.{qualname}"
 
 
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What `load_state_dict` returns."""
-
-    def __repr__(self):
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
-
-
 def _addindent(s_, num_spaces):
     """Indents every line but the first of a multi-line repr (a child inside its parent's)."""
     lines = s_.split("\n")
@@ -68,164 +67,9 @@ def _addindent(s_, num_spaces):
     return first + "\n" + "\n".join(num_spaces * " " + line for line in lines)
 
 
-# Hooks that apply to every module (`register_module_*_hook`).
-_global_buffer_registration_hooks = OrderedDict()
-_global_module_registration_hooks = OrderedDict()
-_global_parameter_registration_hooks = OrderedDict()
-_global_backward_pre_hooks = OrderedDict()
-_global_backward_hooks = OrderedDict()
-_global_is_full_backward_hook = None
-_global_forward_pre_hooks = OrderedDict()
-_global_forward_hooks = OrderedDict()
-_global_forward_hooks_always_called = OrderedDict()
-_global_forward_hooks_with_kwargs = OrderedDict()
-
-
-def register_module_buffer_registration_hook(hook):
-    """`hook(module, name, buffer) -> None or new buffer` runs in every `register_buffer`."""
-    handle = RemovableHandle(_global_buffer_registration_hooks)
-    _global_buffer_registration_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_module_registration_hook(hook):
-    """`hook(module, name, submodule) -> None or new submodule` runs in every `add_module`."""
-    handle = RemovableHandle(_global_module_registration_hooks)
-    _global_module_registration_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_parameter_registration_hook(hook):
-    """`hook(module, name, param) -> None or new param` runs in every `register_parameter`."""
-    handle = RemovableHandle(_global_parameter_registration_hooks)
-    _global_parameter_registration_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_forward_pre_hook(hook):
-    """A forward pre-hook for all modules; runs before their own ones."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
-    """A forward hook for all modules; runs before their own ones."""
-    handle = RemovableHandle(_global_forward_hooks,
-                             extra_dict=[_global_forward_hooks_always_called,
-                                         _global_forward_hooks_with_kwargs])
-    _global_forward_hooks[handle.id] = hook
-    if with_kwargs:
-        _global_forward_hooks_with_kwargs[handle.id] = True
-    if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
-    return handle
-
-
-def register_module_backward_hook(hook):
-    """Deprecated non-full backward hook for all modules."""
-    global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is True:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
-                           "global Module hook. Please use only one of them.")
-    _global_is_full_backward_hook = False
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_full_backward_pre_hook(hook):
-    """A backward pre-hook for all modules."""
-    handle = RemovableHandle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_full_backward_hook(hook):
-    """A full backward hook for all modules."""
-    global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is False:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
-                           "global Module hook. Please use only one of them.")
-    _global_is_full_backward_hook = True
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
-
-
 def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                               '"forward" function')
-
-
-class _WrappedHook:
-    """A hook bound to a module held weakly (so a hook never keeps its module alive)."""
-
-    def __init__(self, hook, module=None):
-        self.hook = hook
-        functools.update_wrapper(self, hook)
-        self.with_module = module is not None
-        if self.with_module:
-            self.module = weakref.ref(module)
-
-    def __call__(self, *args, **kwargs):
-        if self.with_module:
-            module = self.module()
-            if module is None:
-                raise RuntimeError("You are trying to call the hook of a dead Module!")
-            return self.hook(module, *args, **kwargs)
-        return self.hook(*args, **kwargs)
-
-    def __getstate__(self):
-        state = {"hook": self.hook, "with_module": self.with_module}
-        if self.with_module:
-            state["module"] = self.module()
-        return state
-
-    def __setstate__(self, state):
-        self.hook = state["hook"]
-        self.with_module = state["with_module"]
-        if self.with_module:
-            if state["module"] is None:
-                raise RuntimeError("You are trying to revive the hook of a dead Module!")
-            self.module = weakref.ref(state["module"])
-
-
-
-
-def _parse_to(*args, **kwargs):
-    """Splits `Module.to`'s arguments into (device, dtype, non_blocking)."""
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
-    kwargs.pop("copy", None)
-    if kwargs:
-        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    args = list(args)
-    if args and isinstance(args[0], Tensor):
-        other = args.pop(0)
-        device, dtype = other.device, other.dtype
-    elif args and isinstance(args[0], _C.dtype):
-        dtype = args.pop(0)
-    elif args and isinstance(args[0], (str, _C.device, int)):
-        device = args.pop(0)
-        if args and isinstance(args[0], _C.dtype):
-            dtype = args.pop(0)
-    if args and isinstance(args[0], bool):
-        non_blocking = args.pop(0)
-    if args:
-        raise TypeError(f"to() received an invalid combination of arguments: {args!r}")
-    if device is not None and not isinstance(device, _C.device):
-        device = _C.device(device)
-    return device, dtype, non_blocking
-
-
-def _place(module, device):
-    """Puts a module built and initialised on the CPU onto `device` (constructors' `device=`):
-    initialisers run on the CPU, where every one has a kernel."""
-    if device is not None:
-        module.to(device)
 
 
 class Module:
@@ -518,63 +362,13 @@ class Module:
         return handle
 
     def _get_backward_hooks(self):
-        full_backward_hooks = []
-        if _global_is_full_backward_hook is True:
-            full_backward_hooks += _global_backward_hooks.values()
-        if self._is_full_backward_hook is True:
-            full_backward_hooks += self._backward_hooks.values()
-        non_full_backward_hooks = []
-        if _global_is_full_backward_hook is False:
-            non_full_backward_hooks += _global_backward_hooks.values()
-        if self._is_full_backward_hook is False:
-            non_full_backward_hooks += self._backward_hooks.values()
-        return full_backward_hooks, non_full_backward_hooks
+        return _backward_hooks_of(self)
 
     def _get_backward_pre_hooks(self):
         return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
 
     def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
-        if not isinstance(result, Tensor):
-            if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
-                warnings.warn("Using non-full backward hooks on a Module that does not return a "
-                              "single Tensor or a tuple of Tensors is deprecated and will be "
-                              "removed in future versions. This hook will be missing some of the "
-                              "grad_output. Please use register_full_backward_hook to get the "
-                              "documented behavior.", FutureWarning, stacklevel=2)
-                return
-        else:
-            result = (result,)
-        if not isinstance(inputs, Tensor):
-            if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
-                warnings.warn("Using non-full backward hooks on a Module that does not take as "
-                              "input a single Tensor or a tuple of Tensors is deprecated and will "
-                              "be removed in future versions. This hook will be missing some of "
-                              "the grad_input. Please use register_full_backward_hook to get the "
-                              "documented behavior.", FutureWarning, stacklevel=2)
-                return
-        else:
-            inputs = (inputs,)
-        out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
-        if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
-            warnings.warn("Using a non-full backward hook when outputs are nested in python data "
-                          "structure is deprecated and will be removed in future versions. This "
-                          "hook will be missing some grad_output.", FutureWarning, stacklevel=2)
-        elif len(out_grad_fn) > 1:
-            warnings.warn("Using a non-full backward hook when outputs are generated by different "
-                          "autograd Nodes is deprecated and will be removed in future versions. "
-                          "This hook will be missing some grad_output. Please use "
-                          "register_full_backward_hook to get the documented behavior.",
-                          FutureWarning, stacklevel=2)
-        else:
-            inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
-            next_functions = {n[0] for n in grad_fn.next_functions if n[0] is not None}
-            next_functions = {n for n in next_functions if type(n).__name__ != "AccumulateGrad"}
-            if inputs_grad_fn != next_functions:
-                warnings.warn("Using a non-full backward hook when the forward contains multiple "
-                              "autograd Nodes is deprecated and will be removed in future "
-                              "versions. This hook will be missing some grad_input. Please use "
-                              "register_full_backward_hook to get the documented behavior.",
-                              FutureWarning, stacklevel=2)
+        _warn_non_full_backward_hook(inputs, result, grad_fn)
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """`hook(module, args) -> None or new args` (a non-tuple result is wrapped in a tuple);
@@ -612,107 +406,7 @@ class Module:
                 or self._forward_pre_hooks or _global_backward_pre_hooks or _global_backward_hooks
                 or _global_forward_hooks or _global_forward_pre_hooks):
             return forward_call(*args, **kwargs)
-
-        result = None
-        called_always_called_hooks = set()
-
-        def inner():
-            nonlocal result, args, kwargs
-            full_backward_hooks, non_full_backward_hooks = [], []
-            backward_pre_hooks = []
-            if self._backward_pre_hooks or _global_backward_pre_hooks:
-                backward_pre_hooks = self._get_backward_pre_hooks()
-            if self._backward_hooks or _global_backward_hooks:
-                full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
-
-            if _global_forward_pre_hooks or self._forward_pre_hooks:
-                for hook_id, hook in (*_global_forward_pre_hooks.items(),
-                                      *self._forward_pre_hooks.items()):
-                    if hook_id in self._forward_pre_hooks_with_kwargs:
-                        args_kwargs_result = hook(self, args, kwargs)
-                        if args_kwargs_result is not None:
-                            if isinstance(args_kwargs_result, tuple) and len(args_kwargs_result) == 2:
-                                args, kwargs = args_kwargs_result
-                            else:
-                                raise RuntimeError("forward pre-hook must return None or a tuple "
-                                                   "of (new_args, new_kwargs), but got "
-                                                   f"{args_kwargs_result}.")
-                    else:
-                        args_result = hook(self, args)
-                        if args_result is not None:
-                            if not isinstance(args_result, tuple):
-                                args_result = (args_result,)
-                            args = args_result
-
-            bw_hook = None
-            if full_backward_hooks or backward_pre_hooks:
-                bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
-                args = bw_hook.setup_input_hook(args)
-
-            result = forward_call(*args, **kwargs)
-            if _global_forward_hooks or self._forward_hooks:
-                for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
-                    if (hook_id in self._forward_hooks_always_called
-                            or hook_id in _global_forward_hooks_always_called):
-                        called_always_called_hooks.add(hook_id)
-                    if (hook_id in self._forward_hooks_with_kwargs
-                            or hook_id in _global_forward_hooks_with_kwargs):
-                        hook_result = hook(self, args, kwargs, result)
-                    else:
-                        hook_result = hook(self, args, result)
-                    if hook_result is not None:
-                        result = hook_result
-
-            if bw_hook:
-                if not isinstance(result, (Tensor, tuple)):
-                    warnings.warn("For backward hooks to be called, module output should be a "
-                                  f"Tensor or a tuple of Tensors but received {type(result)}")
-                result = bw_hook.setup_output_hook(result)
-
-            if non_full_backward_hooks:
-                var = result
-                while not isinstance(var, Tensor):
-                    if isinstance(var, dict):
-                        var = next(v for v in var.values() if isinstance(v, Tensor))
-                    else:
-                        var = var[0]
-                grad_fn = var.grad_fn
-                if grad_fn is not None:
-                    for hook in non_full_backward_hooks:
-                        grad_fn.register_hook(_WrappedHook(hook, self))
-                    self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
-            return result
-
-        try:
-            return inner()
-        except Exception:
-            # Forward hooks registered with always_call=True run even when forward raised.
-            for hook_id, hook in _global_forward_hooks.items():
-                if (hook_id in _global_forward_hooks_always_called
-                        and hook_id not in called_always_called_hooks):
-                    try:
-                        hook_result = hook(self, args, result)
-                        if hook_result is not None:
-                            result = hook_result
-                    except Exception as e:
-                        warnings.warn("global module forward hook with ``always_call=True`` raised "
-                                      "an exception that was silenced as another error was raised "
-                                      f"in forward: {str(e)}")
-            for hook_id, hook in self._forward_hooks.items():
-                if (hook_id in self._forward_hooks_always_called
-                        and hook_id not in called_always_called_hooks):
-                    try:
-                        if hook_id in self._forward_hooks_with_kwargs:
-                            hook_result = hook(self, args, kwargs, result)
-                        else:
-                            hook_result = hook(self, args, result)
-                        if hook_result is not None:
-                            result = hook_result
-                    except Exception as e:
-                        warnings.warn("module forward hook with ``always_call=True`` raised an "
-                                      "exception that was silenced as another error was raised "
-                                      f"in forward: {str(e)}")
-            raise
+        return _call_with_hooks(self, forward_call, args, kwargs)
 
     __call__ = _call_impl
 
@@ -929,43 +623,8 @@ class Module:
         local_state = {k: v for k, v in local_name_params if v is not None}
         assign_to_params_buffers = local_metadata.get("assign_to_params_buffers", False)
 
-        for name, param in local_state.items():
-            key = prefix + name
-            if key not in state_dict:
-                if strict:
-                    missing_keys.append(key)
-                continue
-            input_param = state_dict[key]
-            if not isinstance(input_param, Tensor):
-                error_msgs.append(f'While copying the parameter named "{key}", expected '
-                                  "torch.Tensor or Tensor-like object from checkpoint but "
-                                  f"received {type(input_param)}")
-                continue
-            # Checkpoints from old versions stored 0-dim values as 1-element vectors.
-            if len(param.shape) == 0 and len(input_param.shape) == 1:
-                input_param = input_param[0]
-            if input_param.shape != param.shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{input_param.shape} from checkpoint, the shape in current "
-                                  f"model is {param.shape}.")
-                continue
-            try:
-                with no_grad():
-                    if assign_to_params_buffers:
-                        if isinstance(param, Parameter):
-                            if not isinstance(input_param, Parameter):
-                                input_param = Parameter(input_param,
-                                                        requires_grad=param.requires_grad)
-                            else:
-                                input_param.requires_grad_(param.requires_grad)
-                        setattr(self, name, input_param)
-                    else:
-                        param.copy_(input_param)
-            except Exception as ex:
-                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions '
-                                  f"in the model are {param.size()} and whose dimensions in the "
-                                  f"checkpoint are {input_param.size()}, an exception occurred : "
-                                  f"{ex.args}.")
+        _copy_own_entries(self, state_dict, prefix, local_state, strict,
+                          assign_to_params_buffers, missing_keys, error_msgs)
 
         extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX
         if type(self).set_extra_state is not Module.set_extra_state:
@@ -991,51 +650,7 @@ class Module:
         """Copies parameters and buffers from `state_dict` into this module and its children.
         With `strict`, missing or unexpected keys raise; either way they are returned as
         `(missing_keys, unexpected_keys)`. With `assign`, tensors are assigned, not copied."""
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-
-        missing_keys, unexpected_keys, error_msgs = [], [], []
-        metadata = getattr(state_dict, "_metadata", None)
-        state_dict = OrderedDict(state_dict)
-        if metadata is not None:
-            state_dict._metadata = metadata
-
-        def load(module, local_state_dict, prefix=""):
-            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
-            if assign:
-                local_metadata["assign_to_params_buffers"] = assign
-            # Key bookkeeping always runs; `strict` only decides whether problems raise.
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
-                                         missing_keys, unexpected_keys, error_msgs)
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    child_state_dict = {k: v for k, v in local_state_dict.items()
-                                        if k.startswith(child_prefix)}
-                    load(child, child_state_dict, child_prefix)
-            incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)
-            for hook in module._load_state_dict_post_hooks.values():
-                out = hook(module, incompatible_keys)
-                if out is not None:
-                    raise RuntimeError("Hooks registered with "
-                                       "``register_load_state_dict_post_hook`` are not expected "
-                                       "to return new values, if incompatible_keys need to be "
-                                       "modified, it should be done inplace.")
-
-        load(self, state_dict)
-        del load
-
-        if strict:
-            if unexpected_keys:
-                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected_keys)))
-            if missing_keys:
-                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing_keys)))
-        if error_msgs:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                self.__class__.__name__, "\n\t".join(error_msgs)))
-        return _IncompatibleKeys(missing_keys, unexpected_keys)
+        return _load_state_dict(self, state_dict, strict, assign)
 
     # ---- traversal ------------------------------------------------------------------------
 

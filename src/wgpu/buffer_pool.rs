@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use crate::error::{Error, Result};
 
-use super::context::{block_on, PoolStats};
+use super::future::block_on;
 
 /// The smallest buffer handed out; also keeps every size a multiple of wgpu's 4-byte copy unit.
 const MIN_CLASS: u64 = 256;
@@ -21,6 +21,24 @@ pub(crate) fn size_class(bytes: u64) -> u64 {
     let top = 63 - (bytes - 1).leading_zeros();
     let step = (1u64 << top) / 4;
     bytes.div_ceil(step) * step
+}
+
+/// Buffer-pool and read-back counters of one device: the pool counts its buffers, the context
+/// adds its read backs and launches (`pool_stats`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Buffers created since the device opened (each a real allocation).
+    pub created: u64,
+    /// Requests served from the pool.
+    pub reused: u64,
+    /// Bytes held by live tensors and by the pool's free lists.
+    pub in_use_bytes: u64,
+    pub cached_bytes: u64,
+    /// Reads of device data back to the host (each one a wait for the device), and their bytes.
+    pub read_backs: u64,
+    pub read_back_bytes: u64,
+    /// Kernels launched (recorded for the device) since it opened.
+    pub launches: u64,
 }
 
 pub(crate) struct BufferPool {

@@ -1,21 +1,23 @@
-//! Launcher of `shaders/image.wgsl`: max pooling with its positions and its input gradient, and
-//! col2im (a convolution's input gradient from its patch gradients), over float32 or float64
-//! planes.
+//! Launcher of `shaders/pooling.wgsl` and the tensor-level entry points of its kernels: max
+//! pooling with its positions and its input gradient, and col2im (a convolution's input gradient
+//! from its patch gradients), over float32 or float64 planes.
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::cpu::pool::PoolGeom;
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::tensor::Tensor;
 
 use super::batch::{grid, Launch};
 use super::context::Context;
 use super::float_shaders::{float_shaders, FloatShaders, Operand};
+use super::operands::{buffer_of, output, require_float};
 use super::strided::u32_of;
 
 // One source, two bind group shapes: col2im binds no positions.
-static POOL: FloatShaders = float_shaders!("image_pool", &[true, false, true], "image.wgsl");
-static COL2IM: FloatShaders = float_shaders!("image_col2im", &[true, false], "image.wgsl");
+static POOL: FloatShaders = float_shaders!("image_pool", &[true, false, true], "pooling.wgsl");
+static COL2IM: FloatShaders = float_shaders!("image_col2im", &[true, false], "pooling.wgsl");
 
 /// Invocations per workgroup (see the shader).
 const WORKGROUP: usize = 256;
@@ -89,7 +91,7 @@ fn launch(
 /// The window maxima of the contiguous `dtype` planes `x` into the contiguous `values`, and
 /// their positions within each input plane into the contiguous int64 `positions` (from element
 /// 0; both planes x oh x ow). Every window must reach into the input.
-pub(crate) fn max_pool2d(
+fn launch_max_pool2d(
     ctx: &Context,
     dtype: DType,
     (x, off): Operand<'_>,
@@ -103,7 +105,7 @@ pub(crate) fn max_pool2d(
 
 /// The input gradient of `max_pool2d` into the contiguous `out` (planes x h x w), from the
 /// contiguous output gradient `grad` and the forward's contiguous `positions`.
-pub(crate) fn max_pool2d_backward(
+fn launch_max_pool2d_backward(
     ctx: &Context,
     dtype: DType,
     (grad, off): Operand<'_>,
@@ -117,7 +119,44 @@ pub(crate) fn max_pool2d_backward(
 
 /// The images (planes x h x w, contiguous `out`) whose patches of geometry `g` (a convolution's
 /// taps are windows too) have the gradients `cols`, contiguous (planes, kh, kw, oh, ow).
-pub(crate) fn col2im(ctx: &Context, dtype: DType, (cols, off): Operand<'_>, g: &PoolGeom, out: &wgpu::Buffer) -> Result<()> {
+fn launch_col2im(ctx: &Context, dtype: DType, (cols, off): Operand<'_>, g: &PoolGeom, out: &wgpu::Buffer) -> Result<()> {
     let count = g.planes * g.in_size[0] * g.in_size[1];
     launch(ctx, COL2IM.of(ctx, dtype, "convolution")?, "col2im", params(g, off, 0)?, count, &[out, cols])
+}
+
+// ----- Tensor-level entry points ---------------------------------------------------------
+
+/// max_pool2d of the float32 or float64 planes of `x` (g.planes of them, each g.in_size) in
+/// one kernel: the maxima and their int64 positions within each input plane, of `out_shape`.
+pub fn max_pool2d(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result<(Tensor, Tensor)> {
+    require_float(x, "max_pool2d")?;
+    let x = x.contiguous()?;
+    let (ctx, xb) = buffer_of(&x, "max_pool2d")?;
+    let (values, vb) = output(ctx, out_shape, x.dtype())?;
+    let (positions, pb) = output(ctx, out_shape, DType::I64)?;
+    launch_max_pool2d(ctx, x.dtype(), (&xb, x.storage_offset()), g, &vb, &pb)?;
+    Ok((values, positions))
+}
+
+/// The input gradient, of `shape`, of max_pool2d from its output gradient `grad` and the
+/// `positions` it returned: each input element sums the gradients of the windows it won.
+pub fn max_pool2d_backward(grad: &Tensor, positions: &Tensor, g: &PoolGeom, shape: &[usize]) -> Result<Tensor> {
+    require_float(grad, "max_pool2d_backward")?;
+    let (grad, positions) = (grad.contiguous()?, positions.contiguous()?);
+    let (ctx, gb) = buffer_of(&grad, "max_pool2d_backward")?;
+    let (_, pb) = buffer_of(&positions, "max_pool2d_backward")?;
+    let (out, ob) = output(ctx, shape, grad.dtype())?;
+    launch_max_pool2d_backward(ctx, grad.dtype(), (&gb, grad.storage_offset()), (&pb, positions.storage_offset()), g, &ob)?;
+    Ok(out)
+}
+
+/// The images, of `shape`, whose patches of geometry `g` have the gradients `cols` (float32 or
+/// float64, (planes, kh, kw, oh, ow)): each element sums the gradients of the taps that read it.
+pub fn col2im(cols: &Tensor, g: &PoolGeom, shape: &[usize]) -> Result<Tensor> {
+    require_float(cols, "convolution")?;
+    let cols = cols.contiguous()?;
+    let (ctx, cb) = buffer_of(&cols, "convolution")?;
+    let (out, ob) = output(ctx, shape, cols.dtype())?;
+    launch_col2im(ctx, cols.dtype(), (&cb, cols.storage_offset()), g, &ob)?;
+    Ok(out)
 }

@@ -1,0 +1,169 @@
+//! Selection by a boolean mask: masked_fill, masked_fill_, masked_select, and nonzero (the
+//! positions a mask selects).
+
+use crate::autograd::{is_grad_enabled, record, GradMode, Op, Positions};
+use crate::cpu::reduce::element_offsets;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::shape::broadcast_shapes;
+use crate::tensor::arith::Arg;
+use crate::tensor::{BinaryOp, Scalar, Tensor};
+
+impl Tensor {
+    /// `masked_fill(mask, value)`: mask and self broadcast together, so the result may be
+    /// larger than self.
+    pub fn masked_fill(&self, mask: &Tensor, value: Arg) -> Result<Tensor> {
+        check_mask_dtype(mask)?;
+        // PyTorch broadcasts the mask against self, naming the mask first on a mismatch.
+        broadcast_shapes(mask.shape(), self.shape())?;
+        let v = match value {
+            Arg::T(t) => {
+                if t.ndim() != 0 {
+                    return Err(Error::Runtime(format!(
+                        "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
+                        t.ndim()
+                    )));
+                }
+                t.to_dtype(self.dtype())?
+            }
+            Arg::S(s) => Tensor::scalar_tensor(s.checked_for(self.dtype(), crate::tensor::scalar_check::Spelling::Cpp)?, self.dtype())?,
+        };
+        let filled = Tensor::where_(mask, Arg::T(&v), Arg::T(self))?;
+        // PyTorch's overloads: a scalar value, or a 0-dim tensor one (which gets a gradient).
+        Ok(match value {
+            Arg::T(t) => crate::autograd::composite("MaskedFillBackward1", &[self, t], vec![filled]),
+            Arg::S(_) => crate::autograd::composite("MaskedFillBackward0", &[self], vec![filled]),
+        }
+        .pop()
+        .expect("one output in, one out"))
+    }
+
+    /// `masked_fill_(mask, value)`: the mask must broadcast to self's shape.
+    pub fn masked_fill_(&self, mask: &Tensor, value: Arg) -> Result<()> {
+        check_mask_dtype(mask)?;
+        // In place, self is named first on a mismatch; a mask that would grow self fails in copy_.
+        broadcast_shapes(self.shape(), mask.shape())?;
+        let filled = self.masked_fill(mask, value)?;
+        self.assign_overlapping_(&filled)
+    }
+
+    pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
+        let on_device = {
+            let _raw = GradMode::disabled();
+            self.masked_select_on_device(mask)?
+        };
+        if let Some((out, positions)) = on_device {
+            if is_grad_enabled() && self.requires_grad() {
+                record(Op::Take { kind: "MaskedSelectBackward0", offsets: Positions::Device(positions) }, &[self], &[&out], &[], &[]);
+            }
+            return Ok(out);
+        }
+        let (out, offsets) = {
+            let _raw = GradMode::disabled();
+            self.masked_select_raw(mask)?
+        };
+        if is_grad_enabled() && self.requires_grad() {
+            record(
+                Op::Take { kind: "MaskedSelectBackward0", offsets: Positions::Host(self.positions_of(&offsets)?) },
+                &[self],
+                &[&out],
+                &[],
+                &[],
+            );
+        }
+        Ok(out)
+    }
+
+    /// masked_select on the GPU where the mask broadcasts to self's shape: the selected
+    /// positions are the mask's `nonzero`, so only their count comes back. The gathered values
+    /// and the positions, which stay on the device; None where the host path applies.
+    fn masked_select_on_device(&self, mask: &Tensor) -> Result<Option<(Tensor, Tensor)>> {
+        if self.device().is_cpu() || mask.device() != self.device() || mask.dtype() != DType::Bool || self.ndim() == 0 {
+            return Ok(None);
+        }
+        if broadcast_shapes(self.shape(), mask.shape())? != self.shape() {
+            return Ok(None);
+        }
+        let n = self.numel() as i64;
+        let full = mask.with_layout(mask.layout().broadcast_to(self.shape())).contiguous()?.reshape(&[n])?;
+        let positions = full.nonzero()?.reshape(&[-1])?;
+        let out = self.take_positions(&positions, &[positions.numel()])?;
+        Ok(Some((out, positions)))
+    }
+
+    fn masked_select_raw(&self, mask: &Tensor) -> Result<(Tensor, Vec<usize>)> {
+        if mask.dtype() != DType::Bool {
+            return Err(Error::Runtime("masked_select: expected BoolTensor for mask".into()));
+        }
+        let shape = broadcast_shapes(self.shape(), mask.shape())?;
+        let x = self.with_layout(self.layout().broadcast_to(&shape));
+        let m = mask.with_layout(mask.layout().broadcast_to(&shape)).to_vec::<bool>()?;
+        let (mut offs, mut keep) = (element_offsets(x.layout())?, m.iter());
+        offs.retain(|_| *keep.next().expect("a mask value per element"));
+        Ok((x.take_offsets(&offs, &[offs.len()])?, offs))
+    }
+
+    /// Indices of non-zero elements, shape `[count, ndim]`.
+    pub fn nonzero(&self) -> Result<Tensor> {
+        if !self.device().is_cpu() && self.ndim() > 0 && self.numel() > 0 {
+            let _raw = GradMode::disabled();
+            return self.nonzero_on_device();
+        }
+        let flags = self.to_vec::<bool>()?;
+        let shape = self.shape();
+        let nd = shape.len();
+        let mut out = Vec::new();
+        let mut count = 0;
+        for (flat, &f) in flags.iter().enumerate() {
+            if f {
+                let mut rem = flat;
+                let start = out.len();
+                out.resize(start + nd, 0i64);
+                for d in (0..nd).rev() {
+                    out[start + d] = (rem % shape[d]) as i64;
+                    rem /= shape[d];
+                }
+                count += 1;
+            }
+        }
+        Tensor::from_vec(out, &[count, nd])?.to_device(self.device())
+    }
+
+    /// `nonzero` on the GPU: the element's ranks among the non-zero ones are a running count
+    /// on the device, and every element's coordinates are written to its rank's row (the zero
+    /// ones to a spare row, dropped). Only the count comes back: it is the result's shape.
+    fn nonzero_on_device(&self) -> Result<Tensor> {
+        let (shape, n, nd) = (self.shape().to_vec(), self.numel(), self.ndim());
+        let dev = self.device();
+        let flags = self.to_dtype(DType::Bool)?.reshape(&[n as i64])?;
+        let ranks = flags.to_dtype(DType::I64)?.cumulative(0, false)?;
+        let count = ranks.select(0, n as i64 - 1)?.item()?.to_i64() as usize;
+        // Coordinates of every element, [shape.., nd], from one small range per dim.
+        let coords = Tensor::zeros_on(&[shape.clone(), vec![nd]].concat(), DType::I64, dev)?;
+        let sizes: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+        for (d, &size) in shape.iter().enumerate() {
+            let mut along = vec![1i64; nd];
+            along[d] = size as i64;
+            let range = Tensor::from_vec((0..size as i64).collect::<Vec<_>>(), &[size])?.to_device(dev)?;
+            coords.select(nd as i64, d as i64)?.copy_(&range.reshape(&along)?.expand(&sizes)?)?;
+        }
+        let rows =
+            Tensor::where_(&flags, Arg::T(&ranks.binary_scalar(BinaryOp::Sub, Scalar::Int(1), false)?), Arg::S(Scalar::Int(count as i64)))?;
+        // Element (row, d) of the result: position row * nd + d, in range by construction.
+        let dims = Tensor::from_vec((0..nd as i64).collect::<Vec<_>>(), &[1, nd])?.to_device(dev)?;
+        let targets = rows.binary_scalar(BinaryOp::Mul, Scalar::Int(nd as i64), false)?.unsqueeze(1)?.binary(BinaryOp::Add, &dims)?;
+        let out = Tensor::zeros_on(&[count + 1, nd], DType::I64, dev)?;
+        crate::wgpu::put_at_positions(&out, &targets, &coords.reshape(&[n as i64, nd as i64])?.contiguous()?)?;
+        out.narrow(0, 0, count as i64)?.contiguous()
+    }
+}
+
+fn check_mask_dtype(mask: &Tensor) -> Result<()> {
+    if mask.dtype() != DType::Bool {
+        return Err(Error::Runtime(format!(
+            "masked_fill_ only supports boolean masks, but got mask with dtype {}",
+            crate::tensor::arith::cpp_name(mask.dtype())
+        )));
+    }
+    Ok(())
+}

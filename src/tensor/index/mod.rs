@@ -1,0 +1,80 @@
+//! Indexing and selection on tensors, one file per family: `gather_scatter` (index_select,
+//! gather, scatter, index_add, take), `masked` (masked_fill, masked_select, nonzero), `sort`
+//! (sort, topk, kthvalue, median) and `subscript` (Python's `t[...]` and `t[...] = v`). This
+//! file holds what they share: reading and writing elements at computed offsets or positions.
+
+mod gather_scatter;
+mod masked;
+mod sort;
+mod subscript;
+
+pub use subscript::TensorIndex;
+
+use crate::autograd::GradMode;
+use crate::cpu::buffer::{collect_n, filled};
+use crate::cpu::num::Arith;
+use crate::dtype::{DType, Element};
+use crate::error::Result;
+use crate::tensor::{BinaryOp, Scalar, Tensor};
+
+use crate::{with_arith_dtype, with_dtype};
+
+/// Integer dtypes an index tensor may have.
+fn is_index_dtype(d: DType) -> bool {
+    matches!(d, DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U8)
+}
+
+/// `out[i] = src[offsets[i]]`.
+fn take<T: Element>(src: &[T], offsets: &[usize]) -> Result<Vec<T>> {
+    collect_n(offsets.len(), offsets.iter().map(|&o| src[o]))
+}
+
+impl Tensor {
+    /// The adjoint of `take_offsets`, without recording: a zero tensor of `shape` with each
+    /// element `k` of `self` added at offset `offsets[k]`, in order (repeated offsets sum the
+    /// same way every run). One pass, for gradients of gathers when no graph of the backward
+    /// is being built. Half precision is left to callers (it would need f32 accumulation).
+    pub(crate) fn put_add_offsets(&self, offsets: &[usize], shape: &[usize]) -> Result<Tensor> {
+        let n: usize = shape.iter().product();
+        debug_assert!(offsets.len() == self.numel() && offsets.iter().all(|&o| o < n));
+        let src = self.contiguous()?;
+        if !self.device().is_cpu() {
+            let out = Tensor::zeros_on(shape, self.dtype(), self.device())?;
+            let from: Vec<usize> = (src.storage_offset()..src.storage_offset() + offsets.len()).collect();
+            crate::wgpu::add_at(&out, offsets, &src, &from)?;
+            return Ok(out);
+        }
+        with_arith_dtype!(self.dtype(), T => src.with_slice::<T, _>("index_add", |s, l| {
+            let mut out = filled(n, T::zero())?;
+            for (&o, &v) in offsets.iter().zip(&s[l.offset..l.offset + offsets.len()]) {
+                out[o] = out[o].add(v);
+            }
+            Tensor::from_vec(out, shape)
+        })?)
+    }
+
+    /// Whether `index` is an integer tensor on self's GPU, where an op can follow it without
+    /// reading it back.
+    fn follows_on_device(&self, index: &Tensor) -> bool {
+        !self.device().is_cpu() && index.device() == self.device() && is_index_dtype(index.dtype())
+    }
+
+    /// A contiguous tensor of `shape` holding self's elements (on a GPU) at the row-major int64
+    /// `positions` (on the device, in range): read from self's storage, or from a contiguous
+    /// copy of a strided self. Records nothing.
+    pub(crate) fn take_positions(&self, positions: &Tensor, shape: &[usize]) -> Result<Tensor> {
+        let _raw = GradMode::disabled();
+        let src = self.contiguous()?;
+        let at = src.storage_offset();
+        let offsets = if at == 0 { positions.clone() } else { positions.binary_scalar(BinaryOp::Add, Scalar::Int(at as i64), false)? };
+        crate::wgpu::take_at(&src, &offsets, shape)
+    }
+
+    /// A contiguous tensor of `shape` gathering `self`'s elements at storage `offsets`.
+    fn take_offsets(&self, offsets: &[usize], shape: &[usize]) -> Result<Tensor> {
+        if !self.device().is_cpu() {
+            return crate::wgpu::take(self, offsets, shape);
+        }
+        with_dtype!(self.dtype(), T => self.with_slice::<T, _>("index", |s, _| Tensor::from_vec(take(s, offsets)?, shape))?)
+    }
+}

@@ -1,0 +1,274 @@
+//! The order-based selections: sort, topk, kthvalue and median (whole and along a dim), with
+//! the rank selection they share.
+
+use crate::autograd::{is_grad_enabled, record, GradMode, Op};
+use crate::cpu::buffer::{collect_n, copied};
+use crate::cpu::num::Arith;
+use crate::cpu::reduce::map_lanes;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::shape::wrap_dim;
+use crate::tensor::arith::Arg;
+use crate::tensor::{BinaryOp, Scalar, Tensor};
+
+use crate::with_arith_dtype;
+
+impl Tensor {
+    /// Stable sort along `dim`; NaNs sort as the largest values. Returns (values, int64 indices).
+    pub fn sort(&self, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+        crate::autograd::named_pair("SortBackward0", &[self], || {
+            let x = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
+            let d = wrap_dim(dim, x.ndim())?;
+            let len = x.shape()[d];
+            let work = if x.dtype().is_half() { x.to_dtype(DType::F32)? } else { x.clone() };
+            if !work.device().is_cpu() {
+                // Integer and bool keys order the same in int64.
+                let work = if work.dtype().is_floating_point() { work } else { work.to_dtype(DType::I64)? };
+                let last = x.ndim() as i64 - 1;
+                let indices = crate::wgpu::sort(&work, d, descending)?.movedim(last, d as i64)?.contiguous()?;
+                let values = x.gather(d as i64, &indices)?;
+                if self.ndim() == 0 {
+                    return Ok((values.reshape(&[])?, indices.reshape(&[])?));
+                }
+                return Ok((values, indices));
+            }
+            let order: Vec<i64> = with_arith_dtype!(work.dtype(), T => work.with_slice::<T, _>("sort", |s, l| {
+                map_lanes(s, l, d, len, |lane: &[T], o: &mut [i64]| {
+                    let mut idx: Vec<usize> = collect_n(lane.len(), 0..lane.len())?;
+                    let key = |a: T, b: T| {
+                        match (a.is_nan(), b.is_nan()) {
+                            (true, true) => std::cmp::Ordering::Equal,
+                            (true, false) => std::cmp::Ordering::Greater,
+                            (false, true) => std::cmp::Ordering::Less,
+                            _ => a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal),
+                        }
+                    };
+                    if descending {
+                        idx.sort_by(|&a, &b| key(lane[b], lane[a]));
+                    } else {
+                        idx.sort_by(|&a, &b| key(lane[a], lane[b]));
+                    }
+                    o.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);
+                    Ok(())
+                })
+            })??);
+            let mut moved = x.shape().to_vec();
+            let n = moved.remove(d);
+            moved.push(n);
+            let last = moved.len() as i64 - 1;
+            let indices = Tensor::from_vec(order, &moved)?.movedim(last, d as i64)?.contiguous()?;
+            let values = x.gather(d as i64, &indices)?;
+            if self.ndim() == 0 {
+                return Ok((values.reshape(&[])?, indices.reshape(&[])?));
+            }
+            Ok((values, indices))
+        })
+    }
+
+    /// `topk(k, dim, largest, sorted)`: results come sorted.
+    pub fn topk(&self, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tensor)> {
+        crate::autograd::named_pair("TopkBackward0", &[self], || {
+            if self.dtype() == DType::Bool {
+                return Err(Error::NotImplemented("topk does not support bool dtypes on CPU".into()));
+            }
+            let d = wrap_dim(dim, self.ndim())?;
+            let size = if self.ndim() == 0 { 1 } else { self.shape()[d] };
+            if k < 0 || k as usize > size {
+                return Err(Error::Runtime("selected index k out of range".into()));
+            }
+            let (v, i) = self.sort(dim, largest)?;
+            if self.ndim() == 0 {
+                return Ok((v, i));
+            }
+            Ok((v.narrow(d as i64, 0, k)?.contiguous()?, i.narrow(d as i64, 0, k)?.contiguous()?))
+        })
+    }
+
+    /// `kthvalue(k, dim, keepdim)`: values and indices of the `k`-th smallest elements (k
+    /// counts from 1) along `dim`.
+    pub fn kthvalue(&self, k: i64, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        crate::autograd::named_pair("KthvalueBackward0", &[self], || self.select_rank("kthvalue", Some(k), dim, keepdim))
+    }
+
+    /// `median(dim, keepdim)`: values and indices of the lower of the two middle elements along
+    /// `dim` (of the first NaN, where a lane holds one).
+    pub fn median_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        crate::autograd::named_pair("MedianBackward1", &[self], || self.select_rank("median", None, dim, keepdim))
+    }
+
+    /// `median()` over all elements (NaN if there is one). Its gradient is shared evenly by the
+    /// elements equal to it, as max()'s is.
+    pub fn median(&self) -> Result<Tensor> {
+        let out = {
+            let _raw = GradMode::disabled();
+            if self.numel() == 0 {
+                // PyTorch's NaN, converted as its CPU converts it to each dtype.
+                let empty = match self.dtype() {
+                    DType::I64 => Scalar::Int(i64::MIN),
+                    DType::I32 => Scalar::Int(i32::MIN as i64),
+                    DType::Bool => Scalar::Bool(true),
+                    d if d.is_floating_point() => Scalar::Float(f64::NAN),
+                    _ => Scalar::Int(0),
+                };
+                Tensor::full(&[], empty, self.dtype())?.to_device(self.device())?
+            } else if self.dtype() == DType::Bool {
+                return Err(Error::NotImplemented("\"median_cpu\" not implemented for 'Bool'".into()));
+            } else {
+                self.reshape(&[-1])?.select_rank("median", None, 0, false)?.0
+            }
+        };
+        if is_grad_enabled() && self.requires_grad() {
+            let dims = (0..self.ndim()).collect();
+            record(Op::Extremum { dims, keepdim: false, max: true, nan_ties: true }, &[self], &[&out], &[0], &[0]);
+        }
+        Ok(crate::autograd::composite("MedianBackward0", &[self], vec![out]).pop().expect("one output in, one out"))
+    }
+
+    /// The element of rank `k` (from 1) along `dim`, or the median when `k` is None: indices
+    /// found without recording, values gathered (differentiably) with them.
+    fn select_rank(&self, name: &str, k: Option<i64>, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        if self.dtype() == DType::Bool {
+            // PyTorch's kernel names: median along a dim is `median_out`.
+            let kernel = if name == "median" { "median_out" } else { "kthvalue_cpu" };
+            return Err(Error::NotImplemented(format!("\"{kernel}\" not implemented for 'Bool'")));
+        }
+        let t = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
+        let d = wrap_dim(dim, t.ndim())?;
+        let size = t.shape()[d];
+        let rank = match k {
+            Some(k) if k < 1 || k as usize > size => {
+                return Err(Error::Runtime(format!("kthvalue(): selected number k out of range for dimension {d}")));
+            }
+            Some(k) => Some(k as usize - 1),
+            None if size == 0 => {
+                return Err(Error::Index(format!("{name}(): Expected reduction dim {d} to have non-zero size.")));
+            }
+            None => None,
+        };
+        let (_, mut shape) = t.reduction_shape(Some(&[d as i64]), keepdim)?;
+        if self.ndim() == 0 {
+            shape.clear();
+        }
+        let kept: Vec<i64> = t.reduction_shape(Some(&[d as i64]), true)?.1.iter().map(|&v| v as i64).collect();
+        let indices = {
+            let _raw = GradMode::disabled();
+            if t.device().is_cpu() {
+                t.rank_indices(d, rank, &shape)?
+            } else {
+                t.rank_indices_by_sort(d, rank)?.reshape(&shape.iter().map(|&v| v as i64).collect::<Vec<_>>())?
+            }
+        };
+        let values = t.gather(d as i64, &indices.reshape(&kept)?)?;
+        Ok((values.reshape(&shape.iter().map(|&v| v as i64).collect::<Vec<_>>())?, indices))
+    }
+
+    /// `rank_indices` on a GPU, from its sort (which orders NaN and ties the same way), with
+    /// `d` kept: the median's position in a sorted lane is that of its first NaN, `n - count`,
+    /// when it holds `count` NaNs, else the lower middle.
+    fn rank_indices_by_sort(&self, d: usize, rank: Option<usize>) -> Result<Tensor> {
+        let order = self.sort(d as i64, false)?.1;
+        let n = self.shape()[d];
+        let Some(k) = rank.or((!self.dtype().is_floating_point()).then_some((n - 1) / 2)) else {
+            let nans = self.binary(BinaryOp::Ne, self)?.to_dtype(DType::F32)?.sum(Some(&[d as i64]), true)?;
+            let has_nan = nans.binary_scalar(BinaryOp::Gt, Scalar::Float(0.0), false)?;
+            let first_nan = nans.binary_scalar(BinaryOp::Sub, Scalar::Float(n as f64), true)?;
+            let middle = Scalar::Float(((n - 1) / 2) as f64);
+            let pos = Tensor::where_(&has_nan, Arg::T(&first_nan), Arg::S(middle))?.to_dtype(DType::I64)?;
+            return order.gather(d as i64, &pos);
+        };
+        order.narrow(d as i64, k as i64, 1)?.contiguous()
+    }
+
+    /// Per lane along `d`, the index of the element of 0-based rank `rank`, or for None of the
+    /// lower middle element (or of the first NaN in a lane that has one). NaN ranks above every
+    /// number. Ties resolve as PyTorch's CPU kernels do: the median is the one a stable sort
+    /// puts in the middle; the k-th value is the one `quick_select` leaves at rank k.
+    fn rank_indices(&self, d: usize, rank: Option<usize>, shape: &[usize]) -> Result<Tensor> {
+        let x = if self.dtype().is_half() { self.to_dtype(DType::F32)? } else { self.clone() };
+        let len = x.shape()[d];
+        let idx: Vec<i64> = with_arith_dtype!(x.dtype(), T => x.with_slice::<T, _>("kthvalue", |s, l| {
+            map_lanes(s, l, d, 1, |lane: &[T], o: &mut [i64]| {
+                let k = match (rank, lane.iter().position(|v| v.is_nan())) {
+                    (Some(k), _) => {
+                        let mut values = copied(lane)?;
+                        let mut positions: Vec<i64> = collect_n(lane.len(), 0..lane.len() as i64)?;
+                        quick_select(&mut values, &mut positions, k);
+                        o[0] = positions[k];
+                        return Ok(());
+                    }
+                    (None, Some(first_nan)) => {
+                        o[0] = first_nan as i64;
+                        return Ok(());
+                    }
+                    (None, None) => (len - 1) / 2,
+                };
+                let order = |a: &usize, b: &usize| lane[*a].partial_cmp(&lane[*b]).unwrap_or(std::cmp::Ordering::Equal).then(a.cmp(b));
+                let mut positions: Vec<usize> = collect_n(lane.len(), 0..lane.len())?;
+                positions.select_nth_unstable_by(k, order);
+                o[0] = positions[k] as i64;
+                Ok(())
+            })
+        })??);
+        Tensor::from_vec(idx, shape)
+    }
+}
+
+/// Moves the element of 0-based rank `k` of `values` (NaN above every number) to position `k`,
+/// carrying `positions` along: Hoare partitioning around a median-of-three pivot, narrowed to
+/// the side holding `k`. Among ties, the one it leaves at `k` is the one PyTorch's CPU
+/// kthvalue reports.
+fn quick_select<T: Arith + PartialOrd>(values: &mut [T], positions: &mut [i64], k: usize) {
+    let above = |a: T, b: T| (a.is_nan() && !b.is_nan()) || a > b;
+    let mut swap = |v: &mut [T], i: usize, j: usize| {
+        v.swap(i, j);
+        positions.swap(i, j);
+    };
+    let (mut lo, mut hi) = (0usize, values.len().saturating_sub(1));
+    loop {
+        if hi <= lo {
+            return;
+        }
+        if hi == lo + 1 {
+            if above(values[lo], values[hi]) {
+                swap(values, lo, hi);
+            }
+            return;
+        }
+        // The median of values[lo], values[mid], values[hi] goes to lo, the smaller one to
+        // lo + 1 and the larger to hi, where they stop the scans below.
+        let mid = lo + (hi - lo) / 2;
+        swap(values, mid, lo + 1);
+        if above(values[lo + 1], values[hi]) {
+            swap(values, lo + 1, hi);
+        }
+        if above(values[lo], values[hi]) {
+            swap(values, lo, hi);
+        }
+        if above(values[lo + 1], values[lo]) {
+            swap(values, lo + 1, lo);
+        }
+        let pivot = values[lo];
+        let (mut i, mut j) = (lo + 1, hi);
+        loop {
+            i += 1;
+            while above(pivot, values[i]) {
+                i += 1;
+            }
+            j -= 1;
+            while above(values[j], pivot) {
+                j -= 1;
+            }
+            if j < i {
+                break;
+            }
+            swap(values, i, j);
+        }
+        swap(values, lo, j);
+        if j <= k {
+            lo = i;
+        }
+        if j >= k {
+            hi = j - 1;
+        }
+    }
+}
