@@ -13,6 +13,7 @@ mod optim;
 mod serialize;
 mod strided;
 mod tensor;
+mod unary;
 mod wgpu;
 
 use pyo3::prelude::*;
@@ -35,5 +36,6 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     optim::register(m)?;
     serialize::register(m)?;
     wgpu::register(m)?;
+    unary::register(m)?;
     Ok(())
 }
