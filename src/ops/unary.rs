@@ -24,6 +24,7 @@
 
 use crate::cpu::elementwise::map1;
 use crate::cpu::math::FloatMath;
+use crate::dtype::Element;
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::tensor::Tensor;
@@ -269,11 +270,57 @@ macro_rules! unary_op_table {
                     un(&mul(g, &mul(&r, &r)?)?, UnaryOp::Neg)?
                 },
             }
+            Asinh {
+                name: "asinh", node: "Asinh", ints: false, reads: (true, false), wgpu: 37,
+                py: [asinh, arcsinh], inplace: [asinh, arcsinh],
+                cpu: |x| T::from_f64(asinh64(x.to_f64())),
+                grad: |g, x, _y| mul(g, &un(&adds(&mul(&x()?, &x()?)?, 1.0)?, UnaryOp::Rsqrt)?)?,
+            }
+            Acosh {
+                name: "acosh", node: "Acosh", ints: false, reads: (true, false), wgpu: 38,
+                py: [acosh, arccosh], inplace: [acosh, arccosh],
+                cpu: |x| T::from_f64(acosh64(x.to_f64())),
+                grad: |g, x, _y| mul(g, &un(&adds(&mul(&x()?, &x()?)?, -1.0)?, UnaryOp::Rsqrt)?)?,
+            }
+            Atanh {
+                name: "atanh", node: "Atanh", ints: false, reads: (true, false), wgpu: 39,
+                py: [atanh, arctanh], inplace: [atanh, arctanh],
+                cpu: |x| T::from_f64(atanh64(x.to_f64())),
+                grad: |g, x, _y| div(g, &one_minus(&mul(&x()?, &x()?)?)?)?,
+            }
         }
     };
 }
 #[allow(unused_imports)] // used by the Python bindings (feature `python`)
 pub(crate) use unary_op_table;
+
+// Kernels too long for one line of the table, in float64 (float32 computes through them and
+// rounds once).
+
+/// `atanh(x) = log1p(2|x| / (1 - |x|)) / 2`, odd: no digits lost near 0 or near ±1.
+fn atanh64(x: f64) -> f64 {
+    let a = x.abs();
+    (0.5 * (2.0 * a / (1.0 - a)).ln_1p()).copysign(x)
+}
+
+/// `asinh(x) = log1p(|x| + x² / (1 + sqrt(1 + x²)))`, odd; `log(2|x|)` where x² would not fit.
+fn asinh64(x: f64) -> f64 {
+    let a = x.abs();
+    let r = if a < 268435456.0 { (a + a * a / (1.0 + (1.0 + a * a).sqrt())).ln_1p() } else { a.ln() + std::f64::consts::LN_2 };
+    r.copysign(x)
+}
+
+/// `acosh(x) = log1p(t + sqrt(t (t + 2)))` with `t = x - 1` (exact near 1); `log(2x)` far out.
+fn acosh64(x: f64) -> f64 {
+    if x < 1.0 {
+        f64::NAN
+    } else if x < 268435456.0 {
+        let t = x - 1.0;
+        (t + (t * (t + 2.0)).sqrt()).ln_1p()
+    } else {
+        x.ln() + std::f64::consts::LN_2
+    }
+}
 
 /// The float kernels of the declared ops, for one float type.
 macro_rules! registered_float {
