@@ -1,9 +1,11 @@
-"""Records PyTorch's values of the unary ops added through the op registry into
-fixtures/unary_ops.json.
+"""Records PyTorch's values of the ops added through the op registry (unary declarations and
+composite declarations) into fixtures/unary_ops.json.
 
 Run with a real PyTorch:  /work/torchref/bin/python tests/record_unary_ops.py
 tests/python/test_unary_registry.py replays every case on rstorch and compares. A case is
-{op, dtype, x, y, grad (of y.sum() in float64), grad_fn}.
+{op, dtype, x, y, grad (of y.sum() in float64), grad_fn} for a unary op and
+{op, dtype, a, b, y, grad_a, grad_b, grad_fn} for a binary one (a of shape (n, 1) against b of
+shape (m,): broadcast).
 """
 import json
 import math
@@ -26,6 +28,12 @@ GRAD_INPUTS = {
     "acosh": [1.1, 1.5, 2.0, 3.0, 10.0, 100.0],
 }
 
+BINARY = ["logaddexp", "logaddexp2", "hypot", "xlogy"]
+BINARY_A = [-math.inf, -30.0, -1.5, -0.0, 0.0, 0.5, 2.0, 80.0, math.inf, math.nan]
+BINARY_B = [-math.inf, -2.0, -0.0, 0.0, 1e-3, 0.5, 2.0, 100.0, math.inf, math.nan]
+GRAD_A = [-2.0, -0.5, 0.3, 1.0, 4.0]
+GRAD_B = [0.2, 1.0, 2.5, 7.0]
+
 
 def main():
     cases = []
@@ -43,6 +51,18 @@ def main():
         xi = torch.tensor([1, 2, 3] if op != "atanh" else [0, 1, -1])
         yi = getattr(torch, op)(xi)
         cases.append({"op": op, "dtype": "int64", "x": xi.tolist(), "y": yi.tolist(), "out_dtype": str(yi.dtype)})
+    for op in BINARY:
+        for dtype in ["float32", "float64"]:
+            a = torch.tensor(BINARY_A, dtype=getattr(torch, dtype)).reshape(-1, 1)
+            b = torch.tensor(BINARY_B, dtype=getattr(torch, dtype))
+            y = getattr(torch, op)(a, b)
+            cases.append({"op": op, "dtype": dtype, "a": a.tolist(), "b": b.tolist(), "y": y.tolist()})
+        a = torch.tensor(GRAD_A, dtype=torch.float64).reshape(-1, 1).requires_grad_()
+        b = torch.tensor(GRAD_B, dtype=torch.float64).requires_grad_()
+        y = getattr(torch, op)(a, b)
+        y.sum().backward()
+        cases.append({"op": op, "dtype": "float64", "a": a.tolist(), "b": b.tolist(), "y": y.tolist(),
+                      "grad_a": a.grad.tolist(), "grad_b": b.grad.tolist(), "grad_fn": type(y.grad_fn).__name__})
     path = pathlib.Path(__file__).resolve().parent / "fixtures" / "unary_ops.json"
     body = ",\n".join(" " + json.dumps(c) for c in cases)
     path.write_text(f'{{"torch": {json.dumps(torch.__version__)}, "cases": [\n{body}\n]}}\n')

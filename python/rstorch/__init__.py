@@ -26,8 +26,8 @@ short, int, long = int16, int32, int64
 concat = concatenate = cat
 
 # Functions that are the Tensor methods of the same name (`rstorch.exp(x)` is `x.exp()`): the
-# unary ops declared in the core's registry (`src/ops/unary.rs`), then the others.
-_METHOD_FUNCTIONS = list(_C._unary_ops()[0]) + """
+# unary and composite ops declared in the core's registry (`src/ops/`), then the others.
+_METHOD_FUNCTIONS = list(_C._unary_ops()[0]) + list(_C._composite_ops()) + """
     add sub subtract mul multiply div divide true_divide floor_divide remainder pow maximum minimum
     atan2 eq ne lt le gt ge greater less logical_and logical_or logical_xor logical_not bitwise_and
     bitwise_or bitwise_xor bitwise_not round

@@ -1,6 +1,7 @@
 //! Op declarations: each op is written down once here, and the enum, dispatch, gradient, device
 //! op code and Python bindings are generated from that one declaration (see `docs/ADDING_AN_OP.md`).
 
+pub mod composite;
 pub mod unary;
 
 use crate::error::Result;

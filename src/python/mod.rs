@@ -2,6 +2,7 @@
 #![allow(non_snake_case)] // the module is `_C`, as PyTorch names its extension
 
 mod autograd;
+mod composite;
 mod convert;
 mod dtype;
 mod errors;
@@ -37,5 +38,6 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     serialize::register(m)?;
     wgpu::register(m)?;
     unary::register(m)?;
+    composite::register(m)?;
     Ok(())
 }

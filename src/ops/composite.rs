@@ -1,0 +1,56 @@
+//! Composite ops: ops PyTorch defines from others, each declared once in `composite_ops!` as a
+//! body in tensor ops. The body runs under one node named like PyTorch's (`autograd::named`),
+//! whose backward goes through the graph the body recorded: the gradient comes for free, and
+//! every backend that has the body's ops has the op.
+//!
+//! An entry `name(a, b) => "NodeBackward0" { body }` gives `Tensor::name(&self, other)`, the
+//! Python `Tensor.name` and `torch.name` (`src/python/composite.rs`, `_C._composite_ops()`).
+
+use crate::error::Result;
+use crate::tensor::arith::Arg;
+use crate::tensor::{BinaryOp as B, Tensor, UnaryOp as U};
+
+use super::grad::f;
+
+/// Calls `$consumer! { entries }` with every declared composite op of two tensors.
+macro_rules! composite_op_table {
+    ($consumer:ident) => {
+        $consumer! {
+            /// `log(exp(a) + exp(b))`, as `max(a, b) + log1p(exp(-|a - b|))`; equal infinities give themselves.
+            logaddexp(a, b) => "LogaddexpBackward0" {
+                let m = a.binary(B::Maximum, b)?;
+                let r = m.binary(B::Add, &a.binary(B::Sub, b)?.unary(U::Abs)?.unary(U::Neg)?.unary(U::Exp)?.unary(U::Log1p)?)?;
+                same_infinity(a, b, &r)?
+            }
+        }
+    };
+}
+#[allow(unused_imports)] // used by the Python bindings (feature `python`)
+pub(crate) use composite_op_table;
+
+/// `r`, except `a` where `a` and `b` are the same infinity (whose difference is NaN).
+fn same_infinity(a: &Tensor, b: &Tensor, r: &Tensor) -> Result<Tensor> {
+    let inf = a.unary(U::Abs)?.binary_scalar(B::Eq, f(f64::INFINITY), false)?.binary(B::LogicalAnd, &a.binary(B::Eq, b)?)?;
+    Tensor::where_(&inf, Arg::T(a), Arg::T(r))
+}
+
+macro_rules! define_composite_ops {
+    ($($(#[$doc:meta])* $name:ident($a:ident, $b:ident) => $node:literal $body:block)*) => {
+        impl Tensor {
+            $(
+                $(#[$doc])*
+                pub fn $name(&self, other: &Tensor) -> Result<Tensor> {
+                    crate::autograd::named($node, &[self, other], || {
+                        let ($a, $b) = (self, other);
+                        Ok($body)
+                    })
+                }
+            )*
+        }
+
+        /// The composite ops' names, bound as `Tensor.X` and `torch.X`.
+        pub const PY_METHODS: &[&str] = &[$(stringify!($name),)*];
+    };
+}
+
+composite_op_table!(define_composite_ops);
