@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp as B, Tensor, UnaryOp as U};
 
-use super::grad::f;
+use super::grad::{f, muls};
 
 /// Calls `$consumer! { entries }` with every declared composite op of two tensors.
 macro_rules! composite_op_table {
@@ -21,6 +21,25 @@ macro_rules! composite_op_table {
                 let m = a.binary(B::Maximum, b)?;
                 let r = m.binary(B::Add, &a.binary(B::Sub, b)?.unary(U::Abs)?.unary(U::Neg)?.unary(U::Exp)?.unary(U::Log1p)?)?;
                 same_infinity(a, b, &r)?
+            }
+            /// `log2(2^a + 2^b)`, as `max(a, b) + log1p(2^-|a - b|) / ln 2`.
+            logaddexp2(a, b) => "Logaddexp2Backward0" {
+                let m = a.binary(B::Maximum, b)?;
+                let d = a.binary(B::Sub, b)?.unary(U::Abs)?.unary(U::Neg)?.unary(U::Exp2)?.unary(U::Log1p)?;
+                let r = m.binary(B::Add, &muls(&d, std::f64::consts::LOG2_E)?)?;
+                same_infinity(a, b, &r)?
+            }
+            /// `sqrt(a² + b²)`; infinite where either is (even against NaN).
+            hypot(a, b) => "HypotBackward0" {
+                let r = a.binary(B::Mul, a)?.binary(B::Add, &b.binary(B::Mul, b)?)?.unary(U::Sqrt)?;
+                let inf = |t: &Tensor| t.unary(U::Abs)?.binary_scalar(B::Eq, f(f64::INFINITY), false);
+                Tensor::where_(&inf(a)?.binary(B::LogicalOr, &inf(b)?)?, Arg::S(f(f64::INFINITY)), Arg::T(&r))?
+            }
+            /// `a * log(b)`, 0 where `a` is 0 and `b` is not NaN.
+            xlogy(a, b) => "XlogyBackward0" {
+                let r = a.binary(B::Mul, &b.unary(U::Log)?)?;
+                let zero = a.binary_scalar(B::Eq, f(0.0), false)?.binary(B::LogicalAnd, &b.binary(B::Eq, b)?)?;
+                Tensor::where_(&zero, Arg::S(f(0.0)), Arg::T(&r))?
             }
         }
     };
