@@ -73,3 +73,26 @@ macro_rules! define_composite_ops {
 }
 
 composite_op_table!(define_composite_ops);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_composite_op_has_its_node_and_gradient() -> Result<()> {
+        let a = Tensor::from_vec(vec![1.0f64, -2.0], &[2, 1])?;
+        let b = Tensor::from_vec(vec![0.5f64, 3.0, -1.0], &[3])?;
+        a.set_requires_grad(true)?;
+        let y = a.logaddexp(&b)?;
+        assert_eq!(y.shape(), &[2, 3]);
+        assert_eq!(y.grad_fn().expect("recorded").name(), "LogaddexpBackward0");
+        let g = crate::autograd::grad(&[y.sum(None, false)?], &[None], std::slice::from_ref(&a), false, false, false)?;
+        // d/da log(e^a + e^b) = sigmoid(a - b), summed over b
+        let got = g[0].as_ref().expect("a gradient").to_vec::<f64>()?;
+        for (i, av) in [1.0f64, -2.0].iter().enumerate() {
+            let want: f64 = [0.5f64, 3.0, -1.0].iter().map(|bv| 1.0 / (1.0 + (bv - av).exp())).sum();
+            assert!((got[i] - want).abs() < 1e-14);
+        }
+        Ok(())
+    }
+}

@@ -417,6 +417,9 @@ macro_rules! define_unary_ops {
             }
         }
 
+        /// Every declared op.
+        pub const DECLARED: &[UnaryOp] = &[$(UnaryOp::$V,)*];
+
         /// The declared ops' names bound as `Tensor.X` and `torch.X`.
         pub const PY_METHODS: &[&str] = &[$($(stringify!($py),)*)*];
         /// The declared ops' names that also get `Tensor.X_`.
@@ -449,3 +452,40 @@ pub(crate) trait RegisteredFloat: Sized {
 }
 
 unary_op_table!(define_unary_ops);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declarations_are_consistent() {
+        let mut codes: Vec<u32> = DECLARED.iter().map(|op| op.wgpu_code().expect("every declared op has a code")).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), DECLARED.len(), "two ops share a shader op code");
+        let mut names = PY_METHODS.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), PY_METHODS.len(), "a Python name is bound twice");
+        assert!(PY_IN_PLACE.iter().all(|n| PY_METHODS.contains(n)));
+        assert!(DECLARED.iter().all(|op| !op.node_base().is_empty() && !op.name().is_empty()));
+    }
+
+    #[test]
+    fn a_declared_op_runs_and_differentiates() -> Result<()> {
+        let x = Tensor::from_vec(vec![-0.5f64, 0.0, 0.25], &[3])?;
+        x.set_requires_grad(true)?;
+        let y = x.unary(UnaryOp::Atanh)?;
+        assert_eq!(y.grad_fn().expect("recorded").name(), "AtanhBackward0");
+        let want: Vec<f64> = [-0.5f64, 0.0, 0.25].iter().map(|v| v.atanh()).collect();
+        for (g, w) in y.to_vec::<f64>()?.iter().zip(&want) {
+            assert!((g - w).abs() < 1e-15);
+        }
+        let g = crate::autograd::grad(&[y.sum(None, false)?], &[None], &[x], false, false, false)?;
+        let got = g[0].as_ref().expect("a gradient").to_vec::<f64>()?;
+        for (g, v) in got.iter().zip([-0.5f64, 0.0, 0.25]) {
+            assert!((g - 1.0 / (1.0 - v * v)).abs() < 1e-15);
+        }
+        Ok(())
+    }
+}
