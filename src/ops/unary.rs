@@ -409,6 +409,7 @@ macro_rules! define_unary_ops {
             }
 
             /// The op code of a declared op in the float shaders' `unary_op` switch.
+            #[cfg_attr(not(feature = "wgpu"), allow(dead_code))] // read by the wgpu backend and tests
             pub(crate) fn wgpu_code(self) -> Option<u32> {
                 match self {
                     $(UnaryOp::$V => Some($code),)*
