@@ -8,6 +8,7 @@ pub mod device;
 pub mod dtype;
 pub mod error;
 pub mod layout;
+pub mod ops;
 pub mod optim;
 pub mod random;
 pub mod serialize;

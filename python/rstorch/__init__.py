@@ -25,13 +25,13 @@ half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 concat = concatenate = cat
 
-# Functions that are the Tensor methods of the same name (`rstorch.exp(x)` is `x.exp()`).
-_METHOD_FUNCTIONS = """
+# Functions that are the Tensor methods of the same name (`rstorch.exp(x)` is `x.exp()`): the
+# unary and composite ops declared in the core's registry (`src/ops/`), then the others.
+_METHOD_FUNCTIONS = list(_C._unary_ops()[0]) + list(_C._composite_ops()) + """
     add sub subtract mul multiply div divide true_divide floor_divide remainder pow maximum minimum
     atan2 eq ne lt le gt ge greater less logical_and logical_or logical_xor logical_not bitwise_and
-    bitwise_or bitwise_xor bitwise_not neg negative abs absolute sign relu floor ceil trunc fix round
-    exp exp2 log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan arcsin arccos arctan
-    sinh cosh tanh sigmoid erf reciprocal square clamp clip clamp_min clamp_max
+    bitwise_or bitwise_xor bitwise_not round
+    square clamp clip clamp_min clamp_max
     sum prod mean all any amax amin max min argmax argmin var std norm logsumexp softmax
     log_softmax cumsum cumprod
     reshape flatten unflatten squeeze unsqueeze transpose swapaxes t permute movedim narrow select

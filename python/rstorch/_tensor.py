@@ -69,11 +69,10 @@ def _in_place(name):
     return method
 
 
-_IN_PLACE = [
-    "neg", "abs", "sign", "relu", "floor", "ceil", "trunc", "round", "exp", "exp2", "log", "log2",
-    "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-    "cosh", "tanh", "sigmoid", "erf", "reciprocal", "square", "pow", "logical_not", "bitwise_not",
-    "tril", "triu", "clamp_min", "clamp_max", "fix", "negative", "silu", "frac",
+# In-place forms written over `_assign_`: the declared unary ops' (`src/ops/unary.rs`), then others.
+_IN_PLACE = list(_C._unary_ops()[1]) + [
+    "round", "square", "pow", "logical_not", "bitwise_not", "tril", "triu", "clamp_min", "clamp_max",
+    "silu", "frac",
 ]
 
 

@@ -1,35 +1,15 @@
 //! Every backward formula, in one match over the recorded op. Formulas are written with tensor
 //! ops, so under `create_graph` they record a graph of their own (higher-order gradients).
 
-use std::f64::consts::{LN_10, LN_2, PI};
-
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp as B, Scalar, Tensor, UnaryOp as U};
 
+use crate::ops::grad::{div, f, mul, muls, un};
+
 use super::is_grad_enabled;
 use super::op::{Op, OpNode, Positions};
-
-fn f(v: f64) -> Scalar {
-    Scalar::Float(v)
-}
-
-fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    a.binary(B::Mul, b)
-}
-
-fn muls(a: &Tensor, s: f64) -> Result<Tensor> {
-    a.binary_scalar(B::Mul, f(s), false)
-}
-
-fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    a.binary(B::Div, b)
-}
-
-fn un(a: &Tensor, op: U) -> Result<Tensor> {
-    a.unary(op)
-}
 
 /// Sums a broadcast gradient back to `shape`.
 pub fn sum_to(g: &Tensor, shape: &[usize]) -> Result<Tensor> {
@@ -254,73 +234,6 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             let y = || node.output(0);
             let one = |t: &Tensor, s: f64| t.binary_scalar(B::Add, f(s), false);
             let gx = match *op {
-                U::Neg => un(&g, U::Neg)?,
-                U::Abs => mul(&g, &un(&x()?, U::Sign)?)?,
-                U::Sign | U::Floor | U::Ceil | U::Round | U::Trunc => muls(&g, 0.0)?,
-                U::Relu => g.binary(B::ReluGrad, &y()?)?,
-                U::Exp => mul(&g, &y()?)?,
-                U::Exp2 => muls(&mul(&g, &y()?)?, LN_2)?,
-                U::Log => div(&g, &x()?)?,
-                U::Log2 => div(&g, &muls(&x()?, LN_2)?)?,
-                U::Log10 => div(&g, &muls(&x()?, LN_10)?)?,
-                U::Log1p => div(&g, &one(&x()?, 1.0)?)?,
-                U::Expm1 => mul(&g, &one(&y()?, 1.0)?)?,
-                U::Sqrt => div(&g, &muls(&y()?, 2.0)?)?,
-                U::Rsqrt => {
-                    let r = y()?;
-                    muls(&mul(&g, &mul(&r, &mul(&r, &r)?)?)?, -0.5)?
-                }
-                U::Sin => mul(&g, &un(&x()?, U::Cos)?)?,
-                U::Cos => un(&mul(&g, &un(&x()?, U::Sin)?)?, U::Neg)?,
-                U::Tan => {
-                    let t = y()?;
-                    mul(&g, &one(&mul(&t, &t)?, 1.0)?)?
-                }
-                U::Asin | U::Acos => {
-                    let d = div(&g, &un(&Tensor::ones(&[], x()?.dtype())?.binary(B::Sub, &mul(&x()?, &x()?)?)?, U::Sqrt)?)?;
-                    if *op == U::Asin {
-                        d
-                    } else {
-                        un(&d, U::Neg)?
-                    }
-                }
-                U::Atan => div(&g, &one(&mul(&x()?, &x()?)?, 1.0)?)?,
-                U::Sinh => mul(&g, &un(&x()?, U::Cosh)?)?,
-                U::Cosh => mul(&g, &un(&x()?, U::Sinh)?)?,
-                U::Tanh => {
-                    let t = y()?;
-                    mul(&g, &Tensor::ones(&[], t.dtype())?.binary(B::Sub, &mul(&t, &t)?)?)?
-                }
-                U::Sigmoid => {
-                    let s = y()?;
-                    mul(&g, &mul(&s, &Tensor::ones(&[], s.dtype())?.binary(B::Sub, &s)?)?)?
-                }
-                U::Gelu => {
-                    let cdf = muls(&one(&un(&muls(&x()?, std::f64::consts::FRAC_1_SQRT_2)?, U::Erf)?, 1.0)?, 0.5)?;
-                    let pdf = muls(&un(&muls(&mul(&x()?, &x()?)?, -0.5)?, U::Exp)?, 1.0 / (2.0 * PI).sqrt())?;
-                    mul(&g, &cdf.binary(B::Add, &mul(&x()?, &pdf)?)?)?
-                }
-                U::GeluTanh => {
-                    let k = (2.0 / PI).sqrt();
-                    let x2 = mul(&x()?, &x()?)?;
-                    let inner = muls(&x()?.binary(B::Add, &muls(&mul(&x2, &x()?)?, 0.044715)?)?, k)?;
-                    let t = un(&inner, U::Tanh)?;
-                    let left = muls(&one(&t, 1.0)?, 0.5)?;
-                    let sech2 = Tensor::ones(&[], t.dtype())?.binary(B::Sub, &mul(&t, &t)?)?;
-                    let dinner = muls(&one(&muls(&x2, 3.0 * 0.044715)?, 1.0)?, k)?;
-                    let right = muls(&mul(&mul(&x()?, &sech2)?, &dinner)?, 0.5)?;
-                    mul(&g, &left.binary(B::Add, &right)?)?
-                }
-                U::Silu => {
-                    let s = un(&x()?, U::Sigmoid)?;
-                    let d = mul(&s, &one(&mul(&x()?, &Tensor::ones(&[], s.dtype())?.binary(B::Sub, &s)?)?, 1.0)?)?;
-                    mul(&g, &d)?
-                }
-                U::Erf => muls(&mul(&g, &un(&un(&mul(&x()?, &x()?)?, U::Neg)?, U::Exp)?)?, 2.0 / PI.sqrt())?,
-                U::Reciprocal => {
-                    let r = y()?;
-                    un(&mul(&g, &mul(&r, &r)?)?, U::Neg)?
-                }
                 U::Softplus { beta, threshold } => {
                     let bx = muls(&x()?, beta)?;
                     let s = un(&bx, U::Sigmoid)?;
@@ -362,6 +275,8 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                     }
                 }
                 U::LogicalNot | U::BitwiseNot => muls(&g, 0.0)?,
+                // Every other op's gradient is declared with it in `crate::ops::unary`.
+                _ => crate::ops::unary::registered_backward(*op, &g, &x, &y)?,
             };
             out[0] = Some(gx);
         }

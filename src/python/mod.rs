@@ -2,6 +2,7 @@
 #![allow(non_snake_case)] // the module is `_C`, as PyTorch names its extension
 
 mod autograd;
+mod composite;
 mod convert;
 mod dtype;
 mod errors;
@@ -13,6 +14,7 @@ mod optim;
 mod serialize;
 mod strided;
 mod tensor;
+mod unary;
 mod wgpu;
 
 use pyo3::prelude::*;
@@ -35,5 +37,7 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     optim::register(m)?;
     serialize::register(m)?;
     wgpu::register(m)?;
+    unary::register(m)?;
+    composite::register(m)?;
     Ok(())
 }

@@ -221,46 +221,14 @@ macro_rules! unary_methods {
     };
 }
 
+// The declared unary ops are bound from their declarations (`src/python/unary.rs`); these
+// are the operators and the ops PyTorch binds differently.
 unary_methods! {
-    neg => UnaryOp::Neg;
-    negative => UnaryOp::Neg;
     __neg__ => UnaryOp::Neg;
-    abs => UnaryOp::Abs;
     __abs__ => UnaryOp::Abs;
-    absolute => UnaryOp::Abs;
-    sign => UnaryOp::Sign;
-    relu => UnaryOp::Relu;
-    floor => UnaryOp::Floor;
-    ceil => UnaryOp::Ceil;
-    trunc => UnaryOp::Trunc;
-    fix => UnaryOp::Trunc;
+    __invert__ => UnaryOp::BitwiseNot;
     logical_not => UnaryOp::LogicalNot;
     bitwise_not => UnaryOp::BitwiseNot;
-    __invert__ => UnaryOp::BitwiseNot;
-    exp => UnaryOp::Exp;
-    exp2 => UnaryOp::Exp2;
-    log => UnaryOp::Log;
-    log2 => UnaryOp::Log2;
-    log10 => UnaryOp::Log10;
-    log1p => UnaryOp::Log1p;
-    expm1 => UnaryOp::Expm1;
-    sqrt => UnaryOp::Sqrt;
-    rsqrt => UnaryOp::Rsqrt;
-    sin => UnaryOp::Sin;
-    cos => UnaryOp::Cos;
-    tan => UnaryOp::Tan;
-    asin => UnaryOp::Asin;
-    acos => UnaryOp::Acos;
-    atan => UnaryOp::Atan;
-    arcsin => UnaryOp::Asin;
-    arccos => UnaryOp::Acos;
-    arctan => UnaryOp::Atan;
-    sinh => UnaryOp::Sinh;
-    cosh => UnaryOp::Cosh;
-    tanh => UnaryOp::Tanh;
-    sigmoid => UnaryOp::Sigmoid;
-    erf => UnaryOp::Erf;
-    reciprocal => UnaryOp::Reciprocal;
     silu => UnaryOp::Silu;
 }
 

@@ -10,118 +10,8 @@ use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use crate::with_arith_dtype;
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum UnaryOp {
-    Neg,
-    Abs,
-    Sign,
-    Relu,
-    Floor,
-    Ceil,
-    Round,
-    Trunc,
-    LogicalNot,
-    BitwiseNot,
-    Exp,
-    Exp2,
-    Log,
-    Log2,
-    Log10,
-    Log1p,
-    Expm1,
-    Sqrt,
-    Rsqrt,
-    Sin,
-    Cos,
-    Tan,
-    Asin,
-    Acos,
-    Atan,
-    Sinh,
-    Cosh,
-    Tanh,
-    Sigmoid,
-    Gelu,
-    GeluTanh,
-    Silu,
-    Erf,
-    Reciprocal,
-    Softplus {
-        beta: f64,
-        threshold: f64,
-    },
-    LeakyRelu {
-        slope: f64,
-    },
-    Elu {
-        alpha: f64,
-    },
-    /// `x ** exponent` for a Python-number exponent.
-    PowScalar(f64),
-}
-
-impl UnaryOp {
-    /// PyTorch's name of the op, for errors.
-    pub fn name(self) -> &'static str {
-        use UnaryOp::*;
-        match self {
-            Neg => "neg",
-            Abs => "abs",
-            Sign => "sign",
-            Relu => "relu",
-            Floor => "floor",
-            Ceil => "ceil",
-            Round => "round",
-            Trunc => "trunc",
-            LogicalNot => "logical_not",
-            BitwiseNot => "bitwise_not",
-            Exp => "exp",
-            Exp2 => "exp2",
-            Log => "log",
-            Log2 => "log2",
-            Log10 => "log10",
-            Log1p => "log1p",
-            Expm1 => "expm1",
-            Sqrt => "sqrt",
-            Rsqrt => "rsqrt",
-            Sin => "sin",
-            Cos => "cos",
-            Tan => "tan",
-            Asin => "asin",
-            Acos => "acos",
-            Atan => "atan",
-            Sinh => "sinh",
-            Cosh => "cosh",
-            Tanh => "tanh",
-            Sigmoid => "sigmoid",
-            Gelu | GeluTanh => "gelu",
-            Silu => "silu",
-            Erf => "erf",
-            Reciprocal => "reciprocal",
-            Softplus { .. } => "softplus",
-            LeakyRelu { .. } => "leaky_relu",
-            Elu { .. } => "elu",
-            PowScalar(_) => "pow",
-        }
-    }
-
-    /// Which of (input, output) the backward formula reads, so that only those are saved: an
-    /// op that needs its output alone keeps working when its input is overwritten in place.
-    pub(crate) fn backward_reads(self) -> (bool, bool) {
-        use UnaryOp::*;
-        match self {
-            Neg | Sign | Floor | Ceil | Round | Trunc | LogicalNot | BitwiseNot => (false, false),
-            Relu | Exp | Exp2 | Expm1 | Sqrt | Rsqrt | Tan | Tanh | Sigmoid | Reciprocal => (false, true),
-            _ => (true, false),
-        }
-    }
-
-    /// Ops that keep integer dtypes (everything else computes in floating point).
-    fn keeps_integers(self) -> bool {
-        use UnaryOp::*;
-        matches!(self, Neg | Abs | Sign | Relu | Floor | Ceil | Round | Trunc | BitwiseNot)
-    }
-}
+use crate::ops::unary::RegisteredFloat;
+pub use crate::ops::unary::UnaryOp;
 
 impl Tensor {
     pub fn unary(&self, op: UnaryOp) -> Result<Tensor> {
@@ -226,47 +116,11 @@ pub trait FloatOps: Sized {
 }
 
 macro_rules! float_ops {
-    ($T:ty, $pi:expr) => {
+    ($T:ty) => {
         impl FloatOps for $T {
             fn apply(op: UnaryOp, s: &[$T], l: &crate::layout::Layout) -> Result<Vec<$T>> {
                 type T = $T;
-                let sigmoid = |x: T| 1.0 / (1.0 + (-x).exp_());
                 match op {
-                    UnaryOp::Neg => map1(s, l, |x: T| -x),
-                    UnaryOp::Abs => map1(s, l, |x: T| x.abs()),
-                    UnaryOp::Sign => map1(s, l, |x: T| Arith::sign(x)),
-                    UnaryOp::Relu => map1(s, l, |x: T| if x > 0.0 || x != x { x } else { 0.0 }),
-                    UnaryOp::Floor => map1(s, l, |x: T| x.floor()),
-                    UnaryOp::Ceil => map1(s, l, |x: T| x.ceil()),
-                    UnaryOp::Round => map1(s, l, |x: T| x.round_ties_even()),
-                    UnaryOp::Trunc => map1(s, l, |x: T| x.trunc()),
-                    UnaryOp::Exp => map1(s, l, |x: T| x.exp_()),
-                    UnaryOp::Exp2 => map1(s, l, |x: T| x.exp2()),
-                    UnaryOp::Log => map1(s, l, |x: T| x.ln()),
-                    UnaryOp::Log2 => map1(s, l, |x: T| x.log2()),
-                    UnaryOp::Log10 => map1(s, l, |x: T| x.log10()),
-                    UnaryOp::Log1p => map1(s, l, |x: T| x.ln_1p()),
-                    UnaryOp::Expm1 => map1(s, l, |x: T| x.exp_m1()),
-                    UnaryOp::Sqrt => map1(s, l, |x: T| x.sqrt()),
-                    UnaryOp::Rsqrt => map1(s, l, |x: T| 1.0 / x.sqrt()),
-                    UnaryOp::Sin => map1(s, l, |x: T| x.sin()),
-                    UnaryOp::Cos => map1(s, l, |x: T| x.cos()),
-                    UnaryOp::Tan => map1(s, l, |x: T| x.tan()),
-                    UnaryOp::Asin => map1(s, l, |x: T| x.asin()),
-                    UnaryOp::Acos => map1(s, l, |x: T| x.acos()),
-                    UnaryOp::Atan => map1(s, l, |x: T| x.atan()),
-                    UnaryOp::Sinh => map1(s, l, |x: T| x.sinh()),
-                    UnaryOp::Cosh => map1(s, l, |x: T| x.cosh()),
-                    UnaryOp::Tanh => map1(s, l, |x: T| x.tanh()),
-                    UnaryOp::Sigmoid => map1(s, l, sigmoid),
-                    UnaryOp::Silu => map1(s, l, |x: T| x * sigmoid(x)),
-                    UnaryOp::Erf => map1(s, l, |x: T| x.erf_()),
-                    UnaryOp::Gelu => map1(s, l, |x: T| 0.5 * x * (1.0 + (x * std::f64::consts::FRAC_1_SQRT_2 as T).erf_())),
-                    UnaryOp::GeluTanh => {
-                        let k = (2.0 / $pi as f64).sqrt() as T;
-                        map1(s, l, move |x: T| 0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh()))
-                    }
-                    UnaryOp::Reciprocal => map1(s, l, |x: T| 1.0 / x),
                     UnaryOp::Softplus { beta, threshold } => {
                         let (b, th) = (beta as T, threshold as T);
                         map1(s, l, move |x: T| if x * b > th { x } else { (x * b).exp().ln_1p() / b })
@@ -297,10 +151,12 @@ macro_rules! float_ops {
                         }
                     }
                     UnaryOp::LogicalNot | UnaryOp::BitwiseNot => unreachable!("handled before dispatch"),
+                    // Every other op is declared in `crate::ops::unary`, its kernel with it.
+                    _ => <T as RegisteredFloat>::apply_registered(op, s, l),
                 }
             }
         }
     };
 }
-float_ops!(f32, std::f64::consts::PI);
-float_ops!(f64, std::f64::consts::PI);
+float_ops!(f32);
+float_ops!(f64);

@@ -465,6 +465,28 @@ fn unary_op(x: f32) -> f32 {
         case 30u: { return x * sigmoid_(x); }
         case 31u: { return erf_(x); }
         case 32u: { return 1.0 / x; }
+        // asinh, acosh, atanh through log1p, which keeps the digits near 0 (acosh's near 1); far
+        // out, where x * x would lose or overflow, log(|x|) + log(2).
+        case 37u: {
+            let a = abs(x);
+            if a == 0.0 { return x; }
+            var r = log_(a) + 0.69314718055994531;
+            if a < 4096.0 { r = log1p_(a + a * a / (1.0 + sqrt(1.0 + a * a))); }
+            return select(r, -r, x < 0.0);
+        }
+        case 38u: {
+            if x < 1.0 { return nan(); }
+            if x > 4096.0 { return log_(x) + 0.69314718055994531; }
+            let t = x - 1.0;
+            return log1p_(t + sqrt(t * (t + 2.0)));
+        }
+        case 39u: {
+            let a = abs(x);
+            if a > 1.0 { return nan(); }
+            if a == 0.0 { return x; }
+            let r = 0.5 * log1p_(2.0 * a / (1.0 - a));
+            return select(r, -r, x < 0.0);
+        }
         case 33u: {
             // softplus(beta = alpha, threshold = beta)
             if x * p.alpha > p.beta { return x; }

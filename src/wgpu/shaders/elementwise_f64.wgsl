@@ -76,6 +76,27 @@ fn unary_op64(x: f64) -> f64 {
         case 30u: { return x * sigmoid64(x); }
         case 31u: { return erf64(x); }
         case 32u: { return 1.0 / x; }
+        // asinh, acosh, atanh as in elementwise.wgsl.
+        case 37u: {
+            let a = abs(x);
+            if a == 0.0 { return x; }
+            var r = log64(a) + 0.6931471805599453;
+            if a < 268435456.0 { r = log1p64(a + a * a / (1.0 + sqrt(1.0 + a * a))); }
+            return select(r, -r, x < 0.0);
+        }
+        case 38u: {
+            if x < 1.0 { return nan64(); }
+            if x > 268435456.0 { return log64(x) + 0.6931471805599453; }
+            let t = x - 1.0;
+            return log1p64(t + sqrt(t * (t + 2.0)));
+        }
+        case 39u: {
+            let a = abs(x);
+            if a > 1.0 { return nan64(); }
+            if a == 0.0 { return x; }
+            let r = 0.5 * log1p64(2.0 * a / (1.0 - a));
+            return select(r, -r, x < 0.0);
+        }
         case 33u: {
             // softplus(beta = alpha, threshold = beta)
             let b = alpha64();

@@ -1,0 +1,492 @@
+//! The pointwise unary ops, each declared once in `unary_op_table!` below.
+//!
+//! One entry says everything about an op:
+//!
+//! - `name`: PyTorch's name (errors, profiling);
+//! - `node`: its `grad_fn` node, `{node}Backward0`;
+//! - `ints`: `true` if integer inputs keep their dtype (their kernel is `Tensor::integer_unary`),
+//!   `false` if they compute in the default float dtype;
+//! - `reads`: which of (input, output) the gradient reads, so that only those are saved;
+//! - `wgpu`: its op code in the `unary_op` switch of `shaders/elementwise.wgsl` and
+//!   `shaders/elementwise_f64.wgsl`;
+//! - `py`: the names bound as `Tensor.X` and `torch.X` (empty: bound by hand elsewhere);
+//! - `inplace`: those of `py` that also get `Tensor.X_`;
+//! - `cpu`: the float32/float64 kernel of one element;
+//! - `grad`: the gradient in tensor ops, from the incoming gradient `g` and closures `x()` and
+//!   `y()` that give the saved input and output.
+//!
+//! From the table come the `UnaryOp` enum and its `name`/`node_base`/`backward_reads`/
+//! `keeps_integers`/`wgpu_code`, the CPU float kernels (`RegisteredFloat`), the gradients
+//! (`registered_backward`), and the Python bindings (`src/python/unary.rs`, which also exports
+//! the names to `rstorch/__init__.py` and `_tensor.py`). The parametric ops (softplus,
+//! leaky_relu, elu, pow with a number) and logical_not/bitwise_not are written by hand in the
+//! enum below and in `tensor/unary.rs` and `autograd/formulas.rs`.
+
+use crate::cpu::elementwise::map1;
+use crate::cpu::math::FloatMath;
+use crate::dtype::Element;
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::tensor::Tensor;
+
+use super::grad::*;
+
+/// Calls `$consumer! { entries }` with every declared op.
+macro_rules! unary_op_table {
+    ($consumer:ident) => {
+        $consumer! {
+            Neg {
+                name: "neg", node: "Neg", ints: true, reads: (false, false), wgpu: 1,
+                py: [neg, negative], inplace: [neg, negative],
+                cpu: |x| -x,
+                grad: |g, _x, _y| un(g, UnaryOp::Neg)?,
+            }
+            Abs {
+                name: "abs", node: "Abs", ints: true, reads: (true, false), wgpu: 2,
+                py: [abs, absolute], inplace: [abs],
+                cpu: |x| x.abs(),
+                grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::Sign)?)?,
+            }
+            Sign {
+                name: "sign", node: "Sign", ints: true, reads: (false, false), wgpu: 3,
+                py: [sign], inplace: [sign],
+                cpu: |x| crate::cpu::num::Arith::sign(x),
+                grad: |g, _x, _y| muls(g, 0.0)?,
+            }
+            Relu {
+                name: "relu", node: "Relu", ints: true, reads: (false, true), wgpu: 4,
+                py: [relu], inplace: [relu],
+                cpu: |x| if x > 0.0 || x != x { x } else { 0.0 },
+                grad: |g, _x, y| g.binary(crate::tensor::BinaryOp::ReluGrad, &y()?)?,
+            }
+            Floor {
+                name: "floor", node: "Floor", ints: true, reads: (false, false), wgpu: 5,
+                py: [floor], inplace: [floor],
+                cpu: |x| x.floor(),
+                grad: |g, _x, _y| muls(g, 0.0)?,
+            }
+            Ceil {
+                name: "ceil", node: "Ceil", ints: true, reads: (false, false), wgpu: 6,
+                py: [ceil], inplace: [ceil],
+                cpu: |x| x.ceil(),
+                grad: |g, _x, _y| muls(g, 0.0)?,
+            }
+            Round {
+                // Bound by hand: `round(decimals=)`.
+                name: "round", node: "Round", ints: true, reads: (false, false), wgpu: 7,
+                py: [], inplace: [],
+                cpu: |x| x.round_ties_even(),
+                grad: |g, _x, _y| muls(g, 0.0)?,
+            }
+            Trunc {
+                name: "trunc", node: "Trunc", ints: true, reads: (false, false), wgpu: 8,
+                py: [trunc, fix], inplace: [trunc, fix],
+                cpu: |x| x.trunc(),
+                grad: |g, _x, _y| muls(g, 0.0)?,
+            }
+            Exp {
+                name: "exp", node: "Exp", ints: false, reads: (false, true), wgpu: 9,
+                py: [exp], inplace: [exp],
+                cpu: |x| x.exp_(),
+                grad: |g, _x, y| mul(g, &y()?)?,
+            }
+            Exp2 {
+                name: "exp2", node: "Exp2", ints: false, reads: (false, true), wgpu: 10,
+                py: [exp2], inplace: [exp2],
+                cpu: |x| x.exp2(),
+                grad: |g, _x, y| muls(&mul(g, &y()?)?, std::f64::consts::LN_2)?,
+            }
+            Log {
+                name: "log", node: "Log", ints: false, reads: (true, false), wgpu: 11,
+                py: [log], inplace: [log],
+                cpu: |x| x.ln(),
+                grad: |g, x, _y| div(g, &x()?)?,
+            }
+            Log2 {
+                name: "log2", node: "Log2", ints: false, reads: (true, false), wgpu: 12,
+                py: [log2], inplace: [log2],
+                cpu: |x| x.log2(),
+                grad: |g, x, _y| div(g, &muls(&x()?, std::f64::consts::LN_2)?)?,
+            }
+            Log10 {
+                name: "log10", node: "Log10", ints: false, reads: (true, false), wgpu: 13,
+                py: [log10], inplace: [log10],
+                cpu: |x| x.log10(),
+                grad: |g, x, _y| div(g, &muls(&x()?, std::f64::consts::LN_10)?)?,
+            }
+            Log1p {
+                name: "log1p", node: "Log1P", ints: false, reads: (true, false), wgpu: 14,
+                py: [log1p], inplace: [log1p],
+                cpu: |x| x.ln_1p(),
+                grad: |g, x, _y| div(g, &adds(&x()?, 1.0)?)?,
+            }
+            Expm1 {
+                name: "expm1", node: "Expm1", ints: false, reads: (false, true), wgpu: 15,
+                py: [expm1], inplace: [expm1],
+                cpu: |x| x.exp_m1(),
+                grad: |g, _x, y| mul(g, &adds(&y()?, 1.0)?)?,
+            }
+            Sqrt {
+                name: "sqrt", node: "Sqrt", ints: false, reads: (false, true), wgpu: 16,
+                py: [sqrt], inplace: [sqrt],
+                cpu: |x| x.sqrt(),
+                grad: |g, _x, y| div(g, &muls(&y()?, 2.0)?)?,
+            }
+            Rsqrt {
+                name: "rsqrt", node: "Rsqrt", ints: false, reads: (false, true), wgpu: 17,
+                py: [rsqrt], inplace: [rsqrt],
+                cpu: |x| 1.0 / x.sqrt(),
+                grad: |g, _x, y| {
+                    let r = y()?;
+                    muls(&mul(g, &mul(&r, &mul(&r, &r)?)?)?, -0.5)?
+                },
+            }
+            Sin {
+                name: "sin", node: "Sin", ints: false, reads: (true, false), wgpu: 18,
+                py: [sin], inplace: [sin],
+                cpu: |x| x.sin(),
+                grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::Cos)?)?,
+            }
+            Cos {
+                name: "cos", node: "Cos", ints: false, reads: (true, false), wgpu: 19,
+                py: [cos], inplace: [cos],
+                cpu: |x| x.cos(),
+                grad: |g, x, _y| un(&mul(g, &un(&x()?, UnaryOp::Sin)?)?, UnaryOp::Neg)?,
+            }
+            Tan {
+                name: "tan", node: "Tan", ints: false, reads: (false, true), wgpu: 20,
+                py: [tan], inplace: [tan],
+                cpu: |x| x.tan(),
+                grad: |g, _x, y| {
+                    let t = y()?;
+                    mul(g, &adds(&mul(&t, &t)?, 1.0)?)?
+                },
+            }
+            Asin {
+                name: "asin", node: "Asin", ints: false, reads: (true, false), wgpu: 21,
+                py: [asin, arcsin], inplace: [asin],
+                cpu: |x| x.asin(),
+                grad: |g, x, _y| div(g, &un(&one_minus(&mul(&x()?, &x()?)?)?, UnaryOp::Sqrt)?)?,
+            }
+            Acos {
+                name: "acos", node: "Acos", ints: false, reads: (true, false), wgpu: 22,
+                py: [acos, arccos], inplace: [acos],
+                cpu: |x| x.acos(),
+                grad: |g, x, _y| un(&div(g, &un(&one_minus(&mul(&x()?, &x()?)?)?, UnaryOp::Sqrt)?)?, UnaryOp::Neg)?,
+            }
+            Atan {
+                name: "atan", node: "Atan", ints: false, reads: (true, false), wgpu: 23,
+                py: [atan, arctan], inplace: [atan],
+                cpu: |x| x.atan(),
+                grad: |g, x, _y| div(g, &adds(&mul(&x()?, &x()?)?, 1.0)?)?,
+            }
+            Sinh {
+                name: "sinh", node: "Sinh", ints: false, reads: (true, false), wgpu: 24,
+                py: [sinh], inplace: [sinh],
+                cpu: |x| x.sinh(),
+                grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::Cosh)?)?,
+            }
+            Cosh {
+                name: "cosh", node: "Cosh", ints: false, reads: (true, false), wgpu: 25,
+                py: [cosh], inplace: [cosh],
+                cpu: |x| x.cosh(),
+                grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::Sinh)?)?,
+            }
+            Tanh {
+                name: "tanh", node: "Tanh", ints: false, reads: (false, true), wgpu: 26,
+                py: [tanh], inplace: [tanh],
+                cpu: |x| x.tanh(),
+                grad: |g, _x, y| {
+                    let t = y()?;
+                    mul(g, &one_minus(&mul(&t, &t)?)?)?
+                },
+            }
+            Sigmoid {
+                name: "sigmoid", node: "Sigmoid", ints: false, reads: (false, true), wgpu: 27,
+                py: [sigmoid], inplace: [sigmoid],
+                cpu: |x| 1.0 / (1.0 + (-x).exp_()),
+                grad: |g, _x, y| {
+                    let s = y()?;
+                    mul(g, &mul(&s, &one_minus(&s)?)?)?
+                },
+            }
+            Gelu {
+                // Bound by `nn.functional.gelu`, as is the tanh approximation below.
+                name: "gelu", node: "Gelu", ints: false, reads: (true, false), wgpu: 28,
+                py: [], inplace: [],
+                cpu: |x| 0.5 * x * (1.0 + (x * std::f64::consts::FRAC_1_SQRT_2 as T).erf_()),
+                grad: |g, x, _y| {
+                    let pi = std::f64::consts::PI;
+                    let cdf = muls(&adds(&un(&muls(&x()?, std::f64::consts::FRAC_1_SQRT_2)?, UnaryOp::Erf)?, 1.0)?, 0.5)?;
+                    let pdf = muls(&un(&muls(&mul(&x()?, &x()?)?, -0.5)?, UnaryOp::Exp)?, 1.0 / (2.0 * pi).sqrt())?;
+                    mul(g, &cdf.binary(crate::tensor::BinaryOp::Add, &mul(&x()?, &pdf)?)?)?
+                },
+            }
+            GeluTanh {
+                name: "gelu", node: "Gelu", ints: false, reads: (true, false), wgpu: 29,
+                py: [], inplace: [],
+                cpu: |x| {
+                    let k = (2.0 / std::f64::consts::PI).sqrt() as T;
+                    0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
+                },
+                grad: |g, x, _y| {
+                    let k = (2.0 / std::f64::consts::PI).sqrt();
+                    let x2 = mul(&x()?, &x()?)?;
+                    let inner = muls(&x()?.binary(crate::tensor::BinaryOp::Add, &muls(&mul(&x2, &x()?)?, 0.044715)?)?, k)?;
+                    let t = un(&inner, UnaryOp::Tanh)?;
+                    let left = muls(&adds(&t, 1.0)?, 0.5)?;
+                    let sech2 = one_minus(&mul(&t, &t)?)?;
+                    let dinner = muls(&adds(&muls(&x2, 3.0 * 0.044715)?, 1.0)?, k)?;
+                    let right = muls(&mul(&mul(&x()?, &sech2)?, &dinner)?, 0.5)?;
+                    mul(g, &left.binary(crate::tensor::BinaryOp::Add, &right)?)?
+                },
+            }
+            Silu {
+                // Bound by hand: PyTorch has `Tensor.silu` only through `nn.functional`.
+                name: "silu", node: "Silu", ints: false, reads: (true, false), wgpu: 30,
+                py: [], inplace: [],
+                cpu: |x| x * (1.0 / (1.0 + (-x).exp_())),
+                grad: |g, x, _y| {
+                    let s = un(&x()?, UnaryOp::Sigmoid)?;
+                    let d = mul(&s, &adds(&mul(&x()?, &one_minus(&s)?)?, 1.0)?)?;
+                    mul(g, &d)?
+                },
+            }
+            Erf {
+                name: "erf", node: "Erf", ints: false, reads: (true, false), wgpu: 31,
+                py: [erf], inplace: [erf],
+                cpu: |x| x.erf_(),
+                grad: |g, x, _y| {
+                    let e = un(&un(&mul(&x()?, &x()?)?, UnaryOp::Neg)?, UnaryOp::Exp)?;
+                    muls(&mul(g, &e)?, 2.0 / std::f64::consts::PI.sqrt())?
+                },
+            }
+            Reciprocal {
+                name: "reciprocal", node: "Reciprocal", ints: false, reads: (false, true), wgpu: 32,
+                py: [reciprocal], inplace: [reciprocal],
+                cpu: |x| 1.0 / x,
+                grad: |g, _x, y| {
+                    let r = y()?;
+                    un(&mul(g, &mul(&r, &r)?)?, UnaryOp::Neg)?
+                },
+            }
+            Asinh {
+                name: "asinh", node: "Asinh", ints: false, reads: (true, false), wgpu: 37,
+                py: [asinh, arcsinh], inplace: [asinh, arcsinh],
+                cpu: |x| T::from_f64(asinh64(x.to_f64())),
+                grad: |g, x, _y| mul(g, &un(&adds(&mul(&x()?, &x()?)?, 1.0)?, UnaryOp::Rsqrt)?)?,
+            }
+            Acosh {
+                name: "acosh", node: "Acosh", ints: false, reads: (true, false), wgpu: 38,
+                py: [acosh, arccosh], inplace: [acosh, arccosh],
+                cpu: |x| T::from_f64(acosh64(x.to_f64())),
+                grad: |g, x, _y| mul(g, &un(&adds(&mul(&x()?, &x()?)?, -1.0)?, UnaryOp::Rsqrt)?)?,
+            }
+            Atanh {
+                name: "atanh", node: "Atanh", ints: false, reads: (true, false), wgpu: 39,
+                py: [atanh, arctanh], inplace: [atanh, arctanh],
+                cpu: |x| T::from_f64(atanh64(x.to_f64())),
+                grad: |g, x, _y| div(g, &one_minus(&mul(&x()?, &x()?)?)?)?,
+            }
+        }
+    };
+}
+#[allow(unused_imports)] // used by the Python bindings (feature `python`)
+pub(crate) use unary_op_table;
+
+// Kernels too long for one line of the table, in float64 (float32 computes through them and
+// rounds once).
+
+/// `atanh(x) = log1p(2|x| / (1 - |x|)) / 2`, odd: no digits lost near 0 or near ±1.
+fn atanh64(x: f64) -> f64 {
+    let a = x.abs();
+    (0.5 * (2.0 * a / (1.0 - a)).ln_1p()).copysign(x)
+}
+
+/// `asinh(x) = log1p(|x| + x² / (1 + sqrt(1 + x²)))`, odd; `log(2|x|)` where x² would not fit.
+fn asinh64(x: f64) -> f64 {
+    let a = x.abs();
+    let r = if a < 268435456.0 { (a + a * a / (1.0 + (1.0 + a * a).sqrt())).ln_1p() } else { a.ln() + std::f64::consts::LN_2 };
+    r.copysign(x)
+}
+
+/// `acosh(x) = log1p(t + sqrt(t (t + 2)))` with `t = x - 1` (exact near 1); `log(2x)` far out.
+fn acosh64(x: f64) -> f64 {
+    if x < 1.0 {
+        f64::NAN
+    } else if x < 268435456.0 {
+        let t = x - 1.0;
+        (t + (t * (t + 2.0)).sqrt()).ln_1p()
+    } else {
+        x.ln() + std::f64::consts::LN_2
+    }
+}
+
+/// The float kernels of the declared ops, for one float type.
+macro_rules! registered_float {
+    ($T:ty; $($V:ident |$cx:ident| $cpu:expr;)*) => {
+        impl RegisteredFloat for $T {
+            #[inline]
+            fn apply_registered(op: UnaryOp, s: &[$T], l: &Layout) -> Result<Vec<$T>> {
+                #[allow(dead_code)]
+                type T = $T;
+                match op {
+                    $(UnaryOp::$V => map1(s, l, |$cx: T| $cpu),)*
+                    _ => unreachable!("{} has a kernel of its own", op.name()),
+                }
+            }
+        }
+    };
+}
+
+/// Writes everything the table gives the core: the enum, its facts, kernels and gradients.
+macro_rules! define_unary_ops {
+    ($($V:ident {
+        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
+        py: [$($py:ident),*], inplace: [$($ip:ident),*],
+        cpu: |$cx:ident| $cpu:expr,
+        grad: |$g:ident, $x:ident, $y:ident| $grad:expr,
+    })*) => {
+        /// A pointwise function of one tensor.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum UnaryOp {
+            $(#[doc = concat!("`", $name, "`")] $V,)*
+            /// `logical_not` (bool result; not differentiable).
+            LogicalNot,
+            /// `bitwise_not` (integers and bool; not differentiable).
+            BitwiseNot,
+            Softplus { beta: f64, threshold: f64 },
+            LeakyRelu { slope: f64 },
+            Elu { alpha: f64 },
+            /// `x ** exponent` for a Python-number exponent.
+            PowScalar(f64),
+        }
+
+        impl UnaryOp {
+            /// PyTorch's name of the op, for errors.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(UnaryOp::$V => $name,)*
+                    UnaryOp::LogicalNot => "logical_not",
+                    UnaryOp::BitwiseNot => "bitwise_not",
+                    UnaryOp::Softplus { .. } => "softplus",
+                    UnaryOp::LeakyRelu { .. } => "leaky_relu",
+                    UnaryOp::Elu { .. } => "elu",
+                    UnaryOp::PowScalar(_) => "pow",
+                }
+            }
+
+            /// The `grad_fn` node's name without its `Backward0` suffix.
+            pub fn node_base(self) -> &'static str {
+                match self {
+                    $(UnaryOp::$V => $node,)*
+                    UnaryOp::Softplus { .. } => "Softplus",
+                    UnaryOp::LeakyRelu { .. } => "LeakyRelu",
+                    UnaryOp::Elu { .. } => "Elu",
+                    UnaryOp::PowScalar(_) => "Pow",
+                    UnaryOp::LogicalNot | UnaryOp::BitwiseNot => "NotImplemented",
+                }
+            }
+
+            /// Which of (input, output) the backward formula reads, so that only those are
+            /// saved: an op that needs its output alone keeps working when its input is
+            /// overwritten in place.
+            pub(crate) fn backward_reads(self) -> (bool, bool) {
+                match self {
+                    $(UnaryOp::$V => ($ri, $ro),)*
+                    UnaryOp::LogicalNot | UnaryOp::BitwiseNot => (false, false),
+                    UnaryOp::Softplus { .. } | UnaryOp::LeakyRelu { .. } | UnaryOp::Elu { .. } | UnaryOp::PowScalar(_) => (true, false),
+                }
+            }
+
+            /// Ops that keep integer dtypes (everything else computes in floating point).
+            pub(crate) fn keeps_integers(self) -> bool {
+                match self {
+                    $(UnaryOp::$V => $ints,)*
+                    UnaryOp::BitwiseNot => true,
+                    _ => false,
+                }
+            }
+
+            /// The op code of a declared op in the float shaders' `unary_op` switch.
+            #[cfg_attr(not(feature = "wgpu"), allow(dead_code))] // read by the wgpu backend and tests
+            pub(crate) fn wgpu_code(self) -> Option<u32> {
+                match self {
+                    $(UnaryOp::$V => Some($code),)*
+                    _ => None,
+                }
+            }
+        }
+
+        /// Every declared op.
+        pub const DECLARED: &[UnaryOp] = &[$(UnaryOp::$V,)*];
+
+        /// The declared ops' names bound as `Tensor.X` and `torch.X`.
+        pub const PY_METHODS: &[&str] = &[$($(stringify!($py),)*)*];
+        /// The declared ops' names that also get `Tensor.X_`.
+        pub const PY_IN_PLACE: &[&str] = &[$($(stringify!($ip),)*)*];
+
+        registered_float!(f32; $($V |$cx| $cpu;)*);
+        registered_float!(f64; $($V |$cx| $cpu;)*);
+
+        /// The gradient of a declared op from the incoming gradient and the saved input/output.
+        pub(crate) fn registered_backward(
+            op: UnaryOp,
+            g: &Tensor,
+            x: &dyn Fn() -> Result<Tensor>,
+            y: &dyn Fn() -> Result<Tensor>,
+        ) -> Result<Tensor> {
+            Ok(match op {
+                $(UnaryOp::$V => {
+                    let ($g, $x, $y) = (g, x, y);
+                    $grad
+                })*
+                _ => unreachable!("{} has a gradient of its own", op.name()),
+            })
+        }
+    };
+}
+
+/// The float32/float64 kernels of the declared ops.
+pub(crate) trait RegisteredFloat: Sized {
+    fn apply_registered(op: UnaryOp, s: &[Self], l: &Layout) -> Result<Vec<Self>>;
+}
+
+unary_op_table!(define_unary_ops);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declarations_are_consistent() {
+        let mut codes: Vec<u32> = DECLARED.iter().map(|op| op.wgpu_code().expect("every declared op has a code")).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), DECLARED.len(), "two ops share a shader op code");
+        let mut names = PY_METHODS.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), PY_METHODS.len(), "a Python name is bound twice");
+        assert!(PY_IN_PLACE.iter().all(|n| PY_METHODS.contains(n)));
+        assert!(DECLARED.iter().all(|op| !op.node_base().is_empty() && !op.name().is_empty()));
+    }
+
+    #[test]
+    fn a_declared_op_runs_and_differentiates() -> Result<()> {
+        let x = Tensor::from_vec(vec![-0.5f64, 0.0, 0.25], &[3])?;
+        x.set_requires_grad(true)?;
+        let y = x.unary(UnaryOp::Atanh)?;
+        assert_eq!(y.grad_fn().expect("recorded").name(), "AtanhBackward0");
+        let want: Vec<f64> = [-0.5f64, 0.0, 0.25].iter().map(|v| v.atanh()).collect();
+        for (g, w) in y.to_vec::<f64>()?.iter().zip(&want) {
+            assert!((g - w).abs() < 1e-15);
+        }
+        let g = crate::autograd::grad(&[y.sum(None, false)?], &[None], &[x], false, false, false)?;
+        let got = g[0].as_ref().expect("a gradient").to_vec::<f64>()?;
+        for (g, v) in got.iter().zip([-0.5f64, 0.0, 0.25]) {
+            assert!((g - 1.0 / (1.0 - v * v)).abs() < 1e-15);
+        }
+        Ok(())
+    }
+}

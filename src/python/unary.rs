@@ -1,0 +1,40 @@
+//! `Tensor.X` for every unary op declared in `crate::ops::unary`, and `_C._unary_ops()`, the
+//! names the Python layer turns into `torch.X` and `Tensor.X_`.
+
+use pyo3::prelude::*;
+
+use crate::ops::unary::{unary_op_table, PY_IN_PLACE, PY_METHODS};
+use crate::tensor::UnaryOp;
+
+use super::tensor::{run, PyTensor};
+
+macro_rules! bind_unary_ops {
+    ($($V:ident {
+        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
+        py: [$($py:ident),*], inplace: [$($ip:ident),*],
+        cpu: |$cx:ident| $cpu:expr,
+        grad: |$g:ident, $x:ident, $y:ident| $grad:expr,
+    })*) => {
+        #[pymethods]
+        impl PyTensor {
+            $($(
+                fn $py(&self, py: Python<'_>) -> PyResult<PyTensor> {
+                    let t = &self.tensor();
+                    Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(UnaryOp::$V))?))
+                }
+            )*)*
+        }
+    };
+}
+
+unary_op_table!(bind_unary_ops);
+
+/// The declared unary ops' Python names: (those bound as `Tensor.X`, those with `Tensor.X_`).
+#[pyfunction]
+fn _unary_ops() -> (Vec<&'static str>, Vec<&'static str>) {
+    (PY_METHODS.to_vec(), PY_IN_PLACE.to_vec())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_unary_ops, m)?)
+}
