@@ -11,7 +11,7 @@ use super::batch::{Batch, Launch};
 use super::buffer_pool::{BufferPool, PoolStats};
 use super::future::block_on;
 // Also importable from here, as it was when it lived here.
-pub(crate) use super::shader::Shader;
+use super::shader::Shader;
 
 pub(crate) struct Context {
     pub ordinal: usize,

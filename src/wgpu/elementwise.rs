@@ -12,7 +12,8 @@ use crate::layout::Layout;
 use crate::tensor::{BinaryOp, UnaryOp};
 
 use super::batch::{grid, Launch};
-use super::context::{Context, Shader};
+use super::context::Context;
+use super::shader::Shader;
 use super::strided::{coalesce, pack, u32_of, Packed};
 
 static SHADER: Shader = Shader {

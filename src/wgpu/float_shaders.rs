@@ -33,12 +33,12 @@ impl FloatShaders {
 macro_rules! float_shaders {
     ($name:literal, $storage:expr, $($file:literal),+) => {
         $crate::wgpu::float_shaders::FloatShaders {
-            f32: $crate::wgpu::context::Shader {
+            f32: $crate::wgpu::shader::Shader {
                 name: concat!($name, "_f32"),
                 source: concat!(include_str!("shaders/float_f32.wgsl"), $(include_str!(concat!("shaders/", $file)),)+ include_str!("shaders/workgroup_sum.wgsl")),
                 storage: $storage,
             },
-            f64: $crate::wgpu::context::Shader {
+            f64: $crate::wgpu::shader::Shader {
                 name: concat!($name, "_f64"),
                 source: concat!(include_str!("shaders/float_f64.wgsl"), $(include_str!(concat!("shaders/", $file)),)+ include_str!("shaders/workgroup_sum.wgsl"), include_str!("shaders/f64.wgsl")),
                 storage: $storage,

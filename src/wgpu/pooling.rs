@@ -67,7 +67,7 @@ fn params(g: &PoolGeom, off: usize, off_at: usize) -> Result<Params> {
 /// One launch of `entry` writing `count` elements of `out`.
 fn launch(
     ctx: &Context,
-    shader: &'static super::context::Shader,
+    shader: &'static super::shader::Shader,
     entry: &'static str,
     params: Params,
     count: usize,
