@@ -66,16 +66,21 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
     return handle
 
 
-def register_module_backward_hook(hook):
-    """Deprecated non-full backward hook for all modules."""
+def _register_global_backward_hook(hook, full):
+    """A global backward hook, full or not: the two kinds cannot be mixed."""
     global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is True:
+    if _global_is_full_backward_hook is (not full):
         raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
                            "global Module hook. Please use only one of them.")
-    _global_is_full_backward_hook = False
+    _global_is_full_backward_hook = full
     handle = RemovableHandle(_global_backward_hooks)
     _global_backward_hooks[handle.id] = hook
     return handle
+
+
+def register_module_backward_hook(hook):
+    """Deprecated non-full backward hook for all modules."""
+    return _register_global_backward_hook(hook, full=False)
 
 
 def register_module_full_backward_pre_hook(hook):
@@ -87,14 +92,7 @@ def register_module_full_backward_pre_hook(hook):
 
 def register_module_full_backward_hook(hook):
     """A full backward hook for all modules."""
-    global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is False:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
-                           "global Module hook. Please use only one of them.")
-    _global_is_full_backward_hook = True
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
+    return _register_global_backward_hook(hook, full=True)
 
 
 class _WrappedHook:
