@@ -3,6 +3,7 @@
 //! the `_C` extension.
 
 pub mod autograd;
+pub mod backend;
 pub mod cpu;
 pub mod device;
 pub mod dtype;

@@ -111,12 +111,13 @@ fn check_buffers(param: &Tensor, others: &[&Tensor], dtype: DType) -> Result<()>
 }
 
 /// The update of a parameter on a GPU: float32, or float64 where the device has float64 shaders.
-fn on_device(step: crate::wgpu::optim::Step, param: &Tensor, others: &[&Tensor]) -> Result<()> {
+fn on_device(step: crate::backend::Step, param: &Tensor, others: &[&Tensor]) -> Result<()> {
     if !matches!(param.dtype(), DType::F32 | DType::F64) {
         return Err(crate::storage::dtype_not_on_device("optimizer step", param.dtype(), param.device()));
     }
     check_buffers(param, others, param.dtype())?;
-    crate::wgpu::optim::optimizer_step(&step, param, others[0], &others[1..])
+    let state: Vec<&crate::backend::Array> = others[1..].iter().map(|t| t.array()).collect();
+    param.backend().optimizer_step(&step, param.array(), others[0].array(), &state)
 }
 
 /// `check_buffers`, then hands `f` the elements of the parameter and the other tensors.
@@ -206,7 +207,7 @@ pub fn sgd_step(params: &[Tensor], grads: &[Tensor], bufs: Vec<Option<Tensor>>, 
         let mut others = vec![&g];
         others.extend(buf.as_ref());
         if !p.device().is_cpu() {
-            use crate::wgpu::optim::{flags as F, Step};
+            use crate::backend::{step_flags as F, Step};
             let f = flag(c.maximize, F::MAXIMIZE)
                 | flag(c.weight_decay != 0.0, F::DECAY)
                 | flag(buf.is_some(), F::STATE)
@@ -267,7 +268,7 @@ pub fn adam_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], ste
         let bc1 = 1.0 - c.beta1.powf(step);
         let bc2_sqrt = (1.0 - c.beta2.powf(step)).sqrt();
         if !p.device().is_cpu() {
-            use crate::wgpu::optim::{flags as F, Step};
+            use crate::backend::{step_flags as F, Step};
             let f = flag(c.maximize, F::MAXIMIZE)
                 | flag(c.weight_decay != 0.0, F::DECAY)
                 | flag(c.amsgrad, F::STATE)
@@ -419,7 +420,7 @@ pub fn rmsprop_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], 
         let mut others = vec![&g];
         others.extend(st.iter());
         if !p.device().is_cpu() {
-            use crate::wgpu::optim::{flags as F, Step};
+            use crate::backend::{step_flags as F, Step};
             let f = flag(c.maximize, F::MAXIMIZE)
                 | flag(c.weight_decay != 0.0, F::DECAY)
                 | flag(with_momentum, F::STATE)
@@ -479,7 +480,7 @@ pub fn adagrad_step(params: &[Tensor], grads: &[Tensor], sums: &[Tensor], steps:
         let g = prepared(g, p.dtype())?;
         let clr = c.lr / (1.0 + (step - 1.0) * c.lr_decay);
         if !p.device().is_cpu() {
-            use crate::wgpu::optim::{flags as F, Step};
+            use crate::backend::{step_flags as F, Step};
             let f = flag(c.maximize, F::MAXIMIZE) | flag(c.weight_decay != 0.0, F::DECAY);
             on_device(Step { entry: "adagrad", flags: f, h: hyper(&[c.weight_decay, c.eps, clr]) }, p, &[&g, sum])?;
             continue;

@@ -60,7 +60,7 @@ fn embed(g: &Tensor, positions: &Positions, shape: &[usize], dtype: DType) -> Re
             Positions::Host(offsets) => return g.put_add_offsets(offsets, shape),
             Positions::Device(at) if at.device() == g.device() => {
                 let out = Tensor::zeros_on(shape, dtype, g.device())?;
-                crate::wgpu::add_at_positions(&out, at, &g.contiguous()?)?;
+                out.backend().add_at_positions(out.array(), at.array(), g.contiguous()?.array())?;
                 return Ok(out);
             }
             Positions::Device(_) => {}
@@ -68,7 +68,7 @@ fn embed(g: &Tensor, positions: &Positions, shape: &[usize], dtype: DType) -> Re
                 // PyTorch's version error names no origin for these indices.
                 let at = at.unpack(String::new)?;
                 if at.device() == g.device() {
-                    return crate::wgpu::max_pool2d_backward(g, &at, geom, shape);
+                    return Ok(Tensor::from_array(g.backend().max_pool2d_backward(g.array(), at.array(), geom, shape)?));
                 }
             }
         }

@@ -2,6 +2,7 @@
 //! take fast paths compiled through the one SIMD layer in `simd`.
 
 pub mod alloc;
+mod backend;
 pub mod buffer;
 pub mod cast;
 pub mod conv;
@@ -16,3 +17,4 @@ pub mod reduce;
 pub mod simd;
 pub mod walk;
 pub mod workers;
+pub use backend::Cpu;

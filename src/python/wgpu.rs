@@ -3,7 +3,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::wgpu;
+use crate::backend::gpu;
 
 /// Whether this build includes the wgpu backend at all.
 #[pyfunction]
@@ -14,42 +14,42 @@ fn _wgpu_is_built() -> bool {
 /// Whether an adapter exists and its device opens.
 #[pyfunction]
 fn _wgpu_is_available(py: Python<'_>) -> bool {
-    py.detach(wgpu::is_available)
+    py.detach(|| gpu().is_available())
 }
 
 #[pyfunction]
 fn _wgpu_device_count(py: Python<'_>) -> usize {
-    py.detach(wgpu::device_count)
+    py.detach(|| gpu().device_count())
 }
 
 #[pyfunction]
 fn _wgpu_device_name(py: Python<'_>, ordinal: usize) -> PyResult<String> {
-    Ok(py.detach(|| wgpu::adapter_name(ordinal))?)
+    Ok(py.detach(|| gpu().adapter_name(ordinal))?)
 }
 
 #[pyfunction]
 fn _wgpu_supports_f16(py: Python<'_>, ordinal: usize) -> PyResult<bool> {
-    Ok(py.detach(|| wgpu::supports_f16(ordinal))?)
+    Ok(py.detach(|| gpu().supports_f16(ordinal))?)
 }
 
 #[pyfunction]
 fn _wgpu_supports_f64(py: Python<'_>, ordinal: usize) -> PyResult<bool> {
-    Ok(py.detach(|| wgpu::supports_f64(ordinal))?)
+    Ok(py.detach(|| gpu().supports_f64(ordinal))?)
 }
 
 #[pyfunction]
 fn _wgpu_synchronize(py: Python<'_>, ordinal: usize) -> PyResult<()> {
-    Ok(py.detach(|| wgpu::synchronize(ordinal))?)
+    Ok(py.detach(|| gpu().synchronize(ordinal))?)
 }
 
 #[pyfunction]
 fn _wgpu_empty_cache(ordinal: usize) -> PyResult<()> {
-    Ok(wgpu::empty_cache(ordinal)?)
+    Ok(gpu().empty_cache(ordinal)?)
 }
 
 #[pyfunction]
 fn _wgpu_pool_stats(py: Python<'_>, ordinal: usize) -> PyResult<Bound<'_, PyDict>> {
-    let s = wgpu::pool_stats(ordinal)?;
+    let s = gpu().pool_stats(ordinal)?;
     let d = PyDict::new(py);
     d.set_item("buffers_created", s.created)?;
     d.set_item("buffers_reused", s.reused)?;

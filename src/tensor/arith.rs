@@ -378,7 +378,7 @@ fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
 /// them to the compute dtype as they load them), numbers (and zero-dim CPU tensors) travel as
 /// kernel arguments.
 fn binary_on_device(a: Arg, b: Arg, op: BinaryOp, compute: DType, out: DType, device: Device) -> Result<Tensor> {
-    use crate::wgpu::Operand;
+    use crate::backend::Operand;
     let shape_of = |x: &Arg| match x {
         Arg::T(t) => t.shape().to_vec(),
         Arg::S(_) => vec![],
@@ -404,13 +404,14 @@ fn binary_on_device(a: Arg, b: Arg, op: BinaryOp, compute: DType, out: DType, de
     };
     fn operand<'t>(view: &'t Option<Tensor>, x: &Arg) -> Result<Operand<'t>> {
         Ok(match (view, x) {
-            (Some(t), _) => Operand::Tensor(t),
+            (Some(t), _) => Operand::Array(t.array()),
             (None, Arg::S(s)) => Operand::Scalar(*s),
             (None, Arg::T(t)) => Operand::Scalar(t.item()?),
         })
     }
     let (va, vb) = (view(&a), view(&b));
-    crate::wgpu::binary(op, operand(&va, &a)?, operand(&vb, &b)?, &shape, device, compute, out)
+    let result = crate::backend::of(device).binary(op, operand(&va, &a)?, operand(&vb, &b)?, &shape, device, compute, out)?;
+    Ok(Tensor::from_array(result))
 }
 
 impl Tensor {
@@ -510,7 +511,7 @@ impl Tensor {
     /// are converted to the result's dtype and broadcast, numbers (and zero-dim CPU tensors)
     /// travel as kernel arguments.
     fn where_on_device(cond: &Tensor, a: Arg, b: Arg, dtype: DType, device: Device) -> Result<Tensor> {
-        use crate::wgpu::Operand;
+        use crate::backend::Operand;
         let shape_of = |x: &Arg| match x {
             Arg::T(t) => t.shape().to_vec(),
             Arg::S(_) => vec![],
@@ -530,13 +531,13 @@ impl Tensor {
         };
         fn operand<'t>(view: &'t Option<Tensor>, x: &Arg) -> Result<Operand<'t>> {
             Ok(match (view, x) {
-                (Some(t), _) => Operand::Tensor(t),
+                (Some(t), _) => Operand::Array(t.array()),
                 (None, Arg::S(s)) => Operand::Scalar(*s),
                 (None, Arg::T(t)) => Operand::Scalar(t.item()?),
             })
         }
         let (va, vb) = (view(&a)?, view(&b)?);
-        crate::wgpu::where_(&c, operand(&va, &a)?, operand(&vb, &b)?, &shape, dtype)
+        Ok(Tensor::from_array(c.backend().where_(c.array(), operand(&va, &a)?, operand(&vb, &b)?, &shape, dtype)?))
     }
 
     /// `clamp(min, max)` with scalar bounds; NaN stays NaN.

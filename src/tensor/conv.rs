@@ -143,7 +143,8 @@ fn run_on_device(
             let w = b.contiguous()?.reshape(&dims(&[1, groups, og, taps]))?.expand(&dims(&[n, groups, og, taps]))?;
             // The bias, one per output channel, is added by the product's kernel.
             let bias = bias.map(|t| t.reshape(&dims(&[1, groups, og, 1]))).transpose()?;
-            let y = crate::wgpu::matmul_add(&w, &cols, bias.as_ref())?.reshape(&dims(out_shape))?;
+            let y = Tensor::from_array(w.backend().matmul_add(w.array(), cols.array(), bias.as_ref().map(Tensor::array))?)
+                .reshape(&dims(out_shape))?;
             let kept = if keep_patches { Some(cols.reshape(&[-1])?) } else { None };
             return Ok((y, kept));
         }
@@ -151,7 +152,7 @@ fn run_on_device(
             // (N, G, taps, og) @ (N, G, og, P) -> patch gradients (N, C, kh, kw, oh, ow)
             let wt = b.contiguous()?.reshape(&dims(&[1, groups, og, taps]))?.transpose(-2, -1)?.expand(&dims(&[n, groups, taps, og]))?;
             let dy = a.contiguous()?.reshape(&dims(&[n, groups, og, positions]))?;
-            let cols = crate::wgpu::matmul(&wt, &dy)?;
+            let cols = Tensor::from_array(wt.backend().matmul(wt.array(), dy.array())?);
             let taps = PoolGeom {
                 planes: n * g.in_channels,
                 in_size: g.in_size,
@@ -161,7 +162,7 @@ fn run_on_device(
                 padding: g.padding,
                 dilation: g.dilation,
             };
-            crate::wgpu::col2im(&cols, &taps, &image_shape(g))?
+            Tensor::from_array(cols.backend().col2im(cols.array(), &taps, &image_shape(g))?)
         }
         Kernel::WeightGrad { patches: kept } => {
             // (G, og, N * P) @ (G, N * P, taps) -> (G, og, taps): the sum over images is part of
@@ -174,7 +175,7 @@ fn run_on_device(
             let cols = cols.reshape(&dims(&[groups, n * positions, taps]))?;
             let dy = b.contiguous()?.reshape(&dims(&[n, groups, og, positions]))?.permute(&[1, 2, 0, 3])?.contiguous()?;
             let dy = dy.reshape(&dims(&[groups, og, n * positions]))?;
-            crate::wgpu::matmul(&dy, &cols)?.reshape(&dims(out_shape))?
+            Tensor::from_array(dy.backend().matmul(dy.array(), cols.array())?).reshape(&dims(out_shape))?
         }
     };
     Ok((out, None))
@@ -195,7 +196,7 @@ fn patches(x: &Tensor, g: &ConvGeom) -> Result<Tensor> {
     } else {
         let image = Tensor::zeros_on(&[g.batch, c, hp, wp], x.dtype(), x.device())?;
         let inner = image.narrow(2, g.padding[0] as i64, g.in_size[0] as i64)?.narrow(3, g.padding[1] as i64, g.in_size[1] as i64)?;
-        crate::wgpu::copy_strided(x, &inner)?;
+        inner.backend().copy(x.array(), inner.array())?;
         image
     };
     let view = image.with_layout(crate::layout::Layout {

@@ -166,10 +166,8 @@ impl Tensor {
         let one_device = [Some(target), weight].into_iter().flatten().all(|t| t.device() == device);
         let weight_plain = weight.is_none_or(|w| !w.requires_grad() && w.dtype() == dt);
         // On a GPU, float64 where the device computes in it.
-        let kernel_dtype = match device {
-            crate::Device::Cpu => matches!(dt, DType::F32 | DType::F64),
-            crate::Device::Wgpu(i) => dt == DType::F32 || (dt == DType::F64 && crate::wgpu::supports_f64(i).unwrap_or(false)),
-        };
+        let kernel_dtype =
+            dt == DType::F32 || (dt == DType::F64 && device.index().is_none_or(|i| self.backend().supports_f64(i).unwrap_or(false)));
         if !one_device || !weight_plain || !kernel_dtype || target.dtype() != DType::I64 || !matches!(self.ndim(), 1 | 2) {
             return Ok(None);
         }
@@ -230,7 +228,11 @@ impl Tensor {
         let out_shape = if reduction == Reduction::None { target.shape().to_vec() } else { vec![] };
         let fused = {
             let _raw = crate::autograd::GradMode::disabled();
-            crate::wgpu::nll_loss(self, target, weight, classes, ignore_index, reduction, &out_shape)?
+            let w = weight.map(Tensor::array);
+            let t = Tensor::from_array;
+            self.backend()
+                .nll_loss(self.array(), target.array(), w, classes, ignore_index, reduction, &out_shape)?
+                .map(|(out, slopes, picks)| (t(out), t(slopes), t(picks)))
         };
         let Some((out, slopes, picks)) = fused else {
             let bad = target.to_vec::<i64>()?.into_iter().find(|&t| t != ignore_index && (t < 0 || t as usize >= classes)).unwrap_or(-1);

@@ -22,7 +22,7 @@ impl Tensor {
 
     fn bmm_kernel(&self, other: &Tensor) -> Result<Tensor> {
         if !crate::device::common_device(&[self, other], false)?.is_cpu() {
-            return crate::wgpu::matmul(self, other);
+            return Ok(Tensor::from_array(self.backend().matmul(self.array(), other.array())?));
         }
         let nd = self.ndim();
         let (m, k, n) = (self.shape()[nd - 2], self.shape()[nd - 1], other.shape()[nd - 1]);
@@ -336,7 +336,7 @@ impl Tensor {
         let device = crate::device::common_device(&[self, m1, m2], false)?;
         if !device.is_cpu() && dt.is_floating_point() && bias.dtype() == dt && alpha == 1.0 && beta == 1.0 {
             // The GPU's product kernel adds the input as it stores each element.
-            return crate::wgpu::matmul_add(m1, m2, Some(bias));
+            return Ok(Tensor::from_array(m1.backend().matmul_add(m1.array(), m2.array(), Some(bias.array()))?));
         }
         if !cpu_float || !device.is_cpu() {
             // Other dtypes and devices: the product, then the scaled sum.

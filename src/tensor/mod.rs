@@ -26,6 +26,7 @@ pub use unary::UnaryOp;
 use std::sync::{Arc, Mutex};
 
 use crate::autograd::{self, GradMode, Op};
+use crate::backend::{Array, Backend};
 use crate::cpu;
 use crate::device::Device;
 use crate::dtype::{DType, Element};
@@ -79,9 +80,8 @@ impl Scalar {
 }
 
 pub struct TensorImpl {
-    storage: Arc<StorageCell>,
-    layout: Layout,
-    dtype: DType,
+    /// The values: storage, layout and dtype.
+    array: Array,
     /// Made in inference mode (or a view of such a tensor): never saved for backward, and
     /// not updated in place outside inference mode.
     inference: bool,
@@ -111,7 +111,23 @@ impl Tensor {
             storage.try_len()
         );
         let inference = autograd::grad_mode::is_inference_mode();
-        Tensor(Arc::new(TensorImpl { storage, layout, dtype, inference, autograd: Mutex::new(None) }))
+        Tensor(Arc::new(TensorImpl { array: Array::from_parts(storage, layout, dtype), inference, autograd: Mutex::new(None) }))
+    }
+
+    /// A tensor of a backend's result.
+    pub fn from_array(array: Array) -> Tensor {
+        let inference = autograd::grad_mode::is_inference_mode();
+        Tensor(Arc::new(TensorImpl { array, inference, autograd: Mutex::new(None) }))
+    }
+
+    /// The values, as backends take them.
+    pub fn array(&self) -> &Array {
+        &self.0.array
+    }
+
+    /// The backend of the tensor's device.
+    pub fn backend(&self) -> &'static dyn Backend {
+        crate::backend::of(self.device())
     }
 
     /// A tensor owning `data`, laid out contiguously as `shape`.
@@ -133,7 +149,7 @@ impl Tensor {
     pub(crate) fn with_layout(&self, layout: Layout) -> Tensor {
         // Views (and detached handles) of an inference tensor are inference tensors.
         let inference = self.0.inference || autograd::grad_mode::is_inference_mode();
-        Tensor(Arc::new(TensorImpl { storage: self.0.storage.clone(), layout, dtype: self.0.dtype, inference, autograd: Mutex::new(None) }))
+        Tensor(Arc::new(TensorImpl { array: self.0.array.with_layout(layout), inference, autograd: Mutex::new(None) }))
     }
 
     /// Whether this tensor was made in inference mode (or views one that was).
@@ -144,59 +160,59 @@ impl Tensor {
     // ----- metadata -------------------------------------------------------------------------
 
     pub fn shape(&self) -> &[usize] {
-        &self.0.layout.shape
+        &self.0.array.layout().shape
     }
 
     pub fn strides(&self) -> &[usize] {
-        &self.0.layout.strides
+        &self.0.array.layout().strides
     }
 
     pub fn layout(&self) -> &Layout {
-        &self.0.layout
+        self.0.array.layout()
     }
 
     pub fn storage_offset(&self) -> usize {
-        self.0.layout.offset
+        self.0.array.layout().offset
     }
 
     pub fn dtype(&self) -> DType {
-        self.0.dtype
+        self.0.array.dtype()
     }
 
     pub fn device(&self) -> Device {
-        self.0.storage.device()
+        self.0.array.storage().device()
     }
 
     pub fn ndim(&self) -> usize {
-        self.0.layout.ndim()
+        self.0.array.layout().ndim()
     }
 
     pub fn numel(&self) -> usize {
-        self.0.layout.numel()
+        self.0.array.layout().numel()
     }
 
     pub fn is_contiguous(&self) -> bool {
-        self.0.layout.is_contiguous()
+        self.0.array.layout().is_contiguous()
     }
 
     /// Whether this is a matrix stored transposed (column-major, not also row-major), as a
     /// weight used as `w.t()` is.
     pub fn is_transposed_matrix(&self) -> bool {
-        let l = &self.0.layout;
+        let l = self.0.array.layout();
         l.shape.len() == 2 && !l.is_contiguous() && l.strides[0] == 1 && l.strides[1] == l.shape[0].max(1)
     }
 
     pub fn element_size(&self) -> usize {
-        self.0.dtype.size_in_bytes()
+        self.0.array.dtype().size_in_bytes()
     }
 
     /// Address of the first element. GPU memory has no host address: there it is the address
     /// of the storage object plus the byte offset, unique and stable while the storage lives.
     pub fn data_ptr(&self) -> usize {
-        let st = self.0.storage.read();
+        let st = self.0.array.storage().read();
         let base = match &*st {
             Storage::Cpu(s) => s.as_ptr() as usize,
-            Storage::Wgpu(_) => Arc::as_ptr(&self.0.storage) as usize,
+            Storage::Wgpu(_) => Arc::as_ptr(self.0.array.storage()) as usize,
         };
         base + self.storage_offset() * self.element_size()
     }
@@ -207,12 +223,12 @@ impl Tensor {
     }
 
     pub fn storage_cell(&self) -> &Arc<StorageCell> {
-        &self.0.storage
+        self.0.array.storage()
     }
 
     /// Whether both tensors view the same storage.
     pub fn shares_storage(&self, other: &Tensor) -> bool {
-        Arc::ptr_eq(&self.0.storage, &other.0.storage)
+        Arc::ptr_eq(self.0.array.storage(), other.0.array.storage())
     }
 
     /// Whether both handles are the same tensor object.
@@ -221,7 +237,7 @@ impl Tensor {
     }
 
     pub fn version(&self) -> u64 {
-        self.0.storage.version()
+        self.0.array.storage().version()
     }
 
     pub(crate) fn impl_ref(&self) -> &TensorImpl {
@@ -243,7 +259,7 @@ impl Tensor {
 
     /// Whether nothing but this handle sees the tensor and its storage.
     pub fn is_exclusive(&self) -> bool {
-        Arc::strong_count(&self.0) == 1 && Arc::strong_count(&self.0.storage) == 1
+        Arc::strong_count(&self.0) == 1 && Arc::strong_count(self.0.array.storage()) == 1
     }
 
     // ----- element access -------------------------------------------------------------------
@@ -251,37 +267,12 @@ impl Tensor {
     /// Calls `f` with the CPU elements of the storage (as `T`, which must be the dtype) and the
     /// layout viewing them. `op` names the CPU-only kernel in the error for other devices.
     pub fn with_slice<T: Element, R>(&self, op: &str, f: impl FnOnce(&[T], &Layout) -> R) -> Result<R> {
-        let st = self.0.storage.read();
-        let cpu = st.cpu(op)?;
-        if cpu.dtype() != T::DTYPE {
-            return Err(crate::storage::dtype_error(T::DTYPE, cpu.dtype()));
-        }
-        Ok(f(cpu.as_slice::<T>(), &self.kernel_layout(cpu.len())))
-    }
-
-    /// The layout kernels index the storage with. An empty view may sit past the end of its
-    /// storage (`x[::4][2:]` of 5 elements has offset 8, as in PyTorch), and kernels slice the
-    /// storage from the offset before they look at the count: theirs ends at the storage.
-    fn kernel_layout(&self, storage_len: usize) -> std::borrow::Cow<'_, Layout> {
-        let l = &self.0.layout;
-        if l.offset > storage_len && l.numel() == 0 {
-            std::borrow::Cow::Owned(Layout { offset: storage_len, ..l.clone() })
-        } else {
-            std::borrow::Cow::Borrowed(l)
-        }
+        self.0.array.with_slice(op, f)
     }
 
     /// Mutable access for in-place ops; bumps the version counter.
     pub fn with_slice_mut<T: Element, R>(&self, op: &str, f: impl FnOnce(&mut [T], &Layout) -> R) -> Result<R> {
-        let mut st = self.0.storage.write();
-        let cpu = st.cpu_mut(op)?;
-        if cpu.dtype() != T::DTYPE {
-            return Err(crate::storage::dtype_error(T::DTYPE, cpu.dtype()));
-        }
-        let layout = self.kernel_layout(cpu.len());
-        let r = f(cpu.as_mut_slice::<T>(), &layout);
-        self.0.storage.bump_version();
-        Ok(r)
+        self.0.array.with_slice_mut(op, f)
     }
 
     /// The elements in row-major order, as `T` (converted from the tensor's dtype).
@@ -290,11 +281,8 @@ impl Tensor {
             // An empty view may sit past the end of its (possibly empty) storage.
             return Ok(Vec::new());
         }
-        if !self.device().is_cpu() {
-            // Reading values is what brings them back from the device.
-            return self.to_device(Device::Cpu)?.to_vec();
-        }
-        let t = self.to_dtype(T::DTYPE)?.contiguous()?;
+        // Reading values is what brings them back from a device.
+        let t = self.to_device(Device::Cpu)?.to_dtype(T::DTYPE)?.contiguous()?;
         t.with_slice::<T, _>("to_vec", |s, l| cpu::buffer::copied(&s[l.offset..l.offset + l.numel()]))?
     }
 
@@ -303,12 +291,10 @@ impl Tensor {
         if self.numel() != 1 {
             return Err(Error::Runtime(format!("a Tensor with {} elements cannot be converted to Scalar", self.numel())));
         }
-        if !self.device().is_cpu() {
-            return self.to_device(Device::Cpu)?.item();
-        }
+        let host = self.to_device(Device::Cpu)?;
         let dt = self.dtype();
-        let off = self.storage_offset();
-        Ok(crate::with_dtype!(dt, T => self.with_slice::<T, _>("item", |s, _| {
+        let off = host.storage_offset();
+        Ok(crate::with_dtype!(dt, T => host.with_slice::<T, _>("item", |s, _| {
             let v = s[off];
             if dt == DType::Bool {
                 Scalar::Bool(v.is_nonzero())
@@ -334,18 +320,7 @@ impl Tensor {
     pub fn copy_as(&self, dtype: DType) -> Result<Tensor> {
         check_alloc(self.shape(), dtype)?;
         let src = self.dtype();
-        let out = match self.device() {
-            Device::Cpu => crate::with_dtype!(src, S => crate::with_dtype!(dtype, D => {
-                let data = self.with_slice::<S, _>("copy", cpu::cast::convert_strided::<S, D>)??;
-                Tensor::from_vec(data, self.shape())
-            }))?,
-            Device::Wgpu(_) => {
-                // The copy kernel converts between dtypes (float64 only bit for bit).
-                let out = Tensor::empty_on(self.shape(), dtype, self.device())?;
-                crate::wgpu::copy_strided(self, &out)?;
-                out
-            }
-        };
+        let out = Tensor::from_array(self.backend().copy_as(self.array(), dtype)?);
         if src == dtype {
             autograd::record(Op::View { kind: "CloneBackward0" }, &[self], &[&out], &[], &[]);
         } else {
@@ -485,19 +460,7 @@ impl Tensor {
             (Device::Cpu, b) => src.to_dtype(self.dtype())?.to_device(b)?,
             (_, b) => src.to_device(b)?.to_dtype(self.dtype())?,
         };
-        if !self.device().is_cpu() {
-            let sl = src.layout().broadcast_to(self.shape());
-            crate::wgpu::copy_strided(&src.with_layout(sl), self)?;
-            self.0.storage.bump_version();
-            return Ok(());
-        }
-        let sl = src.layout().broadcast_to(self.shape());
-        crate::with_dtype!(self.dtype(), T => {
-            src.with_slice::<T, _>("copy_", |s, _| {
-                self.with_slice_mut::<T, _>("copy_", |d, dl| cpu::elementwise::assign(d, dl, s, &sl, |x| x))
-            })??;
-        });
-        Ok(())
+        self.backend().copy(&src.array().broadcast_to(self.shape()), self.array())
     }
 }
 

@@ -87,7 +87,7 @@ impl Tensor {
         let out = {
             let _raw = GradMode::disabled();
             let y = if !self.device().is_cpu() {
-                crate::wgpu::softmax(&work_view(self)?, d, log)?
+                Tensor::from_array(self.backend().softmax(work_view(self)?.array(), d, log)?)
             } else {
                 let shape: Vec<usize> = self.shape().to_vec();
                 let x = work_copy(self)?;
@@ -108,7 +108,7 @@ impl Tensor {
     /// in float32, as the CPU does), else differentiable tensor ops.
     pub(crate) fn softmax_backward(&self, y: &Tensor, d: usize, log: bool) -> Result<Tensor> {
         if !is_grad_enabled() && !self.device().is_cpu() && self.dtype() == y.dtype() && self.device() == y.device() {
-            let gx = crate::wgpu::softmax_backward(&work_view(self)?, &work_view(y)?, d, log)?;
+            let gx = Tensor::from_array(self.backend().softmax_backward(work_view(self)?.array(), work_view(y)?.array(), d, log)?);
             return gx.to_dtype(y.dtype());
         }
         if is_grad_enabled() || !self.device().is_cpu() || self.dtype() != y.dtype() {
@@ -154,8 +154,14 @@ impl Tensor {
         let (out, mean, rstd) = if !self.device().is_cpu() {
             let _raw = GradMode::disabled();
             let (w, b) = (in_work_dtype(weight, self)?, in_work_dtype(bias, self)?);
-            let (out, mean, rstd) = crate::wgpu::layer_norm(&work_view(self)?, cols, w.as_ref(), b.as_ref(), eps)?;
-            (out.to_dtype(self.dtype())?, mean, rstd)
+            let (out, mean, rstd) = self.backend().layer_norm(
+                work_view(self)?.array(),
+                cols,
+                w.as_ref().map(Tensor::array),
+                b.as_ref().map(Tensor::array),
+                eps,
+            )?;
+            (Tensor::from_array(out).to_dtype(self.dtype())?, Tensor::from_array(mean), Tensor::from_array(rstd))
         } else {
             let _raw = GradMode::disabled();
             let (x, w, b) = (work_copy(self)?, work_opt(weight)?, work_opt(bias)?);
@@ -259,8 +265,11 @@ impl Tensor {
         let (out, mean, rstd, var) = if !self.device().is_cpu() {
             let _raw = GradMode::disabled();
             let (w, b) = (in_work_dtype(weight, self)?, in_work_dtype(bias, self)?);
-            let (out, mean, rstd, var) = crate::wgpu::batch_norm(&work_view(self)?, w.as_ref(), b.as_ref(), running, training, eps)?;
-            (out.to_dtype(self.dtype())?, mean, rstd, var)
+            let running = running.map(|(m, v)| (m.array(), v.array()));
+            let (w, b) = (w.as_ref().map(Tensor::array), b.as_ref().map(Tensor::array));
+            let (out, mean, rstd, var) = self.backend().batch_norm(work_view(self)?.array(), w, b, running, training, eps)?;
+            let t = Tensor::from_array;
+            (t(out).to_dtype(self.dtype())?, t(mean), t(rstd), t(var))
         } else {
             let _raw = GradMode::disabled();
             let (x, w, b) = (work_copy(self)?, work_opt(weight)?, work_opt(bias)?);
@@ -362,8 +371,17 @@ pub(crate) fn layer_norm_backward(
     }
     if !x.device().is_cpu() {
         let w = in_work_dtype(weight, x)?;
-        let (dx, dw, db) = crate::wgpu::layer_norm_backward(&work_view(x)?, &work_view(g)?, w.as_ref(), stats, cols, want)?;
-        return Ok(NormGrads { x: dx.map(|t| t.to_dtype(x.dtype())).transpose()?, weight: dw, bias: db });
+        let stats = (stats.0.array(), stats.1.array());
+        let (dx, dw, db) = x.backend().layer_norm_backward(
+            work_view(x)?.array(),
+            work_view(g)?.array(),
+            w.as_ref().map(Tensor::array),
+            stats,
+            cols,
+            want,
+        )?;
+        let t = Tensor::from_array;
+        return Ok(NormGrads { x: dx.map(|a| t(a).to_dtype(x.dtype())).transpose()?, weight: dw.map(t), bias: db.map(t) });
     }
     let (xw, gw, w) = (work_copy(x)?, work_copy(g)?, work_opt(weight)?);
     let (dx, dw, db) = with_norm_float!(xw.dtype(), T => {
@@ -423,11 +441,20 @@ pub(crate) fn batch_norm_backward(
     }
     if !x.device().is_cpu() {
         let w = in_work_dtype(weight, x)?;
-        let (dx, dw, db) = crate::wgpu::batch_norm_backward(&work_view(x)?, &work_view(g)?, w.as_ref(), stats, training, want[0])?;
+        let stats = (stats.0.array(), stats.1.array());
+        let (dx, dw, db) = x.backend().batch_norm_backward(
+            work_view(x)?.array(),
+            work_view(g)?.array(),
+            w.as_ref().map(Tensor::array),
+            stats,
+            training,
+            want[0],
+        )?;
+        let t = Tensor::from_array;
         return Ok(NormGrads {
-            x: dx.map(|t| t.to_dtype(x.dtype())).transpose()?,
-            weight: want[1].then_some(dw),
-            bias: want[2].then_some(db),
+            x: dx.map(|a| t(a).to_dtype(x.dtype())).transpose()?,
+            weight: want[1].then(|| t(dw)),
+            bias: want[2].then(|| t(db)),
         });
     }
     let shape = x.shape();

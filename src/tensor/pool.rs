@@ -139,7 +139,8 @@ fn max_pool2d_on_device(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result
     use crate::tensor::{BinaryOp, ReduceOp, Scalar};
     let dt = x.dtype();
     if matches!(dt, DType::F32 | DType::F64) {
-        return crate::wgpu::max_pool2d(x, g, out_shape);
+        let (values, positions) = x.backend().max_pool2d(x.array(), g, out_shape)?;
+        return Ok((Tensor::from_array(values), Tensor::from_array(positions)));
     }
     if dt.is_half() {
         let (v, i) = max_pool2d_on_device(&x.to_dtype(DType::F32)?, g, out_shape)?;
@@ -160,7 +161,7 @@ fn max_pool2d_on_device(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result
     let (hp, wp) = ((h + g.padding[0]).max(reach(0)), (w + g.padding[1]).max(reach(1)));
     let image = Tensor::full(&[], pad, dt)?.to_device(x.device())?.expand(&dims(&[g.planes, hp, wp]))?.contiguous()?;
     let inner = image.narrow(1, g.padding[0] as i64, h as i64)?.narrow(2, g.padding[1] as i64, w as i64)?;
-    crate::wgpu::copy_strided(&x.reshape(&dims(&[g.planes, h, w]))?, &inner)?;
+    inner.backend().copy(x.reshape(&dims(&[g.planes, h, w]))?.array(), inner.array())?;
     let windows = image
         .with_layout(crate::layout::Layout {
             shape: vec![g.planes, oh, ow, kh, kw],
@@ -170,7 +171,7 @@ fn max_pool2d_on_device(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result
         .contiguous()?
         .reshape(&dims(&[g.planes, oh, ow, kh * kw]))?;
     let values = windows.reduce(ReduceOp::Max, Some(&[3]), false)?.reshape(&dims(out_shape))?;
-    let k = crate::wgpu::arg_reduce(&windows, 3, true)?;
+    let k = Tensor::from_array(windows.backend().arg_reduce(windows.array(), 3, true)?);
     // Input row = oy * stride - padding + ky * dilation, and likewise for columns.
     let base = |a: usize, n: usize, shape: &[usize]| -> Result<Tensor> {
         let v: Vec<i64> = (0..n).map(|o| (o * g.stride[a]) as i64 - g.padding[a] as i64).collect();

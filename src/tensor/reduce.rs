@@ -96,20 +96,22 @@ impl Tensor {
             self.check_nonempty_reduction(if op == ReduceOp::Max { "amax" } else { "amin" }, dims, &rdims)?;
         }
         if !self.device().is_cpu() {
+            let on_device =
+                |t: &Tensor, op: ReduceOp| -> Result<Tensor> { Ok(Tensor::from_array(t.backend().reduce(t.array(), op, &rdims, &shape)?)) };
             return match op {
                 ReduceOp::All | ReduceOp::Any => {
                     // Truth values as 0.0 / 1.0: any is their max, all their min (an empty
                     // reduction gives -inf or +inf, so false for any and true for all).
                     let f = self.to_dtype(DType::Bool)?.to_dtype(DType::F32)?;
-                    let m = crate::wgpu::reduce(&f, if op == ReduceOp::Any { ReduceOp::Max } else { ReduceOp::Min }, &rdims, &shape)?;
+                    let m = on_device(&f, if op == ReduceOp::Any { ReduceOp::Max } else { ReduceOp::Min })?;
                     m.binary_scalar(BinaryOp::Gt, Scalar::Float(0.0), false)
                 }
-                _ if dt.is_half() => crate::wgpu::reduce(&self.to_dtype(DType::F32)?, op, &rdims, &shape)?.to_dtype(dt),
-                _ if dt.is_floating_point() => crate::wgpu::reduce(self, op, &rdims, &shape),
+                _ if dt.is_half() => on_device(&self.to_dtype(DType::F32)?, op)?.to_dtype(dt),
+                _ if dt.is_floating_point() => on_device(self, op),
                 // Integers and bool in int64, as on the CPU: sums and products give int64 (and
                 // wrap), max and min keep the dtype.
-                ReduceOp::Sum | ReduceOp::Prod => crate::wgpu::reduce(&self.to_dtype(DType::I64)?, op, &rdims, &shape),
-                _ => crate::wgpu::reduce(&self.to_dtype(DType::I64)?, op, &rdims, &shape)?.to_dtype(dt),
+                ReduceOp::Sum | ReduceOp::Prod => on_device(&self.to_dtype(DType::I64)?, op),
+                _ => on_device(&self.to_dtype(DType::I64)?, op)?.to_dtype(dt),
             };
         }
         // Full reductions walk memory in order: make the input dense first.
@@ -210,11 +212,10 @@ impl Tensor {
             let shape_i64: Vec<i64> = shape.iter().map(|&v| v as i64).collect();
             let indices = if t.device().is_cpu() {
                 t.arg_extreme_cpu(d, max, &shape)?
-            } else if dt.is_floating_point() {
-                crate::wgpu::arg_reduce(&t, d, max)?.reshape(&shape_i64)?
             } else {
                 // Integers and bool compare the same in int64.
-                crate::wgpu::arg_reduce(&t.to_dtype(DType::I64)?, d, max)?.reshape(&shape_i64)?
+                let t = if dt.is_floating_point() { t.clone() } else { t.to_dtype(DType::I64)? };
+                Tensor::from_array(t.backend().arg_reduce(t.array(), d, max)?).reshape(&shape_i64)?
             };
             let kept_shape: Vec<i64> = t.reduction_shape(Some(&[d as i64]), true)?.1.iter().map(|&v| v as i64).collect();
             let values = t.gather(d as i64, &indices.reshape(&kept_shape)?)?;
@@ -403,7 +404,7 @@ impl Tensor {
         let moved = if !t.device().is_cpu() {
             // In the work dtype there: float32 accumulates in float32 (not every device has
             // float64), float64 in float64, integers in int64.
-            crate::wgpu::cumulative(&t, d, product)?
+            Tensor::from_array(t.backend().cumulative(t.array(), d, product)?)
         } else if work == DType::F32 {
             // Like PyTorch, float32 accumulates in double.
             let data = t.with_slice::<f32, _>(if product { "cumprod" } else { "cumsum" }, |s, l| {

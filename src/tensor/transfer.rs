@@ -26,27 +26,27 @@ impl Tensor {
 
     fn to_device_raw(&self, device: Device) -> Result<Tensor> {
         let host = self.to_host()?;
-        match device {
-            Device::Cpu => Ok(host),
-            Device::Wgpu(ordinal) => {
-                // Uploads copy dense elements; views are made dense on the host first.
-                let host = host.contiguous()?;
-                let st = host.storage_cell().read();
-                let cpu = st.cpu("to")?;
-                let size = host.element_size();
-                // An empty view may sit past the end of its storage: it uploads nothing.
-                let start = if host.numel() == 0 { 0 } else { host.storage_offset() * size };
-                let bytes = &cpu.as_bytes()[start..][..host.numel() * size];
-                let storage = crate::wgpu::upload(ordinal, bytes, host.dtype())?;
-                Ok(Tensor::from_storage(Storage::Wgpu(storage), Layout::contiguous(host.shape().to_vec())?))
-            }
+        if device == Device::Cpu {
+            return Ok(host);
         }
+        // Uploads copy dense elements; views are made dense on the host first.
+        let host = host.contiguous()?;
+        let storage = {
+            let st = host.storage_cell().read();
+            let cpu = st.cpu("to")?;
+            let size = host.element_size();
+            // An empty view may sit past the end of its storage: it uploads nothing.
+            let start = if host.numel() == 0 { 0 } else { host.storage_offset() * size };
+            let bytes = &cpu.as_bytes()[start..][..host.numel() * size];
+            crate::backend::of(device).upload(device, bytes, host.dtype())?
+        };
+        Ok(Tensor::from_storage(storage, Layout::contiguous(host.shape().to_vec())?))
     }
 
     /// The tensor's values in host memory (self when already there). A dense view is read as
     /// one range; any other view reads the storage range it spans and keeps its strides.
     fn to_host(&self) -> Result<Tensor> {
-        if self.device().is_cpu() {
+        if self.device() == Device::Cpu {
             return Ok(self.clone());
         }
         let l = self.layout();
@@ -57,39 +57,24 @@ impl Tensor {
         };
         let len = if self.numel() == 0 { 0 } else { layout.storage_extent()? };
         let mut host = CpuStorage::zeros(self.dtype(), len)?;
-        {
-            let st = self.storage_cell().read();
-            match &*st {
-                Storage::Wgpu(s) => s.read_into(start, host.as_bytes_mut())?,
-                Storage::Cpu(_) => unreachable!("checked above"),
-            }
-        }
+        self.backend().download(self.array(), start, host.as_bytes_mut())?;
         Ok(Tensor::from_storage(Storage::Cpu(host), layout))
     }
 
     /// An uninitialised tensor on `device` (zeros on the CPU).
     pub fn empty_on(shape: &[usize], dtype: DType, device: Device) -> Result<Tensor> {
-        match device {
-            Device::Cpu => Tensor::zeros(shape, dtype),
-            Device::Wgpu(ordinal) => {
-                let layout = Layout::contiguous(shape.to_vec())?;
-                crate::tensor::check_alloc(shape, dtype)?;
-                let s = crate::wgpu::alloc(ordinal, dtype, layout.numel(), false)?;
-                Ok(Tensor::from_storage(Storage::Wgpu(s), layout))
-            }
-        }
+        Tensor::alloc_on(shape, dtype, device, false)
     }
 
     pub fn zeros_on(shape: &[usize], dtype: DType, device: Device) -> Result<Tensor> {
-        match device {
-            Device::Cpu => Tensor::zeros(shape, dtype),
-            Device::Wgpu(ordinal) => {
-                let layout = Layout::contiguous(shape.to_vec())?;
-                crate::tensor::check_alloc(shape, dtype)?;
-                let s = crate::wgpu::alloc(ordinal, dtype, layout.numel(), true)?;
-                Ok(Tensor::from_storage(Storage::Wgpu(s), layout))
-            }
-        }
+        Tensor::alloc_on(shape, dtype, device, true)
+    }
+
+    fn alloc_on(shape: &[usize], dtype: DType, device: Device, zeroed: bool) -> Result<Tensor> {
+        let layout = Layout::contiguous(shape.to_vec())?;
+        crate::tensor::check_alloc(shape, dtype)?;
+        let storage = crate::backend::of(device).alloc(device, dtype, layout.numel(), zeroed)?;
+        Ok(Tensor::from_storage(storage, layout))
     }
 
     pub fn full_on(shape: &[usize], value: Scalar, dtype: DType, device: Device) -> Result<Tensor> {

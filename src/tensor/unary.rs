@@ -29,7 +29,7 @@ impl Tensor {
         let dtype = self.dtype();
         crate::tensor::check_alloc(self.shape(), dtype)?;
         match op {
-            UnaryOp::LogicalNot if !self.device().is_cpu() => return crate::wgpu::unary(self, op),
+            UnaryOp::LogicalNot if !self.device().is_cpu() => return Ok(Tensor::from_array(self.backend().unary(self.array(), op)?)),
             UnaryOp::LogicalNot => {
                 let b = self.to_dtype(DType::Bool)?;
                 return b.with_slice::<bool, _>("logical_not", |s, l| Tensor::from_vec(map1(s, l, |x: bool| !x)?, l.shape.as_slice()))?;
@@ -64,7 +64,7 @@ impl Tensor {
             if !dtype.is_floating_point() && !op.keeps_integers() {
                 return self.to_dtype(DEFAULT_FLOAT)?.unary(op);
             }
-            return crate::wgpu::unary(self, op);
+            return Ok(Tensor::from_array(self.backend().unary(self.array(), op)?));
         }
         if let (DType::F16, UnaryOp::PowScalar(e)) = (dtype, op) {
             if e.abs() == 0.5 {

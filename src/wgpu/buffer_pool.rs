@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use crate::backend::PoolStats;
 use crate::error::{Error, Result};
 
 use super::future::block_on;
@@ -21,24 +22,6 @@ pub(crate) fn size_class(bytes: u64) -> u64 {
     let top = 63 - (bytes - 1).leading_zeros();
     let step = (1u64 << top) / 4;
     bytes.div_ceil(step) * step
-}
-
-/// Buffer-pool and read-back counters of one device: the pool counts its buffers, the context
-/// adds its read backs and launches (`pool_stats`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PoolStats {
-    /// Buffers created since the device opened (each a real allocation).
-    pub created: u64,
-    /// Requests served from the pool.
-    pub reused: u64,
-    /// Bytes held by live tensors and by the pool's free lists.
-    pub in_use_bytes: u64,
-    pub cached_bytes: u64,
-    /// Reads of device data back to the host (each one a wait for the device), and their bytes.
-    pub read_backs: u64,
-    pub read_back_bytes: u64,
-    /// Kernels launched (recorded for the device) since it opened.
-    pub launches: u64,
 }
 
 pub(crate) struct BufferPool {

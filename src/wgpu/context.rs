@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::error::{Error, Result};
 
 use super::batch::{Batch, Launch};
-use super::buffer_pool::{BufferPool, PoolStats};
+use super::buffer_pool::BufferPool;
 use super::future::block_on;
+use crate::backend::PoolStats;
 // Also importable from here, as it was when it lived here.
 use super::shader::Shader;
 

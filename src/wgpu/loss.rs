@@ -4,17 +4,17 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::backend::Array;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::Storage;
 use crate::tensor::loss::Reduction;
-use crate::tensor::Tensor;
 
 use super::batch::Launch;
 use super::context::Context;
 use super::float_shaders::{float_shaders, FloatShaders, Operand};
-use super::operands::{buffer_of, output, require_float};
+use super::operands::{buffer_of, dense, output, require_float};
 use super::storage::WgpuStorage;
 use super::strided::u32_of;
 
@@ -88,7 +88,7 @@ fn launch_nll_loss(
     })
 }
 
-// ----- Tensor-level entry points ---------------------------------------------------------
+// ----- Array-level entry points ---------------------------------------------------------
 
 /// nll_loss of the float32 or float64 `scores` (rows of `classes`) against the int64 `target`
 /// (one per row), with optional per-class `weight`s, in one kernel: the loss (of `out_shape`:
@@ -96,19 +96,19 @@ fn launch_nll_loss(
 /// that target (0 where ignored), as the backward needs them. None where a target is out of
 /// range: the one flag word read back.
 pub fn nll_loss(
-    scores: &Tensor,
-    target: &Tensor,
-    weight: Option<&Tensor>,
+    scores: &Array,
+    target: &Array,
+    weight: Option<&Array>,
     classes: usize,
     ignore_index: i64,
     reduction: Reduction,
     out_shape: &[usize],
-) -> Result<Option<(Tensor, Tensor, Tensor)>> {
+) -> Result<Option<(Array, Array, Array)>> {
     require_float(scores, "nll_loss")?;
     let dt = scores.dtype();
     let n = target.numel();
-    let (scores, target) = (scores.contiguous()?, target.contiguous()?);
-    let weight = weight.map(|w| w.contiguous()).transpose()?;
+    let (scores, target) = (dense(scores)?, dense(target)?);
+    let weight = weight.map(dense).transpose()?;
     let (ctx, sb) = buffer_of(&scores, "nll_loss")?;
     let (_, tb) = buffer_of(&target, "nll_loss")?;
     let wb = weight.as_ref().map(|w| buffer_of(w, "nll_loss")).transpose()?;
@@ -134,7 +134,6 @@ pub fn nll_loss(
     if picks.read_word(2 * n)? != 0 {
         return Ok(None);
     }
-    let picks =
-        Tensor::from_storage(Storage::Wgpu(picks), Layout::contiguous(vec![n + 1])?).narrow(0, 0, n as i64)?.reshape(&[n as i64, 1])?;
+    let picks = Array::new(Storage::Wgpu(picks), Layout::contiguous(vec![n + 1])?).narrow(0, 0, n)?.view_as(&[n, 1])?;
     Ok(Some((loss, slopes, picks)))
 }

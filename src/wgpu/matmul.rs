@@ -5,16 +5,18 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::backend::Array;
+use crate::backend::Operand;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::storage::dtype_not_on_device;
-use crate::tensor::{BinaryOp, Tensor};
+use crate::tensor::BinaryOp;
 
 use super::batch::Launch;
 use super::context::Context;
 use super::elementwise::{self, View};
-use super::operands::{buffer_of, output, view};
+use super::operands::{buffer_of, dense, dense_as, output, view};
 use super::shader::Shader;
 use super::strided::u32_of;
 
@@ -195,27 +197,27 @@ fn launch_matmul(
     Ok(())
 }
 
-// ----- Tensor-level entry points ---------------------------------------------------------
+// ----- Array-level entry points ---------------------------------------------------------
 
 /// `a @ b` for `[.., m, k]` and `[.., k, n]` tensors with equal batch shapes, both of one
 /// dtype. Float16 and bfloat16 operands are converted to float32, multiplied with float32
 /// accumulation and the product rounded once to their dtype (as the CPU's half product does);
 /// integer and bool products are exact.
-pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
     matmul_add(a, b, None)
 }
 
 /// `a @ b + bias` as `matmul`, with `bias` (of the operands' dtype, broadcasting to the product)
 /// added to each float sum of products before it is stored (once rounded, for the half types),
 /// in the same kernel where its batch dims merge with the operands'.
-pub fn matmul_add(a: &Tensor, b: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+pub fn matmul_add(a: &Array, b: &Array, bias: Option<&Array>) -> Result<Array> {
     let dt = a.dtype();
     if b.dtype() != dt {
         return Err(Error::Runtime(format!("wgpu matmul: operands of dtypes {} and {}", dt.name(), b.dtype().name())));
     }
-    if bias.is_some_and(|d| d.dtype() != dt || !dt.is_floating_point()) {
+    if let Some(d) = bias.filter(|d| d.dtype() != dt || !dt.is_floating_point()) {
         // The sum keeps the binary op's type promotion.
-        return matmul(a, b)?.binary(BinaryOp::Add, bias.expect("checked"));
+        return add_bias(&matmul(a, b)?, d);
     }
     if !dt.is_floating_point() {
         return matmul_int(a, b);
@@ -229,7 +231,7 @@ pub fn matmul_add(a: &Tensor, b: &Tensor, bias: Option<&Tensor>) -> Result<Tenso
     let batches: usize = batch_shape.iter().product();
     let mut out_shape = batch_shape.to_vec();
     out_shape.extend([m, n]);
-    let bias = bias.map(|d| d.expand(&out_shape.iter().map(|&s| s as i64).collect::<Vec<_>>())).transpose()?;
+    let bias = bias.map(|d| d.broadcast_to(&out_shape));
     // The kernel takes one batch stride per operand: merge the batch dims, or copy operands
     // whose batch dims do not merge (and add a bias whose dims do not after).
     let mut batch_strides = vec![&a.strides()[..nd - 2], &b.strides()[..nd - 2]];
@@ -239,9 +241,9 @@ pub fn matmul_add(a: &Tensor, b: &Tensor, bias: Option<&Tensor>) -> Result<Tenso
     let (merged, strides) = super::strided::coalesce(batch_shape, &batch_strides);
     if merged.len() > 1 {
         if let Some(d) = &bias {
-            return matmul_add(a, b, None)?.binary(BinaryOp::Add, d);
+            return add_bias(&matmul_add(a, b, None)?, d);
         }
-        return matmul(&a.contiguous()?, &b.contiguous()?);
+        return matmul(&dense(a)?, &dense(b)?);
     }
     let batch_stride = |i: usize| strides[i].first().copied().unwrap_or(0);
     let (ctx, ab) = buffer_of(a, "matmul")?;
@@ -250,7 +252,7 @@ pub fn matmul_add(a: &Tensor, b: &Tensor, bias: Option<&Tensor>) -> Result<Tenso
     // Half-type products come out in float32 and are rounded once, after.
     let half = matches!(dt, DType::F16 | DType::BF16);
     let (out, ob) = output(ctx, &out_shape, if half { DType::F32 } else { dt })?;
-    let mat = |t: &Tensor, buffer, bs| Mat {
+    let mat = |t: &Array, buffer, bs| Mat {
         buffer,
         offset: t.storage_offset(),
         batch_stride: bs,
@@ -265,15 +267,23 @@ pub fn matmul_add(a: &Tensor, b: &Tensor, bias: Option<&Tensor>) -> Result<Tenso
     }
     launch_matmul(ctx, dt, &ma, &mb, md.as_ref(), batches, (m, k, n), &ob)?;
     if half {
-        return out.to_dtype(dt);
+        return dense_as(&out, dt);
     }
     Ok(out)
+}
+
+/// `product + bias` with the binary op's type promotion, `bias` broadcast to the product.
+fn add_bias(product: &Array, bias: &Array) -> Result<Array> {
+    let dt = DType::promote(product.dtype(), bias.dtype());
+    let bias = bias.broadcast_to(product.shape());
+    let operands = (Operand::Array(product), Operand::Array(&bias));
+    super::ops::binary(BinaryOp::Add, operands.0, operands.1, product.shape(), product.device(), dt, dt)
 }
 
 /// `matmul` of integer (or bool) operands, exact: each output element sums its `k` products in
 /// int64 (wrapping) and keeps the low bits of its dtype, as the CPU's integer product does.
 /// Any strides and batch dims; no copies.
-fn matmul_int(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+fn matmul_int(a: &Array, b: &Array) -> Result<Array> {
     let nd = a.ndim();
     let (m, k, n) = (a.shape()[nd - 2], a.shape()[nd - 1], b.shape()[nd - 1]);
     let mut out_shape = a.shape()[..nd - 2].to_vec();
@@ -282,7 +292,7 @@ fn matmul_int(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (_, bb) = buffer_of(b, "matmul")?;
     let (out, ob) = output(ctx, &out_shape, a.dtype())?;
     // a walks out's rows and b its columns; the summed dim is walked by the kernel.
-    let at = |t: &Tensor, zeroed: usize| {
+    let at = |t: &Array, zeroed: usize| {
         let mut strides = t.strides().to_vec();
         strides[zeroed] = 0;
         Layout { shape: out_shape.clone(), strides, offset: t.storage_offset() }

@@ -5,16 +5,17 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::backend::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::storage::dtype_not_on_device;
-use crate::tensor::{Scalar, Tensor};
+use crate::tensor::Scalar;
 
 use super::batch::{grid, Launch};
 use super::context::Context;
 use super::elementwise::scalar_bits;
 use super::float_shaders::{float_shaders, FloatShaders, Operand};
-use super::operands::{buffer_of, output};
+use super::operands::{buffer_of, copied_as, dense, output};
 use super::strided::u32_of;
 
 // One source, two bind group shapes: the per row kernels do not bind `extra`.
@@ -350,23 +351,23 @@ fn launch_batch_norm_backward(
     Ok(())
 }
 
-// ----- Tensor-level entry points ---------------------------------------------------------
+// ----- Array-level entry points ---------------------------------------------------------
 
 /// An operand of the norm kernels: contiguous (a copy when it is not), of the dtype the launch
 /// computes in, with its device, buffer and start.
 struct NormOperand {
-    t: Tensor,
+    t: Array,
     ctx: &'static Context,
     buffer: wgpu::Buffer,
 }
 
 impl NormOperand {
     /// `t` as an operand of a launch computing in `dtype` (float32 or float64).
-    fn new(t: &Tensor, dtype: DType, op: &str) -> Result<NormOperand> {
+    fn new(t: &Array, dtype: DType, op: &str) -> Result<NormOperand> {
         if t.dtype() != dtype || !matches!(dtype, DType::F32 | DType::F64) {
             return Err(dtype_not_on_device(op, t.dtype(), t.device()));
         }
-        let t = if t.is_contiguous() { t.clone() } else { t.contiguous()? };
+        let t = dense(t)?;
         // The kernels index with 32 bits, from the start of the buffer.
         super::strided::u32_of(t.storage_offset() + t.numel())?;
         let (ctx, buffer) = buffer_of(&t, op)?;
@@ -374,9 +375,9 @@ impl NormOperand {
     }
 
     /// A statistics operand: the kernels read those from element 0.
-    fn stats(t: &Tensor, dtype: DType, op: &str) -> Result<NormOperand> {
+    fn stats(t: &Array, dtype: DType, op: &str) -> Result<NormOperand> {
         let at_start = t.is_contiguous() && t.storage_offset() == 0;
-        NormOperand::new(&if at_start { t.clone() } else { t.copy_as(t.dtype())? }, dtype, op)
+        NormOperand::new(&if at_start { t.clone() } else { copied_as(t, t.dtype())? }, dtype, op)
     }
 
     fn operand(&self) -> super::float_shaders::Operand<'_> {
@@ -384,14 +385,14 @@ impl NormOperand {
     }
 }
 
-fn norm_operands(t: Option<&Tensor>, dtype: DType, op: &str) -> Result<Option<NormOperand>> {
+fn norm_operands(t: Option<&Array>, dtype: DType, op: &str) -> Result<Option<NormOperand>> {
     t.map(|t| NormOperand::new(t, dtype, op)).transpose()
 }
 
 /// Layer norm of the float32 or float64 `x` as rows of its last `cols` elements (weight and
 /// bias of x's dtype), fused: a new contiguous output of x's shape and each row's mean and rstd
 /// (one per row, in x's dtype).
-pub fn layer_norm(x: &Tensor, cols: usize, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<(Tensor, Tensor, Tensor)> {
+pub fn layer_norm(x: &Array, cols: usize, weight: Option<&Array>, bias: Option<&Array>, eps: f64) -> Result<(Array, Array, Array)> {
     let op = "layer_norm";
     let dt = x.dtype();
     let x = NormOperand::new(x, dt, op)?;
@@ -421,13 +422,13 @@ pub fn layer_norm(x: &Tensor, cols: usize, weight: Option<&Tensor>, bias: Option
 /// `want` asks: x's (x's shape), and the weight's and the bias's (flat, `cols` each). All fused,
 /// no copies but of non-contiguous operands.
 pub fn layer_norm_backward(
-    x: &Tensor,
-    g: &Tensor,
-    weight: Option<&Tensor>,
-    (mean, rstd): (&Tensor, &Tensor),
+    x: &Array,
+    g: &Array,
+    weight: Option<&Array>,
+    (mean, rstd): (&Array, &Array),
     cols: usize,
     want: [bool; 3],
-) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+) -> Result<(Option<Array>, Option<Array>, Option<Array>)> {
     let op = "layer_norm_backward";
     if g.shape() != x.shape() {
         return Err(Error::Runtime(format!("{op}: the gradient's shape {:?} differs from the input's {:?}", g.shape(), x.shape())));
@@ -468,7 +469,7 @@ pub fn layer_norm_backward(
 }
 
 /// An (N, C, ...) tensor as the batch norm kernels see it.
-fn planes(x: &Tensor) -> Planes {
+fn planes(x: &Array) -> Planes {
     let shape = x.shape();
     Planes { batch: shape[0], channels: shape[1], plane: shape[2..].iter().product() }
 }
@@ -478,13 +479,13 @@ fn planes(x: &Tensor) -> Planes {
 /// biased variance used (in x's dtype): the batch's when `training`, else `running` (mean,
 /// variance), copied.
 pub fn batch_norm(
-    x: &Tensor,
-    weight: Option<&Tensor>,
-    bias: Option<&Tensor>,
-    running: Option<(&Tensor, &Tensor)>,
+    x: &Array,
+    weight: Option<&Array>,
+    bias: Option<&Array>,
+    running: Option<(&Array, &Array)>,
     training: bool,
     eps: f64,
-) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
+) -> Result<(Array, Array, Array, Array)> {
     let op = "batch_norm";
     if x.ndim() < 2 {
         return Err(Error::Value(format!("Expected 2D or higher input to batch_norm (got {}D input)", x.ndim())));
@@ -502,7 +503,7 @@ pub fn batch_norm(
     // copies, so the statistics kept for the backward pass do not change with them.
     let (mean, extra) = match (training, running) {
         (true, _) => (output(ctx, &c, dt)?.0, output(ctx, &[s.forward_extra()], dt)?.0),
-        (false, Some((m, v))) => (m.copy_as(dt)?, v.copy_as(dt)?),
+        (false, Some((m, v))) => (copied_as(m, dt)?, copied_as(v, dt)?),
         (false, None) => return Err(Error::Runtime("running_mean and running_var must be defined in evaluation mode".into())),
     };
     let (m, e) = (NormOperand::new(&mean, dt, op)?, NormOperand::new(&extra, dt, op)?);
@@ -520,7 +521,7 @@ pub fn batch_norm(
         stats,
         &e.buffer,
     )?;
-    let var = extra.narrow(0, 0, s.channels as i64)?;
+    let var = extra.narrow(0, 0, s.channels)?;
     Ok((out, mean, rstd, var))
 }
 
@@ -529,13 +530,13 @@ pub fn batch_norm(
 /// (through the batch statistics when `training`), and always the weight's and the bias's
 /// (flat, one per channel). Fused.
 pub fn batch_norm_backward(
-    x: &Tensor,
-    g: &Tensor,
-    weight: Option<&Tensor>,
-    (mean, rstd): (&Tensor, &Tensor),
+    x: &Array,
+    g: &Array,
+    weight: Option<&Array>,
+    (mean, rstd): (&Array, &Array),
     training: bool,
     want_x: bool,
-) -> Result<(Option<Tensor>, Tensor, Tensor)> {
+) -> Result<(Option<Array>, Array, Array)> {
     let op = "batch_norm_backward";
     if g.shape() != x.shape() || x.ndim() < 2 {
         return Err(Error::Runtime(format!("{op}: the gradient's shape {:?} differs from the input's {:?}", g.shape(), x.shape())));
@@ -565,7 +566,7 @@ pub fn batch_norm_backward(
         (&dxb, want_x),
     )?;
     // Each gradient its own storage (an optimizer may update one in place).
-    let n = s.channels as i64;
-    let (dw, db) = (sums.narrow(0, 0, n)?.copy_as(dt)?, sums.narrow(0, n, n)?.copy_as(dt)?);
+    let n = s.channels;
+    let (dw, db) = (copied_as(&sums.narrow(0, 0, n)?, dt)?, copied_as(&sums.narrow(0, n, n)?, dt)?);
     Ok((want_x.then_some(dx), dw, db))
 }

@@ -1,25 +1,26 @@
-//! Tensor-level entry points of the elementwise and indexing kernels (launched by `elementwise`):
+//! Array-level entry points of the elementwise and indexing kernels (launched by `elementwise`):
 //! the tensor layer calls these once it has found its operands on a wgpu device; they check
 //! dtypes, allocate outputs and record the launches. The other families' entry points sit in
 //! their launcher's file (`reduce`, `matmul`, `pooling`, `loss`, `softmax`, `norm`); what they
 //! all share is in `operands`.
 
+use crate::backend::{Array, IndexTerm, Operand};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::storage::{dtype_not_on_device, not_on_device, Storage};
-use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
+use crate::tensor::{BinaryOp, Scalar, UnaryOp};
 
 use super::context::Context;
 use super::elementwise::{self, binary_kernel, scalar_bits, unary_code, unary_int_code, BinaryKernel, Input, View};
-use super::operands::{buffer_of, context_of, output, view};
+use super::operands::{buffer_of, context_of, dense, output, view};
 use super::reduce::sort;
 use super::storage::WgpuStorage;
 
 /// `op(x)`: float ops in float32 for float16, bfloat16 and float32 tensors and in float64 for
 /// float64 (results keep the input's dtype); on integer and bool tensors the ops that keep
 /// integers (neg, abs, sign, relu, rounding, bitwise_not) and logical_not (which gives bool).
-pub fn unary(x: &Tensor, op: UnaryOp) -> Result<Tensor> {
+pub fn unary(x: &Array, op: UnaryOp) -> Result<Array> {
     let name = op.name();
     let dt = x.dtype();
     let (ctx, xb) = buffer_of(x, name)?;
@@ -31,7 +32,7 @@ pub fn unary(x: &Tensor, op: UnaryOp) -> Result<Tensor> {
         };
         // logical_not of a float tensor: compare with zero.
         if op == UnaryOp::LogicalNot && dt.is_floating_point() {
-            return binary(BinaryOp::Eq, Operand::Tensor(x), Operand::Scalar(Scalar::Int(0)), x.shape(), x.device(), dt, DType::Bool);
+            return binary(BinaryOp::Eq, Operand::Array(x), Operand::Scalar(Scalar::Int(0)), x.shape(), x.device(), dt, DType::Bool);
         }
         let code = code.ok_or_else(|| dtype_not_on_device(name, dt, x.device()))?;
         let out_dt = if op == UnaryOp::LogicalNot { DType::Bool } else { dt };
@@ -45,17 +46,10 @@ pub fn unary(x: &Tensor, op: UnaryOp) -> Result<Tensor> {
     Ok(out)
 }
 
-/// A binary operand: a wgpu tensor already broadcast (by its layout) to the output's shape, or
-/// a number.
-pub enum Operand<'a> {
-    Tensor(&'a Tensor),
-    Scalar(Scalar),
-}
-
 /// The operand's buffer (taken before any output is allocated), if it is a tensor.
 fn held(x: &Operand<'_>, op: &str) -> Result<Option<wgpu::Buffer>> {
     match x {
-        Operand::Tensor(t) => Ok(Some(buffer_of(t, op)?.1)),
+        Operand::Array(t) => Ok(Some(buffer_of(t, op)?.1)),
         Operand::Scalar(_) => Ok(None),
     }
 }
@@ -63,14 +57,14 @@ fn held(x: &Operand<'_>, op: &str) -> Result<Option<wgpu::Buffer>> {
 /// The kernel input of an operand; scalars travel as the bits of `scalar_dtype`.
 fn input<'b>(x: &'b Operand<'_>, held: &'b Option<wgpu::Buffer>, scalar_dtype: DType) -> Result<Input<'b>> {
     Ok(match (x, held) {
-        (Operand::Tensor(t), Some(buf)) => Input::Buffer(view(t, buf)),
+        (Operand::Array(t), Some(buf)) => Input::Buffer(view(t, buf)),
         (Operand::Scalar(v), _) => Input::Scalar(scalar_dtype, scalar_bits(*v, scalar_dtype)),
-        (Operand::Tensor(_), None) => return Err(Error::Runtime("wgpu: a tensor operand without its buffer".into())),
+        (Operand::Array(_), None) => return Err(Error::Runtime("wgpu: a tensor operand without its buffer".into())),
     })
 }
 
 /// `a op b` computed in `compute` into a new tensor of `shape` and dtype `out_dtype` on
-/// `device`. Tensor operands of any dtype are converted as they are loaded.
+/// `device`. Array operands of any dtype are converted as they are loaded.
 pub fn binary(
     op: BinaryOp,
     a: Operand<'_>,
@@ -79,7 +73,7 @@ pub fn binary(
     device: crate::Device,
     compute: DType,
     out_dtype: DType,
-) -> Result<Tensor> {
+) -> Result<Array> {
     let name = op.name();
     let kind = binary_kernel(op, compute).ok_or_else(|| dtype_not_on_device(name, compute, device))?;
     let ctx = context_of(device, name)?;
@@ -100,11 +94,11 @@ pub fn binary(
 
 /// `cond ? a : b` into a new tensor of `shape` and `dtype`; `a` and `b` are of `dtype` (or
 /// numbers) and, like `cond`, broadcast to `shape` by their layouts.
-pub fn where_(cond: &Tensor, a: Operand<'_>, b: Operand<'_>, shape: &[usize], dtype: DType) -> Result<Tensor> {
+pub fn where_(cond: &Array, a: Operand<'_>, b: Operand<'_>, shape: &[usize], dtype: DType) -> Result<Array> {
     let (ctx, cb) = buffer_of(cond, "where")?;
     let (ha, hb) = (held(&a, "where")?, held(&b, "where")?);
     for x in [&a, &b] {
-        if let Operand::Tensor(t) = x {
+        if let Operand::Array(t) = x {
             if t.dtype() != dtype {
                 return Err(Error::Runtime("wgpu where: operands differ from the result's dtype".into()));
             }
@@ -118,7 +112,7 @@ pub fn where_(cond: &Tensor, a: Operand<'_>, b: Operand<'_>, shape: &[usize], dt
 
 /// Writes `src` (same shape and device) into `dst` through both layouts, converting to `dst`'s
 /// dtype (conversions to or from float64 need a device with float64 shaders).
-pub fn copy_strided(src: &Tensor, dst: &Tensor) -> Result<()> {
+pub fn copy_strided(src: &Array, dst: &Array) -> Result<()> {
     if src.device() != dst.device() || src.shape() != dst.shape() {
         return Err(Error::Runtime("wgpu copy: operands differ in device or shape".into()));
     }
@@ -144,7 +138,7 @@ fn offsets_u32(offsets: &[usize]) -> Result<Vec<u32>> {
 }
 
 /// A contiguous tensor of `shape` holding `src`'s elements at storage `offsets`.
-pub fn take(src: &Tensor, offsets: &[usize], shape: &[usize]) -> Result<Tensor> {
+pub fn take(src: &Array, offsets: &[usize], shape: &[usize]) -> Result<Array> {
     let (ctx, sb) = buffer_of(src, "index")?;
     let (out, ob) = output(ctx, shape, src.dtype())?;
     if offsets.is_empty() {
@@ -157,31 +151,22 @@ pub fn take(src: &Tensor, offsets: &[usize], shape: &[usize]) -> Result<Tensor> 
     Ok(out)
 }
 
-/// One term of `index_offsets`: an integer index tensor on the device, viewed by `at` at the
-/// offsets' shape, selecting along a dim of `stride` and `size`.
-pub struct IndexTerm<'a> {
-    pub index: &'a Tensor,
-    pub at: Layout,
-    pub stride: usize,
-    pub size: usize,
-}
-
 /// The storage offsets (int64, contiguous, of `walk`'s shape) of the elements integer indices
 /// select: `walk`'s offset of each element plus, for each term, its index times its stride.
 /// The indices never leave the device: they are checked there (negative ones counting from
 /// the end of their dim when `wrap`), and one word comes back. None when an index is outside
 /// its dim, for the caller to word its own error.
-pub fn index_offsets(walk: &Layout, terms: &[IndexTerm<'_>], wrap: bool) -> Result<Option<Tensor>> {
+pub fn index_offsets(walk: &Layout, terms: &[IndexTerm<'_>], wrap: bool) -> Result<Option<Array>> {
     make_index_offsets(walk, terms, wrap, true)
 }
 
 /// `index_offsets` of indices already checked (a gradient's, whose forward pass checked them):
 /// no flag is read back, so nothing waits for the device.
-pub fn index_offsets_of_checked(walk: &Layout, terms: &[IndexTerm<'_>]) -> Result<Tensor> {
+pub fn index_offsets_of_checked(walk: &Layout, terms: &[IndexTerm<'_>]) -> Result<Array> {
     Ok(make_index_offsets(walk, terms, false, false)?.expect("unread flags pass"))
 }
 
-fn make_index_offsets(walk: &Layout, terms: &[IndexTerm<'_>], wrap: bool, read_flag: bool) -> Result<Option<Tensor>> {
+fn make_index_offsets(walk: &Layout, terms: &[IndexTerm<'_>], wrap: bool, read_flag: bool) -> Result<Option<Array>> {
     let Some(first) = terms.first() else {
         return Err(Error::Runtime("wgpu index_offsets: no index".into()));
     };
@@ -198,12 +183,12 @@ fn make_index_offsets(walk: &Layout, terms: &[IndexTerm<'_>], wrap: bool, read_f
                 return Ok(None);
             }
         }
-        return Ok(Some(Tensor::from_storage(Storage::Wgpu(WgpuStorage::new(ctx, DType::I64, 0)?), Layout::contiguous(shape)?)));
+        return Ok(Some(Array::new(Storage::Wgpu(WgpuStorage::new(ctx, DType::I64, 0)?), Layout::contiguous(shape)?)));
     }
     let unwalked = Layout { shape: shape.clone(), strides: vec![0; shape.len()], offset: 0 };
     let dense = Layout::contiguous(shape.clone())?;
     let flag = super::strided::u32_of(2 * n)?;
-    let mut total: Option<Tensor> = None;
+    let mut total: Option<Array> = None;
     for (k, term) in terms.iter().enumerate() {
         // Each term's offsets, then its flag word as one more int64 element, zeroed.
         let s = WgpuStorage::new(ctx, DType::I64, n + 1)?;
@@ -214,19 +199,18 @@ fn make_index_offsets(walk: &Layout, terms: &[IndexTerm<'_>], wrap: bool, read_f
         let iv = View { buffer: &ib, dtype: term.index.dtype(), layout: &term.at };
         let ov = View { buffer: &ob, dtype: DType::I64, layout: &dense };
         elementwise::index_offsets(ctx, w, iv, (term.stride, term.size), wrap, ov, flag)?;
-        let t = Tensor::from_storage(Storage::Wgpu(s), Layout::contiguous(vec![n + 1])?);
+        let t = Array::new(Storage::Wgpu(s), Layout::contiguous(vec![n + 1])?);
         total = Some(match total {
             None => t,
-            Some(sum) => sum.binary(BinaryOp::Add, &t)?,
+            Some(sum) => binary(BinaryOp::Add, Operand::Array(&sum), Operand::Array(&t), &[n + 1], sum.device(), DType::I64, DType::I64)?,
         });
     }
     let total = total.expect("one term at least");
     if !read_flag {
-        let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
-        return Ok(Some(total.narrow(0, 0, n as i64)?.reshape(&dims)?));
+        return Ok(Some(total.narrow(0, 0, n)?.view_as(&shape)?));
     }
     let flagged = {
-        let st = total.storage_cell().read();
+        let st = total.storage().read();
         match &*st {
             Storage::Wgpu(s) => s.read_word(2 * n)?,
             Storage::Cpu(_) => unreachable!("offsets are made on the device"),
@@ -235,13 +219,12 @@ fn make_index_offsets(walk: &Layout, terms: &[IndexTerm<'_>], wrap: bool, read_f
     if flagged != 0 {
         return Ok(None);
     }
-    let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
-    Ok(Some(total.narrow(0, 0, n as i64)?.reshape(&dims)?))
+    Ok(Some(total.narrow(0, 0, n)?.view_as(&shape)?))
 }
 
 /// A contiguous tensor of `shape` holding `src`'s elements at the storage offsets `offsets`
 /// (int64, on the device, of `shape`, each inside src's storage).
-pub fn take_at(src: &Tensor, offsets: &Tensor, shape: &[usize]) -> Result<Tensor> {
+pub fn take_at(src: &Array, offsets: &Array, shape: &[usize]) -> Result<Array> {
     let (ctx, sb) = buffer_of(src, "index")?;
     let (_, tb) = buffer_of(offsets, "index")?;
     let (out, ob) = output(ctx, shape, src.dtype())?;
@@ -254,9 +237,9 @@ pub fn take_at(src: &Tensor, offsets: &Tensor, shape: &[usize]) -> Result<Tensor
 
 /// The `segment_sum` / `segment_last` list for values aimed at row-major `targets` (int64 on
 /// the device, each inside `0..n`) of an output of `n` elements, from a contiguous source.
-fn segment_list(ctx: &'static Context, n: usize, targets: &Tensor, src: &Tensor) -> Result<WgpuStorage> {
+fn segment_list(ctx: &'static Context, n: usize, targets: &Array, src: &Array) -> Result<WgpuStorage> {
     let m = targets.numel();
-    let flat = targets.contiguous()?.reshape(&[m as i64])?;
+    let flat = dense(targets)?.view_as(&[m])?;
     let order = sort(&flat, 0, false)?;
     let (_, tb) = buffer_of(&flat, "index_add")?;
     let (_, pb) = buffer_of(&order, "index_add")?;
@@ -270,18 +253,18 @@ fn segment_list(ctx: &'static Context, n: usize, targets: &Tensor, src: &Tensor)
 /// in out, int64 on the device, checked by whoever made them. Repeated targets sum the same
 /// way on every run, and as the CPU sums them. Float16/bfloat16 accumulate in float32,
 /// integers in int64.
-pub fn add_at_positions(out: &Tensor, targets: &Tensor, src: &Tensor) -> Result<()> {
+pub fn add_at_positions(out: &Array, targets: &Array, src: &Array) -> Result<()> {
     move_to_positions(out, targets, src, true)
 }
 
 /// Writes element `k` of the contiguous `src` to element `targets[k]` of the contiguous `out`,
 /// as `add_at_positions` adds; of repeated targets the last in order wins.
-pub fn put_at_positions(out: &Tensor, targets: &Tensor, src: &Tensor) -> Result<()> {
+pub fn put_at_positions(out: &Array, targets: &Array, src: &Array) -> Result<()> {
     move_to_positions(out, targets, src, false)
 }
 
 /// `add_at_positions` (`add`) or `put_at_positions`.
-fn move_to_positions(out: &Tensor, targets: &Tensor, src: &Tensor, add: bool) -> Result<()> {
+fn move_to_positions(out: &Array, targets: &Array, src: &Array, add: bool) -> Result<()> {
     let op = if add { "index_add" } else { "index_put_" };
     if !out.is_contiguous()
         || src.dtype() != out.dtype()
@@ -304,7 +287,7 @@ fn move_to_positions(out: &Tensor, targets: &Tensor, src: &Tensor, add: bool) ->
     } else {
         elementwise::segment_last(ctx, &sb, list.buffer(), view(out, &ob))?;
     }
-    out.storage_cell().bump_version();
+    out.storage().bump_version();
     Ok(())
 }
 
@@ -314,14 +297,7 @@ fn move_to_positions(out: &Tensor, targets: &Tensor, src: &Tensor, add: bool) ->
 /// storages at `shape`, `src_at` with `dim`'s stride zeroed). The indices never leave the
 /// device: bounds are checked there, and one flag word comes back. None when an index is
 /// outside the dim, for the caller to raise its own error.
-pub fn gather_index(
-    src: &Tensor,
-    src_at: &Layout,
-    dim: usize,
-    index: &Tensor,
-    index_at: &Layout,
-    shape: &[usize],
-) -> Result<Option<Tensor>> {
+pub fn gather_index(src: &Array, src_at: &Layout, dim: usize, index: &Array, index_at: &Layout, shape: &[usize]) -> Result<Option<Array>> {
     let (ctx, sb) = buffer_of(src, "gather")?;
     let (_, ib) = buffer_of(index, "gather")?;
     let dt = src.dtype();
@@ -339,7 +315,7 @@ pub fn gather_index(
     if s.read_word(flag)? != 0 {
         return Ok(None);
     }
-    Ok(Some(Tensor::from_storage(Storage::Wgpu(s), layout)))
+    Ok(Some(Array::new(Storage::Wgpu(s), layout)))
 }
 
 /// `out` (contiguous, from element 0) with `src` (contiguous, of out's dtype and `index`'s shape)
@@ -348,7 +324,7 @@ pub fn gather_index(
 /// repeated positions the last in index order wins. The indices never leave the device: bounds
 /// are checked there and one flag word comes back. False (out partly written) when an index
 /// is outside the dim, for the caller to raise its own error.
-pub fn scatter_index(out: &Tensor, dim: usize, index: &Tensor, src: &Tensor) -> Result<bool> {
+pub fn scatter_index(out: &Array, dim: usize, index: &Array, src: &Array) -> Result<bool> {
     if !out.is_contiguous()
         || out.storage_offset() != 0
         || !src.is_contiguous()
@@ -373,13 +349,13 @@ pub fn scatter_index(out: &Tensor, dim: usize, index: &Tensor, src: &Tensor) -> 
     at.strides[dim] = 0;
     let (iv, sv, ov) = (view(index, &ib), view(src, &sb), View { buffer: &ob, dtype: out.dtype(), layout: &at });
     elementwise::scatter_index(ctx, &cb, sv, out.strides()[dim], out.shape()[dim], iv, ov, super::strided::u32_of(n)?)?;
-    out.storage_cell().bump_version();
+    out.storage().bump_version();
     Ok(claim.read_word(n)? == 0)
 }
 
 /// `dst`'s storage at `offsets[k]` = element `k` of `values` (same dtype, contiguous, one per
 /// offset); of repeated offsets the last write wins. Bumps `dst`'s version.
-pub fn put(dst: &Tensor, offsets: &[usize], values: &Tensor) -> Result<()> {
+pub fn put(dst: &Array, offsets: &[usize], values: &Array) -> Result<()> {
     if values.dtype() != dst.dtype() || !values.is_contiguous() || values.numel() != offsets.len() {
         return Err(Error::Runtime("wgpu put: values must be contiguous, of the target's dtype, one per offset".into()));
     }
@@ -401,14 +377,14 @@ pub fn put(dst: &Tensor, offsets: &[usize], values: &Tensor) -> Result<()> {
     }
     let list = upload_u32(ctx, &flat)?;
     elementwise::put(ctx, &vb, list.buffer(), pairs.len(), (&db, dst.dtype()))?;
-    dst.storage_cell().bump_version();
+    dst.storage().bump_version();
     Ok(())
 }
 
 /// Adds, in order of `k`, element `src_offsets[k]` of `src`'s storage to element `targets[k]`
 /// of the contiguous `out` (which starts with its own values). Float16/bfloat16 accumulate in
 /// float32, integers in int64.
-pub fn add_at(out: &Tensor, targets: &[usize], src: &Tensor, src_offsets: &[usize]) -> Result<()> {
+pub fn add_at(out: &Array, targets: &[usize], src: &Array, src_offsets: &[usize]) -> Result<()> {
     if !out.is_contiguous() || src.dtype() != out.dtype() || targets.len() != src_offsets.len() {
         return Err(Error::Runtime("wgpu add_at: a contiguous output of the source's dtype, one target per source element".into()));
     }
@@ -436,6 +412,6 @@ pub fn add_at(out: &Tensor, targets: &[usize], src: &Tensor, src_offsets: &[usiz
     }
     let buf = upload_u32(ctx, &list)?;
     elementwise::segment_sum(ctx, &sb, buf.buffer(), view(out, &ob))?;
-    out.storage_cell().bump_version();
+    out.storage().bump_version();
     Ok(())
 }

@@ -2,12 +2,12 @@
 //! Adagrad) of contiguous float32 or float64 parameters on a wgpu device (float64 where the
 //! device has float64 shaders, computing in float64 as the CPU does).
 
+use crate::backend::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::storage::Storage;
-use crate::tensor::Tensor;
 
-pub use super::optim_step::{flags, Step};
+use crate::backend::Step;
 
 use super::batch::{grid, Launch};
 use super::shader::Shader;
@@ -44,8 +44,8 @@ fn params(n: u32, flags: u32, offsets: [u32; 5], h: &[f64; 8], f64: bool) -> Vec
 /// Applies `step` to `param` with its gradient and up to three state tensors, all contiguous
 /// tensors of the parameter's shape and float dtype (float32, or float64 on a device with
 /// float64 shaders) on its device (the caller has checked them).
-pub fn optimizer_step(step: &Step, param: &Tensor, grad: &Tensor, state: &[&Tensor]) -> Result<()> {
-    let all: Vec<&Tensor> = [param, grad].into_iter().chain(state.iter().copied()).collect();
+pub fn optimizer_step(step: &Step, param: &Array, grad: &Array, state: &[&Array]) -> Result<()> {
+    let all: Vec<&Array> = [param, grad].into_iter().chain(state.iter().copied()).collect();
     let dt = param.dtype();
     if state.len() > 3 || !matches!(dt, DType::F32 | DType::F64) || all.iter().any(|t| t.dtype() != dt || !t.is_contiguous()) {
         return Err(Error::Runtime(
@@ -55,7 +55,7 @@ pub fn optimizer_step(step: &Step, param: &Tensor, grad: &Tensor, state: &[&Tens
     let mut buffers = Vec::with_capacity(5);
     let mut ctx = None;
     for t in &all {
-        let st = t.storage_cell().read();
+        let st = t.storage().read();
         match &*st {
             Storage::Wgpu(s) => {
                 ctx = Some(s.ctx());
@@ -90,8 +90,8 @@ pub fn optimizer_step(step: &Step, param: &Tensor, grad: &Tensor, state: &[&Tens
         groups: grid(u32_of(n.div_ceil(256))?, ctx.limits.max_compute_workgroups_per_dimension),
     })?;
     for t in &all {
-        if !t.same(grad) {
-            t.storage_cell().bump_version();
+        if !std::ptr::eq(*t, grad) {
+            t.storage().bump_version();
         }
     }
     Ok(())

@@ -4,15 +4,15 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::backend::Array;
 use crate::cpu::pool::PoolGeom;
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::tensor::Tensor;
 
 use super::batch::{grid, Launch};
 use super::context::Context;
 use super::float_shaders::{float_shaders, FloatShaders, Operand};
-use super::operands::{buffer_of, output, require_float};
+use super::operands::{buffer_of, dense, output, require_float};
 use super::strided::u32_of;
 
 // One source, two bind group shapes: col2im binds no positions.
@@ -124,13 +124,13 @@ fn launch_col2im(ctx: &Context, dtype: DType, (cols, off): Operand<'_>, g: &Pool
     launch(ctx, COL2IM.of(ctx, dtype, "convolution")?, "col2im", params(g, off, 0)?, count, &[out, cols])
 }
 
-// ----- Tensor-level entry points ---------------------------------------------------------
+// ----- Array-level entry points ---------------------------------------------------------
 
 /// max_pool2d of the float32 or float64 planes of `x` (g.planes of them, each g.in_size) in
 /// one kernel: the maxima and their int64 positions within each input plane, of `out_shape`.
-pub fn max_pool2d(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result<(Tensor, Tensor)> {
+pub fn max_pool2d(x: &Array, g: &PoolGeom, out_shape: &[usize]) -> Result<(Array, Array)> {
     require_float(x, "max_pool2d")?;
-    let x = x.contiguous()?;
+    let x = dense(x)?;
     let (ctx, xb) = buffer_of(&x, "max_pool2d")?;
     let (values, vb) = output(ctx, out_shape, x.dtype())?;
     let (positions, pb) = output(ctx, out_shape, DType::I64)?;
@@ -140,9 +140,9 @@ pub fn max_pool2d(x: &Tensor, g: &PoolGeom, out_shape: &[usize]) -> Result<(Tens
 
 /// The input gradient, of `shape`, of max_pool2d from its output gradient `grad` and the
 /// `positions` it returned: each input element sums the gradients of the windows it won.
-pub fn max_pool2d_backward(grad: &Tensor, positions: &Tensor, g: &PoolGeom, shape: &[usize]) -> Result<Tensor> {
+pub fn max_pool2d_backward(grad: &Array, positions: &Array, g: &PoolGeom, shape: &[usize]) -> Result<Array> {
     require_float(grad, "max_pool2d_backward")?;
-    let (grad, positions) = (grad.contiguous()?, positions.contiguous()?);
+    let (grad, positions) = (dense(grad)?, dense(positions)?);
     let (ctx, gb) = buffer_of(&grad, "max_pool2d_backward")?;
     let (_, pb) = buffer_of(&positions, "max_pool2d_backward")?;
     let (out, ob) = output(ctx, shape, grad.dtype())?;
@@ -152,9 +152,9 @@ pub fn max_pool2d_backward(grad: &Tensor, positions: &Tensor, g: &PoolGeom, shap
 
 /// The images, of `shape`, whose patches of geometry `g` have the gradients `cols` (float32 or
 /// float64, (planes, kh, kw, oh, ow)): each element sums the gradients of the taps that read it.
-pub fn col2im(cols: &Tensor, g: &PoolGeom, shape: &[usize]) -> Result<Tensor> {
+pub fn col2im(cols: &Array, g: &PoolGeom, shape: &[usize]) -> Result<Array> {
     require_float(cols, "convolution")?;
-    let cols = cols.contiguous()?;
+    let cols = dense(cols)?;
     let (ctx, cb) = buffer_of(&cols, "convolution")?;
     let (out, ob) = output(ctx, shape, cols.dtype())?;
     launch_col2im(ctx, cols.dtype(), (&cb, cols.storage_offset()), g, &ob)?;

@@ -9,15 +9,16 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::backend::{Array, Operand};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::{dtype_not_on_device, not_on_device};
-use crate::tensor::{BinaryOp, ReduceOp, Scalar, Tensor};
+use crate::tensor::{BinaryOp, ReduceOp, Scalar};
 
 use super::batch::{grid, Launch};
 use super::context::Context;
-use super::operands::{buffer_of, output};
+use super::operands::{buffer_of, dense, output, view};
 use super::shader::Shader;
 use super::storage::WgpuStorage;
 use super::strided::{coalesce, pack, u32_of, Packed};
@@ -274,10 +275,10 @@ fn sort_long(ctx: &'static Context, op: u32, pass: Pass<'_>, out: &wgpu::Buffer)
     launch("sort_finish", &params, &[out, scratch.buffer()], rows * len)
 }
 
-// ----- Tensor-level entry points ---------------------------------------------------------
+// ----- Array-level entry points ---------------------------------------------------------
 
 /// The reductions, scans and sorts take float32, float64 and int64 (callers convert the others).
-fn require_reducible(t: &Tensor, op: &str) -> Result<()> {
+fn require_reducible(t: &Array, op: &str) -> Result<()> {
     if !matches!(t.dtype(), DType::F32 | DType::F64 | DType::I64) {
         return Err(dtype_not_on_device(op, t.dtype(), t.device()));
     }
@@ -286,7 +287,7 @@ fn require_reducible(t: &Tensor, op: &str) -> Result<()> {
 
 /// `op` over `rdims` of `x` (float32, float64 or int64), into a new tensor of `out_shape` (the
 /// kept dims, in order) and `x`'s dtype. Int64 sums and products wrap, as on the CPU.
-pub fn reduce(x: &Tensor, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) -> Result<Tensor> {
+pub fn reduce(x: &Array, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) -> Result<Array> {
     let name = op.name();
     let code = reduce_code(op).ok_or_else(|| not_on_device(name, x.device()))?;
     require_reducible(x, name)?;
@@ -298,7 +299,7 @@ pub fn reduce(x: &Tensor, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) ->
 
 /// The int64 indices of the max (or min) of `x` (float32, float64 or int64) along `dim`
 /// (non-empty), shaped as `x` without `dim`.
-pub fn arg_reduce(x: &Tensor, dim: usize, max: bool) -> Result<Tensor> {
+pub fn arg_reduce(x: &Array, dim: usize, max: bool) -> Result<Array> {
     let name = if max { "argmax" } else { "argmin" };
     require_reducible(x, name)?;
     let (ctx, xb) = buffer_of(x, name)?;
@@ -309,7 +310,7 @@ pub fn arg_reduce(x: &Tensor, dim: usize, max: bool) -> Result<Tensor> {
 }
 
 /// `dim` moved last in `x`'s shape: the layout the scan and sort kernels write.
-fn dim_last(x: &Tensor, dim: usize) -> Vec<usize> {
+fn dim_last(x: &Array, dim: usize) -> Vec<usize> {
     let mut shape: Vec<usize> = (0..x.ndim()).filter(|&d| d != dim).map(|d| x.shape()[d]).collect();
     shape.push(x.shape()[dim]);
     shape
@@ -322,36 +323,50 @@ const SCAN_CHUNK: usize = 1024;
 /// on its own, the chunks' totals scanned (in chunks again if there are many), and each chunk
 /// combined with the total of the chunks before it. The order of combination is fixed, so the
 /// result is the same on every run (float sums round unlike the CPU's one running sum).
-fn cumulative_in_chunks(x: &Tensor, dim: usize, product: bool) -> Result<Tensor> {
-    let _raw = crate::autograd::GradMode::disabled();
-    let len = x.shape()[dim];
-    let last = x.ndim() as i64 - 1;
-    let rows = x.movedim(dim as i64, last)?;
-    let lead: Vec<usize> = rows.shape()[..rows.ndim() - 1].to_vec();
+fn cumulative_in_chunks(x: &Array, dim: usize, product: bool) -> Result<Array> {
+    let (len, nd, dt) = (x.shape()[dim], x.ndim(), x.dtype());
+    let (ctx, _) = buffer_of(x, "cumsum")?;
+    let mut order: Vec<usize> = (0..nd).filter(|&d| d != dim).collect();
+    order.push(dim);
+    let rows = x.with_layout(x.layout().permute(&order));
+    let lead: Vec<usize> = rows.shape()[..nd - 1].to_vec();
+    let shape = |tail: &[usize]| -> Vec<usize> { lead.iter().chain(tail).copied().collect() };
     let chunks = len.div_ceil(SCAN_CHUNK);
-    let identity = Scalar::Int(product as i64);
-    let padding = chunks * SCAN_CHUNK - len;
-    let rows = if padding == 0 {
-        rows
-    } else {
-        let pad = Tensor::full_on(&[lead.clone(), vec![padding]].concat(), identity, x.dtype(), x.device())?;
-        Tensor::cat(&[rows, pad], last)?
-    };
-    let sizes = |tail: &[usize]| -> Vec<i64> { lead.iter().chain(tail).map(|&v| v as i64).collect() };
-    let local = cumulative(&rows.reshape(&sizes(&[chunks, SCAN_CHUNK]))?, lead.len() + 1, product)?;
-    let totals = local.select(lead.len() as i64 + 1, SCAN_CHUNK as i64 - 1)?.contiguous()?;
-    let through = cumulative(&totals, lead.len(), product)?;
-    // What comes before each chunk: the running total through the chunk before, shifted by one.
-    let first = Tensor::full_on(&[lead.clone(), vec![1]].concat(), identity, x.dtype(), x.device())?;
-    let before = Tensor::cat(&[first, through.narrow(lead.len() as i64, 0, chunks as i64 - 1)?], lead.len() as i64)?;
+    // The rows padded with the identity to whole chunks.
+    let padded = filled(ctx, &shape(&[chunks * SCAN_CHUNK]), dt, product)?;
+    copy_into(&rows, &padded.narrow(nd - 1, 0, len)?)?;
+    let local = cumulative(&padded.view_as(&shape(&[chunks, SCAN_CHUNK]))?, nd, product)?;
+    let totals = dense(&local.with_layout(local.layout().select(nd, SCAN_CHUNK - 1)?))?;
+    let through = cumulative(&totals, nd - 1, product)?;
+    // What comes before each chunk: the identity, then the running total through the chunk before.
+    let before = filled(ctx, &shape(&[chunks]), dt, product)?;
+    copy_into(&through.narrow(nd - 1, 0, chunks - 1)?, &before.narrow(nd - 1, 1, chunks - 1)?)?;
+    let before = before.with_layout(before.layout().unsqueeze(nd)).broadcast_to(local.shape());
     let op = if product { BinaryOp::Mul } else { BinaryOp::Add };
-    let out = local.binary(op, &before.unsqueeze(lead.len() as i64 + 1)?)?;
-    out.reshape(&sizes(&[chunks * SCAN_CHUNK]))?.narrow(lead.len() as i64, 0, len as i64)?.contiguous()
+    let out = super::ops::binary(op, Operand::Array(&local), Operand::Array(&before), local.shape(), x.device(), dt, dt)?;
+    dense(&out.view_as(&shape(&[chunks * SCAN_CHUNK]))?.narrow(nd - 1, 0, len)?)
+}
+
+/// A new contiguous array of `shape` filled with 1 (`one`) or 0.
+fn filled(ctx: &'static super::context::Context, shape: &[usize], dtype: DType, one: bool) -> Result<Array> {
+    let layout = crate::layout::Layout::contiguous(shape.to_vec())?;
+    let zeros = Array::new(crate::storage::Storage::Wgpu(super::storage::alloc(ctx.ordinal, dtype, layout.numel(), true)?), layout);
+    if !one {
+        return Ok(zeros);
+    }
+    super::ops::binary(BinaryOp::Add, Operand::Array(&zeros), Operand::Scalar(Scalar::Int(1)), shape, zeros.device(), dtype, dtype)
+}
+
+/// Writes `src` into `dst` (same shape, dtype and device).
+fn copy_into(src: &Array, dst: &Array) -> Result<()> {
+    let (ctx, sb) = buffer_of(src, "cumsum")?;
+    let (_, db) = buffer_of(dst, "cumsum")?;
+    super::elementwise::copy(ctx, view(src, &sb), view(dst, &db))
 }
 
 /// Running sums (or products) of `x` (float32, float64 or int64) along `dim`, in its dtype,
 /// shaped as `x` with `dim` moved last.
-pub fn cumulative(x: &Tensor, dim: usize, product: bool) -> Result<Tensor> {
+pub fn cumulative(x: &Array, dim: usize, product: bool) -> Result<Array> {
     let name = if product { "cumprod" } else { "cumsum" };
     require_reducible(x, name)?;
     if x.shape()[dim] > SCAN_CHUNK {
@@ -365,7 +380,7 @@ pub fn cumulative(x: &Tensor, dim: usize, product: bool) -> Result<Tensor> {
 
 /// The stable sorting permutation (int64) of `x` (float32, float64 or int64) along `dim`,
 /// shaped as `x` with `dim` moved last (NaN sorts as the largest value). Rows of any length.
-pub fn sort(x: &Tensor, dim: usize, descending: bool) -> Result<Tensor> {
+pub fn sort(x: &Array, dim: usize, descending: bool) -> Result<Array> {
     require_reducible(x, "sort")?;
     let (ctx, xb) = buffer_of(x, "sort")?;
     let (out, ob) = output(ctx, &dim_last(x, dim), DType::I64)?;

@@ -5,15 +5,15 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::backend::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::storage::dtype_not_on_device;
-use crate::tensor::Tensor;
 
 use super::batch::{grid, Launch};
 use super::context::Context;
 use super::float_shaders::{float_shaders, FloatShaders};
-use super::operands::{buffer_of, output};
+use super::operands::{buffer_of, dense, output};
 use super::strided::u32_of;
 
 static FORWARD: FloatShaders = float_shaders!("softmax", &[true, false], "softmax.wgsl");
@@ -84,11 +84,11 @@ fn launch_softmax_backward(
     })
 }
 
-// ----- Tensor-level entry points ---------------------------------------------------------
+// ----- Array-level entry points ---------------------------------------------------------
 
 /// The rows of a softmax of `t` along `dim`, as the kernels take them: (rows, len, inner), each
 /// row `len` elements `inner` apart.
-fn softmax_rows(t: &Tensor, dim: usize) -> (usize, usize, usize) {
+fn softmax_rows(t: &Array, dim: usize) -> (usize, usize, usize) {
     let (len, inner) = match t.ndim() {
         0 => (1, 1),
         _ => (t.shape()[dim], t.shape()[dim + 1..].iter().product()),
@@ -98,12 +98,12 @@ fn softmax_rows(t: &Tensor, dim: usize) -> (usize, usize, usize) {
 
 /// softmax (or with `log` log_softmax) of the float32 or float64 `x` along `dim`, fused: a new
 /// contiguous tensor of x's shape and dtype (a non-contiguous `x` is copied contiguous first).
-pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
+pub fn softmax(x: &Array, dim: usize, log: bool) -> Result<Array> {
     let name = if log { "log_softmax" } else { "softmax" };
     if !matches!(x.dtype(), DType::F32 | DType::F64) {
         return Err(dtype_not_on_device(name, x.dtype(), x.device()));
     }
-    let x = if x.is_contiguous() { x.clone() } else { x.contiguous()? };
+    let x = dense(x)?;
     let (ctx, xb) = buffer_of(&x, name)?;
     let (out, ob) = output(ctx, x.shape(), x.dtype())?;
     launch_softmax(ctx, x.dtype(), log, &xb, x.storage_offset(), softmax_rows(&x, dim), &ob)?;
@@ -113,7 +113,7 @@ pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
 /// The input gradient of softmax (or with `log` log_softmax) along `dim` from its float32 or
 /// float64 output `y` and output gradient `g` (same shape and dtype), fused: a new contiguous
 /// tensor of y's shape (non-contiguous operands are copied contiguous first).
-pub fn softmax_backward(g: &Tensor, y: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
+pub fn softmax_backward(g: &Array, y: &Array, dim: usize, log: bool) -> Result<Array> {
     let name = if log { "log_softmax_backward" } else { "softmax_backward" };
     if !matches!(y.dtype(), DType::F32 | DType::F64) || g.dtype() != y.dtype() {
         return Err(dtype_not_on_device(name, g.dtype(), y.device()));
@@ -121,8 +121,8 @@ pub fn softmax_backward(g: &Tensor, y: &Tensor, dim: usize, log: bool) -> Result
     if g.shape() != y.shape() {
         return Err(Error::Runtime(format!("{name}: the gradient's shape {:?} differs from the output's {:?}", g.shape(), y.shape())));
     }
-    let y = if y.is_contiguous() { y.clone() } else { y.contiguous()? };
-    let g = if g.is_contiguous() { g.clone() } else { g.contiguous()? };
+    let y = dense(y)?;
+    let g = dense(g)?;
     let (ctx, yb) = buffer_of(&y, name)?;
     let (_, gb) = buffer_of(&g, name)?;
     let (out, ob) = output(ctx, y.shape(), y.dtype())?;

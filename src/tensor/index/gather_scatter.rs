@@ -51,7 +51,7 @@ impl Tensor {
         let mut src_at = self.layout().clone();
         src_at.shape = shape.to_vec();
         src_at.strides[d] = 0;
-        crate::wgpu::gather_index(self, &src_at, d, index, &index_at, shape)
+        Ok(self.backend().gather_index(self.array(), &src_at, d, index.array(), &index_at, shape)?.map(Tensor::from_array))
     }
 
     pub fn index_select(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
@@ -227,23 +227,27 @@ impl Tensor {
             // The indices stay on the device, which checks their range; an index out of range
             // falls through to the host path below, which words the error.
             let src = src.to_device(out.device())?.contiguous()?;
-            if !reduce_add && crate::wgpu::scatter_index(&out, d, &index, &src)? {
+            if !reduce_add && out.backend().scatter_index(out.array(), d, index.array(), src.array())? {
                 return out.reshape(&self_shape);
             }
             if reduce_add {
                 let mut walk = out.layout().clone();
                 walk.shape = index.shape().to_vec();
                 walk.strides[d] = 0;
-                let term =
-                    crate::wgpu::IndexTerm { index: &index, at: index.layout().clone(), stride: out.strides()[d], size: out.shape()[d] };
+                let term = crate::backend::IndexTerm {
+                    index: index.array(),
+                    at: index.layout().clone(),
+                    stride: out.strides()[d],
+                    size: out.shape()[d],
+                };
                 let targets = if checked {
-                    Some(crate::wgpu::index_offsets_of_checked(&walk, &[term])?)
+                    Some(Tensor::from_array(out.backend().index_offsets_of_checked(&walk, &[term])?))
                 } else {
-                    crate::wgpu::index_offsets(&walk, &[term], false)?
+                    out.backend().index_offsets(&walk, &[term], false)?.map(Tensor::from_array)
                 };
                 if let Some(targets) = targets {
                     // `out` is a fresh contiguous copy: its storage offsets are its positions.
-                    crate::wgpu::add_at_positions(&out, &targets, &src)?;
+                    out.backend().add_at_positions(out.array(), targets.array(), src.array())?;
                     return out.reshape(&self_shape);
                 }
             }
@@ -258,9 +262,9 @@ impl Tensor {
             let src = src.to_device(out.device())?;
             if reduce_add {
                 let from: Vec<usize> = (src.storage_offset()..src.storage_offset() + offs.len()).collect();
-                crate::wgpu::add_at(&out, &offs, &src, &from)?;
+                out.backend().add_at(out.array(), &offs, src.array(), &from)?;
             } else {
-                crate::wgpu::put(&out, &offs, &src)?;
+                out.backend().put(out.array(), &offs, src.array())?;
             }
             return out.reshape(&self_shape);
         }
@@ -359,14 +363,14 @@ impl Tensor {
             let walk = Layout { shape: vec![outer, m, inner], strides: vec![size * inner, 0, 1], offset: 0 };
             let along = if index.ndim() == 1 { index.strides()[0] } else { 0 };
             let at = Layout { shape: walk.shape.clone(), strides: vec![0, along, 0], offset: index.storage_offset() };
-            let term = crate::wgpu::IndexTerm { index, at, stride: inner, size };
+            let term = crate::backend::IndexTerm { index: index.array(), at, stride: inner, size };
             let targets = if checked {
-                Some(crate::wgpu::index_offsets_of_checked(&walk, &[term])?)
+                Some(Tensor::from_array(out.backend().index_offsets_of_checked(&walk, &[term])?))
             } else {
-                crate::wgpu::index_offsets(&walk, &[term], false)?
+                out.backend().index_offsets(&walk, &[term], false)?.map(Tensor::from_array)
             };
             if let Some(targets) = targets {
-                crate::wgpu::add_at_positions(&out, &targets, &scaled.to_device(out.device())?)?;
+                out.backend().add_at_positions(out.array(), targets.array(), scaled.to_device(out.device())?.array())?;
                 return out.to_dtype(x.dtype())?.reshape(&dims_i64(self.shape()));
             }
         }
@@ -383,7 +387,7 @@ impl Tensor {
                     }
                 }
             }
-            crate::wgpu::add_at(&out, &targets, &scaled, &from)?;
+            out.backend().add_at(out.array(), &targets, scaled.array(), &from)?;
             return out.to_dtype(x.dtype())?.reshape(&dims_i64(self.shape()));
         }
         with_arith_dtype!(work, T => {
@@ -419,8 +423,8 @@ impl Tensor {
             // Positions made and checked on the device; one out of range falls through to the
             // host path, which words the error.
             let walk = Layout { shape: index.shape().to_vec(), strides: vec![0; index.ndim()], offset: 0 };
-            let term = crate::wgpu::IndexTerm { index, at: index.layout().clone(), stride: 1, size: n };
-            if let Some(positions) = crate::wgpu::index_offsets(&walk, &[term], true)? {
+            let term = crate::backend::IndexTerm { index: index.array(), at: index.layout().clone(), stride: 1, size: n };
+            if let Some(positions) = index.backend().index_offsets(&walk, &[term], true)?.map(Tensor::from_array) {
                 let out = self.take_positions(&positions, index.shape())?;
                 if is_grad_enabled() && self.requires_grad() {
                     record(Op::Take { kind: "TakeBackward0", offsets: Positions::Device(positions) }, &[self], &[&out], &[], &[]);

@@ -153,7 +153,7 @@ impl Tensor {
         let dims = Tensor::from_vec((0..nd as i64).collect::<Vec<_>>(), &[1, nd])?.to_device(dev)?;
         let targets = rows.binary_scalar(BinaryOp::Mul, Scalar::Int(nd as i64), false)?.unsqueeze(1)?.binary(BinaryOp::Add, &dims)?;
         let out = Tensor::zeros_on(&[count + 1, nd], DType::I64, dev)?;
-        crate::wgpu::put_at_positions(&out, &targets, &coords.reshape(&[n as i64, nd as i64])?.contiguous()?)?;
+        out.backend().put_at_positions(out.array(), targets.array(), coords.reshape(&[n as i64, nd as i64])?.contiguous()?.array())?;
         out.narrow(0, 0, count as i64)?.contiguous()
     }
 }

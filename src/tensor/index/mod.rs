@@ -41,7 +41,7 @@ impl Tensor {
         if !self.device().is_cpu() {
             let out = Tensor::zeros_on(shape, self.dtype(), self.device())?;
             let from: Vec<usize> = (src.storage_offset()..src.storage_offset() + offsets.len()).collect();
-            crate::wgpu::add_at(&out, offsets, &src, &from)?;
+            out.backend().add_at(out.array(), offsets, src.array(), &from)?;
             return Ok(out);
         }
         with_arith_dtype!(self.dtype(), T => src.with_slice::<T, _>("index_add", |s, l| {
@@ -67,13 +67,13 @@ impl Tensor {
         let src = self.contiguous()?;
         let at = src.storage_offset();
         let offsets = if at == 0 { positions.clone() } else { positions.binary_scalar(BinaryOp::Add, Scalar::Int(at as i64), false)? };
-        crate::wgpu::take_at(&src, &offsets, shape)
+        Ok(Tensor::from_array(src.backend().take_at(src.array(), offsets.array(), shape)?))
     }
 
     /// A contiguous tensor of `shape` gathering `self`'s elements at storage `offsets`.
     fn take_offsets(&self, offsets: &[usize], shape: &[usize]) -> Result<Tensor> {
         if !self.device().is_cpu() {
-            return crate::wgpu::take(self, offsets, shape);
+            return Ok(Tensor::from_array(self.backend().take(self.array(), offsets, shape)?));
         }
         with_dtype!(self.dtype(), T => self.with_slice::<T, _>("index", |s, _| Tensor::from_vec(take(s, offsets)?, shape))?)
     }

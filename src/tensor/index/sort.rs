@@ -25,7 +25,8 @@ impl Tensor {
                 // Integer and bool keys order the same in int64.
                 let work = if work.dtype().is_floating_point() { work } else { work.to_dtype(DType::I64)? };
                 let last = x.ndim() as i64 - 1;
-                let indices = crate::wgpu::sort(&work, d, descending)?.movedim(last, d as i64)?.contiguous()?;
+                let indices =
+                    Tensor::from_array(work.backend().sort(work.array(), d, descending)?).movedim(last, d as i64)?.contiguous()?;
                 let values = x.gather(d as i64, &indices)?;
                 if self.ndim() == 0 {
                     return Ok((values.reshape(&[])?, indices.reshape(&[])?));

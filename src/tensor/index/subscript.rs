@@ -202,7 +202,7 @@ impl Tensor {
             [before.iter().map(|&d| strides[d]).collect(), zeros(bshape.len()), after.iter().map(|&d| strides[d]).collect()].concat();
         let base = if dense { 0 } else { view.storage_offset() - origin };
         let walk = Layout { shape: shape.clone(), strides: walk_strides, offset: base };
-        let terms: Vec<crate::wgpu::IndexTerm<'_>> = advanced
+        let terms: Vec<crate::backend::IndexTerm<'_>> = advanced
             .iter()
             .map(|(d, t)| {
                 let b = t.layout().broadcast_to(&bshape);
@@ -211,10 +211,10 @@ impl Tensor {
                     strides: [zeros(before.len()), b.strides, zeros(after.len())].concat(),
                     offset: b.offset,
                 };
-                crate::wgpu::IndexTerm { index: t, at, stride: strides[*d], size: view.shape()[*d] }
+                crate::backend::IndexTerm { index: t.array(), at, stride: strides[*d], size: view.shape()[*d] }
             })
             .collect();
-        Ok(crate::wgpu::index_offsets(&walk, &terms, true)?.map(|offsets| (offsets, shape)))
+        Ok(view.backend().index_offsets(&walk, &terms, true)?.map(|offsets| (Tensor::from_array(offsets), shape)))
     }
 
     /// `self[indices]`.
@@ -288,9 +288,13 @@ impl Tensor {
             let v = value.to_dtype(self.dtype())?;
             let v = v.with_layout(v.layout().broadcast_to(&shape));
             match &region {
-                Targets::Device(positions) => crate::wgpu::put_at_positions(self, positions, &v.contiguous()?.to_device(self.device())?)?,
+                Targets::Device(positions) => {
+                    self.backend().put_at_positions(self.array(), positions.array(), v.contiguous()?.to_device(self.device())?.array())?
+                }
                 // A number (or CPU value) is broadcast on the host and uploaded.
-                Targets::Host(offs) if !self.device().is_cpu() => crate::wgpu::put(self, offs, &v.contiguous()?.to_device(self.device())?)?,
+                Targets::Host(offs) if !self.device().is_cpu() => {
+                    self.backend().put(self.array(), offs, v.contiguous()?.to_device(self.device())?.array())?
+                }
                 Targets::Host(offs) => with_dtype!(self.dtype(), T => {
                     let vals = v.to_vec::<T>()?;
                     self.with_slice_mut::<T, _>("index_put_", |o, _| {

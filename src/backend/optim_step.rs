@@ -1,5 +1,5 @@
-//! What an optimizer asks of the device's update shader: the entry point, its flag bits and
-//! hyperparameters. Built with or without the `wgpu` feature, so the CPU optimizers name it once.
+//! What an optimizer update asks of a device's update kernel: the entry point, its flag bits and
+//! hyperparameters. The CPU optimizers name the same flags.
 
 /// Flag bits of `shaders/optim.wgsl` (see there).
 pub mod flags {

@@ -1,0 +1,361 @@
+//! The device interface. Once the tensor layer has checked an op's arguments, decided its dtypes
+//! and shapes and taken care of autograd, it asks the backend of the operands' device for the
+//! values: `cpu::Cpu` and the wgpu backend implement `Backend` over `Array`s (storage and
+//! layout), never building tensors or recording autograd. The trait's default methods are the
+//! "unavailable" backend: a build without the `wgpu` feature serves wgpu devices with them.
+
+mod array;
+mod optim_step;
+
+pub use array::Array;
+pub use optim_step::{flags as step_flags, Step};
+
+use crate::cpu::pool::PoolGeom;
+use crate::device::Device;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::storage::{not_on_device, Storage};
+use crate::tensor::loss::Reduction;
+use crate::tensor::{BinaryOp, ReduceOp, Scalar, UnaryOp};
+
+/// An elementwise operand: an array already broadcast (by its layout) to the result's shape,
+/// or a number.
+pub enum Operand<'a> {
+    Array(&'a Array),
+    Scalar(Scalar),
+}
+
+/// One term of `index_offsets`: an integer index array on the device, viewed by `at` at the
+/// offsets' shape, selecting along a dim of `stride` and `size`.
+pub struct IndexTerm<'a> {
+    pub index: &'a Array,
+    pub at: Layout,
+    pub stride: usize,
+    pub size: usize,
+}
+
+/// The results of `layer_norm_backward` / `batch_norm_backward`: the gradients asked for.
+pub type NormGrads = (Option<Array>, Option<Array>, Option<Array>);
+
+/// Buffer-pool and read-back counters of one device: the pool counts its buffers, the context
+/// adds its read backs and launches (`pool_stats`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Buffers created since the device opened (each a real allocation).
+    pub created: u64,
+    /// Requests served from the pool.
+    pub reused: u64,
+    /// Bytes held by live tensors and by the pool's free lists.
+    pub in_use_bytes: u64,
+    pub cached_bytes: u64,
+    /// Reads of device data back to the host (each one a wait for the device), and their bytes.
+    pub read_backs: u64,
+    pub read_back_bytes: u64,
+    /// Kernels launched (recorded for the device) since it opened.
+    pub launches: u64,
+}
+
+/// What an op asks of a device. Every method has the "unavailable" default.
+pub trait Backend: Sync {
+    /// The device type, as PyTorch spells it in errors.
+    fn name(&self) -> &'static str;
+
+    // ----- the devices ------------------------------------------------------------------------
+
+    /// Whether a device of this backend exists.
+    fn is_available(&self) -> bool {
+        false
+    }
+
+    fn device_count(&self) -> usize {
+        0
+    }
+
+    fn adapter_name(&self, _ordinal: usize) -> Result<String> {
+        Err(unavailable(self.name()))
+    }
+
+    fn supports_f16(&self, _ordinal: usize) -> Result<bool> {
+        Err(unavailable(self.name()))
+    }
+
+    fn supports_f64(&self, _ordinal: usize) -> Result<bool> {
+        Err(unavailable(self.name()))
+    }
+
+    /// Waits for every kernel recorded so far.
+    fn synchronize(&self, _ordinal: usize) -> Result<()> {
+        Err(unavailable(self.name()))
+    }
+
+    fn pool_stats(&self, _ordinal: usize) -> Result<PoolStats> {
+        Err(unavailable(self.name()))
+    }
+
+    /// Gives cached buffers back to the driver.
+    fn empty_cache(&self, _ordinal: usize) -> Result<()> {
+        Err(unavailable(self.name()))
+    }
+
+    // ----- storage ----------------------------------------------------------------------------
+
+    /// Storage for `len` elements of `dtype` on `device`, zero-filled when `zeroed` (else of
+    /// unspecified values).
+    fn alloc(&self, _device: Device, _dtype: DType, _len: usize, _zeroed: bool) -> Result<Storage> {
+        Err(unavailable(self.name()))
+    }
+
+    /// Storage on `device` holding `bytes` (whole elements of `dtype`).
+    fn upload(&self, _device: Device, _bytes: &[u8], _dtype: DType) -> Result<Storage> {
+        Err(unavailable(self.name()))
+    }
+
+    /// Copies elements `start..` of `x`'s storage into `dst` (bytes of whole elements).
+    fn download(&self, _x: &Array, _start: usize, _dst: &mut [u8]) -> Result<()> {
+        Err(unavailable(self.name()))
+    }
+
+    /// A new contiguous array of `x`'s values converted to `dtype`.
+    fn copy_as(&self, x: &Array, _dtype: DType) -> Result<Array> {
+        Err(not_on_device("copy", x.device()))
+    }
+
+    /// Writes `src` into `dst` (same shape and device) through both layouts, converting to
+    /// `dst`'s dtype; bumps `dst`'s version.
+    fn copy(&self, _src: &Array, _dst: &Array) -> Result<()> {
+        Err(unavailable(self.name()))
+    }
+    // ----- elementwise ------------------------------------------------------------------------
+
+    fn unary(&self, x: &Array, _op: UnaryOp) -> Result<Array> {
+        Err(not_on_device("unary", x.device()))
+    }
+
+    /// `a op b` computed in `compute` into a new array of `shape` and dtype `out` on `device`.
+    #[allow(clippy::too_many_arguments)]
+    fn binary(
+        &self,
+        op: BinaryOp,
+        _a: Operand<'_>,
+        _b: Operand<'_>,
+        _shape: &[usize],
+        device: Device,
+        _compute: DType,
+        _out: DType,
+    ) -> Result<Array> {
+        Err(not_on_device(op.name(), device))
+    }
+
+    /// `cond ? a : b` into a new array of `shape` and `dtype`.
+    fn where_(&self, cond: &Array, _a: Operand<'_>, _b: Operand<'_>, _shape: &[usize], _dtype: DType) -> Result<Array> {
+        Err(not_on_device("where", cond.device()))
+    }
+
+    // ----- reductions and scans ---------------------------------------------------------------
+
+    fn reduce(&self, x: &Array, _op: ReduceOp, _rdims: &[usize], _out_shape: &[usize]) -> Result<Array> {
+        Err(not_on_device("reduce", x.device()))
+    }
+
+    /// The index (int64) of the max (or min) along `dim`, removed from the shape.
+    fn arg_reduce(&self, x: &Array, _dim: usize, _max: bool) -> Result<Array> {
+        Err(not_on_device("argmax", x.device()))
+    }
+
+    /// Running sum (or product) along `dim`.
+    fn cumulative(&self, x: &Array, _dim: usize, _product: bool) -> Result<Array> {
+        Err(not_on_device("cumsum", x.device()))
+    }
+
+    /// The int64 permutation sorting each line along `dim` (stable).
+    fn sort(&self, x: &Array, _dim: usize, _descending: bool) -> Result<Array> {
+        Err(not_on_device("sort", x.device()))
+    }
+
+    // ----- matrix products --------------------------------------------------------------------
+
+    fn matmul(&self, a: &Array, _b: &Array) -> Result<Array> {
+        Err(not_on_device("matmul", a.device()))
+    }
+
+    /// `a @ b + bias` with `bias` broadcast to the product's shape.
+    fn matmul_add(&self, a: &Array, _b: &Array, _bias: Option<&Array>) -> Result<Array> {
+        Err(not_on_device("addmm", a.device()))
+    }
+
+    // ----- network layers ---------------------------------------------------------------------
+
+    fn softmax(&self, x: &Array, _dim: usize, log: bool) -> Result<Array> {
+        Err(not_on_device(if log { "log_softmax" } else { "softmax" }, x.device()))
+    }
+
+    fn softmax_backward(&self, g: &Array, _y: &Array, _dim: usize, log: bool) -> Result<Array> {
+        Err(not_on_device(if log { "log_softmax_backward" } else { "softmax_backward" }, g.device()))
+    }
+
+    /// `(y, mean, rstd)` of a layer norm over the last `cols` elements of each row.
+    fn layer_norm(
+        &self,
+        x: &Array,
+        _cols: usize,
+        _weight: Option<&Array>,
+        _bias: Option<&Array>,
+        _eps: f64,
+    ) -> Result<(Array, Array, Array)> {
+        Err(not_on_device("layer_norm", x.device()))
+    }
+
+    fn layer_norm_backward(
+        &self,
+        x: &Array,
+        _g: &Array,
+        _weight: Option<&Array>,
+        _stats: (&Array, &Array),
+        _cols: usize,
+        _want: [bool; 3],
+    ) -> Result<NormGrads> {
+        Err(not_on_device("layer_norm_backward", x.device()))
+    }
+
+    /// `(y, mean, rstd, var)` of a batch norm over dim 1, updating `running` when training.
+    fn batch_norm(
+        &self,
+        x: &Array,
+        _weight: Option<&Array>,
+        _bias: Option<&Array>,
+        _running: Option<(&Array, &Array)>,
+        _training: bool,
+        _eps: f64,
+    ) -> Result<(Array, Array, Array, Array)> {
+        Err(not_on_device("batch_norm", x.device()))
+    }
+
+    /// `(dx, dweight, dbias)`; `dx` when `want_x`.
+    fn batch_norm_backward(
+        &self,
+        x: &Array,
+        _g: &Array,
+        _weight: Option<&Array>,
+        _stats: (&Array, &Array),
+        _training: bool,
+        _want_x: bool,
+    ) -> Result<(Option<Array>, Array, Array)> {
+        Err(not_on_device("batch_norm_backward", x.device()))
+    }
+
+    /// `(loss, total weight, picked)`; None when the kernel does not serve these operands.
+    #[allow(clippy::too_many_arguments)]
+    fn nll_loss(
+        &self,
+        scores: &Array,
+        _target: &Array,
+        _weight: Option<&Array>,
+        _classes: usize,
+        _ignore_index: i64,
+        _reduction: Reduction,
+        _out_shape: &[usize],
+    ) -> Result<Option<(Array, Array, Array)>> {
+        Err(not_on_device("nll_loss", scores.device()))
+    }
+
+    /// `(values, positions)` of 2-d max pooling.
+    fn max_pool2d(&self, x: &Array, _g: &PoolGeom, _out_shape: &[usize]) -> Result<(Array, Array)> {
+        Err(not_on_device("max_pool2d", x.device()))
+    }
+
+    fn max_pool2d_backward(&self, grad: &Array, _positions: &Array, _g: &PoolGeom, _shape: &[usize]) -> Result<Array> {
+        Err(not_on_device("max_pool2d_backward", grad.device()))
+    }
+
+    /// Sums columns of patches back into images (the adjoint of im2col).
+    fn col2im(&self, cols: &Array, _g: &PoolGeom, _shape: &[usize]) -> Result<Array> {
+        Err(not_on_device("col2im", cols.device()))
+    }
+
+    // ----- indexing ---------------------------------------------------------------------------
+
+    /// The elements at storage `offsets` of `src`, as a new array of `shape`.
+    fn take(&self, src: &Array, _offsets: &[usize], _shape: &[usize]) -> Result<Array> {
+        Err(not_on_device("index", src.device()))
+    }
+
+    /// `take` with the offsets in an int64 array on the device.
+    fn take_at(&self, src: &Array, _offsets: &Array, _shape: &[usize]) -> Result<Array> {
+        Err(not_on_device("index", src.device()))
+    }
+
+    /// `gather` with the index on the device; None when the kernel does not serve it.
+    fn gather_index(
+        &self,
+        src: &Array,
+        _src_at: &Layout,
+        _dim: usize,
+        _index: &Array,
+        _index_at: &Layout,
+        _shape: &[usize],
+    ) -> Result<Option<Array>> {
+        Err(not_on_device("gather", src.device()))
+    }
+
+    /// Writes `values` (in order) at storage `offsets` of `dst`.
+    fn put(&self, dst: &Array, _offsets: &[usize], _values: &Array) -> Result<()> {
+        Err(not_on_device("index_put_", dst.device()))
+    }
+
+    /// `put` with the offsets in an int64 array on the device.
+    fn put_at_positions(&self, out: &Array, _targets: &Array, _src: &Array) -> Result<()> {
+        Err(not_on_device("index_put_", out.device()))
+    }
+
+    /// Adds `src`'s elements at `src_offsets` into `out` at storage offsets `targets`.
+    fn add_at(&self, out: &Array, _targets: &[usize], _src: &Array, _src_offsets: &[usize]) -> Result<()> {
+        Err(not_on_device("index_add_", out.device()))
+    }
+
+    /// `add_at` with the offsets in an int64 array on the device.
+    fn add_at_positions(&self, out: &Array, _targets: &Array, _src: &Array) -> Result<()> {
+        Err(not_on_device("index_add_", out.device()))
+    }
+
+    /// `scatter_` along `dim` on the device; false when the kernel does not serve it.
+    fn scatter_index(&self, out: &Array, _dim: usize, _index: &Array, _src: &Array) -> Result<bool> {
+        Err(not_on_device("scatter_", out.device()))
+    }
+
+    /// The storage offsets (int64, of `walk`'s shape) that integer indices on the device select;
+    /// None when an index is out of range (checked, and wrapped when `wrap`, on the device).
+    fn index_offsets(&self, _walk: &Layout, terms: &[IndexTerm<'_>], _wrap: bool) -> Result<Option<Array>> {
+        Err(not_on_device("index", terms.first().map_or(Device::Cpu, |t| t.index.device())))
+    }
+
+    /// `index_offsets` without the range check and its read back (indices known in range).
+    fn index_offsets_of_checked(&self, _walk: &Layout, terms: &[IndexTerm<'_>]) -> Result<Array> {
+        Err(not_on_device("index", terms.first().map_or(Device::Cpu, |t| t.index.device())))
+    }
+
+    // ----- optimizers -------------------------------------------------------------------------
+
+    /// Applies `step` in place to `param` with its gradient and state (contiguous, one dtype).
+    fn optimizer_step(&self, _step: &Step, param: &Array, _grad: &Array, _state: &[&Array]) -> Result<()> {
+        Err(not_on_device("optimizer step", param.device()))
+    }
+}
+
+/// The error of the "unavailable" backend.
+pub fn unavailable(name: &str) -> Error {
+    Error::Runtime(format!("rstorch was built without its {name} backend (the `{name}` cargo feature): {name} devices are not available"))
+}
+
+/// The backend serving `device`.
+pub fn of(device: Device) -> &'static dyn Backend {
+    match device {
+        Device::Cpu => &crate::cpu::Cpu,
+        Device::Wgpu(_) => &crate::wgpu::Wgpu,
+    }
+}
+
+/// The GPU backend (wgpu), for what concerns the devices rather than one tensor.
+pub fn gpu() -> &'static dyn Backend {
+    &crate::wgpu::Wgpu
+}

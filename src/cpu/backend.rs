@@ -1,0 +1,68 @@
+//! The CPU behind the device interface: host storage and the kernels of this module, run on the
+//! `Array`s the tensor layer hands over.
+
+use crate::backend::{Array, Backend};
+use crate::device::Device;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::storage::{CpuStorage, Storage};
+
+/// The host: SIMD and rayon-parallel kernels over host memory.
+pub struct Cpu;
+
+impl Backend for Cpu {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn is_available(&self) -> bool {
+        true
+    }
+
+    fn device_count(&self) -> usize {
+        1
+    }
+
+    fn alloc(&self, _device: Device, dtype: DType, len: usize, _zeroed: bool) -> Result<Storage> {
+        // Host memory is always handed out zeroed.
+        Ok(Storage::Cpu(CpuStorage::zeros(dtype, len)?))
+    }
+
+    fn upload(&self, _device: Device, bytes: &[u8], dtype: DType) -> Result<Storage> {
+        let mut s = CpuStorage::zeros(dtype, bytes.len() / dtype.size_in_bytes())?;
+        s.as_bytes_mut().copy_from_slice(bytes);
+        Ok(Storage::Cpu(s))
+    }
+
+    fn download(&self, x: &Array, start: usize, dst: &mut [u8]) -> Result<()> {
+        let st = x.storage().read();
+        let bytes = st.cpu("download")?.as_bytes();
+        let begin = start * x.dtype().size_in_bytes();
+        let src = bytes.get(begin..begin + dst.len()).ok_or_else(|| Error::Runtime("download: past the end of the storage".into()))?;
+        dst.copy_from_slice(src);
+        Ok(())
+    }
+
+    fn copy_as(&self, x: &Array, dtype: DType) -> Result<Array> {
+        crate::with_dtype!(x.dtype(), S => crate::with_dtype!(dtype, D => {
+            let data = x.with_slice::<S, _>("copy", super::cast::convert_strided::<S, D>)??;
+            Array::from_vec(data, x.shape())
+        }))
+    }
+
+    fn copy(&self, src: &Array, dst: &Array) -> Result<()> {
+        if src.shape() != dst.shape() {
+            return Err(Error::Runtime("copy: operands differ in shape".into()));
+        }
+        if src.dtype() == dst.dtype() {
+            return crate::with_dtype!(src.dtype(), T => src.with_slice::<T, _>("copy_", |s, sl| {
+                dst.with_slice_mut::<T, _>("copy_", |d, dl| super::elementwise::assign(d, dl, s, sl, |x| x))
+            })?);
+        }
+        crate::with_dtype!(src.dtype(), S => crate::with_dtype!(dst.dtype(), D => {
+            src.with_slice::<S, _>("copy_", |s, sl| {
+                dst.with_slice_mut::<D, _>("copy_", |d, dl| super::elementwise::assign(d, dl, s, sl, super::cast::convert::<S, D>))
+            })?
+        }))
+    }
+}
