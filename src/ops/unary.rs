@@ -7,8 +7,8 @@
 //! - `ints`: `true` if integer inputs keep their dtype (their kernel is `Tensor::integer_unary`),
 //!   `false` if they compute in the default float dtype;
 //! - `reads`: which of (input, output) the gradient reads, so that only those are saved;
-//! - `wgpu`: its op code in the `unary_op` switch of `shaders/elementwise.wgsl` and
-//!   `shaders/elementwise_f64.wgsl`;
+//! - `wgpu`: its op code in the `unary_op` switch of `shaders/elementwise_math.wgsl` (one source
+//!   for float32 and float64);
 //! - `py`: the names bound as `Tensor.X` and `torch.X` (empty: bound by hand elsewhere);
 //! - `inplace`: those of `py` that also get `Tensor.X_`;
 //! - `cpu`: the float32/float64 kernel of one element;

@@ -1,8 +1,12 @@
-//! Launcher of `shaders/elementwise.wgsl`: elementwise kernels over strided operands of any dtype
-//! (every operand with its own strides; broadcast dims have stride 0): float32 and float64 unary
-//! and binary math, int64-exact integer ops, comparisons, logical ops, `where`, the casting copy,
-//! the take / put / segment-sum kernels that move elements through host-computed offsets, and
-//! the gather and scatter kernels that read their indices on the device.
+//! Launcher of `shaders/elementwise.wgsl` (the frame: parameters, element loads, stores and
+//! conversions) and the kernel files that follow it: elementwise kernels over strided operands of
+//! any dtype (every operand with its own strides; broadcast dims have stride 0). In
+//! `elementwise_math.wgsl`, float32 and float64 unary and binary math, comparisons, the casting
+//! copy and segment sums, one source compiled after either prelude (`elementwise_f32.wgsl`,
+//! `elementwise_f64.wgsl`); in `elementwise_int.wgsl`, int64-exact integer ops, logical ops and
+//! `where`; in `elementwise_index.wgsl`, the take / put / segment kernels that move elements
+//! through host-computed offsets, and the gather and scatter kernels that read their indices on
+//! the device.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -16,21 +20,34 @@ use super::context::Context;
 use super::shader::Shader;
 use super::strided::{coalesce, pack, u32_of, Packed};
 
+/// Every elementwise kernel, its float math in float32: the float32 prelude (the type `T` of
+/// `elementwise_math.wgsl` and its math functions), the frame all kernels share, then the
+/// kernels.
 static SHADER: Shader = Shader {
     name: "elementwise",
-    source: concat!(include_str!("shaders/elementwise.wgsl"), include_str!("shaders/int64.wgsl")),
+    source: concat!(
+        include_str!("shaders/elementwise_f32.wgsl"),
+        include_str!("shaders/elementwise.wgsl"),
+        include_str!("shaders/int64.wgsl"),
+        include_str!("shaders/elementwise_math.wgsl"),
+        include_str!("shaders/elementwise_int.wgsl"),
+        include_str!("shaders/elementwise_index.wgsl")
+    ),
     storage: &[true, false, false, false],
 };
 
-/// The same kernels plus those computing in float64: a module of its own, compiled only on
-/// devices with float64 shaders.
+/// The kernels of `elementwise_math.wgsl` computing in float64, from the same source after the
+/// float64 prelude (f64.wgsl's math last): a module of its own, compiled only on devices with
+/// float64 shaders. The integer and indexing kernels move float64 elements as bits and need no
+/// float64 arithmetic, so they are only in the float32 module.
 static SHADER_F64: Shader = Shader {
     name: "elementwise_f64",
     source: concat!(
+        include_str!("shaders/elementwise_f64.wgsl"),
         include_str!("shaders/elementwise.wgsl"),
         include_str!("shaders/int64.wgsl"),
-        include_str!("shaders/f64.wgsl"),
-        include_str!("shaders/elementwise_f64.wgsl")
+        include_str!("shaders/elementwise_math.wgsl"),
+        include_str!("shaders/f64.wgsl")
     ),
     storage: &[true, false, false, false],
 };
@@ -153,11 +170,11 @@ pub(crate) fn unary_int_code(op: UnaryOp) -> Option<u32> {
 /// Which kernel computes a binary op, and its op code there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BinaryKernel {
-    /// Float arithmetic (`binary`, or `binary_f64` in float64).
+    /// Float arithmetic (`binary`, in float32 or float64).
     Float(u32),
     /// Int64 arithmetic (`binary_int`); integer and bool operands.
     Int(u32),
-    /// eq .. ge (`compare`), in float32, float64 (`compare_f64`) or, with `int`, in int64.
+    /// eq .. ge (`compare`), in float32, float64 or, with `int`, in int64.
     Compare(u32),
     /// logical_and, _or, _xor (`logical`).
     Logical(u32),
@@ -216,7 +233,8 @@ pub(crate) fn binary_kernel(op: BinaryOp, compute: DType) -> Option<BinaryKernel
 /// (`c` may be a plain u32 offset list, walked through its own strides).
 struct Kernel<'a> {
     entry: &'static str,
-    /// Whether the entry is one of the float64 module's.
+    /// Whether the entry computes in float64 (the float64 module's; only `elementwise_math.wgsl`'s
+    /// kernels are there).
     f64: bool,
     op: Option<u32>,
     flags: u32,
@@ -296,7 +314,8 @@ fn launch<'a>(ctx: &Context, k: Kernel<'a>) -> Result<()> {
     let (ab, bb, cb) = (buf(Some(&k.a)).unwrap_or(any), buf(k.b.as_ref()).unwrap_or(any), buf(k.c.as_ref()).unwrap_or(any));
     let groups = u32_of(numel.div_ceil(GROUP))?;
     if k.f64 {
-        ctx.require_f64(k.entry)?;
+        // Named as the float64 kernels were when they were entries of their own (`unary_f64`).
+        ctx.require_f64(&format!("{}_f64", k.entry))?;
     }
     ctx.launch(Launch {
         shader: if k.f64 { &SHADER_F64 } else { &SHADER },
@@ -316,8 +335,7 @@ fn base<'a>(entry: &'static str, op: Option<u32>, out: View<'a>, a: Input<'a>) -
 /// float dtypes are converted to float32).
 pub(crate) fn unary(ctx: &Context, op: (u32, f64, f64), x: View<'_>, out: View<'_>) -> Result<()> {
     let f64 = x.dtype == DType::F64;
-    let entry = if f64 { "unary_f64" } else { "unary" };
-    launch(ctx, Kernel { f64, alpha: op.1, beta: op.2, ..base(entry, Some(op.0), out, Input::Buffer(x)) })
+    launch(ctx, Kernel { f64, alpha: op.1, beta: op.2, ..base("unary", Some(op.0), out, Input::Buffer(x)) })
 }
 
 /// `out = op(x)` elementwise in int64 (`unary_int_code`).
@@ -331,9 +349,8 @@ pub(crate) fn binary(ctx: &Context, kind: BinaryKernel, compute: DType, a: Input
     let f64 = compute == DType::F64;
     let int = !compute.is_floating_point();
     let (entry, op, flags) = match kind {
-        BinaryKernel::Float(op) => (if f64 { "binary_f64" } else { "binary" }, op, 0),
+        BinaryKernel::Float(op) => ("binary", op, 0),
         BinaryKernel::Int(op) => ("binary_int", op, INT_MATH),
-        BinaryKernel::Compare(op) if f64 => ("compare_f64", op, 0),
         BinaryKernel::Compare(op) => ("compare", op, if int { INT_MATH } else { 0 }),
         BinaryKernel::Logical(op) => ("logical", op, 0),
     };
@@ -350,7 +367,7 @@ pub(crate) fn where_(ctx: &Context, cond: View<'_>, a: Input<'_>, b: Input<'_>, 
 /// conversion to or from float64 runs in the float64 module; a float64 copy moves bits).
 pub(crate) fn copy(ctx: &Context, src: View<'_>, dst: View<'_>) -> Result<()> {
     if src.dtype != dst.dtype && (src.dtype == DType::F64 || dst.dtype == DType::F64) {
-        return launch(ctx, Kernel { f64: true, ..base("copy_f64", None, dst, Input::Buffer(src)) });
+        return launch(ctx, Kernel { f64: true, ..base("copy", None, dst, Input::Buffer(src)) });
     }
     launch(ctx, base("copy", None, dst, Input::Buffer(src)))
 }
@@ -436,9 +453,7 @@ pub(crate) fn put(ctx: &Context, src: &wgpu::Buffer, pairs: &wgpu::Buffer, n: us
 /// `list[i]..list[i + 1]`, in order (`n` = out's numel). Float32, float64 or integer dtypes.
 pub(crate) fn segment_sum(ctx: &Context, src: &wgpu::Buffer, list: &wgpu::Buffer, out: View<'_>) -> Result<()> {
     let flags = if out.dtype.is_floating_point() { 0 } else { INT_MATH };
-    let f64 = out.dtype == DType::F64;
-    let entry = if f64 { "segment_sum_f64" } else { "segment_sum" };
-    launch_segments(ctx, (entry, f64, flags), src, list, out)
+    launch_segments(ctx, ("segment_sum", out.dtype == DType::F64, flags), src, list, out)
 }
 
 /// One segment kernel over the contiguous `out`, reading `src` through `list` (the layout

@@ -1,15 +1,15 @@
 // Float64 for the shaders that compute in it (appended to their source; the device must have
 // the shader-f64 and shader-int64 features): the bits of an element as a (lo, hi) pair of u32
 // words and back, conversions to and from the integers, and the math functions. It stands on
-// its own: conversions that need other dtypes' helpers are in elementwise_f64.wgsl. SPIR-V
-// defines exp, log, the trigonometric functions and pow for 16- and 32-bit floats only, so they
-// are written here from float64 arithmetic (+ - * / fma sqrt floor trunc round, which are exact
-// or correctly rounded): range reduction, then a polynomial or series. No formula relies on
-// rounding errors cancelling (Kahan's log1p and expm1 tricks): shader compilers may simplify
-// (1 + x) - 1 to x. Each is within a few ulp
-// of the CPU's libm over its range. sin, cos and tan reduce by pi / 2 in three exact parts for
-// |x| < 2^20 pi / 2 (about 1.6e6) and beyond that (to the largest double) by Payne and Hanek's
-// method: x times the bits of 2 / pi that matter, exactly, from a table.
+// its own: conversions that need other dtypes' helpers are in elementwise_f64.wgsl (the float64
+// prelude of the elementwise kernels). SPIR-V defines exp, log, the trigonometric functions and
+// pow for 16- and 32-bit floats only, so they are written here from float64 arithmetic (+ - * /
+// fma sqrt floor trunc round, which are exact or correctly rounded): range reduction, then a
+// polynomial or series. No formula relies on rounding errors cancelling (Kahan's log1p and expm1
+// tricks): shader compilers may simplify (1 + x) - 1 to x. Each is within a few ulp of the CPU's
+// libm over its range. sin, cos and tan reduce by pi / 2 in three exact parts for |x| < 2^20 pi
+// / 2 (about 1.6e6) and beyond that (to the largest double) by Payne and Hanek's method: x times
+// the bits of 2 / pi that matter, exactly, from a table.
 
 const LN2_HI: f64 = 6.93147180369123816490e-01; // ln 2 in 33 bits: k * LN2_HI is exact
 const LN2_LO: f64 = 1.90821492927058770002e-10;
