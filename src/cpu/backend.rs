@@ -1,10 +1,12 @@
 //! The CPU behind the device interface: host storage and the kernels of this module, run on the
 //! `Array`s the tensor layer hands over.
 
-use crate::backend::{Array, Backend};
+use crate::backend::{Array, Backend, Operand};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::ops::unary::UnaryOp;
+use crate::tensor::BinaryOp;
 use crate::storage::{CpuStorage, Storage};
 
 /// The host: SIMD and rayon-parallel kernels over host memory.
@@ -48,6 +50,18 @@ impl Backend for Cpu {
             let data = x.with_slice::<S, _>("copy", super::cast::convert_strided::<S, D>)??;
             Array::from_vec(data, x.shape())
         }))
+    }
+
+    fn binary(&self, op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], _device: Device, compute: DType, out: DType) -> Result<Array> {
+        super::arith::binary(op, a, b, shape, compute, out)
+    }
+
+    fn where_(&self, cond: &Array, a: Operand<'_>, b: Operand<'_>, shape: &[usize], dtype: DType) -> Result<Array> {
+        super::arith::where_(cond, a, b, shape, dtype)
+    }
+
+    fn unary(&self, x: &Array, op: UnaryOp) -> Result<Array> {
+        super::unary::unary(x, op)
     }
 
     fn copy(&self, src: &Array, dst: &Array) -> Result<()> {

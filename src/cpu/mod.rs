@@ -2,6 +2,7 @@
 //! take fast paths compiled through the one SIMD layer in `simd`.
 
 pub mod alloc;
+pub mod arith;
 mod backend;
 pub mod buffer;
 pub mod cast;
@@ -15,6 +16,7 @@ pub mod parallel;
 pub mod pool;
 pub mod reduce;
 pub mod simd;
+pub mod unary;
 pub mod walk;
 pub mod workers;
 pub use backend::Cpu;

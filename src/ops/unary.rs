@@ -4,7 +4,7 @@
 //!
 //! - `name`: PyTorch's name (errors, profiling);
 //! - `node`: its `grad_fn` node, `{node}Backward0`;
-//! - `ints`: `true` if integer inputs keep their dtype (their kernel is `Tensor::integer_unary`),
+//! - `ints`: `true` if integer inputs keep their dtype (their kernel is `integer_unary` in `cpu/unary.rs`),
 //!   `false` if they compute in the default float dtype;
 //! - `reads`: which of (input, output) the gradient reads, so that only those are saved;
 //! - `wgpu`: its op code in the `unary_op` switch of `shaders/elementwise_math.wgsl` (one source
@@ -20,7 +20,7 @@
 //! (`registered_backward`), and the Python bindings (`src/python/unary.rs`, which also exports
 //! the names to `rstorch/__init__.py` and `_tensor.py`). The parametric ops (softplus,
 //! leaky_relu, elu, pow with a number) and logical_not/bitwise_not are written by hand in the
-//! enum below and in `tensor/unary.rs` and `autograd/formulas.rs`.
+//! enum below and in `cpu/unary.rs` and `autograd/formulas.rs`.
 
 use crate::cpu::elementwise::map1;
 use crate::cpu::math::FloatMath;

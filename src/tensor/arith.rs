@@ -3,15 +3,13 @@
 //! them (frac, lerp, addcmul, addcdiv).
 
 use crate::autograd::{record_named, record_shown, GradMode, Op};
+use crate::backend::Array;
 use crate::cpu::cast::convert_strided;
-use crate::cpu::elementwise::{map2, map3};
-use crate::cpu::num::Arith;
 use crate::device::Device;
-use crate::dtype::{result_type, DType, Element, Operand};
+use crate::dtype::{result_type, DType, Operand};
 use crate::error::{Error, Result};
 use crate::shape::broadcast_shapes;
 use crate::tensor::{Scalar, Tensor};
-use crate::with_arith_dtype;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinaryOp {
@@ -106,12 +104,34 @@ impl Arg<'_> {
     }
 
     /// The operand as a tensor of `dtype` (scalars become zero-dim tensors).
-    fn materialize(&self, dtype: DType) -> Result<Tensor> {
+    /// The operand's shape (a number's is `[]`).
+    fn shape(&self) -> Vec<usize> {
         match self {
-            Arg::T(t) => t.to_dtype(dtype),
-            Arg::S(s) => Tensor::scalar_tensor(*s, dtype),
+            Arg::T(t) => t.shape().to_vec(),
+            Arg::S(_) => vec![],
         }
     }
+
+    /// A tensor on `device` as an array broadcast to `shape`; None for numbers and zero-dim
+    /// tensors of another device, which travel as numbers.
+    fn on(&self, device: Device, shape: &[usize]) -> Option<Array> {
+        match self {
+            Arg::T(t) if t.device() == device => Some(t.array().broadcast_to(shape)),
+            _ => None,
+        }
+    }
+
+    /// The backend operand of this argument, given its array from `on`.
+    fn backend_operand<'t>(&self, on: &'t Option<Array>) -> Result<crate::backend::Operand<'t>> {
+        use crate::backend::Operand;
+        Ok(match (on, self) {
+            (Some(a), _) => Operand::Array(a),
+            (None, Arg::S(s)) => Operand::Scalar(*s),
+            (None, Arg::T(t)) => Operand::Scalar(t.item()?),
+        })
+    }
+
+
 }
 
 /// The dtype ops compute in and the dtype they return.
@@ -313,78 +333,15 @@ fn check_integer_power(b: &Arg, compute: DType) -> Result<()> {
     Ok(())
 }
 
-// The generic comparisons below also run for bool elements, where clippy would rewrite them.
-#[allow(clippy::bool_comparison)]
 fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
     let (compute, out) = op_dtypes(op, &a, &b)?;
     if op == BinaryOp::Pow && !compute.is_floating_point() {
         check_integer_power(&b, compute)?;
     }
     let device = args_device(&[&a, &b])?;
-    if !device.is_cpu() {
-        return binary_on_device(a, b, op, compute, out, device);
-    }
-    let kernel_dtype = if compute.is_half() { DType::F32 } else { compute };
-    let ta = a.materialize(kernel_dtype)?;
-    let tb = b.materialize(kernel_dtype)?;
-    let shape = broadcast_shapes(ta.shape(), tb.shape())?;
-    crate::tensor::check_alloc(&shape, kernel_dtype)?;
-    if !compute.is_floating_point()
-        && matches!(op, BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod)
-        && compute != DType::Bool
-        && tb.eq_scalar_any(Scalar::Int(0))?
-    {
-        return Err(Error::Runtime("ZeroDivisionError".into()));
-    }
-    let la = ta.layout().broadcast_to(&shape);
-    let lb = tb.layout().broadcast_to(&shape);
-    let result = with_arith_dtype!(kernel_dtype, T => {
-        ta.with_slice::<T, _>(op.name(), |sa, _| tb.with_slice::<T, _>(op.name(), |sb, _| {
-            macro_rules! arith { ($f:expr) => { Tensor::from_vec(map2(sa, &la, sb, &lb, $f)?, &shape) } }
-            macro_rules! compare { ($f:expr) => { Tensor::from_vec::<bool>(map2(sa, &la, sb, &lb, $f)?, &shape) } }
-            match op {
-                BinaryOp::Add => arith!(|x: T, y: T| x.add(y)),
-                BinaryOp::Sub => arith!(|x: T, y: T| x.sub(y)),
-                BinaryOp::Mul => arith!(|x: T, y: T| x.mul(y)),
-                BinaryOp::Div => arith!(|x: T, y: T| x.div(y)),
-                BinaryOp::FloorDiv => arith!(|x: T, y: T| x.floor_div(y)),
-                BinaryOp::Rem => arith!(|x: T, y: T| x.rem(y)),
-                BinaryOp::Fmod => arith!(|x: T, y: T| x.fmod(y)),
-                BinaryOp::Pow => arith!(|x: T, y: T| Arith::pow(x, y)),
-                BinaryOp::Maximum => arith!(|x: T, y: T| x.max_nan(y)),
-                BinaryOp::Minimum => arith!(|x: T, y: T| x.min_nan(y)),
-                BinaryOp::Atan2 => arith!(|x: T, y: T| T::from_f64(x.to_f64().atan2(y.to_f64()))),
-                BinaryOp::Eq => compare!(|x: T, y: T| x == y),
-                BinaryOp::Ne => compare!(|x: T, y: T| x != y),
-                BinaryOp::Lt => compare!(|x: T, y: T| x < y),
-                BinaryOp::Le => compare!(|x: T, y: T| x <= y),
-                BinaryOp::Gt => compare!(|x: T, y: T| x > y),
-                BinaryOp::Ge => compare!(|x: T, y: T| x >= y),
-                BinaryOp::LogicalAnd => compare!(|x: T, y: T| x.is_nonzero() && y.is_nonzero()),
-                BinaryOp::LogicalOr => compare!(|x: T, y: T| x.is_nonzero() || y.is_nonzero()),
-                BinaryOp::LogicalXor => compare!(|x: T, y: T| x.is_nonzero() != y.is_nonzero()),
-                BinaryOp::BitAnd => arith!(|x: T, y: T| T::from_i64(x.to_i64() & y.to_i64())),
-                BinaryOp::BitOr => arith!(|x: T, y: T| T::from_i64(x.to_i64() | y.to_i64())),
-                BinaryOp::BitXor => arith!(|x: T, y: T| T::from_i64(x.to_i64() ^ y.to_i64())),
-                // `threshold_backward`: zero where the output is <= 0, so a NaN output passes the gradient.
-                BinaryOp::ReluGrad => arith!(|x: T, y: T| if y <= T::zero() { T::zero() } else { x }),
-            }
-        }))??
-    })?;
-    result.to_dtype(out)
-}
-
-/// `binary_raw` for operands on a GPU: tensors there are viewed broadcast (the kernels convert
-/// them to the compute dtype as they load them), numbers (and zero-dim CPU tensors) travel as
-/// kernel arguments.
-fn binary_on_device(a: Arg, b: Arg, op: BinaryOp, compute: DType, out: DType, device: Device) -> Result<Tensor> {
-    use crate::backend::Operand;
-    let shape_of = |x: &Arg| match x {
-        Arg::T(t) => t.shape().to_vec(),
-        Arg::S(_) => vec![],
-    };
-    let shape = broadcast_shapes(&shape_of(&a), &shape_of(&b))?;
+    let shape = broadcast_shapes(&a.shape(), &b.shape())?;
     crate::tensor::check_alloc(&shape, out)?;
+    crate::tensor::check_alloc(&shape, if compute.is_half() { DType::F32 } else { compute })?;
     let integer = !compute.is_floating_point() && compute != DType::Bool;
     if integer && matches!(op, BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod) {
         let zero = match b {
@@ -395,22 +352,8 @@ fn binary_on_device(a: Arg, b: Arg, op: BinaryOp, compute: DType, out: DType, de
             return Err(Error::Runtime("ZeroDivisionError".into()));
         }
     }
-    // Device operands broadcast to the output's shape.
-    let view = |x: &Arg| -> Option<Tensor> {
-        match x {
-            Arg::T(t) if t.device() == device => Some(t.with_layout(t.layout().broadcast_to(&shape))),
-            _ => None,
-        }
-    };
-    fn operand<'t>(view: &'t Option<Tensor>, x: &Arg) -> Result<Operand<'t>> {
-        Ok(match (view, x) {
-            (Some(t), _) => Operand::Array(t.array()),
-            (None, Arg::S(s)) => Operand::Scalar(*s),
-            (None, Arg::T(t)) => Operand::Scalar(t.item()?),
-        })
-    }
-    let (va, vb) = (view(&a), view(&b));
-    let result = crate::backend::of(device).binary(op, operand(&va, &a)?, operand(&vb, &b)?, &shape, device, compute, out)?;
+    let (va, vb) = (a.on(device, &shape), b.on(device, &shape));
+    let result = crate::backend::of(device).binary(op, a.backend_operand(&va)?, b.backend_operand(&vb)?, &shape, device, compute, out)?;
     Ok(Tensor::from_array(result))
 }
 
@@ -492,52 +435,21 @@ impl Tensor {
                 }
             }
         }
-        if !device.is_cpu() {
-            return Tensor::where_on_device(cond, a, b, dtype, device);
-        }
-        let (ta, tb) = (a.materialize(dtype)?, b.materialize(dtype)?);
-        let c = cond.to_dtype(DType::Bool)?;
-        let shape = broadcast_shapes(&broadcast_shapes(c.shape(), ta.shape())?, tb.shape())?;
-        crate::tensor::check_alloc(&shape, dtype)?;
-        let (lc, la, lb) = (c.layout().broadcast_to(&shape), ta.layout().broadcast_to(&shape), tb.layout().broadcast_to(&shape));
-        crate::with_dtype!(dtype, T => {
-            c.with_slice::<bool, _>("where", |sc, _| ta.with_slice::<T, _>("where", |sa, _| tb.with_slice::<T, _>("where", |sb, _| {
-                Tensor::from_vec(map3(sc, &lc, sa, &la, sb, &lb, |c: bool, x: T, y: T| if c { x } else { y })?, &shape)
-            })))???
-        })
-    }
-
-    /// `where_raw` on a GPU: the condition is read as truth values of any dtype; device operands
-    /// are converted to the result's dtype and broadcast, numbers (and zero-dim CPU tensors)
-    /// travel as kernel arguments.
-    fn where_on_device(cond: &Tensor, a: Arg, b: Arg, dtype: DType, device: Device) -> Result<Tensor> {
-        use crate::backend::Operand;
-        let shape_of = |x: &Arg| match x {
-            Arg::T(t) => t.shape().to_vec(),
-            Arg::S(_) => vec![],
-        };
-        let shape = broadcast_shapes(&broadcast_shapes(cond.shape(), &shape_of(&a))?, &shape_of(&b))?;
+        let shape = broadcast_shapes(&broadcast_shapes(cond.shape(), &a.shape())?, &b.shape())?;
         crate::tensor::check_alloc(&shape, dtype)?;
         let c = if cond.device() == device { cond.clone() } else { cond.to_device(device)? };
-        let c = c.with_layout(c.layout().broadcast_to(&shape));
-        let view = |x: &Arg| -> Result<Option<Tensor>> {
-            match x {
-                Arg::T(t) if t.device() == device => {
-                    let t = t.to_dtype(dtype)?;
-                    Ok(Some(t.with_layout(t.layout().broadcast_to(&shape))))
-                }
-                _ => Ok(None),
-            }
-        };
-        fn operand<'t>(view: &'t Option<Tensor>, x: &Arg) -> Result<Operand<'t>> {
-            Ok(match (view, x) {
-                (Some(t), _) => Operand::Array(t.array()),
-                (None, Arg::S(s)) => Operand::Scalar(*s),
-                (None, Arg::T(t)) => Operand::Scalar(t.item()?),
+        let c = c.array().broadcast_to(&shape);
+        // The values in the result's dtype (converted before they are broadcast).
+        let converted = |x: &Arg| -> Result<Option<Tensor>> {
+            Ok(match x {
+                Arg::T(t) => Some(t.to_dtype(dtype)?),
+                Arg::S(_) => None,
             })
-        }
-        let (va, vb) = (view(&a)?, view(&b)?);
-        Ok(Tensor::from_array(c.backend().where_(c.array(), operand(&va, &a)?, operand(&vb, &b)?, &shape, dtype)?))
+        };
+        let (ca, cb) = (converted(&a)?, converted(&b)?);
+        let (a, b) = (ca.as_ref().map_or(a, Arg::T), cb.as_ref().map_or(b, Arg::T));
+        let (va, vb) = (a.on(device, &shape), b.on(device, &shape));
+        Ok(Tensor::from_array(crate::backend::of(device).where_(&c, a.backend_operand(&va)?, b.backend_operand(&vb)?, &shape, dtype)?))
     }
 
     /// `clamp(min, max)` with scalar bounds; NaN stays NaN.

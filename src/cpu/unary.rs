@@ -1,0 +1,108 @@
+//! The CPU's elementwise functions of one array: float kernels for float32 and float64 (16-bit
+//! floats compute through float32 and round once), the integer kernels of the ops that keep
+//! integers, and logical_not. Dtype rules and errors are the tensor layer's (`tensor/unary.rs`).
+
+use crate::backend::{Array, Backend};
+use crate::cpu::elementwise::map1;
+use crate::cpu::num::Arith;
+use crate::dtype::{DType, Element};
+use crate::error::Result;
+use crate::ops::unary::{RegisteredFloat, UnaryOp};
+use crate::with_arith_dtype;
+
+use super::Cpu;
+
+/// `op(x)` in x's dtype (bool for logical_not).
+pub fn unary(x: &Array, op: UnaryOp) -> Result<Array> {
+    let dtype = x.dtype();
+    if op == UnaryOp::LogicalNot {
+        let b = if dtype == DType::Bool { x.clone() } else { Cpu.copy_as(x, DType::Bool)? };
+        return b.with_slice::<bool, _>("logical_not", |s, l| Array::from_vec(map1(s, l, |v: bool| !v)?, &l.shape))?;
+    }
+    if let (DType::F16, UnaryOp::PowScalar(e)) = (dtype, op) {
+        if e.abs() == 0.5 {
+            // Float16 is the one dtype whose x ** ±0.5 PyTorch leaves to C's pow.
+            let f = Cpu.copy_as(x, DType::F32)?;
+            let y = f.with_slice::<f32, _>("pow", |s, l| Array::from_vec(map1(s, l, |v: f32| v.powf(e as f32))?, &l.shape))??;
+            return Cpu.copy_as(&y, dtype);
+        }
+    }
+    if dtype.is_half() {
+        // 16-bit floats compute through f32 and round back once.
+        return Cpu.copy_as(&unary(&Cpu.copy_as(x, DType::F32)?, op)?, dtype);
+    }
+    if !dtype.is_floating_point() {
+        return integer_unary(x, op);
+    }
+    match dtype {
+        DType::F32 => x.with_slice::<f32, _>(op.name(), |s, l| Array::from_vec(f32::apply(op, s, l)?, &l.shape))?,
+        _ => x.with_slice::<f64, _>(op.name(), |s, l| Array::from_vec(f64::apply(op, s, l)?, &l.shape))?,
+    }
+}
+
+/// The ops that keep integer dtypes (`UnaryOp::keeps_integers`), on integers and bool.
+fn integer_unary(x: &Array, op: UnaryOp) -> Result<Array> {
+    with_arith_dtype!(x.dtype(), T => x.with_slice::<T, _>(op.name(), |s, l| {
+        let data = match op {
+            UnaryOp::Neg => map1(s, l, |v: T| v.neg()),
+            UnaryOp::Abs => map1(s, l, |v: T| Arith::abs(v)),
+            UnaryOp::Sign => map1(s, l, |v: T| v.sign()),
+            UnaryOp::Relu => map1(s, l, |v: T| v.max_nan(T::default())),
+            UnaryOp::BitwiseNot if T::DTYPE == DType::Bool => map1(s, l, |v: T| T::from_i64((!v.is_nonzero()) as i64)),
+            UnaryOp::BitwiseNot => map1(s, l, |v: T| T::from_i64(!v.to_i64())),
+            _ => map1(s, l, |v: T| v), // rounding an integer is the identity
+        }?;
+        Array::from_vec(data, &l.shape)
+    })?)
+}
+
+/// The per-type body of the float kernels; a macro writes it once for f32 and f64.
+pub trait FloatOps: Sized {
+    fn apply(op: UnaryOp, s: &[Self], l: &crate::layout::Layout) -> Result<Vec<Self>>;
+}
+
+macro_rules! float_ops {
+    ($T:ty) => {
+        impl FloatOps for $T {
+            fn apply(op: UnaryOp, s: &[$T], l: &crate::layout::Layout) -> Result<Vec<$T>> {
+                type T = $T;
+                match op {
+                    UnaryOp::Softplus { beta, threshold } => {
+                        let (b, th) = (beta as T, threshold as T);
+                        map1(s, l, move |x: T| if x * b > th { x } else { (x * b).exp().ln_1p() / b })
+                    }
+                    UnaryOp::LeakyRelu { slope } => {
+                        let k = slope as T;
+                        map1(s, l, move |x: T| if x > 0.0 { x } else { x * k })
+                    }
+                    UnaryOp::Elu { alpha } => {
+                        let a = alpha as T;
+                        map1(s, l, move |x: T| if x > 0.0 { x } else { a * x.exp_m1() })
+                    }
+                    UnaryOp::PowScalar(e) => {
+                        let et = e as T;
+                        // PyTorch takes x ** 0.5 as sqrt and x ** -0.5 as rsqrt, so that
+                        // (-inf) ** 0.5 is NaN and (-0.0) ** 0.5 is -0.0 (C's pow says inf, +0).
+                        if e == 0.5 {
+                            map1(s, l, |x: T| x.sqrt())
+                        } else if e == -0.5 {
+                            map1(s, l, |x: T| 1.0 / x.sqrt())
+                        } else if e == 2.0 {
+                            map1(s, l, |x: T| x * x)
+                        } else if e == e.trunc() && e.abs() < 64.0 {
+                            let n = e as i32;
+                            map1(s, l, move |x: T| x.powi(n))
+                        } else {
+                            map1(s, l, move |x: T| x.powf(et))
+                        }
+                    }
+                    UnaryOp::LogicalNot | UnaryOp::BitwiseNot => unreachable!("handled before dispatch"),
+                    // Every other op is declared in `crate::ops::unary`, its kernel with it.
+                    _ => <T as RegisteredFloat>::apply_registered(op, s, l),
+                }
+            }
+        }
+    };
+}
+float_ops!(f32);
+float_ops!(f64);
