@@ -6,8 +6,8 @@ use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::unary::UnaryOp;
-use crate::tensor::BinaryOp;
 use crate::storage::{CpuStorage, Storage};
+use crate::tensor::BinaryOp;
 
 /// The host: SIMD and rayon-parallel kernels over host memory.
 pub struct Cpu;
@@ -52,12 +52,25 @@ impl Backend for Cpu {
         }))
     }
 
-    fn binary(&self, op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], _device: Device, compute: DType, out: DType) -> Result<Array> {
+    fn binary(
+        &self,
+        op: BinaryOp,
+        a: Operand<'_>,
+        b: Operand<'_>,
+        shape: &[usize],
+        _device: Device,
+        compute: DType,
+        out: DType,
+    ) -> Result<Array> {
         super::arith::binary(op, a, b, shape, compute, out)
     }
 
     fn where_(&self, cond: &Array, a: Operand<'_>, b: Operand<'_>, shape: &[usize], dtype: DType) -> Result<Array> {
         super::arith::where_(cond, a, b, shape, dtype)
+    }
+
+    fn matmul(&self, a: &Array, b: &Array) -> Result<Array> {
+        super::matmul::matmul(a, b)
     }
 
     fn unary(&self, x: &Array, op: UnaryOp) -> Result<Array> {

@@ -277,3 +277,48 @@ mod tests {
         }
     }
 }
+
+/// `a @ b` of `[.., m, k]` and `[.., k, n]` arrays of one dtype with equal batch shapes, any
+/// strides: float32, float64 and float16 through `gemm`, bfloat16 through float32, integers
+/// and bool exactly (wrapping).
+pub fn matmul(a: &crate::backend::Array, b: &crate::backend::Array) -> Result<crate::backend::Array> {
+    use crate::backend::{Array, Backend};
+    use crate::dtype::DType;
+    let nd = a.ndim();
+    let (m, k, n) = (a.shape()[nd - 2], a.shape()[nd - 1], b.shape()[nd - 1]);
+    let batch_shape = &a.shape()[..nd - 2];
+    let batches: usize = batch_shape.iter().product();
+    let mats = |t: &Array| -> Result<Vec<MatRef>> {
+        let l = t.layout();
+        let bl = Layout { shape: l.shape[..nd - 2].to_vec(), strides: l.strides[..nd - 2].to_vec(), offset: l.offset };
+        let offs = if batches == 0 { vec![] } else { crate::cpu::reduce::element_offsets(&bl)? };
+        crate::cpu::buffer::collect_n(
+            offs.len(),
+            offs.into_iter().map(|o| MatRef { offset: o, rs: l.strides[nd - 2], cs: l.strides[nd - 1] }),
+        )
+    };
+    let (am, bm) = (mats(a)?, mats(b)?);
+    let mut shape = batch_shape.to_vec();
+    shape.extend([m, n]);
+    macro_rules! float {
+        ($t:ty) => {
+            Array::from_vec(
+                a.with_slice::<$t, _>("matmul", |x, _| b.with_slice::<$t, _>("matmul", |y, _| batched_gemm(x, &am, y, &bm, m, k, n)))???,
+                &shape,
+            )
+        };
+    }
+    match a.dtype() {
+        DType::F32 => float!(f32),
+        DType::F64 => float!(f64),
+        DType::F16 => float!(half::f16),
+        DType::BF16 => {
+            let cpu = super::Cpu;
+            cpu.copy_as(&matmul(&cpu.copy_as(a, DType::F32)?, &cpu.copy_as(b, DType::F32)?)?, DType::BF16)
+        }
+        dt => crate::with_arith_dtype!(dt, T => Array::from_vec(
+            a.with_slice::<T, _>("matmul", |x, _| b.with_slice::<T, _>("matmul", |y, _| batched_int_matmul(x, &am, y, &bm, m, k, n)))???,
+            &shape,
+        )),
+    }
+}

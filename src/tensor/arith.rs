@@ -130,8 +130,6 @@ impl Arg<'_> {
             (None, Arg::T(t)) => Operand::Scalar(t.item()?),
         })
     }
-
-
 }
 
 /// The dtype ops compute in and the dtype they return.

@@ -2,7 +2,7 @@
 //! addmm, dot, outer, mv and einsum.
 
 use crate::autograd::{record, record_named, GradMode, Op};
-use crate::cpu::matmul::{addmm_gemm, batched_gemm, batched_int_matmul, MatRef};
+use crate::cpu::matmul::{addmm_gemm, MatRef};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::broadcast_shapes;
@@ -21,55 +21,14 @@ impl Tensor {
     }
 
     fn bmm_kernel(&self, other: &Tensor) -> Result<Tensor> {
-        if !crate::device::common_device(&[self, other], false)?.is_cpu() {
-            return Ok(Tensor::from_array(self.backend().matmul(self.array(), other.array())?));
-        }
+        crate::device::common_device(&[self, other], false)?;
         let nd = self.ndim();
-        let (m, k, n) = (self.shape()[nd - 2], self.shape()[nd - 1], other.shape()[nd - 1]);
         let batch_shape = &self.shape()[..nd - 2];
         let mut out_shape = batch_shape.to_vec();
-        out_shape.extend([m, n]);
+        out_shape.extend([self.shape()[nd - 2], other.shape()[nd - 1]]);
         crate::tensor::check_alloc(&out_shape, self.dtype())?;
         crate::tensor::check_alloc(batch_shape, DType::I64)?;
-        let batches: usize = batch_shape.iter().product();
-        let mats = |t: &Tensor| -> Result<Vec<MatRef>> {
-            let l = t.layout();
-            let bl = crate::layout::Layout { shape: l.shape[..nd - 2].to_vec(), strides: l.strides[..nd - 2].to_vec(), offset: l.offset };
-            let offs = if batches == 0 { vec![] } else { crate::cpu::reduce::element_offsets(&bl)? };
-            crate::cpu::buffer::collect_n(
-                offs.len(),
-                offs.into_iter().map(|o| MatRef { offset: o, rs: l.strides[nd - 2], cs: l.strides[nd - 1] }),
-            )
-        };
-        let (am, bm) = (mats(self)?, mats(other)?);
-        let mut shape = batch_shape.to_vec();
-        shape.extend([m, n]);
-        let dt = self.dtype();
-        let data = match dt {
-            DType::F32 => Tensor::from_vec(
-                self.with_slice::<f32, _>("matmul", |a, _| {
-                    other.with_slice::<f32, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n))
-                })???,
-                &shape,
-            )?,
-            DType::F64 => Tensor::from_vec(
-                self.with_slice::<f64, _>("matmul", |a, _| {
-                    other.with_slice::<f64, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n))
-                })???,
-                &shape,
-            )?,
-            DType::F16 => Tensor::from_vec(
-                self.with_slice::<half::f16, _>("matmul", |a, _| {
-                    other.with_slice::<half::f16, _>("matmul", |b, _| batched_gemm(a, &am, b, &bm, m, k, n))
-                })???,
-                &shape,
-            )?,
-            DType::BF16 => return self.to_dtype(DType::F32)?.bmm_kernel(&other.to_dtype(DType::F32)?)?.to_dtype(dt),
-            _ => {
-                crate::with_arith_dtype!(dt, T => Tensor::from_vec(self.with_slice::<T, _>("matmul", |a, _| other.with_slice::<T, _>("matmul", |b, _| batched_int_matmul(a, &am, b, &bm, m, k, n)))???, &shape)?)
-            }
-        };
-        Ok(data)
+        Ok(Tensor::from_array(self.backend().matmul(self.array(), other.array())?))
     }
 
     fn check_same_dtype(&self, other: &Tensor, what: &str) -> Result<()> {

@@ -57,4 +57,3 @@ impl Tensor {
         Ok(Tensor::from_array(self.backend().unary(self.array(), op)?))
     }
 }
-
