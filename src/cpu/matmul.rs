@@ -255,29 +255,6 @@ pub fn batched_int_matmul<T: crate::cpu::num::Arith>(
     Ok(out)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_column_major_right_operand_with_an_aliasing_stride_multiplies_as_stored() {
-        // b is the transpose of a row-major 96 x 512 matrix: columns 2 KiB apart (repacked).
-        let (m, k, n) = (70, 512, 96);
-        let a: Vec<f32> = (0..m * k).map(|i| ((i * 37 % 101) as f32) / 50.0 - 1.0).collect();
-        let b: Vec<f32> = (0..n * k).map(|i| ((i * 53 % 97) as f32) / 40.0 - 1.2).collect();
-        let (am, bm) = (MatRef { offset: 0, rs: k, cs: 1 }, MatRef { offset: 0, rs: 1, cs: k });
-        let bias: Vec<f32> = (0..m * n).map(|i| i as f32 / 1000.0).collect();
-        let out = addmm_gemm(Some(bias.clone()), &a, am, &b, bm, m, k, n, 0.5).unwrap();
-        for i in 0..m {
-            for j in 0..n {
-                let dot: f64 = (0..k).map(|p| a[i * k + p] as f64 * b[j * k + p] as f64).sum();
-                let want = bias[i * n + j] as f64 + 0.5 * dot;
-                assert!((out[i * n + j] as f64 - want).abs() < 1e-3, "({i}, {j}): {} vs {want}", out[i * n + j]);
-            }
-        }
-    }
-}
-
 /// `a @ b` of `[.., m, k]` and `[.., k, n]` arrays of one dtype with equal batch shapes, any
 /// strides: float32, float64 and float16 through `gemm`, bfloat16 through float32, integers
 /// and bool exactly (wrapping).
@@ -320,5 +297,28 @@ pub fn matmul(a: &crate::backend::Array, b: &crate::backend::Array) -> Result<cr
             a.with_slice::<T, _>("matmul", |x, _| b.with_slice::<T, _>("matmul", |y, _| batched_int_matmul(x, &am, y, &bm, m, k, n)))???,
             &shape,
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_column_major_right_operand_with_an_aliasing_stride_multiplies_as_stored() {
+        // b is the transpose of a row-major 96 x 512 matrix: columns 2 KiB apart (repacked).
+        let (m, k, n) = (70, 512, 96);
+        let a: Vec<f32> = (0..m * k).map(|i| ((i * 37 % 101) as f32) / 50.0 - 1.0).collect();
+        let b: Vec<f32> = (0..n * k).map(|i| ((i * 53 % 97) as f32) / 40.0 - 1.2).collect();
+        let (am, bm) = (MatRef { offset: 0, rs: k, cs: 1 }, MatRef { offset: 0, rs: 1, cs: k });
+        let bias: Vec<f32> = (0..m * n).map(|i| i as f32 / 1000.0).collect();
+        let out = addmm_gemm(Some(bias.clone()), &a, am, &b, bm, m, k, n, 0.5).unwrap();
+        for i in 0..m {
+            for j in 0..n {
+                let dot: f64 = (0..k).map(|p| a[i * k + p] as f64 * b[j * k + p] as f64).sum();
+                let want = bias[i * n + j] as f64 + 0.5 * dot;
+                assert!((out[i * n + j] as f64 - want).abs() < 1e-3, "({i}, {j}): {} vs {want}", out[i * n + j]);
+            }
+        }
     }
 }
