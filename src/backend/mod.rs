@@ -154,6 +154,8 @@ pub trait Backend: Sync {
 
     // ----- reductions and scans ---------------------------------------------------------------
 
+    /// `op` over `rdims` into a new array of `out_shape` (the kept dims), with PyTorch's
+    /// result dtype: bool for all/any, int64 sums and products of integers and bool, else x's.
     fn reduce(&self, x: &Array, _op: ReduceOp, _rdims: &[usize], _out_shape: &[usize]) -> Result<Array> {
         Err(not_on_device("reduce", x.device()))
     }

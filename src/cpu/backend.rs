@@ -7,7 +7,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::unary::UnaryOp;
 use crate::storage::{CpuStorage, Storage};
-use crate::tensor::BinaryOp;
+use crate::tensor::{BinaryOp, ReduceOp};
 
 /// The host: SIMD and rayon-parallel kernels over host memory.
 pub struct Cpu;
@@ -67,6 +67,10 @@ impl Backend for Cpu {
 
     fn where_(&self, cond: &Array, a: Operand<'_>, b: Operand<'_>, shape: &[usize], dtype: DType) -> Result<Array> {
         super::arith::where_(cond, a, b, shape, dtype)
+    }
+
+    fn reduce(&self, x: &Array, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) -> Result<Array> {
+        super::reduce::reduce_op(x, op, rdims, out_shape)
     }
 
     fn matmul(&self, a: &Array, b: &Array) -> Result<Array> {

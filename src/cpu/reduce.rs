@@ -169,6 +169,73 @@ pub fn map_lanes<T: Copy + Send + Sync, U: Copy + Default + Send + Sync>(
     failed.or_ok(out)
 }
 
+/// `op` over `rdims` of `x` into a new array of `out_shape`, with PyTorch's result dtypes: bool
+/// for all/any, int64 sums and products of integers and bool (wrapping), the input's dtype
+/// otherwise (16-bit floats accumulate in float32 and round once).
+pub fn reduce_op(
+    x: &crate::backend::Array,
+    op: crate::tensor::ReduceOp,
+    rdims: &[usize],
+    out_shape: &[usize],
+) -> Result<crate::backend::Array> {
+    use crate::backend::{Array, Backend};
+    use crate::cpu::num::Arith;
+    use crate::dtype::{DType, Element};
+    use crate::tensor::ReduceOp;
+    let cpu = super::Cpu;
+    let dt = x.dtype();
+    if dt.is_half() && !matches!(op, ReduceOp::All | ReduceOp::Any) {
+        return cpu.copy_as(&reduce_op(&cpu.copy_as(x, DType::F32)?, op, rdims, out_shape)?, dt);
+    }
+    // Full reductions walk memory in order: make the input dense first.
+    let src = if rdims.len() == x.ndim() && !x.is_contiguous() { cpu.copy_as(x, dt)? } else { x.clone() };
+    match op {
+        ReduceOp::All | ReduceOp::Any => {
+            let b = if dt == DType::Bool { src } else { cpu.copy_as(&src, DType::Bool)? };
+            let all = op == ReduceOp::All;
+            let v = b.with_slice::<bool, _>(if all { "all" } else { "any" }, |s, l| {
+                reduce(s, l, rdims, all, |a, v| if all { a & v } else { a | v }, |a, b| if all { a & b } else { a | b })
+            })??;
+            Array::from_vec(v, out_shape)
+        }
+        ReduceOp::Sum | ReduceOp::Prod if !dt.is_floating_point() => {
+            let t = if dt == DType::I64 { src } else { cpu.copy_as(&src, DType::I64)? };
+            let v = t.with_slice::<i64, _>(op.name(), |s, l| match op {
+                ReduceOp::Sum => reduce(s, l, rdims, 0i64, |a, v| a.wrapping_add(v), |a, b| a.wrapping_add(b)),
+                _ => reduce(s, l, rdims, 1i64, |a, v| a.wrapping_mul(v), |a, b| a.wrapping_mul(b)),
+            })??;
+            Array::from_vec(v, out_shape)
+        }
+        _ => crate::with_arith_dtype!(dt, T => src.with_slice::<T, _>(op.name(), |s, l| {
+            let v: Vec<T> = match op {
+                ReduceOp::Sum => reduce(s, l, rdims, T::zero(), |a: T, v| a.add(v), |a, b| a.add(b)),
+                ReduceOp::Prod => reduce(s, l, rdims, T::one(), |a: T, v| a.mul(v), |a, b| a.mul(b)),
+                ReduceOp::Max => reduce(s, l, rdims, lowest::<T>(), |a: T, v| a.max_nan(v), |a, b| a.max_nan(b)),
+                _ => reduce(s, l, rdims, highest::<T>(), |a: T, v| a.min_nan(v), |a, b| a.min_nan(b)),
+            }?;
+            Array::from_vec(v, out_shape)
+        })?),
+    }
+}
+
+/// The identity of a NaN-propagating max: the lowest value of `T` (false for bool).
+fn lowest<T: crate::dtype::Element>() -> T {
+    if T::DTYPE == crate::dtype::DType::Bool {
+        T::zero()
+    } else {
+        T::from_f64(f64::NEG_INFINITY)
+    }
+}
+
+/// The identity of a NaN-propagating min: the highest value of `T` (true for bool).
+fn highest<T: crate::dtype::Element>() -> T {
+    if T::DTYPE == crate::dtype::DType::Bool {
+        T::one()
+    } else {
+        T::from_f64(f64::INFINITY)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

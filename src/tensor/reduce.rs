@@ -3,7 +3,7 @@
 
 use crate::autograd::{record, GradMode, Op};
 use crate::cpu::num::Arith;
-use crate::cpu::reduce::{map_lanes, reduce};
+use crate::cpu::reduce::map_lanes;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::shape::{wrap_dim, wrap_dims};
@@ -91,60 +91,10 @@ impl Tensor {
 
     fn reduce_raw(&self, op: ReduceOp, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
         let (rdims, shape) = self.reduction_shape(dims, keepdim)?;
-        let dt = self.dtype();
         if matches!(op, ReduceOp::Max | ReduceOp::Min) {
             self.check_nonempty_reduction(if op == ReduceOp::Max { "amax" } else { "amin" }, dims, &rdims)?;
         }
-        if !self.device().is_cpu() {
-            let on_device =
-                |t: &Tensor, op: ReduceOp| -> Result<Tensor> { Ok(Tensor::from_array(t.backend().reduce(t.array(), op, &rdims, &shape)?)) };
-            return match op {
-                ReduceOp::All | ReduceOp::Any => {
-                    // Truth values as 0.0 / 1.0: any is their max, all their min (an empty
-                    // reduction gives -inf or +inf, so false for any and true for all).
-                    let f = self.to_dtype(DType::Bool)?.to_dtype(DType::F32)?;
-                    let m = on_device(&f, if op == ReduceOp::Any { ReduceOp::Max } else { ReduceOp::Min })?;
-                    m.binary_scalar(BinaryOp::Gt, Scalar::Float(0.0), false)
-                }
-                _ if dt.is_half() => on_device(&self.to_dtype(DType::F32)?, op)?.to_dtype(dt),
-                _ if dt.is_floating_point() => on_device(self, op),
-                // Integers and bool in int64, as on the CPU: sums and products give int64 (and
-                // wrap), max and min keep the dtype.
-                ReduceOp::Sum | ReduceOp::Prod => on_device(&self.to_dtype(DType::I64)?, op),
-                _ => on_device(&self.to_dtype(DType::I64)?, op)?.to_dtype(dt),
-            };
-        }
-        // Full reductions walk memory in order: make the input dense first.
-        let src = if rdims.len() == self.ndim() { self.contiguous()? } else { self.clone() };
-        let result = match op {
-            ReduceOp::All | ReduceOp::Any => {
-                let b = src.to_dtype(DType::Bool)?;
-                let all = op == ReduceOp::All;
-                b.with_slice::<bool, _>(if all { "all" } else { "any" }, |s, l| {
-                    reduce(s, l, &rdims, all, |a, v| if all { a & v } else { a | v }, |a, b| if all { a & b } else { a | b })
-                })?
-                .and_then(|v| Tensor::from_vec(v, &shape))?
-            }
-            _ if dt.is_half() => return self.to_dtype(DType::F32)?.reduce(op, dims, keepdim)?.to_dtype(dt),
-            ReduceOp::Sum | ReduceOp::Prod if !dt.is_floating_point() => {
-                let t = src.to_dtype(DType::I64)?;
-                t.with_slice::<i64, _>(op.name(), |s, l| match op {
-                    ReduceOp::Sum => reduce(s, l, &rdims, 0i64, |a, v| a.wrapping_add(v), |a, b| a.wrapping_add(b)),
-                    _ => reduce(s, l, &rdims, 1i64, |a, v| a.wrapping_mul(v), |a, b| a.wrapping_mul(b)),
-                })?
-                .and_then(|v| Tensor::from_vec(v, &shape))?
-            }
-            _ => with_arith_dtype!(dt, T => src.with_slice::<T, _>(op.name(), |s, l| {
-                let v: Vec<T> = match op {
-                    ReduceOp::Sum => reduce(s, l, &rdims, T::zero(), |a: T, v| a.add(v), |a, b| a.add(b)),
-                    ReduceOp::Prod => reduce(s, l, &rdims, T::one(), |a: T, v| a.mul(v), |a, b| a.mul(b)),
-                    ReduceOp::Max => reduce(s, l, &rdims, lowest::<T>(), |a: T, v| a.max_nan(v), |a, b| a.max_nan(b)),
-                    _ => reduce(s, l, &rdims, highest::<T>(), |a: T, v| a.min_nan(v), |a, b| a.min_nan(b)),
-                }?;
-                Tensor::from_vec(v, &shape)
-            })??),
-        };
-        Ok(result)
+        Ok(Tensor::from_array(self.backend().reduce(self.array(), op, &rdims, &shape)?))
     }
 
     /// PyTorch's errors for a max/min over no elements: without dims when the tensor is empty,
@@ -446,22 +396,4 @@ fn scan<T: Element, A: Arith>(
         }
         Ok(())
     })
-}
-
-/// The identity of a NaN-propagating max: the lowest value of `T` (false for bool).
-fn lowest<T: Element>() -> T {
-    if T::DTYPE == DType::Bool {
-        T::zero()
-    } else {
-        T::from_f64(f64::NEG_INFINITY)
-    }
-}
-
-/// The identity of a NaN-propagating min: the highest value of `T` (true for bool).
-fn highest<T: Element>() -> T {
-    if T::DTYPE == DType::Bool {
-        T::one()
-    } else {
-        T::from_f64(f64::INFINITY)
-    }
 }

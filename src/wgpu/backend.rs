@@ -107,7 +107,7 @@ impl Backend for Wgpu {
     }
 
     fn reduce(&self, x: &Array, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) -> Result<Array> {
-        reduce::reduce(x, op, rdims, out_shape)
+        reduce::reduce_op(x, op, rdims, out_shape)
     }
 
     fn arg_reduce(&self, x: &Array, dim: usize, max: bool) -> Result<Array> {

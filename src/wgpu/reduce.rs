@@ -297,6 +297,35 @@ pub fn reduce(x: &Array, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) -> 
     Ok(out)
 }
 
+/// `reduce` of any dtype with PyTorch's result dtypes: all/any as the max/min of truth values
+/// (bool), 16-bit floats through float32, integers and bool through int64 (sums and products
+/// stay int64 and wrap, max and min keep the dtype).
+pub fn reduce_op(x: &Array, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) -> Result<Array> {
+    let dt = x.dtype();
+    match op {
+        ReduceOp::All | ReduceOp::Any => {
+            // Truth values as 0.0 / 1.0: any is their max, all their min (an empty reduction
+            // gives -inf or +inf, so false for any and true for all).
+            let f = cast(&cast(x, DType::Bool)?, DType::F32)?;
+            let m = reduce(&f, if op == ReduceOp::Any { ReduceOp::Max } else { ReduceOp::Min }, rdims, out_shape)?;
+            let zero = Operand::Scalar(Scalar::Float(0.0));
+            super::ops::binary(BinaryOp::Gt, Operand::Array(&m), zero, out_shape, x.device(), DType::F32, DType::Bool)
+        }
+        _ if dt.is_half() => cast(&reduce(&cast(x, DType::F32)?, op, rdims, out_shape)?, dt),
+        _ if dt.is_floating_point() => reduce(x, op, rdims, out_shape),
+        ReduceOp::Sum | ReduceOp::Prod => reduce(&cast(x, DType::I64)?, op, rdims, out_shape),
+        _ => cast(&reduce(&cast(x, DType::I64)?, op, rdims, out_shape)?, dt),
+    }
+}
+
+/// `x` in `dtype`: itself when it already is, else a converted contiguous copy.
+fn cast(x: &Array, dtype: DType) -> Result<Array> {
+    if x.dtype() == dtype {
+        return Ok(x.clone());
+    }
+    super::operands::copied_as(x, dtype)
+}
+
 /// The int64 indices of the max (or min) of `x` (float32, float64 or int64) along `dim`
 /// (non-empty), shaped as `x` without `dim`.
 pub fn arg_reduce(x: &Array, dim: usize, max: bool) -> Result<Array> {
