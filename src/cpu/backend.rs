@@ -73,6 +73,14 @@ impl Backend for Cpu {
         super::reduce::reduce_op(x, op, rdims, out_shape)
     }
 
+    fn softmax(&self, x: &Array, dim: usize, log: bool) -> Result<Array> {
+        super::norm::softmax_op(x, dim, log)
+    }
+
+    fn softmax_backward(&self, g: &Array, y: &Array, dim: usize, log: bool) -> Result<Array> {
+        super::norm::softmax_backward_op(g, y, dim, log)
+    }
+
     fn matmul(&self, a: &Array, b: &Array) -> Result<Array> {
         super::matmul::matmul(a, b)
     }

@@ -4,7 +4,6 @@
 
 use crate::autograd::{record_named, record_shown, GradMode, Op};
 use crate::backend::Array;
-use crate::cpu::cast::convert_strided;
 use crate::device::Device;
 use crate::dtype::{result_type, DType, Operand};
 use crate::error::{Error, Result};
@@ -393,14 +392,9 @@ impl Tensor {
 
     /// Whether any element is non-zero.
     pub fn any_true(&self) -> Result<bool> {
-        // On a GPU the flags are folded there and one bool comes back.
-        let t = if self.device().is_cpu() {
-            self.to_dtype(DType::Bool)?
-        } else {
-            let _raw = crate::autograd::GradMode::disabled();
-            self.reduce(crate::tensor::ReduceOp::Any, None, false)?.to_device(Device::Cpu)?
-        };
-        t.with_slice::<bool, _>("any", |s, l| Ok(convert_strided::<bool, bool>(s, l)?.iter().any(|&b| b)))?
+        // Folded where the values are; one bool comes back.
+        let _raw = crate::autograd::GradMode::disabled();
+        Ok(self.reduce(crate::tensor::ReduceOp::Any, None, false)?.item()? == Scalar::Bool(true))
     }
 
     /// `torch.where(cond, self, other)`.

@@ -3,7 +3,7 @@
 //! `wgpu::softmax`), in float64 for float64 and, as on the CPU, in float32 for the rest.
 
 use crate::autograd::{is_grad_enabled, keep_buffers, record, GradMode, Op};
-use crate::cpu::norm::{self as kernels, Lanes, Planes};
+use crate::cpu::norm::{self as kernels, Planes};
 use crate::dtype::DType;
 use crate::error::{python_float, Error, Result};
 use crate::shape::wrap_dim;
@@ -59,11 +59,6 @@ fn work_opt(t: Option<&Tensor>) -> Result<Option<Tensor>> {
     t.map(work_copy).transpose()
 }
 
-/// The lanes of a softmax along `d` of `shape`.
-fn lanes(shape: &[usize], d: usize) -> Lanes {
-    Lanes { outer: shape[..d].iter().product(), len: shape[d], inner: shape[d + 1..].iter().product() }
-}
-
 impl Tensor {
     pub fn softmax(&self, dim: i64) -> Result<Tensor> {
         self.softmax_op(dim, false)
@@ -86,17 +81,7 @@ impl Tensor {
         }
         let out = {
             let _raw = GradMode::disabled();
-            let y = if !self.device().is_cpu() {
-                Tensor::from_array(self.backend().softmax(work_view(self)?.array(), d, log)?)
-            } else {
-                let shape: Vec<usize> = self.shape().to_vec();
-                let x = work_copy(self)?;
-                let l = if shape.is_empty() { Lanes { outer: 1, len: 1, inner: 1 } } else { lanes(&shape, d) };
-                with_norm_float!(x.dtype(), T => {
-                    let v = borrowed::<T, _>(&x, name, |s| kernels::softmax(s, l, log))??;
-                    Tensor::from_vec(v, &shape)?
-                })
-            };
+            let y = Tensor::from_array(self.backend().softmax(work_view(self)?.array(), d, log)?);
             y.to_dtype(self.dtype())?
         };
         record(Op::Softmax { dim: d, log }, &[self], &[&out], &[], &[0]);
@@ -107,27 +92,18 @@ impl Tensor {
     /// `self`: outside create_graph one fused pass (on the CPU or a GPU; half precision computes
     /// in float32, as the CPU does), else differentiable tensor ops.
     pub(crate) fn softmax_backward(&self, y: &Tensor, d: usize, log: bool) -> Result<Tensor> {
-        if !is_grad_enabled() && !self.device().is_cpu() && self.dtype() == y.dtype() && self.device() == y.device() {
+        if !is_grad_enabled() && self.dtype() == y.dtype() && self.device() == y.device() {
+            // One fused pass on the device, in float32 for half precision as the forward.
             let gx = Tensor::from_array(self.backend().softmax_backward(work_view(self)?.array(), work_view(y)?.array(), d, log)?);
             return gx.to_dtype(y.dtype());
         }
-        if is_grad_enabled() || !self.device().is_cpu() || self.dtype() != y.dtype() {
-            let dim = [d as i64];
-            return if log {
-                self.binary(BinaryOp::Sub, &y.unary(UnaryOp::Exp)?.binary(BinaryOp::Mul, &self.sum(Some(&dim), true)?)?)
-            } else {
-                let dot = self.binary(BinaryOp::Mul, y)?.sum(Some(&dim), true)?;
-                y.binary(BinaryOp::Mul, &self.binary(BinaryOp::Sub, &dot)?)
-            };
+        let dim = [d as i64];
+        if log {
+            self.binary(BinaryOp::Sub, &y.unary(UnaryOp::Exp)?.binary(BinaryOp::Mul, &self.sum(Some(&dim), true)?)?)
+        } else {
+            let dot = self.binary(BinaryOp::Mul, y)?.sum(Some(&dim), true)?;
+            y.binary(BinaryOp::Mul, &self.binary(BinaryOp::Sub, &dot)?)
         }
-        let shape = y.shape().to_vec();
-        let l = if shape.is_empty() { Lanes { outer: 1, len: 1, inner: 1 } } else { lanes(&shape, d) };
-        let (yw, gw) = (work_copy(y)?, work_copy(self)?);
-        let gx = with_norm_float!(yw.dtype(), T => {
-            let v = borrowed::<T, _>(&yw, "softmax_backward", |ys| borrowed::<T, _>(&gw, "softmax_backward", |gs| kernels::softmax_backward(ys, gs, l, log)))???;
-            Tensor::from_vec(v, &shape)?
-        });
-        gx.to_dtype(y.dtype())
     }
 
     /// `layer_norm` over the trailing dims `normalized_shape`, which the input must end with.
