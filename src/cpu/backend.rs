@@ -74,11 +74,27 @@ impl Backend for Cpu {
     }
 
     fn softmax(&self, x: &Array, dim: usize, log: bool) -> Result<Array> {
-        super::norm::softmax_op(x, dim, log)
+        super::norm_ops::softmax_op(x, dim, log)
     }
 
     fn softmax_backward(&self, g: &Array, y: &Array, dim: usize, log: bool) -> Result<Array> {
-        super::norm::softmax_backward_op(g, y, dim, log)
+        super::norm_ops::softmax_backward_op(g, y, dim, log)
+    }
+
+    fn layer_norm(&self, x: &Array, cols: usize, weight: Option<&Array>, bias: Option<&Array>, eps: f64) -> Result<(Array, Array, Array)> {
+        super::norm_ops::layer_norm_op(x, cols, weight, bias, eps)
+    }
+
+    fn batch_norm(
+        &self,
+        x: &Array,
+        weight: Option<&Array>,
+        bias: Option<&Array>,
+        running: Option<(&Array, &Array)>,
+        training: bool,
+        eps: f64,
+    ) -> Result<(Array, Array, Array, Array)> {
+        super::norm_ops::batch_norm_op(x, weight, bias, running, training, eps)
     }
 
     fn matmul(&self, a: &Array, b: &Array) -> Result<Array> {

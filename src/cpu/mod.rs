@@ -11,6 +11,7 @@ pub mod elementwise;
 pub mod math;
 pub mod matmul;
 pub mod norm;
+mod norm_ops;
 pub mod num;
 pub mod parallel;
 pub mod pool;

@@ -478,53 +478,6 @@ pub fn batch_norm_backward<T: NormFloat>(
     Ok((dx.transpose()?, sum_gx, sum_g))
 }
 
-/// `Lanes` of a softmax along `d` of `shape` (a zero-dim array is one lane of one).
-fn lanes_of(shape: &[usize], d: usize) -> Lanes {
-    if shape.is_empty() {
-        return Lanes { outer: 1, len: 1, inner: 1 };
-    }
-    Lanes { outer: shape[..d].iter().product(), len: shape[d], inner: shape[d + 1..].iter().product() }
-}
-
-/// The contiguous elements of a float32 or float64 array as `T`, handed to `f`.
-fn dense_slice<T: crate::dtype::Element, R>(x: &crate::backend::Array, op: &str, f: impl FnOnce(&[T]) -> R) -> Result<R> {
-    use crate::backend::Backend;
-    let x = if x.is_contiguous() { x.clone() } else { super::Cpu.copy_as(x, x.dtype())? };
-    let n = x.numel();
-    x.with_slice::<T, _>(op, |s, l| f(&s[l.offset..][..n]))
-}
-
-/// softmax (or `log` log_softmax) along `d` of a float32 or float64 array, in its dtype.
-pub fn softmax_op(x: &crate::backend::Array, d: usize, log: bool) -> Result<crate::backend::Array> {
-    use crate::backend::Array;
-    let l = lanes_of(x.shape(), d);
-    match x.dtype() {
-        crate::dtype::DType::F64 => Array::from_vec(dense_slice::<f64, _>(x, "softmax", |s| softmax(s, l, log))??, x.shape()),
-        _ => Array::from_vec(dense_slice::<f32, _>(x, "softmax", |s| softmax(s, l, log))??, x.shape()),
-    }
-}
-
-/// The input gradient of `softmax_op` from the output gradient `g` and the output `y` (one
-/// float dtype and shape).
-pub fn softmax_backward_op(g: &crate::backend::Array, y: &crate::backend::Array, d: usize, log: bool) -> Result<crate::backend::Array> {
-    use crate::backend::Array;
-    let l = lanes_of(y.shape(), d);
-    macro_rules! run {
-        ($t:ty) => {
-            Array::from_vec(
-                dense_slice::<$t, _>(y, "softmax_backward", |ys| {
-                    dense_slice::<$t, _>(g, "softmax_backward", |gs| softmax_backward(ys, gs, l, log))
-                })???,
-                y.shape(),
-            )
-        };
-    }
-    match y.dtype() {
-        crate::dtype::DType::F64 => run!(f64),
-        _ => run!(f32),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -127,28 +127,12 @@ impl Tensor {
         let operands: Vec<&Tensor> = [Some(self), weight, bias].into_iter().flatten().collect();
         crate::device::common_device(&operands, false)?;
         let cols: usize = normalized_shape.iter().product();
-        let (out, mean, rstd) = if !self.device().is_cpu() {
+        let (out, mean, rstd) = {
             let _raw = GradMode::disabled();
             let (w, b) = (in_work_dtype(weight, self)?, in_work_dtype(bias, self)?);
-            let (out, mean, rstd) = self.backend().layer_norm(
-                work_view(self)?.array(),
-                cols,
-                w.as_ref().map(Tensor::array),
-                b.as_ref().map(Tensor::array),
-                eps,
-            )?;
+            let (w, b) = (w.as_ref().map(Tensor::array), b.as_ref().map(Tensor::array));
+            let (out, mean, rstd) = self.backend().layer_norm(work_view(self)?.array(), cols, w, b, eps)?;
             (Tensor::from_array(out).to_dtype(self.dtype())?, Tensor::from_array(mean), Tensor::from_array(rstd))
-        } else {
-            let _raw = GradMode::disabled();
-            let (x, w, b) = (work_copy(self)?, work_opt(weight)?, work_opt(bias)?);
-            let (out, mean, rstd) = with_norm_float!(x.dtype(), T => {
-                let w = w.as_ref().map(|w| data::<T>(w, "layer_norm")).transpose()?;
-                let b = b.as_ref().map(|b| data::<T>(b, "layer_norm")).transpose()?;
-                let (o, m, r) = borrowed::<T, _>(&x, "layer_norm", |s| kernels::layer_norm(s, cols, w.as_deref(), b.as_deref(), eps))??;
-                let rows = m.len();
-                (Tensor::from_vec(o, &shape)?, Tensor::from_vec(m, &[rows])?, Tensor::from_vec(r, &[rows])?)
-            });
-            (out.to_dtype(self.dtype())?, mean, rstd)
         };
         let (w, b) = (optional_input(weight, self)?, optional_input(bias, self)?);
         record(Op::LayerNorm { cols, eps }, &[self, &w, &b], &[&out], &[0, 1], &[]);
@@ -237,8 +221,7 @@ impl Tensor {
         }
         let operands: Vec<&Tensor> = [Some(self), weight, bias, running.map(|r| r.0), running.map(|r| r.1)].into_iter().flatten().collect();
         crate::device::common_device(&operands, false)?;
-        let s = Planes { batch: shape[0], channels: shape[1], plane: shape[2..].iter().product() };
-        let (out, mean, rstd, var) = if !self.device().is_cpu() {
+        let (out, mean, rstd, var) = {
             let _raw = GradMode::disabled();
             let (w, b) = (in_work_dtype(weight, self)?, in_work_dtype(bias, self)?);
             let running = running.map(|(m, v)| (m.array(), v.array()));
@@ -246,29 +229,6 @@ impl Tensor {
             let (out, mean, rstd, var) = self.backend().batch_norm(work_view(self)?.array(), w, b, running, training, eps)?;
             let t = Tensor::from_array;
             (t(out).to_dtype(self.dtype())?, t(mean), t(rstd), t(var))
-        } else {
-            let _raw = GradMode::disabled();
-            let (x, w, b) = (work_copy(self)?, work_opt(weight)?, work_opt(bias)?);
-            with_norm_float!(x.dtype(), T => {
-                let w = w.as_ref().map(|w| data::<T>(w, "batch_norm")).transpose()?;
-                let b = b.as_ref().map(|b| data::<T>(b, "batch_norm")).transpose()?;
-                let (mean, rstd, var) = match (training, running) {
-                    (false, Some((m, v))) => {
-                        let (m, v) = (data::<T>(&m.to_dtype(x.dtype())?, "batch_norm")?, data::<T>(&v.to_dtype(x.dtype())?, "batch_norm")?);
-                        let rstd: Vec<T> = v.iter().map(|&v| kernels::NormFloat::rsqrt_(v + eps as T)).collect();
-                        (m, rstd, v)
-                    }
-                    (false, None) => return Err(Error::Runtime("running_mean and running_var must be defined in evaluation mode".into())),
-                    (true, _) => {
-                        let (m, v) = borrowed::<T, _>(&x, "batch_norm", |xs| kernels::channel_moments(xs, s))?;
-                        let rstd: Vec<T> = v.iter().map(|&v| kernels::NormFloat::rsqrt_(v + eps as T)).collect();
-                        (m, rstd, v)
-                    }
-                };
-                let out = borrowed::<T, _>(&x, "batch_norm", |xs| kernels::batch_norm(xs, s, &mean, &rstd, w.as_deref(), b.as_deref()))??;
-                let c = [s.channels];
-                (Tensor::from_vec(out, &shape)?.to_dtype(self.dtype())?, Tensor::from_vec(mean, &c)?, Tensor::from_vec(rstd, &c)?, Tensor::from_vec(var, &c)?)
-            })
         };
         let (w, b) = (optional_input(weight, self)?, optional_input(bias, self)?);
         record(Op::BatchNorm { training, eps }, &[self, &w, &b], &[&out], &[0, 1], &[]);
