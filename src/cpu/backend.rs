@@ -1,7 +1,7 @@
 //! The CPU behind the device interface: host storage and the kernels of this module, run on the
 //! `Array`s the tensor layer hands over.
 
-use crate::backend::{Array, Backend, Operand};
+use crate::backend::{Array, Backend, NormGrads, Operand};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -95,6 +95,30 @@ impl Backend for Cpu {
         eps: f64,
     ) -> Result<(Array, Array, Array, Array)> {
         super::norm_ops::batch_norm_op(x, weight, bias, running, training, eps)
+    }
+
+    fn layer_norm_backward(
+        &self,
+        x: &Array,
+        g: &Array,
+        weight: Option<&Array>,
+        stats: (&Array, &Array),
+        cols: usize,
+        want: [bool; 3],
+    ) -> Result<NormGrads> {
+        super::norm_ops::layer_norm_backward_op(x, g, weight, stats, cols, want)
+    }
+
+    fn batch_norm_backward(
+        &self,
+        x: &Array,
+        g: &Array,
+        weight: Option<&Array>,
+        stats: (&Array, &Array),
+        training: bool,
+        want_x: bool,
+    ) -> Result<(Option<Array>, Array, Array)> {
+        super::norm_ops::batch_norm_backward_op(x, g, weight, stats, training, want_x)
     }
 
     fn matmul(&self, a: &Array, b: &Array) -> Result<Array> {

@@ -1,11 +1,13 @@
 //! The CPU's softmax, layer norm and batch norm over Arrays: float32 or float64 operands (the
 //! tensor layer converts the rest) made dense, the fused kernels of `norm`.
 
-use crate::backend::{Array, Backend};
+use crate::backend::{Array, Backend, NormGrads};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 
-use super::norm::{batch_norm, channel_moments, layer_norm, softmax, softmax_backward, Lanes, NormFloat, Planes};
+use super::norm::{
+    batch_norm, batch_norm_backward, channel_moments, layer_norm, layer_norm_backward, softmax, softmax_backward, Lanes, NormFloat, Planes,
+};
 use super::Cpu;
 
 /// `Lanes` of a softmax along `d` of `shape` (a zero-dim array is one lane of one).
@@ -103,6 +105,68 @@ pub fn batch_norm_op(
             let out = dense_slice::<T, _>(x, "batch_norm", |xs| batch_norm(xs, s, &mean, &rstd, w.as_deref(), b.as_deref()))??;
             let c = [s.channels];
             (Array::from_vec(out, shape)?, Array::from_vec(mean, &c)?, Array::from_vec(rstd, &c)?, Array::from_vec(var, &c)?)
+        }};
+    }
+    Ok(match x.dtype() {
+        DType::F64 => run!(f64),
+        _ => run!(f32),
+    })
+}
+
+/// Layer norm's gradients from the input, the output gradient and the forward's (mean, rstd):
+/// those of `want` (x, weight, bias).
+pub fn layer_norm_backward_op(
+    x: &Array,
+    g: &Array,
+    weight: Option<&Array>,
+    (mean, rstd): (&Array, &Array),
+    cols: usize,
+    want: [bool; 3],
+) -> Result<NormGrads> {
+    macro_rules! run {
+        ($t:ty) => {{
+            type T = $t;
+            let op = "layer_norm_backward";
+            let w = dense_vec::<T>(weight, op)?;
+            let (m, r) = (dense_slice::<T, _>(mean, op, <[T]>::to_vec)?, dense_slice::<T, _>(rstd, op, <[T]>::to_vec)?);
+            let (dx, dw, db) = dense_slice::<T, _>(x, op, |xs| {
+                dense_slice::<T, _>(g, op, |gs| layer_norm_backward(xs, gs, cols, w.as_deref(), &m, &r, want[0], want[1], want[2]))
+            })???;
+            (
+                dx.map(|v| Array::from_vec(v, x.shape())).transpose()?,
+                dw.map(|v| Array::from_vec(v, &[cols])).transpose()?,
+                db.map(|v| Array::from_vec(v, &[cols])).transpose()?,
+            )
+        }};
+    }
+    Ok(match x.dtype() {
+        DType::F64 => run!(f64),
+        _ => run!(f32),
+    })
+}
+
+/// Batch norm's gradients: x's when `want_x`, and always the weight's and the bias's (per channel).
+pub fn batch_norm_backward_op(
+    x: &Array,
+    g: &Array,
+    weight: Option<&Array>,
+    (mean, rstd): (&Array, &Array),
+    training: bool,
+    want_x: bool,
+) -> Result<(Option<Array>, Array, Array)> {
+    let shape = x.shape();
+    let channels = shape[1];
+    let s = Planes { batch: shape[0], channels, plane: shape[2..].iter().product() };
+    macro_rules! run {
+        ($t:ty) => {{
+            type T = $t;
+            let op = "batch_norm_backward";
+            let w = dense_vec::<T>(weight, op)?;
+            let (m, r) = (dense_slice::<T, _>(mean, op, <[T]>::to_vec)?, dense_slice::<T, _>(rstd, op, <[T]>::to_vec)?);
+            let (dx, dw, db) = dense_slice::<T, _>(x, op, |xs| {
+                dense_slice::<T, _>(g, op, |gs| batch_norm_backward(xs, gs, s, w.as_deref(), &m, &r, training, want_x))
+            })???;
+            (dx.map(|v| Array::from_vec(v, shape)).transpose()?, Array::from_vec(dw, &[channels])?, Array::from_vec(db, &[channels])?)
         }};
     }
     Ok(match x.dtype() {

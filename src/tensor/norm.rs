@@ -1,30 +1,13 @@
-//! softmax, log_softmax, layer_norm and batch_norm: one fused CPU kernel each way (`cpu::norm`),
-//! one node named as PyTorch's. On a GPU each is fused kernels each way too (`wgpu::norm`,
-//! `wgpu::softmax`), in float64 for float64 and, as on the CPU, in float32 for the rest.
+//! softmax, log_softmax, layer_norm and batch_norm: argument checks, the dtype the kernels
+//! compute in (float64 for float64, float32 for the rest), one node named as PyTorch's, and one
+//! fused backend op each way on every device.
 
 use crate::autograd::{is_grad_enabled, keep_buffers, record, GradMode, Op};
-use crate::cpu::norm::{self as kernels, Planes};
 use crate::dtype::DType;
 use crate::error::{python_float, Error, Result};
 use crate::shape::wrap_dim;
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
-
-/// Runs `$body` with `$T` the element type the kernels compute `$dt` in (f32 for half precision).
-macro_rules! with_norm_float {
-    ($dt:expr, $T:ident => $body:expr) => {{
-        match $dt {
-            DType::F64 => {
-                type $T = f64;
-                $body
-            }
-            _ => {
-                type $T = f32;
-                $body
-            }
-        }
-    }};
-}
 
 /// The dtype the kernels compute `dtype` in: float64 in float64, the rest in float32.
 fn work_dtype(dtype: DType) -> DType {
@@ -35,28 +18,9 @@ fn work_dtype(dtype: DType) -> DType {
     }
 }
 
-/// `x` as the contiguous data of the dtype the kernels compute in.
-fn work_copy(x: &Tensor) -> Result<Tensor> {
-    x.to_dtype(work_dtype(x.dtype()))?.contiguous()
-}
-
-/// `x` in the dtype the kernels compute in, as a GPU kernel takes it (any layout).
+/// `x` in the dtype the kernels compute in (any layout).
 fn work_view(x: &Tensor) -> Result<Tensor> {
     x.to_dtype(work_dtype(x.dtype()))
-}
-
-/// The contiguous elements of a work copy.
-fn data<T: crate::dtype::Element>(t: &Tensor, op: &str) -> Result<Vec<T>> {
-    borrowed(t, op, <[T]>::to_vec)
-}
-
-fn borrowed<T: crate::dtype::Element, R>(t: &Tensor, op: &str, f: impl FnOnce(&[T]) -> R) -> Result<R> {
-    t.with_slice::<T, _>(op, |s, l| f(&s[l.offset..][..t.numel()]))
-}
-
-/// An optional tensor argument's work copy.
-fn work_opt(t: Option<&Tensor>) -> Result<Option<Tensor>> {
-    t.map(work_copy).transpose()
 }
 
 impl Tensor {
@@ -305,34 +269,12 @@ pub(crate) fn layer_norm_backward(
         let gb = want[2].then(|| gr.sum(Some(&[0]), false)).transpose()?;
         return Ok(NormGrads { x: gx, weight: gw, bias: gb });
     }
-    if !x.device().is_cpu() {
-        let w = in_work_dtype(weight, x)?;
-        let stats = (stats.0.array(), stats.1.array());
-        let (dx, dw, db) = x.backend().layer_norm_backward(
-            work_view(x)?.array(),
-            work_view(g)?.array(),
-            w.as_ref().map(Tensor::array),
-            stats,
-            cols,
-            want,
-        )?;
-        let t = Tensor::from_array;
-        return Ok(NormGrads { x: dx.map(|a| t(a).to_dtype(x.dtype())).transpose()?, weight: dw.map(t), bias: db.map(t) });
-    }
-    let (xw, gw, w) = (work_copy(x)?, work_copy(g)?, work_opt(weight)?);
-    let (dx, dw, db) = with_norm_float!(xw.dtype(), T => {
-        let w = w.as_ref().map(|w| data::<T>(w, "layer_norm_backward")).transpose()?;
-        let (mean, rstd) = (data::<T>(stats.0, "layer_norm_backward")?, data::<T>(stats.1, "layer_norm_backward")?);
-        let (dx, dw, db) = borrowed::<T, _>(&xw, "layer_norm_backward", |xs| {
-            borrowed::<T, _>(&gw, "layer_norm_backward", |gs| kernels::layer_norm_backward(xs, gs, cols, w.as_deref(), &mean, &rstd, want[0], want[1], want[2]))
-        })???;
-        (
-            dx.map(|v| Tensor::from_vec(v, x.shape())).transpose()?,
-            dw.map(|v| Tensor::from_vec(v, &[cols])).transpose()?,
-            db.map(|v| Tensor::from_vec(v, &[cols])).transpose()?,
-        )
-    });
-    Ok(NormGrads { x: dx.map(|t| t.to_dtype(x.dtype())).transpose()?, weight: dw, bias: db })
+    let w = in_work_dtype(weight, x)?;
+    let stats = (stats.0.array(), stats.1.array());
+    let (dx, dw, db) =
+        x.backend().layer_norm_backward(work_view(x)?.array(), work_view(g)?.array(), w.as_ref().map(Tensor::array), stats, cols, want)?;
+    let t = Tensor::from_array;
+    Ok(NormGrads { x: dx.map(|a| t(a).to_dtype(x.dtype())).transpose()?, weight: dw.map(t), bias: db.map(t) })
 }
 
 pub(crate) fn batch_norm_backward(
@@ -375,36 +317,18 @@ pub(crate) fn batch_norm_backward(
         let gb = want[2].then(|| g.sum(Some(&rdims), false)).transpose()?;
         return Ok(NormGrads { x: gx, weight: gw, bias: gb });
     }
-    if !x.device().is_cpu() {
-        let w = in_work_dtype(weight, x)?;
-        let stats = (stats.0.array(), stats.1.array());
-        let (dx, dw, db) = x.backend().batch_norm_backward(
-            work_view(x)?.array(),
-            work_view(g)?.array(),
-            w.as_ref().map(Tensor::array),
-            stats,
-            training,
-            want[0],
-        )?;
-        let t = Tensor::from_array;
-        return Ok(NormGrads {
-            x: dx.map(|a| t(a).to_dtype(x.dtype())).transpose()?,
-            weight: want[1].then(|| t(dw)),
-            bias: want[2].then(|| t(db)),
-        });
-    }
-    let shape = x.shape();
-    let s = Planes { batch: shape[0], channels, plane: shape[2..].iter().product() };
-    let (xw, gw, w) = (work_copy(x)?, work_copy(g)?, work_opt(weight)?);
-    let (dx, dw, db) = with_norm_float!(xw.dtype(), T => {
-        let w = w.as_ref().map(|w| data::<T>(w, "batch_norm_backward")).transpose()?;
-        let (mean, rstd) = (data::<T>(stats.0, "batch_norm_backward")?, data::<T>(stats.1, "batch_norm_backward")?);
-        let (dx, dw, db) = borrowed::<T, _>(&xw, "batch_norm_backward", |xs| {
-            borrowed::<T, _>(&gw, "batch_norm_backward", |gs| kernels::batch_norm_backward(xs, gs, s, w.as_deref(), &mean, &rstd, training, want[0]))
-        })???;
-        (dx.map(|v| Tensor::from_vec(v, shape)).transpose()?, Tensor::from_vec(dw, &[channels])?, Tensor::from_vec(db, &[channels])?)
-    });
-    Ok(NormGrads { x: dx.map(|t| t.to_dtype(x.dtype())).transpose()?, weight: want[1].then_some(dw), bias: want[2].then_some(db) })
+    let w = in_work_dtype(weight, x)?;
+    let stats = (stats.0.array(), stats.1.array());
+    let (dx, dw, db) = x.backend().batch_norm_backward(
+        work_view(x)?.array(),
+        work_view(g)?.array(),
+        w.as_ref().map(Tensor::array),
+        stats,
+        training,
+        want[0],
+    )?;
+    let t = Tensor::from_array;
+    Ok(NormGrads { x: dx.map(|a| t(a).to_dtype(x.dtype())).transpose()?, weight: want[1].then(|| t(dw)), bias: want[2].then(|| t(db)) })
 }
 
 fn dims(shape: &[usize]) -> Vec<i64> {
