@@ -121,6 +121,14 @@ impl Backend for Cpu {
         super::norm_ops::batch_norm_backward_op(x, g, weight, stats, training, want_x)
     }
 
+    fn arg_reduce(&self, x: &Array, dim: usize, max: bool) -> Result<Array> {
+        super::reduce::arg_reduce(x, dim, max)
+    }
+
+    fn cumulative(&self, x: &Array, dim: usize, product: bool) -> Result<Array> {
+        super::reduce::cumulative(x, dim, product)
+    }
+
     fn matmul(&self, a: &Array, b: &Array) -> Result<Array> {
         super::matmul::matmul(a, b)
     }

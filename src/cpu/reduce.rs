@@ -236,6 +236,75 @@ fn highest<T: crate::dtype::Element>() -> T {
     }
 }
 
+/// The int64 index of the first NaN, else of the first max (or min), along `dim`, which leaves
+/// the shape.
+// The generic comparisons also run for bool elements, where clippy would rewrite them.
+#[allow(clippy::bool_comparison)]
+pub fn arg_reduce(x: &crate::backend::Array, dim: usize, max: bool) -> Result<crate::backend::Array> {
+    use crate::cpu::num::Arith;
+    let shape: Vec<usize> = (0..x.ndim()).filter(|&d| d != dim).map(|d| x.shape()[d]).collect();
+    let idx: Vec<i64> = crate::with_arith_dtype!(x.dtype(), T => x.with_slice::<T, _>(if max { "max" } else { "min" }, |s, l| {
+        map_lanes(s, l, dim, 1, |lane: &[T], o: &mut [i64]| {
+            let mut bi = 0usize;
+            for (i, &v) in lane.iter().enumerate() {
+                let b = lane[bi];
+                if b.is_nan() {
+                    break;
+                }
+                if v.is_nan() || (max && v > b) || (!max && v < b) {
+                    bi = i;
+                }
+            }
+            o[0] = bi as i64;
+            Ok(())
+        })
+    })??);
+    crate::backend::Array::from_vec(idx, &shape)
+}
+
+/// Running sums (or products) of a float32, float64 or int64 array along `dim`, shaped as `x`
+/// with `dim` moved last. Float32 accumulates in float64, as PyTorch's CPU does.
+pub fn cumulative(x: &crate::backend::Array, dim: usize, product: bool) -> Result<crate::backend::Array> {
+    use crate::dtype::DType;
+    let len = x.shape()[dim];
+    let mut shape: Vec<usize> = x.shape().to_vec();
+    let n = shape.remove(dim);
+    shape.push(n);
+    let name = if product { "cumprod" } else { "cumsum" };
+    let data = match x.dtype() {
+        DType::F32 => {
+            return crate::backend::Array::from_vec(
+                x.with_slice::<f32, _>(name, |s, l| scan(s, l, dim, len, product, |v: f32| v as f64, |a: f64| a as f32))??,
+                &shape,
+            )
+        }
+        dt => {
+            crate::with_arith_dtype!(dt, T => crate::backend::Array::from_vec(x.with_slice::<T, _>(name, |s, l| scan(s, l, dim, len, product, |v: T| v, |a: T| a))??, &shape))
+        }
+    };
+    data
+}
+
+/// Running sums or products along lanes, accumulating in `A`.
+fn scan<T: crate::dtype::Element, A: crate::cpu::num::Arith>(
+    s: &[T],
+    l: &crate::layout::Layout,
+    dim: usize,
+    len: usize,
+    product: bool,
+    widen: impl Fn(T) -> A + Sync,
+    narrow: impl Fn(A) -> T + Sync,
+) -> Result<Vec<T>> {
+    map_lanes(s, l, dim, len, |lane: &[T], o: &mut [T]| {
+        let mut acc = if product { A::one() } else { A::zero() };
+        for (o, &v) in o.iter_mut().zip(lane) {
+            acc = if product { acc.mul(widen(v)) } else { acc.add(widen(v)) };
+            *o = narrow(acc);
+        }
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,13 +2,10 @@
 //! softmax and cumulative ops.
 
 use crate::autograd::{record, GradMode, Op};
-use crate::cpu::num::Arith;
-use crate::cpu::reduce::map_lanes;
-use crate::dtype::{DType, Element};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::{wrap_dim, wrap_dims};
 use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
-use crate::with_arith_dtype;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReduceOp {
@@ -160,42 +157,12 @@ impl Tensor {
                 shape.clear();
             }
             let shape_i64: Vec<i64> = shape.iter().map(|&v| v as i64).collect();
-            let indices = if t.device().is_cpu() {
-                t.arg_extreme_cpu(d, max, &shape)?
-            } else {
-                // Integers and bool compare the same in int64.
-                let t = if dt.is_floating_point() { t.clone() } else { t.to_dtype(DType::I64)? };
-                Tensor::from_array(t.backend().arg_reduce(t.array(), d, max)?).reshape(&shape_i64)?
-            };
+            let indices = Tensor::from_array(t.backend().arg_reduce(t.array(), d, max)?).reshape(&shape_i64)?;
             let kept_shape: Vec<i64> = t.reduction_shape(Some(&[d as i64]), true)?.1.iter().map(|&v| v as i64).collect();
             let values = t.gather(d as i64, &indices.reshape(&kept_shape)?)?;
             let values = values.reshape(&shape_i64)?;
             Ok((values, indices))
         })
-    }
-
-    /// The index of the first NaN, else of the first max (or min), along `dim` on the CPU.
-    // The generic comparisons below also run for bool elements, where clippy would rewrite them.
-    #[allow(clippy::bool_comparison)]
-    fn arg_extreme_cpu(&self, d: usize, max: bool, shape: &[usize]) -> Result<Tensor> {
-        let (t, dt) = (self, self.dtype());
-        let idx: Vec<i64> = with_arith_dtype!(dt, T => t.with_slice::<T, _>(if max { "max" } else { "min" }, |s, l| {
-            map_lanes(s, l, d, 1, |lane: &[T], o: &mut [i64]| {
-                let mut bi = 0usize;
-                for (i, &v) in lane.iter().enumerate() {
-                    let b = lane[bi];
-                    if b.is_nan() {
-                        break;
-                    }
-                    if v.is_nan() || (max && v > b) || (!max && v < b) {
-                        bi = i;
-                    }
-                }
-                o[0] = bi as i64;
-                Ok(())
-            })
-        })??);
-        Tensor::from_vec(idx, shape)
     }
 
     /// `argmax`/`argmin`; over the flattened tensor when `dim` is None.
@@ -347,26 +314,8 @@ impl Tensor {
             dt
         };
         let t = t.to_dtype(work)?;
-        let len = t.shape()[d];
-        let mut shape: Vec<usize> = t.shape().to_vec();
-        let n = shape.remove(d);
-        shape.push(n);
-        let moved = if !t.device().is_cpu() {
-            // In the work dtype there: float32 accumulates in float32 (not every device has
-            // float64), float64 in float64, integers in int64.
-            Tensor::from_array(t.backend().cumulative(t.array(), d, product)?)
-        } else if work == DType::F32 {
-            // Like PyTorch, float32 accumulates in double.
-            let data = t.with_slice::<f32, _>(if product { "cumprod" } else { "cumsum" }, |s, l| {
-                scan(s, l, d, len, product, |v: f32| v as f64, |a: f64| a as f32)
-            })??;
-            Tensor::from_vec(data, &shape)?
-        } else {
-            with_arith_dtype!(work, T => {
-                let data = t.with_slice::<T, _>(if product { "cumprod" } else { "cumsum" }, |s, l| scan(s, l, d, len, product, |v: T| v, |a: T| a))??;
-                Tensor::from_vec(data, &shape)?
-            })
-        };
+        // In the work dtype: float32 (the CPU accumulates it in float64), float64, int64.
+        let moved = Tensor::from_array(t.backend().cumulative(t.array(), d, product)?);
         let last = moved.ndim() as i64 - 1;
         let out = moved.movedim(last, d as i64)?.contiguous()?;
         let out = if dt.is_half() { out.to_dtype(dt)? } else { out };
@@ -376,24 +325,4 @@ impl Tensor {
             Ok(out)
         }
     }
-}
-
-/// Running sums or products along lanes, accumulating in `A`.
-fn scan<T: Element, A: Arith>(
-    s: &[T],
-    l: &crate::layout::Layout,
-    dim: usize,
-    len: usize,
-    product: bool,
-    widen: impl Fn(T) -> A + Sync,
-    narrow: impl Fn(A) -> T + Sync,
-) -> Result<Vec<T>> {
-    map_lanes(s, l, dim, len, |lane: &[T], o: &mut [T]| {
-        let mut acc = if product { A::one() } else { A::zero() };
-        for (o, &v) in o.iter_mut().zip(lane) {
-            acc = if product { acc.mul(widen(v)) } else { acc.add(widen(v)) };
-            *o = narrow(acc);
-        }
-        Ok(())
-    })
 }

@@ -111,7 +111,11 @@ impl Backend for Wgpu {
     }
 
     fn arg_reduce(&self, x: &Array, dim: usize, max: bool) -> Result<Array> {
-        reduce::arg_reduce(x, dim, max)
+        // Integers and bool compare the same in int64.
+        if x.dtype().is_floating_point() {
+            return reduce::arg_reduce(x, dim, max);
+        }
+        reduce::arg_reduce(&operands::copied_as(x, DType::I64)?, dim, max)
     }
 
     fn cumulative(&self, x: &Array, dim: usize, product: bool) -> Result<Array> {
