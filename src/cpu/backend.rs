@@ -129,6 +129,10 @@ impl Backend for Cpu {
         super::reduce::cumulative(x, dim, product)
     }
 
+    fn sort(&self, x: &Array, dim: usize, descending: bool) -> Result<Array> {
+        super::reduce::sort(x, dim, descending)
+    }
+
     fn matmul(&self, a: &Array, b: &Array) -> Result<Array> {
         super::matmul::matmul(a, b)
     }

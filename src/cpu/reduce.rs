@@ -305,6 +305,38 @@ fn scan<T: crate::dtype::Element, A: crate::cpu::num::Arith>(
     })
 }
 
+/// The stable sorting permutation (int64) along `dim`, shaped as `x` with `dim` moved last;
+/// NaN sorts as the largest value.
+pub fn sort(x: &crate::backend::Array, d: usize, descending: bool) -> Result<crate::backend::Array> {
+    use crate::cpu::buffer::collect_n;
+    use crate::cpu::num::Arith;
+    let len = x.shape()[d];
+    let order: Vec<i64> = crate::with_arith_dtype!(x.dtype(), T => x.with_slice::<T, _>("sort", |s, l| {
+        map_lanes(s, l, d, len, |lane: &[T], o: &mut [i64]| {
+            let mut idx: Vec<usize> = collect_n(lane.len(), 0..lane.len())?;
+            let key = |a: T, b: T| {
+                match (a.is_nan(), b.is_nan()) {
+                    (true, true) => std::cmp::Ordering::Equal,
+                    (true, false) => std::cmp::Ordering::Greater,
+                    (false, true) => std::cmp::Ordering::Less,
+                    _ => a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal),
+                }
+            };
+            if descending {
+                idx.sort_by(|&a, &b| key(lane[b], lane[a]));
+            } else {
+                idx.sort_by(|&a, &b| key(lane[a], lane[b]));
+            }
+            o.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);
+            Ok(())
+        })
+    })??);
+    let mut moved = x.shape().to_vec();
+    let n = moved.remove(d);
+    moved.push(n);
+    crate::backend::Array::from_vec(order, &moved)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -123,7 +123,11 @@ impl Backend for Wgpu {
     }
 
     fn sort(&self, x: &Array, dim: usize, descending: bool) -> Result<Array> {
-        reduce::sort(x, dim, descending)
+        // Integer and bool keys order the same in int64.
+        if x.dtype().is_floating_point() {
+            return reduce::sort(x, dim, descending);
+        }
+        reduce::sort(&operands::copied_as(x, DType::I64)?, dim, descending)
     }
 
     fn matmul(&self, a: &Array, b: &Array) -> Result<Array> {

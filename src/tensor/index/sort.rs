@@ -19,45 +19,9 @@ impl Tensor {
         crate::autograd::named_pair("SortBackward0", &[self], || {
             let x = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
             let d = wrap_dim(dim, x.ndim())?;
-            let len = x.shape()[d];
             let work = if x.dtype().is_half() { x.to_dtype(DType::F32)? } else { x.clone() };
-            if !work.device().is_cpu() {
-                // Integer and bool keys order the same in int64.
-                let work = if work.dtype().is_floating_point() { work } else { work.to_dtype(DType::I64)? };
-                let last = x.ndim() as i64 - 1;
-                let indices =
-                    Tensor::from_array(work.backend().sort(work.array(), d, descending)?).movedim(last, d as i64)?.contiguous()?;
-                let values = x.gather(d as i64, &indices)?;
-                if self.ndim() == 0 {
-                    return Ok((values.reshape(&[])?, indices.reshape(&[])?));
-                }
-                return Ok((values, indices));
-            }
-            let order: Vec<i64> = with_arith_dtype!(work.dtype(), T => work.with_slice::<T, _>("sort", |s, l| {
-                map_lanes(s, l, d, len, |lane: &[T], o: &mut [i64]| {
-                    let mut idx: Vec<usize> = collect_n(lane.len(), 0..lane.len())?;
-                    let key = |a: T, b: T| {
-                        match (a.is_nan(), b.is_nan()) {
-                            (true, true) => std::cmp::Ordering::Equal,
-                            (true, false) => std::cmp::Ordering::Greater,
-                            (false, true) => std::cmp::Ordering::Less,
-                            _ => a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal),
-                        }
-                    };
-                    if descending {
-                        idx.sort_by(|&a, &b| key(lane[b], lane[a]));
-                    } else {
-                        idx.sort_by(|&a, &b| key(lane[a], lane[b]));
-                    }
-                    o.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);
-                    Ok(())
-                })
-            })??);
-            let mut moved = x.shape().to_vec();
-            let n = moved.remove(d);
-            moved.push(n);
-            let last = moved.len() as i64 - 1;
-            let indices = Tensor::from_vec(order, &moved)?.movedim(last, d as i64)?.contiguous()?;
+            let last = x.ndim() as i64 - 1;
+            let indices = Tensor::from_array(work.backend().sort(work.array(), d, descending)?).movedim(last, d as i64)?.contiguous()?;
             let values = x.gather(d as i64, &indices)?;
             if self.ndim() == 0 {
                 return Ok((values.reshape(&[])?, indices.reshape(&[])?));
