@@ -108,6 +108,40 @@ macro_rules! composite_op_table {
                     (Arg::S(_), Arg::S(_)) => return Err(both_numbers("float_power")),
                 }
             }
+            /// `|input - other| <= atol + rtol * |other|`, or equal (infinities of one sign
+            /// included), or both NaN when `equal_nan`; a bool tensor, not differentiable. Both
+            /// tensors must have one dtype; integers and bools compare in the default float dtype
+            /// (after an exact equality test, so that large int64 values stay distinct when both
+            /// tolerances are zero).
+            isclose(input: &Tensor, other: &Tensor, rtol: f64 = 1e-05, atol: f64 = 1e-08, equal_nan: bool = false) => [] {
+                let _raw = GradMode::disabled();
+                if input.dtype() != other.dtype() {
+                    return Err(Error::Runtime(format!("{} did not match {}", title_name(input.dtype()), title_name(other.dtype()))));
+                }
+                if rtol < 0.0 {
+                    return Err(Error::Runtime(format!("rtol must be greater than or equal to zero, but got {}", fmt_num(rtol))));
+                }
+                if atol < 0.0 {
+                    return Err(Error::Runtime(format!("atol must be greater than or equal to zero, but got {}", fmt_num(atol))));
+                }
+                let mut close = input.binary(B::Eq, other)?;
+                if equal_nan && input.dtype().is_floating_point() {
+                    let both = input.classify(FloatClass::Nan)?.binary(B::LogicalAnd, &other.classify(FloatClass::Nan)?)?;
+                    close = close.binary(B::LogicalOr, &both)?;
+                }
+                if rtol == 0.0 && atol == 0.0 {
+                    return Ok(close);
+                }
+                let (a, b) = if input.dtype().is_floating_point() {
+                    (input.clone(), other.clone())
+                } else {
+                    (input.to_dtype(DEFAULT_FLOAT)?, other.to_dtype(DEFAULT_FLOAT)?)
+                };
+                let allowed = b.unary(U::Abs)?.binary_scalar(B::Mul, f(rtol), false)?.binary_scalar(B::Add, f(atol), false)?;
+                let actual = a.binary(B::Sub, &b)?.unary(U::Abs)?;
+                let within = actual.classify(FloatClass::Finite)?.binary(B::LogicalAnd, &actual.binary(B::Le, &allowed)?)?;
+                close.binary(B::LogicalOr, &within)?
+            }
         }
     };
 }
@@ -132,6 +166,15 @@ fn magnitude(a: &Tensor) -> Result<Tensor> {
     let rest = Tensor::where_(&finite, Arg::S(f(1.0)), Arg::T(a))?.unary(U::Abs)?;
     let rest = rest.binary(B::Mul, &rest)?.unary(U::Sqrt)?;
     Tensor::where_(&finite, Arg::T(&abs), Arg::T(&rest))
+}
+
+/// A number as PyTorch prints it in these errors (`-1`, `-0.5`).
+fn fmt_num(v: f64) -> String {
+    if v == v.trunc() && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
 }
 
 fn both_numbers(name: &str) -> Error {
@@ -353,6 +396,9 @@ mod tests {
         assert_eq!(err.to_string(), "result type Float can't be cast to the desired output type Long");
         b.copysign_(Arg::S(Scalar::Int(-1)))?;
         assert_eq!(b.to_vec::<f32>()?, [-1.0, -2.0]);
+
+        let close = b.isclose(&Tensor::from_vec(vec![-1.05f32, -2.0], &[2])?, 0.01, 0.0, false)?;
+        assert_eq!(close.to_vec::<bool>()?, [false, true]);
         Ok(())
     }
 

@@ -14,7 +14,7 @@ from rstorch.autograd import gradcheck, gradgradcheck
 
 ALL_CASES = json.loads((pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "unary_ops.json").read_text())["cases"]
 CASES = [c for c in ALL_CASES if "args" in c]
-NEW = ["copysign", "float_power"]
+NEW = ["copysign", "float_power", "isclose"]
 GRAD = dict(eps=1e-6, atol=1e-5, rtol=1e-3)
 nan, inf = math.nan, math.inf
 
@@ -67,6 +67,7 @@ def test_registry_binds_the_ops():
     for name in NEW:
         assert getattr(rstorch, name) is getattr(rstorch._C, name)
         assert callable(getattr(rstorch.Tensor, name))
+    assert not hasattr(rstorch.Tensor, "isclose_")
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
@@ -163,6 +164,13 @@ def test_float_power_of_float32_differentiates_through_the_cast():
     same(a.grad.tolist(), [2.5 * v ** 1.5 for v in [0.5, 1.5, 2.0]], 2e-7)
 
 
+def test_isclose_is_not_differentiable():
+    a = rstorch.tensor([1.0, 2.0], requires_grad=True)
+    out = rstorch.isclose(a, a.detach() + 1e-9)
+    assert out.dtype is rstorch.bool and out.grad_fn is None and not out.requires_grad
+    assert out.tolist() == [True, True]
+
+
 def test_in_place_forms():
     x = rstorch.tensor([1.0, -2.0, 0.0, 3.5])
     for other in [-1.0, rstorch.tensor([-1.0, 1.0, -0.0, 2.0]), rstorch.tensor(-3.0, dtype=rstorch.float64)]:
@@ -228,6 +236,12 @@ def test_argument_errors():
         t.copysign_("a")
     with raises(TypeError, "float_power() received an invalid combination of arguments - got (str), but expected one of:"):
         t.float_power("a")
+    with raises(TypeError, "isclose(): argument 'other' (position 2) must be Tensor, not float"):
+        rstorch.isclose(t, 1.0)
+    with raises(TypeError, "isclose(): argument 'other' (position 1) must be Tensor, not float"):
+        t.isclose(1.0)
+    with raises(TypeError, "isclose(): argument 'other' (position 2) must be Tensor, not bool"):
+        rstorch.isclose(t, True)
     with raises(TypeError, "logaddexp(): argument 'input' (position 1) must be Tensor, not float"):
         rstorch.logaddexp(2.0, t)
     with raises(TypeError, "hypot(): argument 'other' (position 2) must be Tensor, not float"):
@@ -236,7 +250,7 @@ def test_argument_errors():
         rstorch.copysign(rstorch.ones(2), rstorch.ones(3))
     with raises(RuntimeError, "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"):
         rstorch.float_power(rstorch.ones(2), rstorch.ones(3))
-    assert not hasattr(t, "logaddexp_")
+    assert not hasattr(t, "logaddexp_") and not hasattr(t, "isclose_")
 
 
 def test_keywords():
@@ -245,6 +259,8 @@ def test_keywords():
     assert rstorch.float_power(input=t, exponent=2).tolist() == [1.0, 4.0]
     assert t.float_power(exponent=2).tolist() == [1.0, 4.0]
     assert t.copysign(other=1.0).tolist() == [1.0, 2.0]
+    assert rstorch.isclose(input=t, other=t + 1e-3, rtol=0.0, atol=0.0, equal_nan=True).tolist() == [False, False]
+    assert rstorch.isclose(t, t + 0.5, 0.0, 1.0).tolist() == [True, True]
 
 
 def test_empty_and_zero_dim():

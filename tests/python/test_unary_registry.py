@@ -146,7 +146,7 @@ def flat(rows):
 def test_composite_names_are_bound():
     names, in_place = rstorch._C._composite_ops()
     # the number/parameter/in-place ones are tested in test_composite_ops.py
-    assert sorted(names) == sorted(BINARY + ["copysign", "float_power"])
+    assert sorted(names) == sorted(BINARY + ["copysign", "float_power", "isclose"])
     assert set(in_place) == {"copysign_", "float_power_"}
     for name in names:
         # `torch.X` is a function of its own (it takes `input`), `Tensor.X` the method
