@@ -32,7 +32,7 @@ RETURNS = {
     "_wgpu_empty_cache": "None", "_wgpu_pool_stats": "dict[str, int]", "get_default_device": "device",
     "set_default_device": "None", "allclose": "bool", "is_inference": "bool", "_is_view": "bool",
     "is_inference_mode_enabled": "bool", "_set_inference_mode": "bool", "_unary_ops": "tuple[list[str], list[str]]",
-    "_composite_ops": "list[str]",
+    "_composite_ops": "tuple[list[str], list[str]]",
 }
 PROPERTIES = {
     "shape": "Size", "ndim": "int", "dtype": "dtype", "device": "device", "requires_grad": "bool",

@@ -26,8 +26,8 @@ short, int, long = int16, int32, int64
 concat = concatenate = cat
 
 # Functions that are the Tensor methods of the same name (`rstorch.exp(x)` is `x.exp()`): the
-# unary and composite ops declared in the core's registry (`src/ops/`), then the others.
-_METHOD_FUNCTIONS = list(_C._unary_ops()[0]) + list(_C._composite_ops()) + """
+# unary ops declared in the core's registry (`src/ops/unary.rs`), then the others.
+_METHOD_FUNCTIONS = list(_C._unary_ops()[0]) + """
     add sub subtract mul multiply div divide true_divide floor_divide remainder pow maximum minimum
     atan2 eq ne lt le gt ge greater less logical_and logical_or logical_xor logical_not bitwise_and
     bitwise_or bitwise_xor bitwise_not round
@@ -39,10 +39,14 @@ _METHOD_FUNCTIONS = list(_C._unary_ops()[0]) + list(_C._composite_ops()) + """
     index_select gather scatter scatter_add index_add masked_fill masked_select nonzero sort argsort
     topk matmul mm bmm mv dot inner outer addmm numel is_floating_point is_complex clone detach
     frac lerp addcmul addcdiv median kthvalue broadcast_to tile diag diagonal trace take
-    fmod isnan isinf isposinf isneginf isfinite nan_to_num nan_to_num_ isclose allclose as_strided
+    fmod isnan isinf isposinf isneginf isfinite nan_to_num nan_to_num_ allclose as_strided
 """.split()
 for _name in _METHOD_FUNCTIONS:
     globals()[_name] = getattr(Tensor, _name)
+# The composite ops declared in `src/ops/composite.rs` are functions of their own (`input` may be
+# a number where PyTorch takes one: `float_power(2, t)`).
+for _name in _C._composite_ops()[0]:
+    globals()[_name] = getattr(_C, _name)
 del _name
 
 

@@ -1,5 +1,6 @@
 //! Bindings of the float classification ops: isnan, isinf, isposinf, isneginf, isfinite,
-//! nan_to_num(_), isclose and allclose (Tensor methods; `rstorch.isnan` etc. are these).
+//! nan_to_num(_) and allclose (Tensor methods; `rstorch.isnan` etc. are these). isclose is a
+//! composite op (`src/python/composite.rs`).
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -9,7 +10,7 @@ use crate::tensor::Tensor;
 
 use super::tensor::{run, PyTensor};
 
-/// The `other` tensor of isclose/allclose; anything else is PyTorch's argument TypeError.
+/// The `other` tensor of allclose; anything else is PyTorch's argument TypeError.
 fn other_tensor(name: &str, other: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     match other.cast::<PyTensor>() {
         Ok(t) => Ok(t.get().tensor()),
@@ -61,12 +62,6 @@ impl PyTensor {
         let r = run(slf.py(), t.numel(), || t.nan_to_num(nan, posinf, neginf))?;
         me.assign_result(slf.py(), &r)?;
         Ok(slf.clone())
-    }
-
-    #[pyo3(signature = (other, rtol=1e-05, atol=1e-08, equal_nan=false))]
-    fn isclose(&self, py: Python<'_>, other: &Bound<'_, PyAny>, rtol: f64, atol: f64, equal_nan: bool) -> PyResult<PyTensor> {
-        let (a, b) = (self.tensor(), other_tensor("isclose", other)?);
-        Ok(PyTensor::wrap(run(py, a.numel().max(b.numel()), || a.isclose(&b, rtol, atol, equal_nan))?))
     }
 
     /// Whether every element is close (a Python bool, as in PyTorch).

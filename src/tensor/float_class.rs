@@ -1,12 +1,12 @@
-//! Floating-point classification and repair: isnan, isinf, isposinf, isneginf, isfinite,
-//! nan_to_num and isclose, with PyTorch's rules for integer and bool inputs (never NaN nor
-//! infinite) and its per-dtype defaults.
+//! Floating-point classification and repair: isnan, isinf, isposinf, isneginf, isfinite and
+//! nan_to_num, with PyTorch's rules for integer and bool inputs (never NaN nor infinite) and
+//! its per-dtype defaults. (isclose is a composite op: `src/ops/composite.rs`.)
 
 use crate::autograd::GradMode;
 use crate::cpu::elementwise::map1;
-use crate::dtype::{DType, DEFAULT_FLOAT};
-use crate::error::{Error, Result};
-use crate::tensor::arith::{title_name, Arg};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
 
 /// Which values `Tensor::classify` marks true.
@@ -91,53 +91,6 @@ impl Tensor {
             out = replace(&out, FloatClass::NegInf, neginf.unwrap_or(-finite_max(dtype)))?;
             out.to_dtype(dtype)
         })
-    }
-
-    /// `isclose(other, rtol, atol, equal_nan)`: `|self - other| <= atol + rtol * |other|`, or
-    /// equal (infinities of one sign included), or both NaN when `equal_nan`. Both tensors must
-    /// have one dtype; integers and bools compare in the default float dtype (after an exact
-    /// equality test, so that large int64 values stay distinct when both tolerances are zero).
-    pub fn isclose(&self, other: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> Result<Tensor> {
-        let _raw = GradMode::disabled();
-        if self.dtype() != other.dtype() {
-            return Err(Error::Runtime(format!("{} did not match {}", title_name(self.dtype()), title_name(other.dtype()))));
-        }
-        if rtol < 0.0 {
-            return Err(Error::Runtime(format!("rtol must be greater than or equal to zero, but got {}", fmt_num(rtol))));
-        }
-        if atol < 0.0 {
-            return Err(Error::Runtime(format!("atol must be greater than or equal to zero, but got {}", fmt_num(atol))));
-        }
-        let mut close = self.binary(BinaryOp::Eq, other)?;
-        if equal_nan && self.dtype().is_floating_point() {
-            let both = self.classify(FloatClass::Nan)?.binary(BinaryOp::LogicalAnd, &other.classify(FloatClass::Nan)?)?;
-            close = close.binary(BinaryOp::LogicalOr, &both)?;
-        }
-        if rtol == 0.0 && atol == 0.0 {
-            return Ok(close);
-        }
-        let (a, b) = if self.dtype().is_floating_point() {
-            (self.clone(), other.clone())
-        } else {
-            (self.to_dtype(DEFAULT_FLOAT)?, other.to_dtype(DEFAULT_FLOAT)?)
-        };
-        let allowed = b.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Mul, Scalar::Float(rtol), false)?.binary_scalar(
-            BinaryOp::Add,
-            Scalar::Float(atol),
-            false,
-        )?;
-        let actual = a.binary(BinaryOp::Sub, &b)?.unary(UnaryOp::Abs)?;
-        let within = actual.classify(FloatClass::Finite)?.binary(BinaryOp::LogicalAnd, &actual.binary(BinaryOp::Le, &allowed)?)?;
-        close.binary(BinaryOp::LogicalOr, &within)
-    }
-}
-
-/// A number as PyTorch prints it in these errors (`-1`, `-0.5`).
-fn fmt_num(v: f64) -> String {
-    if v == v.trunc() && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
     }
 }
 

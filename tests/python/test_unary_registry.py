@@ -144,10 +144,16 @@ def flat(rows):
 
 
 def test_composite_names_are_bound():
-    names = rstorch._C._composite_ops()
-    assert sorted(names) == sorted(BINARY)
+    names, in_place = rstorch._C._composite_ops()
+    # the number/parameter/in-place ones are tested in test_composite_ops.py
+    assert sorted(names) == sorted(BINARY + ["copysign", "float_power", "isclose"])
+    assert set(in_place) == {"copysign_", "float_power_"}
     for name in names:
-        assert getattr(rstorch, name) is getattr(rstorch.Tensor, name), name
+        # `torch.X` is a function of its own (it takes `input`), `Tensor.X` the method
+        assert getattr(rstorch, name) is getattr(rstorch._C, name), name
+        assert callable(getattr(rstorch.Tensor, name)), name
+    for name in in_place:
+        assert callable(getattr(rstorch.Tensor, name)), name
 
 
 @pytest.mark.parametrize("case", BINARY_CASES, ids=lambda c: f"{c['op']}-{c['dtype']}-{'grad' if 'grad_a' in c else 'values'}")
