@@ -11,7 +11,7 @@ use crate::storage::Storage;
 use crate::tensor::loss::Reduction;
 use crate::tensor::{BinaryOp, ReduceOp, UnaryOp};
 
-use super::{context, loss, matmul, norm, operands, ops, optim, pooling, reduce, softmax, storage};
+use super::{context, loss, matmul, norm, operands, ops, optim, pooling, positions, reduce, softmax, storage};
 
 /// The GPU backend: Vulkan, Metal or DX12 through wgpu.
 pub struct Wgpu;
@@ -236,7 +236,7 @@ impl Backend for Wgpu {
     }
 
     fn put_at_positions(&self, out: &Array, targets: &Array, src: &Array) -> Result<()> {
-        ops::put_at_positions(out, targets, src)
+        positions::put_at_positions(out, targets, src)
     }
 
     fn add_at(&self, out: &Array, targets: &[usize], src: &Array, src_offsets: &[usize]) -> Result<()> {
@@ -244,7 +244,7 @@ impl Backend for Wgpu {
     }
 
     fn add_at_positions(&self, out: &Array, targets: &Array, src: &Array) -> Result<()> {
-        ops::add_at_positions(out, targets, src)
+        positions::add_at_positions(out, targets, src)
     }
 
     fn scatter_index(&self, out: &Array, dim: usize, index: &Array, src: &Array) -> Result<bool> {

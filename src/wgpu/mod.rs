@@ -32,6 +32,8 @@ mod optim;
 #[cfg(feature = "wgpu")]
 mod pooling;
 #[cfg(feature = "wgpu")]
+mod positions;
+#[cfg(feature = "wgpu")]
 mod reduce;
 #[cfg(feature = "wgpu")]
 mod shader;

@@ -13,8 +13,7 @@ use crate::tensor::{BinaryOp, Scalar, UnaryOp};
 
 use super::context::Context;
 use super::elementwise::{self, binary_kernel, scalar_bits, unary_code, unary_int_code, BinaryKernel, Input, View};
-use super::operands::{buffer_of, context_of, dense, output, view};
-use super::reduce::sort;
+use super::operands::{buffer_of, context_of, output, view};
 use super::storage::WgpuStorage;
 
 /// `op(x)`: float ops in float32 for float16, bfloat16 and float32 tensors and in float64 for
@@ -233,62 +232,6 @@ pub fn take_at(src: &Array, offsets: &Array, shape: &[usize]) -> Result<Array> {
     let words = Layout { shape: l.shape.clone(), strides: l.strides.iter().map(|s| 2 * s).collect(), offset: 2 * l.offset };
     elementwise::take(ctx, &sb, src.dtype(), View { buffer: &tb, dtype: DType::I32, layout: &words }, view(&out, &ob))?;
     Ok(out)
-}
-
-/// The `segment_sum` / `segment_last` list for values aimed at row-major `targets` (int64 on
-/// the device, each inside `0..n`) of an output of `n` elements, from a contiguous source.
-fn segment_list(ctx: &'static Context, n: usize, targets: &Array, src: &Array) -> Result<WgpuStorage> {
-    let m = targets.numel();
-    let flat = dense(targets)?.view_as(&[m])?;
-    let order = sort(&flat, 0, false)?;
-    let (_, tb) = buffer_of(&flat, "index_add")?;
-    let (_, pb) = buffer_of(&order, "index_add")?;
-    let list = WgpuStorage::new(ctx, DType::I32, n + 1 + m)?;
-    elementwise::segment_list(ctx, (&tb, flat.storage_offset()), &pb, (n, m), src.storage_offset(), list.buffer())?;
-    Ok(list)
-}
-
-/// Adds, in order of `k`, element `k` of the contiguous `src` to element `targets[k]` of the
-/// contiguous `out` (which starts with its own values): the targets are row-major positions
-/// in out, int64 on the device, checked by whoever made them. Repeated targets sum the same
-/// way on every run, and as the CPU sums them. Float16/bfloat16 accumulate in float32,
-/// integers in int64.
-pub fn add_at_positions(out: &Array, targets: &Array, src: &Array) -> Result<()> {
-    move_to_positions(out, targets, src, true)
-}
-
-/// Writes element `k` of the contiguous `src` to element `targets[k]` of the contiguous `out`,
-/// as `add_at_positions` adds; of repeated targets the last in order wins.
-pub fn put_at_positions(out: &Array, targets: &Array, src: &Array) -> Result<()> {
-    move_to_positions(out, targets, src, false)
-}
-
-/// `add_at_positions` (`add`) or `put_at_positions`.
-fn move_to_positions(out: &Array, targets: &Array, src: &Array, add: bool) -> Result<()> {
-    let op = if add { "index_add" } else { "index_put_" };
-    if !out.is_contiguous()
-        || src.dtype() != out.dtype()
-        || !src.is_contiguous()
-        || targets.dtype() != DType::I64
-        || targets.numel() != src.numel()
-    {
-        return Err(Error::Runtime(format!(
-            "wgpu {op}: a contiguous output, a contiguous source of its dtype and one int64 target per source element"
-        )));
-    }
-    if targets.numel() == 0 || out.numel() == 0 {
-        return Ok(());
-    }
-    let (ctx, ob) = buffer_of(out, op)?;
-    let (_, sb) = buffer_of(src, op)?;
-    let list = segment_list(ctx, out.numel(), targets, src)?;
-    if add {
-        elementwise::segment_sum(ctx, &sb, list.buffer(), view(out, &ob))?;
-    } else {
-        elementwise::segment_last(ctx, &sb, list.buffer(), view(out, &ob))?;
-    }
-    out.storage().bump_version();
-    Ok(())
 }
 
 /// `src` gathered along `dim` by the integer tensor `index` on the same device, into a new
