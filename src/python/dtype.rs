@@ -1,4 +1,5 @@
-//! `rstorch.dtype` and `rstorch.device` objects. Each dtype is a singleton, so `is` works.
+//! `rstorch.dtype` and `rstorch.device` objects (each dtype is a singleton, so `is` works), and the
+//! Tensor dtype shorthands (`float()`, `long()`, ...).
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
@@ -6,6 +7,8 @@ use pyo3::sync::PyOnceLock;
 
 use crate::device::{Device, DeviceSpec};
 use crate::dtype::DType;
+
+use super::tensor::{run, PyTensor};
 
 #[pyclass(name = "dtype", module = "rstorch", frozen, eq, hash)]
 #[derive(PartialEq, Eq, Hash)]
@@ -202,4 +205,50 @@ pub fn device_object(py: Python<'_>, device: Device) -> PyResult<Py<PyDevice>> {
             }
         }
     }
+}
+
+#[pymethods]
+impl PyTensor {
+    // ----- dtype shorthands -------------------------------------------------------------------
+
+    fn float(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::F32)
+    }
+    fn double(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::F64)
+    }
+    fn half(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::F16)
+    }
+    fn bfloat16(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::BF16)
+    }
+    fn long(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::I64)
+    }
+    fn int(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::I32)
+    }
+    fn short(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::I16)
+    }
+    fn char(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::I8)
+    }
+    fn byte(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::U8)
+    }
+    fn bool(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::Bool)
+    }
+}
+
+/// Self when already of `dtype` (as PyTorch returns the same object), else a converted copy.
+fn cast_to(slf: &Bound<'_, PyTensor>, dtype: DType) -> PyResult<Py<PyAny>> {
+    let t = &slf.get().tensor();
+    if t.dtype() == dtype {
+        return Ok(slf.clone().into_any().unbind());
+    }
+    let py = slf.py();
+    Ok(Py::new(py, PyTensor::wrap(run(py, t.numel(), || t.copy_as(dtype))?))?.into_any())
 }

@@ -1,6 +1,7 @@
 //! The `rstorch._C` extension module. Only this directory uses PyO3.
 #![allow(non_snake_case)] // the module is `_C`, as PyTorch names its extension
 
+mod arith;
 mod autograd;
 mod composite;
 mod convert;
@@ -8,9 +9,11 @@ mod dtype;
 mod errors;
 mod float_class;
 mod functions;
+mod index_ops;
 mod nn;
-mod ops;
 mod optim;
+mod products;
+mod reduce;
 mod serialize;
 mod strided;
 mod tensor;

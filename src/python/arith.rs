@@ -1,29 +1,31 @@
-//! Tensor math methods: operators, elementwise functions, reductions, indexing ops, products.
+//! Operators and pointwise math methods of Tensor: the arithmetic, comparison, logical and bitwise
+//! operators and methods with their in-place forms, pow, add/sub with alpha, div with a rounding
+//! mode, clamp, round, the parametric activations, where, frac, lerp and addcmul/addcdiv; and
+//! `Other`, the tensor-or-number operand the other op modules share.
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 
 use crate::dtype::DType;
 use crate::tensor::arith::Arg;
-use crate::tensor::{BinaryOp, ReduceOp, Scalar, Tensor, UnaryOp};
+use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
 
-use super::convert::{dims_arg, scalar_of, to_tensor};
-use super::dtype::extract_opt_dtype;
+use super::convert::{scalar_of, to_tensor};
 use super::tensor::{run, PyTensor};
 
-/// The other operand of a binary op: a tensor or a number; None means "not ours"
-/// (the operator returns NotImplemented).
 /// The one output of `autograd::composite` called with one.
-fn one(mut outputs: Vec<Tensor>) -> Tensor {
+pub(super) fn one(mut outputs: Vec<Tensor>) -> Tensor {
     outputs.pop().expect("one output in, one out")
 }
 
-enum Other {
+/// The other operand of a binary op: a tensor or a number.
+pub(super) enum Other {
     T(Tensor),
     S(Scalar),
 }
 
-fn other_of(obj: &Bound<'_, PyAny>) -> Option<Other> {
+/// `obj` as an operand; None means "not ours" (an operator returns NotImplemented).
+pub(super) fn other_of(obj: &Bound<'_, PyAny>) -> Option<Other> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         return Some(Other::T(t.get().tensor().clone()));
     }
@@ -31,7 +33,7 @@ fn other_of(obj: &Bound<'_, PyAny>) -> Option<Other> {
 }
 
 /// The `other` of an op taking only tensors; anything else is PyTorch's argument TypeError.
-fn tensor_only(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Other> {
+pub(super) fn tensor_only(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Other> {
     match obj.cast::<PyTensor>() {
         Ok(t) => Ok(Other::T(t.get().tensor())),
         Err(_) => {
@@ -40,7 +42,8 @@ fn tensor_only(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Other> {
     }
 }
 
-fn other_strict(obj: &Bound<'_, PyAny>) -> PyResult<Other> {
+/// `obj` as an operand: a tensor, a number, or data converted to a tensor.
+pub(super) fn other_strict(obj: &Bound<'_, PyAny>) -> PyResult<Other> {
     if let Some(o) = other_of(obj) {
         return Ok(o);
     }
@@ -48,7 +51,7 @@ fn other_strict(obj: &Bound<'_, PyAny>) -> PyResult<Other> {
 }
 
 impl PyTensor {
-    fn binop(&self, py: Python<'_>, op: BinaryOp, other: &Other, reflected: bool) -> PyResult<Tensor> {
+    pub(super) fn binop(&self, py: Python<'_>, op: BinaryOp, other: &Other, reflected: bool) -> PyResult<Tensor> {
         let t = &self.tensor();
         Ok(match other {
             Other::T(o) if reflected => run(py, t.numel().max(o.numel()), || o.binary(op, t))?,
@@ -79,7 +82,7 @@ impl PyTensor {
         Ok(())
     }
 
-    fn method(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    pub(super) fn method(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         Ok(PyTensor::wrap(self.binop(py, op, &other_strict(other)?, false)?))
     }
 
@@ -232,12 +235,6 @@ unary_methods! {
     silu => UnaryOp::Silu;
 }
 
-/// Converts `max`/`min`/`sort`/`topk` results to PyTorch's named tuples.
-fn return_type(py: Python<'_>, name: &str, values: Tensor, indices: Tensor) -> PyResult<Py<PyAny>> {
-    let cls = py.import("rstorch.return_types")?.getattr(name)?;
-    Ok(cls.call1((PyTensor::wrap(values), PyTensor::wrap(indices)))?.unbind())
-}
-
 #[pymethods]
 impl PyTensor {
     fn __pos__(slf: &Bound<'_, Self>) -> Py<PyAny> {
@@ -271,21 +268,6 @@ impl PyTensor {
     fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         Ok(PyTensor::wrap(self.power(py, &other_strict(exponent)?)?))
     }
-
-    fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        match other.cast::<PyTensor>() {
-            Ok(o) => Ok(Py::new(py, self.matmul(py, o.get())?)?.into_any()),
-            Err(_) => Ok(py.NotImplemented()),
-        }
-    }
-
-    fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        match other.cast::<PyTensor>() {
-            Ok(o) => Ok(Py::new(py, o.get().matmul(py, self)?)?.into_any()),
-            Err(_) => Ok(py.NotImplemented()),
-        }
-    }
-
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.operator(py, BinaryOp::Eq, other, false)
     }
@@ -455,335 +437,6 @@ impl PyTensor {
             Other::S(s) => Tensor::where_(c, Arg::T(t), Arg::S(*s)),
         })?))
     }
-
-    // ----- reductions -------------------------------------------------------------------------
-
-    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
-    fn sum(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-        self.reduce_with(py, ReduceOp::Sum, dim, keepdim, dtype)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
-    fn prod(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-        self.reduce_with(py, ReduceOp::Prod, dim, keepdim, dtype)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
-    fn mean(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-        let t = match extract_opt_dtype(dtype)? {
-            Some(d) if !d.is_floating_point() => {
-                return Err(crate::Error::NotImplemented(format!(
-                    "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {}",
-                    crate::tensor::arith::title_name(d)
-                ))
-                .into())
-            }
-            Some(d) => self.tensor().to_dtype(d)?,
-            None => self.tensor().clone(),
-        };
-        let dims = dims_arg(dim)?;
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.mean(dims.as_deref(), keepdim))?))
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn all(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> PyResult<PyTensor> {
-        self.reduce_with(py, ReduceOp::All, dim, keepdim, None)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn any(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> PyResult<PyTensor> {
-        self.reduce_with(py, ReduceOp::Any, dim, keepdim, None)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn amax(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> PyResult<PyTensor> {
-        self.reduce_with(py, ReduceOp::Max, dim, keepdim, None)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn amin(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> PyResult<PyTensor> {
-        self.reduce_with(py, ReduceOp::Min, dim, keepdim, None)
-    }
-
-    /// `max()`, `max(dim, keepdim)` (values and indices) or `max(other)` (elementwise).
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn max(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> PyResult<Py<PyAny>> {
-        self.max_min(py, dim, keepdim, true)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn min(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> PyResult<Py<PyAny>> {
-        self.max_min(py, dim, keepdim, false)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn argmax(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> PyResult<PyTensor> {
-        let t = &self.tensor();
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.argmax_min(dim, keepdim, true))?))
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn argmin(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> PyResult<PyTensor> {
-        let t = &self.tensor();
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.argmax_min(dim, keepdim, false))?))
-    }
-
-    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
-    fn var(
-        &self,
-        py: Python<'_>,
-        dim: Option<&Bound<'_, PyAny>>,
-        unbiased: Option<bool>,
-        keepdim: bool,
-        correction: Option<f64>,
-    ) -> PyResult<PyTensor> {
-        let (dims, c) = var_args(dim, unbiased, correction)?;
-        let t = &self.tensor();
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.var(dims.as_deref(), c, keepdim))?))
-    }
-
-    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
-    fn std(
-        &self,
-        py: Python<'_>,
-        dim: Option<&Bound<'_, PyAny>>,
-        unbiased: Option<bool>,
-        keepdim: bool,
-        correction: Option<f64>,
-    ) -> PyResult<PyTensor> {
-        let (dims, c) = var_args(dim, unbiased, correction)?;
-        let t = &self.tensor();
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.std(dims.as_deref(), c, keepdim))?))
-    }
-
-    #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
-    fn norm(
-        &self,
-        py: Python<'_>,
-        p: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
-        dtype: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<PyTensor> {
-        let p = match p {
-            None => 2.0,
-            Some(v) if v.is_none() => 2.0,
-            Some(v) => match v.extract::<String>() {
-                Ok(s) if s == "fro" => 2.0,
-                Ok(s) => return Err(PyRuntimeError::new_err(format!("norm: unsupported p '{s}'"))),
-                Err(_) => v.extract::<f64>()?,
-            },
-        };
-        let t = match extract_opt_dtype(dtype)? {
-            Some(d) => self.tensor().to_dtype(d)?,
-            None => self.tensor().clone(),
-        };
-        let dims = dims_arg(dim)?;
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.norm(p, dims.as_deref(), keepdim))?))
-    }
-
-    #[pyo3(signature = (dim, keepdim=false))]
-    fn logsumexp(&self, py: Python<'_>, dim: &Bound<'_, PyAny>, keepdim: bool) -> PyResult<PyTensor> {
-        let dims = super::convert::int_list(dim)?;
-        let t = &self.tensor();
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.logsumexp(&dims, keepdim))?))
-    }
-
-    #[pyo3(signature = (dim, dtype=None))]
-    fn softmax(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-        let t = self.cast_opt(dtype)?;
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.softmax(dim))?))
-    }
-
-    #[pyo3(signature = (dim, dtype=None))]
-    fn log_softmax(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-        let t = self.cast_opt(dtype)?;
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.log_softmax(dim))?))
-    }
-
-    #[pyo3(signature = (dim, *, dtype=None))]
-    fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-        let want = extract_opt_dtype(dtype)?;
-        let t = self.cast_opt(dtype)?;
-        // A dtype given is the result's (integers otherwise accumulate into int64).
-        Ok(PyTensor::wrap(run(py, t.numel(), || {
-            let r = t.cumulative(dim, false)?;
-            match want {
-                Some(d) => r.to_dtype(d),
-                None => Ok(r),
-            }
-        })?))
-    }
-
-    #[pyo3(signature = (dim, *, dtype=None))]
-    fn cumprod(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-        let want = extract_opt_dtype(dtype)?;
-        let t = self.cast_opt(dtype)?;
-        // A dtype given is the result's (integers otherwise accumulate into int64).
-        Ok(PyTensor::wrap(run(py, t.numel(), || {
-            let r = t.cumulative(dim, true)?;
-            match want {
-                Some(d) => r.to_dtype(d),
-                None => Ok(r),
-            }
-        })?))
-    }
-
-    // ----- indexing ops -----------------------------------------------------------------------
-
-    fn index_select(&self, py: Python<'_>, dim: i64, index: &PyTensor) -> PyResult<PyTensor> {
-        let (t, i) = (&self.tensor(), &index.tensor());
-        Ok(PyTensor::wrap(run(py, i.numel(), || t.index_select(dim, i))?))
-    }
-
-    fn gather(&self, py: Python<'_>, dim: i64, index: &PyTensor) -> PyResult<PyTensor> {
-        let (t, i) = (&self.tensor(), &index.tensor());
-        Ok(PyTensor::wrap(run(py, i.numel(), || t.gather(dim, i))?))
-    }
-
-    #[pyo3(signature = (dim, index, src=None, *, value=None, reduce=None))]
-    fn scatter(
-        &self,
-        py: Python<'_>,
-        dim: i64,
-        index: &PyTensor,
-        src: Option<&Bound<'_, PyAny>>,
-        value: Option<&Bound<'_, PyAny>>,
-        reduce: Option<&str>,
-    ) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.scatter_impl(py, dim, index, src.or(value), reduce)?))
-    }
-
-    #[pyo3(signature = (dim, index, src=None, *, value=None, reduce=None))]
-    fn scatter_<'py>(
-        slf: &Bound<'py, Self>,
-        dim: i64,
-        index: &PyTensor,
-        src: Option<&Bound<'py, PyAny>>,
-        value: Option<&Bound<'py, PyAny>>,
-        reduce: Option<&str>,
-    ) -> PyResult<Bound<'py, Self>> {
-        let me = slf.get();
-        let r = me.scatter_impl(slf.py(), dim, index, src.or(value), reduce)?;
-        me.tensor().assign_(&r)?;
-        Ok(slf.clone())
-    }
-
-    fn scatter_add(&self, py: Python<'_>, dim: i64, index: &PyTensor, src: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.scatter_impl(py, dim, index, Some(src), Some("add"))?))
-    }
-
-    fn scatter_add_<'py>(slf: &Bound<'py, Self>, dim: i64, index: &PyTensor, src: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-        let me = slf.get();
-        let r = me.scatter_impl(slf.py(), dim, index, Some(src), Some("add"))?;
-        me.tensor().assign_(&r)?;
-        Ok(slf.clone())
-    }
-
-    #[pyo3(signature = (dim, index, source, *, alpha=None))]
-    fn index_add(&self, dim: i64, index: &PyTensor, source: &PyTensor, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-        let a = alpha.and_then(scalar_of).unwrap_or(Scalar::Int(1));
-        Ok(PyTensor::wrap(self.tensor().index_add(dim, &index.tensor(), &source.tensor(), a)?))
-    }
-
-    #[pyo3(signature = (dim, index, source, *, alpha=None))]
-    fn index_add_<'py>(
-        slf: &Bound<'py, Self>,
-        dim: i64,
-        index: &PyTensor,
-        source: &PyTensor,
-        alpha: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, Self>> {
-        let a = alpha.and_then(scalar_of).unwrap_or(Scalar::Int(1));
-        let me = slf.get();
-        let r = me.tensor().index_add(dim, &index.tensor(), &source.tensor(), a)?;
-        me.tensor().assign_(&r)?;
-        Ok(slf.clone())
-    }
-
-    fn masked_fill(&self, py: Python<'_>, mask: &PyTensor, value: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.masked_fill_impl(py, mask, value)?))
-    }
-
-    fn masked_fill_<'py>(slf: &Bound<'py, Self>, mask: &PyTensor, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-        let (t, m) = (&slf.get().tensor(), &mask.tensor());
-        let v = other_strict(value)?;
-        run(slf.py(), t.numel(), || match &v {
-            Other::T(x) => t.masked_fill_(m, Arg::T(x)),
-            Other::S(s) => t.masked_fill_(m, Arg::S(*s)),
-        })?;
-        Ok(slf.clone())
-    }
-
-    fn masked_select(&self, mask: &PyTensor) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.tensor().masked_select(&mask.tensor())?))
-    }
-
-    #[pyo3(signature = (*, as_tuple=false))]
-    fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> PyResult<Py<PyAny>> {
-        let nz = self.tensor().nonzero()?;
-        if as_tuple {
-            let cols = (0..self.tensor().ndim().max(1))
-                .map(|k| if self.tensor().ndim() == 0 { nz.reshape(&[-1]) } else { nz.select(1, k as i64) })
-                .collect::<crate::Result<Vec<_>>>()?;
-            return Ok(super::tensor::tensors_tuple(py, cols)?.into_any());
-        }
-        Ok(Py::new(py, PyTensor::wrap(nz))?.into_any())
-    }
-
-    #[pyo3(signature = (dim=-1, descending=false, stable=false))]
-    fn sort(&self, py: Python<'_>, dim: i64, descending: bool, stable: bool) -> PyResult<Py<PyAny>> {
-        let _ = stable;
-        let t = &self.tensor();
-        let (v, i) = run(py, t.numel(), || t.sort(dim, descending))?;
-        return_type(py, "sort", v, i)
-    }
-
-    #[pyo3(signature = (dim=-1, descending=false, stable=false))]
-    fn argsort(&self, py: Python<'_>, dim: i64, descending: bool, stable: bool) -> PyResult<PyTensor> {
-        let _ = stable;
-        let t = &self.tensor();
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.sort(dim, descending))?.1))
-    }
-
-    #[pyo3(signature = (k, dim=-1, largest=true, sorted=true))]
-    fn topk(&self, py: Python<'_>, k: i64, dim: i64, largest: bool, sorted: bool) -> PyResult<Py<PyAny>> {
-        let _ = sorted;
-        let t = &self.tensor();
-        let (v, i) = run(py, t.numel(), || t.topk(k, dim, largest))?;
-        return_type(py, "topk", v, i)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn median(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> PyResult<Py<PyAny>> {
-        let t = &self.tensor();
-        match dim {
-            None => Ok(Py::new(py, PyTensor::wrap(run(py, t.numel(), || t.median())?))?.into_any()),
-            Some(d) => {
-                let d = super::convert::index_int(d)?;
-                let (v, i) = run(py, t.numel(), || t.median_dim(d, keepdim))?;
-                return_type(py, "median", v, i)
-            }
-        }
-    }
-
-    #[pyo3(signature = (k, dim=-1, keepdim=false))]
-    fn kthvalue(&self, py: Python<'_>, k: i64, dim: i64, keepdim: bool) -> PyResult<Py<PyAny>> {
-        let t = &self.tensor();
-        let (v, i) = run(py, t.numel(), || t.kthvalue(k, dim, keepdim))?;
-        return_type(py, "kthvalue", v, i)
-    }
-
-    fn take(&self, py: Python<'_>, index: &PyTensor) -> PyResult<PyTensor> {
-        let (t, i) = (&self.tensor(), &index.tensor());
-        Ok(PyTensor::wrap(run(py, i.numel(), || t.take(i))?))
-    }
-
-    fn trace(&self, py: Python<'_>) -> PyResult<PyTensor> {
-        let t = &self.tensor();
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.trace())?))
-    }
-
     // ----- pointwise ops of several tensors -------------------------------------------------------
 
     fn frac(&self, py: Python<'_>) -> PyResult<PyTensor> {
@@ -837,131 +490,9 @@ impl PyTensor {
         me.assign_result(slf.py(), &r)?;
         Ok(slf.clone())
     }
-
-    // ----- products -----------------------------------------------------------------------------
-
-    fn matmul(&self, py: Python<'_>, other: &PyTensor) -> PyResult<PyTensor> {
-        let (a, b) = (&self.tensor(), &other.tensor());
-        Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || a.matmul(b))?))
-    }
-
-    fn mm(&self, py: Python<'_>, mat2: &PyTensor) -> PyResult<PyTensor> {
-        let (a, b) = (&self.tensor(), &mat2.tensor());
-        Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || a.mm(b))?))
-    }
-
-    fn bmm(&self, py: Python<'_>, mat2: &PyTensor) -> PyResult<PyTensor> {
-        let (a, b) = (&self.tensor(), &mat2.tensor());
-        Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || a.bmm(b))?))
-    }
-
-    fn mv(&self, py: Python<'_>, vec: &PyTensor) -> PyResult<PyTensor> {
-        let (a, b) = (&self.tensor(), &vec.tensor());
-        Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || a.mv(b))?))
-    }
-
-    fn dot(&self, other: &PyTensor) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.tensor().dot(&other.tensor())?))
-    }
-
-    fn inner(&self, py: Python<'_>, other: &PyTensor) -> PyResult<PyTensor> {
-        let (a, b) = (&self.tensor(), &other.tensor());
-        Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || a.inner(b))?))
-    }
-
-    fn outer(&self, other: &PyTensor) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.tensor().outer(&other.tensor())?))
-    }
-
-    #[pyo3(signature = (mat1, mat2, *, beta=None, alpha=None))]
-    fn addmm(
-        &self,
-        py: Python<'_>,
-        mat1: &PyTensor,
-        mat2: &PyTensor,
-        beta: Option<&Bound<'_, PyAny>>,
-        alpha: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<PyTensor> {
-        let beta = beta.and_then(scalar_of).unwrap_or(Scalar::Int(1));
-        let alpha = alpha.and_then(scalar_of).unwrap_or(Scalar::Int(1));
-        let (c, a, b) = (&self.tensor(), &mat1.tensor(), &mat2.tensor());
-        Ok(PyTensor::wrap(run(py, a.numel() + b.numel(), || c.addmm(a, b, beta, alpha))?))
-    }
-
-    // ----- dtype shorthands -------------------------------------------------------------------
-
-    fn float(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        cast_to(slf, DType::F32)
-    }
-    fn double(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        cast_to(slf, DType::F64)
-    }
-    fn half(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        cast_to(slf, DType::F16)
-    }
-    fn bfloat16(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        cast_to(slf, DType::BF16)
-    }
-    fn long(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        cast_to(slf, DType::I64)
-    }
-    fn int(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        cast_to(slf, DType::I32)
-    }
-    fn short(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        cast_to(slf, DType::I16)
-    }
-    fn char(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        cast_to(slf, DType::I8)
-    }
-    fn byte(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        cast_to(slf, DType::U8)
-    }
-    fn bool(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        cast_to(slf, DType::Bool)
-    }
-}
-
-/// Self when already of `dtype` (as PyTorch returns the same object), else a converted copy.
-fn cast_to(slf: &Bound<'_, PyTensor>, dtype: DType) -> PyResult<Py<PyAny>> {
-    let t = &slf.get().tensor();
-    if t.dtype() == dtype {
-        return Ok(slf.clone().into_any().unbind());
-    }
-    let py = slf.py();
-    Ok(Py::new(py, PyTensor::wrap(run(py, t.numel(), || t.copy_as(dtype))?))?.into_any())
-}
-
-fn var_args(dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, correction: Option<f64>) -> PyResult<(Option<Vec<i64>>, f64)> {
-    // `var(True)` is the old positional `unbiased`.
-    if let Some(d) = dim {
-        if let Ok(b) = d.cast::<pyo3::types::PyBool>() {
-            return Ok((None, if b.is_true() { 1.0 } else { 0.0 }));
-        }
-    }
-    let c = match (unbiased, correction) {
-        (Some(_), Some(_)) => return Err(PyTypeError::new_err("var(): cannot give both unbiased and correction")),
-        (Some(u), None) => {
-            if u {
-                1.0
-            } else {
-                0.0
-            }
-        }
-        (None, Some(c)) => c,
-        (None, None) => 1.0,
-    };
-    Ok((dims_arg(dim)?, c))
 }
 
 impl PyTensor {
-    fn cast_opt(&self, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
-        Ok(match extract_opt_dtype(dtype)? {
-            Some(d) => self.tensor().to_dtype(d)?,
-            None => self.tensor().clone(),
-        })
-    }
-
     /// Writes an op's result into self, with PyTorch's cast check.
     pub(super) fn assign_result(&self, py: Python<'_>, r: &Tensor) -> PyResult<()> {
         if !crate::tensor::arith::can_cast(r.dtype(), self.tensor().dtype()) {
@@ -1060,78 +591,6 @@ impl PyTensor {
         }
     }
 
-    fn reduce_with(
-        &self,
-        py: Python<'_>,
-        op: ReduceOp,
-        dim: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
-        dtype: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<PyTensor> {
-        let want = extract_opt_dtype(dtype)?;
-        let t = self.cast_opt(dtype)?;
-        let dims = dims_arg(dim)?;
-        // A dtype given is the result's dtype (sums of int8 stay int8 and wrap, as in PyTorch);
-        // the wider accumulator the reduction uses rounds to it the same way.
-        Ok(PyTensor::wrap(run(py, t.numel(), || {
-            let r = t.reduce(op, dims.as_deref(), keepdim)?;
-            match want {
-                Some(d) => r.to_dtype(d),
-                None => Ok(r),
-            }
-        })?))
-    }
-
-    fn max_min(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, max: bool) -> PyResult<Py<PyAny>> {
-        let t = &self.tensor();
-        match dim {
-            None => {
-                let op = if max { ReduceOp::Max } else { ReduceOp::Min };
-                if t.numel() == 0 {
-                    return Err(PyRuntimeError::new_err(format!(
-                        "{}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.",
-                        if max { "max" } else { "min" }
-                    )));
-                }
-                let r = run(py, t.numel(), || t.extremum_all(op == ReduceOp::Max))?;
-                // max() over all elements is its own overload in PyTorch (amax() is not).
-                let r = one(crate::autograd::composite(if max { "MaxBackward1" } else { "MinBackward1" }, &[t], vec![r]));
-                Ok(Py::new(py, PyTensor::wrap(r))?.into_any())
-            }
-            Some(d) if d.cast::<PyTensor>().is_ok() => {
-                let op = if max { BinaryOp::Maximum } else { BinaryOp::Minimum };
-                Ok(Py::new(py, self.method(py, op, d)?)?.into_any())
-            }
-            Some(d) => {
-                let d = super::convert::index_int(d)?;
-                let (v, i) = run(py, t.numel(), || t.max_min_dim(d, keepdim, max))?;
-                return_type(py, if max { "max" } else { "min" }, v, i)
-            }
-        }
-    }
-
-    fn scatter_impl(
-        &self,
-        py: Python<'_>,
-        dim: i64,
-        index: &PyTensor,
-        src: Option<&Bound<'_, PyAny>>,
-        reduce: Option<&str>,
-    ) -> PyResult<Tensor> {
-        let add = match reduce {
-            None => false,
-            Some("add") => true,
-            Some(r) => return Err(PyRuntimeError::new_err(format!("reduce argument must be either add or multiply, got {r}"))),
-        };
-        let src = src.ok_or_else(|| PyTypeError::new_err("scatter() missing required argument 'src' or 'value'"))?;
-        let (t, i) = (&self.tensor(), &index.tensor());
-        let s = other_strict(src)?;
-        Ok(run(py, i.numel(), || match &s {
-            Other::T(x) => t.scatter(dim, i, Arg::T(x), add),
-            Other::S(v) => t.scatter(dim, i, Arg::S(*v), add),
-        })?)
-    }
-
     fn lerp_impl(&self, py: Python<'_>, end: &PyTensor, weight: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         let (t, e) = (&self.tensor(), &end.tensor());
         let w = other_strict(weight)?;
@@ -1160,14 +619,5 @@ impl PyTensor {
         };
         let (t, a, b) = (&self.tensor(), &tensor1.tensor(), &tensor2.tensor());
         Ok(run(py, t.numel().max(a.numel()).max(b.numel()), || t.addc(a, b, value, divide))?)
-    }
-
-    fn masked_fill_impl(&self, py: Python<'_>, mask: &PyTensor, value: &Bound<'_, PyAny>) -> PyResult<Tensor> {
-        let (t, m) = (&self.tensor(), &mask.tensor());
-        let v = other_strict(value)?;
-        Ok(run(py, t.numel(), || match &v {
-            Other::T(x) => t.masked_fill(m, Arg::T(x)),
-            Other::S(s) => t.masked_fill(m, Arg::S(*s)),
-        })?)
     }
 }
