@@ -438,10 +438,11 @@ impl PyTensor {
     }
 
     /// Writes `result`, an in-place op's result computed out of place, into self: self's
-    /// history becomes the result's (for in-place ops written in Python).
+    /// history becomes the result's (for in-place ops written in Python); a result self cannot
+    /// hold is refused.
     fn _assign_<'py>(slf: &Bound<'py, Self>, result: &PyTensor) -> PyResult<Bound<'py, Self>> {
         let (t, r) = (slf.get().tensor(), result.tensor());
-        slf.py().detach(|| t.assign_(&r))?;
+        slf.py().detach(|| t.assign_result_(&r))?;
         Ok(slf.clone())
     }
 

@@ -375,7 +375,12 @@ impl Tensor {
 
     /// `self op= other` in place; the result must be castable to self's dtype.
     pub fn binary_(&self, op: BinaryOp, other: Arg) -> Result<()> {
-        let result = binary(Arg::T(self), other, op)?;
+        self.assign_result_(&binary(Arg::T(self), other, op)?)
+    }
+
+    /// Writes the out-of-place result of an op into self, as its in-place form does: PyTorch
+    /// refuses a result whose dtype self cannot hold (`atanh_` of an integer tensor).
+    pub fn assign_result_(&self, result: &Tensor) -> Result<()> {
         if !can_cast(result.dtype(), self.dtype()) {
             return Err(Error::Runtime(format!(
                 "result type {} can't be cast to the desired output type {}",
@@ -383,7 +388,7 @@ impl Tensor {
                 title_name(self.dtype())
             )));
         }
-        self.assign_(&result)
+        self.assign_(result)
     }
 
     fn eq_scalar_any(&self, s: Scalar) -> Result<bool> {

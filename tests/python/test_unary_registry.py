@@ -210,3 +210,21 @@ def test_composite_on_wgpu(op):
     assert got.device.type == "wgpu"
     # the device's exp and log are not the CPU's: a few ulp
     same(flat(got.cpu().tolist()), flat(case["y"]), 1e-5)
+
+
+def test_in_place_forms_refuse_a_result_self_cannot_hold():
+    torch = rstorch
+    # PyTorch 2.15: the float result of atanh_ / pow_(0.5) cannot go into an int64 tensor, nor
+    # square_'s int64 into a bool one; logical_not_ writes its bools into any dtype.
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        torch.tensor([1, 2]).atanh_()
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        torch.tensor([1, 2]).pow_(0.5)
+    with pytest.raises(RuntimeError, match="result type Long can't be cast to the desired output type Bool"):
+        torch.tensor([True, False]).square_()
+    x = torch.tensor([1, 0])
+    assert x.logical_not_() is x and x.dtype == torch.int64 and x.tolist() == [0, 1]
+    y = torch.tensor([1.0, 0.0])
+    assert y.logical_not_().tolist() == [0.0, 1.0]
+    z = torch.tensor([1, 2])
+    assert z.square_().tolist() == [1, 4] and z.dtype == torch.int64
