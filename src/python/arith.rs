@@ -495,15 +495,8 @@ impl PyTensor {
 impl PyTensor {
     /// Writes an op's result into self, with PyTorch's cast check.
     pub(super) fn assign_result(&self, py: Python<'_>, r: &Tensor) -> PyResult<()> {
-        if !crate::tensor::arith::can_cast(r.dtype(), self.tensor().dtype()) {
-            return Err(PyRuntimeError::new_err(format!(
-                "result type {} can't be cast to the desired output type {}",
-                crate::tensor::arith::title_name(r.dtype()),
-                crate::tensor::arith::title_name(self.tensor().dtype())
-            )));
-        }
         let t = &self.tensor();
-        run(py, t.numel(), || t.assign_(r))?;
+        run(py, t.numel(), || t.assign_result_(r))?;
         Ok(())
     }
 
