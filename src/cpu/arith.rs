@@ -1,6 +1,8 @@
 //! The CPU's elementwise ops of two arrays (arithmetic, comparisons, logical and bitwise ops)
 //! and `where`, on operands the tensor layer has broadcast and whose dtypes it has decided.
 
+use std::borrow::Cow;
+
 use crate::backend::{Array, Backend, Operand};
 use crate::cpu::elementwise::{map2, map3};
 use crate::cpu::num::Arith;
@@ -12,13 +14,15 @@ use crate::with_arith_dtype;
 
 use super::Cpu;
 
-/// An operand as an array of `dtype` viewed at `shape`. A broadcast array is converted before
-/// it is broadcast again (its zero-stride dims collapsed), so a conversion never copies more
-/// than the operand holds.
-fn operand_as(x: &Operand<'_>, dtype: DType, shape: &[usize]) -> Result<Array> {
-    let a = match x {
+/// An operand as an array of `dtype` viewed at `shape`: the operand itself where it already is
+/// one (the common case, borrowed: a small op must not pay for layout copies). A broadcast array
+/// is converted before it is broadcast again (its zero-stride dims collapsed), so a conversion
+/// never copies more than the operand holds.
+fn operand_as<'a>(x: &Operand<'a>, dtype: DType, shape: &[usize]) -> Result<Cow<'a, Array>> {
+    let a = match *x {
+        Operand::Array(a) if a.dtype() == dtype && a.shape() == shape => return Ok(Cow::Borrowed(a)),
+        Operand::Array(a) if a.dtype() == dtype => return Ok(Cow::Owned(a.broadcast_to(shape))),
         Operand::Scalar(s) => crate::with_dtype!(dtype, T => Array::from_vec(vec![s.to_element::<T>()], &[]))?,
-        Operand::Array(a) if a.dtype() == dtype => return Ok((*a).clone()),
         Operand::Array(a) => {
             let l = a.layout();
             let compact = Layout {
@@ -29,7 +33,7 @@ fn operand_as(x: &Operand<'_>, dtype: DType, shape: &[usize]) -> Result<Array> {
             Cpu.copy_as(&a.with_layout(compact), dtype)?
         }
     };
-    Ok(a.broadcast_to(shape))
+    Ok(Cow::Owned(a.broadcast_to(shape)))
 }
 
 /// `a op b` computed in `compute` (16-bit floats in float32) and given as `out`.

@@ -2,6 +2,8 @@
 //! and bitwise ops, their in-place forms, `where`, `clamp`, and the pointwise ops built on
 //! them (frac, lerp, addcmul, addcdiv).
 
+use std::borrow::Cow;
+
 use crate::autograd::{record_named, record_shown, GradMode, Op};
 use crate::backend::Array;
 use crate::device::Device;
@@ -93,7 +95,7 @@ pub enum Arg<'a> {
     S(Scalar),
 }
 
-impl Arg<'_> {
+impl<'a> Arg<'a> {
     fn operand(&self) -> Operand {
         match self {
             Arg::T(t) if t.ndim() == 0 => Operand::ZeroDim(t.dtype()),
@@ -104,24 +106,26 @@ impl Arg<'_> {
 
     /// The operand as a tensor of `dtype` (scalars become zero-dim tensors).
     /// The operand's shape (a number's is `[]`).
-    fn shape(&self) -> Vec<usize> {
+    fn shape(&self) -> &[usize] {
         match self {
-            Arg::T(t) => t.shape().to_vec(),
-            Arg::S(_) => vec![],
+            Arg::T(t) => t.shape(),
+            Arg::S(_) => &[],
         }
     }
 
     /// A tensor on `device` as an array broadcast to `shape`; None for numbers and zero-dim
     /// tensors of another device, which travel as numbers.
-    fn on(&self, device: Device, shape: &[usize]) -> Option<Array> {
-        match self {
-            Arg::T(t) if t.device() == device => Some(t.array().broadcast_to(shape)),
+    /// A tensor already of that shape lends its own array (no layout copy for a small op).
+    fn on(&self, device: Device, shape: &[usize]) -> Option<Cow<'a, Array>> {
+        match *self {
+            Arg::T(t) if t.device() == device && t.shape() == shape => Some(Cow::Borrowed(t.array())),
+            Arg::T(t) if t.device() == device => Some(Cow::Owned(t.array().broadcast_to(shape))),
             _ => None,
         }
     }
 
     /// The backend operand of this argument, given its array from `on`.
-    fn backend_operand<'t>(&self, on: &'t Option<Array>) -> Result<crate::backend::Operand<'t>> {
+    fn backend_operand<'t>(&self, on: &'t Option<Cow<'_, Array>>) -> Result<crate::backend::Operand<'t>> {
         use crate::backend::Operand;
         Ok(match (on, self) {
             (Some(a), _) => Operand::Array(a),
@@ -336,7 +340,7 @@ fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
         check_integer_power(&b, compute)?;
     }
     let device = args_device(&[&a, &b])?;
-    let shape = broadcast_shapes(&a.shape(), &b.shape())?;
+    let shape = broadcast_shapes(a.shape(), b.shape())?;
     crate::tensor::check_alloc(&shape, out)?;
     crate::tensor::check_alloc(&shape, if compute.is_half() { DType::F32 } else { compute })?;
     let integer = !compute.is_floating_point() && compute != DType::Bool;
@@ -432,7 +436,7 @@ impl Tensor {
                 }
             }
         }
-        let shape = broadcast_shapes(&broadcast_shapes(cond.shape(), &a.shape())?, &b.shape())?;
+        let shape = broadcast_shapes(&broadcast_shapes(cond.shape(), a.shape())?, b.shape())?;
         crate::tensor::check_alloc(&shape, dtype)?;
         let c = if cond.device() == device { cond.clone() } else { cond.to_device(device)? };
         let c = c.array().broadcast_to(&shape);
