@@ -483,6 +483,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 crate::tensor::norm::batch_norm_backward(&x, &g, w.as_ref(), (&mean, &rstd), *training, *eps, [need(0), need(1), need(2)])?;
             out = norm_grads(node, grads)?;
         }
+        Op::Composite => unreachable!("a composite op's node runs its body's graph (OpNode::apply)"),
         Op::NllLoss => {
             let (Some(slopes), Some(picks)) = (node.buffer(0), node.buffer(1)) else {
                 return Err(super::op::freed());

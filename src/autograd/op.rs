@@ -1,4 +1,6 @@
-//! The node of every built-in op: which op it was, what it saved, and where gradients go.
+//! The node of every built-in op: which op it was, what it saved, and where gradients go. A
+//! composite op (one written in other ops) has the same node, whose backward runs the graph its
+//! body recorded (`autograd::composite`).
 
 use std::any::Any;
 use std::sync::{Arc, Mutex, Weak};
@@ -196,6 +198,9 @@ pub enum Op {
     /// nll_loss of (N, C) or (C,) scores; inputs (scores, targets). Buffers: each row's slope
     /// (d loss / d x[t]) and its target's column.
     NllLoss,
+    /// An op written in other ops: its gradient is that of the graph its body recorded (kept
+    /// in the node's `body`), see `autograd::composite`. Always recorded under its own name.
+    Composite,
 }
 
 impl Op {
@@ -262,6 +267,7 @@ impl Op {
             Op::LayerNorm { .. } => "NativeLayerNorm",
             Op::BatchNorm { .. } => "NativeBatchNorm",
             Op::NllLoss => "NllLoss",
+            Op::Composite => "Composite",
         };
         format!("{base}Backward0")
     }
@@ -312,6 +318,9 @@ pub struct OpNode {
     /// Intermediate results of the forward pass that the formula reuses rather than computing
     /// them again (a convolution's patch matrices); freed with the saved tensors.
     buffers: Mutex<Option<Vec<Tensor>>>,
+    /// For `Op::Composite`: per output, the edge of the body's graph it came from. Dropped (with
+    /// that graph and what it saved) when the node releases what it saved.
+    pub(super) body: Mutex<Option<Vec<Option<Edge>>>>,
     this: Weak<OpNode>,
     seq: u64,
     hooks: NodeHooks,
@@ -399,6 +408,9 @@ impl Node for OpNode {
     }
 
     fn apply(&self, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
+        if let Op::Composite = self.op {
+            return super::composite::backward(self, grads);
+        }
         let mut all = super::formulas::backward(self, grads)?;
         Ok(match &self.shown {
             Some((order, _)) => order.iter().map(|&i| all[i].take()).collect(),
@@ -410,6 +422,7 @@ impl Node for OpNode {
         *self.saved_inputs.lock().unwrap_or_else(|e| e.into_inner()) = None;
         *self.saved_outputs.lock().unwrap_or_else(|e| e.into_inner()) = None;
         *self.buffers.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.body.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     fn sequence_nr(&self) -> u64 {
@@ -435,6 +448,7 @@ impl Drop for OpNode {
             self.saved_inputs.get_mut().unwrap_or_else(|e| e.into_inner()).take(),
             self.saved_outputs.get_mut().unwrap_or_else(|e| e.into_inner()).take(),
             self.buffers.get_mut().unwrap_or_else(|e| e.into_inner()).take(),
+            self.body.get_mut().unwrap_or_else(|e| e.into_inner()).take(),
             self.hooks.take_all(),
             std::mem::replace(&mut self.op, Op::Matmul),
         );
@@ -554,6 +568,7 @@ pub fn record_shown(
             (0..outputs.len()).map(|i| save_outputs.contains(&i).then(|| Saved::new(&outputs[i].detach()))).collect(),
         )),
         buffers: Mutex::new(None),
+        body: Mutex::new(None),
         this: this.clone(),
         seq: next_sequence_nr(),
         hooks: NodeHooks::default(),
@@ -564,6 +579,28 @@ pub fn record_shown(
             o.set_grad_fn(node.clone(), i);
         }
     }
+}
+
+/// The node of a composite op named `name`: its edges go to the op's inputs (a None edge for an
+/// optional input not given), and its backward sends the output gradients through `body`, the
+/// edges of the body's graph per output.
+pub(super) fn composite_node(name: &str, edges: Vec<Option<Edge>>, body: Vec<Option<Edge>>) -> Arc<OpNode> {
+    let num_outputs = body.len();
+    Arc::new_cyclic(|this| OpNode {
+        op: Op::Composite,
+        name: name.to_string(),
+        shown: None,
+        inputs: vec![],
+        saved_inputs: Mutex::new(Some(vec![None; edges.len()])),
+        saved_outputs: Mutex::new(Some(vec![None; num_outputs])),
+        edges,
+        buffers: Mutex::new(None),
+        body: Mutex::new(Some(body)),
+        this: this.clone(),
+        seq: next_sequence_nr(),
+        hooks: NodeHooks::default(),
+        num_outputs,
+    })
 }
 
 /// Hands `buffers` to the node that just recorded `output` (when one did: grad mode was on and
