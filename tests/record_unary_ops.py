@@ -39,7 +39,7 @@ GRAD_A = [-2.0, -0.5, 0.3, 1.0, 4.0]
 GRAD_B = [0.2, 1.0, 2.5, 7.0]
 
 
-NUMBER_OPS = ["copysign", "float_power", "isclose"]
+NUMBER_OPS = ["copysign", "float_power", "isclose", "xlogy"]
 SIGNED = [-math.inf, -3.5, -1.0, -1e-30, -0.0, 0.0, 1e-30, 2.0, 7.25, math.inf, math.nan]
 
 
@@ -116,6 +116,18 @@ def number_op_cases():
     cases.append(record("float_power", [{"n": 0.0}, tensor_arg([0.0, 1.0, -1.0, 2.0], "float64", [4], True)]))
     cases.append(record("float_power", [{"n": 2}, tensor_arg(gexpo, "float32", [5], True)]))
     cases.append(record("float_power", [tensor_arg([2.0, 3.0], "float64", [2], True), tensor_arg([1.0, 2.0], "float32")]))
+    # xlogy with a number on either side (XlogyBackward2 / XlogyBackward1), integers promoted
+    xs = [-1.5, -0.0, 0.0, 0.5, 2.0, math.inf, math.nan]
+    for n in [0, 0.0, 2, 0.5, -1.0, math.inf, math.nan, True]:
+        cases.append(record("xlogy", [tensor_arg(xs, "float32"), {"n": n}]))
+        cases.append(record("xlogy", [{"n": n}, tensor_arg(xs, "float64")]))
+    cases.append(record("xlogy", [tensor_arg([0, 1, 2], "int64"), {"n": 3}]))
+    cases.append(record("xlogy", [{"n": 2}, tensor_arg([0, 1, 2], "int32")]))
+    cases.append(record("xlogy", [tensor_arg([0, 1, 2], "int64"), tensor_arg([2, 0, 3], "int64")]))
+    cases.append(record("xlogy", [tensor_arg([0.0, 1.5], "float16"), {"n": 2.5}]))
+    cases.append(record("xlogy", [tensor_arg([0.0, 1.5, -2.0, 3.0], "float64", [4], True), {"n": 2.5}]))
+    cases.append(record("xlogy", [{"n": 1.5}, tensor_arg([0.5, 1.0, 2.0, 4.0], "float64", [4], True)]))
+    cases.append(record("xlogy", [{"n": 0}, tensor_arg([0.5, 1.0, 2.0], "float32", [3], True)]))
     # isclose: every value against every value, then tolerances, equal_nan, integers and bools
     close_a = [1.0, 1.0 + 1e-6, 1.0 + 1e-4, -1.0, 0.0, -0.0, 1e-9, math.inf, -math.inf, math.nan]
     for dtype in ["float32", "float64"]:

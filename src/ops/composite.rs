@@ -53,18 +53,31 @@ macro_rules! composite_op_table {
                 same_infinity(a, b, &r)?
             }
             /// `sqrt(a² + b²)`; infinite where either is (even against NaN).
-            hypot(input: &Tensor, other: &Tensor) => ["HypotBackward0"] {
+            hypot(input: &Tensor, other: &Tensor) => ["HypotBackward0"], inplace: hypot_(Cast) {
                 let (a, b) = (input, other);
                 let r = a.binary(B::Mul, a)?.binary(B::Add, &b.binary(B::Mul, b)?)?.unary(U::Sqrt)?;
                 let inf = |t: &Tensor| t.unary(U::Abs)?.binary_scalar(B::Eq, f(f64::INFINITY), false);
                 Tensor::where_(&inf(a)?.binary(B::LogicalOr, &inf(b)?)?, Arg::S(f(f64::INFINITY)), Arg::T(&r))?
             }
-            /// `a * log(b)`, 0 where `a` is 0 and `b` is not NaN.
-            xlogy(input: &Tensor, other: &Tensor) => ["XlogyBackward0"] {
-                let (a, b) = (input, other);
+            /// `a * log(b)`, 0 where `a` is 0 and `b` is not NaN; either may be a number. In the
+            /// operands' promoted floating dtype (integers compute in the default float dtype).
+            /// PyTorch's (tensor, number) overload differentiates `input` as `log(other)`
+            /// everywhere, its zeros included; where that log is infinite (`other` 0 or inf) the
+            /// zeros get 0 here instead.
+            xlogy(input: Arg, other: Arg) => ["XlogyBackward0", "XlogyBackward2", "XlogyBackward1"], inplace: xlogy_(Cast) {
+                let d = floating_result_dtype(&input, &other);
+                let finite_log_of_number = matches!(other, Arg::S(s) if s.to_f64().ln().is_finite());
+                let (a, b) = (floating(input, d)?, floating(other, d)?);
                 let r = a.binary(B::Mul, &b.unary(U::Log)?)?;
-                let zero = a.binary_scalar(B::Eq, f(0.0), false)?.binary(B::LogicalAnd, &b.binary(B::Eq, b)?)?;
-                Tensor::where_(&zero, Arg::S(f(0.0)), Arg::T(&r))?
+                let zero = a.binary_scalar(B::Eq, f(0.0), false)?;
+                if finite_log_of_number {
+                    // Where `a` is 0 the product is already ±0: adding +0 makes it 0 and keeps
+                    // the gradient flowing through it.
+                    Tensor::where_(&zero, Arg::T(&r.binary_scalar(B::Add, f(0.0), false)?), Arg::T(&r))?
+                } else {
+                    let zero = zero.binary(B::LogicalAnd, &b.binary(B::Eq, &b)?)?;
+                    Tensor::where_(&zero, Arg::S(f(0.0)), Arg::T(&r))?
+                }
             }
             /// `|input|` with the sign of `other` (-0.0 is negative), in the operands' promoted
             /// floating dtype (integers compute in the default float dtype). The gradient is
@@ -72,10 +85,7 @@ macro_rules! composite_op_table {
             /// `other`'s is 0. The sign of a NaN in a tensor `other` cannot be read through tensor
             /// ops: such a NaN counts as positive (that of a number `other` is read).
             copysign(input: &Tensor, other: Arg) => ["CopysignBackward0", "CopysignBackward1"], inplace: copysign_(Cast) {
-                let mut d = arith::result_dtype(input, &other);
-                if !d.is_floating_point() {
-                    d = DEFAULT_FLOAT;
-                }
+                let d = floating_result_dtype(&Arg::T(input), &other);
                 let m = magnitude(&input.to_dtype(d)?)?;
                 match other {
                     Arg::S(s) if s.to_f64().is_sign_negative() => m.unary(U::Neg)?,
@@ -147,6 +157,30 @@ macro_rules! composite_op_table {
 }
 #[allow(unused_imports)] // used by the Python bindings (feature `python`)
 pub(crate) use composite_op_table;
+
+/// The dtype two operands promote to, or the default float dtype where that is not a float.
+fn floating_result_dtype(a: &Arg, b: &Arg) -> DType {
+    let d = match a {
+        Arg::T(t) => arith::result_dtype(t, b),
+        Arg::S(s) => match b {
+            Arg::T(t) => arith::result_dtype(t, &Arg::S(*s)),
+            Arg::S(_) => DEFAULT_FLOAT,
+        },
+    };
+    if d.is_floating_point() {
+        d
+    } else {
+        DEFAULT_FLOAT
+    }
+}
+
+/// An operand as a tensor of `dtype`: a number as a zero-dim tensor.
+fn floating(x: Arg, dtype: DType) -> Result<Tensor> {
+    match x {
+        Arg::T(t) => t.to_dtype(dtype),
+        Arg::S(s) => Tensor::scalar_tensor(s, dtype),
+    }
+}
 
 /// `r`, except `a` where `a` and `b` are the same infinity (whose difference is NaN).
 fn same_infinity(a: &Tensor, b: &Tensor, r: &Tensor) -> Result<Tensor> {

@@ -1,5 +1,5 @@
 """The composite ops declared with numbers, parameters and in-place forms (`src/ops/composite.rs`):
-copysign, float_power and isclose against PyTorch's recorded values, dtypes, signs, gradients and
+copysign, float_power, isclose and xlogy against PyTorch's recorded values, dtypes, signs, gradients and
 grad_fn nodes (fixtures/unary_ops.json, written by tests/record_unary_ops.py); gradcheck and
 gradgradcheck in float64 on non-contiguous, broadcast and expanded inputs; the in-place forms;
 PyTorch's errors; and the ops on the wgpu device."""
@@ -14,7 +14,7 @@ from rstorch.autograd import gradcheck, gradgradcheck
 
 ALL_CASES = json.loads((pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "unary_ops.json").read_text())["cases"]
 CASES = [c for c in ALL_CASES if "args" in c]
-NEW = ["copysign", "float_power", "isclose"]
+NEW = ["copysign", "float_power", "isclose", "xlogy"]
 GRAD = dict(eps=1e-6, atol=1e-5, rtol=1e-3)
 nan, inf = math.nan, math.inf
 
@@ -63,7 +63,7 @@ def rtol_of(dtype):
 def test_registry_binds_the_ops():
     names, in_place = rstorch._C._composite_ops()
     assert set(NEW) <= set(names)
-    assert in_place == ["copysign_", "float_power_"]
+    assert in_place == ["hypot_", "xlogy_", "copysign_", "float_power_"]
     for name in NEW:
         assert getattr(rstorch, name) is getattr(rstorch._C, name)
         assert callable(getattr(rstorch.Tensor, name))
@@ -122,7 +122,10 @@ GRAD_OPS = {
     # op: (first operand, second operand)
     "copysign": (away_from_zero, away_from_zero),
     "float_power": (positive, lambda *s: rstorch.rand(*s, dtype=rstorch.float64) * 4 - 2),
+    "xlogy": (lambda *s: rstorch.rand(*s, dtype=rstorch.float64) * 4 - 2, positive),
 }
+# Numbers the second operand takes in the gradient checks (xlogy's log needs a positive one).
+NUMBERS = {"xlogy": [2, 0.5, 3.5]}
 
 
 @pytest.mark.parametrize("op", sorted(GRAD_OPS))
@@ -146,10 +149,10 @@ def test_gradcheck(op):
     assert gradgradcheck(lambda r, b: f(r.expand(3, 4), b), (row, b), **GRAD)
     # a number as either operand
     a = first(3, 4).requires_grad_()
-    for n in [-1.5, 2, 0.5]:
+    for n in NUMBERS.get(op, [-1.5, 2, 0.5]):
         assert gradcheck(lambda a: f(a, n), (a,), **GRAD)
         assert gradgradcheck(lambda a: f(a, n), (a,), **GRAD)
-    if op == "float_power":
+    if op in ("float_power", "xlogy"):
         e = second(3, 4).requires_grad_()
         assert gradcheck(lambda e: f(2.5, e), (e,), **GRAD)
         assert gradgradcheck(lambda e: f(2.5, e), (e,), **GRAD)
@@ -184,6 +187,14 @@ def test_in_place_forms():
         assert y.float_power_(e) is y
         assert y.tolist() == rstorch.float_power(d, e).tolist()
     assert d.clone().float_power_(exponent=2).tolist() == [4.0, 9.0, 0.25]
+    p = rstorch.tensor([0.0, 2.0, 3.0])
+    for other in [2.5, rstorch.tensor([0.5, 2.0, 4.0]), rstorch.tensor([1, 2, 3])]:
+        y = p.clone()
+        assert y.xlogy_(other) is y and y.dtype is rstorch.float32
+        assert y.tolist() == rstorch.xlogy(p, other).tolist()
+        y = p.clone()
+        assert y.hypot_(rstorch.tensor([3.0, 1.5, 4.0])) is y
+        assert y.tolist() == rstorch.hypot(p, rstorch.tensor([3.0, 1.5, 4.0])).tolist()
     assert x.clone().copysign_(other=-1).tolist() == [-1.0, -2.0, -0.0, -3.5]
 
 
@@ -200,6 +211,13 @@ def test_in_place_on_a_non_leaf_records_the_node():
     assert type(z.grad_fn).__name__ == "PowBackward0"
     z.sum().backward()
     assert leaf.grad.tolist() == [4.0, 6.0]
+    # PyTorch 2.15: xlogy_ with a number is the (Tensor, Scalar) overload's node
+    leaf = rstorch.tensor([2.0, 3.0], dtype=rstorch.float64, requires_grad=True)
+    z = leaf * 1.0
+    z.xlogy_(math.e)
+    assert type(z.grad_fn).__name__ == "XlogyBackward2"
+    z.sum().backward()
+    same(leaf.grad.tolist(), [1.0, 1.0], 1e-15)
 
 
 def raises(exc, message):
@@ -210,6 +228,8 @@ def test_in_place_errors():
     # PyTorch 2.15's messages
     with raises(RuntimeError, "result type Float can't be cast to the desired output type Long"):
         rstorch.tensor([1, 2]).copysign_(-1)
+    with raises(RuntimeError, "result type Float can't be cast to the desired output type Long"):
+        rstorch.tensor([1, 2]).xlogy_(2.0)
     with raises(RuntimeError, "the base given to float_power_ has dtype Float but the operation's result requires dtype Double"):
         rstorch.tensor([1.0, 2.0]).float_power_(2)
     with raises(RuntimeError, "the base given to float_power_ has dtype Long but the operation's result requires dtype Double"):
