@@ -12,6 +12,7 @@ pub mod layout;
 pub mod ops;
 pub mod optim;
 pub mod random;
+pub mod scalar;
 pub mod serialize;
 pub mod shape;
 pub mod storage;

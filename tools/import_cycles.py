@@ -48,6 +48,13 @@ def rust_graph():
                         if target != path:
                             deps.add(target)
                         break
+            # A module file's re-exports (`pub use child::X`) stand for the child: whoever
+            # imports X through the module depends on the child's file.
+            if os.path.basename(path) in ("mod.rs", "lib.rs"):
+                for m in re.finditer(r"\bpub(?:\([^)]*\))?\s+use\s+(?:self::)?(\w+)::", text):
+                    target = rust_module_file(here + [m.group(1)])
+                    if target:
+                        deps.add(target)
             graph[path] = deps
     return graph
 

@@ -15,9 +15,12 @@ use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::ops::binary::BinaryOp;
+use crate::ops::reduce::ReduceOp;
+use crate::ops::reduction::Reduction;
+use crate::ops::unary::UnaryOp;
+use crate::scalar::Scalar;
 use crate::storage::{not_on_device, Storage};
-use crate::tensor::loss::Reduction;
-use crate::tensor::{BinaryOp, ReduceOp, Scalar, UnaryOp};
 
 /// An elementwise operand: an array already broadcast (by its layout) to the result's shape,
 /// or a number.

@@ -9,7 +9,7 @@ use crate::cpu::num::Arith;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
-use crate::tensor::BinaryOp;
+use crate::ops::binary::BinaryOp;
 use crate::with_arith_dtype;
 
 use super::Cpu;

@@ -5,9 +5,10 @@ use crate::backend::{Array, Backend, NormGrads, Operand};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::ops::binary::BinaryOp;
+use crate::ops::reduce::ReduceOp;
 use crate::ops::unary::UnaryOp;
 use crate::storage::{CpuStorage, Storage};
-use crate::tensor::{BinaryOp, ReduceOp};
 
 /// The host: SIMD and rayon-parallel kernels over host memory.
 pub struct Cpu;

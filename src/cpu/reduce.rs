@@ -174,14 +174,14 @@ pub fn map_lanes<T: Copy + Send + Sync, U: Copy + Default + Send + Sync>(
 /// otherwise (16-bit floats accumulate in float32 and round once).
 pub fn reduce_op(
     x: &crate::backend::Array,
-    op: crate::tensor::ReduceOp,
+    op: crate::ops::reduce::ReduceOp,
     rdims: &[usize],
     out_shape: &[usize],
 ) -> Result<crate::backend::Array> {
     use crate::backend::{Array, Backend};
     use crate::cpu::num::Arith;
     use crate::dtype::{DType, Element};
-    use crate::tensor::ReduceOp;
+    use crate::ops::reduce::ReduceOp;
     let cpu = super::Cpu;
     let dt = x.dtype();
     if dt.is_half() && !matches!(op, ReduceOp::All | ReduceOp::Any) {

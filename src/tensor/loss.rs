@@ -11,24 +11,7 @@ use crate::tensor::arith::title_name;
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor};
 
-/// PyTorch's `reduction` argument of the losses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reduction {
-    None,
-    Mean,
-    Sum,
-}
-
-impl Reduction {
-    pub fn parse(s: &str) -> Result<Reduction> {
-        match s {
-            "none" => Ok(Reduction::None),
-            "mean" => Ok(Reduction::Mean),
-            "sum" => Ok(Reduction::Sum),
-            _ => Err(Error::Value(format!("{s} is not a valid value for reduction"))),
-        }
-    }
-}
+pub use crate::ops::reduction::Reduction;
 
 /// Per row of `classes` scores: the loss `-w[t] * x[t]`, and the coefficient `w[t]` (0 where
 /// the target is ignored).

@@ -19,8 +19,9 @@ mod transfer;
 mod unary;
 mod view;
 
-pub use arith::BinaryOp;
-pub use reduce::ReduceOp;
+pub use crate::ops::binary::BinaryOp;
+pub use crate::ops::reduce::ReduceOp;
+pub use crate::scalar::Scalar;
 pub use unary::UnaryOp;
 
 use std::sync::{Arc, Mutex};
@@ -34,50 +35,6 @@ use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::shape;
 use crate::storage::{CpuStorage, Storage, StorageCell};
-
-/// A Python number as an operand: PyTorch ranks these below tensors when promoting types.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Scalar {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-}
-
-impl Scalar {
-    pub fn to_f64(self) -> f64 {
-        match self {
-            Scalar::Bool(b) => b as u8 as f64,
-            Scalar::Int(i) => i as f64,
-            Scalar::Float(f) => f,
-        }
-    }
-
-    pub fn to_i64(self) -> i64 {
-        match self {
-            Scalar::Bool(b) => b as i64,
-            Scalar::Int(i) => i,
-            Scalar::Float(f) => f as i64,
-        }
-    }
-
-    pub fn category(self) -> crate::dtype::Category {
-        use crate::dtype::Category;
-        match self {
-            Scalar::Bool(_) => Category::Bool,
-            Scalar::Int(_) => Category::Integral,
-            Scalar::Float(_) => Category::Floating,
-        }
-    }
-
-    /// The value as an element of type `T` (integers stay exact).
-    pub fn to_element<T: Element>(self) -> T {
-        match self {
-            Scalar::Float(f) => T::from_f64(f),
-            other if T::DTYPE.is_floating_point() => T::from_f64(other.to_f64()),
-            other => T::from_i64(other.to_i64()),
-        }
-    }
-}
 
 pub struct TensorImpl {
     /// The values: storage, layout and dtype.

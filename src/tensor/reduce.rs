@@ -5,31 +5,7 @@ use crate::autograd::{record, GradMode, Op};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::{wrap_dim, wrap_dims};
-use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReduceOp {
-    Sum,
-    Prod,
-    Max,
-    Min,
-    All,
-    Any,
-}
-
-impl ReduceOp {
-    /// PyTorch's name of the op, for errors.
-    pub fn name(self) -> &'static str {
-        match self {
-            ReduceOp::Sum => "sum",
-            ReduceOp::Prod => "prod",
-            ReduceOp::Max => "amax",
-            ReduceOp::Min => "amin",
-            ReduceOp::All => "all",
-            ReduceOp::Any => "any",
-        }
-    }
-}
+use crate::tensor::{BinaryOp, ReduceOp, Scalar, Tensor, UnaryOp};
 
 impl Tensor {
     /// The dims a reduction covers (all of them for `None` or an empty list) and its output shape.

@@ -7,9 +7,11 @@ use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::ops::binary::BinaryOp;
+use crate::ops::reduce::ReduceOp;
+use crate::ops::reduction::Reduction;
+use crate::ops::unary::UnaryOp;
 use crate::storage::Storage;
-use crate::tensor::loss::Reduction;
-use crate::tensor::{BinaryOp, ReduceOp, UnaryOp};
 
 use super::{context, loss, matmul, norm, operands, ops, optim, pooling, positions, reduce, softmax, storage};
 

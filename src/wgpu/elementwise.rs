@@ -13,7 +13,8 @@ use bytemuck::{Pod, Zeroable};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
-use crate::tensor::{BinaryOp, UnaryOp};
+use crate::ops::binary::BinaryOp;
+use crate::ops::unary::UnaryOp;
 
 use super::batch::{grid, Launch};
 use super::context::Context;
@@ -126,7 +127,7 @@ fn f64_words(v: f64) -> [u32; 2] {
 
 /// The bits of `v` as an element of `dtype` (float32, float64 or an integer dtype: the scalar
 /// operands of the kernels' compute classes).
-pub(crate) fn scalar_bits(v: crate::tensor::Scalar, dtype: DType) -> [u32; 2] {
+pub(crate) fn scalar_bits(v: crate::scalar::Scalar, dtype: DType) -> [u32; 2] {
     if dtype == DType::F64 {
         f64_words(v.to_f64())
     } else if dtype.is_floating_point() {

@@ -8,8 +8,8 @@ use crate::backend::Array;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
+use crate::ops::reduction::Reduction;
 use crate::storage::Storage;
-use crate::tensor::loss::Reduction;
 
 use super::batch::Launch;
 use super::context::Context;

@@ -10,8 +10,8 @@ use crate::backend::Operand;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::ops::binary::BinaryOp;
 use crate::storage::dtype_not_on_device;
-use crate::tensor::BinaryOp;
 
 use super::batch::Launch;
 use super::context::Context;

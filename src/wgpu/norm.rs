@@ -8,8 +8,8 @@ use bytemuck::{Pod, Zeroable};
 use crate::backend::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::scalar::Scalar;
 use crate::storage::dtype_not_on_device;
-use crate::tensor::Scalar;
 
 use super::batch::{grid, Launch};
 use super::context::Context;

@@ -8,8 +8,10 @@ use crate::backend::{Array, IndexTerm, Operand};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::ops::binary::BinaryOp;
+use crate::ops::unary::UnaryOp;
+use crate::scalar::Scalar;
 use crate::storage::{dtype_not_on_device, not_on_device, Storage};
-use crate::tensor::{BinaryOp, Scalar, UnaryOp};
 
 use super::context::Context;
 use super::elementwise::{self, binary_kernel, scalar_bits, unary_code, unary_int_code, BinaryKernel, Input, View};

@@ -13,8 +13,10 @@ use crate::backend::{Array, Operand};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
+use crate::ops::binary::BinaryOp;
+use crate::ops::reduce::ReduceOp;
+use crate::scalar::Scalar;
 use crate::storage::{dtype_not_on_device, not_on_device};
-use crate::tensor::{BinaryOp, ReduceOp, Scalar};
 
 use super::batch::{grid, Launch};
 use super::context::Context;
