@@ -6,7 +6,9 @@ use crate::error::Result;
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp as B, Scalar, Tensor, UnaryOp as U};
 
-use crate::ops::grad::{div, f, mul, muls, un};
+use crate::ops::binary::binary_op_table;
+use crate::ops::grad::{div, extremum_grads, f, mul, muls, un};
+use crate::tensor::arith::div_floor;
 
 use super::is_grad_enabled;
 use super::op::{Op, OpNode, Positions};
@@ -125,6 +127,33 @@ fn norm_grads(node: &OpNode, g: crate::tensor::norm::NormGrads) -> Result<Vec<Op
     Ok(vec![g.x, param(g.weight, 1)?, param(g.bias, 2)?])
 }
 
+/// The gradients of a declared binary op (`ops/binary.rs`) at the operands' broadcast shape.
+macro_rules! define_binary_backward {
+    ($($(#[$doc:meta])* $V:ident {
+        name: $name:literal, node: $node:literal, class: $class:ident, wgpu: ($wf:expr, $wi:expr),
+        cpu: |$x:ident, $y:ident| $cpu:expr,
+        grad: |$g:ident, $a:ident, $b:ident, $need:ident| $grad:expr,
+    })*) => {
+        fn binary_backward(
+            op: B,
+            g: &Tensor,
+            a: &dyn Fn() -> Result<Tensor>,
+            b: &dyn Fn() -> Result<Tensor>,
+            need: &dyn Fn(usize) -> bool,
+        ) -> Result<(Option<Tensor>, Option<Tensor>)> {
+            use B as BinaryOp;
+            use U as UnaryOp;
+            Ok(match op {
+                $(B::$V => {
+                    let ($g, $a, $b, $need) = (g, a, b, need);
+                    $grad
+                })*
+            })
+        }
+    };
+}
+binary_op_table!(define_binary_backward);
+
 /// The gradient of `op` for each input, from the output gradients.
 pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
     let n = node.num_inputs();
@@ -160,72 +189,8 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
     let mut out: Vec<Option<Tensor>> = vec![None; n];
     match &node.op {
         Op::Binary(op) => {
-            // Only what the needed gradients use was saved (see `saves_for`).
-            let a = || node.input(0);
-            let b = || node.input(1);
-            let (ga, gb): (Option<Tensor>, Option<Tensor>) = match op {
-                B::Add => (Some(g.clone()), Some(g.clone())),
-                B::Sub => (Some(g.clone()), Some(un(&g, U::Neg)?)),
-                B::Mul => (need(0).then(|| mul(&g, &b()?)).transpose()?, need(1).then(|| mul(&g, &a()?)).transpose()?),
-                B::Div => (
-                    need(0).then(|| div(&g, &b()?)).transpose()?,
-                    need(1)
-                        .then(|| {
-                            let (a, b) = (a()?, b()?);
-                            un(&div(&mul(&g, &a)?, &mul(&b, &b)?)?, U::Neg)
-                        })
-                        .transpose()?,
-                ),
-                B::Pow => {
-                    let (a, b) = (a()?, b()?);
-                    let ga = need(0).then(|| {
-                        // b * a^(b-1), zero where b == 0 (PyTorch's convention)
-                        let p = a.binary(B::Pow, &b.binary_scalar(B::Sub, f(1.0), false)?)?;
-                        let d = mul(&mul(&g, &b)?, &p)?;
-                        let b0 = b.binary_scalar(B::Eq, f(0.0), false)?;
-                        Tensor::where_(&b0, Arg::S(f(0.0)), Arg::T(&d))
-                    });
-                    let gb = need(1).then(|| {
-                        let out = a.binary(B::Pow, &b)?;
-                        let d = mul(&mul(&g, &out)?, &un(&a, U::Log)?)?;
-                        // a == 0 and b >= 0: the limit is 0, not nan
-                        let zero = a.binary_scalar(B::Eq, f(0.0), false)?.binary(B::LogicalAnd, &b.binary_scalar(B::Ge, f(0.0), false)?)?;
-                        Tensor::where_(&zero, Arg::S(f(0.0)), Arg::T(&d))
-                    });
-                    (ga.transpose()?, gb.transpose()?)
-                }
-                B::Maximum | B::Minimum => {
-                    let (a, b) = (a()?, b()?);
-                    // Each side loses its share only where the other strictly wins; ties split
-                    // it. A NaN compares as neither, so both sides of a NaN get the gradient.
-                    let (a_loses, b_loses) = if *op == B::Maximum { (B::Lt, B::Gt) } else { (B::Gt, B::Lt) };
-                    let half_ties = muls(&a.binary(B::Eq, &b)?.to_dtype(g.dtype())?, 0.5)?;
-                    let one = Tensor::ones(&[], g.dtype())?;
-                    let share = |loses: B| one.binary(B::Sub, &a.binary(loses, &b)?.to_dtype(g.dtype())?)?.binary(B::Sub, &half_ties);
-                    let (share_a, share_b) = (share(a_loses)?, share(b_loses)?);
-                    (Some(mul(&g, &share_a)?), Some(mul(&g, &share_b)?))
-                }
-                B::Atan2 => {
-                    let (a, b) = (a()?, b()?);
-                    let den = mul(&a, &a)?.binary(B::Add, &mul(&b, &b)?)?;
-                    (Some(div(&mul(&g, &b)?, &den)?), Some(un(&div(&mul(&g, &a)?, &den)?, U::Neg)?))
-                }
-                // relu's gradient masked again; the mask (relu's output) gets none.
-                B::ReluGrad => (Some(g.binary(B::ReluGrad, &b()?)?), Some(muls(&g, 0.0)?)),
-                B::Fmod => {
-                    let (a, b) = (a()?, b()?);
-                    // a - trunc(a / b) * b: the truncated quotient is piecewise constant.
-                    let q = div(&a, &b)?.unary(U::Trunc)?;
-                    (Some(g.clone()), Some(un(&mul(&g, &q)?, U::Neg)?))
-                }
-                B::Rem => {
-                    let (a, b) = (a()?, b()?);
-                    // The floored quotient is piecewise constant: its own gradient is zero.
-                    let q = crate::tensor::arith::div_floor(Arg::T(&a), Arg::T(&b))?;
-                    (Some(g.clone()), Some(un(&mul(&g, &q)?, U::Neg)?))
-                }
-                _ => (Some(muls(&g, 0.0)?), Some(muls(&g, 0.0)?)),
-            };
+            // Only what the needed gradients use was saved (see `binary_recorded`).
+            let (ga, gb) = binary_backward(*op, &g, &|| node.input(0), &|| node.input(1), &need)?;
             out[0] = ga.map(|t| sum_to(&t, &shape(0))).transpose()?;
             out[1] = gb.map(|t| sum_to(&t, &shape(1))).transpose()?;
         }

@@ -206,23 +206,8 @@ pub enum Op {
 impl Op {
     /// PyTorch's name for the backward node.
     pub fn node_name(&self) -> String {
-        use BinaryOp as B;
         let base = match self {
-            Op::Binary(b) => match b {
-                B::Add => "Add",
-                B::Sub => "Sub",
-                B::Mul => "Mul",
-                B::Div => "Div",
-                B::Pow => return "PowBackward1".into(),
-                B::Maximum => "Maximum",
-                B::Minimum => "Minimum",
-                B::Atan2 => "Atan2",
-                B::FloorDiv => "FloorDivide",
-                B::Rem => "Remainder",
-                B::Fmod => "Fmod",
-                B::ReluGrad => "Threshold",
-                _ => "Binary",
-            },
+            Op::Binary(b) => return b.node_name().into(),
             Op::Unary(u) => u.node_base(),
             Op::Where => "Where",
             Op::Sum { full, .. } => return if *full { "SumBackward0".into() } else { "SumBackward1".into() },

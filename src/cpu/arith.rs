@@ -9,7 +9,7 @@ use crate::cpu::num::Arith;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
-use crate::ops::binary::BinaryOp;
+use crate::ops::binary::{binary_op_table, BinaryOp};
 use crate::with_arith_dtype;
 
 use super::Cpu;
@@ -44,35 +44,23 @@ pub fn binary(op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], com
     let (ta, tb) = (operand_as(&a, kernel_dtype, shape)?, operand_as(&b, kernel_dtype, shape)?);
     let result = with_arith_dtype!(kernel_dtype, T => {
         ta.with_slice::<T, _>(op.name(), |sa, la| tb.with_slice::<T, _>(op.name(), |sb, lb| {
-            macro_rules! arith { ($f:expr) => { Array::from_vec(map2(sa, la, sb, lb, $f)?, shape) } }
-            macro_rules! compare { ($f:expr) => { Array::from_vec::<bool>(map2(sa, la, sb, lb, $f)?, shape) } }
-            match op {
-                BinaryOp::Add => arith!(|x: T, y: T| x.add(y)),
-                BinaryOp::Sub => arith!(|x: T, y: T| x.sub(y)),
-                BinaryOp::Mul => arith!(|x: T, y: T| x.mul(y)),
-                BinaryOp::Div => arith!(|x: T, y: T| x.div(y)),
-                BinaryOp::FloorDiv => arith!(|x: T, y: T| x.floor_div(y)),
-                BinaryOp::Rem => arith!(|x: T, y: T| x.rem(y)),
-                BinaryOp::Fmod => arith!(|x: T, y: T| x.fmod(y)),
-                BinaryOp::Pow => arith!(|x: T, y: T| Arith::pow(x, y)),
-                BinaryOp::Maximum => arith!(|x: T, y: T| x.max_nan(y)),
-                BinaryOp::Minimum => arith!(|x: T, y: T| x.min_nan(y)),
-                BinaryOp::Atan2 => arith!(|x: T, y: T| T::from_f64(x.to_f64().atan2(y.to_f64()))),
-                BinaryOp::Eq => compare!(|x: T, y: T| x == y),
-                BinaryOp::Ne => compare!(|x: T, y: T| x != y),
-                BinaryOp::Lt => compare!(|x: T, y: T| x < y),
-                BinaryOp::Le => compare!(|x: T, y: T| x <= y),
-                BinaryOp::Gt => compare!(|x: T, y: T| x > y),
-                BinaryOp::Ge => compare!(|x: T, y: T| x >= y),
-                BinaryOp::LogicalAnd => compare!(|x: T, y: T| x.is_nonzero() && y.is_nonzero()),
-                BinaryOp::LogicalOr => compare!(|x: T, y: T| x.is_nonzero() || y.is_nonzero()),
-                BinaryOp::LogicalXor => compare!(|x: T, y: T| x.is_nonzero() != y.is_nonzero()),
-                BinaryOp::BitAnd => arith!(|x: T, y: T| T::from_i64(x.to_i64() & y.to_i64())),
-                BinaryOp::BitOr => arith!(|x: T, y: T| T::from_i64(x.to_i64() | y.to_i64())),
-                BinaryOp::BitXor => arith!(|x: T, y: T| T::from_i64(x.to_i64() ^ y.to_i64())),
-                // `threshold_backward`: zero where the output is <= 0, so a NaN output passes the gradient.
-                BinaryOp::ReluGrad => arith!(|x: T, y: T| if y <= T::zero() { T::zero() } else { x }),
+            // The kernel of every declared op (`ops/binary.rs`), by the class of its result.
+            macro_rules! kernels {
+                ($($(#[$doc:meta])* $V:ident {
+                    name: $name:literal, node: $node:literal, class: $class:ident, wgpu: ($wf:expr, $wi:expr),
+                    cpu: |$x:ident, $y:ident| $cpu:expr,
+                    grad: |$g:ident, $a:ident, $b:ident, $need:ident| $grad:expr,
+                })*) => {
+                    match op {
+                        $(BinaryOp::$V => kernels!(@$class |$x: T, $y: T| $cpu),)*
+                    }
+                };
+                (@Arith $f:expr) => { Array::from_vec(map2(sa, la, sb, lb, $f)?, shape) };
+                (@Bitwise $f:expr) => { Array::from_vec(map2(sa, la, sb, lb, $f)?, shape) };
+                (@Compare $f:expr) => { Array::from_vec::<bool>(map2(sa, la, sb, lb, $f)?, shape) };
+                (@Logical $f:expr) => { Array::from_vec::<bool>(map2(sa, la, sb, lb, $f)?, shape) };
             }
+            binary_op_table!(kernels)
         }))??
     })?;
     if result.dtype() == out {

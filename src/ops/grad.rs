@@ -33,3 +33,14 @@ pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn un(a: &Tensor, op: UnaryOp) -> Result<Tensor> {
     a.unary(op)
 }
+
+/// The gradients of `maximum(a, b)` (`max`) or `minimum(a, b)`: each side loses its share only
+/// where the other strictly wins, and ties split it. A NaN compares as neither, so both sides of
+/// a NaN get the gradient.
+pub fn extremum_grads(g: &Tensor, a: &Tensor, b: &Tensor, max: bool) -> Result<(Option<Tensor>, Option<Tensor>)> {
+    let (a_loses, b_loses) = if max { (BinaryOp::Lt, BinaryOp::Gt) } else { (BinaryOp::Gt, BinaryOp::Lt) };
+    let half_ties = muls(&a.binary(BinaryOp::Eq, b)?.to_dtype(g.dtype())?, 0.5)?;
+    let one = Tensor::ones(&[], g.dtype())?;
+    let share = |loses: BinaryOp| one.binary(BinaryOp::Sub, &a.binary(loses, b)?.to_dtype(g.dtype())?)?.binary(BinaryOp::Sub, &half_ties);
+    Ok((Some(mul(g, &share(a_loses)?)?), Some(mul(g, &share(b_loses)?)?)))
+}

@@ -13,7 +13,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
-use crate::ops::binary::BinaryOp;
+use crate::ops::binary::{BinaryClass, BinaryOp};
 use crate::ops::unary::UnaryOp;
 
 use super::batch::{grid, Launch};
@@ -184,49 +184,12 @@ pub(crate) enum BinaryKernel {
 /// The kernel of `op` computed in `compute`; None where the device has none (integer atan2,
 /// float bitwise ops).
 pub(crate) fn binary_kernel(op: BinaryOp, compute: DType) -> Option<BinaryKernel> {
-    use BinaryOp::*;
-    let float = compute.is_floating_point();
-    Some(match op {
-        Eq => BinaryKernel::Compare(0),
-        Ne => BinaryKernel::Compare(1),
-        Lt => BinaryKernel::Compare(2),
-        Le => BinaryKernel::Compare(3),
-        Gt => BinaryKernel::Compare(4),
-        Ge => BinaryKernel::Compare(5),
-        LogicalAnd => BinaryKernel::Logical(0),
-        LogicalOr => BinaryKernel::Logical(1),
-        LogicalXor => BinaryKernel::Logical(2),
-        _ if float => BinaryKernel::Float(match op {
-            Add => 0,
-            Sub => 1,
-            Mul => 2,
-            Div => 3,
-            FloorDiv => 4,
-            Rem => 5,
-            Pow => 6,
-            Maximum => 7,
-            Minimum => 8,
-            Atan2 => 9,
-            ReluGrad => 10,
-            Fmod => 14,
-            _ => return None,
-        }),
-        _ => BinaryKernel::Int(match op {
-            Add => 0,
-            Sub => 1,
-            Mul => 2,
-            FloorDiv => 4,
-            Rem => 5,
-            Pow => 6,
-            Maximum => 7,
-            Minimum => 8,
-            ReluGrad => 10,
-            BitAnd => 11,
-            BitOr => 12,
-            BitXor => 13,
-            Fmod => 14,
-            _ => return None,
-        }),
+    let (float, int) = op.wgpu_codes();
+    Some(match op.class() {
+        BinaryClass::Compare => BinaryKernel::Compare(float?),
+        BinaryClass::Logical => BinaryKernel::Logical(float?),
+        BinaryClass::Arith | BinaryClass::Bitwise if compute.is_floating_point() => BinaryKernel::Float(float?),
+        BinaryClass::Arith | BinaryClass::Bitwise => BinaryKernel::Int(int?),
     })
 }
 
