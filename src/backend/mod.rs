@@ -178,6 +178,14 @@ pub trait Backend: Sync {
         Err(not_on_device("sort", x.device()))
     }
 
+    /// Per lane along `dim`, the int64 index of the element of 0-based rank `rank`, or for None
+    /// of the median (the lower middle element, or the first NaN of a lane holding one), with
+    /// `dim` removed; ties resolve as `sort` orders them. None where this backend has no such
+    /// kernel: the tensor layer then reads the ranks off `sort`.
+    fn rank_indices(&self, x: &Array, _dim: usize, _rank: Option<usize>) -> Result<Option<Array>> {
+        Err(not_on_device("kthvalue", x.device()))
+    }
+
     // ----- matrix products --------------------------------------------------------------------
 
     fn matmul(&self, a: &Array, _b: &Array) -> Result<Array> {

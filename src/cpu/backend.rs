@@ -134,6 +134,10 @@ impl Backend for Cpu {
         super::reduce::sort(x, dim, descending)
     }
 
+    fn rank_indices(&self, x: &Array, dim: usize, rank: Option<usize>) -> Result<Option<Array>> {
+        super::rank::rank_indices(x, dim, rank).map(Some)
+    }
+
     fn matmul(&self, a: &Array, b: &Array) -> Result<Array> {
         super::matmul::matmul(a, b)
     }

@@ -15,6 +15,7 @@ mod norm_ops;
 pub mod num;
 pub mod parallel;
 pub mod pool;
+mod rank;
 pub mod reduce;
 pub mod simd;
 pub mod unary;

@@ -132,6 +132,11 @@ impl Backend for Wgpu {
         reduce::sort(&operands::copied_as(x, DType::I64)?, dim, descending)
     }
 
+    fn rank_indices(&self, _x: &Array, _dim: usize, _rank: Option<usize>) -> Result<Option<Array>> {
+        // No selection kernel: the tensor layer reads the ranks off the sort, on the device.
+        Ok(None)
+    }
+
     fn matmul(&self, a: &Array, b: &Array) -> Result<Array> {
         matmul::matmul(a, b)
     }
