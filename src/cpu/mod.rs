@@ -8,6 +8,7 @@ pub mod buffer;
 pub mod cast;
 pub mod conv;
 pub mod elementwise;
+mod index;
 pub mod math;
 pub mod matmul;
 pub mod norm;

@@ -218,6 +218,10 @@ impl Backend for Wgpu {
         pooling::col2im(cols, g, shape)
     }
 
+    fn indices_stay_on_device(&self) -> bool {
+        true
+    }
+
     fn take(&self, src: &Array, offsets: &[usize], shape: &[usize]) -> Result<Array> {
         ops::take(src, offsets, shape)
     }
@@ -246,8 +250,12 @@ impl Backend for Wgpu {
         positions::put_at_positions(out, targets, src)
     }
 
-    fn add_at(&self, out: &Array, targets: &[usize], src: &Array, src_offsets: &[usize]) -> Result<()> {
-        ops::add_at(out, targets, src, src_offsets)
+    fn add_at(&self, out: &Array, targets: &[usize], src: &Array) -> Result<()> {
+        ops::add_at(out, targets, src)
+    }
+
+    fn index_add(&self, out: &Array, dim: usize, idx: &[usize], src: &Array) -> Result<()> {
+        ops::index_add(out, dim, idx, src)
     }
 
     fn add_at_positions(&self, out: &Array, targets: &Array, src: &Array) -> Result<()> {
