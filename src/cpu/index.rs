@@ -129,3 +129,50 @@ pub fn index_add(out: &Array, dim: usize, idx: &[usize], src: &Array) -> Result<
         }
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gather_reads_strided_indices_and_declines_out_of_range() {
+        let src = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+        // Index [[2, 0], [1, 1]] read through a transposed view of [[2, 1], [0, 1]].
+        let index = Array::from_vec(vec![2i64, 1, 0, 1], &[2, 2]).unwrap();
+        let index_at = Layout { shape: vec![2, 2], strides: vec![1, 2], offset: 0 };
+        let src_at = Layout { shape: vec![2, 2], strides: vec![3, 0], offset: 0 };
+        let out = gather_index(&src, &src_at, 1, &index, &index_at, &[2, 2]).unwrap().unwrap();
+        assert_eq!(out.with_slice::<f32, _>("t", |s, _| s.to_vec()).unwrap(), vec![3.0, 1.0, 5.0, 5.0]);
+        let wrong = Array::from_vec(vec![0u8, 3], &[1, 2]).unwrap();
+        let at = Layout::contiguous(vec![1, 2]).unwrap();
+        assert!(gather_index(&src, &src_at, 1, &wrong, &at, &[1, 2]).unwrap().is_none());
+    }
+
+    #[test]
+    fn put_reads_values_sharing_the_target_before_writing() {
+        let a = Array::from_vec(vec![0i32, 1, 2, 3, 4, 5], &[6]).unwrap();
+        put(&a, &[0, 1, 2], &a.narrow(0, 3, 3).unwrap()).unwrap();
+        put(&a, &[5, 4, 3, 2, 1, 0], &a).unwrap();
+        assert_eq!(a.with_slice::<i32, _>("t", |s, _| s.to_vec()).unwrap(), vec![5, 4, 3, 5, 4, 3]);
+    }
+
+    #[test]
+    fn sums_wrap_integers_and_round_halves_per_add() {
+        let out = Array::from_vec(vec![250u8, 0], &[2]).unwrap();
+        add_at(&out, &[0, 0, 1], &Array::from_vec(vec![3u8, 4, 1], &[3]).unwrap()).unwrap();
+        assert_eq!(out.with_slice::<u8, _>("t", |s, _| s.to_vec()).unwrap(), vec![1, 1]);
+        // 1 + 2^-11 rounds back to 1 in float16 each time.
+        let h = |v: f32| half::f16::from_f32(v);
+        let out = Array::from_vec(vec![h(1.0)], &[1]).unwrap();
+        add_at(&out, &[0, 0], &Array::from_vec(vec![h(1.0 / 2048.0), h(1.0 / 2048.0)], &[2]).unwrap()).unwrap();
+        assert_eq!(out.with_slice::<half::f16, _>("t", |s, _| s[0].to_f32()).unwrap(), 1.0);
+    }
+
+    #[test]
+    fn index_add_adds_whole_rows_in_index_order() {
+        let out = Array::from_vec(vec![0i64; 6], &[3, 2]).unwrap();
+        let src = Array::from_vec(vec![1i64, 2, 3, 4, 5, 6], &[3, 2]).unwrap();
+        index_add(&out, 0, &[2, 0, 2], &src).unwrap();
+        assert_eq!(out.with_slice::<i64, _>("t", |s, _| s.to_vec()).unwrap(), vec![3, 4, 0, 0, 6, 8]);
+    }
+}
