@@ -178,6 +178,14 @@ pub trait Backend: Sync {
         Err(not_on_device("sort", x.device()))
     }
 
+    /// Per lane along `dim`, the int64 index of the element of 0-based rank `rank`, or for None
+    /// of the median (the lower middle element, or the first NaN of a lane holding one), with
+    /// `dim` removed; ties resolve as `sort` orders them. None where this backend has no such
+    /// kernel: the tensor layer then reads the ranks off `sort`.
+    fn rank_indices(&self, x: &Array, _dim: usize, _rank: Option<usize>) -> Result<Option<Array>> {
+        Err(not_on_device("kthvalue", x.device()))
+    }
+
     // ----- matrix products --------------------------------------------------------------------
 
     fn matmul(&self, a: &Array, _b: &Array) -> Result<Array> {
@@ -280,6 +288,15 @@ pub trait Backend: Sync {
 
     // ----- indexing ---------------------------------------------------------------------------
 
+    /// Whether index work on this backend's devices stays there: positions made, checked and used
+    /// by the device (`index_offsets`, `take_at`, `scatter_index`, the `*_at_positions` kernels),
+    /// with only a flag or a count read back, because reading indices back means waiting for the
+    /// device. False where indices lie in host memory: the tensor layer then reads them itself and
+    /// hands over storage offsets (`take`, `put`, `add_at`, `index_add`).
+    fn indices_stay_on_device(&self) -> bool {
+        false
+    }
+
     /// The elements at storage `offsets` of `src`, as a new array of `shape`.
     fn take(&self, src: &Array, _offsets: &[usize], _shape: &[usize]) -> Result<Array> {
         Err(not_on_device("index", src.device()))
@@ -313,8 +330,15 @@ pub trait Backend: Sync {
         Err(not_on_device("index_put_", out.device()))
     }
 
-    /// Adds `src`'s elements at `src_offsets` into `out` at storage offsets `targets`.
-    fn add_at(&self, out: &Array, _targets: &[usize], _src: &Array, _src_offsets: &[usize]) -> Result<()> {
+    /// Adds `src`'s elements (contiguous, one per target, in order: repeated targets sum the same
+    /// way every run) into `out` at storage offsets `targets`.
+    fn add_at(&self, out: &Array, _targets: &[usize], _src: &Array) -> Result<()> {
+        Err(not_on_device("index_add_", out.device()))
+    }
+
+    /// `out[.., idx[j], ..] += src[.., j, ..]` along `dim`, in order of `j`, for the contiguous
+    /// `out` and the contiguous `src` of out's shape but `idx.len()` along `dim` (indices checked).
+    fn index_add(&self, out: &Array, _dim: usize, _idx: &[usize], _src: &Array) -> Result<()> {
         Err(not_on_device("index_add_", out.device()))
     }
 

@@ -5,6 +5,7 @@ use crate::backend::{Array, Backend, NormGrads, Operand};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::layout::Layout;
 use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::ReduceOp;
 use crate::ops::unary::UnaryOp;
@@ -134,12 +135,44 @@ impl Backend for Cpu {
         super::reduce::sort(x, dim, descending)
     }
 
+    fn rank_indices(&self, x: &Array, dim: usize, rank: Option<usize>) -> Result<Option<Array>> {
+        super::rank::rank_indices(x, dim, rank).map(Some)
+    }
+
     fn matmul(&self, a: &Array, b: &Array) -> Result<Array> {
         super::matmul::matmul(a, b)
     }
 
     fn unary(&self, x: &Array, op: UnaryOp) -> Result<Array> {
         super::unary::unary(x, op)
+    }
+
+    fn take(&self, src: &Array, offsets: &[usize], shape: &[usize]) -> Result<Array> {
+        super::index::take(src, offsets, shape)
+    }
+
+    fn gather_index(
+        &self,
+        src: &Array,
+        src_at: &Layout,
+        dim: usize,
+        index: &Array,
+        index_at: &Layout,
+        shape: &[usize],
+    ) -> Result<Option<Array>> {
+        super::index::gather_index(src, src_at, dim, index, index_at, shape)
+    }
+
+    fn put(&self, dst: &Array, offsets: &[usize], values: &Array) -> Result<()> {
+        super::index::put(dst, offsets, values)
+    }
+
+    fn add_at(&self, out: &Array, targets: &[usize], src: &Array) -> Result<()> {
+        super::index::add_at(out, targets, src)
+    }
+
+    fn index_add(&self, out: &Array, dim: usize, idx: &[usize], src: &Array) -> Result<()> {
+        super::index::index_add(out, dim, idx, src)
     }
 
     fn copy(&self, src: &Array, dst: &Array) -> Result<()> {

@@ -132,6 +132,11 @@ impl Backend for Wgpu {
         reduce::sort(&operands::copied_as(x, DType::I64)?, dim, descending)
     }
 
+    fn rank_indices(&self, _x: &Array, _dim: usize, _rank: Option<usize>) -> Result<Option<Array>> {
+        // No selection kernel: the tensor layer reads the ranks off the sort, on the device.
+        Ok(None)
+    }
+
     fn matmul(&self, a: &Array, b: &Array) -> Result<Array> {
         matmul::matmul(a, b)
     }
@@ -213,6 +218,10 @@ impl Backend for Wgpu {
         pooling::col2im(cols, g, shape)
     }
 
+    fn indices_stay_on_device(&self) -> bool {
+        true
+    }
+
     fn take(&self, src: &Array, offsets: &[usize], shape: &[usize]) -> Result<Array> {
         ops::take(src, offsets, shape)
     }
@@ -241,8 +250,12 @@ impl Backend for Wgpu {
         positions::put_at_positions(out, targets, src)
     }
 
-    fn add_at(&self, out: &Array, targets: &[usize], src: &Array, src_offsets: &[usize]) -> Result<()> {
-        ops::add_at(out, targets, src, src_offsets)
+    fn add_at(&self, out: &Array, targets: &[usize], src: &Array) -> Result<()> {
+        ops::add_at(out, targets, src)
+    }
+
+    fn index_add(&self, out: &Array, dim: usize, idx: &[usize], src: &Array) -> Result<()> {
+        ops::index_add(out, dim, idx, src)
     }
 
     fn add_at_positions(&self, out: &Array, targets: &Array, src: &Array) -> Result<()> {

@@ -326,12 +326,12 @@ pub fn put(dst: &Array, offsets: &[usize], values: &Array) -> Result<()> {
     Ok(())
 }
 
-/// Adds, in order of `k`, element `src_offsets[k]` of `src`'s storage to element `targets[k]`
-/// of the contiguous `out` (which starts with its own values). Float16/bfloat16 accumulate in
+/// Adds, in order of `k`, element `k` of the contiguous `src` to element `targets[k]` of the
+/// contiguous `out` (which starts with its own values). Float16/bfloat16 accumulate in
 /// float32, integers in int64.
-pub fn add_at(out: &Array, targets: &[usize], src: &Array, src_offsets: &[usize]) -> Result<()> {
-    if !out.is_contiguous() || src.dtype() != out.dtype() || targets.len() != src_offsets.len() {
-        return Err(Error::Runtime("wgpu add_at: a contiguous output of the source's dtype, one target per source element".into()));
+pub fn add_at(out: &Array, targets: &[usize], src: &Array) -> Result<()> {
+    if !out.is_contiguous() || !src.is_contiguous() || src.dtype() != out.dtype() || targets.len() != src.numel() {
+        return Err(Error::Runtime("wgpu add_at: contiguous operands of one dtype, one target per source element".into()));
     }
     let n = out.numel();
     if targets.is_empty() || n == 0 {
@@ -351,12 +351,26 @@ pub fn add_at(out: &Array, targets: &[usize], src: &Array, src_offsets: &[usize]
         list[i + 1] += list[i];
     }
     let mut next: Vec<u32> = list[..n].to_vec();
-    for (&t, &o) in targets.iter().zip(src_offsets) {
-        list[n + 1 + next[t] as usize] = super::strided::u32_of(o)?;
+    for (k, &t) in targets.iter().enumerate() {
+        list[n + 1 + next[t] as usize] = super::strided::u32_of(src.storage_offset() + k)?;
         next[t] += 1;
     }
     let buf = upload_u32(ctx, &list)?;
     elementwise::segment_sum(ctx, &sb, buf.buffer(), view(out, &ob))?;
     out.storage().bump_version();
     Ok(())
+}
+
+/// `out[.., idx[j], ..] += src[.., j, ..]` along `dim` in order of `j` (both contiguous, `src`
+/// of out's shape but `idx.len()` along `dim`): `add_at` over the targets of src's elements.
+pub fn index_add(out: &Array, dim: usize, idx: &[usize], src: &Array) -> Result<()> {
+    let outer: usize = out.shape()[..dim].iter().product();
+    let (size, inner) = (out.shape()[dim], out.shape()[dim + 1..].iter().product::<usize>());
+    let mut targets = crate::cpu::buffer::with_capacity(outer * idx.len() * inner)?;
+    for o in 0..outer {
+        for &i in idx {
+            targets.extend((0..inner).map(|k| (o * size + i) * inner + k));
+        }
+    }
+    add_at(out, &targets, src)
 }

@@ -4,16 +4,13 @@
 use super::is_index_dtype;
 use crate::autograd::{is_grad_enabled, record, record_shown, GradMode, Op, Positions};
 use crate::cpu::buffer::collect_n;
-use crate::cpu::num::Arith;
 use crate::cpu::reduce::element_offsets;
-use crate::dtype::{DType, Element};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::shape::wrap_dim;
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor};
-
-use crate::{with_arith_dtype, with_dtype};
 
 /// Integer index values as i64, rejecting other dtypes as PyTorch does.
 fn index_values(index: &Tensor, what: &str) -> Result<Vec<i64>> {
@@ -36,12 +33,13 @@ impl Tensor {
         Ok(offsets)
     }
 
-    /// `self` gathered along `d` by an integer `index` on the same GPU, for an output of `shape`:
-    /// `index_at` views the index at that shape. The indices stay on the device (bounds are
-    /// checked there: one flag word comes back); None when the gather must run on the host
-    /// instead (a CPU index, or an index out of range, whose error the host path words).
-    fn gather_on_device(&self, d: usize, index: &Tensor, index_at: Layout, shape: &[usize]) -> Result<Option<Tensor>> {
-        if self.device().is_cpu() || index.device() != self.device() || !is_index_dtype(index.dtype()) {
+    /// `self` gathered along `d` by an integer `index` on the same device, for an output of
+    /// `shape`: `index_at` views the index at that shape. The backend reads the indices where
+    /// they lie (on a GPU they stay there, and one flag word comes back); None when the offsets
+    /// must be made here instead (an index on another device, or one out of range, whose error
+    /// that path words).
+    fn gather_by_index(&self, d: usize, index: &Tensor, index_at: Layout, shape: &[usize]) -> Result<Option<Tensor>> {
+        if index.device() != self.device() || !is_index_dtype(index.dtype()) {
             return Ok(None);
         }
         if shape.contains(&0) && index.numel() > 0 {
@@ -82,7 +80,7 @@ impl Tensor {
         index_at.strides = vec![0; out_shape.len()];
         index_at.strides[d] = if index.ndim() == 1 { index.strides()[0] } else { 0 };
         index_at.offset = index.storage_offset();
-        if let Some(out) = x.gather_on_device(d, index, index_at, &out_shape)? {
+        if let Some(out) = x.gather_by_index(d, index, index_at, &out_shape)? {
             return if self.ndim() == 0 { out.reshape(&[]) } else { Ok(out) };
         }
         let idx = index_values(index, "index_select")?;
@@ -140,7 +138,7 @@ impl Tensor {
                 )));
             }
         }
-        if let Some(out) = self.gather_on_device(d, index, index.layout().clone(), index.shape())? {
+        if let Some(out) = self.gather_by_index(d, index, index.layout().clone(), index.shape())? {
             return Ok(out);
         }
         let idx = index_values(index, "gather")?;
@@ -256,37 +254,13 @@ impl Tensor {
         let size = out.shape()[d];
         let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;
         let offs = Tensor::offsets_along(out.layout(), d, index.shape(), |i| idx[i])?;
-        let dt = out.dtype();
-        if !out.device().is_cpu() {
-            // `out` is a fresh contiguous copy: its storage offsets are its positions.
-            let src = src.to_device(out.device())?;
-            if reduce_add {
-                let from: Vec<usize> = (src.storage_offset()..src.storage_offset() + offs.len()).collect();
-                out.backend().add_at(out.array(), &offs, src.array(), &from)?;
-            } else {
-                out.backend().put(out.array(), &offs, src.array())?;
-            }
-            return out.reshape(&self_shape);
+        // Later writes win; repeated adds sum in index order.
+        let src = src.to_device(out.device())?;
+        if reduce_add {
+            out.backend().add_at(out.array(), &offs, src.array())?;
+        } else {
+            out.backend().put(out.array(), &offs, src.array())?;
         }
-        if reduce_add && !dt.is_floating_point() {
-            // Integer adds must be exact: do them in i64.
-            let exact = out.to_dtype(DType::I64)?;
-            let vals = src.to_vec::<i64>()?;
-            exact.with_slice_mut::<i64, _>("scatter", |o, _| {
-                for (k, &off) in offs.iter().enumerate() {
-                    o[off] = o[off].wrapping_add(vals[k]);
-                }
-            })?;
-            return exact.to_dtype(dt)?.reshape(&self_shape);
-        }
-        with_dtype!(dt, T => {
-            let vals = src.to_vec::<T>()?;
-            out.with_slice_mut::<T, _>("scatter", |o, _| {
-                for (k, &off) in offs.iter().enumerate() {
-                    o[off] = if reduce_add { T::from_f64(o[off].to_f64() + vals[k].to_f64()) } else { vals[k] };
-                }
-            })?;
-        });
         out.reshape(&self_shape)
     }
 
@@ -376,36 +350,7 @@ impl Tensor {
         }
         let idx = index_values(index, "index_add")?;
         let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;
-        if !out.device().is_cpu() {
-            let n = outer * idx.len() * inner;
-            let (mut targets, mut from) = (Vec::with_capacity(n), Vec::with_capacity(n));
-            for o in 0..outer {
-                for (j, &i) in idx.iter().enumerate() {
-                    for k in 0..inner {
-                        targets.push((o * size + i) * inner + k);
-                        from.push(scaled.storage_offset() + (o * idx.len() + j) * inner + k);
-                    }
-                }
-            }
-            out.backend().add_at(out.array(), &targets, scaled.array(), &from)?;
-            return out.to_dtype(x.dtype())?.reshape(&dims_i64(self.shape()));
-        }
-        with_arith_dtype!(work, T => {
-            scaled.with_slice::<T, _>("index_add", |src, sl| {
-                let src = &src[sl.offset..];
-                out.with_slice_mut::<T, _>("index_add", |dst, _| {
-                    for o in 0..outer {
-                        for (j, &i) in idx.iter().enumerate() {
-                            let from = &src[(o * idx.len() + j) * inner..][..inner];
-                            let to = &mut dst[(o * size + i) * inner..][..inner];
-                            for (t, &f) in to.iter_mut().zip(from) {
-                                *t = t.add(f);
-                            }
-                        }
-                    }
-                })
-            })??;
-        });
+        out.backend().index_add(out.array(), d, &idx, scaled.array())?;
         out.to_dtype(x.dtype())?.reshape(&dims_i64(self.shape()))
     }
 

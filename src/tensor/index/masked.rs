@@ -74,11 +74,13 @@ impl Tensor {
         Ok(out)
     }
 
-    /// masked_select on the GPU where the mask broadcasts to self's shape: the selected
-    /// positions are the mask's `nonzero`, so only their count comes back. The gathered values
-    /// and the positions, which stay on the device; None where the host path applies.
+    /// masked_select where the backend keeps indices on the device and the mask broadcasts to
+    /// self's shape: the selected positions are the mask's `nonzero`, so only their count comes
+    /// back. The gathered values and the positions, which stay on the device; None where the
+    /// host path applies.
     fn masked_select_on_device(&self, mask: &Tensor) -> Result<Option<(Tensor, Tensor)>> {
-        if self.device().is_cpu() || mask.device() != self.device() || mask.dtype() != DType::Bool || self.ndim() == 0 {
+        let on_device = self.backend().indices_stay_on_device() && mask.device() == self.device();
+        if !on_device || mask.dtype() != DType::Bool || self.ndim() == 0 {
             return Ok(None);
         }
         if broadcast_shapes(self.shape(), mask.shape())? != self.shape() {
@@ -105,7 +107,7 @@ impl Tensor {
 
     /// Indices of non-zero elements, shape `[count, ndim]`.
     pub fn nonzero(&self) -> Result<Tensor> {
-        if !self.device().is_cpu() && self.ndim() > 0 && self.numel() > 0 {
+        if self.backend().indices_stay_on_device() && self.ndim() > 0 && self.numel() > 0 {
             let _raw = GradMode::disabled();
             return self.nonzero_on_device();
         }
@@ -129,9 +131,10 @@ impl Tensor {
         Tensor::from_vec(out, &[count, nd])?.to_device(self.device())
     }
 
-    /// `nonzero` on the GPU: the element's ranks among the non-zero ones are a running count
-    /// on the device, and every element's coordinates are written to its rank's row (the zero
-    /// ones to a spare row, dropped). Only the count comes back: it is the result's shape.
+    /// `nonzero` where the backend keeps indices on the device: the element's ranks among the
+    /// non-zero ones are a running count on the device, and every element's coordinates are
+    /// written to its rank's row (the zero ones to a spare row, dropped). Only the count comes
+    /// back: it is the result's shape.
     fn nonzero_on_device(&self) -> Result<Tensor> {
         let (shape, n, nd) = (self.shape().to_vec(), self.numel(), self.ndim());
         let dev = self.device();

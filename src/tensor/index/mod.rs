@@ -11,22 +11,13 @@ mod subscript;
 pub use subscript::TensorIndex;
 
 use crate::autograd::GradMode;
-use crate::cpu::buffer::{collect_n, filled};
-use crate::cpu::num::Arith;
-use crate::dtype::{DType, Element};
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::{BinaryOp, Scalar, Tensor};
-
-use crate::{with_arith_dtype, with_dtype};
 
 /// Integer dtypes an index tensor may have.
 fn is_index_dtype(d: DType) -> bool {
     matches!(d, DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U8)
-}
-
-/// `out[i] = src[offsets[i]]`.
-fn take<T: Element>(src: &[T], offsets: &[usize]) -> Result<Vec<T>> {
-    collect_n(offsets.len(), offsets.iter().map(|&o| src[o]))
 }
 
 impl Tensor {
@@ -35,28 +26,17 @@ impl Tensor {
     /// same way every run). One pass, for gradients of gathers when no graph of the backward
     /// is being built. Half precision is left to callers (it would need f32 accumulation).
     pub(crate) fn put_add_offsets(&self, offsets: &[usize], shape: &[usize]) -> Result<Tensor> {
-        let n: usize = shape.iter().product();
-        debug_assert!(offsets.len() == self.numel() && offsets.iter().all(|&o| o < n));
+        debug_assert!(offsets.len() == self.numel() && offsets.iter().all(|&o| o < shape.iter().product()));
         let src = self.contiguous()?;
-        if !self.device().is_cpu() {
-            let out = Tensor::zeros_on(shape, self.dtype(), self.device())?;
-            let from: Vec<usize> = (src.storage_offset()..src.storage_offset() + offsets.len()).collect();
-            out.backend().add_at(out.array(), offsets, src.array(), &from)?;
-            return Ok(out);
-        }
-        with_arith_dtype!(self.dtype(), T => src.with_slice::<T, _>("index_add", |s, l| {
-            let mut out = filled(n, T::zero())?;
-            for (&o, &v) in offsets.iter().zip(&s[l.offset..l.offset + offsets.len()]) {
-                out[o] = out[o].add(v);
-            }
-            Tensor::from_vec(out, shape)
-        })?)
+        let out = Tensor::zeros_on(shape, self.dtype(), self.device())?;
+        out.backend().add_at(out.array(), offsets, src.array())?;
+        Ok(out)
     }
 
-    /// Whether `index` is an integer tensor on self's GPU, where an op can follow it without
-    /// reading it back.
+    /// Whether `index` is an integer tensor on self's device, whose backend follows it there
+    /// without reading it back.
     fn follows_on_device(&self, index: &Tensor) -> bool {
-        !self.device().is_cpu() && index.device() == self.device() && is_index_dtype(index.dtype())
+        self.backend().indices_stay_on_device() && index.device() == self.device() && is_index_dtype(index.dtype())
     }
 
     /// A contiguous tensor of `shape` holding self's elements (on a GPU) at the row-major int64
@@ -72,9 +52,6 @@ impl Tensor {
 
     /// A contiguous tensor of `shape` gathering `self`'s elements at storage `offsets`.
     fn take_offsets(&self, offsets: &[usize], shape: &[usize]) -> Result<Tensor> {
-        if !self.device().is_cpu() {
-            return Ok(Tensor::from_array(self.backend().take(self.array(), offsets, shape)?));
-        }
-        with_dtype!(self.dtype(), T => self.with_slice::<T, _>("index", |s, _| Tensor::from_vec(take(s, offsets)?, shape))?)
+        Ok(Tensor::from_array(self.backend().take(self.array(), offsets, shape)?))
     }
 }

@@ -2,16 +2,11 @@
 //! the rank selection they share.
 
 use crate::autograd::{is_grad_enabled, record, GradMode, Op};
-use crate::cpu::buffer::{collect_n, copied};
-use crate::cpu::num::Arith;
-use crate::cpu::reduce::map_lanes;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::wrap_dim;
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor};
-
-use crate::with_arith_dtype;
 
 impl Tensor {
     /// Stable sort along `dim`; NaNs sort as the largest values. Returns (values, int64 indices).
@@ -117,18 +112,18 @@ impl Tensor {
         let kept: Vec<i64> = t.reduction_shape(Some(&[d as i64]), true)?.1.iter().map(|&v| v as i64).collect();
         let indices = {
             let _raw = GradMode::disabled();
-            if t.device().is_cpu() {
-                t.rank_indices(d, rank, &shape)?
-            } else {
-                t.rank_indices_by_sort(d, rank)?.reshape(&shape.iter().map(|&v| v as i64).collect::<Vec<_>>())?
+            match t.backend().rank_indices(t.array(), d, rank)? {
+                // A fresh array, `d` removed: viewed at the result's shape, it stays a tensor of its own.
+                Some(found) => Tensor::from_array(found.view_as(&shape)?),
+                None => t.rank_indices_by_sort(d, rank)?.reshape(&shape.iter().map(|&v| v as i64).collect::<Vec<_>>())?,
             }
         };
         let values = t.gather(d as i64, &indices.reshape(&kept)?)?;
         Ok((values.reshape(&shape.iter().map(|&v| v as i64).collect::<Vec<_>>())?, indices))
     }
 
-    /// `rank_indices` on a GPU, from its sort (which orders NaN and ties the same way), with
-    /// `d` kept: the median's position in a sorted lane is that of its first NaN, `n - count`,
+    /// The backend's `rank_indices` where it has no such kernel, from its sort (which orders
+    /// NaN and ties the same way), with `d` kept: the median's position in a sorted lane is that of its first NaN, `n - count`,
     /// when it holds `count` NaNs, else the lower middle.
     fn rank_indices_by_sort(&self, d: usize, rank: Option<usize>) -> Result<Tensor> {
         let order = self.sort(d as i64, false)?.1;
@@ -142,98 +137,5 @@ impl Tensor {
             return order.gather(d as i64, &pos);
         };
         order.narrow(d as i64, k as i64, 1)?.contiguous()
-    }
-
-    /// Per lane along `d`, the index of the element of 0-based rank `rank`, or for None of the
-    /// lower middle element (or of the first NaN in a lane that has one). NaN ranks above every
-    /// number. Ties resolve as PyTorch's CPU kernels do: the median is the one a stable sort
-    /// puts in the middle; the k-th value is the one `quick_select` leaves at rank k.
-    fn rank_indices(&self, d: usize, rank: Option<usize>, shape: &[usize]) -> Result<Tensor> {
-        let x = if self.dtype().is_half() { self.to_dtype(DType::F32)? } else { self.clone() };
-        let len = x.shape()[d];
-        let idx: Vec<i64> = with_arith_dtype!(x.dtype(), T => x.with_slice::<T, _>("kthvalue", |s, l| {
-            map_lanes(s, l, d, 1, |lane: &[T], o: &mut [i64]| {
-                let k = match (rank, lane.iter().position(|v| v.is_nan())) {
-                    (Some(k), _) => {
-                        let mut values = copied(lane)?;
-                        let mut positions: Vec<i64> = collect_n(lane.len(), 0..lane.len() as i64)?;
-                        quick_select(&mut values, &mut positions, k);
-                        o[0] = positions[k];
-                        return Ok(());
-                    }
-                    (None, Some(first_nan)) => {
-                        o[0] = first_nan as i64;
-                        return Ok(());
-                    }
-                    (None, None) => (len - 1) / 2,
-                };
-                let order = |a: &usize, b: &usize| lane[*a].partial_cmp(&lane[*b]).unwrap_or(std::cmp::Ordering::Equal).then(a.cmp(b));
-                let mut positions: Vec<usize> = collect_n(lane.len(), 0..lane.len())?;
-                positions.select_nth_unstable_by(k, order);
-                o[0] = positions[k] as i64;
-                Ok(())
-            })
-        })??);
-        Tensor::from_vec(idx, shape)
-    }
-}
-
-/// Moves the element of 0-based rank `k` of `values` (NaN above every number) to position `k`,
-/// carrying `positions` along: Hoare partitioning around a median-of-three pivot, narrowed to
-/// the side holding `k`. Among ties, the one it leaves at `k` is the one PyTorch's CPU
-/// kthvalue reports.
-fn quick_select<T: Arith + PartialOrd>(values: &mut [T], positions: &mut [i64], k: usize) {
-    let above = |a: T, b: T| (a.is_nan() && !b.is_nan()) || a > b;
-    let mut swap = |v: &mut [T], i: usize, j: usize| {
-        v.swap(i, j);
-        positions.swap(i, j);
-    };
-    let (mut lo, mut hi) = (0usize, values.len().saturating_sub(1));
-    loop {
-        if hi <= lo {
-            return;
-        }
-        if hi == lo + 1 {
-            if above(values[lo], values[hi]) {
-                swap(values, lo, hi);
-            }
-            return;
-        }
-        // The median of values[lo], values[mid], values[hi] goes to lo, the smaller one to
-        // lo + 1 and the larger to hi, where they stop the scans below.
-        let mid = lo + (hi - lo) / 2;
-        swap(values, mid, lo + 1);
-        if above(values[lo + 1], values[hi]) {
-            swap(values, lo + 1, hi);
-        }
-        if above(values[lo], values[hi]) {
-            swap(values, lo, hi);
-        }
-        if above(values[lo + 1], values[lo]) {
-            swap(values, lo + 1, lo);
-        }
-        let pivot = values[lo];
-        let (mut i, mut j) = (lo + 1, hi);
-        loop {
-            i += 1;
-            while above(pivot, values[i]) {
-                i += 1;
-            }
-            j -= 1;
-            while above(values[j], pivot) {
-                j -= 1;
-            }
-            if j < i {
-                break;
-            }
-            swap(values, i, j);
-        }
-        swap(values, lo, j);
-        if j <= k {
-            lo = i;
-        }
-        if j >= k {
-            hi = j - 1;
-        }
     }
 }

@@ -11,8 +11,6 @@ use crate::shape::broadcast_shapes;
 use crate::tensor::arith::Arg;
 use crate::tensor::Tensor;
 
-use crate::with_dtype;
-
 /// One entry of a Python index tuple.
 #[derive(Clone, Debug)]
 pub enum TensorIndex {
@@ -291,18 +289,8 @@ impl Tensor {
                 Targets::Device(positions) => {
                     self.backend().put_at_positions(self.array(), positions.array(), v.contiguous()?.to_device(self.device())?.array())?
                 }
-                // A number (or CPU value) is broadcast on the host and uploaded.
-                Targets::Host(offs) if !self.device().is_cpu() => {
-                    self.backend().put(self.array(), offs, v.contiguous()?.to_device(self.device())?.array())?
-                }
-                Targets::Host(offs) => with_dtype!(self.dtype(), T => {
-                    let vals = v.to_vec::<T>()?;
-                    self.with_slice_mut::<T, _>("index_put_", |o, _| {
-                        for (k, &off) in offs.iter().enumerate() {
-                            o[off] = vals[k];
-                        }
-                    })?;
-                }),
+                // A number (or a value on another device) is broadcast where it is and moved.
+                Targets::Host(offs) => self.backend().put(self.array(), offs, v.contiguous()?.to_device(self.device())?.array())?,
             }
         }
         if tracked {
