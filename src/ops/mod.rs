@@ -2,6 +2,7 @@
 //! op code and Python bindings are generated from that one declaration (see `docs/ADDING_AN_OP.md`).
 
 pub mod composite;
+pub mod nn;
 pub mod unary;
 
 use crate::error::Result;
