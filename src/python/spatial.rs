@@ -6,7 +6,7 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
-use crate::ops::nn::pad;
+use crate::ops::nn::{avg_pool, pad};
 
 use super::convert::scalar_of;
 use super::tensor::{run, PyTensor};
@@ -26,7 +26,58 @@ fn _pad(py: Python<'_>, input: &PyTensor, pad: Vec<i64>, mode: &str, value: Opti
     Ok(PyTensor::wrap(run(py, x.numel(), || pad::pad(x, &pad, mode, value))?))
 }
 
+/// `F.avg_pool2d`; `stride` None is the kernel size.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn _avg_pool2d(
+    py: Python<'_>,
+    input: &PyTensor,
+    kernel_size: [i64; 2],
+    stride: Option<[i64; 2]>,
+    padding: [i64; 2],
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: Option<i64>,
+) -> PyResult<PyTensor> {
+    let x = &input.tensor();
+    Ok(PyTensor::wrap(run(py, x.numel(), || {
+        avg_pool::avg_pool2d(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    })?))
+}
+
+/// `F.avg_pool1d`; `stride` None is the kernel size.
+#[pyfunction]
+fn _avg_pool1d(
+    py: Python<'_>,
+    input: &PyTensor,
+    kernel_size: i64,
+    stride: Option<i64>,
+    padding: i64,
+    ceil_mode: bool,
+    count_include_pad: bool,
+) -> PyResult<PyTensor> {
+    let x = &input.tensor();
+    Ok(PyTensor::wrap(run(py, x.numel(), || avg_pool::avg_pool1d(x, kernel_size, stride, padding, ceil_mode, count_include_pad))?))
+}
+
+/// `F.adaptive_avg_pool2d`: a None size keeps the input's.
+#[pyfunction]
+fn _adaptive_avg_pool2d(py: Python<'_>, input: &PyTensor, output_size: [Option<i64>; 2]) -> PyResult<PyTensor> {
+    let x = &input.tensor();
+    Ok(PyTensor::wrap(run(py, x.numel(), || avg_pool::adaptive_avg_pool2d(x, output_size))?))
+}
+
+#[pyfunction]
+fn _adaptive_avg_pool1d(py: Python<'_>, input: &PyTensor, output_size: Option<i64>) -> PyResult<PyTensor> {
+    let x = &input.tensor();
+    Ok(PyTensor::wrap(run(py, x.numel(), || avg_pool::adaptive_avg_pool1d(x, output_size))?))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_pad, m)?)?;
+    m.add_function(wrap_pyfunction!(_avg_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(_avg_pool1d, m)?)?;
+    m.add_function(wrap_pyfunction!(_adaptive_avg_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(_adaptive_avg_pool1d, m)?)?;
     Ok(())
 }
