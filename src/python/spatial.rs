@@ -6,7 +6,7 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
-use crate::ops::nn::{avg_pool, pad};
+use crate::ops::nn::{adaptive_max, avg_pool, pad};
 
 use super::convert::scalar_of;
 use super::tensor::{run, PyTensor};
@@ -73,11 +73,28 @@ fn _adaptive_avg_pool1d(py: Python<'_>, input: &PyTensor, output_size: Option<i6
     Ok(PyTensor::wrap(run(py, x.numel(), || avg_pool::adaptive_avg_pool1d(x, output_size))?))
 }
 
+/// `F.adaptive_max_pool2d_with_indices`: (values, indices).
+#[pyfunction]
+fn _adaptive_max_pool2d(py: Python<'_>, input: &PyTensor, output_size: [Option<i64>; 2]) -> PyResult<(PyTensor, PyTensor)> {
+    let x = &input.tensor();
+    let (v, i) = run(py, x.numel(), || adaptive_max::adaptive_max_pool2d(x, output_size))?;
+    Ok((PyTensor::wrap(v), PyTensor::wrap(i)))
+}
+
+#[pyfunction]
+fn _adaptive_max_pool1d(py: Python<'_>, input: &PyTensor, output_size: Option<i64>) -> PyResult<(PyTensor, PyTensor)> {
+    let x = &input.tensor();
+    let (v, i) = run(py, x.numel(), || adaptive_max::adaptive_max_pool1d(x, output_size))?;
+    Ok((PyTensor::wrap(v), PyTensor::wrap(i)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_pad, m)?)?;
     m.add_function(wrap_pyfunction!(_avg_pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(_avg_pool1d, m)?)?;
     m.add_function(wrap_pyfunction!(_adaptive_avg_pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(_adaptive_avg_pool1d, m)?)?;
+    m.add_function(wrap_pyfunction!(_adaptive_max_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(_adaptive_max_pool1d, m)?)?;
     Ok(())
 }
