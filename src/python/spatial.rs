@@ -6,7 +6,7 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
-use crate::ops::nn::{adaptive_max, avg_pool, pad};
+use crate::ops::nn::{adaptive_max, avg_pool, pad, resize};
 
 use super::convert::scalar_of;
 use super::tensor::{run, PyTensor};
@@ -88,6 +88,25 @@ fn _adaptive_max_pool1d(py: Python<'_>, input: &PyTensor, output_size: Option<i6
     Ok((PyTensor::wrap(v), PyTensor::wrap(i)))
 }
 
+/// `F.interpolate`: `size` and `scale_factor` hold one value per spatial dim (or are None).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn _interpolate(
+    py: Python<'_>,
+    input: &PyTensor,
+    size: Option<Vec<i64>>,
+    scale_factor: Option<Vec<f64>>,
+    mode: &str,
+    align_corners: Option<bool>,
+    recompute_scale_factor: Option<bool>,
+    antialias: bool,
+) -> PyResult<PyTensor> {
+    let x = &input.tensor();
+    Ok(PyTensor::wrap(run(py, x.numel(), || {
+        resize::interpolate(x, size.as_deref(), scale_factor.as_deref(), mode, align_corners, recompute_scale_factor, antialias)
+    })?))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_pad, m)?)?;
     m.add_function(wrap_pyfunction!(_avg_pool2d, m)?)?;
@@ -96,5 +115,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_adaptive_avg_pool1d, m)?)?;
     m.add_function(wrap_pyfunction!(_adaptive_max_pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(_adaptive_max_pool1d, m)?)?;
+    m.add_function(wrap_pyfunction!(_interpolate, m)?)?;
     Ok(())
 }

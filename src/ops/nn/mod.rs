@@ -6,3 +6,4 @@ pub mod adaptive_max;
 pub mod avg_pool;
 mod output_size;
 pub mod pad;
+pub mod resize;
