@@ -15,6 +15,7 @@ mod optim;
 mod products;
 mod reduce;
 mod serialize;
+mod spatial;
 mod strided;
 mod tensor;
 mod unary;
@@ -39,6 +40,7 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     nn::register(m)?;
     optim::register(m)?;
     serialize::register(m)?;
+    spatial::register(m)?;
     wgpu::register(m)?;
     unary::register(m)?;
     composite::register(m)?;

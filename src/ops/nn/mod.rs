@@ -1,0 +1,9 @@
+//! The ops of `torch.nn.functional` written in tensor ops under PyTorch's nodes: each module
+//! holds an op's checks (PyTorch's exception types and messages), dtype rules and body, so a Rust
+//! caller gets the same op as Python (whose functions only parse arguments).
+
+pub mod adaptive_max;
+pub mod avg_pool;
+mod output_size;
+pub mod pad;
+pub mod resize;
