@@ -5,11 +5,11 @@
 use std::any::Any;
 use std::sync::{Arc, Mutex, Weak};
 
-use crate::cpu::conv::ConvGeom;
-use crate::cpu::pool::PoolGeom;
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::ops::conv_geometry::ConvGeom;
+use crate::ops::pool_geometry::PoolGeom;
 use crate::tensor::{BinaryOp, Tensor, UnaryOp};
 
 use super::node::{next_sequence_nr, Edge, Node, NodeHooks, NodeRef};

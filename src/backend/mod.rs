@@ -10,12 +10,13 @@ mod optim_step;
 pub use array::Array;
 pub use optim_step::{flags as step_flags, Step};
 
-use crate::cpu::pool::PoolGeom;
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::ops::binary::BinaryOp;
+use crate::ops::conv_geometry::ConvGeom;
+use crate::ops::pool_geometry::PoolGeom;
 use crate::ops::reduce::ReduceOp;
 use crate::ops::reduction::Reduction;
 use crate::ops::unary::UnaryOp;
@@ -257,7 +258,11 @@ pub trait Backend: Sync {
         Err(not_on_device("batch_norm_backward", x.device()))
     }
 
-    /// `(loss, total weight, picked)`; None when the kernel does not serve these operands.
+    /// nll_loss of the float32 or float64 `scores` (rows of `classes`) against the int64 `target`
+    /// (one per row), with optional per-class `weight`s: the loss (of `out_shape`: one per row
+    /// without reduction), and per row the slope d loss / d score at the target and that target
+    /// (`(rows, 1)`, 0 where ignored), as the backward needs them. None where a target is out of
+    /// range: the tensor layer then finds it for the error.
     #[allow(clippy::too_many_arguments)]
     fn nll_loss(
         &self,
@@ -272,8 +277,38 @@ pub trait Backend: Sync {
         Err(not_on_device("nll_loss", scores.device()))
     }
 
-    /// `(values, positions)` of 2-d max pooling.
-    fn max_pool2d(&self, x: &Array, _g: &PoolGeom, _out_shape: &[usize]) -> Result<(Array, Array)> {
+    /// conv2d of the float32 or float64 image `x` (N, C, H, W) with `weight` and `bias` (one
+    /// dtype) as `g` describes it: the result (N, O, oh, ow) and, when `keep_patches`, the patch
+    /// matrices (`g.batch_patches()` elements, laid out as this backend's `conv2d_weight_grad`
+    /// reads them). None where this backend has no convolution kernels: the tensor layer then
+    /// composes the convolution from strided views, `matmul` and `col2im`.
+    fn conv2d(
+        &self,
+        x: &Array,
+        _weight: &Array,
+        _bias: Option<&Array>,
+        _g: &ConvGeom,
+        _keep_patches: bool,
+    ) -> Result<Option<(Array, Option<Array>)>> {
+        Err(not_on_device("conv2d", x.device()))
+    }
+
+    /// The transpose of `conv2d` with respect to its image: `dy` (N, O, oh, ow) spread back
+    /// through `weight` onto the image (N, C, H, W) of `g`. None as for `conv2d`.
+    fn conv_transpose2d(&self, dy: &Array, _weight: &Array, _g: &ConvGeom) -> Result<Option<Array>> {
+        Err(not_on_device("conv_transpose2d", dy.device()))
+    }
+
+    /// The gradient of `conv2d` for its weight, from its image `x` and the gradient `dy` of its
+    /// result; `patches`: those `conv2d` kept for `x`, if it did. None as for `conv2d`.
+    fn conv2d_weight_grad(&self, x: &Array, _dy: &Array, _g: &ConvGeom, _patches: Option<&Array>) -> Result<Option<Array>> {
+        Err(not_on_device("convolution_backward", x.device()))
+    }
+
+    /// `(values, positions)` of 2-d max pooling: the maxima and their flat positions within each
+    /// input plane (int64). None where this backend has no kernel for x's dtype: the tensor layer
+    /// then pools a float32 copy (half types) or int64 windows.
+    fn max_pool2d(&self, x: &Array, _g: &PoolGeom, _out_shape: &[usize]) -> Result<Option<(Array, Array)>> {
         Err(not_on_device("max_pool2d", x.device()))
     }
 

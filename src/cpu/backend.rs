@@ -3,13 +3,24 @@
 
 use crate::backend::{Array, Backend, NormGrads, Operand};
 use crate::device::Device;
-use crate::dtype::DType;
+use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::ops::binary::BinaryOp;
+use crate::ops::conv_geometry::ConvGeom;
+use crate::ops::pool_geometry::PoolGeom;
 use crate::ops::reduce::ReduceOp;
+use crate::ops::reduction::Reduction;
 use crate::ops::unary::UnaryOp;
 use crate::storage::{CpuStorage, Storage};
+
+/// The contiguous elements of `x` as `T` (its dtype), handed to `f`: a strided view is copied
+/// first, as the fused kernels read their operands densely.
+pub(super) fn dense_slice<T: Element, R>(x: &Array, op: &str, f: impl FnOnce(&[T]) -> R) -> Result<R> {
+    let x = if x.is_contiguous() { x.clone() } else { Cpu.copy_as(x, x.dtype())? };
+    let n = x.numel();
+    x.with_slice::<T, _>(op, |s, l| f(&s[l.offset..][..n]))
+}
 
 /// The host: SIMD and rayon-parallel kernels over host memory.
 pub struct Cpu;
@@ -121,6 +132,42 @@ impl Backend for Cpu {
         want_x: bool,
     ) -> Result<(Option<Array>, Array, Array)> {
         super::norm_ops::batch_norm_backward_op(x, g, weight, stats, training, want_x)
+    }
+
+    fn nll_loss(
+        &self,
+        scores: &Array,
+        target: &Array,
+        weight: Option<&Array>,
+        classes: usize,
+        ignore_index: i64,
+        reduction: Reduction,
+        out_shape: &[usize],
+    ) -> Result<Option<(Array, Array, Array)>> {
+        super::loss::nll_loss(scores, target, weight, classes, ignore_index, reduction, out_shape)
+    }
+
+    fn conv2d(
+        &self,
+        x: &Array,
+        weight: &Array,
+        bias: Option<&Array>,
+        g: &ConvGeom,
+        keep_patches: bool,
+    ) -> Result<Option<(Array, Option<Array>)>> {
+        super::conv::conv2d_op(x, weight, bias, g, keep_patches).map(Some)
+    }
+
+    fn conv_transpose2d(&self, dy: &Array, weight: &Array, g: &ConvGeom) -> Result<Option<Array>> {
+        super::conv::conv_transpose2d_op(dy, weight, g).map(Some)
+    }
+
+    fn conv2d_weight_grad(&self, x: &Array, dy: &Array, g: &ConvGeom, patches: Option<&Array>) -> Result<Option<Array>> {
+        super::conv::conv2d_weight_grad_op(x, dy, g, patches).map(Some)
+    }
+
+    fn max_pool2d(&self, x: &Array, g: &PoolGeom, out_shape: &[usize]) -> Result<Option<(Array, Array)>> {
+        super::pool::max_pool2d_op(x, g, out_shape).map(Some)
     }
 
     fn arg_reduce(&self, x: &Array, dim: usize, max: bool) -> Result<Array> {

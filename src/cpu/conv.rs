@@ -8,57 +8,15 @@ use std::mem::MaybeUninit;
 
 use gemm::Parallelism;
 
+use crate::backend::Array;
+use crate::cpu::backend::dense_slice;
 use crate::cpu::buffer::{filled, try_written_output, written_output, FirstError};
 use crate::cpu::matmul::{gemm_into, MatMut, MatRef};
 use crate::cpu::num::Arith;
 use crate::cpu::parallel::{for_each_exact_chunk_pair, get_num_threads, map_tasks, worth_splitting};
-use crate::dtype::Element;
+use crate::dtype::{DType, Element};
 use crate::error::Result;
-
-/// Shapes of one convolution, seen from the side of the (larger) image it slides over.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ConvGeom {
-    pub batch: usize,
-    pub groups: usize,
-    /// Channels of the image the kernel slides over, all groups together.
-    pub in_channels: usize,
-    /// Channels of the result of sliding, all groups together.
-    pub out_channels: usize,
-    pub in_size: [usize; 2],
-    pub out_size: [usize; 2],
-    pub kernel: [usize; 2],
-    pub stride: [usize; 2],
-    pub padding: [usize; 2],
-    pub dilation: [usize; 2],
-}
-
-impl ConvGeom {
-    fn group_in(&self) -> usize {
-        self.in_channels / self.groups
-    }
-    fn group_out(&self) -> usize {
-        self.out_channels / self.groups
-    }
-    /// Taps per output position: the inner dimension of the products.
-    fn taps(&self) -> usize {
-        self.group_in() * self.kernel[0] * self.kernel[1]
-    }
-    fn positions(&self) -> usize {
-        self.out_size[0] * self.out_size[1]
-    }
-    fn in_image(&self) -> usize {
-        self.in_channels * self.in_size[0] * self.in_size[1]
-    }
-    fn out_image(&self) -> usize {
-        self.out_channels * self.positions()
-    }
-    /// The input row (or column) read by output position `o` at kernel tap `k` along axis `a`.
-    #[inline]
-    fn source(&self, a: usize, o: usize, k: usize) -> Option<usize> {
-        let i = (o * self.stride[a] + k * self.dilation[a]).checked_sub(self.padding[a])?;
-        (i < self.in_size[a]).then_some(i)
-    }
-}
+use crate::ops::conv_geometry::ConvGeom;
 
 /// Where each kernel tap reads, computed once per call: for every kernel row the span of output
 /// rows whose input row lies inside the image, and for every kernel column which output columns
@@ -214,18 +172,6 @@ fn block_images(g: &ConvGeom) -> usize {
     g.batch.max(1).div_ceil(blocks)
 }
 
-/// Elements of the patch matrices of one image, all groups together.
-fn image_patches(g: &ConvGeom) -> usize {
-    g.groups * g.taps() * g.positions()
-}
-
-/// Elements of the patch matrices of a whole batch: what a forward pass that keeps them for the
-/// weight gradient leaves behind. They are laid out block after block of `block_images(g)`
-/// images, and within a block group after group, each `taps x (images * positions)`.
-pub fn batch_patches(g: &ConvGeom) -> usize {
-    g.batch * image_patches(g)
-}
-
 fn gemm_parallelism(work: usize) -> Parallelism {
     if worth_splitting(work) {
         Parallelism::Rayon(get_num_threads())
@@ -259,7 +205,7 @@ fn for_each_image_block<T: Send, P: Send>(
             failed.set(e);
         }
     };
-    let patches_len = block * image_patches(g);
+    let patches_len = block * g.image_patches();
     if worth_splitting(work) {
         for_each_exact_chunk_pair(out, block * image_len, kept, patches_len, run);
     } else if kept.is_empty() {
@@ -319,8 +265,10 @@ fn channels_first<T: Element>(dy: &[T], g: &ConvGeom, n0: usize, count: usize) -
 
 /// `out[n] = weight ⋆ x[n] (+ bias)`: a contiguous `(N, O, oh, ow)` result. Each block of images
 /// is one product `weight (O x taps) @ patches (taps x images * positions)`. With `keep_patches`
-/// the patch matrices come back too (`batch_patches(g)` elements), for `conv2d_weight_grad`,
-/// which then need not unfold the images a second time.
+/// the patch matrices come back too (`g.batch_patches()` elements), for `conv2d_weight_grad`,
+/// which then need not unfold the images a second time. They are laid out block after block of
+/// `block_images(g)` images, and within a block group after group, each
+/// `taps x (images * positions)`.
 pub fn conv2d_forward<T: Arith>(
     x: &[T],
     weight: &[T],
@@ -331,7 +279,7 @@ pub fn conv2d_forward<T: Arith>(
     let mut kept = None;
     let out = try_written_output(g.batch * g.out_image(), |out| {
         if keep_patches {
-            kept = Some(try_written_output(batch_patches(g), |kept| conv2d_forward_into(x, weight, bias, g, out, kept))?);
+            kept = Some(try_written_output(g.batch_patches(), |kept| conv2d_forward_into(x, weight, bias, g, out, kept))?);
             Ok(())
         } else {
             conv2d_forward_into(x, weight, bias, g, out, &mut [])
@@ -436,7 +384,7 @@ pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom, patches: Op
         for grp in 0..g.groups {
             let scratch;
             let cols = match patches {
-                Some(kept) => &kept[n0 * image_patches(g) + grp * taps * width..][..taps * width],
+                Some(kept) => &kept[n0 * g.image_patches() + grp * taps * width..][..taps * width],
                 None => {
                     scratch = unfold_block(x, g, &plan, grp, n0, count)?;
                     &scratch[..]
@@ -469,6 +417,65 @@ pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom, patches: Op
         }
     }
     Ok(total)
+}
+
+// ----- Array-level entry points -----------------------------------------------------------------
+
+/// `Backend::conv2d` on the host, for float32 or float64 operands (made dense): the result and,
+/// with `keep_patches`, the patch matrices as `conv2d_weight_grad_op` reads them.
+pub fn conv2d_op(x: &Array, weight: &Array, bias: Option<&Array>, g: &ConvGeom, keep_patches: bool) -> Result<(Array, Option<Array>)> {
+    fn typed<T: Arith>(
+        x: &Array,
+        weight: &Array,
+        bias: Option<&Array>,
+        g: &ConvGeom,
+        keep_patches: bool,
+    ) -> Result<(Array, Option<Array>)> {
+        let (out, patches) = dense_slice::<T, _>(x, "convolution", |xs| {
+            dense_slice::<T, _>(weight, "convolution", |ws| match bias {
+                Some(b) => dense_slice::<T, _>(b, "convolution", |bs| conv2d_forward(xs, ws, Some(bs), g, keep_patches))?,
+                None => conv2d_forward(xs, ws, None, g, keep_patches),
+            })
+        })???;
+        let patches = patches.map(|p| Array::from_vec(p, &[g.batch_patches()])).transpose()?;
+        Ok((Array::from_vec(out, &g.result_shape())?, patches))
+    }
+    match x.dtype() {
+        DType::F64 => typed::<f64>(x, weight, bias, g, keep_patches),
+        _ => typed::<f32>(x, weight, bias, g, keep_patches),
+    }
+}
+
+/// `Backend::conv_transpose2d` on the host, for float32 or float64 operands (made dense).
+pub fn conv_transpose2d_op(dy: &Array, weight: &Array, g: &ConvGeom) -> Result<Array> {
+    fn typed<T: Arith>(dy: &Array, weight: &Array, g: &ConvGeom) -> Result<Array> {
+        let image =
+            dense_slice::<T, _>(dy, "convolution", |ds| dense_slice::<T, _>(weight, "convolution", |ws| conv2d_transpose(ds, ws, g)))???;
+        Array::from_vec(image, &g.image_shape())
+    }
+    match dy.dtype() {
+        DType::F64 => typed::<f64>(dy, weight, g),
+        _ => typed::<f32>(dy, weight, g),
+    }
+}
+
+/// `Backend::conv2d_weight_grad` on the host, for float32 or float64 operands (made dense);
+/// `patches`: those `conv2d_op` kept for `x`, used where they are of x's dtype and size.
+pub fn conv2d_weight_grad_op(x: &Array, dy: &Array, g: &ConvGeom, patches: Option<&Array>) -> Result<Array> {
+    fn typed<T: Arith>(x: &Array, dy: &Array, g: &ConvGeom, patches: Option<&Array>) -> Result<Array> {
+        let patches = patches.filter(|p| p.dtype() == T::DTYPE && p.numel() == g.batch_patches());
+        let grad = dense_slice::<T, _>(x, "convolution", |xs| {
+            dense_slice::<T, _>(dy, "convolution", |ds| match patches {
+                Some(p) => dense_slice::<T, _>(p, "convolution", |ps| conv2d_weight_grad(xs, ds, g, Some(ps)))?,
+                None => conv2d_weight_grad(xs, ds, g, None),
+            })
+        })???;
+        Array::from_vec(grad, &g.weight_shape())
+    }
+    match x.dtype() {
+        DType::F64 => typed::<f64>(x, dy, g, patches),
+        _ => typed::<f32>(x, dy, g, patches),
+    }
 }
 
 #[cfg(test)]
@@ -571,7 +578,7 @@ mod tests {
             assert!(none.is_none());
             assert_eq!(plain, y);
             let kept = kept.unwrap();
-            assert_eq!(kept.len(), batch_patches(&g));
+            assert_eq!(kept.len(), g.batch_patches());
             assert_eq!(conv2d_weight_grad(&x, &dy, &g, Some(&kept)).unwrap(), conv2d_weight_grad(&x, &dy, &g, None).unwrap());
         }
     }

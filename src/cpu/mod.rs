@@ -9,6 +9,7 @@ pub mod cast;
 pub mod conv;
 pub mod elementwise;
 mod index;
+mod loss;
 pub mod math;
 pub mod matmul;
 pub mod norm;

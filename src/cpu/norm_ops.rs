@@ -5,6 +5,7 @@ use crate::backend::{Array, Backend, NormGrads};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 
+use super::backend::dense_slice;
 use super::norm::{
     batch_norm, batch_norm_backward, channel_moments, layer_norm, layer_norm_backward, softmax, softmax_backward, Lanes, NormFloat, Planes,
 };
@@ -16,13 +17,6 @@ fn lanes_of(shape: &[usize], d: usize) -> Lanes {
         return Lanes { outer: 1, len: 1, inner: 1 };
     }
     Lanes { outer: shape[..d].iter().product(), len: shape[d], inner: shape[d + 1..].iter().product() }
-}
-
-/// The contiguous elements of a float32 or float64 array as `T`, handed to `f`.
-fn dense_slice<T: crate::dtype::Element, R>(x: &Array, op: &str, f: impl FnOnce(&[T]) -> R) -> Result<R> {
-    let x = if x.is_contiguous() { x.clone() } else { Cpu.copy_as(x, x.dtype())? };
-    let n = x.numel();
-    x.with_slice::<T, _>(op, |s, l| f(&s[l.offset..][..n]))
 }
 
 /// softmax (or `log` log_softmax) along `d` of a float32 or float64 array, in its dtype.

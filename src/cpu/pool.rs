@@ -1,43 +1,14 @@
 //! 2-D max pooling: the maximum of each window and where in its plane it was found.
 
+use crate::backend::Array;
+use crate::cpu::backend::dense_slice;
 use crate::cpu::buffer::{filled, FirstError};
 use crate::cpu::parallel::{for_each_exact_chunk_pair, get_num_threads, worth_splitting};
 use crate::cpu::simd::dispatch;
 use crate::dtype::Element;
 use crate::error::Result;
+use crate::ops::pool_geometry::PoolGeom;
 use std::hint::select_unpredictable;
-
-/// One pooling window layout over `planes` independent `h x w` planes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PoolGeom {
-    pub planes: usize,
-    pub in_size: [usize; 2],
-    pub out_size: [usize; 2],
-    pub kernel: [usize; 2],
-    pub stride: [usize; 2],
-    pub padding: [usize; 2],
-    pub dilation: [usize; 2],
-}
-
-impl PoolGeom {
-    /// Whether every window has at least one tap inside the input (so each has a maximum).
-    pub fn windows_overlap_input(&self) -> bool {
-        (0..2).all(|a| (0..self.out_size[a]).all(|o| self.taps(a, o).next().is_some()))
-    }
-
-    /// The first input row (or column) of window `o` along axis `a`, if it has one.
-    pub fn first_tap(&self, a: usize, o: usize) -> Option<usize> {
-        self.taps(a, o).next()
-    }
-
-    /// The input rows (or columns) of window `o` along axis `a`: padding never wins a maximum.
-    fn taps(&self, a: usize, o: usize) -> impl Iterator<Item = usize> + '_ {
-        (0..self.kernel[a]).filter_map(move |k| {
-            let i = (o * self.stride[a] + k * self.dilation[a]).checked_sub(self.padding[a])?;
-            (i < self.in_size[a]).then_some(i)
-        })
-    }
-}
 
 /// The maxima (contiguous `planes x oh x ow`) and their flat positions within each input plane.
 /// NaN wins over any number, as in PyTorch.
@@ -110,6 +81,15 @@ pub fn max_pool2d<T: Element>(x: &[T], g: &PoolGeom) -> Result<(Vec<T>, Vec<i64>
         planes(0, &mut values, &mut indices)?;
         Ok((values, indices))
     }
+}
+
+/// `Backend::max_pool2d` on the host, for every dtype: the maxima (of `out_shape`) and their
+/// positions, from the input made dense.
+pub fn max_pool2d_op(x: &Array, g: &PoolGeom, out_shape: &[usize]) -> Result<(Array, Array)> {
+    crate::with_dtype!(x.dtype(), T => {
+        let (values, positions) = dense_slice::<T, _>(x, "max_pool2d", |s| max_pool2d(s, g))??;
+        Ok((Array::from_vec(values, out_shape)?, Array::from_vec(positions, out_shape)?))
+    })
 }
 
 /// The maxima of the windows of consecutive `h x w` planes when they all lie inside them, under

@@ -1,23 +1,15 @@
 //! The kernels behind `rstorch.nn.functional`: convolutions, max pooling, the norms and nll_loss.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
+use crate::ops::pool_geometry::PoolParams;
 use crate::tensor::convolution::ConvPadding;
 use crate::tensor::loss::Reduction;
-use crate::tensor::pool::PoolParams;
 
 use super::convert::{index_int, int_list};
 use super::gil::run;
 use super::tensor_object::PyTensor;
-
-/// A pair of non-negative sizes; negative values are PyTorch's RuntimeErrors.
-fn pair(v: (i64, i64), what: &str) -> PyResult<[usize; 2]> {
-    if v.0 < 0 || v.1 < 0 {
-        return Err(crate::error::Error::Runtime(format!("negative {what} is not supported")).into());
-    }
-    Ok([v.0 as usize, v.1 as usize])
-}
 
 /// A convolution's per-axis argument as PyTorch's bindings take it: an int stands for one value
 /// per axis of the function (`spatial`), a sequence is passed on as given for the core to check.
@@ -87,19 +79,9 @@ fn _max_pool2d_with_indices(
     dilation: (i64, i64),
     ceil_mode: bool,
 ) -> PyResult<(PyTensor, PyTensor)> {
-    let positive = |v: (i64, i64), what: &str| -> PyResult<[usize; 2]> {
-        if v.0 <= 0 || v.1 <= 0 {
-            return Err(PyValueError::new_err(format!("{what} must be greater than zero, but got {v:?}")));
-        }
-        pair(v, what)
-    };
-    let p = PoolParams {
-        kernel: positive(kernel_size, "kernel_size")?,
-        stride: positive(stride, "stride")?,
-        padding: pair(padding, "padding")?,
-        dilation: positive(dilation, "dilation")?,
-        ceil_mode,
-    };
+    // Checked by the pooling geometry, with PyTorch's errors.
+    let pair = |v: (i64, i64)| [v.0, v.1];
+    let p = PoolParams { kernel: pair(kernel_size), stride: pair(stride), padding: pair(padding), dilation: pair(dilation), ceil_mode };
     let x = &input.tensor();
     let (v, i) = run(py, x.numel(), || x.max_pool2d_with_indices(&p))?;
     Ok((PyTensor::wrap(v), PyTensor::wrap(i)))

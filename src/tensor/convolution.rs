@@ -5,7 +5,7 @@
 
 use crate::autograd::composite::composite_optional;
 use crate::error::{Error, Result};
-use crate::tensor::conv::ConvParams;
+use crate::ops::conv_geometry::ConvArgs;
 use crate::tensor::Tensor;
 
 /// `padding` of a convolution: sizes per axis (one for all, or one each), or a mode.
@@ -29,16 +29,6 @@ impl ConvPadding {
     }
 }
 
-/// A convolution's per-axis arguments once checked: non-negative, as many as the weight has
-/// spatial dims.
-struct Checked {
-    stride: Vec<usize>,
-    padding: Vec<usize>,
-    output_padding: Vec<usize>,
-    dilation: Vec<usize>,
-    groups: usize,
-}
-
 /// One value for every axis, or one per axis.
 fn per_axis(name: &str, values: &[i64], dims: usize) -> Result<Vec<i64>> {
     match values.len() {
@@ -50,13 +40,9 @@ fn per_axis(name: &str, values: &[i64], dims: usize) -> Result<Vec<i64>> {
     }
 }
 
-fn to_sizes(values: &[i64]) -> Vec<usize> {
-    values.iter().map(|&v| v as usize).collect()
-}
-
 /// PyTorch's checks of the arguments, in its order: the weight's rank, the lists' lengths, then
-/// groups, padding, output padding, stride and dilation.
-fn check_args(weight: &Tensor, stride: &[i64], padding: &[i64], output_padding: &[i64], dilation: &[i64], groups: i64) -> Result<Checked> {
+/// the values (`ConvArgs::new`).
+fn check_args(weight: &Tensor, stride: &[i64], padding: &[i64], output_padding: &[i64], dilation: &[i64], groups: i64) -> Result<ConvArgs> {
     if weight.ndim() < 3 {
         return Err(Error::Runtime("weight should have at least three dimensions".into()));
     }
@@ -65,28 +51,7 @@ fn check_args(weight: &Tensor, stride: &[i64], padding: &[i64], output_padding: 
     let padding = per_axis("padding", padding, dims)?;
     let dilation = per_axis("dilation", dilation, dims)?;
     let output_padding = per_axis("output_padding", output_padding, dims)?;
-    if groups <= 0 {
-        return Err(Error::Runtime("non-positive groups is not supported".into()));
-    }
-    if padding.iter().any(|&p| p < 0) {
-        return Err(Error::Runtime("negative padding is not supported".into()));
-    }
-    if output_padding.iter().any(|&p| p < 0) {
-        return Err(Error::Runtime("negative output_padding is not supported".into()));
-    }
-    if stride.iter().any(|&s| s <= 0) {
-        return Err(Error::Runtime("non-positive stride is not supported".into()));
-    }
-    if dilation.iter().any(|&d| d <= 0) {
-        return Err(Error::Runtime("dilation should be greater than zero".into()));
-    }
-    Ok(Checked {
-        stride: to_sizes(&stride),
-        padding: to_sizes(&padding),
-        output_padding: to_sizes(&output_padding),
-        dilation: to_sizes(&dilation),
-        groups: groups as usize,
-    })
+    ConvArgs::new(&stride, &padding, &output_padding, &dilation, groups)
 }
 
 /// The input with a batch dim: `spatial + 2` dims already, or `spatial + 1` (unbatched).
@@ -120,12 +85,12 @@ fn check_input_rank(input: &Tensor, weight: &Tensor) -> Result<()> {
 
 /// `padding='same'`: the symmetric padding per axis, after padding `input` at the end of the
 /// axes whose total is odd (as one ConstantPadNdBackward0 node).
-fn same_padding(input: &Tensor, weight: &Tensor, args: &Checked) -> Result<(Tensor, Vec<usize>)> {
-    if args.stride.iter().any(|&s| s != 1) {
+fn same_padding(input: &Tensor, weight: &Tensor, args: &ConvArgs) -> Result<(Tensor, Vec<usize>)> {
+    if args.stride().iter().any(|&s| s != 1) {
         return Err(Error::Runtime("padding='same' is not supported for strided convolutions".into()));
     }
     let spatial = weight.ndim() - 2;
-    let totals: Vec<usize> = (0..spatial).map(|a| args.dilation[a] * (weight.shape()[2 + a] - 1)).collect();
+    let totals: Vec<usize> = (0..spatial).map(|a| args.dilation()[a] * (weight.shape()[2 + a] - 1)).collect();
     let before: Vec<usize> = totals.iter().map(|t| t / 2).collect();
     if totals.iter().all(|t| t % 2 == 0) {
         return Ok((input.clone(), before));
@@ -142,12 +107,6 @@ fn same_padding(input: &Tensor, weight: &Tensor, args: &Checked) -> Result<(Tens
         Ok(out)
     })?;
     Ok((padded, before))
-}
-
-/// The 2-d parameters of a 1-d or 2-d convolution: a 1-d one runs over images of height 1.
-fn params_2d(args: &Checked, padding: &[usize]) -> ConvParams {
-    let two = |v: &[usize], unit: usize| if v.len() == 1 { [unit, v[0]] } else { [v[0], v[1]] };
-    ConvParams { stride: two(&args.stride, 1), padding: two(padding, 0), dilation: two(&args.dilation, 1), groups: args.groups }
 }
 
 fn unsupported_rank(name: &str, weight: &Tensor) -> Error {
@@ -177,9 +136,9 @@ impl Tensor {
         check_input_rank(&input, weight)?;
         let (input, pads) = match padding {
             ConvPadding::Same => same_padding(&input, weight, &args)?,
-            _ => (input, args.padding.clone()),
+            _ => (input, args.padding().to_vec()),
         };
-        let p = params_2d(&args, &pads);
+        let p = args.params_2d(&pads);
         let out = match spatial {
             2 => input.conv2d(weight, bias, &p)?,
             1 => {
@@ -214,11 +173,10 @@ impl Tensor {
         let (input, batched) = batched_input(self, spatial, name)?;
         let args = check_args(weight, stride, padding, output_padding, dilation, groups)?;
         check_input_rank(&input, weight)?;
-        let p = params_2d(&args, &args.padding);
-        let op = &args.output_padding;
+        let p = args.params_2d(args.padding());
         let out = match spatial {
-            2 => input.conv_transpose2d(weight, &p, [op[0], op[1]])?,
-            1 => input.unsqueeze(2)?.conv_transpose2d(&weight.unsqueeze(2)?, &p, [0, op[0]])?.squeeze_dims(&[2])?,
+            2 => input.conv_transpose2d(weight, &p)?,
+            1 => input.unsqueeze(2)?.conv_transpose2d(&weight.unsqueeze(2)?, &p)?.squeeze_dims(&[2])?,
             _ => return Err(unsupported_rank(name, weight)),
         };
         let out = match bias {

@@ -1,43 +1,17 @@
-//! nll_loss of `(N, C)` or `(C,)` float scores as one CPU kernel (on a GPU one device kernel
-//! that reads back only a range flag), recorded as PyTorch's NllLossBackward0 node. With the
+//! nll_loss of `(N, C)` or `(C,)` float scores as one backend kernel (on a GPU it reads back
+//! only a range flag), recorded as PyTorch's NllLossBackward0 node. With the
 //! fused log_softmax in front it is all of cross_entropy. The same loss composed from tensor
 //! ops (other shapes and dtypes) is the Python layer's.
 
 use crate::autograd::composite::composite_optional;
 use crate::autograd::{is_grad_enabled, keep_buffers, record_shown, Op};
-use crate::dtype::{DType, Element};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::tensor::arith::title_name;
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor};
 
 pub use crate::ops::reduction::Reduction;
-
-/// Per row of `classes` scores: the loss `-w[t] * x[t]`, and the coefficient `w[t]` (0 where
-/// the target is ignored).
-fn rows<T: Element + Into<f64>>(
-    x: &[T],
-    classes: usize,
-    targets: &[i64],
-    weight: Option<&[T]>,
-    ignore_index: i64,
-) -> Result<(Vec<f64>, Vec<f64>)> {
-    let mut losses = crate::cpu::buffer::with_capacity(targets.len())?;
-    let mut coefs = crate::cpu::buffer::with_capacity(targets.len())?;
-    for (i, &t) in targets.iter().enumerate() {
-        let row = &x[i * classes..][..classes];
-        if t == ignore_index {
-            losses.push(0.0);
-            coefs.push(0.0);
-            continue;
-        }
-        let c = usize::try_from(t).ok().filter(|&c| c < classes).ok_or_else(|| Error::Index(format!("Target {t} is out of bounds.")))?;
-        let w = weight.map_or(1.0, |w| w[c].into());
-        losses.push(-w * row[c].into());
-        coefs.push(w);
-    }
-    Ok((losses, coefs))
-}
 
 impl Tensor {
     /// `torch.nn.functional.nll_loss`: scores `(C,)`, `(N, C)` or `(N, C, d1, ...)` against class
@@ -139,7 +113,7 @@ impl Tensor {
         }
     }
 
-    /// `nll_loss(self, target, weight, ignore_index, reduction)` for float32 or float64 CPU
+    /// `nll_loss(self, target, weight, ignore_index, reduction)` for float32 or float64
     /// scores of shape `(N, C)` with `(N,)` int64 targets, or `(C,)` with a zero-dim target
     /// (the caller has checked the shapes, as PyTorch's messages word it). `None` where the
     /// kernel does not apply: the caller then composes the loss from tensor ops.
@@ -166,48 +140,7 @@ impl Tensor {
         if target.numel().checked_mul(classes) != Some(self.numel()) {
             return Err(Error::Runtime(format!("nll_loss: {} targets for scores of shape {:?}", target.numel(), self.shape())));
         }
-        if !device.is_cpu() {
-            return self.nll_loss_on_device(target, weight, ignore_index, reduction).map(Some);
-        }
-        let targets = target.to_vec::<i64>()?;
-        let (losses, coefs) = match dt {
-            DType::F64 => {
-                let w = weight.map(|w| w.to_vec::<f64>()).transpose()?;
-                rows(&self.to_vec::<f64>()?, classes, &targets, w.as_deref(), ignore_index)?
-            }
-            _ => {
-                let w = weight.map(|w| w.to_vec::<f32>()).transpose()?;
-                rows(&self.to_vec::<f32>()?, classes, &targets, w.as_deref(), ignore_index)?
-            }
-        };
-        // Sums in float64, then rounded once to the scores' dtype. From +0.0: Rust's `sum` starts
-        // at -0.0, and PyTorch's sum of no rows is 0.0.
-        let sum = |v: &[f64]| v.iter().fold(0.0, |a, b| a + b);
-        let total_weight = sum(&coefs);
-        let (out, scale) = match reduction {
-            Reduction::None => (Tensor::from_vec(losses, target.shape())?, 1.0),
-            Reduction::Sum => (Tensor::from_vec(vec![sum(&losses)], &[])?, 1.0),
-            Reduction::Mean => (Tensor::from_vec(vec![sum(&losses) / total_weight], &[])?, 1.0 / total_weight),
-        };
-        let out = out.to_dtype(dt)?;
-        if is_grad_enabled() && self.requires_grad() {
-            // The backward needs, per row, d loss / d x[t] (before the incoming gradient) and
-            // where t is (any class where ignored: its coefficient is 0).
-            // Ignored rows get none, even where a mean over no weight makes the others NaN.
-            let slopes: Vec<f64> = coefs.iter().zip(&targets).map(|(w, &t)| if t == ignore_index { 0.0 } else { -w * scale }).collect();
-            let slopes = Tensor::from_vec(slopes, &[targets.len()])?.to_dtype(dt)?;
-            let picks: Vec<i64> = targets.iter().map(|&t| if t == ignore_index { 0 } else { t }).collect();
-            let picks = Tensor::from_vec(picks, &[targets.len(), 1])?;
-            record_shown(None, Op::NllLoss, &[self, target], &[&out], &[], &[], Some(&[0]));
-            keep_buffers(&out, vec![slopes, picks]);
-        }
-        Ok(Some(out))
-    }
-
-    /// `nll_loss_fused` on a GPU: one kernel checks the targets (one flag word comes back),
-    /// picks and sums; the node and its buffers are the CPU kernel's.
-    fn nll_loss_on_device(&self, target: &Tensor, weight: Option<&Tensor>, ignore_index: i64, reduction: Reduction) -> Result<Tensor> {
-        let classes = *self.shape().last().expect("one or two dims");
+        // One kernel checks the targets, picks and sums; on a GPU only a flag word comes back.
         let out_shape = if reduction == Reduction::None { target.shape().to_vec() } else { vec![] };
         let fused = {
             let _raw = crate::autograd::GradMode::disabled();
@@ -222,10 +155,12 @@ impl Tensor {
             return Err(Error::Index(format!("Target {bad} is out of bounds.")));
         };
         if is_grad_enabled() && self.requires_grad() {
+            // The backward needs, per row, d loss / d x[t] (before the incoming gradient) and
+            // where t is: the slopes and picks.
             record_shown(None, Op::NllLoss, &[self, target], &[&out], &[], &[], Some(&[0]));
             keep_buffers(&out, vec![slopes, picks]);
         }
-        Ok(out)
+        Ok(Some(out))
     }
 }
 
@@ -237,12 +172,13 @@ pub(crate) fn nll_loss_backward(g: &Tensor, shape: &[usize], slopes: &Tensor, pi
     let per_row = slopes.binary(BinaryOp::Mul, &g.reshape(&[if g.ndim() == 0 { 1 } else { rows }])?)?;
     let classes = *shape.last().expect("one or two dims");
     let per_row = per_row.reshape(&[rows, 1])?;
-    let grad = if g.device().is_cpu() {
+    let grad = if !g.backend().indices_stay_on_device() {
         // One write per row.
         Tensor::zeros_on(&[rows as usize, classes], g.dtype(), g.device())?.scatter(1, picks, Arg::T(&per_row), false)?
     } else {
-        // A GPU scatter would check the picks and read its flag back (waiting for the device);
-        // comparing with the class numbers needs neither (the forward pass made the picks).
+        // Where indices stay on the device, a scatter would check the picks there and read its
+        // flag back (waiting for the device); comparing with the class numbers needs neither
+        // (the forward pass made the picks).
         let class_of = Tensor::from_vec((0..classes as i64).collect::<Vec<_>>(), &[1, classes])?.to_device(g.device())?;
         Tensor::where_(&class_of.binary(BinaryOp::Eq, picks)?, Arg::T(&per_row), Arg::S(crate::tensor::Scalar::Float(0.0)))?
     };

@@ -2,12 +2,13 @@
 //! family's launcher (`ops`, `reduce`, `matmul`, `softmax`, `norm`, `loss`, `pooling`, `optim`).
 
 use crate::backend::{Array, Backend, IndexTerm, NormGrads, Operand, PoolStats, Step};
-use crate::cpu::pool::PoolGeom;
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::ops::binary::BinaryOp;
+use crate::ops::conv_geometry::ConvGeom;
+use crate::ops::pool_geometry::PoolGeom;
 use crate::ops::reduce::ReduceOp;
 use crate::ops::reduction::Reduction;
 use crate::ops::unary::UnaryOp;
@@ -206,8 +207,33 @@ impl Backend for Wgpu {
         loss::nll_loss(scores, target, weight, classes, ignore_index, reduction, out_shape)
     }
 
-    fn max_pool2d(&self, x: &Array, g: &PoolGeom, out_shape: &[usize]) -> Result<(Array, Array)> {
-        pooling::max_pool2d(x, g, out_shape)
+    /// The convolutions are composed by the tensor layer from strided views, `matmul` and
+    /// `col2im`: no kernel of their own.
+    fn conv2d(
+        &self,
+        _x: &Array,
+        _weight: &Array,
+        _bias: Option<&Array>,
+        _g: &ConvGeom,
+        _keep_patches: bool,
+    ) -> Result<Option<(Array, Option<Array>)>> {
+        Ok(None)
+    }
+
+    fn conv_transpose2d(&self, _dy: &Array, _weight: &Array, _g: &ConvGeom) -> Result<Option<Array>> {
+        Ok(None)
+    }
+
+    fn conv2d_weight_grad(&self, _x: &Array, _dy: &Array, _g: &ConvGeom, _patches: Option<&Array>) -> Result<Option<Array>> {
+        Ok(None)
+    }
+
+    /// The kernel pools float32 and float64; the tensor layer composes the other dtypes.
+    fn max_pool2d(&self, x: &Array, g: &PoolGeom, out_shape: &[usize]) -> Result<Option<(Array, Array)>> {
+        if !matches!(x.dtype(), DType::F32 | DType::F64) {
+            return Ok(None);
+        }
+        pooling::max_pool2d(x, g, out_shape).map(Some)
     }
 
     fn max_pool2d_backward(&self, grad: &Array, positions: &Array, g: &PoolGeom, shape: &[usize]) -> Result<Array> {

@@ -5,9 +5,9 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::backend::Array;
-use crate::cpu::pool::PoolGeom;
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::ops::pool_geometry::PoolGeom;
 
 use super::batch::{grid, Launch};
 use super::context::Context;
