@@ -197,6 +197,14 @@ pub trait Backend: Sync {
         Err(not_on_device("addmm", a.device()))
     }
 
+    /// addmm's `beta * input + alpha * (a @ b)` of an `[m, k]` and a `[k, n]` matrix, `input`
+    /// broadcasting to `[m, n]` (unread for beta = 0), where this backend has a fused kernel for
+    /// these operands, beta and alpha; None where it has not: the tensor layer then composes the
+    /// product, its scaling and the sum.
+    fn addmm(&self, input: &Array, _a: &Array, _b: &Array, _beta: f64, _alpha: f64) -> Result<Option<Array>> {
+        Err(not_on_device("addmm", input.device()))
+    }
+
     // ----- network layers ---------------------------------------------------------------------
 
     fn softmax(&self, x: &Array, _dim: usize, log: bool) -> Result<Array> {

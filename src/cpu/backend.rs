@@ -143,6 +143,10 @@ impl Backend for Cpu {
         super::matmul::matmul(a, b)
     }
 
+    fn addmm(&self, input: &Array, a: &Array, b: &Array, beta: f64, alpha: f64) -> Result<Option<Array>> {
+        super::matmul::addmm(input, a, b, beta, alpha)
+    }
+
     fn unary(&self, x: &Array, op: UnaryOp) -> Result<Array> {
         super::unary::unary(x, op)
     }

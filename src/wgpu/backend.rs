@@ -145,6 +145,15 @@ impl Backend for Wgpu {
         matmul::matmul_add(a, b, bias)
     }
 
+    fn addmm(&self, input: &Array, a: &Array, b: &Array, beta: f64, alpha: f64) -> Result<Option<Array>> {
+        // The product kernel adds an input of the operands' float dtype as it stores each
+        // element, but scales neither.
+        if !a.dtype().is_floating_point() || input.dtype() != a.dtype() || alpha != 1.0 || beta != 1.0 {
+            return Ok(None);
+        }
+        matmul::matmul_add(a, b, Some(input)).map(Some)
+    }
+
     fn softmax(&self, x: &Array, dim: usize, log: bool) -> Result<Array> {
         softmax::softmax(x, dim, log)
     }
