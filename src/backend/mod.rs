@@ -18,7 +18,7 @@ use crate::layout::Layout;
 use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::ReduceOp;
 use crate::ops::reduction::Reduction;
-use crate::ops::unary::UnaryOp;
+use crate::ops::unary::{FloatClass, UnaryOp};
 use crate::scalar::Scalar;
 use crate::storage::{not_on_device, Storage};
 
@@ -133,6 +133,13 @@ pub trait Backend: Sync {
 
     fn unary(&self, x: &Array, _op: UnaryOp) -> Result<Array> {
         Err(not_on_device("unary", x.device()))
+    }
+
+    /// A bool array marking the elements of the floating-point `x` that are of `class`, where
+    /// this backend has a kernel for it; None where it has not: the tensor layer then composes
+    /// the marks from comparisons.
+    fn classify(&self, x: &Array, _class: FloatClass) -> Result<Option<Array>> {
+        Err(not_on_device("isnan", x.device()))
     }
 
     /// `a op b` computed in `compute` into a new array of `shape` and dtype `out` on `device`.

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::ReduceOp;
-use crate::ops::unary::UnaryOp;
+use crate::ops::unary::{FloatClass, UnaryOp};
 use crate::storage::{CpuStorage, Storage};
 
 /// The host: SIMD and rayon-parallel kernels over host memory.
@@ -149,6 +149,10 @@ impl Backend for Cpu {
 
     fn unary(&self, x: &Array, op: UnaryOp) -> Result<Array> {
         super::unary::unary(x, op)
+    }
+
+    fn classify(&self, x: &Array, class: FloatClass) -> Result<Option<Array>> {
+        super::unary::classify(x, class).map(Some)
     }
 
     fn take(&self, src: &Array, offsets: &[usize], shape: &[usize]) -> Result<Array> {

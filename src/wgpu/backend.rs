@@ -10,7 +10,7 @@ use crate::layout::Layout;
 use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::ReduceOp;
 use crate::ops::reduction::Reduction;
-use crate::ops::unary::UnaryOp;
+use crate::ops::unary::{FloatClass, UnaryOp};
 use crate::storage::Storage;
 
 use super::{context, loss, matmul, norm, operands, ops, optim, pooling, positions, reduce, softmax, storage};
@@ -89,6 +89,11 @@ impl Backend for Wgpu {
 
     fn unary(&self, x: &Array, op: UnaryOp) -> Result<Array> {
         ops::unary(x, op)
+    }
+
+    fn classify(&self, _x: &Array, _class: FloatClass) -> Result<Option<Array>> {
+        // No kernel of its own: the comparisons the tensor layer composes run on the device.
+        Ok(None)
     }
 
     fn binary(
