@@ -38,9 +38,15 @@ fn check_buffers(param: &Tensor, others: &[&Tensor]) -> Result<()> {
 /// Checks `param`'s gradient and state (`others`: the gradient, then the state in the order the
 /// update names it), then has the parameter's backend apply `step`.
 fn apply(step: Step, param: &Tensor, others: &[&Tensor]) -> Result<()> {
-    check_buffers(param, others)?;
     let state: Vec<&Array> = others[1..].iter().map(|t| t.array()).collect();
-    param.backend().optimizer_step(&step, param.array(), others[0].array(), &state)
+    let run = || param.backend().optimizer_step(&step, param.array(), others[0].array(), &state);
+    // Updates exist for float32 and float64 parameters. For another dtype the backend's
+    // refusal, in its own words, comes before any complaint about the state.
+    if !matches!(param.dtype(), DType::F32 | DType::F64) {
+        return run();
+    }
+    check_buffers(param, others)?;
+    run()
 }
 
 /// A contiguous copy of `t` in `dtype` when it is not one already.
@@ -191,4 +197,22 @@ pub fn adagrad_step(params: &[Tensor], grads: &[Tensor], sums: &[Tensor], steps:
         apply(Step { entry: "adagrad", flags, h: hyper(&[c.weight_decay, c.eps, clr]) }, p, &[&g, sum])?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parameter_dtype_without_an_update_is_refused_before_its_state_is_checked() {
+        let p = Tensor::from_vec(vec![1f32, 2.0], &[2]).unwrap().to_dtype(DType::F16).unwrap();
+        let c = Sgd { lr: 0.1, momentum: 0.0, dampening: 0.0, weight_decay: 0.0, nesterov: false, maximize: false };
+        // The parameter is its own gradient, which the state checks refuse for float32.
+        let err = sgd_step(std::slice::from_ref(&p), std::slice::from_ref(&p), vec![None], &c).unwrap_err();
+        assert_eq!(err.kind(), crate::error::ErrorKind::NotImplemented, "{err}");
+        assert!(err.to_string().contains("float16"), "{err}");
+        let p = p.to_dtype(DType::F32).unwrap();
+        let err = sgd_step(std::slice::from_ref(&p), std::slice::from_ref(&p), vec![None], &c).unwrap_err();
+        assert_eq!(err.kind(), crate::error::ErrorKind::Runtime, "{err}");
+    }
 }

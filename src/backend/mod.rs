@@ -380,7 +380,9 @@ pub trait Backend: Sync {
 
     // ----- optimizers -------------------------------------------------------------------------
 
-    /// Applies `step` in place to `param` with its gradient and state (contiguous, one dtype).
+    /// Applies `step` in place to `param` with its gradient and state (contiguous, one dtype,
+    /// checked by the caller where the dtype is float32 or float64). A dtype without an update
+    /// is refused before any array is read.
     fn optimizer_step(&self, _step: &Step, param: &Array, _grad: &Array, _state: &[&Array]) -> Result<()> {
         Err(not_on_device("optimizer step", param.device()))
     }
