@@ -19,7 +19,7 @@ use crate::ops::conv_geometry::ConvGeom;
 use crate::ops::pool_geometry::PoolGeom;
 use crate::ops::reduce::ReduceOp;
 use crate::ops::reduction::Reduction;
-use crate::ops::unary::UnaryOp;
+use crate::ops::unary::{FloatClass, UnaryOp};
 use crate::scalar::Scalar;
 use crate::storage::{not_on_device, Storage};
 
@@ -136,6 +136,13 @@ pub trait Backend: Sync {
         Err(not_on_device("unary", x.device()))
     }
 
+    /// A bool array marking the elements of the floating-point `x` that are of `class`, where
+    /// this backend has a kernel for it; None where it has not: the tensor layer then composes
+    /// the marks from comparisons.
+    fn classify(&self, x: &Array, _class: FloatClass) -> Result<Option<Array>> {
+        Err(not_on_device("isnan", x.device()))
+    }
+
     /// `a op b` computed in `compute` into a new array of `shape` and dtype `out` on `device`.
     #[allow(clippy::too_many_arguments)]
     fn binary(
@@ -196,6 +203,14 @@ pub trait Backend: Sync {
     /// `a @ b + bias` with `bias` broadcast to the product's shape.
     fn matmul_add(&self, a: &Array, _b: &Array, _bias: Option<&Array>) -> Result<Array> {
         Err(not_on_device("addmm", a.device()))
+    }
+
+    /// addmm's `beta * input + alpha * (a @ b)` of an `[m, k]` and a `[k, n]` matrix, `input`
+    /// broadcasting to `[m, n]` (unread for beta = 0), where this backend has a fused kernel for
+    /// these operands, beta and alpha; None where it has not: the tensor layer then composes the
+    /// product, its scaling and the sum.
+    fn addmm(&self, input: &Array, _a: &Array, _b: &Array, _beta: f64, _alpha: f64) -> Result<Option<Array>> {
+        Err(not_on_device("addmm", input.device()))
     }
 
     // ----- network layers ---------------------------------------------------------------------
@@ -400,7 +415,9 @@ pub trait Backend: Sync {
 
     // ----- optimizers -------------------------------------------------------------------------
 
-    /// Applies `step` in place to `param` with its gradient and state (contiguous, one dtype).
+    /// Applies `step` in place to `param` with its gradient and state (contiguous, one dtype,
+    /// checked by the caller where the dtype is float32 or float64). A dtype without an update
+    /// is refused before any array is read.
     fn optimizer_step(&self, _step: &Step, param: &Array, _grad: &Array, _state: &[&Array]) -> Result<()> {
         Err(not_on_device("optimizer step", param.device()))
     }

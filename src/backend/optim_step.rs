@@ -1,5 +1,5 @@
-//! What an optimizer update asks of a device's update kernel: the entry point, its flag bits and
-//! hyperparameters. The CPU optimizers name the same flags.
+//! What an optimizer update asks of a backend: the entry point, its flag bits and
+//! hyperparameters, as `shaders/optim.wgsl` takes them and `cpu::optim` interprets them.
 
 /// Flag bits of `shaders/optim.wgsl` (see there).
 pub mod flags {
@@ -14,7 +14,7 @@ pub mod flags {
 
 /// One update: the entry point (`sgd`, `adam`, `rmsprop`, `adagrad`), its flags and its
 /// hyperparameters in the order the shader lists them (in float64; float32 parameters' updates
-/// round them to float32, as the CPU's do).
+/// round them to float32 on every backend).
 pub struct Step {
     pub entry: &'static str,
     pub flags: u32,

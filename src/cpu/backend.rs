@@ -1,7 +1,7 @@
 //! The CPU behind the device interface: host storage and the kernels of this module, run on the
 //! `Array`s the tensor layer hands over.
 
-use crate::backend::{Array, Backend, NormGrads, Operand};
+use crate::backend::{Array, Backend, NormGrads, Operand, Step};
 use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -11,7 +11,7 @@ use crate::ops::conv_geometry::ConvGeom;
 use crate::ops::pool_geometry::PoolGeom;
 use crate::ops::reduce::ReduceOp;
 use crate::ops::reduction::Reduction;
-use crate::ops::unary::UnaryOp;
+use crate::ops::unary::{FloatClass, UnaryOp};
 use crate::storage::{CpuStorage, Storage};
 
 /// The contiguous elements of `x` as `T` (its dtype), handed to `f`: a strided view is copied
@@ -190,8 +190,16 @@ impl Backend for Cpu {
         super::matmul::matmul(a, b)
     }
 
+    fn addmm(&self, input: &Array, a: &Array, b: &Array, beta: f64, alpha: f64) -> Result<Option<Array>> {
+        super::matmul::addmm(input, a, b, beta, alpha)
+    }
+
     fn unary(&self, x: &Array, op: UnaryOp) -> Result<Array> {
         super::unary::unary(x, op)
+    }
+
+    fn classify(&self, x: &Array, class: FloatClass) -> Result<Option<Array>> {
+        super::unary::classify(x, class).map(Some)
     }
 
     fn take(&self, src: &Array, offsets: &[usize], shape: &[usize]) -> Result<Array> {
@@ -220,6 +228,10 @@ impl Backend for Cpu {
 
     fn index_add(&self, out: &Array, dim: usize, idx: &[usize], src: &Array) -> Result<()> {
         super::index::index_add(out, dim, idx, src)
+    }
+
+    fn optimizer_step(&self, step: &Step, param: &Array, grad: &Array, state: &[&Array]) -> Result<()> {
+        super::optim::optimizer_step(step, param, grad, state)
     }
 
     fn copy(&self, src: &Array, dst: &Array) -> Result<()> {

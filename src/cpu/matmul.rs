@@ -1,11 +1,14 @@
 //! Matrix products through the `gemm` crate (runtime-dispatched AVX-512/AVX2 kernels, rayon
 //! parallel), on strided operands, copied only where gemm packs a layout slowly.
 
+use crate::backend::{Array, Operand};
 use crate::cpu::buffer::filled;
 use crate::cpu::parallel::{for_each_exact_chunk, get_num_threads, pool};
-use crate::dtype::Element;
+use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
+use crate::ops::binary::BinaryOp;
+use crate::scalar::Scalar;
 use gemm::Parallelism;
 
 /// A strided matrix: element `(i, j)` is at `offset + i * rs + j * cs`.
@@ -228,6 +231,44 @@ pub fn addmm_gemm<T: Element>(
     Ok(out)
 }
 
+/// addmm's `beta * input + alpha * (a @ b)` of float32, float64 or float16 matrices, `input`
+/// broadcasting to `[m, n]`: the scaled input is written into the output first and gemm
+/// accumulates the scaled product into it. None for other dtypes.
+pub fn addmm(input: &Array, a: &Array, b: &Array, beta: f64, alpha: f64) -> Result<Option<Array>> {
+    let dt = a.dtype();
+    if !matches!(dt, DType::F32 | DType::F64 | DType::F16) {
+        return Ok(None);
+    }
+    let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
+    // beta * input is computed on the input's own (small) shape before broadcasting.
+    let bias = match beta {
+        0.0 => None,
+        1.0 => Some(input.broadcast_to(&[m, n])),
+        beta => {
+            let scaled = Operand::Scalar(Scalar::Float(beta));
+            Some(super::arith::binary(BinaryOp::Mul, Operand::Array(input), scaled, input.shape(), dt, dt)?.broadcast_to(&[m, n]))
+        }
+    };
+    let mat = |t: &Array| MatRef { offset: t.storage_offset(), rs: t.strides()[0], cs: t.strides()[1] };
+    let (am, bm) = (mat(a), mat(b));
+    macro_rules! run {
+        ($t:ty) => {{
+            let dst =
+                bias.map(|d| d.with_slice::<$t, _>("addmm", |s, l| crate::cpu::cast::convert_strided::<$t, $t>(s, l))?).transpose()?;
+            let alpha = Scalar::Float(alpha).to_element::<$t>();
+            let data = a.with_slice::<$t, _>("addmm", |x, _| {
+                b.with_slice::<$t, _>("addmm", |y, _| addmm_gemm(dst, x, am, y, bm, m, k, n, alpha))
+            })???;
+            Array::from_vec(data, &[m, n]).map(Some)
+        }};
+    }
+    match dt {
+        DType::F32 => run!(f32),
+        DType::F64 => run!(f64),
+        _ => run!(half::f16),
+    }
+}
+
 /// Integer matrix products (no BLAS kernels exist for them): plain loops, accumulating in `T`
 /// with wrap-around as PyTorch does.
 pub fn batched_int_matmul<T: crate::cpu::num::Arith>(
@@ -258,9 +299,8 @@ pub fn batched_int_matmul<T: crate::cpu::num::Arith>(
 /// `a @ b` of `[.., m, k]` and `[.., k, n]` arrays of one dtype with equal batch shapes, any
 /// strides: float32, float64 and float16 through `gemm`, bfloat16 through float32, integers
 /// and bool exactly (wrapping).
-pub fn matmul(a: &crate::backend::Array, b: &crate::backend::Array) -> Result<crate::backend::Array> {
-    use crate::backend::{Array, Backend};
-    use crate::dtype::DType;
+pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
+    use crate::backend::Backend;
     let nd = a.ndim();
     let (m, k, n) = (a.shape()[nd - 2], a.shape()[nd - 1], b.shape()[nd - 1]);
     let batch_shape = &a.shape()[..nd - 2];

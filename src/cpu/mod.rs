@@ -15,6 +15,7 @@ pub mod matmul;
 pub mod norm;
 mod norm_ops;
 pub mod num;
+mod optim;
 pub mod parallel;
 pub mod pool;
 mod rank;

@@ -1,6 +1,7 @@
 //! The CPU's elementwise functions of one array: float kernels for float32 and float64 (16-bit
 //! floats compute through float32 and round once), the integer kernels of the ops that keep
-//! integers, and logical_not. Dtype rules and errors are the tensor layer's (`tensor/unary.rs`).
+//! integers, logical_not, and the classes of float values (isnan and the like). Dtype rules and
+//! errors are the tensor layer's (`tensor/unary.rs`).
 
 use crate::backend::{Array, Backend};
 use crate::cpu::elementwise::map1;
@@ -9,7 +10,7 @@ use crate::cpu::num::Arith;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
-use crate::ops::unary::{unary_op_table, UnaryOp};
+use crate::ops::unary::{unary_op_table, FloatClass, UnaryOp};
 use crate::with_arith_dtype;
 
 use super::Cpu;
@@ -39,6 +40,17 @@ pub fn unary(x: &Array, op: UnaryOp) -> Result<Array> {
     match dtype {
         DType::F32 => x.with_slice::<f32, _>(op.name(), |s, l| Array::from_vec(f32::apply(op, s, l)?, &l.shape))?,
         _ => x.with_slice::<f64, _>(op.name(), |s, l| Array::from_vec(f64::apply(op, s, l)?, &l.shape))?,
+    }
+}
+
+/// A bool array marking the elements of the float array `x` that are of `class`; 16-bit floats
+/// widen to float32 first, which keeps every NaN and infinity.
+pub fn classify(x: &Array, class: FloatClass) -> Result<Array> {
+    let name = "isnan";
+    match x.dtype() {
+        DType::F32 => x.with_slice::<f32, _>(name, |s, l| Array::from_vec(map1(s, l, |v: f32| class.test(v as f64))?, &l.shape))?,
+        DType::F64 => x.with_slice::<f64, _>(name, |s, l| Array::from_vec(map1(s, l, |v: f64| class.test(v))?, &l.shape))?,
+        _ => classify(&Cpu.copy_as(x, DType::F32)?, class),
     }
 }
 

@@ -23,7 +23,8 @@
 //! the Python bindings (`src/python/unary.rs`, which also exports the names to
 //! `rstorch/__init__.py` and `_tensor.py`). The parametric ops (softplus,
 //! leaky_relu, elu, pow with a number) and logical_not/bitwise_not are written by hand in the
-//! enum below and in `cpu/unary.rs` and `autograd/formulas.rs`.
+//! enum below and in `cpu/unary.rs` and `autograd/formulas.rs`. `FloatClass`, the classes of
+//! values isnan & co. mark, is declared at the end, where the backends can name it.
 
 /// Calls `$consumer! { entries }` with every declared op.
 macro_rules! unary_op_table {
@@ -381,6 +382,30 @@ macro_rules! define_unary_ops {
 }
 
 unary_op_table!(define_unary_ops);
+
+/// The classes of floating-point values `isnan`, `isinf`, `isposinf`, `isneginf` and
+/// `isfinite` mark (`Tensor::classify`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatClass {
+    Nan,
+    Inf,
+    PosInf,
+    NegInf,
+    Finite,
+}
+
+impl FloatClass {
+    /// Whether `x` is of this class (every float dtype widens to float64 exactly).
+    pub fn test(self, x: f64) -> bool {
+        match self {
+            FloatClass::Nan => x.is_nan(),
+            FloatClass::Inf => x.is_infinite(),
+            FloatClass::PosInf => x == f64::INFINITY,
+            FloatClass::NegInf => x == f64::NEG_INFINITY,
+            FloatClass::Finite => x.is_finite(),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

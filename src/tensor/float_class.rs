@@ -3,33 +3,13 @@
 //! its per-dtype defaults. (isclose is a composite op: `src/ops/composite.rs`.)
 
 use crate::autograd::GradMode;
-use crate::cpu::elementwise::map1;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
 
-/// Which values `Tensor::classify` marks true.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FloatClass {
-    Nan,
-    Inf,
-    PosInf,
-    NegInf,
-    Finite,
-}
-
-impl FloatClass {
-    fn test(self, x: f64) -> bool {
-        match self {
-            FloatClass::Nan => x.is_nan(),
-            FloatClass::Inf => x.is_infinite(),
-            FloatClass::PosInf => x == f64::INFINITY,
-            FloatClass::NegInf => x == f64::NEG_INFINITY,
-            FloatClass::Finite => x.is_finite(),
-        }
-    }
-}
+/// Which values `Tensor::classify` marks true (declared with the unary ops, for the backends).
+pub use crate::ops::unary::FloatClass;
 
 /// The largest finite value of a floating dtype (nan_to_num's default for +inf).
 fn finite_max(dtype: DType) -> f64 {
@@ -51,24 +31,18 @@ impl Tensor {
             let all = class == FloatClass::Finite;
             return Tensor::full_on(self.shape(), Scalar::Bool(all), DType::Bool, self.device());
         }
-        if !self.device().is_cpu() {
-            // Through the device's comparisons: NaN is the one value unequal to itself.
-            let inf = Scalar::Float(f64::INFINITY);
-            return match class {
-                FloatClass::Nan => self.binary(BinaryOp::Ne, self),
-                FloatClass::PosInf => self.binary_scalar(BinaryOp::Eq, inf, false),
-                FloatClass::NegInf => self.binary_scalar(BinaryOp::Eq, Scalar::Float(f64::NEG_INFINITY), false),
-                FloatClass::Inf => self.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Eq, inf, false),
-                FloatClass::Finite => self.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Lt, inf, false),
-            };
-        }
         crate::tensor::check_alloc(self.shape(), DType::Bool)?;
-        // Widening to f32 keeps every NaN and infinity of the 16-bit formats.
-        let t = if dtype.is_half() { self.to_dtype(DType::F32)? } else { self.clone() };
-        let name = "isnan";
-        match t.dtype() {
-            DType::F32 => t.with_slice::<f32, _>(name, |s, l| Tensor::from_vec(map1(s, l, |x: f32| class.test(x as f64))?, &l.shape))?,
-            _ => t.with_slice::<f64, _>(name, |s, l| Tensor::from_vec(map1(s, l, |x: f64| class.test(x))?, &l.shape))?,
+        if let Some(marks) = self.backend().classify(self.array(), class)? {
+            return Ok(Tensor::from_array(marks));
+        }
+        // Through the device's comparisons: NaN is the one value unequal to itself.
+        let inf = Scalar::Float(f64::INFINITY);
+        match class {
+            FloatClass::Nan => self.binary(BinaryOp::Ne, self),
+            FloatClass::PosInf => self.binary_scalar(BinaryOp::Eq, inf, false),
+            FloatClass::NegInf => self.binary_scalar(BinaryOp::Eq, Scalar::Float(f64::NEG_INFINITY), false),
+            FloatClass::Inf => self.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Eq, inf, false),
+            FloatClass::Finite => self.unary(UnaryOp::Abs)?.binary_scalar(BinaryOp::Lt, inf, false),
         }
     }
 

@@ -2,7 +2,6 @@
 //! addmm, dot, outer, mv and einsum.
 
 use crate::autograd::{record, record_named, GradMode, Op};
-use crate::cpu::matmul::{addmm_gemm, MatRef};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::broadcast_shapes;
@@ -253,8 +252,7 @@ impl Tensor {
     }
 
     /// `addmm(input, m1, m2, beta, alpha)` = beta * input + alpha * (m1 @ m2), one op with its
-    /// own node (AddmmBackward0): on the CPU the broadcast `beta * input` is written into the
-    /// output first and gemm accumulates the product into it.
+    /// own node (AddmmBackward0), in one kernel where the backend has one (`Backend::addmm`).
     pub fn addmm(&self, m1: &Tensor, m2: &Tensor, beta: Scalar, alpha: Scalar) -> Result<Tensor> {
         for (t, name) in [(m1, "self"), (m2, "mat2")] {
             if t.ndim() != 2 {
@@ -289,50 +287,20 @@ impl Tensor {
 
     /// `addmm`'s values; `bias` is the input broadcast to the output's shape.
     fn addmm_kernel(&self, bias: &Tensor, m1: &Tensor, m2: &Tensor, beta_s: Scalar, alpha_s: Scalar) -> Result<Tensor> {
-        let dt = m1.dtype();
         let (beta, alpha) = (beta_s.to_f64(), alpha_s.to_f64());
-        let cpu_float = matches!(dt, DType::F32 | DType::F64 | DType::F16);
-        let device = crate::device::common_device(&[self, m1, m2], false)?;
-        if !device.is_cpu() && dt.is_floating_point() && bias.dtype() == dt && alpha == 1.0 && beta == 1.0 {
-            // The GPU's product kernel adds the input as it stores each element.
-            return Ok(Tensor::from_array(m1.backend().matmul_add(m1.array(), m2.array(), Some(bias.array()))?));
+        crate::device::common_device(&[self, m1, m2], false)?;
+        crate::tensor::check_alloc(&[m1.shape()[0], m2.shape()[1]], m1.dtype())?;
+        if let Some(out) = m1.backend().addmm(self.array(), m1.array(), m2.array(), beta, alpha)? {
+            return Ok(Tensor::from_array(out));
         }
-        if !cpu_float || !device.is_cpu() {
-            // Other dtypes and devices: the product, then the scaled sum.
-            let prod = m1.mm(m2)?;
-            let prod = if alpha == 1.0 { prod } else { prod.binary_scalar(BinaryOp::Mul, alpha_s, false)? };
-            if beta == 0.0 {
-                return Ok(prod);
-            }
-            let b = if beta == 1.0 { bias.clone() } else { bias.binary_scalar(BinaryOp::Mul, beta_s, false)? };
-            return prod.binary(BinaryOp::Add, &b);
+        // No fused kernel for these operands: the product, then the scaled sum.
+        let prod = m1.mm(m2)?;
+        let prod = if alpha == 1.0 { prod } else { prod.binary_scalar(BinaryOp::Mul, alpha_s, false)? };
+        if beta == 0.0 {
+            return Ok(prod);
         }
-        let (m, k, n) = (m1.shape()[0], m1.shape()[1], m2.shape()[1]);
-        crate::tensor::check_alloc(&[m, n], dt)?;
-        // beta * input is computed on the input's own (small) shape before broadcasting.
-        let bias = match beta {
-            0.0 => None,
-            1.0 => Some(bias.clone()),
-            b => Some(self.binary_scalar(BinaryOp::Mul, Scalar::Float(b), false)?.expand(&[m as i64, n as i64])?),
-        };
-        let mat = |t: &Tensor| MatRef { offset: t.layout().offset, rs: t.layout().strides[0], cs: t.layout().strides[1] };
-        let (am, bm) = (mat(m1), mat(m2));
-        macro_rules! run {
-            ($t:ty) => {{
-                let dst =
-                    bias.map(|b| b.with_slice::<$t, _>("addmm", |s, l| crate::cpu::cast::convert_strided::<$t, $t>(s, l))?).transpose()?;
-                let alpha = Scalar::Float(alpha).to_element::<$t>();
-                let data = m1.with_slice::<$t, _>("addmm", |a, _| {
-                    m2.with_slice::<$t, _>("addmm", |b, _| addmm_gemm(dst, a, am, b, bm, m, k, n, alpha))
-                })???;
-                Tensor::from_vec(data, &[m, n])
-            }};
-        }
-        match dt {
-            DType::F32 => run!(f32),
-            DType::F64 => run!(f64),
-            _ => run!(half::f16),
-        }
+        let b = if beta == 1.0 { bias.clone() } else { bias.binary_scalar(BinaryOp::Mul, beta_s, false)? };
+        prod.binary(BinaryOp::Add, &b)
     }
 
     /// `torch.einsum` with explicit (`->`) or implicit output, and `...` for broadcast dims.

@@ -11,7 +11,7 @@ use crate::ops::conv_geometry::ConvGeom;
 use crate::ops::pool_geometry::PoolGeom;
 use crate::ops::reduce::ReduceOp;
 use crate::ops::reduction::Reduction;
-use crate::ops::unary::UnaryOp;
+use crate::ops::unary::{FloatClass, UnaryOp};
 use crate::storage::Storage;
 
 use super::{context, loss, matmul, norm, operands, ops, optim, pooling, positions, reduce, softmax, storage};
@@ -92,6 +92,11 @@ impl Backend for Wgpu {
         ops::unary(x, op)
     }
 
+    fn classify(&self, _x: &Array, _class: FloatClass) -> Result<Option<Array>> {
+        // No kernel of its own: the comparisons the tensor layer composes run on the device.
+        Ok(None)
+    }
+
     fn binary(
         &self,
         op: BinaryOp,
@@ -144,6 +149,15 @@ impl Backend for Wgpu {
 
     fn matmul_add(&self, a: &Array, b: &Array, bias: Option<&Array>) -> Result<Array> {
         matmul::matmul_add(a, b, bias)
+    }
+
+    fn addmm(&self, input: &Array, a: &Array, b: &Array, beta: f64, alpha: f64) -> Result<Option<Array>> {
+        // The product kernel adds an input of the operands' float dtype as it stores each
+        // element, but scales neither.
+        if !a.dtype().is_floating_point() || input.dtype() != a.dtype() || alpha != 1.0 || beta != 1.0 {
+            return Ok(None);
+        }
+        matmul::matmul_add(a, b, Some(input)).map(Some)
     }
 
     fn softmax(&self, x: &Array, dim: usize, log: bool) -> Result<Array> {

@@ -5,7 +5,7 @@
 use crate::backend::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::storage::Storage;
+use crate::storage::{dtype_not_on_device, Storage};
 
 use crate::backend::Step;
 
@@ -42,15 +42,16 @@ fn params(n: u32, flags: u32, offsets: [u32; 5], h: &[f64; 8], f64: bool) -> Vec
 }
 
 /// Applies `step` to `param` with its gradient and up to three state tensors, all contiguous
-/// tensors of the parameter's shape and float dtype (float32, or float64 on a device with
-/// float64 shaders) on its device (the caller has checked them).
+/// tensors of the parameter's shape and dtype on its device (the caller has checked them); the
+/// dtype is float32, or float64 on a device with float64 shaders.
 pub fn optimizer_step(step: &Step, param: &Array, grad: &Array, state: &[&Array]) -> Result<()> {
     let all: Vec<&Array> = [param, grad].into_iter().chain(state.iter().copied()).collect();
     let dt = param.dtype();
-    if state.len() > 3 || !matches!(dt, DType::F32 | DType::F64) || all.iter().any(|t| t.dtype() != dt || !t.is_contiguous()) {
-        return Err(Error::Runtime(
-            "wgpu optimizer step: contiguous float32 or float64 tensors of one dtype and at most three states".into(),
-        ));
+    if !matches!(dt, DType::F32 | DType::F64) {
+        return Err(dtype_not_on_device("optimizer step", dt, param.device()));
+    }
+    if state.len() > 3 || all.iter().any(|t| t.dtype() != dt || !t.is_contiguous()) {
+        return Err(Error::Runtime("wgpu optimizer step: contiguous tensors of one dtype and at most three states".into()));
     }
     let mut buffers = Vec::with_capacity(5);
     let mut ctx = None;

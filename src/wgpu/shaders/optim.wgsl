@@ -1,8 +1,8 @@
 // Optimizer updates of contiguous float parameters of the element type T (float32, or float64:
 // the launcher prepends optim_f32.wgsl or optim_f64.wgsl), in place, one invocation per element,
-// with PyTorch's formulas in the order of operations of `src/optim.rs` (the CPU's): sgd, adam (and
-// AdamW), rmsprop, adagrad. `g` is the gradient; s0..s2 are the optimizer's state tensors in
-// the order each update documents (unused ones are bound to a scratch buffer).
+// with PyTorch's formulas in the order of operations of `src/cpu/optim.rs` (the CPU's): sgd,
+// adam (and AdamW), rmsprop, adagrad. `g` is the gradient; s0..s2 are the optimizer's state
+// tensors in the order each update documents (unused ones are bound to a scratch buffer).
 
 struct Params {
     n: u32,
