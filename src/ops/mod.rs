@@ -4,6 +4,7 @@
 pub mod binary;
 pub mod composite;
 pub(crate) mod grad;
+pub mod nn;
 pub mod reduce;
 pub mod reduction;
 pub mod unary;

@@ -11,6 +11,7 @@ mod float_class;
 mod functions;
 mod index_ops;
 mod nn;
+mod nn_functional;
 mod optim;
 mod products;
 mod reduce;
@@ -37,6 +38,7 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     functions::register(m)?;
     autograd::register(m)?;
     nn::register(m)?;
+    nn_functional::register(m)?;
     optim::register(m)?;
     serialize::register(m)?;
     wgpu::register(m)?;
