@@ -170,10 +170,24 @@ pub fn binary_cross_entropy(input: &Tensor, target: &Tensor, weight: Option<&Ten
     })
 }
 
+/// `log(1 + e^-x)` without overflow: `log1p(e^-x)` where `x >= 0`, `-x + log1p(e^x)` elsewhere
+/// (PyTorch's `-log_sigmoid(x)`, `max(-x, 0) + log1p(e^-|x|)`, to the bit). Split on the sign rather
+/// than written with `|x|` and `max`, whose zero subgradients at `x = 0` would lose the gradient
+/// there (-1/2); each branch reads only the values it is selected for, so neither overflows into a
+/// NaN gradient.
+fn softplus_of_negated(x: &Tensor) -> Result<Tensor> {
+    let non_negative = x.binary_scalar(B::Ge, Scalar::Int(0), false)?;
+    let zero = Arg::S(Scalar::Int(0));
+    let positive = Tensor::where_(&non_negative, Arg::T(x), zero)?;
+    let negative = Tensor::where_(&non_negative, zero, Arg::T(x))?;
+    let at_positive = positive.unary(U::Neg)?.unary(U::Exp)?.unary(U::Log1p)?;
+    let at_negative = negative.unary(U::Exp)?.unary(U::Log1p)?.binary(B::Add, &negative.unary(U::Neg)?)?;
+    Tensor::where_(&non_negative, Arg::T(&at_positive), Arg::T(&at_negative))
+}
+
 /// `F.binary_cross_entropy_with_logits`: `(1 - t) x + (1 + (p - 1) t) log(1 + e^-x)` with
-/// `p = pos_weight` (1 where not given), times `weight` where given; `log(1 + e^-x)` is taken as
-/// `log1p(e^-|x|) + max(-x, 0)`, which does not overflow. The node lists each weight only where
-/// it needs a gradient.
+/// `p = pos_weight` (1 where not given), times `weight` where given. The node lists each weight
+/// only where it needs a gradient.
 pub fn binary_cross_entropy_with_logits(
     input: &Tensor,
     target: &Tensor,
@@ -189,8 +203,7 @@ pub fn binary_cross_entropy_with_logits(
         )));
     }
     named("BinaryCrossEntropyWithLogitsBackward0", &inputs(&[input, target], &[if_grad(weight), if_grad(pos_weight)]), || {
-        let softplus_neg = input.unary(U::Abs)?.unary(U::Neg)?.unary(U::Exp)?.unary(U::Log1p)?;
-        let log_sigmoid_neg = softplus_neg.binary(B::Add, &input.unary(U::Neg)?.unary(U::Relu)?)?;
+        let log_sigmoid_neg = softplus_of_negated(input)?;
         let negative_part = one_minus(target)?.binary(B::Mul, input)?;
         let positive_part = match pos_weight {
             Some(p) => {
@@ -265,7 +278,7 @@ mod tests {
         // d/dp of -t log p - (1 - t) log(1 - p): -1/p where t = 1, 1/(1 - p) where t = 0
         assert_eq!(grad_of(&bce, &p)?, [-4.0, 2.0]);
 
-        let z = leaf(vec![0.5, 2.0], &[2])?;
+        let z = leaf(vec![0.0, 2.0], &[2])?;
         let logits = binary_cross_entropy_with_logits(&z, &t, None, None, Reduction::None)?;
         assert_eq!(
             (node(&logits), logits.grad_fn().expect("recorded").next_edges().len()),
@@ -274,7 +287,7 @@ mod tests {
         // sigmoid(z) - t
         let sigmoid = |v: f64| 1.0 / (1.0 + (-v).exp());
         let g = grad_of(&logits, &z)?;
-        assert!((g[0] - (sigmoid(0.5) - 1.0)).abs() < 1e-12 && (g[1] - sigmoid(2.0)).abs() < 1e-12);
+        assert!((g[0] - (sigmoid(0.0) - 1.0)).abs() < 1e-12 && (g[1] - sigmoid(2.0)).abs() < 1e-12);
         Ok(())
     }
 
