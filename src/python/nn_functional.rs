@@ -1,10 +1,12 @@
-//! The bindings of the loss functions of
+//! The bindings of the loss, distance and lookup ops of
 //! `rstorch.nn.functional` (`crate::ops::nn`). The Python functions map PyTorch's deprecated
 //! arguments and call these; the checks and the ops themselves are the core's, and a
 //! `reduction` string becomes the typed `Reduction` here.
 
 use pyo3::prelude::*;
 
+use crate::ops::nn::distance;
+use crate::ops::nn::embedding::{self, MaxNorm};
 use crate::ops::nn::loss::{self, KlDivReduction};
 use crate::ops::reduction::Reduction;
 use crate::tensor::Tensor;
@@ -84,6 +86,30 @@ fn _kl_div(py: Python<'_>, input: &PyTensor, target: &PyTensor, reduction: &str,
     Ok(PyTensor::wrap(run(py, x.numel(), || loss::kl_div(x, y, reduction, log_target))?))
 }
 
+#[pyfunction]
+fn _pairwise_distance(py: Python<'_>, x1: &PyTensor, x2: &PyTensor, p: f64, eps: f64, keepdim: bool) -> PyResult<PyTensor> {
+    let (a, b) = (&x1.tensor(), &x2.tensor());
+    Ok(PyTensor::wrap(run(py, a.numel().max(b.numel()), || distance::pairwise_distance(a, b, p, eps, keepdim))?))
+}
+
+/// `F.embedding`; `max_norm` None leaves the weight as it is.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn _embedding(
+    py: Python<'_>,
+    input: &PyTensor,
+    weight: &PyTensor,
+    padding_idx: Option<i64>,
+    max_norm: Option<f64>,
+    norm_type: f64,
+    scale_grad_by_freq: bool,
+    sparse: bool,
+) -> PyResult<PyTensor> {
+    let (i, w) = (&input.tensor(), &weight.tensor());
+    let max_norm = max_norm.map(|max_norm| MaxNorm { max_norm, norm_type });
+    Ok(PyTensor::wrap(run(py, i.numel(), || embedding::embedding(i, w, padding_idx, max_norm, scale_grad_by_freq, sparse))?))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_mse_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_l1_loss, m)?)?;
@@ -92,5 +118,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_binary_cross_entropy, m)?)?;
     m.add_function(wrap_pyfunction!(_binary_cross_entropy_with_logits, m)?)?;
     m.add_function(wrap_pyfunction!(_kl_div, m)?)?;
+    m.add_function(wrap_pyfunction!(_pairwise_distance, m)?)?;
+    m.add_function(wrap_pyfunction!(_embedding, m)?)?;
     Ok(())
 }

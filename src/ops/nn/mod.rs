@@ -2,4 +2,6 @@
 //! holds an op's checks (PyTorch's exception types and messages), dtype rules and body, so a Rust
 //! caller gets the same op as Python (whose functions only parse arguments).
 
+pub mod distance;
+pub mod embedding;
 pub mod loss;
