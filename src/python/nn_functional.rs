@@ -1,13 +1,13 @@
-//! The bindings of the loss, distance and lookup ops of
+//! The bindings of the loss, distance, lookup, affine and group-norm ops of
 //! `rstorch.nn.functional` (`crate::ops::nn`). The Python functions map PyTorch's deprecated
 //! arguments and call these; the checks and the ops themselves are the core's, and a
 //! `reduction` string becomes the typed `Reduction` here.
 
 use pyo3::prelude::*;
 
-use crate::ops::nn::distance;
 use crate::ops::nn::embedding::{self, MaxNorm};
 use crate::ops::nn::loss::{self, KlDivReduction};
+use crate::ops::nn::{distance, linear, normalization};
 use crate::ops::reduction::Reduction;
 use crate::tensor::Tensor;
 
@@ -110,6 +110,31 @@ fn _embedding(
     Ok(PyTensor::wrap(run(py, i.numel(), || embedding::embedding(i, w, padding_idx, max_norm, scale_grad_by_freq, sparse))?))
 }
 
+#[pyfunction]
+fn _linear(py: Python<'_>, input: &PyTensor, weight: &PyTensor, bias: Option<&PyTensor>) -> PyResult<PyTensor> {
+    let (x, w, b) = (&input.tensor(), &weight.tensor(), tensor_of(bias));
+    Ok(PyTensor::wrap(run(py, x.numel() * w.numel(), || linear::linear(x, w, b.as_ref()))?))
+}
+
+#[pyfunction]
+fn _bilinear(py: Python<'_>, input1: &PyTensor, input2: &PyTensor, weight: &PyTensor, bias: Option<&PyTensor>) -> PyResult<PyTensor> {
+    let (a, b, w, bias) = (&input1.tensor(), &input2.tensor(), &weight.tensor(), tensor_of(bias));
+    Ok(PyTensor::wrap(run(py, a.numel() * w.numel(), || linear::bilinear(a, b, w, bias.as_ref()))?))
+}
+
+#[pyfunction]
+fn _group_norm(
+    py: Python<'_>,
+    input: &PyTensor,
+    num_groups: i64,
+    weight: Option<&PyTensor>,
+    bias: Option<&PyTensor>,
+    eps: f64,
+) -> PyResult<PyTensor> {
+    let (x, w, b) = (&input.tensor(), tensor_of(weight), tensor_of(bias));
+    Ok(PyTensor::wrap(run(py, x.numel(), || normalization::group_norm(x, num_groups, w.as_ref(), b.as_ref(), eps))?))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_mse_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_l1_loss, m)?)?;
@@ -120,5 +145,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_kl_div, m)?)?;
     m.add_function(wrap_pyfunction!(_pairwise_distance, m)?)?;
     m.add_function(wrap_pyfunction!(_embedding, m)?)?;
+    m.add_function(wrap_pyfunction!(_linear, m)?)?;
+    m.add_function(wrap_pyfunction!(_bilinear, m)?)?;
+    m.add_function(wrap_pyfunction!(_group_norm, m)?)?;
     Ok(())
 }

@@ -4,4 +4,6 @@
 
 pub mod distance;
 pub mod embedding;
+pub mod linear;
 pub mod loss;
+pub mod normalization;
