@@ -1,13 +1,14 @@
-//! The bindings of the loss, distance, lookup, affine and group-norm ops of
-//! `rstorch.nn.functional` (`crate::ops::nn`). The Python functions map PyTorch's deprecated
+//! The bindings of the losses, distance, lookup, affine, group-norm, dropout and attention ops
+//! of `rstorch.nn.functional` (`crate::ops::nn`). The Python functions map PyTorch's deprecated
 //! arguments and call these; the checks and the ops themselves are the core's, and a
 //! `reduction` string becomes the typed `Reduction` here.
 
 use pyo3::prelude::*;
 
+use crate::ops::nn::attention::{self, Attention};
 use crate::ops::nn::embedding::{self, MaxNorm};
 use crate::ops::nn::loss::{self, KlDivReduction};
-use crate::ops::nn::{distance, linear, normalization};
+use crate::ops::nn::{distance, dropout, linear, normalization};
 use crate::ops::reduction::Reduction;
 use crate::tensor::Tensor;
 
@@ -135,6 +136,56 @@ fn _group_norm(
     Ok(PyTensor::wrap(run(py, x.numel(), || normalization::group_norm(x, num_groups, w.as_ref(), b.as_ref(), eps))?))
 }
 
+/// A dropout's result as Python sees it: `input`'s own object where the op returned `input`
+/// (outside training, `p` 0, in place).
+fn same_or_new(py: Python<'_>, input: &Bound<'_, PyTensor>, out: Tensor) -> PyResult<Py<PyAny>> {
+    if out.same(&input.get().tensor()) {
+        return Ok(input.clone().into_any().unbind());
+    }
+    Ok(Py::new(py, PyTensor::wrap(out))?.into_any())
+}
+
+#[pyfunction]
+fn _dropout(py: Python<'_>, input: &Bound<'_, PyTensor>, p: f64, training: bool, inplace: bool) -> PyResult<Py<PyAny>> {
+    let x = &input.get().tensor();
+    let out = run(py, x.numel(), || dropout::dropout(x, p, training, inplace))?;
+    same_or_new(py, input, out)
+}
+
+/// `F.dropout1d/2d/3d`: `spatial` dims after the channel, `name` for errors.
+#[pyfunction]
+fn _feature_dropout(
+    py: Python<'_>,
+    input: &Bound<'_, PyTensor>,
+    p: f64,
+    training: bool,
+    inplace: bool,
+    spatial: usize,
+    name: &str,
+) -> PyResult<Py<PyAny>> {
+    let x = &input.get().tensor();
+    let out = run(py, x.numel(), || dropout::feature_dropout(x, p, training, inplace, spatial, name))?;
+    same_or_new(py, input, out)
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn _scaled_dot_product_attention(
+    py: Python<'_>,
+    query: &PyTensor,
+    key: &PyTensor,
+    value: &PyTensor,
+    attn_mask: Option<&PyTensor>,
+    dropout_p: f64,
+    is_causal: bool,
+    scale: Option<f64>,
+    enable_gqa: bool,
+) -> PyResult<PyTensor> {
+    let (q, k, v, mask) = (&query.tensor(), &key.tensor(), &value.tensor(), tensor_of(attn_mask));
+    let args = Attention { attn_mask: mask.as_ref(), dropout_p, is_causal, scale, enable_gqa };
+    Ok(PyTensor::wrap(run(py, q.numel() * k.numel(), || attention::scaled_dot_product_attention(q, k, v, &args))?))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_mse_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_l1_loss, m)?)?;
@@ -148,5 +199,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linear, m)?)?;
     m.add_function(wrap_pyfunction!(_bilinear, m)?)?;
     m.add_function(wrap_pyfunction!(_group_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(_dropout, m)?)?;
+    m.add_function(wrap_pyfunction!(_feature_dropout, m)?)?;
+    m.add_function(wrap_pyfunction!(_scaled_dot_product_attention, m)?)?;
     Ok(())
 }
