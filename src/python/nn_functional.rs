@@ -81,6 +81,21 @@ fn _binary_cross_entropy_with_logits(
 }
 
 #[pyfunction]
+fn _cross_entropy(
+    py: Python<'_>,
+    input: &PyTensor,
+    target: &PyTensor,
+    weight: Option<&PyTensor>,
+    ignore_index: i64,
+    reduction: &str,
+    label_smoothing: f64,
+) -> PyResult<PyTensor> {
+    let reduction = Reduction::parse(reduction)?;
+    let (x, y, w) = (&input.tensor(), &target.tensor(), tensor_of(weight));
+    Ok(PyTensor::wrap(run(py, x.numel(), || loss::cross_entropy(x, y, w.as_ref(), ignore_index, reduction, label_smoothing))?))
+}
+
+#[pyfunction]
 fn _kl_div(py: Python<'_>, input: &PyTensor, target: &PyTensor, reduction: &str, log_target: bool) -> PyResult<PyTensor> {
     let reduction = KlDivReduction::parse(reduction)?;
     let (x, y) = (&input.tensor(), &target.tensor());
@@ -193,6 +208,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_huber_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_binary_cross_entropy, m)?)?;
     m.add_function(wrap_pyfunction!(_binary_cross_entropy_with_logits, m)?)?;
+    m.add_function(wrap_pyfunction!(_cross_entropy, m)?)?;
     m.add_function(wrap_pyfunction!(_kl_div, m)?)?;
     m.add_function(wrap_pyfunction!(_pairwise_distance, m)?)?;
     m.add_function(wrap_pyfunction!(_embedding, m)?)?;

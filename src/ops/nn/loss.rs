@@ -1,16 +1,17 @@
-//! The pointwise losses of `torch.nn.functional`: mse, l1, smooth_l1, huber, binary
-//! cross-entropy (of probabilities and of logits) and kl_div, with PyTorch's checks and nodes
-//! (`MseLossBackward0`, `SmoothL1LossBackward0`, `HuberLossBackward0`,
-//! `BinaryCrossEntropyBackward0`, `BinaryCrossEntropyWithLogitsBackward0`). Each is written in
-//! tensor ops under its node (`autograd::named`), so its gradient, to any order, is the recorded
-//! body's; and the reduction is applied in one place (`reduce`).
+//! The losses of `torch.nn.functional` beside nll_loss (`tensor::loss`): cross_entropy, mse, l1,
+//! smooth_l1, huber, binary cross-entropy (of probabilities and of logits) and kl_div, with
+//! PyTorch's checks and nodes (`MseLossBackward0`, `SmoothL1LossBackward0`, `HuberLossBackward0`,
+//! `BinaryCrossEntropyBackward0`, `BinaryCrossEntropyWithLogitsBackward0` under `autograd::named`;
+//! the others are recorded as their parts, as PyTorch composes them). Each is written in tensor
+//! ops, so its gradient, to any order, is the recorded body's; the reduction is applied in one
+//! place (`reduce`).
 
 use crate::autograd::{named, GradMode};
-use crate::error::{Error, Result};
+use crate::error::{python_float, Error, Result};
 use crate::ops::composite::functions::xlogy;
 use crate::ops::grad::f;
 use crate::ops::reduction::Reduction;
-use crate::tensor::arith::Arg;
+use crate::tensor::arith::{binary_scalar_overload, Arg};
 use crate::tensor::{BinaryOp as B, ReduceOp, Scalar, Tensor, UnaryOp as U};
 
 /// The elementwise `loss` reduced as `reduction` asks: as it is, its mean or its sum.
@@ -217,6 +218,103 @@ pub fn binary_cross_entropy_with_logits(
     })
 }
 
+/// `F.cross_entropy` of unnormalised scores `(C,)` or `(N, C, *)` against class indices (through
+/// `nll_loss`, with `ignore_index` and class weights) or class probabilities of the input's shape;
+/// `label_smoothing` mixes that much of the uniform distribution into the target. Recorded as its
+/// parts, as PyTorch composes it.
+pub fn cross_entropy(
+    input: &Tensor,
+    target: &Tensor,
+    weight: Option<&Tensor>,
+    ignore_index: i64,
+    reduction: Reduction,
+    label_smoothing: f64,
+) -> Result<Tensor> {
+    if !(0.0..=1.0).contains(&label_smoothing) {
+        return Err(Error::Runtime(format!("label_smoothing must be between 0.0 and 1.0. Got: {}", python_float(label_smoothing))));
+    }
+    let class_dim = if input.ndim() == 1 { 0 } else { 1 };
+    let logp = input.log_softmax(class_dim as i64)?;
+    let classes = input.shape()[class_dim];
+    if target.dtype().is_floating_point() {
+        return cross_entropy_soft(&logp, target, weight, reduction, label_smoothing, class_dim);
+    }
+    let nll = logp.nll_loss(target, weight, ignore_index, reduction)?;
+    if label_smoothing == 0.0 {
+        return Ok(nll);
+    }
+    // Smoothing spreads label_smoothing of the target mass uniformly over the classes.
+    let smooth = match weight {
+        Some(w) => logp.binary(B::Mul, &class_weight(w, &logp, class_dim)?)?,
+        None => logp,
+    };
+    let dims = [class_dim as i64];
+    let ignored = target.binary_scalar(B::Eq, Scalar::Int(ignore_index), false)?;
+    let smooth = smooth.sum(Some(&dims), false)?.unary(U::Neg)?.masked_fill(&ignored, Arg::S(f(0.0)))?;
+    let smooth = match reduction {
+        Reduction::None => smooth,
+        Reduction::Sum => smooth.sum(None, false)?,
+        Reduction::Mean => {
+            let kept = ignored.unary(U::BitwiseNot)?;
+            let total_weight = match weight {
+                Some(w) => w.index_select(0, &target.masked_select(&kept)?)?.sum(None, false)?,
+                None => kept.sum(None, false)?,
+            };
+            smooth.sum(None, false)?.binary(B::Div, &total_weight)?
+        }
+    };
+    let nll = binary_scalar_overload(&nll, f(1.0 - label_smoothing), B::Mul)?;
+    nll.binary(B::Add, &binary_scalar_overload(&smooth, f(label_smoothing / classes as f64), B::Mul)?)
+}
+
+/// Class weights `(C,)` as a `(1, C, 1, ...)` tensor against `scores`.
+fn class_weight(weight: &Tensor, scores: &Tensor, class_dim: usize) -> Result<Tensor> {
+    let mut shape = vec![1i64; scores.ndim()];
+    shape[class_dim] = scores.shape()[class_dim] as i64;
+    weight.reshape(&shape)
+}
+
+/// `cross_entropy` against class probabilities.
+fn cross_entropy_soft(
+    logp: &Tensor,
+    target: &Tensor,
+    weight: Option<&Tensor>,
+    reduction: Reduction,
+    label_smoothing: f64,
+    class_dim: usize,
+) -> Result<Tensor> {
+    if target.shape() != logp.shape() {
+        return Err(Error::Runtime(format!(
+            "Expected floating point target of the input's shape {:?}, got {:?}",
+            logp.shape(),
+            target.shape()
+        )));
+    }
+    let classes = logp.shape()[class_dim];
+    let target = if label_smoothing > 0.0 {
+        target.binary_scalar(B::Mul, f(1.0 - label_smoothing), false)?.binary_scalar(B::Add, f(label_smoothing / classes as f64), false)?
+    } else {
+        target.clone()
+    };
+    let terms = logp.binary(B::Mul, &target)?;
+    let terms = match weight {
+        Some(w) => terms.binary(B::Mul, &class_weight(w, logp, class_dim)?)?,
+        None => terms,
+    };
+    if reduction != Reduction::None && logp.ndim() > 1 {
+        let total = terms.sum(None, false)?.unary(U::Neg)?;
+        if reduction == Reduction::Sum {
+            return Ok(total);
+        }
+        // A division by a number: PyTorch's node for it is DivBackward1.
+        let samples = logp.numel().checked_div(classes).unwrap_or(0);
+        return binary_scalar_overload(&total, Scalar::Int(samples as i64), B::Div);
+    }
+    let losses = terms.sum(Some(&[class_dim as i64]), false)?.unary(U::Neg)?;
+    // One sample: its loss is the mean.
+    reduce(&losses, if reduction == Reduction::Mean { Reduction::None } else { reduction })
+}
+
 /// `F.kl_div` of log-probabilities `input` against `target` (probabilities, or log-probabilities
 /// when `log_target`): `t (log t - x)` with `0 log 0 = 0` (`xlogy`), recorded as its parts.
 pub fn kl_div(input: &Tensor, target: &Tensor, reduction: KlDivReduction, log_target: bool) -> Result<Tensor> {
@@ -292,6 +390,24 @@ mod tests {
     }
 
     #[test]
+    fn cross_entropy_is_nll_of_log_softmax_with_smoothing() -> Result<()> {
+        let x = leaf(vec![0.0, 0.0], &[1, 2])?;
+        let class = Tensor::from_vec(vec![1i64], &[1])?;
+        let plain = cross_entropy(&x, &class, None, -100, Reduction::Mean, 0.0)?;
+        assert_eq!(node(&plain), "NllLossBackward0");
+        assert!((plain.to_vec::<f64>()?[0] - 2f64.ln()).abs() < 1e-15);
+        // softmax(x) - one_hot(target)
+        assert_eq!(grad_of(&plain, &x)?, [0.5, -0.5]);
+        // half the target mass spread over both classes: the target is (0.25, 0.75)
+        let smoothed = cross_entropy(&x, &class, None, -100, Reduction::Mean, 0.5)?;
+        assert!((smoothed.to_vec::<f64>()?[0] - 2f64.ln()).abs() < 1e-15);
+        assert_eq!(grad_of(&smoothed, &x)?, [0.25, -0.25]);
+        let soft = cross_entropy(&x, &Tensor::from_vec(vec![0.25f64, 0.75], &[1, 2])?, None, -100, Reduction::Sum, 0.0)?;
+        assert_eq!(grad_of(&soft, &x)?, [0.25, -0.25]);
+        Ok(())
+    }
+
+    #[test]
     fn refuses_what_pytorch_refuses() -> Result<()> {
         let err = |r: Result<Tensor>| r.expect_err("refused").to_string();
         let x = Tensor::from_vec(vec![1.5f64, 0.5], &[2])?;
@@ -305,6 +421,9 @@ mod tests {
             "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"
         );
         assert_eq!(KlDivReduction::parse("avg").expect_err("refused").to_string(), "avg is not a valid value for reduction");
+        let class = Tensor::from_vec(vec![0i64, 1], &[2])?;
+        let ls = cross_entropy(&x.reshape(&[1, 2])?, &class.narrow(0, 0, 1)?, None, -100, Reduction::Mean, 1.5);
+        assert_eq!(err(ls), "label_smoothing must be between 0.0 and 1.0. Got: 1.5");
         Ok(())
     }
 }

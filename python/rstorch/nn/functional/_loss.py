@@ -1,9 +1,10 @@
-"""Loss functions, with PyTorch's reductions, class weights, ignore_index and label smoothing."""
+"""Loss functions, with PyTorch's reductions, class weights, ignore_index and label smoothing. The losses,
+their checks and nodes are the core's (`ops::nn::loss`, nll_loss in `tensor::loss`); what stays here is what
+PyTorch does in Python: the deprecated size_average/reduce mapping and the warnings."""
 import warnings
 
 from ... import _C
-from ._activation import log_softmax
-from ._utils import reduce_loss, reduction_from_legacy
+from ._utils import reduction_from_legacy
 
 
 def _check_same_size(input, target):
@@ -23,56 +24,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
-    reduction = reduction_from_legacy(size_average, reduce, reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    class_dim = 0 if input.dim() == 1 else 1
-    logp = log_softmax(input, class_dim)
-    classes = input.shape[class_dim]
-    if target.is_floating_point():
-        return _cross_entropy_soft(logp, target, weight, reduction, label_smoothing, class_dim, classes)
-    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
-    if label_smoothing == 0.0:
-        return nll
-    # Smoothing spreads label_smoothing of the target mass uniformly over the classes.
-    if weight is not None:
-        wshape = [1] * input.dim()
-        wshape[class_dim] = classes
-        smooth = -(logp * weight.reshape(wshape)).sum(class_dim)
-    else:
-        smooth = -logp.sum(class_dim)
-    ignored = target == ignore_index
-    smooth = smooth.masked_fill(ignored, 0.0)
-    if reduction == "mean":
-        if weight is not None:
-            kept = target.masked_select(~ignored)
-            smooth = smooth.sum() / weight.index_select(0, kept).sum()
-        else:
-            smooth = smooth.sum() / (~ignored).sum()
-    elif reduction == "sum":
-        smooth = smooth.sum()
-    return nll._scalar_op("mul", 1 - label_smoothing) + smooth._scalar_op("mul", label_smoothing / classes)
-
-
-def _cross_entropy_soft(logp, target, weight, reduction, label_smoothing, class_dim, classes):
-    if target.shape != logp.shape:
-        raise RuntimeError(
-            f"Expected floating point target of the input's shape {list(logp.shape)}, got {list(target.shape)}")
-    if label_smoothing > 0:
-        target = target * (1 - label_smoothing) + label_smoothing / classes
-    terms = logp * target
-    if weight is not None:
-        wshape = [1] * logp.dim()
-        wshape[class_dim] = classes
-        terms = terms * weight.reshape(wshape)
-    if reduction in ("mean", "sum") and logp.dim() > 1:
-        total = -terms.sum()
-        if reduction == "sum":
-            return total
-        # A division by a number: PyTorch's node for it is DivBackward1.
-        return total._scalar_op("div", logp.numel() // classes)
-    losses = -terms.sum(class_dim)
-    return losses if reduction == "mean" else reduce_loss(losses, reduction)
+    # Class indices (through nll_loss) or probabilities, and the label smoothing, are the core's.
+    return _C._cross_entropy(input, target, weight, ignore_index, reduction_from_legacy(size_average, reduce, reduction),
+                             label_smoothing)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
