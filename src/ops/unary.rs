@@ -11,25 +11,19 @@
 //!   for float32 and float64);
 //! - `py`: the names bound as `Tensor.X` and `torch.X` (empty: bound by hand elsewhere);
 //! - `inplace`: those of `py` that also get `Tensor.X_`;
-//! - `cpu`: the float32/float64 kernel of one element;
+//! - `cpu`: the float32/float64 kernel of one element (`T`; longer kernels are functions in
+//!   `cpu/math.rs`, such as `atanh64`);
 //! - `grad`: the gradient in tensor ops, from the incoming gradient `g` and closures `x()` and
 //!   `y()` that give the saved input and output.
 //!
-//! From the table come the `UnaryOp` enum and its `name`/`node_base`/`backward_reads`/
-//! `keeps_integers`/`wgpu_code`, the CPU float kernels (`RegisteredFloat`), the gradients
-//! (`registered_backward`), and the Python bindings (`src/python/unary.rs`, which also exports
-//! the names to `rstorch/__init__.py` and `_tensor.py`). The parametric ops (softplus,
+//! The table holds tokens only (this file depends on nothing); each consumer expands what it
+//! needs where it lives, with the names the tokens use in scope there. From it come the
+//! `UnaryOp` enum and its `name`/`node_base`/`backward_reads`/`keeps_integers`/`wgpu_code`
+//! (here), the CPU float kernels (`cpu/unary.rs`), the gradients (`autograd/formulas.rs`), and
+//! the Python bindings (`src/python/unary.rs`, which also exports the names to
+//! `rstorch/__init__.py` and `_tensor.py`). The parametric ops (softplus,
 //! leaky_relu, elu, pow with a number) and logical_not/bitwise_not are written by hand in the
 //! enum below and in `cpu/unary.rs` and `autograd/formulas.rs`.
-
-use crate::cpu::elementwise::map1;
-use crate::cpu::math::FloatMath;
-use crate::dtype::Element;
-use crate::error::Result;
-use crate::layout::Layout;
-use crate::tensor::Tensor;
-
-use super::grad::*;
 
 /// Calls `$consumer! { entries }` with every declared op.
 macro_rules! unary_op_table {
@@ -50,14 +44,14 @@ macro_rules! unary_op_table {
             Sign {
                 name: "sign", node: "Sign", ints: true, reads: (false, false), wgpu: 3,
                 py: [sign], inplace: [sign],
-                cpu: |x| crate::cpu::num::Arith::sign(x),
+                cpu: |x| Arith::sign(x),
                 grad: |g, _x, _y| muls(g, 0.0)?,
             }
             Relu {
                 name: "relu", node: "Relu", ints: true, reads: (false, true), wgpu: 4,
                 py: [relu], inplace: [relu],
                 cpu: |x| if x > 0.0 || x != x { x } else { 0.0 },
-                grad: |g, _x, y| g.binary(crate::tensor::BinaryOp::ReluGrad, &y()?)?,
+                grad: |g, _x, y| g.binary(BinaryOp::ReluGrad, &y()?)?,
             }
             Floor {
                 name: "floor", node: "Floor", ints: true, reads: (false, false), wgpu: 5,
@@ -219,7 +213,7 @@ macro_rules! unary_op_table {
                     let pi = std::f64::consts::PI;
                     let cdf = muls(&adds(&un(&muls(&x()?, std::f64::consts::FRAC_1_SQRT_2)?, UnaryOp::Erf)?, 1.0)?, 0.5)?;
                     let pdf = muls(&un(&muls(&mul(&x()?, &x()?)?, -0.5)?, UnaryOp::Exp)?, 1.0 / (2.0 * pi).sqrt())?;
-                    mul(g, &cdf.binary(crate::tensor::BinaryOp::Add, &mul(&x()?, &pdf)?)?)?
+                    mul(g, &cdf.binary(BinaryOp::Add, &mul(&x()?, &pdf)?)?)?
                 },
             }
             GeluTanh {
@@ -232,13 +226,13 @@ macro_rules! unary_op_table {
                 grad: |g, x, _y| {
                     let k = (2.0 / std::f64::consts::PI).sqrt();
                     let x2 = mul(&x()?, &x()?)?;
-                    let inner = muls(&x()?.binary(crate::tensor::BinaryOp::Add, &muls(&mul(&x2, &x()?)?, 0.044715)?)?, k)?;
+                    let inner = muls(&x()?.binary(BinaryOp::Add, &muls(&mul(&x2, &x()?)?, 0.044715)?)?, k)?;
                     let t = un(&inner, UnaryOp::Tanh)?;
                     let left = muls(&adds(&t, 1.0)?, 0.5)?;
                     let sech2 = one_minus(&mul(&t, &t)?)?;
                     let dinner = muls(&adds(&muls(&x2, 3.0 * 0.044715)?, 1.0)?, k)?;
                     let right = muls(&mul(&mul(&x()?, &sech2)?, &dinner)?, 0.5)?;
-                    mul(g, &left.binary(crate::tensor::BinaryOp::Add, &right)?)?
+                    mul(g, &left.binary(BinaryOp::Add, &right)?)?
                 },
             }
             Silu {
@@ -297,49 +291,7 @@ pub(crate) use unary_op_table;
 // Kernels too long for one line of the table, in float64 (float32 computes through them and
 // rounds once).
 
-/// `atanh(x) = log1p(2|x| / (1 - |x|)) / 2`, odd: no digits lost near 0 or near ±1.
-fn atanh64(x: f64) -> f64 {
-    let a = x.abs();
-    (0.5 * (2.0 * a / (1.0 - a)).ln_1p()).copysign(x)
-}
-
-/// `asinh(x) = log1p(|x| + x² / (1 + sqrt(1 + x²)))`, odd; `log(2|x|)` where x² would not fit.
-fn asinh64(x: f64) -> f64 {
-    let a = x.abs();
-    let r = if a < 268435456.0 { (a + a * a / (1.0 + (1.0 + a * a).sqrt())).ln_1p() } else { a.ln() + std::f64::consts::LN_2 };
-    r.copysign(x)
-}
-
-/// `acosh(x) = log1p(t + sqrt(t (t + 2)))` with `t = x - 1` (exact near 1); `log(2x)` far out.
-fn acosh64(x: f64) -> f64 {
-    if x < 1.0 {
-        f64::NAN
-    } else if x < 268435456.0 {
-        let t = x - 1.0;
-        (t + (t * (t + 2.0)).sqrt()).ln_1p()
-    } else {
-        x.ln() + std::f64::consts::LN_2
-    }
-}
-
-/// The float kernels of the declared ops, for one float type.
-macro_rules! registered_float {
-    ($T:ty; $($V:ident |$cx:ident| $cpu:expr;)*) => {
-        impl RegisteredFloat for $T {
-            #[inline]
-            fn apply_registered(op: UnaryOp, s: &[$T], l: &Layout) -> Result<Vec<$T>> {
-                #[allow(dead_code)]
-                type T = $T;
-                match op {
-                    $(UnaryOp::$V => map1(s, l, |$cx: T| $cpu),)*
-                    _ => unreachable!("{} has a kernel of its own", op.name()),
-                }
-            }
-        }
-    };
-}
-
-/// Writes everything the table gives the core: the enum, its facts, kernels and gradients.
+/// Writes the enum and its facts (the kernels and gradients are expanded where they live).
 macro_rules! define_unary_ops {
     ($($V:ident {
         name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
@@ -425,31 +377,7 @@ macro_rules! define_unary_ops {
         pub const PY_METHODS: &[&str] = &[$($(stringify!($py),)*)*];
         /// The declared ops' names that also get `Tensor.X_`.
         pub const PY_IN_PLACE: &[&str] = &[$($(stringify!($ip),)*)*];
-
-        registered_float!(f32; $($V |$cx| $cpu;)*);
-        registered_float!(f64; $($V |$cx| $cpu;)*);
-
-        /// The gradient of a declared op from the incoming gradient and the saved input/output.
-        pub(crate) fn registered_backward(
-            op: UnaryOp,
-            g: &Tensor,
-            x: &dyn Fn() -> Result<Tensor>,
-            y: &dyn Fn() -> Result<Tensor>,
-        ) -> Result<Tensor> {
-            Ok(match op {
-                $(UnaryOp::$V => {
-                    let ($g, $x, $y) = (g, x, y);
-                    $grad
-                })*
-                _ => unreachable!("{} has a gradient of its own", op.name()),
-            })
-        }
     };
-}
-
-/// The float32/float64 kernels of the declared ops.
-pub(crate) trait RegisteredFloat: Sized {
-    fn apply_registered(op: UnaryOp, s: &[Self], l: &Layout) -> Result<Vec<Self>>;
 }
 
 unary_op_table!(define_unary_ops);
@@ -457,6 +385,8 @@ unary_op_table!(define_unary_ops);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Result;
+    use crate::tensor::Tensor;
 
     #[test]
     fn declarations_are_consistent() {

@@ -9,6 +9,7 @@ mod dtype;
 mod errors;
 mod float_class;
 mod functions;
+mod gil;
 mod index_ops;
 mod nn;
 mod nn_functional;
@@ -16,8 +17,10 @@ mod optim;
 mod products;
 mod reduce;
 mod serialize;
+mod spatial;
 mod strided;
 mod tensor;
+mod tensor_object;
 mod unary;
 mod wgpu;
 
@@ -28,7 +31,7 @@ use crate::dtype::DType;
 #[pymodule]
 fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add_class::<tensor::PyTensor>()?;
+    m.add_class::<tensor_object::PyTensor>()?;
     m.add_class::<dtype::PyDType>()?;
     m.add_class::<dtype::PyDevice>()?;
     for d in DType::ALL {
@@ -41,6 +44,7 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     nn_functional::register(m)?;
     optim::register(m)?;
     serialize::register(m)?;
+    spatial::register(m)?;
     wgpu::register(m)?;
     unary::register(m)?;
     composite::register(m)?;

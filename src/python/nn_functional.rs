@@ -12,7 +12,8 @@ use crate::ops::nn::{distance, dropout, linear, normalization};
 use crate::ops::reduction::Reduction;
 use crate::tensor::Tensor;
 
-use super::tensor::{run, PyTensor};
+use super::gil::run;
+use super::tensor_object::PyTensor;
 
 fn tensor_of(t: Option<&PyTensor>) -> Option<Tensor> {
     t.map(PyTensor::tensor)

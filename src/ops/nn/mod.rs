@@ -2,10 +2,15 @@
 //! holds an op's checks (PyTorch's exception types and messages), dtype rules and body, so a Rust
 //! caller gets the same op as Python (whose functions only parse arguments).
 
+pub mod adaptive_max;
 pub mod attention;
+pub mod avg_pool;
 pub mod distance;
 pub mod dropout;
 pub mod embedding;
 pub mod linear;
 pub mod loss;
 pub mod normalization;
+mod output_size;
+pub mod pad;
+pub mod resize;

@@ -21,20 +21,6 @@ _single = _ntuple(1, "argument")
 _pair = _ntuple(2, "argument")
 
 
-def check_output_size(input, sizes):
-    """Fails as PyTorch does when a new output of `sizes` (spatial) for `input` cannot exist: its
-    bytes past a signed 64-bit size. Ops that build their result in several steps call it before
-    any work whose size follows the output's, so a huge request fails at once instead of after
-    per-axis work or with a later step's error. (Sizes that fit but cannot be had fail where the
-    memory is asked for, with the allocator's error.)"""
-    shape = [*input.shape[:-len(sizes)], *sizes]
-    nbytes = input.element_size()
-    for s in shape:
-        nbytes *= s
-    if nbytes > 2**63 - 1:
-        raise RuntimeError(f"Storage size calculation overflowed with sizes={shape}")
-
-
 def reduction_from_legacy(size_average, reduce, reduction):
     """The `reduction` string the deprecated `size_average` / `reduce` flags stand for."""
     if size_average is None and reduce is None:
