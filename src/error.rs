@@ -8,6 +8,8 @@ pub enum ErrorKind {
     Type,
     Value,
     NotImplemented,
+    /// A check PyTorch makes with Python's `assert` (embedding's padding_idx).
+    Assertion,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +60,9 @@ pub enum Error {
 
     #[error("{0}")]
     NotImplemented(String),
+
+    #[error("{0}")]
+    Assertion(String),
 }
 
 impl Error {
@@ -67,6 +72,7 @@ impl Error {
             Error::Type(_) => ErrorKind::Type,
             Error::Value(_) => ErrorKind::Value,
             Error::NotImplemented(_) => ErrorKind::NotImplemented,
+            Error::Assertion(_) => ErrorKind::Assertion,
             _ => ErrorKind::Runtime,
         }
     }

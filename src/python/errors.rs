@@ -1,6 +1,6 @@
 //! The one place core errors become Python exceptions, with PyTorch's exception classes.
 
-use pyo3::exceptions::{PyIndexError, PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyAssertionError, PyIndexError, PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyTuple, PyType};
@@ -33,6 +33,7 @@ impl From<Error> for PyErr {
             (_, ErrorKind::Type) => PyTypeError::new_err(msg),
             (_, ErrorKind::Value) => PyValueError::new_err(msg),
             (_, ErrorKind::NotImplemented) => PyNotImplementedError::new_err(msg),
+            (_, ErrorKind::Assertion) => PyAssertionError::new_err(msg),
             (_, ErrorKind::Runtime) => PyRuntimeError::new_err(msg),
         }
     }

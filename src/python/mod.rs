@@ -12,6 +12,7 @@ mod functions;
 mod gil;
 mod index_ops;
 mod nn;
+mod nn_functional;
 mod optim;
 mod products;
 mod reduce;
@@ -40,6 +41,7 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     functions::register(m)?;
     autograd::register(m)?;
     nn::register(m)?;
+    nn_functional::register(m)?;
     optim::register(m)?;
     serialize::register(m)?;
     spatial::register(m)?;

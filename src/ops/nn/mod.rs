@@ -3,7 +3,14 @@
 //! caller gets the same op as Python (whose functions only parse arguments).
 
 pub mod adaptive_max;
+pub mod attention;
 pub mod avg_pool;
+pub mod distance;
+pub mod dropout;
+pub mod embedding;
+pub mod linear;
+pub mod loss;
+pub mod normalization;
 mod output_size;
 pub mod pad;
 pub mod resize;

@@ -2,47 +2,14 @@
 import math
 
 import rstorch
+from ... import _C
 from ._dropout import dropout
-from ._utils import as_node
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
-    if dropout_p > 0.0:
-        return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
-    # Without dropout, PyTorch's CPU kernel is one node (over 4-D inputs; 3-D ones are batched
-    # once and squeezed back).
-    if query.dim() == key.dim() == value.dim() == 3:
-        out = scaled_dot_product_attention(query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0), attn_mask,
-                                           dropout_p, is_causal, scale, enable_gqa)
-        return out.squeeze(0)
-    out = _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
-    inputs = (query, key, value) + ((attn_mask,) if attn_mask is not None and attn_mask.requires_grad else ())
-    return as_node("ScaledDotProductFlashAttentionForCpuBackward0", inputs, out)
-
-
-def _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
-    L, S = query.shape[-2], key.shape[-2]
-    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    if enable_gqa and key.dim() >= 3 and key.shape[-3] != query.shape[-3]:
-        repeat = query.shape[-3] // key.shape[-3]
-        key = key.repeat_interleave(repeat, -3)
-        value = value.repeat_interleave(repeat, -3)
-    scores = query.matmul(key.transpose(-2, -1)) * scale
-    if is_causal:
-        if attn_mask is not None:
-            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
-        keep = rstorch.ones(L, S, dtype=rstorch.bool, device=scores.device).tril()
-        scores = scores.masked_fill(~keep, float("-inf"))
-    elif attn_mask is not None:
-        if attn_mask.dtype == rstorch.bool:
-            scores = scores.masked_fill(~attn_mask, float("-inf"))
-        else:
-            scores = scores + attn_mask
-    weights = scores.softmax(-1)
-    if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p)
-    return weights.matmul(value)
+    # The checks, the body and PyTorch's node (without dropout) are the core's (`ops::nn::attention`).
+    return _C._scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
 def _canonical_mask(mask, mask_name, target_type):

@@ -32,28 +32,8 @@ def reduction_from_legacy(size_average, reduce, reduction):
     return "mean" if size_average else "sum"
 
 
-def reduce_loss(loss, reduction):
-    if reduction == "none":
-        return loss
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    raise ValueError(f"{reduction} is not a valid value for reduction")
-
-
-# An optional input that was not given, which PyTorch's node lists as a None edge (a
-# convolution's missing bias); a plain None among `as_node`'s inputs is left out instead.
-NONE_EDGE = object()
-
-
-def optional(t):
-    """`t`, or NONE_EDGE where it is None."""
-    return NONE_EDGE if t is None else t
-
-
 def as_node(name, inputs, out):
     """`out`, computed from `inputs` by recorded ops, as the output of one node named `name`
     (PyTorch's node of the op). Every tensor the op read that may need a gradient is in
-    `inputs`; None entries are left out, NONE_EDGE entries become None edges."""
-    return rstorch._C._composite(name, [None if t is NONE_EDGE else t for t in inputs if t is not None], out)
+    `inputs`; None entries are left out."""
+    return rstorch._C._composite(name, [t for t in inputs if t is not None], out)
