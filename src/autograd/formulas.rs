@@ -197,41 +197,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
         Op::Unary(op) => {
             let x = || node.input(0);
             let y = || node.output(0);
-            let one = |t: &Tensor, s: f64| t.binary_scalar(B::Add, f(s), false);
             let gx = match *op {
-                U::Softplus { beta, threshold } => {
-                    let bx = muls(&x()?, beta)?;
-                    let s = un(&bx, U::Sigmoid)?;
-                    let linear = bx.binary_scalar(B::Gt, f(threshold), false)?;
-                    mul(&g, &Tensor::where_(&linear, Arg::S(f(1.0)), Arg::T(&s))?)?
-                }
-                U::LeakyRelu { slope } => {
-                    // In place, the node keeps its result instead of its input (see
-                    // `Op::inplace_keeps_result`): positive exactly where the input was.
-                    let pos = if node.kept_input(0) {
-                        x()?.binary_scalar(B::Gt, f(0.0), false)?
-                    } else if slope < 0.0 {
-                        return Err(crate::error::Error::Runtime("In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. This is caused by calling in-place forward function with a negative slope, please call out-of-place version instead.".into()));
-                    } else {
-                        y()?.binary_scalar(B::Gt, f(0.0), false)?
-                    };
-                    mul(&g, &Tensor::where_(&pos, Arg::S(f(1.0)), Arg::S(f(slope)))?.to_dtype(g.dtype())?)?
-                }
-                U::Elu { alpha } if !node.kept_input(0) => {
-                    // In place (result kept): alpha * exp(x) is the result plus alpha.
-                    if alpha < 0.0 {
-                        return Err(crate::error::Error::Runtime("In-place elu backward calculation is triggered with a negative slope which is not supported. This is caused by calling in-place forward function with a negative slope, please call out-of-place version instead.".into()));
-                    }
-                    let y = y()?;
-                    let pos = y.binary_scalar(B::Gt, f(0.0), false)?;
-                    mul(&g, &Tensor::where_(&pos, Arg::S(f(1.0)), Arg::T(&one(&y, alpha)?))?)?
-                }
-                U::Elu { alpha } => {
-                    let x = x()?;
-                    let pos = x.binary_scalar(B::Gt, f(0.0), false)?;
-                    let neg = muls(&un(&x, U::Exp)?, alpha)?;
-                    mul(&g, &Tensor::where_(&pos, Arg::S(f(1.0)), Arg::T(&neg))?)?
-                }
                 U::PowScalar(e) => {
                     if e == 0.0 {
                         muls(&g, 0.0)?
@@ -240,8 +206,12 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                     }
                 }
                 U::LogicalNot | U::BitwiseNot => muls(&g, 0.0)?,
-                // Every other op's gradient is declared with it in `crate::ops::unary`.
-                _ => crate::ops::unary::registered_backward(*op, &g, &x, &y)?,
+                // Every other op's gradient is declared with it in `crate::ops::unary`; an
+                // in-place form may have kept the result instead of the input.
+                _ => {
+                    let from_result = op.inplace_keeps_result() && !node.kept_input(0);
+                    crate::ops::unary::registered_backward(*op, &g, &x, &y, from_result)?
+                }
             };
             out[0] = Some(gx);
         }

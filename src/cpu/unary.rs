@@ -67,18 +67,6 @@ macro_rules! float_ops {
             fn apply(op: UnaryOp, s: &[$T], l: &crate::layout::Layout) -> Result<Vec<$T>> {
                 type T = $T;
                 match op {
-                    UnaryOp::Softplus { beta, threshold } => {
-                        let (b, th) = (beta as T, threshold as T);
-                        map1(s, l, move |x: T| if x * b > th { x } else { (x * b).exp().ln_1p() / b })
-                    }
-                    UnaryOp::LeakyRelu { slope } => {
-                        let k = slope as T;
-                        map1(s, l, move |x: T| if x > 0.0 { x } else { x * k })
-                    }
-                    UnaryOp::Elu { alpha } => {
-                        let a = alpha as T;
-                        map1(s, l, move |x: T| if x > 0.0 { x } else { a * x.exp_m1() })
-                    }
                     UnaryOp::PowScalar(e) => {
                         let et = e as T;
                         // PyTorch takes x ** 0.5 as sqrt and x ** -0.5 as rsqrt, so that

@@ -21,6 +21,11 @@ pub fn adds(a: &Tensor, s: f64) -> Result<Tensor> {
     a.binary_scalar(BinaryOp::Add, f(s), false)
 }
 
+/// `a op s` for a comparison `op` and a number `s` (a bool mask).
+pub fn cmps(a: &Tensor, op: BinaryOp, s: f64) -> Result<Tensor> {
+    a.binary_scalar(op, f(s), false)
+}
+
 /// `1 - a`.
 pub fn one_minus(a: &Tensor) -> Result<Tensor> {
     Tensor::ones(&[], a.dtype())?.binary(BinaryOp::Sub, a)

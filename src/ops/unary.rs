@@ -1,6 +1,6 @@
 //! The pointwise unary ops, each declared once in `unary_op_table!` below.
 //!
-//! One entry says everything about an op:
+//! One entry of its `plain` part says everything about an op:
 //!
 //! - `name`: PyTorch's name (errors, profiling);
 //! - `node`: its `grad_fn` node, `{node}Backward0`;
@@ -15,19 +15,31 @@
 //! - `grad`: the gradient in tensor ops, from the incoming gradient `g` and closures `x()` and
 //!   `y()` that give the saved input and output.
 //!
+//! An op of the `with_params` part (the activations of `nn.functional`) also declares its
+//! parameters, `Softplus { beta = 1.0, threshold = 20.0 }`: named f64 fields of its variant with
+//! their Python defaults. Its kernel reads them (in the element type), as does its gradient (in
+//! f64), and the shader gets the first two as `t_alpha()` and `t_beta()`. Such an op computes
+//! integer inputs in the default float dtype; `py` is the one `Tensor` method that takes the
+//! parameters as keywords (for `nn.functional`, hence mostly private); `in_place` says what the
+//! node of its in-place form keeps, `input` (a copy of the values the input had, as for every
+//! op) or `result` (PyTorch's rule for leaky_relu_ and the elu family), and the gradient's fourth
+//! argument says that the node kept the result.
+//!
 //! From the table come the `UnaryOp` enum and its `name`/`node_base`/`backward_reads`/
-//! `keeps_integers`/`wgpu_code`, the CPU float kernels (`RegisteredFloat`), the gradients
-//! (`registered_backward`), and the Python bindings (`src/python/unary.rs`, which also exports
-//! the names to `rstorch/__init__.py` and `_tensor.py`). The parametric ops (softplus,
-//! leaky_relu, elu, pow with a number) and logical_not/bitwise_not are written by hand in the
-//! enum below and in `cpu/unary.rs` and `autograd/formulas.rs`.
+//! `keeps_integers`/`inplace_keeps_result`/`wgpu_kernel`, the CPU float kernels
+//! (`RegisteredFloat`), the gradients (`registered_backward`), and the Python bindings
+//! (`src/python/unary.rs`, which also exports the names to `rstorch/__init__.py` and
+//! `_tensor.py`). pow with a number (a kernel per kind of exponent, and a float16 exception) and
+//! logical_not/bitwise_not are written by hand in the enum below and in `cpu/unary.rs` and
+//! `autograd/formulas.rs`.
 
 use crate::cpu::elementwise::map1;
 use crate::cpu::math::FloatMath;
 use crate::dtype::Element;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::tensor::Tensor;
+use crate::tensor::arith::Arg;
+use crate::tensor::{BinaryOp as B, Tensor};
 
 use super::grad::*;
 
@@ -35,6 +47,7 @@ use super::grad::*;
 macro_rules! unary_op_table {
     ($consumer:ident) => {
         $consumer! {
+            plain {
             Neg {
                 name: "neg", node: "Neg", ints: true, reads: (false, false), wgpu: 1,
                 py: [neg, negative], inplace: [neg, negative],
@@ -288,6 +301,117 @@ macro_rules! unary_op_table {
                 cpu: |x| T::from_f64(atanh64(x.to_f64())),
                 grad: |g, x, _y| div(g, &one_minus(&mul(&x()?, &x()?)?)?)?,
             }
+            }
+            with_params {
+            Softplus { beta = 1.0, threshold = 20.0 } {
+                name: "softplus", node: "Softplus", reads: (true, false), wgpu: 33,
+                py: softplus, in_place: input,
+                cpu: |x| if x * beta > threshold { x } else { (x * beta).exp().ln_1p() / beta },
+                grad: |g, x, _y, _from_result| {
+                    let bx = muls(&x()?, beta)?;
+                    let linear = cmps(&bx, B::Gt, threshold)?;
+                    mul(g, &Tensor::where_(&linear, Arg::S(f(1.0)), Arg::T(&un(&bx, UnaryOp::Sigmoid)?))?)?
+                },
+            }
+            LeakyRelu { negative_slope = 0.01 } {
+                name: "leaky_relu", node: "LeakyRelu", reads: (true, false), wgpu: 34,
+                py: _leaky_relu, in_place: result,
+                cpu: |x| if x > 0.0 { x } else { x * negative_slope },
+                grad: |g, x, y, from_result| {
+                    // The result is positive exactly where the input was.
+                    let pos = if !from_result {
+                        cmps(&x()?, B::Gt, 0.0)?
+                    } else if negative_slope < 0.0 {
+                        return Err(in_place_negative_slope("leakyReLu"));
+                    } else {
+                        cmps(&y()?, B::Gt, 0.0)?
+                    };
+                    Tensor::where_(&pos, Arg::T(g), Arg::T(&muls(g, negative_slope)?))?
+                },
+            }
+            Elu { alpha = 1.0 } {
+                name: "elu", node: "Elu", reads: (true, false), wgpu: 35,
+                py: _elu, in_place: result,
+                cpu: |x| if x > 0.0 { x } else { alpha * x.exp_m1() },
+                grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, alpha, 1.0, 1.0)?,
+            }
+            Celu { alpha = 1.0 } {
+                // PyTorch's elu with input_scale 1 / alpha.
+                name: "celu", node: "Celu", reads: (true, false), wgpu: 45,
+                py: _celu, in_place: result,
+                cpu: |x| if x > 0.0 { x } else { (x * (1.0 / alpha)).exp_m1() * alpha },
+                grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, alpha, 1.0, 1.0 / alpha)?,
+            }
+            Selu {} {
+                // PyTorch's elu with fixed alpha and scale, under elu's node.
+                name: "selu", node: "Elu", reads: (true, false), wgpu: 46,
+                py: _selu, in_place: result,
+                cpu: |x| if x > 0.0 { x * SELU_SCALE as T } else { x.exp_m1() * ((SELU_ALPHA as T) * (SELU_SCALE as T)) },
+                grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, SELU_ALPHA, SELU_SCALE, 1.0)?,
+            }
+            Threshold { threshold = 0.0, value = 0.0 } {
+                // A NaN is not below the threshold: kept, and so is its gradient.
+                name: "threshold", node: "Threshold", reads: (true, false), wgpu: 40,
+                py: _threshold, in_place: input,
+                cpu: |x| if x <= threshold { value } else { x },
+                grad: |g, x, _y, _from_result| Tensor::where_(&cmps(&x()?, B::Le, threshold)?, Arg::S(f(0.0)), Arg::T(g))?,
+            }
+            Hardtanh { min_val = -1.0, max_val = 1.0 } {
+                // A value at a bound is kept (relu6(-0.0) is -0.0); the gradient passes strictly
+                // inside the bounds, and at NaN (unlike clamp's).
+                name: "hardtanh", node: "Hardtanh", reads: (true, false), wgpu: 41,
+                py: _hardtanh, in_place: input,
+                cpu: |x| if x < min_val { min_val } else if x > max_val { max_val } else { x },
+                grad: |g, x, _y, _from_result| {
+                    let x = x()?;
+                    let outside = cmps(&x, B::Le, min_val)?.binary(B::LogicalOr, &cmps(&x, B::Ge, max_val)?)?;
+                    Tensor::where_(&outside, Arg::S(f(0.0)), Arg::T(g))?
+                },
+            }
+            Hardsigmoid {} {
+                // `clamp(x + 3, 0, 6) / 6`; the gradient stops at NaN and at ±3.
+                name: "hardsigmoid", node: "Hardsigmoid", reads: (true, false), wgpu: 42,
+                py: _hardsigmoid, in_place: input,
+                cpu: |x| relu6(x + 3.0) / 6.0,
+                grad: |g, x, _y, _from_result| {
+                    let x = x()?;
+                    let inside = cmps(&x, B::Gt, -3.0)?.binary(B::LogicalAnd, &cmps(&x, B::Lt, 3.0)?)?;
+                    Tensor::where_(&inside, Arg::T(&muls(g, 1.0 / 6.0)?), Arg::S(f(0.0)))?
+                },
+            }
+            Hardswish {} {
+                // `x * clamp(x + 3, 0, 6) / 6` as written, so -inf gives NaN (-inf * 0) as in
+                // PyTorch; the gradient passes whole from 3 up and at NaN.
+                name: "hardswish", node: "Hardswish", reads: (true, false), wgpu: 43,
+                py: _hardswish, in_place: input,
+                cpu: |x| x * relu6(x + 3.0) / 6.0,
+                grad: |g, x, _y, _from_result| {
+                    let x = x()?;
+                    let mid = mul(g, &adds(&x.binary_scalar(B::Div, f(3.0), false)?, 0.5)?)?;
+                    let upper = Tensor::where_(&cmps(&x, B::Lt, 3.0)?, Arg::T(&mid), Arg::T(g))?;
+                    Tensor::where_(&cmps(&x, B::Le, -3.0)?, Arg::S(f(0.0)), Arg::T(&upper))?
+                },
+            }
+            Mish {} {
+                // `x * tanh(log1p(exp(x)))`, with no softplus threshold: -inf gives NaN.
+                name: "mish", node: "Mish", reads: (true, false), wgpu: 44,
+                py: _mish, in_place: input,
+                cpu: |x| x * x.exp_().ln_1p().tanh(),
+                grad: |g, x, _y, _from_result| {
+                    let x = x()?;
+                    let t = un(&un(&un(&x, UnaryOp::Exp)?, UnaryOp::Log1p)?, UnaryOp::Tanh)?;
+                    let s = un(&x, UnaryOp::Sigmoid)?;
+                    mul(g, &t.binary(B::Add, &mul(&mul(&x, &s)?, &one_minus(&mul(&t, &t)?)?)?)?)?
+                },
+            }
+            LogSigmoid {} {
+                // `min(x, 0) - log1p(exp(-|x|))`: no overflow either way.
+                name: "log_sigmoid", node: "LogSigmoid", reads: (true, false), wgpu: 47,
+                py: _logsigmoid, in_place: input,
+                cpu: |x| (if x < 0.0 { x } else { 0.0 }) - (-x.abs()).exp_().ln_1p(),
+                grad: |g, x, _y, _from_result| mul(g, &un(&un(&x()?, UnaryOp::Neg)?, UnaryOp::Sigmoid)?)?,
+            }
+            }
         }
     };
 }
@@ -322,9 +446,73 @@ fn acosh64(x: f64) -> f64 {
     }
 }
 
-/// The float kernels of the declared ops, for one float type.
+/// `clamp(t, 0, 6)`, NaN kept (hardsigmoid's and hardswish's inner clamp).
+#[inline(always)]
+fn relu6<T: FloatMath + PartialOrd>(t: T) -> T {
+    let (zero, six) = (<T as FloatMath>::from(0.0), <T as FloatMath>::from(6.0));
+    if t < zero {
+        zero
+    } else if t > six {
+        six
+    } else {
+        t
+    }
+}
+
+/// selu's fixed alpha and scale.
+const SELU_ALPHA: f64 = 1.6732632423543772;
+const SELU_SCALE: f64 = 1.0507009873554805;
+
+/// The gradient of PyTorch's elu family, `scale * (x > 0 ? x : alpha * expm1(x * input_scale))`
+/// (elu, celu, selu), from the input; or from the result, where the in-place form kept it
+/// instead (`in_place: result`): below zero exactly where the input was, with
+/// `alpha * exp(x * input_scale) = result / scale + alpha`. PyTorch refuses that for a negative
+/// alpha. A NaN takes the positive side's gradient, as in PyTorch.
+fn elu_family_grad(
+    g: &Tensor,
+    x: &dyn Fn() -> Result<Tensor>,
+    y: &dyn Fn() -> Result<Tensor>,
+    from_result: bool,
+    alpha: f64,
+    scale: f64,
+    input_scale: f64,
+) -> Result<Tensor> {
+    let (negative, slope) = if from_result {
+        if alpha < 0.0 {
+            return Err(in_place_negative_slope("elu"));
+        }
+        let y = y()?;
+        (cmps(&y, B::Le, 0.0)?, muls(&adds(&y, alpha * scale)?, input_scale)?)
+    } else {
+        let x = x()?;
+        let scaled = if input_scale == 1.0 { x.clone() } else { muls(&x, input_scale)? };
+        (cmps(&x, B::Le, 0.0)?, muls(&un(&scaled, UnaryOp::Exp)?, alpha * scale * input_scale)?)
+    };
+    mul(g, &Tensor::where_(&negative, Arg::T(&slope), Arg::S(f(scale)))?)
+}
+
+/// PyTorch's refusal of a result-based backward (an in-place leaky_relu_ / elu_ family form)
+/// with a negative slope, whose result no longer tells the input's sign.
+fn in_place_negative_slope(what: &str) -> Error {
+    Error::Runtime(format!(
+        "In-place {what} backward calculation is triggered with a negative slope which is not supported. This is caused by calling in-place forward function with a negative slope, please call out-of-place version instead."
+    ))
+}
+
+/// Whether an `in_place:` rule keeps the result (see `UnaryOp::inplace_keeps_result`).
+macro_rules! keeps_result {
+    (result) => {
+        true
+    };
+    (input) => {
+        false
+    };
+}
+
+/// The float kernels of the declared ops, for one float type. An op's parameters are given to
+/// its kernel in that type.
 macro_rules! registered_float {
-    ($T:ty; $($V:ident |$cx:ident| $cpu:expr;)*) => {
+    ($T:ty; $($V:ident |$cx:ident| $cpu:expr;)* ; $($PV:ident { $($p:ident),* } |$pcx:ident| $pcpu:expr;)*) => {
         impl RegisteredFloat for $T {
             #[inline]
             fn apply_registered(op: UnaryOp, s: &[$T], l: &Layout) -> Result<Vec<$T>> {
@@ -332,6 +520,10 @@ macro_rules! registered_float {
                 type T = $T;
                 match op {
                     $(UnaryOp::$V => map1(s, l, |$cx: T| $cpu),)*
+                    $(UnaryOp::$PV { $($p),* } => {
+                        $(let $p = $p as T;)*
+                        map1(s, l, move |$pcx: T| $pcpu)
+                    })*
                     _ => unreachable!("{} has a kernel of its own", op.name()),
                 }
             }
@@ -341,37 +533,42 @@ macro_rules! registered_float {
 
 /// Writes everything the table gives the core: the enum, its facts, kernels and gradients.
 macro_rules! define_unary_ops {
-    ($($V:ident {
+    (plain {$($V:ident {
         name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
         py: [$($py:ident),*], inplace: [$($ip:ident),*],
         cpu: |$cx:ident| $cpu:expr,
         grad: |$g:ident, $x:ident, $y:ident| $grad:expr,
-    })*) => {
+    })*}
+    with_params {$($PV:ident { $($p:ident = $default:expr),* } {
+        name: $pname:literal, node: $pnode:literal, reads: ($pri:literal, $pro:literal), wgpu: $pcode:literal,
+        py: $ppy:ident, in_place: $keeps:ident,
+        cpu: |$pcx:ident| $pcpu:expr,
+        grad: |$pg:ident, $px:ident, $py_:ident, $from_result:ident| $pgrad:expr,
+    })*}) => {
         /// A pointwise function of one tensor.
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub enum UnaryOp {
             $(#[doc = concat!("`", $name, "`")] $V,)*
+            $(#[doc = concat!("`", $pname, "`")] $PV { $($p: f64),* },)*
             /// `logical_not` (bool result; not differentiable).
             LogicalNot,
             /// `bitwise_not` (integers and bool; not differentiable).
             BitwiseNot,
-            Softplus { beta: f64, threshold: f64 },
-            LeakyRelu { slope: f64 },
-            Elu { alpha: f64 },
             /// `x ** exponent` for a Python-number exponent.
             PowScalar(f64),
         }
+
+        // The shader passes at most two parameters (`t_alpha`, `t_beta`).
+        $(const _: () = assert!(<[&str]>::len(&[$(stringify!($p)),*]) <= 2, concat!($pname, " has more parameters than a shader takes"));)*
 
         impl UnaryOp {
             /// PyTorch's name of the op, for errors.
             pub fn name(self) -> &'static str {
                 match self {
                     $(UnaryOp::$V => $name,)*
+                    $(UnaryOp::$PV { .. } => $pname,)*
                     UnaryOp::LogicalNot => "logical_not",
                     UnaryOp::BitwiseNot => "bitwise_not",
-                    UnaryOp::Softplus { .. } => "softplus",
-                    UnaryOp::LeakyRelu { .. } => "leaky_relu",
-                    UnaryOp::Elu { .. } => "elu",
                     UnaryOp::PowScalar(_) => "pow",
                 }
             }
@@ -380,9 +577,7 @@ macro_rules! define_unary_ops {
             pub fn node_base(self) -> &'static str {
                 match self {
                     $(UnaryOp::$V => $node,)*
-                    UnaryOp::Softplus { .. } => "Softplus",
-                    UnaryOp::LeakyRelu { .. } => "LeakyRelu",
-                    UnaryOp::Elu { .. } => "Elu",
+                    $(UnaryOp::$PV { .. } => $pnode,)*
                     UnaryOp::PowScalar(_) => "Pow",
                     UnaryOp::LogicalNot | UnaryOp::BitwiseNot => "NotImplemented",
                 }
@@ -394,8 +589,19 @@ macro_rules! define_unary_ops {
             pub(crate) fn backward_reads(self) -> (bool, bool) {
                 match self {
                     $(UnaryOp::$V => ($ri, $ro),)*
+                    $(UnaryOp::$PV { .. } => ($pri, $pro),)*
                     UnaryOp::LogicalNot | UnaryOp::BitwiseNot => (false, false),
-                    UnaryOp::Softplus { .. } | UnaryOp::LeakyRelu { .. } | UnaryOp::Elu { .. } | UnaryOp::PowScalar(_) => (true, false),
+                    UnaryOp::PowScalar(_) => (true, false),
+                }
+            }
+
+            /// Ops whose in-place form keeps its result rather than its input, the gradient then
+            /// reading the result (PyTorch's rule for `leaky_relu_` and the elu family, whose
+            /// negative slopes it then refuses in backward).
+            pub(crate) fn inplace_keeps_result(self) -> bool {
+                match self {
+                    $(UnaryOp::$PV { .. } => keeps_result!($keeps),)*
+                    _ => false,
                 }
             }
 
@@ -408,38 +614,54 @@ macro_rules! define_unary_ops {
                 }
             }
 
-            /// The op code of a declared op in the float shaders' `unary_op` switch.
+            /// The op code of a declared op in the float shaders' `unary_op` switch, and its
+            /// parameters in declaration order (as `t_alpha`, `t_beta`; zero where unused).
             #[cfg_attr(not(feature = "wgpu"), allow(dead_code))] // read by the wgpu backend and tests
-            pub(crate) fn wgpu_code(self) -> Option<u32> {
+            pub(crate) fn wgpu_kernel(self) -> Option<(u32, f64, f64)> {
                 match self {
-                    $(UnaryOp::$V => Some($code),)*
+                    $(UnaryOp::$V => Some(($code, 0.0, 0.0)),)*
+                    $(UnaryOp::$PV { $($p),* } => {
+                        let params: &[f64] = &[$($p),*];
+                        Some(($pcode, params.first().copied().unwrap_or(0.0), params.get(1).copied().unwrap_or(0.0)))
+                    })*
                     _ => None,
                 }
             }
         }
 
-        /// Every declared op.
+        /// Every declared op without parameters.
         pub const DECLARED: &[UnaryOp] = &[$(UnaryOp::$V,)*];
+        /// Every declared op with parameters, at their Python defaults.
+        #[allow(dead_code)] // read by tests
+        pub const DECLARED_WITH_PARAMS: &[UnaryOp] = &[$(UnaryOp::$PV { $($p: $default),* },)*];
 
         /// The declared ops' names bound as `Tensor.X` and `torch.X`.
         pub const PY_METHODS: &[&str] = &[$($(stringify!($py),)*)*];
         /// The declared ops' names that also get `Tensor.X_`.
         pub const PY_IN_PLACE: &[&str] = &[$($(stringify!($ip),)*)*];
 
-        registered_float!(f32; $($V |$cx| $cpu;)*);
-        registered_float!(f64; $($V |$cx| $cpu;)*);
+        registered_float!(f32; $($V |$cx| $cpu;)* ; $($PV { $($p),* } |$pcx| $pcpu;)*);
+        registered_float!(f64; $($V |$cx| $cpu;)* ; $($PV { $($p),* } |$pcx| $pcpu;)*);
 
-        /// The gradient of a declared op from the incoming gradient and the saved input/output.
+        /// The gradient of a declared op from the incoming gradient and the saved input/output;
+        /// `from_result`: the node kept its result instead of its input (an in-place form of an
+        /// op whose `in_place` rule is `result`).
         pub(crate) fn registered_backward(
             op: UnaryOp,
             g: &Tensor,
             x: &dyn Fn() -> Result<Tensor>,
             y: &dyn Fn() -> Result<Tensor>,
+            from_result: bool,
         ) -> Result<Tensor> {
             Ok(match op {
                 $(UnaryOp::$V => {
                     let ($g, $x, $y) = (g, x, y);
                     $grad
+                })*
+                $(UnaryOp::$PV { $($p),* } => {
+                    $(let _ = $p;)*
+                    let ($pg, $px, $py_, $from_result) = (g, x, y, from_result);
+                    $pgrad
                 })*
                 _ => unreachable!("{} has a gradient of its own", op.name()),
             })
@@ -460,16 +682,49 @@ mod tests {
 
     #[test]
     fn declarations_are_consistent() {
-        let mut codes: Vec<u32> = DECLARED.iter().map(|op| op.wgpu_code().expect("every declared op has a code")).collect();
+        let all: Vec<UnaryOp> = DECLARED.iter().chain(DECLARED_WITH_PARAMS).copied().collect();
+        let mut codes: Vec<u32> = all.iter().map(|op| op.wgpu_kernel().expect("every declared op has a code").0).collect();
+        codes.push(36); // pow with a number
         codes.sort_unstable();
         codes.dedup();
-        assert_eq!(codes.len(), DECLARED.len(), "two ops share a shader op code");
+        assert_eq!(codes.len(), all.len() + 1, "two ops share a shader op code");
         let mut names = PY_METHODS.to_vec();
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), PY_METHODS.len(), "a Python name is bound twice");
         assert!(PY_IN_PLACE.iter().all(|n| PY_METHODS.contains(n)));
-        assert!(DECLARED.iter().all(|op| !op.node_base().is_empty() && !op.name().is_empty()));
+        assert!(all.iter().all(|op| !op.node_base().is_empty() && !op.name().is_empty()));
+        assert!(DECLARED.iter().all(|op| !op.inplace_keeps_result()));
+    }
+
+    #[test]
+    fn parameters_reach_the_kernel_and_the_shader() -> Result<()> {
+        let op = UnaryOp::Threshold { threshold: 0.5, value: -2.0 };
+        assert_eq!(op.wgpu_kernel(), Some((40, 0.5, -2.0)));
+        let x = Tensor::from_vec(vec![f64::NAN, 1.0, 0.2, 0.5], &[4])?;
+        let y = x.unary(op)?.to_vec::<f64>()?;
+        assert!(y[0].is_nan());
+        assert_eq!(&y[1..], &[1.0, -2.0, -2.0]);
+        Ok(())
+    }
+
+    #[test]
+    fn an_in_place_elu_refuses_a_negative_alpha_in_backward() -> Result<()> {
+        let x = Tensor::from_vec(vec![-1.0f64, 2.0], &[2])?;
+        x.set_requires_grad(true)?;
+        let y = x.unary(UnaryOp::Celu { alpha: -1.0 })?;
+        let g = Tensor::from_vec(vec![1.0f64, 1.0], &[2])?;
+        let err = registered_backward(UnaryOp::Celu { alpha: -1.0 }, &g, &|| Ok(x.clone()), &|| Ok(y.clone()), true).unwrap_err();
+        assert!(err.to_string().contains("In-place elu backward calculation is triggered with a negative slope"));
+        // From the result, with a positive alpha: the same as from the input.
+        let op = UnaryOp::Celu { alpha: 2.0 };
+        let y = x.unary(op)?;
+        let a = registered_backward(op, &g, &|| Ok(x.clone()), &|| Ok(y.clone()), false)?.to_vec::<f64>()?;
+        let b = registered_backward(op, &g, &|| Ok(x.clone()), &|| Ok(y.clone()), true)?.to_vec::<f64>()?;
+        for (a, b) in a.iter().zip(&b) {
+            assert!((a - b).abs() < 1e-15);
+        }
+        Ok(())
     }
 
     #[test]
