@@ -39,7 +39,7 @@ use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::tensor::arith::Arg;
-use crate::tensor::{BinaryOp as B, Tensor};
+use crate::tensor::{BinaryOp as B, Scalar, Tensor};
 
 use super::grad::*;
 
@@ -306,6 +306,7 @@ macro_rules! unary_op_table {
             Softplus { beta = 1.0, threshold = 20.0 } {
                 name: "softplus", node: "Softplus", reads: (true, false), wgpu: 33,
                 py: softplus, in_place: input,
+                ints: [float],
                 cpu: |x| if x * beta > threshold { x } else { (x * beta).exp().ln_1p() / beta },
                 grad: |g, x, _y, _from_result| {
                     let bx = muls(&x()?, beta)?;
@@ -313,25 +314,27 @@ macro_rules! unary_op_table {
                     mul(g, &Tensor::where_(&linear, Arg::S(f(1.0)), Arg::T(&un(&bx, UnaryOp::Sigmoid)?))?)?
                 },
             }
-            LeakyRelu { negative_slope = 0.01 } {
+            LeakyRelu { slope = 0.01 } {
                 name: "leaky_relu", node: "LeakyRelu", reads: (true, false), wgpu: 34,
                 py: _leaky_relu, in_place: result,
-                cpu: |x| if x > 0.0 { x } else { x * negative_slope },
+                ints: [float],
+                cpu: |x| if x > 0.0 { x } else { x * slope },
                 grad: |g, x, y, from_result| {
                     // The result is positive exactly where the input was.
                     let pos = if !from_result {
                         cmps(&x()?, B::Gt, 0.0)?
-                    } else if negative_slope < 0.0 {
+                    } else if slope < 0.0 {
                         return Err(in_place_negative_slope("leakyReLu"));
                     } else {
                         cmps(&y()?, B::Gt, 0.0)?
                     };
-                    Tensor::where_(&pos, Arg::T(g), Arg::T(&muls(g, negative_slope)?))?
+                    Tensor::where_(&pos, Arg::T(g), Arg::T(&muls(g, slope)?))?
                 },
             }
             Elu { alpha = 1.0 } {
                 name: "elu", node: "Elu", reads: (true, false), wgpu: 35,
                 py: _elu, in_place: result,
+                ints: [float],
                 cpu: |x| if x > 0.0 { x } else { alpha * x.exp_m1() },
                 grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, alpha, 1.0, 1.0)?,
             }
@@ -339,6 +342,7 @@ macro_rules! unary_op_table {
                 // PyTorch's elu with input_scale 1 / alpha.
                 name: "celu", node: "Celu", reads: (true, false), wgpu: 45,
                 py: _celu, in_place: result,
+                ints: [float],
                 cpu: |x| if x > 0.0 { x } else { (x * (1.0 / alpha)).exp_m1() * alpha },
                 grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, alpha, 1.0, 1.0 / alpha)?,
             }
@@ -346,6 +350,7 @@ macro_rules! unary_op_table {
                 // PyTorch's elu with fixed alpha and scale, under elu's node.
                 name: "selu", node: "Elu", reads: (true, false), wgpu: 46,
                 py: _selu, in_place: result,
+                ints: [float],
                 cpu: |x| if x > 0.0 { x * SELU_SCALE as T } else { x.exp_m1() * ((SELU_ALPHA as T) * (SELU_SCALE as T)) },
                 grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, SELU_ALPHA, SELU_SCALE, 1.0)?,
             }
@@ -353,6 +358,12 @@ macro_rules! unary_op_table {
                 // A NaN is not below the threshold: kept, and so is its gradient.
                 name: "threshold", node: "Threshold", reads: (true, false), wgpu: 40,
                 py: _threshold, in_place: input,
+                // Integers keep their dtype, the parameters truncated to it (PyTorch's cast).
+                ints: [|x| {
+                    refuse_bool(x, "\"threshold_cpu\" not implemented for 'Bool'")?;
+                    let below = x.binary_scalar(B::Le, Scalar::Int(threshold as i64), false)?;
+                    Tensor::where_(&below, Arg::S(Scalar::Int(value as i64)), Arg::T(x))?
+                }],
                 cpu: |x| if x <= threshold { value } else { x },
                 grad: |g, x, _y, _from_result| Tensor::where_(&cmps(&x()?, B::Le, threshold)?, Arg::S(f(0.0)), Arg::T(g))?,
             }
@@ -361,6 +372,10 @@ macro_rules! unary_op_table {
                 // inside the bounds, and at NaN (unlike clamp's).
                 name: "hardtanh", node: "Hardtanh", reads: (true, false), wgpu: 41,
                 py: _hardtanh, in_place: input,
+                ints: [|x| {
+                    refuse_bool(x, "Bool inputs not supported for hardtanh")?;
+                    x.clamp_scalar(Some(Scalar::Int(min_val as i64)), Some(Scalar::Int(max_val as i64)))?
+                }],
                 cpu: |x| if x < min_val { min_val } else if x > max_val { max_val } else { x },
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
@@ -372,6 +387,7 @@ macro_rules! unary_op_table {
                 // `clamp(x + 3, 0, 6) / 6`; the gradient stops at NaN and at ±3.
                 name: "hardsigmoid", node: "Hardsigmoid", reads: (true, false), wgpu: 42,
                 py: _hardsigmoid, in_place: input,
+                ints: [float],
                 cpu: |x| relu6(x + 3.0) / 6.0,
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
@@ -384,6 +400,7 @@ macro_rules! unary_op_table {
                 // PyTorch; the gradient passes whole from 3 up and at NaN.
                 name: "hardswish", node: "Hardswish", reads: (true, false), wgpu: 43,
                 py: _hardswish, in_place: input,
+                ints: [float],
                 cpu: |x| x * relu6(x + 3.0) / 6.0,
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
@@ -396,6 +413,7 @@ macro_rules! unary_op_table {
                 // `x * tanh(log1p(exp(x)))`, with no softplus threshold: -inf gives NaN.
                 name: "mish", node: "Mish", reads: (true, false), wgpu: 44,
                 py: _mish, in_place: input,
+                ints: [float],
                 cpu: |x| x * x.exp_().ln_1p().tanh(),
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
@@ -408,6 +426,7 @@ macro_rules! unary_op_table {
                 // `min(x, 0) - log1p(exp(-|x|))`: no overflow either way.
                 name: "log_sigmoid", node: "LogSigmoid", reads: (true, false), wgpu: 47,
                 py: _logsigmoid, in_place: input,
+                ints: [float],
                 cpu: |x| (if x < 0.0 { x } else { 0.0 }) - (-x.abs()).exp_().ln_1p(),
                 grad: |g, x, _y, _from_result| mul(g, &un(&un(&x()?, UnaryOp::Neg)?, UnaryOp::Sigmoid)?)?,
             }
@@ -499,6 +518,27 @@ fn in_place_negative_slope(what: &str) -> Error {
     ))
 }
 
+/// An `ints:` rule: `float` (compute in the default float dtype) or the op in tensor ops.
+macro_rules! integer_form {
+    ($t:ident; float) => {
+        None
+    };
+    ($t:ident; |$x:ident| $e:expr) => {
+        Some((|| -> Result<Tensor> {
+            let $x = $t;
+            Ok($e)
+        })())
+    };
+}
+
+/// PyTorch's refusal of a bool input where integers are computed as they are.
+fn refuse_bool(x: &Tensor, message: &str) -> Result<()> {
+    if x.dtype() == crate::dtype::DType::Bool {
+        return Err(Error::NotImplemented(message.into()));
+    }
+    Ok(())
+}
+
 /// Whether an `in_place:` rule keeps the result (see `UnaryOp::inplace_keeps_result`).
 macro_rules! keeps_result {
     (result) => {
@@ -541,7 +581,7 @@ macro_rules! define_unary_ops {
     })*}
     with_params {$($PV:ident { $($p:ident = $default:expr),* } {
         name: $pname:literal, node: $pnode:literal, reads: ($pri:literal, $pro:literal), wgpu: $pcode:literal,
-        py: $ppy:ident, in_place: $keeps:ident,
+        py: $ppy:ident, in_place: $keeps:ident, ints: [$($pints:tt)*],
         cpu: |$pcx:ident| $pcpu:expr,
         grad: |$pg:ident, $px:ident, $py_:ident, $from_result:ident| $pgrad:expr,
     })*}) => {
@@ -602,6 +642,19 @@ macro_rules! define_unary_ops {
                 match self {
                     $(UnaryOp::$PV { .. } => keeps_result!($keeps),)*
                     _ => false,
+                }
+            }
+
+            /// The op on an integer or bool tensor where it keeps the dtype (an op with
+            /// parameters declared with `ints: [|x| ...]`); None where integers compute in the
+            /// default float dtype.
+            pub(crate) fn integer_form(self, x: &Tensor) -> Option<Result<Tensor>> {
+                match self {
+                    $(UnaryOp::$PV { $($p),* } => {
+                        $(let _ = $p;)*
+                        integer_form!(x; $($pints)*)
+                    })*
+                    _ => None,
                 }
             }
 

@@ -18,7 +18,7 @@ macro_rules! bind_unary_ops {
     })*}
     with_params {$($PV:ident { $($p:ident = $default:expr),* } {
         name: $pname:literal, node: $pnode:literal, reads: ($pri:literal, $pro:literal), wgpu: $pcode:literal,
-        py: $ppy:ident, in_place: $keeps:ident,
+        py: $ppy:ident, in_place: $keeps:ident, ints: [$($pints:tt)*],
         cpu: |$pcx:ident| $pcpu:expr,
         grad: |$pg:ident, $px:ident, $py_:ident, $from_result:ident| $pgrad:expr,
     })*}) => {

@@ -23,6 +23,12 @@ impl Tensor {
     fn unary_raw(&self, op: UnaryOp) -> Result<Tensor> {
         let dtype = self.dtype();
         crate::tensor::check_alloc(self.shape(), dtype)?;
+        if !dtype.is_floating_point() {
+            // Ops with parameters that keep integers say how, in tensor ops (threshold, hardtanh).
+            if let Some(integers) = op.integer_form(self) {
+                return integers;
+            }
+        }
         match op {
             UnaryOp::Neg if dtype == DType::Bool => {
                 return Err(Error::NotImplemented(

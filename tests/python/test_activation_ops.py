@@ -73,6 +73,28 @@ def test_values_gradients_and_nodes_match_pytorch(case):
     same(x.grad.tolist(), case["grad_inplace"], 1e-4 if from_result else grad_rtol, atol=slack if from_result else atol)
 
 
+def test_integers_keep_their_dtype_in_threshold_and_hardtanh():
+    # PyTorch's values: the parameters truncated to the integer type, bool refused.
+    x = rstorch.tensor([-4, -1, 0, 2, 7])
+    for y, want in [(F.threshold(x, -0.5, 9), [9, 9, 9, 2, 7]), (F.threshold(x, -1.5, 9), [9, 9, 0, 2, 7]),
+                    (F.threshold(x, 0.5, 5.5), [5, 5, 5, 2, 7]), (F.hardtanh(x, -2.7, 2.7), [-2, -1, 0, 2, 2]),
+                    (F.relu6(x * 2), [0, 0, 0, 4, 6])]:
+        assert y.dtype is rstorch.int64 and y.tolist() == want
+    x8 = x.to(rstorch.int8)
+    for y, want in [(F.threshold(x8, -0.5, 100), [100, 100, 100, 2, 7]), (F.hardtanh(x8, -2.7, 2.7), [-2, -1, 0, 2, 2])]:
+        assert y.dtype is rstorch.int8 and y.tolist() == want
+    z = x.clone()
+    assert F.relu6(z, inplace=True) is z and z.tolist() == [0, 0, 0, 2, 6]
+    b = rstorch.tensor([True, False])
+    with pytest.raises(NotImplementedError, match="\"threshold_cpu\" not implemented for 'Bool'"):
+        F.threshold(b, 0, 1)
+    for f in [F.hardtanh, F.relu6]:
+        with pytest.raises(NotImplementedError, match="Bool inputs not supported for hardtanh"):
+            f(b)
+    # the others compute integers in float32
+    assert F.hardsigmoid(x).dtype is rstorch.float32 and F.celu(x).dtype is rstorch.float32
+
+
 # Each with its kinks (where the gradient jumps), which the inputs keep away from.
 OPS = {
     "threshold": (lambda t: F.threshold(t, 0.3, -1.5), [0.3]),
