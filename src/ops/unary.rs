@@ -18,15 +18,16 @@
 //! An op of the `with_params` part (the activations of `nn.functional`) also declares its
 //! parameters, `Softplus { beta = 1.0, threshold = 20.0 }`: named f64 fields of its variant with
 //! their Python defaults. Its kernel reads them (in the element type), as does its gradient (in
-//! f64), and the shader gets the first two as `t_alpha()` and `t_beta()`. Such an op computes
-//! integer inputs in the default float dtype; `py` is the one `Tensor` method that takes the
-//! parameters as keywords (for `nn.functional`, hence mostly private); `in_place` says what the
-//! node of its in-place form keeps, `input` (a copy of the values the input had, as for every
-//! op) or `result` (PyTorch's rule for leaky_relu_ and the elu family), and the gradient's fourth
-//! argument says that the node kept the result.
+//! f64), and the shader gets the first two as `t_alpha()` and `t_beta()`. `ints` says what
+//! integer inputs do: `[float]`, compute in the default float dtype, or `[|x| ...]`, keep their
+//! dtype through that body in tensor ops (threshold, hardtanh). `py` is the one `Tensor` method
+//! that takes the parameters as keywords (for `nn.functional`, hence mostly private); `in_place`
+//! says what the node of its in-place form keeps, `input` (a copy of the values the input had, as
+//! for every op) or `result` (PyTorch's rule for leaky_relu_ and the elu family), and the
+//! gradient's fourth argument says that the node kept the result.
 //!
 //! From the table come the `UnaryOp` enum and its `name`/`node_base`/`backward_reads`/
-//! `keeps_integers`/`inplace_keeps_result`/`wgpu_kernel`, the CPU float kernels
+//! `keeps_integers`/`integer_form`/`inplace_keeps_result`/`wgpu_kernel`, the CPU float kernels
 //! (`RegisteredFloat`), the gradients (`registered_backward`), and the Python bindings
 //! (`src/python/unary.rs`, which also exports the names to `rstorch/__init__.py` and
 //! `_tensor.py`). pow with a number (a kernel per kind of exponent, and a float16 exception) and

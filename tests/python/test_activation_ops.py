@@ -1,8 +1,9 @@
 """The pointwise activations of `nn.functional` declared in the core's op registry
 (`src/ops/unary.rs`, `with_params`): values, signs, gradients and `grad_fn` names against
 PyTorch's recorded ones (fixtures/activations.json, written by tests/record_activations.py) at
-boundaries and special values; their in-place forms; gradcheck and gradgradcheck in float64 on
-non-contiguous inputs; and the wgpu kernels against the CPU's."""
+boundaries and special values; their in-place forms and integer inputs; gradcheck and
+gradgradcheck in float64 on non-contiguous inputs; and the wgpu kernels against the CPU's. Then
+glu and prelu (`src/ops/nn/activation.rs`) against PyTorch's values and checks."""
 import json
 import math
 import pathlib
@@ -176,6 +177,43 @@ def test_in_place_keeps_the_input_values(name):
     ref = base.clone().requires_grad_()
     (f(ref, False) * 2).sum().backward()
     same(x.grad.tolist(), ref.grad.tolist(), 1e-14)
+
+
+def test_glu_and_prelu_follow_pytorch():
+    # PyTorch's values, nodes and checks (glu and prelu are ops::nn::activation's).
+    x = rstorch.arange(12.).reshape(3, 4).requires_grad_()
+    y = F.glu(x)
+    assert type(y.grad_fn).__name__ == "GluBackward0" and list(y.shape) == [3, 2]
+    same(y.tolist()[0] + y.tolist()[1], [0.0, 0.9525741338729858, 3.990109920501709, 4.995445728302002], 1e-6)
+    with pytest.raises(RuntimeError, match="Halving dimension must be even, but dimension 0 is size 3"):
+        F.glu(x, 0)
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+        F.glu(x, 2)
+    with pytest.raises(RuntimeError, match="glu does not support scalars"):
+        F.glu(rstorch.tensor(1.))
+    with pytest.raises(NotImplementedError, match="\"glu_cpu\" not implemented for 'Long'"):
+        F.glu(rstorch.arange(4))
+    # prelu: at zero the weight's side, in value (a negative weight gives -0.0) and gradient
+    for weight, want, grad in [(0.25, [-0.25, 0.0, -0.0, 2.0], [0.25, 0.25, 0.25, 1.0]),
+                               (-0.25, [0.25, -0.0, 0.0, 2.0], [-0.25, -0.25, -0.25, 1.0])]:
+        x = rstorch.tensor([-1., 0., -0., 2.], requires_grad=True)
+        w = rstorch.tensor([weight], requires_grad=True)
+        y = F.prelu(x, w)
+        assert type(y.grad_fn).__name__ == "PreluKernelBackward0"
+        same(y.tolist(), want, 0.0, [math.copysign(1.0, v) for v in want])
+        y.sum().backward()
+        assert x.grad.tolist() == grad and w.grad.tolist() == [-1.0]
+    xx = rstorch.arange(24.).reshape(2, 4, 3) - 12
+    assert F.prelu(xx, rstorch.tensor([0.25, 0.5, 0.75, 1.0])).reshape(-1).tolist()[:6] == [-3.0, -2.75, -2.5, -4.5, -4.0, -3.5]
+    assert F.prelu(rstorch.tensor(-1.), rstorch.tensor([0.1])).shape == ()
+    with pytest.raises(RuntimeError, match="Found parameter numbers = 3 and channel size = 4"):
+        F.prelu(xx, rstorch.ones(3))
+    with pytest.raises(RuntimeError, match="Found parameter numbers = 2 and channel size = 1"):
+        F.prelu(rstorch.tensor([-1., 2.]), rstorch.tensor([0.1, 0.2]))
+    with pytest.raises(RuntimeError, match="prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = 2"):
+        F.prelu(xx, rstorch.ones(2, 2))
+    with pytest.raises(NotImplementedError, match="\"prelu_cpu\" not implemented for 'Long'"):
+        F.prelu(rstorch.arange(-2, 2), rstorch.tensor([1]))
 
 
 needs_gpu = pytest.mark.skipif(not rstorch.wgpu.is_available(), reason="no wgpu adapter")

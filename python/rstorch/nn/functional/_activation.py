@@ -1,8 +1,7 @@
 """Activation functions, softmax and its relatives."""
 import warnings
 
-import rstorch
-from ._utils import as_node
+from ... import _C
 
 
 def _inplace_or_not(input, out, inplace):
@@ -93,20 +92,11 @@ def tanh(input):
 
 
 def glu(input, dim=-1):
-    if input.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    a, b = input.chunk(2, dim)
-    if a.shape != b.shape:
-        raise RuntimeError(
-            f"Halving dimension must be even, but dimension {dim % input.dim()} is size {input.shape[dim]}")
-    return as_node("GluBackward0", (input,), a * b.sigmoid())
+    return _C._glu(input, dim)
 
 
 def prelu(input, weight):
-    if input.dim() >= 2:
-        # PyTorch views the weight along the channel dim (also a single one).
-        weight = weight.reshape([-1] + [1] * (input.dim() - 2))
-    return as_node("PreluKernelBackward0", (input, weight), rstorch.where(input >= 0, input, input * weight))
+    return _C._prelu(input, weight)
 
 
 def _get_softmax_dim(name, ndim, stacklevel):
