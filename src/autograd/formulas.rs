@@ -8,6 +8,7 @@ use crate::tensor::{BinaryOp as B, Scalar, Tensor, UnaryOp as U};
 
 use crate::ops::binary::binary_op_table;
 use crate::ops::grad::{div, extremum_grads, f, mul, muls, un};
+use crate::ops::unary::unary_op_table;
 use crate::tensor::arith::div_floor;
 
 use super::is_grad_enabled;
@@ -127,6 +128,50 @@ fn norm_grads(node: &OpNode, g: crate::tensor::norm::NormGrads) -> Result<Vec<Op
     Ok(vec![g.x, param(g.weight, 1)?, param(g.bias, 2)?])
 }
 
+/// The gradient of a declared unary op (`ops/unary.rs`) from the incoming gradient and the
+/// saved input/output; `from_result`: the node kept its result instead of its input (the
+/// in-place form of an op declared `in_place: result`).
+macro_rules! define_unary_backward {
+    (plain {$($V:ident {
+        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
+        py: [$($py:ident),*], inplace: [$($ip:ident),*],
+        cpu: |$cx:ident| $cpu:expr,
+        grad: |$g:ident, $x:ident, $y:ident| $grad:expr,
+    })*}
+    with_params {$($PV:ident { $($p:ident = $default:expr),* } {
+        name: $pname:literal, node: $pnode:literal, reads: ($pri:literal, $pro:literal), wgpu: $pcode:literal,
+        py: $ppy:ident, in_place: $keeps:ident, ints: [$($pints:tt)*],
+        cpu: |$pcx:ident| $pcpu:expr,
+        grad: |$pg:ident, $px:ident, $py_:ident, $from_result:ident| $pgrad:expr,
+    })*}) => {
+        fn unary_backward(
+            op: U,
+            g: &Tensor,
+            x: &dyn Fn() -> Result<Tensor>,
+            y: &dyn Fn() -> Result<Tensor>,
+            from_result: bool,
+        ) -> Result<Tensor> {
+            use crate::ops::grad::*;
+            use crate::ops::unary::{SELU_ALPHA, SELU_SCALE};
+            use B as BinaryOp;
+            use U as UnaryOp;
+            Ok(match op {
+                $(U::$V => {
+                    let ($g, $x, $y) = (g, x, y);
+                    $grad
+                })*
+                $(U::$PV { $($p),* } => {
+                    $(let _ = $p;)*
+                    let ($pg, $px, $py_, $from_result) = (g, x, y, from_result);
+                    $pgrad
+                })*
+                _ => unreachable!("{} has a gradient of its own", op.name()),
+            })
+        }
+    };
+}
+unary_op_table!(define_unary_backward);
+
 /// The gradients of a declared binary op (`ops/binary.rs`) at the operands' broadcast shape.
 macro_rules! define_binary_backward {
     ($($(#[$doc:meta])* $V:ident {
@@ -208,10 +253,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 U::LogicalNot | U::BitwiseNot => muls(&g, 0.0)?,
                 // Every other op's gradient is declared with it in `crate::ops::unary`; an
                 // in-place form may have kept the result instead of the input.
-                _ => {
-                    let from_result = op.inplace_keeps_result() && !node.kept_input(0);
-                    crate::ops::unary::registered_backward(*op, &g, &x, &y, from_result)?
-                }
+                _ => unary_backward(*op, &g, &x, &y, op.inplace_keeps_result() && !node.kept_input(0))?,
             };
             out[0] = Some(gx);
         }

@@ -4,10 +4,12 @@
 
 use crate::backend::{Array, Backend};
 use crate::cpu::elementwise::map1;
+use crate::cpu::math::{acosh64, asinh64, atanh64, relu6, FloatMath};
 use crate::cpu::num::Arith;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
-use crate::ops::unary::{RegisteredFloat, UnaryOp};
+use crate::layout::Layout;
+use crate::ops::unary::{unary_op_table, UnaryOp, SELU_ALPHA, SELU_SCALE};
 use crate::with_arith_dtype;
 
 use super::Cpu;
@@ -85,7 +87,7 @@ macro_rules! float_ops {
                         }
                     }
                     UnaryOp::LogicalNot | UnaryOp::BitwiseNot => unreachable!("handled before dispatch"),
-                    // Every other op is declared in `crate::ops::unary`, its kernel with it.
+                    // Every other op is declared in `crate::ops::unary`; its kernel is expanded below.
                     _ => <T as RegisteredFloat>::apply_registered(op, s, l),
                 }
             }
@@ -94,3 +96,50 @@ macro_rules! float_ops {
 }
 float_ops!(f32);
 float_ops!(f64);
+
+/// The float32/float64 kernels of the ops declared in `ops/unary.rs`.
+trait RegisteredFloat: Sized {
+    fn apply_registered(op: UnaryOp, s: &[Self], l: &Layout) -> Result<Vec<Self>>;
+}
+
+/// The declared ops' kernels for one float type. An op's parameters are given to its kernel in
+/// that type.
+macro_rules! registered_float {
+    ($T:ty; $($V:ident |$cx:ident| $cpu:expr;)* ; $($PV:ident { $($p:ident),* } |$pcx:ident| $pcpu:expr;)*) => {
+        impl RegisteredFloat for $T {
+            #[inline]
+            fn apply_registered(op: UnaryOp, s: &[$T], l: &Layout) -> Result<Vec<$T>> {
+                #[allow(dead_code)]
+                type T = $T;
+                match op {
+                    $(UnaryOp::$V => map1(s, l, |$cx: T| $cpu),)*
+                    $(UnaryOp::$PV { $($p),* } => {
+                        $(let $p = $p as T;)*
+                        map1(s, l, move |$pcx: T| $pcpu)
+                    })*
+                    _ => unreachable!("{} has a kernel of its own", op.name()),
+                }
+            }
+        }
+    };
+}
+
+/// Takes the table's entries and writes the kernels for float32 and float64.
+macro_rules! declared_kernels {
+    (plain {$($V:ident {
+        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
+        py: [$($py:ident),*], inplace: [$($ip:ident),*],
+        cpu: |$cx:ident| $cpu:expr,
+        grad: |$g:ident, $x:ident, $y:ident| $grad:expr,
+    })*}
+    with_params {$($PV:ident { $($p:ident = $default:expr),* } {
+        name: $pname:literal, node: $pnode:literal, reads: ($pri:literal, $pro:literal), wgpu: $pcode:literal,
+        py: $ppy:ident, in_place: $keeps:ident, ints: [$($pints:tt)*],
+        cpu: |$pcx:ident| $pcpu:expr,
+        grad: |$pg:ident, $px:ident, $py_:ident, $from_result:ident| $pgrad:expr,
+    })*}) => {
+        registered_float!(f32; $($V |$cx| $cpu;)* ; $($PV { $($p),* } |$pcx| $pcpu;)*);
+        registered_float!(f64; $($V |$cx| $cpu;)* ; $($PV { $($p),* } |$pcx| $pcpu;)*);
+    };
+}
+unary_op_table!(declared_kernels);

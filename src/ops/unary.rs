@@ -11,7 +11,8 @@
 //!   for float32 and float64);
 //! - `py`: the names bound as `Tensor.X` and `torch.X` (empty: bound by hand elsewhere);
 //! - `inplace`: those of `py` that also get `Tensor.X_`;
-//! - `cpu`: the float32/float64 kernel of one element;
+//! - `cpu`: the float32/float64 kernel of one element (`T`; longer kernels are functions in
+//!   `cpu/math.rs`, such as `atanh64`);
 //! - `grad`: the gradient in tensor ops, from the incoming gradient `g` and closures `x()` and
 //!   `y()` that give the saved input and output.
 //!
@@ -26,23 +27,15 @@
 //! for every op) or `result` (PyTorch's rule for leaky_relu_ and the elu family), and the
 //! gradient's fourth argument says that the node kept the result.
 //!
-//! From the table come the `UnaryOp` enum and its `name`/`node_base`/`backward_reads`/
-//! `keeps_integers`/`integer_form`/`inplace_keeps_result`/`wgpu_kernel`, the CPU float kernels
-//! (`RegisteredFloat`), the gradients (`registered_backward`), and the Python bindings
-//! (`src/python/unary.rs`, which also exports the names to `rstorch/__init__.py` and
+//! The table holds tokens only (this file depends on nothing); each consumer expands what it
+//! needs where it lives, with the names the tokens use in scope there. From it come the
+//! `UnaryOp` enum and its `name`/`node_base`/`backward_reads`/`keeps_integers`/
+//! `inplace_keeps_result`/`wgpu_kernel` (here), the CPU float kernels (`cpu/unary.rs`), the
+//! gradients (`autograd/formulas.rs`), the integer forms (`tensor/unary.rs`), and the Python
+//! bindings (`src/python/unary.rs`, which also exports the names to `rstorch/__init__.py` and
 //! `_tensor.py`). pow with a number (a kernel per kind of exponent, and a float16 exception) and
 //! logical_not/bitwise_not are written by hand in the enum below and in `cpu/unary.rs` and
 //! `autograd/formulas.rs`.
-
-use crate::cpu::elementwise::map1;
-use crate::cpu::math::FloatMath;
-use crate::dtype::Element;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
-use crate::tensor::arith::Arg;
-use crate::tensor::{BinaryOp as B, Scalar, Tensor};
-
-use super::grad::*;
 
 /// Calls `$consumer! { entries }` with every declared op.
 macro_rules! unary_op_table {
@@ -64,14 +57,14 @@ macro_rules! unary_op_table {
             Sign {
                 name: "sign", node: "Sign", ints: true, reads: (false, false), wgpu: 3,
                 py: [sign], inplace: [sign],
-                cpu: |x| crate::cpu::num::Arith::sign(x),
+                cpu: |x| Arith::sign(x),
                 grad: |g, _x, _y| muls(g, 0.0)?,
             }
             Relu {
                 name: "relu", node: "Relu", ints: true, reads: (false, true), wgpu: 4,
                 py: [relu], inplace: [relu],
                 cpu: |x| if x > 0.0 || x != x { x } else { 0.0 },
-                grad: |g, _x, y| g.binary(crate::tensor::BinaryOp::ReluGrad, &y()?)?,
+                grad: |g, _x, y| g.binary(BinaryOp::ReluGrad, &y()?)?,
             }
             Floor {
                 name: "floor", node: "Floor", ints: true, reads: (false, false), wgpu: 5,
@@ -233,7 +226,7 @@ macro_rules! unary_op_table {
                     let pi = std::f64::consts::PI;
                     let cdf = muls(&adds(&un(&muls(&x()?, std::f64::consts::FRAC_1_SQRT_2)?, UnaryOp::Erf)?, 1.0)?, 0.5)?;
                     let pdf = muls(&un(&muls(&mul(&x()?, &x()?)?, -0.5)?, UnaryOp::Exp)?, 1.0 / (2.0 * pi).sqrt())?;
-                    mul(g, &cdf.binary(crate::tensor::BinaryOp::Add, &mul(&x()?, &pdf)?)?)?
+                    mul(g, &cdf.binary(BinaryOp::Add, &mul(&x()?, &pdf)?)?)?
                 },
             }
             GeluTanh {
@@ -246,13 +239,13 @@ macro_rules! unary_op_table {
                 grad: |g, x, _y| {
                     let k = (2.0 / std::f64::consts::PI).sqrt();
                     let x2 = mul(&x()?, &x()?)?;
-                    let inner = muls(&x()?.binary(crate::tensor::BinaryOp::Add, &muls(&mul(&x2, &x()?)?, 0.044715)?)?, k)?;
+                    let inner = muls(&x()?.binary(BinaryOp::Add, &muls(&mul(&x2, &x()?)?, 0.044715)?)?, k)?;
                     let t = un(&inner, UnaryOp::Tanh)?;
                     let left = muls(&adds(&t, 1.0)?, 0.5)?;
                     let sech2 = one_minus(&mul(&t, &t)?)?;
                     let dinner = muls(&adds(&muls(&x2, 3.0 * 0.044715)?, 1.0)?, k)?;
                     let right = muls(&mul(&mul(&x()?, &sech2)?, &dinner)?, 0.5)?;
-                    mul(g, &left.binary(crate::tensor::BinaryOp::Add, &right)?)?
+                    mul(g, &left.binary(BinaryOp::Add, &right)?)?
                 },
             }
             Silu {
@@ -311,7 +304,7 @@ macro_rules! unary_op_table {
                 cpu: |x| if x * beta > threshold { x } else { (x * beta).exp().ln_1p() / beta },
                 grad: |g, x, _y, _from_result| {
                     let bx = muls(&x()?, beta)?;
-                    let linear = cmps(&bx, B::Gt, threshold)?;
+                    let linear = cmps(&bx, BinaryOp::Gt, threshold)?;
                     mul(g, &Tensor::where_(&linear, Arg::S(f(1.0)), Arg::T(&un(&bx, UnaryOp::Sigmoid)?))?)?
                 },
             }
@@ -323,11 +316,11 @@ macro_rules! unary_op_table {
                 grad: |g, x, y, from_result| {
                     // The result is positive exactly where the input was.
                     let pos = if !from_result {
-                        cmps(&x()?, B::Gt, 0.0)?
+                        cmps(&x()?, BinaryOp::Gt, 0.0)?
                     } else if slope < 0.0 {
                         return Err(in_place_negative_slope("leakyReLu"));
                     } else {
-                        cmps(&y()?, B::Gt, 0.0)?
+                        cmps(&y()?, BinaryOp::Gt, 0.0)?
                     };
                     Tensor::where_(&pos, Arg::T(g), Arg::T(&muls(g, slope)?))?
                 },
@@ -362,11 +355,11 @@ macro_rules! unary_op_table {
                 // Integers keep their dtype, the parameters truncated to it (PyTorch's cast).
                 ints: [|x| {
                     refuse_bool(x, "\"threshold_cpu\" not implemented for 'Bool'")?;
-                    let below = x.binary_scalar(B::Le, Scalar::Int(threshold as i64), false)?;
+                    let below = x.binary_scalar(BinaryOp::Le, Scalar::Int(threshold as i64), false)?;
                     Tensor::where_(&below, Arg::S(Scalar::Int(value as i64)), Arg::T(x))?
                 }],
                 cpu: |x| if x <= threshold { value } else { x },
-                grad: |g, x, _y, _from_result| Tensor::where_(&cmps(&x()?, B::Le, threshold)?, Arg::S(f(0.0)), Arg::T(g))?,
+                grad: |g, x, _y, _from_result| Tensor::where_(&cmps(&x()?, BinaryOp::Le, threshold)?, Arg::S(f(0.0)), Arg::T(g))?,
             }
             Hardtanh { min_val = -1.0, max_val = 1.0 } {
                 // A value at a bound is kept (relu6(-0.0) is -0.0); the gradient passes strictly
@@ -380,7 +373,7 @@ macro_rules! unary_op_table {
                 cpu: |x| if x < min_val { min_val } else if x > max_val { max_val } else { x },
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
-                    let outside = cmps(&x, B::Le, min_val)?.binary(B::LogicalOr, &cmps(&x, B::Ge, max_val)?)?;
+                    let outside = cmps(&x, BinaryOp::Le, min_val)?.binary(BinaryOp::LogicalOr, &cmps(&x, BinaryOp::Ge, max_val)?)?;
                     Tensor::where_(&outside, Arg::S(f(0.0)), Arg::T(g))?
                 },
             }
@@ -392,7 +385,7 @@ macro_rules! unary_op_table {
                 cpu: |x| relu6(x + 3.0) / 6.0,
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
-                    let inside = cmps(&x, B::Gt, -3.0)?.binary(B::LogicalAnd, &cmps(&x, B::Lt, 3.0)?)?;
+                    let inside = cmps(&x, BinaryOp::Gt, -3.0)?.binary(BinaryOp::LogicalAnd, &cmps(&x, BinaryOp::Lt, 3.0)?)?;
                     Tensor::where_(&inside, Arg::T(&muls(g, 1.0 / 6.0)?), Arg::S(f(0.0)))?
                 },
             }
@@ -405,9 +398,9 @@ macro_rules! unary_op_table {
                 cpu: |x| x * relu6(x + 3.0) / 6.0,
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
-                    let mid = mul(g, &adds(&x.binary_scalar(B::Div, f(3.0), false)?, 0.5)?)?;
-                    let upper = Tensor::where_(&cmps(&x, B::Lt, 3.0)?, Arg::T(&mid), Arg::T(g))?;
-                    Tensor::where_(&cmps(&x, B::Le, -3.0)?, Arg::S(f(0.0)), Arg::T(&upper))?
+                    let mid = mul(g, &adds(&x.binary_scalar(BinaryOp::Div, f(3.0), false)?, 0.5)?)?;
+                    let upper = Tensor::where_(&cmps(&x, BinaryOp::Lt, 3.0)?, Arg::T(&mid), Arg::T(g))?;
+                    Tensor::where_(&cmps(&x, BinaryOp::Le, -3.0)?, Arg::S(f(0.0)), Arg::T(&upper))?
                 },
             }
             Mish {} {
@@ -420,7 +413,7 @@ macro_rules! unary_op_table {
                     let x = x()?;
                     let t = un(&un(&un(&x, UnaryOp::Exp)?, UnaryOp::Log1p)?, UnaryOp::Tanh)?;
                     let s = un(&x, UnaryOp::Sigmoid)?;
-                    mul(g, &t.binary(B::Add, &mul(&mul(&x, &s)?, &one_minus(&mul(&t, &t)?)?)?)?)?
+                    mul(g, &t.binary(BinaryOp::Add, &mul(&mul(&x, &s)?, &one_minus(&mul(&t, &t)?)?)?)?)?
                 },
             }
             LogSigmoid {} {
@@ -438,107 +431,9 @@ macro_rules! unary_op_table {
 #[allow(unused_imports)] // used by the Python bindings (feature `python`)
 pub(crate) use unary_op_table;
 
-// Kernels too long for one line of the table, in float64 (float32 computes through them and
-// rounds once).
-
-/// `atanh(x) = log1p(2|x| / (1 - |x|)) / 2`, odd: no digits lost near 0 or near ±1.
-fn atanh64(x: f64) -> f64 {
-    let a = x.abs();
-    (0.5 * (2.0 * a / (1.0 - a)).ln_1p()).copysign(x)
-}
-
-/// `asinh(x) = log1p(|x| + x² / (1 + sqrt(1 + x²)))`, odd; `log(2|x|)` where x² would not fit.
-fn asinh64(x: f64) -> f64 {
-    let a = x.abs();
-    let r = if a < 268435456.0 { (a + a * a / (1.0 + (1.0 + a * a).sqrt())).ln_1p() } else { a.ln() + std::f64::consts::LN_2 };
-    r.copysign(x)
-}
-
-/// `acosh(x) = log1p(t + sqrt(t (t + 2)))` with `t = x - 1` (exact near 1); `log(2x)` far out.
-fn acosh64(x: f64) -> f64 {
-    if x < 1.0 {
-        f64::NAN
-    } else if x < 268435456.0 {
-        let t = x - 1.0;
-        (t + (t * (t + 2.0)).sqrt()).ln_1p()
-    } else {
-        x.ln() + std::f64::consts::LN_2
-    }
-}
-
-/// `clamp(t, 0, 6)`, NaN kept (hardsigmoid's and hardswish's inner clamp).
-#[inline(always)]
-fn relu6<T: FloatMath + PartialOrd>(t: T) -> T {
-    let (zero, six) = (<T as FloatMath>::from(0.0), <T as FloatMath>::from(6.0));
-    if t < zero {
-        zero
-    } else if t > six {
-        six
-    } else {
-        t
-    }
-}
-
-/// selu's fixed alpha and scale.
-const SELU_ALPHA: f64 = 1.6732632423543772;
-const SELU_SCALE: f64 = 1.0507009873554805;
-
-/// The gradient of PyTorch's elu family, `scale * (x > 0 ? x : alpha * expm1(x * input_scale))`
-/// (elu, celu, selu), from the input; or from the result, where the in-place form kept it
-/// instead (`in_place: result`): below zero exactly where the input was, with
-/// `alpha * exp(x * input_scale) = result / scale + alpha`. PyTorch refuses that for a negative
-/// alpha. A NaN takes the positive side's gradient, as in PyTorch.
-fn elu_family_grad(
-    g: &Tensor,
-    x: &dyn Fn() -> Result<Tensor>,
-    y: &dyn Fn() -> Result<Tensor>,
-    from_result: bool,
-    alpha: f64,
-    scale: f64,
-    input_scale: f64,
-) -> Result<Tensor> {
-    let (negative, slope) = if from_result {
-        if alpha < 0.0 {
-            return Err(in_place_negative_slope("elu"));
-        }
-        let y = y()?;
-        (cmps(&y, B::Le, 0.0)?, muls(&adds(&y, alpha * scale)?, input_scale)?)
-    } else {
-        let x = x()?;
-        let scaled = if input_scale == 1.0 { x.clone() } else { muls(&x, input_scale)? };
-        (cmps(&x, B::Le, 0.0)?, muls(&un(&scaled, UnaryOp::Exp)?, alpha * scale * input_scale)?)
-    };
-    mul(g, &Tensor::where_(&negative, Arg::T(&slope), Arg::S(f(scale)))?)
-}
-
-/// PyTorch's refusal of a result-based backward (an in-place leaky_relu_ / elu_ family form)
-/// with a negative slope, whose result no longer tells the input's sign.
-fn in_place_negative_slope(what: &str) -> Error {
-    Error::Runtime(format!(
-        "In-place {what} backward calculation is triggered with a negative slope which is not supported. This is caused by calling in-place forward function with a negative slope, please call out-of-place version instead."
-    ))
-}
-
-/// An `ints:` rule: `float` (compute in the default float dtype) or the op in tensor ops.
-macro_rules! integer_form {
-    ($t:ident; float) => {
-        None
-    };
-    ($t:ident; |$x:ident| $e:expr) => {
-        Some((|| -> Result<Tensor> {
-            let $x = $t;
-            Ok($e)
-        })())
-    };
-}
-
-/// PyTorch's refusal of a bool input where integers are computed as they are.
-fn refuse_bool(x: &Tensor, message: &str) -> Result<()> {
-    if x.dtype() == crate::dtype::DType::Bool {
-        return Err(Error::NotImplemented(message.into()));
-    }
-    Ok(())
-}
+/// selu's fixed alpha and scale (its kernel's and its gradient's).
+pub const SELU_ALPHA: f64 = 1.6732632423543772;
+pub const SELU_SCALE: f64 = 1.0507009873554805;
 
 /// Whether an `in_place:` rule keeps the result (see `UnaryOp::inplace_keeps_result`).
 macro_rules! keeps_result {
@@ -550,29 +445,8 @@ macro_rules! keeps_result {
     };
 }
 
-/// The float kernels of the declared ops, for one float type. An op's parameters are given to
-/// its kernel in that type.
-macro_rules! registered_float {
-    ($T:ty; $($V:ident |$cx:ident| $cpu:expr;)* ; $($PV:ident { $($p:ident),* } |$pcx:ident| $pcpu:expr;)*) => {
-        impl RegisteredFloat for $T {
-            #[inline]
-            fn apply_registered(op: UnaryOp, s: &[$T], l: &Layout) -> Result<Vec<$T>> {
-                #[allow(dead_code)]
-                type T = $T;
-                match op {
-                    $(UnaryOp::$V => map1(s, l, |$cx: T| $cpu),)*
-                    $(UnaryOp::$PV { $($p),* } => {
-                        $(let $p = $p as T;)*
-                        map1(s, l, move |$pcx: T| $pcpu)
-                    })*
-                    _ => unreachable!("{} has a kernel of its own", op.name()),
-                }
-            }
-        }
-    };
-}
-
-/// Writes everything the table gives the core: the enum, its facts, kernels and gradients.
+/// Writes the enum and its facts (the kernels, gradients and integer forms are expanded where
+/// they live).
 macro_rules! define_unary_ops {
     (plain {$($V:ident {
         name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
@@ -646,19 +520,6 @@ macro_rules! define_unary_ops {
                 }
             }
 
-            /// The op on an integer or bool tensor where it keeps the dtype (an op with
-            /// parameters declared with `ints: [|x| ...]`); None where integers compute in the
-            /// default float dtype.
-            pub(crate) fn integer_form(self, x: &Tensor) -> Option<Result<Tensor>> {
-                match self {
-                    $(UnaryOp::$PV { $($p),* } => {
-                        $(let _ = $p;)*
-                        integer_form!(x; $($pints)*)
-                    })*
-                    _ => None,
-                }
-            }
-
             /// Ops that keep integer dtypes (everything else computes in floating point).
             pub(crate) fn keeps_integers(self) -> bool {
                 match self {
@@ -693,39 +554,7 @@ macro_rules! define_unary_ops {
         pub const PY_METHODS: &[&str] = &[$($(stringify!($py),)*)*];
         /// The declared ops' names that also get `Tensor.X_`.
         pub const PY_IN_PLACE: &[&str] = &[$($(stringify!($ip),)*)*];
-
-        registered_float!(f32; $($V |$cx| $cpu;)* ; $($PV { $($p),* } |$pcx| $pcpu;)*);
-        registered_float!(f64; $($V |$cx| $cpu;)* ; $($PV { $($p),* } |$pcx| $pcpu;)*);
-
-        /// The gradient of a declared op from the incoming gradient and the saved input/output;
-        /// `from_result`: the node kept its result instead of its input (an in-place form of an
-        /// op whose `in_place` rule is `result`).
-        pub(crate) fn registered_backward(
-            op: UnaryOp,
-            g: &Tensor,
-            x: &dyn Fn() -> Result<Tensor>,
-            y: &dyn Fn() -> Result<Tensor>,
-            from_result: bool,
-        ) -> Result<Tensor> {
-            Ok(match op {
-                $(UnaryOp::$V => {
-                    let ($g, $x, $y) = (g, x, y);
-                    $grad
-                })*
-                $(UnaryOp::$PV { $($p),* } => {
-                    $(let _ = $p;)*
-                    let ($pg, $px, $py_, $from_result) = (g, x, y, from_result);
-                    $pgrad
-                })*
-                _ => unreachable!("{} has a gradient of its own", op.name()),
-            })
-        }
     };
-}
-
-/// The float32/float64 kernels of the declared ops.
-pub(crate) trait RegisteredFloat: Sized {
-    fn apply_registered(op: UnaryOp, s: &[Self], l: &Layout) -> Result<Vec<Self>>;
 }
 
 unary_op_table!(define_unary_ops);
@@ -733,6 +562,8 @@ unary_op_table!(define_unary_ops);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Result;
+    use crate::tensor::Tensor;
 
     #[test]
     fn declarations_are_consistent() {
@@ -759,25 +590,6 @@ mod tests {
         let y = x.unary(op)?.to_vec::<f64>()?;
         assert!(y[0].is_nan());
         assert_eq!(&y[1..], &[1.0, -2.0, -2.0]);
-        Ok(())
-    }
-
-    #[test]
-    fn an_in_place_elu_refuses_a_negative_alpha_in_backward() -> Result<()> {
-        let x = Tensor::from_vec(vec![-1.0f64, 2.0], &[2])?;
-        x.set_requires_grad(true)?;
-        let y = x.unary(UnaryOp::Celu { alpha: -1.0 })?;
-        let g = Tensor::from_vec(vec![1.0f64, 1.0], &[2])?;
-        let err = registered_backward(UnaryOp::Celu { alpha: -1.0 }, &g, &|| Ok(x.clone()), &|| Ok(y.clone()), true).unwrap_err();
-        assert!(err.to_string().contains("In-place elu backward calculation is triggered with a negative slope"));
-        // From the result, with a positive alpha: the same as from the input.
-        let op = UnaryOp::Celu { alpha: 2.0 };
-        let y = x.unary(op)?;
-        let a = registered_backward(op, &g, &|| Ok(x.clone()), &|| Ok(y.clone()), false)?.to_vec::<f64>()?;
-        let b = registered_backward(op, &g, &|| Ok(x.clone()), &|| Ok(y.clone()), true)?.to_vec::<f64>()?;
-        for (a, b) in a.iter().zip(&b) {
-            assert!((a - b).abs() < 1e-15);
-        }
         Ok(())
     }
 

@@ -6,7 +6,8 @@ use pyo3::prelude::*;
 
 use crate::ops::nn::activation;
 
-use super::tensor::{run, PyTensor};
+use super::gil::run;
+use super::tensor_object::PyTensor;
 
 /// `F.glu`.
 #[pyfunction]

@@ -11,7 +11,8 @@ use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
 
 use super::convert::{scalar_of, to_tensor};
-use super::tensor::{run, PyTensor};
+use super::gil::run;
+use super::tensor_object::PyTensor;
 
 /// The one output of `autograd::composite` called with one.
 pub(super) fn one(mut outputs: Vec<Tensor>) -> Tensor {

@@ -15,7 +15,7 @@ use crate::dtype::DType;
 use crate::error::Result as CoreResult;
 use crate::tensor::Tensor;
 
-use super::tensor::PyTensor;
+use super::tensor_object::PyTensor;
 
 /// A Python callable used as a gradient hook.
 struct PyHook {
@@ -134,7 +134,7 @@ impl PyFunctionNodeRef {
     fn _saved_tensors(&self, py: Python<'_>) -> PyResult<Py<PyTuple>> {
         let node =
             self.node.upgrade().ok_or_else(|| PyRuntimeError::new_err("saved tensors are gone: the graph of this Function was freed"))?;
-        super::tensor::tensors_tuple(py, node.saved_tensors()?)
+        super::tensor_object::tensors_tuple(py, node.saved_tensors()?)
     }
 }
 
@@ -232,7 +232,7 @@ impl PyNode {
     /// The leaf an `AccumulateGrad` node accumulates into.
     #[getter]
     fn variable(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        self.node.as_any().downcast_ref::<AccumulateGrad>().map(|a| super::tensor::object_of(py, a.variable.clone())).transpose()
+        self.node.as_any().downcast_ref::<AccumulateGrad>().map(|a| super::tensor_object::object_of(py, a.variable.clone())).transpose()
     }
 
     fn register_hook(&self, hook: Py<PyAny>) -> u64 {
@@ -519,7 +519,7 @@ fn _composite(py: Python<'_>, name: &str, inputs: &Bound<'_, PyAny>, outputs: &B
     }
     let outs = tensors_of(outputs)?;
     let out = crate::autograd::composite::composite_optional(name, &ins, outs);
-    Ok(super::tensor::tensors_tuple(py, out)?.into_any())
+    Ok(super::tensor_object::tensors_tuple(py, out)?.into_any())
 }
 
 #[pyfunction]
@@ -672,7 +672,7 @@ impl PyTensor {
         let new = old.with_data_of(&data.tensor())?;
         this.replace(new.clone());
         if new.requires_grad() && new.is_leaf() {
-            super::tensor::remember_object(slf)?;
+            super::tensor_object::remember_object(slf)?;
         }
         // `x.grad.data = t`: x's gradient is this object's contents, so it follows (with t's
         // shape and dtype, as PyTorch allows) unless x's gradient was replaced meanwhile.

@@ -11,7 +11,8 @@ use crate::tensor::arith::Arg;
 use crate::tensor::{Scalar, Tensor};
 
 use super::convert::scalar_of;
-use super::tensor::{run, PyTensor};
+use super::gil::run;
+use super::tensor_object::PyTensor;
 
 /// An operand as the bindings took it from Python.
 enum Held {

@@ -14,7 +14,7 @@ use crate::tensor::index::TensorIndex;
 use crate::tensor::{Scalar, Tensor};
 use std::sync::Arc;
 
-use super::tensor::PyTensor;
+use super::tensor_object::PyTensor;
 
 /// A Python number (or NumPy scalar) as a `Scalar`; None for anything else.
 pub fn scalar_of(obj: &Bound<'_, PyAny>) -> Option<Scalar> {

@@ -8,7 +8,8 @@ use pyo3::sync::PyOnceLock;
 use crate::device::{Device, DeviceSpec};
 use crate::dtype::DType;
 
-use super::tensor::{run, PyTensor};
+use super::gil::run;
+use super::tensor_object::PyTensor;
 
 #[pyclass(name = "dtype", module = "rstorch", frozen, eq, hash)]
 #[derive(PartialEq, Eq, Hash)]

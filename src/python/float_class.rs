@@ -8,7 +8,8 @@ use pyo3::prelude::*;
 use crate::tensor::float_class::FloatClass;
 use crate::tensor::Tensor;
 
-use super::tensor::{run, PyTensor};
+use super::gil::run;
+use super::tensor_object::PyTensor;
 
 /// The `other` tensor of allclose; anything else is PyTorch's argument TypeError.
 fn other_tensor(name: &str, other: &Bound<'_, PyAny>) -> PyResult<Tensor> {

@@ -12,7 +12,8 @@ use crate::tensor::{Scalar, Tensor};
 
 use super::convert::{from_numpy, index_int, int_args, scalar_of, shape_arg, tensor_from_data, to_tensor, NumpyUse};
 use super::dtype::{dtype_object, extract_device, extract_opt_device, extract_opt_dtype, PyDType};
-use super::tensor::{run, PyTensor};
+use super::gil::run;
+use super::tensor_object::PyTensor;
 
 #[pyclass(name = "Generator", module = "rstorch", frozen)]
 pub struct PyGenerator {
@@ -109,7 +110,7 @@ fn finish(t: Tensor, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> 
     Python::attach(|py| {
         let obj = Bound::new(py, PyTensor::wrap(t))?;
         if requires_grad {
-            super::tensor::remember_object(&obj)?;
+            super::tensor_object::remember_object(&obj)?;
         }
         Ok(obj.unbind())
     })
@@ -450,7 +451,7 @@ fn where_fn(condition: &Bound<'_, PyAny>, input: Option<&Bound<'_, PyAny>>, othe
     let (Some(x), Some(y)) = (input, other) else {
         let nz = c.nonzero()?;
         let cols = (0..c.ndim()).map(|k| nz.select(1, k as i64)).collect::<crate::Result<Vec<_>>>()?;
-        return Ok(super::tensor::tensors_tuple(py, cols)?.into_any());
+        return Ok(super::tensor_object::tensors_tuple(py, cols)?.into_any());
     };
     let arg = |o: &Bound<'_, PyAny>| -> PyResult<Result<Tensor, Scalar>> {
         if let Ok(t) = o.cast::<PyTensor>() {

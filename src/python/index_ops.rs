@@ -9,7 +9,8 @@ use crate::tensor::{Scalar, Tensor};
 
 use super::arith::{other_strict, Other};
 use super::convert::scalar_of;
-use super::tensor::{run, PyTensor};
+use super::gil::run;
+use super::tensor_object::PyTensor;
 
 #[pymethods]
 impl PyTensor {
@@ -110,7 +111,7 @@ impl PyTensor {
             let cols = (0..self.tensor().ndim().max(1))
                 .map(|k| if self.tensor().ndim() == 0 { nz.reshape(&[-1]) } else { nz.select(1, k as i64) })
                 .collect::<crate::Result<Vec<_>>>()?;
-            return Ok(super::tensor::tensors_tuple(py, cols)?.into_any());
+            return Ok(super::tensor_object::tensors_tuple(py, cols)?.into_any());
         }
         Ok(Py::new(py, PyTensor::wrap(nz))?.into_any())
     }

@@ -10,6 +10,7 @@ mod dtype;
 mod errors;
 mod float_class;
 mod functions;
+mod gil;
 mod index_ops;
 mod nn;
 mod optim;
@@ -19,6 +20,7 @@ mod serialize;
 mod spatial;
 mod strided;
 mod tensor;
+mod tensor_object;
 mod unary;
 mod wgpu;
 
@@ -29,7 +31,7 @@ use crate::dtype::DType;
 #[pymodule]
 fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add_class::<tensor::PyTensor>()?;
+    m.add_class::<tensor_object::PyTensor>()?;
     m.add_class::<dtype::PyDType>()?;
     m.add_class::<dtype::PyDevice>()?;
     for d in DType::ALL {

@@ -8,7 +8,8 @@ use crate::tensor::loss::Reduction;
 use crate::tensor::pool::PoolParams;
 
 use super::convert::{index_int, int_list};
-use super::tensor::{run, PyTensor};
+use super::gil::run;
+use super::tensor_object::PyTensor;
 
 /// A pair of non-negative sizes; negative values are PyTorch's RuntimeErrors.
 fn pair(v: (i64, i64), what: &str) -> PyResult<[usize; 2]> {

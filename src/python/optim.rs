@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use crate::optim::{adagrad_step, adam_step, rmsprop_step, sgd_step, Adagrad, Adam, RmsProp, Sgd};
 use crate::tensor::Tensor;
 
-use super::tensor::PyTensor;
+use super::tensor_object::PyTensor;
 
 fn tensors(list: &[PyRef<'_, PyTensor>]) -> Vec<Tensor> {
     list.iter().map(|t| t.tensor()).collect()

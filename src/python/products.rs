@@ -5,7 +5,8 @@ use pyo3::prelude::*;
 use crate::tensor::Scalar;
 
 use super::convert::scalar_of;
-use super::tensor::{run, PyTensor};
+use super::gil::run;
+use super::tensor_object::PyTensor;
 
 #[pymethods]
 impl PyTensor {

@@ -10,7 +10,8 @@ use crate::tensor::{BinaryOp, ReduceOp, Tensor};
 use super::arith::one;
 use super::convert::dims_arg;
 use super::dtype::extract_opt_dtype;
-use super::tensor::{run, PyTensor};
+use super::gil::run;
+use super::tensor_object::PyTensor;
 
 /// Converts `max`/`min`/`sort`/`topk` results to PyTorch's named tuples.
 fn return_type(py: Python<'_>, name: &str, values: Tensor, indices: Tensor) -> PyResult<Py<PyAny>> {

@@ -9,7 +9,7 @@ use pyo3::types::{PyBytes, PyDict};
 use crate::serialize;
 
 use super::dtype::extract_dtype;
-use super::tensor::PyTensor;
+use super::tensor_object::PyTensor;
 
 /// `{name: tensor}` and string metadata to the bytes of one safetensors file.
 #[pyfunction]

@@ -9,7 +9,8 @@ use pyo3::prelude::*;
 use crate::ops::nn::{adaptive_max, avg_pool, pad, resize};
 
 use super::convert::scalar_of;
-use super::tensor::{run, PyTensor};
+use super::gil::run;
+use super::tensor_object::PyTensor;
 
 /// `F.pad`: `value` is a number (or None).
 #[pyfunction]

@@ -6,7 +6,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyInt, PySequence, PyString};
 
-use super::tensor::PyTensor;
+use super::tensor_object::PyTensor;
 
 /// A `tuple of ints` argument (any sequence of integers, NumPy ints or one-element integer
 /// tensors), with PyTorch's TypeErrors for anything else, int64 overflow included.
@@ -117,7 +117,7 @@ impl PyTensor {
         let new = this.tensor().set_from(source.as_ref(), geometry)?;
         this.replace(new.clone());
         if new.requires_grad() && new.is_leaf() {
-            super::tensor::remember_object(slf)?;
+            super::tensor_object::remember_object(slf)?;
         }
         Ok(slf.clone())
     }

@@ -12,60 +12,8 @@ use super::convert::{dims_arg, index_int, int_args, int_list, parse_index, scala
 use super::dtype::{device_object, dtype_object, extract_device, extract_dtype, extract_opt_device, PyDType, PyDevice};
 use crate::device::Device;
 
-#[pyclass(name = "Tensor", module = "rstorch", subclass, frozen, dict, weakref)]
-pub struct PyTensor {
-    /// Behind a lock only so that `.data = t` can swap it; every op reads a clone.
-    /// None only while Python builds an instance of a subclass: the object is zeroed memory the
-    /// collector may already traverse (an all-zero PyTensor must be a valid one).
-    cell: std::sync::RwLock<Option<Tensor>>,
-    /// The Python object last handed out for `.grad`, so that `x.grad is x.grad` as in PyTorch.
-    pub(crate) grad_object: std::sync::Mutex<Option<Py<PyTensor>>>,
-    /// When this object is some tensor's `.grad`: that tensor (weakly), so that `.data = t` here
-    /// moves its gradient too.
-    pub(crate) grad_owner: std::sync::Mutex<Option<Py<pyo3::types::PyWeakrefReference>>>,
-}
-
-impl PyTensor {
-    pub fn wrap(t: Tensor) -> PyTensor {
-        PyTensor {
-            cell: std::sync::RwLock::new(Some(t)),
-            grad_object: std::sync::Mutex::new(None),
-            grad_owner: std::sync::Mutex::new(None),
-        }
-    }
-
-    /// The core tensor this object currently stands for (a cheap `Arc` clone).
-    pub fn tensor(&self) -> Tensor {
-        self.cell.read().unwrap_or_else(|e| e.into_inner()).clone().expect("a constructed tensor has contents")
-    }
-
-    /// Points this object at `t` (`x.data = t`).
-    pub fn replace(&self, t: Tensor) {
-        *self.cell.write().unwrap_or_else(|e| e.into_inner()) = Some(t);
-    }
-}
-
-/// Runs a kernel without the GIL when it is big enough for that to matter.
-pub fn run<T: Send + AfterOp>(py: Python<'_>, work: usize, f: impl FnOnce() -> T + Send) -> T {
-    crate::autograd::grad_mode::take_deferred_error();
-    let out = if work >= 1 << 15 { py.detach(f) } else { f() };
-    out.after_op()
-}
-
-/// What an op run through `run` returns: an error deferred while it recorded its node (an
-/// inference tensor saved for backward) replaces its result.
-pub trait AfterOp {
-    fn after_op(self) -> Self;
-}
-
-impl<T> AfterOp for crate::Result<T> {
-    fn after_op(self) -> Self {
-        match crate::autograd::grad_mode::take_deferred_error() {
-            Some(e) => Err(e),
-            None => self,
-        }
-    }
-}
+use super::gil::run;
+use super::tensor_object::{remember_object, tensors_tuple, PyTensor};
 
 pub fn size_object(py: Python<'_>, shape: &[usize]) -> PyResult<Py<PyAny>> {
     static SIZE: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
@@ -744,32 +692,4 @@ impl PyTensor {
     fn triu(&self, diagonal: i64) -> PyResult<PyTensor> {
         Ok(PyTensor::wrap(self.tensor().triangle(diagonal, true)?))
     }
-}
-
-/// Remembers `obj` (weakly) as the Python object of its tensor: a leaf that requires grad,
-/// whose `AccumulateGrad.variable` must give this object back.
-pub(crate) fn remember_object(obj: &Bound<'_, PyTensor>) -> PyResult<()> {
-    let weak = pyo3::types::PyWeakrefReference::new(obj.as_any())?.unbind();
-    obj.get().tensor().set_front_object(std::sync::Arc::new(weak));
-    Ok(())
-}
-
-/// The Python object of `t`: the one remembered for it while that lives, else a new one
-/// (remembered in turn).
-pub(crate) fn object_of(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
-    use pyo3::types::PyWeakrefMethods;
-    let known = t.front_object().and_then(|h| h.downcast_ref::<Py<pyo3::types::PyWeakrefReference>>().and_then(|w| w.bind(py).upgrade()));
-    if let Some(obj) = known {
-        if obj.cast::<PyTensor>().is_ok_and(|o| o.get().tensor().same(&t)) {
-            return Ok(obj.unbind());
-        }
-    }
-    let obj = Bound::new(py, PyTensor::wrap(t))?;
-    remember_object(&obj)?;
-    Ok(obj.into_any().unbind())
-}
-
-pub fn tensors_tuple(py: Python<'_>, parts: Vec<Tensor>) -> PyResult<Py<PyTuple>> {
-    let objs = parts.into_iter().map(|t| Py::new(py, PyTensor::wrap(t))).collect::<PyResult<Vec<_>>>()?;
-    Ok(PyTuple::new(py, objs)?.unbind())
 }

@@ -7,7 +7,8 @@ use pyo3::prelude::*;
 use crate::ops::unary::{unary_op_table, PY_IN_PLACE, PY_METHODS};
 use crate::tensor::UnaryOp;
 
-use super::tensor::{run, PyTensor};
+use super::gil::run;
+use super::tensor_object::PyTensor;
 
 macro_rules! bind_unary_ops {
     (plain {$($V:ident {
