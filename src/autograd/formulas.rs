@@ -129,22 +129,41 @@ fn norm_grads(node: &OpNode, g: crate::tensor::norm::NormGrads) -> Result<Vec<Op
 }
 
 /// The gradient of a declared unary op (`ops/unary.rs`) from the incoming gradient and the
-/// saved input/output.
+/// saved input/output; `from_result`: the node kept its result instead of its input (the
+/// in-place form of an op declared `in_place: result`).
 macro_rules! define_unary_backward {
-    ($($V:ident {
+    (plain {$($V:ident {
         name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
         py: [$($py:ident),*], inplace: [$($ip:ident),*],
         cpu: |$cx:ident| $cpu:expr,
         grad: |$g:ident, $x:ident, $y:ident| $grad:expr,
-    })*) => {
-        fn unary_backward(op: U, g: &Tensor, x: &dyn Fn() -> Result<Tensor>, y: &dyn Fn() -> Result<Tensor>) -> Result<Tensor> {
+    })*}
+    with_params {$($PV:ident { $($p:ident = $default:expr),* } {
+        name: $pname:literal, node: $pnode:literal, reads: ($pri:literal, $pro:literal), wgpu: $pcode:literal,
+        py: $ppy:ident, in_place: $keeps:ident, ints: [$($pints:tt)*],
+        cpu: |$pcx:ident| $pcpu:expr,
+        grad: |$pg:ident, $px:ident, $py_:ident, $from_result:ident| $pgrad:expr,
+    })*}) => {
+        fn unary_backward(
+            op: U,
+            g: &Tensor,
+            x: &dyn Fn() -> Result<Tensor>,
+            y: &dyn Fn() -> Result<Tensor>,
+            from_result: bool,
+        ) -> Result<Tensor> {
             use crate::ops::grad::*;
+            use crate::ops::unary::{SELU_ALPHA, SELU_SCALE};
             use B as BinaryOp;
             use U as UnaryOp;
             Ok(match op {
                 $(U::$V => {
                     let ($g, $x, $y) = (g, x, y);
                     $grad
+                })*
+                $(U::$PV { $($p),* } => {
+                    $(let _ = $p;)*
+                    let ($pg, $px, $py_, $from_result) = (g, x, y, from_result);
+                    $pgrad
                 })*
                 _ => unreachable!("{} has a gradient of its own", op.name()),
             })
@@ -223,41 +242,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
         Op::Unary(op) => {
             let x = || node.input(0);
             let y = || node.output(0);
-            let one = |t: &Tensor, s: f64| t.binary_scalar(B::Add, f(s), false);
             let gx = match *op {
-                U::Softplus { beta, threshold } => {
-                    let bx = muls(&x()?, beta)?;
-                    let s = un(&bx, U::Sigmoid)?;
-                    let linear = bx.binary_scalar(B::Gt, f(threshold), false)?;
-                    mul(&g, &Tensor::where_(&linear, Arg::S(f(1.0)), Arg::T(&s))?)?
-                }
-                U::LeakyRelu { slope } => {
-                    // In place, the node keeps its result instead of its input (see
-                    // `Op::inplace_keeps_result`): positive exactly where the input was.
-                    let pos = if node.kept_input(0) {
-                        x()?.binary_scalar(B::Gt, f(0.0), false)?
-                    } else if slope < 0.0 {
-                        return Err(crate::error::Error::Runtime("In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. This is caused by calling in-place forward function with a negative slope, please call out-of-place version instead.".into()));
-                    } else {
-                        y()?.binary_scalar(B::Gt, f(0.0), false)?
-                    };
-                    mul(&g, &Tensor::where_(&pos, Arg::S(f(1.0)), Arg::S(f(slope)))?.to_dtype(g.dtype())?)?
-                }
-                U::Elu { alpha } if !node.kept_input(0) => {
-                    // In place (result kept): alpha * exp(x) is the result plus alpha.
-                    if alpha < 0.0 {
-                        return Err(crate::error::Error::Runtime("In-place elu backward calculation is triggered with a negative slope which is not supported. This is caused by calling in-place forward function with a negative slope, please call out-of-place version instead.".into()));
-                    }
-                    let y = y()?;
-                    let pos = y.binary_scalar(B::Gt, f(0.0), false)?;
-                    mul(&g, &Tensor::where_(&pos, Arg::S(f(1.0)), Arg::T(&one(&y, alpha)?))?)?
-                }
-                U::Elu { alpha } => {
-                    let x = x()?;
-                    let pos = x.binary_scalar(B::Gt, f(0.0), false)?;
-                    let neg = muls(&un(&x, U::Exp)?, alpha)?;
-                    mul(&g, &Tensor::where_(&pos, Arg::S(f(1.0)), Arg::T(&neg))?)?
-                }
                 U::PowScalar(e) => {
                     if e == 0.0 {
                         muls(&g, 0.0)?
@@ -266,8 +251,9 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                     }
                 }
                 U::LogicalNot | U::BitwiseNot => muls(&g, 0.0)?,
-                // Every other op's gradient is declared with it in `crate::ops::unary`.
-                _ => unary_backward(*op, &g, &x, &y)?,
+                // Every other op's gradient is declared with it in `crate::ops::unary`; an
+                // in-place form may have kept the result instead of the input.
+                _ => unary_backward(*op, &g, &x, &y, op.inplace_keeps_result() && !node.kept_input(0))?,
             };
             out[0] = Some(gx);
         }

@@ -443,10 +443,9 @@ impl Drop for OpNode {
 
 impl Op {
     /// Ops whose in-place form keeps its result rather than its input, the formula reading the
-    /// result instead (PyTorch's rule for `leaky_relu_` and `elu_`, whose negative slopes it
-    /// then refuses in backward).
+    /// result instead (declared with the op: `UnaryOp::inplace_keeps_result`).
     fn inplace_keeps_result(&self) -> bool {
-        matches!(self, Op::Unary(UnaryOp::LeakyRelu { .. } | UnaryOp::Elu { .. }))
+        matches!(self, Op::Unary(u) if u.inplace_keeps_result())
     }
 }
 

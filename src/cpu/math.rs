@@ -79,6 +79,19 @@ impl FloatMath for f64 {
     }
 }
 
+/// `clamp(t, 0, 6)`, NaN kept (hardsigmoid's and hardswish's inner clamp).
+#[inline(always)]
+pub fn relu6<T: FloatMath + PartialOrd>(t: T) -> T {
+    let (zero, six) = (<T as FloatMath>::from(0.0), <T as FloatMath>::from(6.0));
+    if t < zero {
+        zero
+    } else if t > six {
+        six
+    } else {
+        t
+    }
+}
+
 /// `atanh(x) = log1p(2|x| / (1 - |x|)) / 2`, odd: no digits lost near 0 or near ±1.
 pub fn atanh64(x: f64) -> f64 {
     let a = x.abs();

@@ -5,12 +5,12 @@
 
 use crate::backend::{Array, Backend};
 use crate::cpu::elementwise::map1;
-use crate::cpu::math::{acosh64, asinh64, atanh64, FloatMath};
+use crate::cpu::math::{acosh64, asinh64, atanh64, relu6, FloatMath};
 use crate::cpu::num::Arith;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
-use crate::ops::unary::{unary_op_table, FloatClass, UnaryOp};
+use crate::ops::unary::{unary_op_table, FloatClass, UnaryOp, SELU_ALPHA, SELU_SCALE};
 use crate::with_arith_dtype;
 
 use super::Cpu;
@@ -81,18 +81,6 @@ macro_rules! float_ops {
             fn apply(op: UnaryOp, s: &[$T], l: &crate::layout::Layout) -> Result<Vec<$T>> {
                 type T = $T;
                 match op {
-                    UnaryOp::Softplus { beta, threshold } => {
-                        let (b, th) = (beta as T, threshold as T);
-                        map1(s, l, move |x: T| if x * b > th { x } else { (x * b).exp().ln_1p() / b })
-                    }
-                    UnaryOp::LeakyRelu { slope } => {
-                        let k = slope as T;
-                        map1(s, l, move |x: T| if x > 0.0 { x } else { x * k })
-                    }
-                    UnaryOp::Elu { alpha } => {
-                        let a = alpha as T;
-                        map1(s, l, move |x: T| if x > 0.0 { x } else { a * x.exp_m1() })
-                    }
                     UnaryOp::PowScalar(e) => {
                         let et = e as T;
                         // PyTorch takes x ** 0.5 as sqrt and x ** -0.5 as rsqrt, so that
@@ -126,9 +114,10 @@ trait RegisteredFloat: Sized {
     fn apply_registered(op: UnaryOp, s: &[Self], l: &Layout) -> Result<Vec<Self>>;
 }
 
-/// The declared ops' kernels for one float type.
+/// The declared ops' kernels for one float type. An op's parameters are given to its kernel in
+/// that type.
 macro_rules! registered_float {
-    ($T:ty; $($V:ident |$cx:ident| $cpu:expr;)*) => {
+    ($T:ty; $($V:ident |$cx:ident| $cpu:expr;)* ; $($PV:ident { $($p:ident),* } |$pcx:ident| $pcpu:expr;)*) => {
         impl RegisteredFloat for $T {
             #[inline]
             fn apply_registered(op: UnaryOp, s: &[$T], l: &Layout) -> Result<Vec<$T>> {
@@ -136,6 +125,10 @@ macro_rules! registered_float {
                 type T = $T;
                 match op {
                     $(UnaryOp::$V => map1(s, l, |$cx: T| $cpu),)*
+                    $(UnaryOp::$PV { $($p),* } => {
+                        $(let $p = $p as T;)*
+                        map1(s, l, move |$pcx: T| $pcpu)
+                    })*
                     _ => unreachable!("{} has a kernel of its own", op.name()),
                 }
             }
@@ -145,14 +138,20 @@ macro_rules! registered_float {
 
 /// Takes the table's entries and writes the kernels for float32 and float64.
 macro_rules! declared_kernels {
-    ($($V:ident {
+    (plain {$($V:ident {
         name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
         py: [$($py:ident),*], inplace: [$($ip:ident),*],
         cpu: |$cx:ident| $cpu:expr,
         grad: |$g:ident, $x:ident, $y:ident| $grad:expr,
-    })*) => {
-        registered_float!(f32; $($V |$cx| $cpu;)*);
-        registered_float!(f64; $($V |$cx| $cpu;)*);
+    })*}
+    with_params {$($PV:ident { $($p:ident = $default:expr),* } {
+        name: $pname:literal, node: $pnode:literal, reads: ($pri:literal, $pro:literal), wgpu: $pcode:literal,
+        py: $ppy:ident, in_place: $keeps:ident, ints: [$($pints:tt)*],
+        cpu: |$pcx:ident| $pcpu:expr,
+        grad: |$pg:ident, $px:ident, $py_:ident, $from_result:ident| $pgrad:expr,
+    })*}) => {
+        registered_float!(f32; $($V |$cx| $cpu;)* ; $($PV { $($p),* } |$pcx| $pcpu;)*);
+        registered_float!(f64; $($V |$cx| $cpu;)* ; $($PV { $($p),* } |$pcx| $pcpu;)*);
     };
 }
 unary_op_table!(declared_kernels);

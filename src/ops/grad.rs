@@ -1,6 +1,7 @@
 //! Small tensor-op helpers for writing gradient formulas.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
 
 pub fn f(v: f64) -> Scalar {
@@ -19,6 +20,11 @@ pub fn muls(a: &Tensor, s: f64) -> Result<Tensor> {
 /// `a + s` for a number `s`.
 pub fn adds(a: &Tensor, s: f64) -> Result<Tensor> {
     a.binary_scalar(BinaryOp::Add, f(s), false)
+}
+
+/// `a op s` for a comparison `op` and a number `s` (a bool mask).
+pub fn cmps(a: &Tensor, op: BinaryOp, s: f64) -> Result<Tensor> {
+    a.binary_scalar(op, f(s), false)
 }
 
 /// `1 - a`.
@@ -43,4 +49,65 @@ pub fn extremum_grads(g: &Tensor, a: &Tensor, b: &Tensor, max: bool) -> Result<(
     let one = Tensor::ones(&[], g.dtype())?;
     let share = |loses: BinaryOp| one.binary(BinaryOp::Sub, &a.binary(loses, b)?.to_dtype(g.dtype())?)?.binary(BinaryOp::Sub, &half_ties);
     Ok((Some(mul(g, &share(a_loses)?)?), Some(mul(g, &share(b_loses)?)?)))
+}
+
+/// The gradient of PyTorch's elu family, `scale * (x > 0 ? x : alpha * expm1(x * input_scale))`
+/// (elu, celu, selu), from the input; or from the result, where the in-place form kept it
+/// instead (`in_place: result` in `ops/unary.rs`): below zero exactly where the input was, with
+/// `alpha * exp(x * input_scale) = result / scale + alpha`. PyTorch refuses that for a negative
+/// alpha. A NaN takes the positive side's gradient, as in PyTorch.
+pub fn elu_family_grad(
+    g: &Tensor,
+    x: &dyn Fn() -> Result<Tensor>,
+    y: &dyn Fn() -> Result<Tensor>,
+    from_result: bool,
+    alpha: f64,
+    scale: f64,
+    input_scale: f64,
+) -> Result<Tensor> {
+    let (negative, slope) = if from_result {
+        if alpha < 0.0 {
+            return Err(in_place_negative_slope("elu"));
+        }
+        let y = y()?;
+        (cmps(&y, BinaryOp::Le, 0.0)?, muls(&adds(&y, alpha * scale)?, input_scale)?)
+    } else {
+        let x = x()?;
+        let scaled = if input_scale == 1.0 { x.clone() } else { muls(&x, input_scale)? };
+        (cmps(&x, BinaryOp::Le, 0.0)?, muls(&un(&scaled, UnaryOp::Exp)?, alpha * scale * input_scale)?)
+    };
+    mul(g, &Tensor::where_(&negative, Arg::T(&slope), Arg::S(f(scale)))?)
+}
+
+/// PyTorch's refusal of a result-based backward (an in-place leaky_relu_ / elu family form)
+/// with a negative slope, whose result no longer tells the input's sign.
+pub fn in_place_negative_slope(what: &str) -> Error {
+    Error::Runtime(format!(
+        "In-place {what} backward calculation is triggered with a negative slope which is not supported. This is caused by calling in-place forward function with a negative slope, please call out-of-place version instead."
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_elu_family_gradient_from_the_result_is_the_one_from_the_input() -> Result<()> {
+        // celu(alpha = 2): elu with input_scale 1/2.
+        let x = Tensor::from_vec(vec![-1.0f64, 2.0], &[2])?;
+        let y = x.unary(UnaryOp::Celu { alpha: 2.0 })?;
+        let g = Tensor::from_vec(vec![1.0f64, 1.0], &[2])?;
+        let grad = |from_result| elu_family_grad(&g, &|| Ok(x.clone()), &|| Ok(y.clone()), from_result, 2.0, 1.0, 0.5);
+        let (a, b) = (grad(false)?.to_vec::<f64>()?, grad(true)?.to_vec::<f64>()?);
+        assert!((a[0] - (-0.5f64).exp()).abs() < 1e-15 && a[1] == 1.0);
+        for (a, b) in a.iter().zip(&b) {
+            assert!((a - b).abs() < 1e-15);
+        }
+        // a negative alpha is refused from the result only
+        let neg = |from_result| elu_family_grad(&g, &|| Ok(x.clone()), &|| Ok(y.clone()), from_result, -1.0, 1.0, 1.0);
+        assert!(neg(false).is_ok());
+        let err = neg(true).unwrap_err().to_string();
+        assert!(err.contains("In-place elu backward calculation is triggered with a negative slope"));
+        Ok(())
+    }
 }

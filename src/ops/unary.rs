@@ -1,6 +1,6 @@
 //! The pointwise unary ops, each declared once in `unary_op_table!` below.
 //!
-//! One entry says everything about an op:
+//! One entry of its `plain` part says everything about an op:
 //!
 //! - `name`: PyTorch's name (errors, profiling);
 //! - `node`: its `grad_fn` node, `{node}Backward0`;
@@ -16,20 +16,33 @@
 //! - `grad`: the gradient in tensor ops, from the incoming gradient `g` and closures `x()` and
 //!   `y()` that give the saved input and output.
 //!
+//! An op of the `with_params` part (the activations of `nn.functional`) also declares its
+//! parameters, `Softplus { beta = 1.0, threshold = 20.0 }`: named f64 fields of its variant with
+//! their Python defaults. Its kernel reads them (in the element type), as does its gradient (in
+//! f64), and the shader gets the first two as `t_alpha()` and `t_beta()`. `ints` says what
+//! integer inputs do: `[float]`, compute in the default float dtype, or `[|x| ...]`, keep their
+//! dtype through that body in tensor ops (threshold, hardtanh). `py` is the one `Tensor` method
+//! that takes the parameters as keywords (for `nn.functional`, hence mostly private); `in_place`
+//! says what the node of its in-place form keeps, `input` (a copy of the values the input had, as
+//! for every op) or `result` (PyTorch's rule for leaky_relu_ and the elu family), and the
+//! gradient's fourth argument says that the node kept the result.
+//!
 //! The table holds tokens only (this file depends on nothing); each consumer expands what it
 //! needs where it lives, with the names the tokens use in scope there. From it come the
-//! `UnaryOp` enum and its `name`/`node_base`/`backward_reads`/`keeps_integers`/`wgpu_code`
-//! (here), the CPU float kernels (`cpu/unary.rs`), the gradients (`autograd/formulas.rs`), and
-//! the Python bindings (`src/python/unary.rs`, which also exports the names to
-//! `rstorch/__init__.py` and `_tensor.py`). The parametric ops (softplus,
-//! leaky_relu, elu, pow with a number) and logical_not/bitwise_not are written by hand in the
-//! enum below and in `cpu/unary.rs` and `autograd/formulas.rs`. `FloatClass`, the classes of
-//! values isnan & co. mark, is declared at the end, where the backends can name it.
+//! `UnaryOp` enum and its `name`/`node_base`/`backward_reads`/`keeps_integers`/
+//! `inplace_keeps_result`/`wgpu_kernel` (here), the CPU float kernels (`cpu/unary.rs`), the
+//! gradients (`autograd/formulas.rs`), the integer forms (`tensor/unary.rs`), and the Python
+//! bindings (`src/python/unary.rs`, which also exports the names to `rstorch/__init__.py` and
+//! `_tensor.py`). pow with a number (a kernel per kind of exponent, and a float16 exception) and
+//! logical_not/bitwise_not are written by hand in the enum below and in `cpu/unary.rs` and
+//! `autograd/formulas.rs`. `FloatClass`, the classes of values isnan & co. mark, is declared at the
+//! end, where the backends can name it.
 
 /// Calls `$consumer! { entries }` with every declared op.
 macro_rules! unary_op_table {
     ($consumer:ident) => {
         $consumer! {
+            plain {
             Neg {
                 name: "neg", node: "Neg", ints: true, reads: (false, false), wgpu: 1,
                 py: [neg, negative], inplace: [neg, negative],
@@ -283,48 +296,195 @@ macro_rules! unary_op_table {
                 cpu: |x| T::from_f64(atanh64(x.to_f64())),
                 grad: |g, x, _y| div(g, &one_minus(&mul(&x()?, &x()?)?)?)?,
             }
+            }
+            with_params {
+            Softplus { beta = 1.0, threshold = 20.0 } {
+                name: "softplus", node: "Softplus", reads: (true, false), wgpu: 33,
+                py: softplus, in_place: input,
+                ints: [float],
+                cpu: |x| if x * beta > threshold { x } else { (x * beta).exp().ln_1p() / beta },
+                grad: |g, x, _y, _from_result| {
+                    let bx = muls(&x()?, beta)?;
+                    let linear = cmps(&bx, BinaryOp::Gt, threshold)?;
+                    mul(g, &Tensor::where_(&linear, Arg::S(f(1.0)), Arg::T(&un(&bx, UnaryOp::Sigmoid)?))?)?
+                },
+            }
+            LeakyRelu { slope = 0.01 } {
+                name: "leaky_relu", node: "LeakyRelu", reads: (true, false), wgpu: 34,
+                py: _leaky_relu, in_place: result,
+                ints: [float],
+                cpu: |x| if x > 0.0 { x } else { x * slope },
+                grad: |g, x, y, from_result| {
+                    // The result is positive exactly where the input was.
+                    let pos = if !from_result {
+                        cmps(&x()?, BinaryOp::Gt, 0.0)?
+                    } else if slope < 0.0 {
+                        return Err(in_place_negative_slope("leakyReLu"));
+                    } else {
+                        cmps(&y()?, BinaryOp::Gt, 0.0)?
+                    };
+                    Tensor::where_(&pos, Arg::T(g), Arg::T(&muls(g, slope)?))?
+                },
+            }
+            Elu { alpha = 1.0 } {
+                name: "elu", node: "Elu", reads: (true, false), wgpu: 35,
+                py: _elu, in_place: result,
+                ints: [float],
+                cpu: |x| if x > 0.0 { x } else { alpha * x.exp_m1() },
+                grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, alpha, 1.0, 1.0)?,
+            }
+            Celu { alpha = 1.0 } {
+                // PyTorch's elu with input_scale 1 / alpha.
+                name: "celu", node: "Celu", reads: (true, false), wgpu: 45,
+                py: _celu, in_place: result,
+                ints: [float],
+                cpu: |x| if x > 0.0 { x } else { (x * (1.0 / alpha)).exp_m1() * alpha },
+                grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, alpha, 1.0, 1.0 / alpha)?,
+            }
+            Selu {} {
+                // PyTorch's elu with fixed alpha and scale, under elu's node.
+                name: "selu", node: "Elu", reads: (true, false), wgpu: 46,
+                py: _selu, in_place: result,
+                ints: [float],
+                cpu: |x| if x > 0.0 { x * SELU_SCALE as T } else { x.exp_m1() * ((SELU_ALPHA as T) * (SELU_SCALE as T)) },
+                grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, SELU_ALPHA, SELU_SCALE, 1.0)?,
+            }
+            Threshold { threshold = 0.0, value = 0.0 } {
+                // A NaN is not below the threshold: kept, and so is its gradient.
+                name: "threshold", node: "Threshold", reads: (true, false), wgpu: 40,
+                py: _threshold, in_place: input,
+                // Integers keep their dtype, the parameters truncated to it (PyTorch's cast).
+                ints: [|x| {
+                    refuse_bool(x, "\"threshold_cpu\" not implemented for 'Bool'")?;
+                    let below = x.binary_scalar(BinaryOp::Le, Scalar::Int(threshold as i64), false)?;
+                    Tensor::where_(&below, Arg::S(Scalar::Int(value as i64)), Arg::T(x))?
+                }],
+                cpu: |x| if x <= threshold { value } else { x },
+                grad: |g, x, _y, _from_result| Tensor::where_(&cmps(&x()?, BinaryOp::Le, threshold)?, Arg::S(f(0.0)), Arg::T(g))?,
+            }
+            Hardtanh { min_val = -1.0, max_val = 1.0 } {
+                // A value at a bound is kept (relu6(-0.0) is -0.0); the gradient passes strictly
+                // inside the bounds, and at NaN (unlike clamp's).
+                name: "hardtanh", node: "Hardtanh", reads: (true, false), wgpu: 41,
+                py: _hardtanh, in_place: input,
+                ints: [|x| {
+                    refuse_bool(x, "Bool inputs not supported for hardtanh")?;
+                    x.clamp_scalar(Some(Scalar::Int(min_val as i64)), Some(Scalar::Int(max_val as i64)))?
+                }],
+                cpu: |x| if x < min_val { min_val } else if x > max_val { max_val } else { x },
+                grad: |g, x, _y, _from_result| {
+                    let x = x()?;
+                    let outside = cmps(&x, BinaryOp::Le, min_val)?.binary(BinaryOp::LogicalOr, &cmps(&x, BinaryOp::Ge, max_val)?)?;
+                    Tensor::where_(&outside, Arg::S(f(0.0)), Arg::T(g))?
+                },
+            }
+            Hardsigmoid {} {
+                // `clamp(x + 3, 0, 6) / 6`; the gradient stops at NaN and at ±3.
+                name: "hardsigmoid", node: "Hardsigmoid", reads: (true, false), wgpu: 42,
+                py: _hardsigmoid, in_place: input,
+                ints: [float],
+                cpu: |x| relu6(x + 3.0) / 6.0,
+                grad: |g, x, _y, _from_result| {
+                    let x = x()?;
+                    let inside = cmps(&x, BinaryOp::Gt, -3.0)?.binary(BinaryOp::LogicalAnd, &cmps(&x, BinaryOp::Lt, 3.0)?)?;
+                    Tensor::where_(&inside, Arg::T(&muls(g, 1.0 / 6.0)?), Arg::S(f(0.0)))?
+                },
+            }
+            Hardswish {} {
+                // `x * clamp(x + 3, 0, 6) / 6` as written, so -inf gives NaN (-inf * 0) as in
+                // PyTorch; the gradient passes whole from 3 up and at NaN.
+                name: "hardswish", node: "Hardswish", reads: (true, false), wgpu: 43,
+                py: _hardswish, in_place: input,
+                ints: [float],
+                cpu: |x| x * relu6(x + 3.0) / 6.0,
+                grad: |g, x, _y, _from_result| {
+                    let x = x()?;
+                    let mid = mul(g, &adds(&x.binary_scalar(BinaryOp::Div, f(3.0), false)?, 0.5)?)?;
+                    let upper = Tensor::where_(&cmps(&x, BinaryOp::Lt, 3.0)?, Arg::T(&mid), Arg::T(g))?;
+                    Tensor::where_(&cmps(&x, BinaryOp::Le, -3.0)?, Arg::S(f(0.0)), Arg::T(&upper))?
+                },
+            }
+            Mish {} {
+                // `x * tanh(log1p(exp(x)))`, with no softplus threshold: -inf gives NaN.
+                name: "mish", node: "Mish", reads: (true, false), wgpu: 44,
+                py: _mish, in_place: input,
+                ints: [float],
+                cpu: |x| x * x.exp_().ln_1p().tanh(),
+                grad: |g, x, _y, _from_result| {
+                    let x = x()?;
+                    let t = un(&un(&un(&x, UnaryOp::Exp)?, UnaryOp::Log1p)?, UnaryOp::Tanh)?;
+                    let s = un(&x, UnaryOp::Sigmoid)?;
+                    mul(g, &t.binary(BinaryOp::Add, &mul(&mul(&x, &s)?, &one_minus(&mul(&t, &t)?)?)?)?)?
+                },
+            }
+            LogSigmoid {} {
+                // `min(x, 0) - log1p(exp(-|x|))`: no overflow either way.
+                name: "log_sigmoid", node: "LogSigmoid", reads: (true, false), wgpu: 47,
+                py: _logsigmoid, in_place: input,
+                ints: [float],
+                cpu: |x| (if x < 0.0 { x } else { 0.0 }) - (-x.abs()).exp_().ln_1p(),
+                grad: |g, x, _y, _from_result| mul(g, &un(&un(&x()?, UnaryOp::Neg)?, UnaryOp::Sigmoid)?)?,
+            }
+            }
         }
     };
 }
 #[allow(unused_imports)] // used by the Python bindings (feature `python`)
 pub(crate) use unary_op_table;
 
-// Kernels too long for one line of the table, in float64 (float32 computes through them and
-// rounds once).
+/// selu's fixed alpha and scale (its kernel's and its gradient's).
+pub const SELU_ALPHA: f64 = 1.6732632423543772;
+pub const SELU_SCALE: f64 = 1.0507009873554805;
 
-/// Writes the enum and its facts (the kernels and gradients are expanded where they live).
+/// Whether an `in_place:` rule keeps the result (see `UnaryOp::inplace_keeps_result`).
+macro_rules! keeps_result {
+    (result) => {
+        true
+    };
+    (input) => {
+        false
+    };
+}
+
+/// Writes the enum and its facts (the kernels, gradients and integer forms are expanded where
+/// they live).
 macro_rules! define_unary_ops {
-    ($($V:ident {
+    (plain {$($V:ident {
         name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
         py: [$($py:ident),*], inplace: [$($ip:ident),*],
         cpu: |$cx:ident| $cpu:expr,
         grad: |$g:ident, $x:ident, $y:ident| $grad:expr,
-    })*) => {
+    })*}
+    with_params {$($PV:ident { $($p:ident = $default:expr),* } {
+        name: $pname:literal, node: $pnode:literal, reads: ($pri:literal, $pro:literal), wgpu: $pcode:literal,
+        py: $ppy:ident, in_place: $keeps:ident, ints: [$($pints:tt)*],
+        cpu: |$pcx:ident| $pcpu:expr,
+        grad: |$pg:ident, $px:ident, $py_:ident, $from_result:ident| $pgrad:expr,
+    })*}) => {
         /// A pointwise function of one tensor.
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub enum UnaryOp {
             $(#[doc = concat!("`", $name, "`")] $V,)*
+            $(#[doc = concat!("`", $pname, "`")] $PV { $($p: f64),* },)*
             /// `logical_not` (bool result; not differentiable).
             LogicalNot,
             /// `bitwise_not` (integers and bool; not differentiable).
             BitwiseNot,
-            Softplus { beta: f64, threshold: f64 },
-            LeakyRelu { slope: f64 },
-            Elu { alpha: f64 },
             /// `x ** exponent` for a Python-number exponent.
             PowScalar(f64),
         }
+
+        // The shader passes at most two parameters (`t_alpha`, `t_beta`).
+        $(const _: () = assert!(<[&str]>::len(&[$(stringify!($p)),*]) <= 2, concat!($pname, " has more parameters than a shader takes"));)*
 
         impl UnaryOp {
             /// PyTorch's name of the op, for errors.
             pub fn name(self) -> &'static str {
                 match self {
                     $(UnaryOp::$V => $name,)*
+                    $(UnaryOp::$PV { .. } => $pname,)*
                     UnaryOp::LogicalNot => "logical_not",
                     UnaryOp::BitwiseNot => "bitwise_not",
-                    UnaryOp::Softplus { .. } => "softplus",
-                    UnaryOp::LeakyRelu { .. } => "leaky_relu",
-                    UnaryOp::Elu { .. } => "elu",
                     UnaryOp::PowScalar(_) => "pow",
                 }
             }
@@ -333,9 +493,7 @@ macro_rules! define_unary_ops {
             pub fn node_base(self) -> &'static str {
                 match self {
                     $(UnaryOp::$V => $node,)*
-                    UnaryOp::Softplus { .. } => "Softplus",
-                    UnaryOp::LeakyRelu { .. } => "LeakyRelu",
-                    UnaryOp::Elu { .. } => "Elu",
+                    $(UnaryOp::$PV { .. } => $pnode,)*
                     UnaryOp::PowScalar(_) => "Pow",
                     UnaryOp::LogicalNot | UnaryOp::BitwiseNot => "NotImplemented",
                 }
@@ -347,8 +505,19 @@ macro_rules! define_unary_ops {
             pub(crate) fn backward_reads(self) -> (bool, bool) {
                 match self {
                     $(UnaryOp::$V => ($ri, $ro),)*
+                    $(UnaryOp::$PV { .. } => ($pri, $pro),)*
                     UnaryOp::LogicalNot | UnaryOp::BitwiseNot => (false, false),
-                    UnaryOp::Softplus { .. } | UnaryOp::LeakyRelu { .. } | UnaryOp::Elu { .. } | UnaryOp::PowScalar(_) => (true, false),
+                    UnaryOp::PowScalar(_) => (true, false),
+                }
+            }
+
+            /// Ops whose in-place form keeps its result rather than its input, the gradient then
+            /// reading the result (PyTorch's rule for `leaky_relu_` and the elu family, whose
+            /// negative slopes it then refuses in backward).
+            pub(crate) fn inplace_keeps_result(self) -> bool {
+                match self {
+                    $(UnaryOp::$PV { .. } => keeps_result!($keeps),)*
+                    _ => false,
                 }
             }
 
@@ -361,18 +530,26 @@ macro_rules! define_unary_ops {
                 }
             }
 
-            /// The op code of a declared op in the float shaders' `unary_op` switch.
+            /// The op code of a declared op in the float shaders' `unary_op` switch, and its
+            /// parameters in declaration order (as `t_alpha`, `t_beta`; zero where unused).
             #[cfg_attr(not(feature = "wgpu"), allow(dead_code))] // read by the wgpu backend and tests
-            pub(crate) fn wgpu_code(self) -> Option<u32> {
+            pub(crate) fn wgpu_kernel(self) -> Option<(u32, f64, f64)> {
                 match self {
-                    $(UnaryOp::$V => Some($code),)*
+                    $(UnaryOp::$V => Some(($code, 0.0, 0.0)),)*
+                    $(UnaryOp::$PV { $($p),* } => {
+                        let params: &[f64] = &[$($p),*];
+                        Some(($pcode, params.first().copied().unwrap_or(0.0), params.get(1).copied().unwrap_or(0.0)))
+                    })*
                     _ => None,
                 }
             }
         }
 
-        /// Every declared op.
+        /// Every declared op without parameters.
         pub const DECLARED: &[UnaryOp] = &[$(UnaryOp::$V,)*];
+        /// Every declared op with parameters, at their Python defaults.
+        #[allow(dead_code)] // read by tests
+        pub const DECLARED_WITH_PARAMS: &[UnaryOp] = &[$(UnaryOp::$PV { $($p: $default),* },)*];
 
         /// The declared ops' names bound as `Tensor.X` and `torch.X`.
         pub const PY_METHODS: &[&str] = &[$($(stringify!($py),)*)*];
@@ -415,16 +592,30 @@ mod tests {
 
     #[test]
     fn declarations_are_consistent() {
-        let mut codes: Vec<u32> = DECLARED.iter().map(|op| op.wgpu_code().expect("every declared op has a code")).collect();
+        let all: Vec<UnaryOp> = DECLARED.iter().chain(DECLARED_WITH_PARAMS).copied().collect();
+        let mut codes: Vec<u32> = all.iter().map(|op| op.wgpu_kernel().expect("every declared op has a code").0).collect();
+        codes.push(36); // pow with a number
         codes.sort_unstable();
         codes.dedup();
-        assert_eq!(codes.len(), DECLARED.len(), "two ops share a shader op code");
+        assert_eq!(codes.len(), all.len() + 1, "two ops share a shader op code");
         let mut names = PY_METHODS.to_vec();
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), PY_METHODS.len(), "a Python name is bound twice");
         assert!(PY_IN_PLACE.iter().all(|n| PY_METHODS.contains(n)));
-        assert!(DECLARED.iter().all(|op| !op.node_base().is_empty() && !op.name().is_empty()));
+        assert!(all.iter().all(|op| !op.node_base().is_empty() && !op.name().is_empty()));
+        assert!(DECLARED.iter().all(|op| !op.inplace_keeps_result()));
+    }
+
+    #[test]
+    fn parameters_reach_the_kernel_and_the_shader() -> Result<()> {
+        let op = UnaryOp::Threshold { threshold: 0.5, value: -2.0 };
+        assert_eq!(op.wgpu_kernel(), Some((40, 0.5, -2.0)));
+        let x = Tensor::from_vec(vec![f64::NAN, 1.0, 0.2, 0.5], &[4])?;
+        let y = x.unary(op)?.to_vec::<f64>()?;
+        assert!(y[0].is_nan());
+        assert_eq!(&y[1..], &[1.0, -2.0, -2.0]);
+        Ok(())
     }
 
     #[test]

@@ -397,13 +397,8 @@ impl PyTensor {
         Ok(PyTensor::wrap(r))
     }
 
-    #[pyo3(signature = (beta=1.0, threshold=20.0))]
-    fn softplus(&self, py: Python<'_>, beta: f64, threshold: f64) -> PyResult<PyTensor> {
-        let t = &self.tensor();
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(UnaryOp::Softplus { beta, threshold }))?))
-    }
-
-    /// Elementwise ops with a parameter, for `nn.functional`: gelu, leaky_relu, elu.
+    /// gelu and its tanh approximation, for `nn.functional` (the other activations with
+    /// parameters are declared in `crate::ops::unary`).
     #[pyo3(signature = (approximate="none"))]
     fn gelu(&self, py: Python<'_>, approximate: &str) -> PyResult<PyTensor> {
         let op = match approximate {
@@ -413,18 +408,6 @@ impl PyTensor {
         };
         let t = &self.tensor();
         Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(op))?))
-    }
-
-    #[pyo3(signature = (negative_slope=0.01))]
-    fn _leaky_relu(&self, py: Python<'_>, negative_slope: f64) -> PyResult<PyTensor> {
-        let t = &self.tensor();
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(UnaryOp::LeakyRelu { slope: negative_slope }))?))
-    }
-
-    #[pyo3(signature = (alpha=1.0))]
-    fn _elu(&self, py: Python<'_>, alpha: f64) -> PyResult<PyTensor> {
-        let t = &self.tensor();
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(UnaryOp::Elu { alpha }))?))
     }
 
     /// `x.where(condition, other)`: x where condition holds, else other.

@@ -1,6 +1,7 @@
 //! The `rstorch._C` extension module. Only this directory uses PyO3.
 #![allow(non_snake_case)] // the module is `_C`, as PyTorch names its extension
 
+mod activation;
 mod arith;
 mod autograd;
 mod composite;
@@ -37,6 +38,7 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for d in DType::ALL {
         m.add(d.name(), dtype::dtype_object(py, d))?;
     }
+    activation::register(m)?;
     errors::register(m)?;
     functions::register(m)?;
     autograd::register(m)?;

@@ -1,5 +1,6 @@
-//! `Tensor.X` for every unary op declared in `crate::ops::unary`, and `_C._unary_ops()`, the
-//! names the Python layer turns into `torch.X` and `Tensor.X_`.
+//! `Tensor.X` for every unary op declared in `crate::ops::unary` (an op with parameters takes
+//! them as keywords), and `_C._unary_ops()`, the names the Python layer turns into `torch.X` and
+//! `Tensor.X_`.
 
 use pyo3::prelude::*;
 
@@ -10,12 +11,18 @@ use super::gil::run;
 use super::tensor_object::PyTensor;
 
 macro_rules! bind_unary_ops {
-    ($($V:ident {
+    (plain {$($V:ident {
         name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
         py: [$($py:ident),*], inplace: [$($ip:ident),*],
         cpu: |$cx:ident| $cpu:expr,
         grad: |$g:ident, $x:ident, $y:ident| $grad:expr,
-    })*) => {
+    })*}
+    with_params {$($PV:ident { $($p:ident = $default:expr),* } {
+        name: $pname:literal, node: $pnode:literal, reads: ($pri:literal, $pro:literal), wgpu: $pcode:literal,
+        py: $ppy:ident, in_place: $keeps:ident, ints: [$($pints:tt)*],
+        cpu: |$pcx:ident| $pcpu:expr,
+        grad: |$pg:ident, $px:ident, $py_:ident, $from_result:ident| $pgrad:expr,
+    })*}) => {
         #[pymethods]
         impl PyTensor {
             $($(
@@ -24,6 +31,14 @@ macro_rules! bind_unary_ops {
                     Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(UnaryOp::$V))?))
                 }
             )*)*
+            $(
+                /// The op with its parameters as PyTorch's keywords, for `nn.functional`.
+                #[pyo3(signature = ($($p = $default),*))]
+                fn $ppy(&self, py: Python<'_>, $($p: f64),*) -> PyResult<PyTensor> {
+                    let t = &self.tensor();
+                    Ok(PyTensor::wrap(run(py, t.numel(), || t.unary(UnaryOp::$PV { $($p),* }))?))
+                }
+            )*
         }
     };
 }

@@ -4,7 +4,9 @@
 use crate::autograd::{record, GradMode, Op};
 use crate::dtype::{DType, DEFAULT_FLOAT};
 use crate::error::{Error, Result};
-use crate::tensor::Tensor;
+use crate::ops::unary::unary_op_table;
+use crate::tensor::arith::Arg;
+use crate::tensor::{BinaryOp, Scalar, Tensor};
 
 pub use crate::ops::unary::UnaryOp;
 
@@ -23,6 +25,12 @@ impl Tensor {
     fn unary_raw(&self, op: UnaryOp) -> Result<Tensor> {
         let dtype = self.dtype();
         crate::tensor::check_alloc(self.shape(), dtype)?;
+        if !dtype.is_floating_point() {
+            // Ops with parameters that keep integers say how, in tensor ops (threshold, hardtanh).
+            if let Some(integers) = integer_form(op, self) {
+                return integers;
+            }
+        }
         match op {
             UnaryOp::Neg if dtype == DType::Bool => {
                 return Err(Error::NotImplemented(
@@ -56,4 +64,55 @@ impl Tensor {
         }
         Ok(Tensor::from_array(self.backend().unary(self.array(), op)?))
     }
+}
+
+/// An `ints:` rule of the table: `float` (compute in the default float dtype) or the op in
+/// tensor ops.
+macro_rules! integer_rule {
+    ($t:ident; float) => {
+        None
+    };
+    ($t:ident; |$x:ident| $e:expr) => {
+        Some((|| -> Result<Tensor> {
+            let $x = $t;
+            Ok($e)
+        })())
+    };
+}
+
+/// `integer_form(op, x)`: the op on an integer or bool tensor where it keeps the dtype (an op
+/// with parameters declared with `ints: [|x| ...]` in `ops/unary.rs`); None where integers
+/// compute in the default float dtype.
+macro_rules! define_integer_forms {
+    (plain {$($V:ident {
+        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
+        py: [$($py:ident),*], inplace: [$($ip:ident),*],
+        cpu: |$cx:ident| $cpu:expr,
+        grad: |$g:ident, $x:ident, $y:ident| $grad:expr,
+    })*}
+    with_params {$($PV:ident { $($p:ident = $default:expr),* } {
+        name: $pname:literal, node: $pnode:literal, reads: ($pri:literal, $pro:literal), wgpu: $pcode:literal,
+        py: $ppy:ident, in_place: $keeps:ident, ints: [$($pints:tt)*],
+        cpu: |$pcx:ident| $pcpu:expr,
+        grad: |$pg:ident, $px:ident, $py_:ident, $from_result:ident| $pgrad:expr,
+    })*}) => {
+        fn integer_form(op: UnaryOp, x: &Tensor) -> Option<Result<Tensor>> {
+            match op {
+                $(UnaryOp::$PV { $($p),* } => {
+                    $(let _ = $p;)*
+                    integer_rule!(x; $($pints)*)
+                })*
+                _ => None,
+            }
+        }
+    };
+}
+unary_op_table!(define_integer_forms);
+
+/// PyTorch's refusal of a bool input where integers are computed as they are.
+fn refuse_bool(x: &Tensor, message: &str) -> Result<()> {
+    if x.dtype() == DType::Bool {
+        return Err(Error::NotImplemented(message.into()));
+    }
+    Ok(())
 }

@@ -142,13 +142,10 @@ pub(crate) fn scalar_bits(v: crate::scalar::Scalar, dtype: DType) -> [u32; 2] {
 pub(crate) fn unary_code(op: UnaryOp) -> Option<(u32, f64, f64)> {
     use UnaryOp::*;
     Some(match op {
-        Softplus { beta, threshold } => (33, beta, threshold),
-        LeakyRelu { slope } => (34, slope, 0.0),
-        Elu { alpha } => (35, alpha, 0.0),
         PowScalar(e) => (36, e, 0.0),
         LogicalNot | BitwiseNot => return None,
-        // The declared ops carry their code (`crate::ops::unary`).
-        declared => (declared.wgpu_code()?, 0.0, 0.0),
+        // The declared ops carry their code and parameters (`crate::ops::unary`).
+        declared => declared.wgpu_kernel()?,
     })
 }
 

@@ -2,6 +2,7 @@
 //! holds an op's checks (PyTorch's exception types and messages), dtype rules and body, so a Rust
 //! caller gets the same op as Python (whose functions only parse arguments).
 
+pub mod activation;
 pub mod adaptive_max;
 pub mod attention;
 pub mod avg_pool;

@@ -77,6 +77,31 @@ fn unary_op(x: T) -> T {
         }
         case 34u: { return select(x * t_alpha(), x, x > 0.0); }
         case 35u: { return select(t_alpha() * t_expm1(x), x, x > 0.0); }
+        // threshold(threshold = alpha, value = beta)
+        case 40u: { return select(x, t_beta(), x <= t_alpha()); }
+        // hardtanh(min_val = alpha, max_val = beta); a value at a bound is kept (-0.0 at 0).
+        case 41u: {
+            if x < t_alpha() { return t_alpha(); }
+            return select(x, t_beta(), x > t_beta());
+        }
+        case 42u: { return min(max(x + 3.0, 0.0), 6.0) / 6.0; }
+        // As written, so that -inf gives NaN (-inf * 0).
+        case 43u: { return x * min(max(x + 3.0, 0.0), 6.0) / 6.0; }
+        // x * tanh(log1p(exp(x))): 1 in T from x = 20 on (and no overflow); -inf gives NaN.
+        case 44u: {
+            if x > 20.0 { return x; }
+            return x * t_tanh(t_log1p(t_exp(x)));
+        }
+        // celu(alpha): elu of x / alpha, scaled back.
+        case 45u: { return select(t_expm1(x * (1.0 / t_alpha())) * t_alpha(), x, x > 0.0); }
+        // selu: elu with fixed alpha and scale.
+        case 46u: {
+            let scale: T = 1.0507009873554804934;
+            let alpha: T = 1.6732632423543772848;
+            return select(t_expm1(x) * (alpha * scale), x * scale, x > 0.0);
+        }
+        // log_sigmoid: min(x, 0) - log1p(exp(-|x|)), with no overflow either way.
+        case 47u: { return min(x, 0.0) - t_log1p(t_exp(-abs(x))); }
         case 36u: {
             let e = t_alpha();
             if e == 2.0 { return x * x; }

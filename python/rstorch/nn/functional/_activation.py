@@ -1,25 +1,20 @@
 """Activation functions, softmax and its relatives."""
 import warnings
 
-import rstorch
-from ._utils import as_node
+from ... import _C
 
 
 def _inplace_or_not(input, out, inplace):
     return input._assign_(out) if inplace else out
 
 
-def _source(input, inplace):
-    """What a composite activation computes from: a copy of the input when it is written in place
-    and its inner graph saves the input (the write would change it under the graph's feet), as
-    PyTorch keeps the original values for such in-place ops."""
-    return input.clone() if inplace and input.requires_grad and rstorch.is_grad_enabled() else input
+# The pointwise activations are primitive ops of the core (`src/ops/unary.rs`), each with its
+# node, its gradient and its in-place rule; an in-place form computes out of place and writes
+# the result over the input (`_assign_`).
 
 
 def threshold(input, threshold, value, inplace=False):
-    # Replaced where input <= threshold: a NaN is kept, and so is its gradient.
-    out = as_node("ThresholdBackward0", (input,), rstorch.where(input <= threshold, value, input))
-    return _inplace_or_not(input, out, inplace)
+    return _inplace_or_not(input, input._threshold(threshold, value), inplace)
 
 
 def relu(input, inplace=False):
@@ -33,11 +28,7 @@ def relu6(input, inplace=False):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    # The gradient passes strictly inside the bounds and where the input is NaN (unlike
-    # clamp's, which stops at NaN); the clamped values come without a graph of their own.
-    outside = (input <= min_val) | (input >= max_val)
-    out = as_node("HardtanhBackward0", (input,), rstorch.where(outside, input.detach().clamp(min_val, max_val), input))
-    return _inplace_or_not(input, out, inplace)
+    return _inplace_or_not(input, input._hardtanh(min_val, max_val), inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -48,17 +39,12 @@ def elu(input, alpha=1.0, inplace=False):
     return _inplace_or_not(input, input._elu(alpha), inplace)
 
 
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-
-
 def selu(input, inplace=False):
-    src = _source(input, inplace)
-    return _inplace_or_not(input, as_node("EluBackward0", (input,), src._elu(_SELU_ALPHA) * _SELU_SCALE), inplace)
+    return _inplace_or_not(input, input._selu(), inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
-    return _inplace_or_not(input, as_node("CeluBackward0", (input,), (input / alpha)._elu(1.0) * alpha), inplace)
+    return _inplace_or_not(input, input._celu(alpha), inplace)
 
 
 def gelu(input, approximate="none"):
@@ -70,19 +56,15 @@ def silu(input, inplace=False):
 
 
 def mish(input, inplace=False):
-    src = _source(input, inplace)
-    return _inplace_or_not(input, as_node("MishBackward0", (input,), src * softplus(src).tanh()), inplace)
+    return _inplace_or_not(input, input._mish(), inplace)
 
 
 def hardsigmoid(input, inplace=False):
-    out = as_node("HardsigmoidBackward0", (input,), (input + 3.0).clamp(0.0, 6.0) / 6.0)
-    return _inplace_or_not(input, out, inplace)
+    return _inplace_or_not(input, input._hardsigmoid(), inplace)
 
 
 def hardswish(input, inplace=False):
-    src = _source(input, inplace)
-    out = as_node("HardswishBackward0", (input,), src * (src + 3.0).clamp(0.0, 6.0) / 6.0)
-    return _inplace_or_not(input, out, inplace)
+    return _inplace_or_not(input, input._hardswish(), inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -90,7 +72,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def logsigmoid(input):
-    return as_node("LogSigmoidBackward0", (input,), -softplus(-input))
+    return input._logsigmoid()
 
 
 def softsign(input):
@@ -110,20 +92,11 @@ def tanh(input):
 
 
 def glu(input, dim=-1):
-    if input.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    a, b = input.chunk(2, dim)
-    if a.shape != b.shape:
-        raise RuntimeError(
-            f"Halving dimension must be even, but dimension {dim % input.dim()} is size {input.shape[dim]}")
-    return as_node("GluBackward0", (input,), a * b.sigmoid())
+    return _C._glu(input, dim)
 
 
 def prelu(input, weight):
-    if input.dim() >= 2:
-        # PyTorch views the weight along the channel dim (also a single one).
-        weight = weight.reshape([-1] + [1] * (input.dim() - 2))
-    return as_node("PreluKernelBackward0", (input, weight), rstorch.where(input >= 0, input, input * weight))
+    return _C._prelu(input, weight)
 
 
 def _get_softmax_dim(name, ndim, stacklevel):
