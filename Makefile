@@ -43,8 +43,8 @@ $(LINT_STAMP): $(STAMP)
 	touch $@
 
 # Formatting, clippy with and without the wgpu backend (the build without it compiles the
-# backend's "unavailable" side), ruff, and the stubs of the extension checked against the built
-# module.
+# backend's "unavailable" side), ruff, the stubs of the extension checked against the built
+# module, and the layering: no import circle between source files.
 lint: build $(LINT_STAMP)
 	@cargo clippy --version >/dev/null 2>&1 && cargo fmt --version >/dev/null 2>&1 \
 	  || rustup component add clippy rustfmt
@@ -54,6 +54,7 @@ lint: build $(LINT_STAMP)
 	cargo clippy --release --all-targets --no-default-features -- -D warnings
 	$(VENV)/bin/ruff check python tests benches examples tools
 	$(PY) -m mypy.stubtest rstorch._C
+	$(PY) tools/import_cycles.py
 
 bench: build
 	cargo bench

@@ -6,6 +6,7 @@ pub mod autograd;
 pub mod backend;
 pub mod cpu;
 pub mod device;
+pub mod dispatch;
 pub mod dtype;
 pub mod error;
 pub mod layout;

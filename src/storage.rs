@@ -8,7 +8,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
-use crate::wgpu::WgpuStorage;
+use crate::wgpu::storage::WgpuStorage;
 
 /// Host memory holding elements of one dtype. The bytes are either a Rust `Vec` this storage owns
 /// or memory lent by another object (a NumPy array) that `owner` keeps alive.

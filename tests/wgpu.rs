@@ -10,7 +10,7 @@ use rstorch::{DType, Device, Scalar, Tensor};
 const GPU: Device = Device::Wgpu(0);
 
 fn gpu() -> bool {
-    let ok = rstorch::backend::gpu().is_available();
+    let ok = rstorch::dispatch::gpu().is_available();
     if !ok {
         eprintln!("no wgpu adapter: skipped");
     }
@@ -326,7 +326,7 @@ fn missing_kernels_and_mixed_devices_are_clear_errors() {
     );
     // Float64 computes where the adapter has float64 shaders, and says what it lacks elsewhere.
     let gd = x.to_dtype(DType::F64).unwrap().to_device(GPU).unwrap();
-    if rstorch::backend::gpu().supports_f64(0).unwrap() {
+    if rstorch::dispatch::gpu().supports_f64(0).unwrap() {
         let sum = gd.binary(BinaryOp::Add, &gd).unwrap();
         assert_same(&sum, &x.to_dtype(DType::F64).unwrap().binary(BinaryOp::Add, &x.to_dtype(DType::F64).unwrap()).unwrap(), "f64 add");
         assert_same(&gd.to_dtype(DType::F32).unwrap(), &x, "f64 to f32");
@@ -500,12 +500,12 @@ fn scatter_through_indices_on_the_device() {
     assert_same(&gx.scatter(1, &gi, Arg::T(&gs), false).unwrap(), &want, "scatter");
     // The kernel itself: the indices never leave the device, and the flag reports the range.
     let out = x.to_device(GPU).unwrap();
-    assert!(rstorch::backend::gpu().scatter_index(out.array(), 1, gi.array(), gs.array()).unwrap());
+    assert!(rstorch::dispatch::gpu().scatter_index(out.array(), 1, gi.array(), gs.array()).unwrap());
     assert_same(&out, &want, "scatter_index");
     let bad = Tensor::from_vec(vec![0i64, 4, 1], &[1, 3]).unwrap().to_device(GPU).unwrap();
     let out = x.to_device(GPU).unwrap();
     let one = Tensor::from_vec(vec![1f32; 3], &[1, 3]).unwrap().to_device(GPU).unwrap();
-    assert!(!rstorch::backend::gpu().scatter_index(out.array(), 1, bad.array(), one.array()).unwrap());
+    assert!(!rstorch::dispatch::gpu().scatter_index(out.array(), 1, bad.array(), one.array()).unwrap());
     let err = gx.scatter(1, &bad, Arg::T(&one), false).unwrap_err();
     let cpu_err = x.scatter(1, &bad.to_device(Device::Cpu).unwrap(), Arg::T(&one.to_device(Device::Cpu).unwrap()), false).unwrap_err();
     assert_eq!((err.kind(), err.to_string()), (cpu_err.kind(), cpu_err.to_string()));

@@ -15,7 +15,7 @@ fn cpu_tensor(shape: &[usize], seed: u32) -> Tensor {
 
 #[test]
 fn steady_state_allocates_nothing() {
-    if !rstorch::backend::gpu().is_available() {
+    if !rstorch::dispatch::gpu().is_available() {
         eprintln!("no wgpu adapter: skipped");
         return;
     }
@@ -27,11 +27,11 @@ fn steady_state_allocates_nothing() {
     };
     step();
     step();
-    let before = rstorch::backend::gpu().pool_stats(0).unwrap().created;
+    let before = rstorch::dispatch::gpu().pool_stats(0).unwrap().created;
     for _ in 0..5 {
         step();
     }
-    let after = rstorch::backend::gpu().pool_stats(0).unwrap();
+    let after = rstorch::dispatch::gpu().pool_stats(0).unwrap();
     assert_eq!(after.created, before);
     assert!(after.reused > 0);
 }

@@ -1,5 +1,6 @@
 //! The autograd state a tensor carries, and the Tensor methods that read and change it.
 
+use std::any::Any;
 use std::sync::{Arc, MutexGuard, Weak};
 
 use crate::error::{Error, Result};
@@ -37,6 +38,32 @@ impl Drop for AutogradMeta {
     }
 }
 
+/// The tensor core keeps autograd's state as `dyn Any` (the core sits below autograd, as
+/// PyTorch's TensorImpl holds an AutogradMetaInterface); this guard reads it back as what only
+/// this module ever stores there, an `AutogradMeta`.
+struct MetaGuard<'a>(MutexGuard<'a, Option<Box<dyn Any + Send + Sync>>>);
+
+impl MetaGuard<'_> {
+    fn as_ref(&self) -> Option<&AutogradMeta> {
+        self.0.as_ref().and_then(|m| m.downcast_ref())
+    }
+
+    fn as_mut(&mut self) -> Option<&mut AutogradMeta> {
+        self.0.as_mut().and_then(|m| m.downcast_mut())
+    }
+
+    fn get_or_insert_default(&mut self) -> &mut AutogradMeta {
+        self.0
+            .get_or_insert_with(|| Box::new(AutogradMeta::default()))
+            .downcast_mut()
+            .expect("a tensor's autograd state is an AutogradMeta")
+    }
+
+    fn set(&mut self, meta: AutogradMeta) {
+        *self.0 = Some(Box::new(meta));
+    }
+}
+
 /// Stores the gradient reaching a non-leaf into its `.grad` (`retain_grad()`).
 struct RetainGrad {
     tensor: Weak<TensorImpl>,
@@ -57,13 +84,12 @@ impl GradHook for RetainGrad {
 }
 
 impl Tensor {
-    fn meta(&self) -> MutexGuard<'_, Option<Box<AutogradMeta>>> {
-        self.impl_ref().autograd.lock().unwrap_or_else(|e| e.into_inner())
+    fn meta(&self) -> MetaGuard<'_> {
+        MetaGuard(self.impl_ref().autograd.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     fn with_meta<R>(&self, f: impl FnOnce(&mut AutogradMeta) -> R) -> R {
-        let mut m = self.meta();
-        f(m.get_or_insert_with(Default::default))
+        f(self.meta().get_or_insert_default())
     }
 
     pub fn requires_grad(&self) -> bool {
@@ -106,7 +132,7 @@ impl Tensor {
         if Arc::strong_count(self.impl_arc()) != 1 {
             return None;
         }
-        let guard = self.impl_ref().autograd.try_lock().ok()?;
+        let guard = MetaGuard(self.impl_ref().autograd.try_lock().ok()?);
         let node = guard.as_ref()?.grad_fn.as_ref()?;
         // The node's front-end object holds it too, and is reported with it.
         let owners = 1 + usize::from(node.hooks().try_with_front(|f| f.is_some()).unwrap_or(false));
@@ -121,7 +147,8 @@ impl Tensor {
             return Ok(());
         }
         let Ok(guard) = self.impl_ref().autograd.try_lock() else { return Ok(()) };
-        for (_, h) in guard.iter().flat_map(|m| m.hooks.iter()).filter(|(_, h)| Arc::strong_count(h) == 1) {
+        let guard = MetaGuard(guard);
+        for (_, h) in guard.as_ref().into_iter().flat_map(|m| m.hooks.iter()).filter(|(_, h)| Arc::strong_count(h) == 1) {
             f(h.as_ref())?;
         }
         Ok(())
@@ -344,7 +371,7 @@ impl Tensor {
             if (m.requires_grad || m.grad_fn.is_some()) && !data.dtype().is_floating_point() {
                 return Err(Error::Runtime("data set to a tensor that requires gradients must be floating point or complex dtype".into()));
             }
-            *out.meta() = Some(Box::new(AutogradMeta {
+            out.meta().set(AutogradMeta {
                 requires_grad: m.requires_grad,
                 grad: m.grad.clone(),
                 grad_fn: m.grad_fn.clone(),
@@ -354,7 +381,7 @@ impl Tensor {
                 hooks: m.hooks.clone(),
                 view_base: None,
                 front_object: None,
-            }));
+            });
         }
         Ok(out)
     }

@@ -1,6 +1,7 @@
 //! Reverse-mode automatic differentiation: the graph recorded while ops run, and the engine that
 //! walks it backwards.
 
+mod backward;
 pub mod composite;
 pub mod engine;
 pub mod formulas;

@@ -2,7 +2,6 @@
 //! composite op (one written in other ops) has the same node, whose backward runs the graph its
 //! body recorded (`autograd::composite`).
 
-use std::any::Any;
 use std::sync::{Arc, Mutex, Weak};
 
 use crate::device::Device;
@@ -12,7 +11,7 @@ use crate::ops::conv_geometry::ConvGeom;
 use crate::ops::pool_geometry::PoolGeom;
 use crate::tensor::{BinaryOp, Tensor, UnaryOp};
 
-use super::node::{next_sequence_nr, Edge, Node, NodeHooks, NodeRef};
+use super::node::{next_sequence_nr, Edge, NodeHooks, NodeRef};
 
 /// Row-major positions of the input elements an op read or wrote: on the host, or an int64
 /// tensor on the GPU that computed them from indices that never left it, or max pooling's
@@ -40,7 +39,7 @@ impl Positions {
                 let (plane, out_plane) = (geom.in_size[0] * geom.in_size[1], geom.out_size[0] * geom.out_size[1]);
                 let starts: Vec<i64> = (0..geom.planes).map(|p| (p * plane) as i64).collect();
                 let starts = Tensor::from_vec(starts, &[geom.planes, 1])?.to_device(at.device())?;
-                let _raw = crate::autograd::GradMode::disabled();
+                let _raw = super::grad_mode::GradMode::disabled();
                 at.reshape(&[geom.planes as i64, out_plane as i64])?.binary(BinaryOp::Add, &starts)?.reshape(&[-1])?.to_device(device)
             }
         }
@@ -288,28 +287,28 @@ impl Saved {
 
 pub struct OpNode {
     pub op: Op,
-    name: String,
-    edges: Vec<Option<Edge>>,
+    pub(super) name: String,
+    pub(super) edges: Vec<Option<Edge>>,
     /// The inputs PyTorch's node lists in `next_functions`, in its order, with their edges,
     /// when that differs from all inputs in order: a Python number is a wrapped tensor input
     /// here, which some of PyTorch's overloads list second (`2 + t`) or not at all (`1 - t`).
-    shown: Option<(Vec<usize>, Vec<Option<Edge>>)>,
+    pub(super) shown: Option<(Vec<usize>, Vec<Option<Edge>>)>,
     pub inputs: Vec<InputMeta>,
     /// Inputs the formula reads (None where it does not), kept with their history.
-    saved_inputs: Mutex<Option<Vec<Option<Saved>>>>,
+    pub(super) saved_inputs: Mutex<Option<Vec<Option<Saved>>>>,
     /// Outputs the formula reads, kept detached: holding them with their `grad_fn` (this node)
     /// would be a reference cycle. Their history is re-attached on unpacking.
-    saved_outputs: Mutex<Option<Vec<Option<Saved>>>>,
+    pub(super) saved_outputs: Mutex<Option<Vec<Option<Saved>>>>,
     /// Intermediate results of the forward pass that the formula reuses rather than computing
     /// them again (a convolution's patch matrices); freed with the saved tensors.
-    buffers: Mutex<Option<Vec<Tensor>>>,
+    pub(super) buffers: Mutex<Option<Vec<Tensor>>>,
     /// For `Op::Composite`: per output, the edge of the body's graph it came from. Dropped (with
     /// that graph and what it saved) when the node releases what it saved.
     pub(super) body: Mutex<Option<Vec<Option<Edge>>>>,
-    this: Weak<OpNode>,
-    seq: u64,
-    hooks: NodeHooks,
-    num_outputs: usize,
+    pub(super) this: Weak<OpNode>,
+    pub(super) seq: u64,
+    pub(super) hooks: NodeHooks,
+    pub(super) num_outputs: usize,
 }
 
 pub(crate) fn freed() -> Error {
@@ -323,7 +322,7 @@ fn check_version(s: &Saved, origin: impl FnOnce() -> String) -> Result<Tensor> {
         let origin = origin();
         return Err(Error::Runtime(format!(
             "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.{}Tensor {:?}]{} is at version {}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).",
-            crate::tensor::arith::title_name(s.tensor.dtype()),
+            s.tensor.dtype().title_name(),
             s.tensor.shape(),
             origin,
             s.tensor.version(),
@@ -379,50 +378,6 @@ impl OpNode {
     }
 }
 
-impl Node for OpNode {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn next_edges(&self) -> &[Option<Edge>] {
-        self.shown.as_ref().map_or(&self.edges, |(_, edges)| edges)
-    }
-
-    fn num_outputs(&self) -> usize {
-        self.num_outputs
-    }
-
-    fn apply(&self, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
-        if let Op::Composite = self.op {
-            return super::composite::backward(self, grads);
-        }
-        let mut all = super::formulas::backward(self, grads)?;
-        Ok(match &self.shown {
-            Some((order, _)) => order.iter().map(|&i| all[i].take()).collect(),
-            None => all,
-        })
-    }
-
-    fn release_saved(&self) {
-        *self.saved_inputs.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        *self.saved_outputs.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        *self.buffers.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        *self.body.lock().unwrap_or_else(|e| e.into_inner()) = None;
-    }
-
-    fn sequence_nr(&self) -> u64 {
-        self.seq
-    }
-
-    fn hooks(&self) -> &NodeHooks {
-        &self.hooks
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-}
-
 impl Drop for OpNode {
     /// What the node owns (the nodes behind it, its saved tensors and their histories, its
     /// hooks) is freed by `teardown::release`, never by recursion into the next node.
@@ -474,7 +429,7 @@ pub(crate) fn before_inplace_write(target: &Tensor, result: &Tensor) -> Result<b
         return Ok(true);
     }
     let before = {
-        let _raw = super::GradMode::disabled();
+        let _raw = super::grad_mode::GradMode::disabled();
         target.copy_as(target.dtype())?
     };
     if let Some(f) = target.grad_fn() {

@@ -6,6 +6,7 @@
 
 mod array;
 mod optim_step;
+pub mod pool_stats;
 
 pub use array::Array;
 pub use optim_step::{flags as step_flags, Step};
@@ -22,6 +23,7 @@ use crate::ops::reduction::Reduction;
 use crate::ops::unary::{FloatClass, UnaryOp};
 use crate::scalar::Scalar;
 use crate::storage::{not_on_device, Storage};
+use pool_stats::PoolStats;
 
 /// An elementwise operand: an array already broadcast (by its layout) to the result's shape,
 /// or a number.
@@ -41,24 +43,6 @@ pub struct IndexTerm<'a> {
 
 /// The results of `layer_norm_backward` / `batch_norm_backward`: the gradients asked for.
 pub type NormGrads = (Option<Array>, Option<Array>, Option<Array>);
-
-/// Buffer-pool and read-back counters of one device: the pool counts its buffers, the context
-/// adds its read backs and launches (`pool_stats`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PoolStats {
-    /// Buffers created since the device opened (each a real allocation).
-    pub created: u64,
-    /// Requests served from the pool.
-    pub reused: u64,
-    /// Bytes held by live tensors and by the pool's free lists.
-    pub in_use_bytes: u64,
-    pub cached_bytes: u64,
-    /// Reads of device data back to the host (each one a wait for the device), and their bytes.
-    pub read_backs: u64,
-    pub read_back_bytes: u64,
-    /// Kernels launched (recorded for the device) since it opened.
-    pub launches: u64,
-}
 
 /// What an op asks of a device. Every method has the "unavailable" default.
 pub trait Backend: Sync {
@@ -426,17 +410,4 @@ pub trait Backend: Sync {
 /// The error of the "unavailable" backend.
 pub fn unavailable(name: &str) -> Error {
     Error::Runtime(format!("rstorch was built without its {name} backend (the `{name}` cargo feature): {name} devices are not available"))
-}
-
-/// The backend serving `device`.
-pub fn of(device: Device) -> &'static dyn Backend {
-    match device {
-        Device::Cpu => &crate::cpu::Cpu,
-        Device::Wgpu(_) => &crate::wgpu::Wgpu,
-    }
-}
-
-/// The GPU backend (wgpu), for what concerns the devices rather than one tensor.
-pub fn gpu() -> &'static dyn Backend {
-    &crate::wgpu::Wgpu
 }

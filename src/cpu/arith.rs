@@ -3,7 +3,8 @@
 
 use std::borrow::Cow;
 
-use crate::backend::{Array, Backend, Operand};
+use crate::backend::{Array, Operand};
+use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::{map2, map3};
 use crate::cpu::num::Arith;
 use crate::dtype::{DType, Element};
@@ -11,8 +12,6 @@ use crate::error::Result;
 use crate::layout::Layout;
 use crate::ops::binary::{binary_op_table, BinaryOp};
 use crate::with_arith_dtype;
-
-use super::Cpu;
 
 /// An operand as an array of `dtype` viewed at `shape`: the operand itself where it already is
 /// one (the common case, borrowed: a small op must not pay for layout copies). A broadcast array
@@ -30,7 +29,7 @@ fn operand_as<'a>(x: &Operand<'a>, dtype: DType, shape: &[usize]) -> Result<Cow<
                 strides: l.strides.clone(),
                 offset: l.offset,
             };
-            Cpu.copy_as(&a.with_layout(compact), dtype)?
+            copy_as(&a.with_layout(compact), dtype)?
         }
     };
     Ok(Cow::Owned(a.broadcast_to(shape)))
@@ -66,7 +65,7 @@ pub fn binary(op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], com
     if result.dtype() == out {
         return Ok(result);
     }
-    Cpu.copy_as(&result, out)
+    copy_as(&result, out)
 }
 
 /// `cond ? a : b` as a new array of `shape` and `dtype`; the condition is read as truth values.

@@ -3,7 +3,7 @@
 
 use crate::backend::{Array, Backend, NormGrads, Operand, Step};
 use crate::device::Device;
-use crate::dtype::{DType, Element};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::ops::binary::BinaryOp;
@@ -13,14 +13,6 @@ use crate::ops::reduce::ReduceOp;
 use crate::ops::reduction::Reduction;
 use crate::ops::unary::{FloatClass, UnaryOp};
 use crate::storage::{CpuStorage, Storage};
-
-/// The contiguous elements of `x` as `T` (its dtype), handed to `f`: a strided view is copied
-/// first, as the fused kernels read their operands densely.
-pub(super) fn dense_slice<T: Element, R>(x: &Array, op: &str, f: impl FnOnce(&[T]) -> R) -> Result<R> {
-    let x = if x.is_contiguous() { x.clone() } else { Cpu.copy_as(x, x.dtype())? };
-    let n = x.numel();
-    x.with_slice::<T, _>(op, |s, l| f(&s[l.offset..][..n]))
-}
 
 /// The host: SIMD and rayon-parallel kernels over host memory.
 pub struct Cpu;
@@ -59,10 +51,7 @@ impl Backend for Cpu {
     }
 
     fn copy_as(&self, x: &Array, dtype: DType) -> Result<Array> {
-        crate::with_dtype!(x.dtype(), S => crate::with_dtype!(dtype, D => {
-            let data = x.with_slice::<S, _>("copy", super::cast::convert_strided::<S, D>)??;
-            Array::from_vec(data, x.shape())
-        }))
+        super::cast::copy_as(x, dtype)
     }
 
     fn binary(
@@ -83,7 +72,7 @@ impl Backend for Cpu {
     }
 
     fn reduce(&self, x: &Array, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) -> Result<Array> {
-        super::reduce::reduce_op(x, op, rdims, out_shape)
+        super::reduce_ops::reduce_op(x, op, rdims, out_shape)
     }
 
     fn softmax(&self, x: &Array, dim: usize, log: bool) -> Result<Array> {
@@ -171,15 +160,15 @@ impl Backend for Cpu {
     }
 
     fn arg_reduce(&self, x: &Array, dim: usize, max: bool) -> Result<Array> {
-        super::reduce::arg_reduce(x, dim, max)
+        super::reduce_ops::arg_reduce(x, dim, max)
     }
 
     fn cumulative(&self, x: &Array, dim: usize, product: bool) -> Result<Array> {
-        super::reduce::cumulative(x, dim, product)
+        super::reduce_ops::cumulative(x, dim, product)
     }
 
     fn sort(&self, x: &Array, dim: usize, descending: bool) -> Result<Array> {
-        super::reduce::sort(x, dim, descending)
+        super::reduce_ops::sort(x, dim, descending)
     }
 
     fn rank_indices(&self, x: &Array, dim: usize, rank: Option<usize>) -> Result<Option<Array>> {

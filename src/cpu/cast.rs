@@ -1,5 +1,6 @@
 //! Dtype conversion with PyTorch's semantics, elementwise and over strided data.
 
+use crate::backend::Array;
 use crate::cpu::elementwise::map1;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
@@ -57,6 +58,22 @@ fn truncate_i32(v: f64) -> i32 {
 /// A contiguous copy of strided `src`, converted to `D`.
 pub fn convert_strided<S: Element, D: Element>(src: &[S], layout: &Layout) -> Result<Vec<D>> {
     map1(src, layout, convert::<S, D>)
+}
+
+/// `x` as a new contiguous array of `dtype`.
+pub fn copy_as(x: &Array, dtype: DType) -> Result<Array> {
+    crate::with_dtype!(x.dtype(), S => crate::with_dtype!(dtype, D => {
+        let data = x.with_slice::<S, _>("copy", convert_strided::<S, D>)??;
+        Array::from_vec(data, x.shape())
+    }))
+}
+
+/// The contiguous elements of `x` as `T` (its dtype), handed to `f`: a strided view is copied
+/// first, as the fused kernels read their operands densely.
+pub fn dense_slice<T: Element, R>(x: &Array, op: &str, f: impl FnOnce(&[T]) -> R) -> Result<R> {
+    let x = if x.is_contiguous() { x.clone() } else { copy_as(x, x.dtype())? };
+    let n = x.numel();
+    x.with_slice::<T, _>(op, |s, l| f(&s[l.offset..][..n]))
 }
 
 #[cfg(test)]

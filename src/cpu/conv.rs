@@ -9,8 +9,8 @@ use std::mem::MaybeUninit;
 use gemm::Parallelism;
 
 use crate::backend::Array;
-use crate::cpu::backend::dense_slice;
 use crate::cpu::buffer::{filled, try_written_output, written_output, FirstError};
+use crate::cpu::cast::dense_slice;
 use crate::cpu::matmul::{gemm_into, MatMut, MatRef};
 use crate::cpu::num::Arith;
 use crate::cpu::parallel::{for_each_exact_chunk_pair, get_num_threads, map_tasks, worth_splitting};

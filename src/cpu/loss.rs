@@ -6,8 +6,8 @@ use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::ops::reduction::Reduction;
 
-use super::backend::dense_slice;
 use super::buffer::{collect_n, with_capacity};
+use super::cast::dense_slice;
 
 /// Per row of `classes` scores: the loss `-w[t] * x[t]`, and the coefficient `w[t]` (0 where
 /// the target is ignored). None where a target is out of range.

@@ -3,6 +3,7 @@
 
 use crate::backend::{Array, Operand};
 use crate::cpu::buffer::filled;
+use crate::cpu::cast::copy_as;
 use crate::cpu::parallel::{for_each_exact_chunk, get_num_threads, pool};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
@@ -300,7 +301,6 @@ pub fn batched_int_matmul<T: crate::cpu::num::Arith>(
 /// strides: float32, float64 and float16 through `gemm`, bfloat16 through float32, integers
 /// and bool exactly (wrapping).
 pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
-    use crate::backend::Backend;
     let nd = a.ndim();
     let (m, k, n) = (a.shape()[nd - 2], a.shape()[nd - 1], b.shape()[nd - 1]);
     let batch_shape = &a.shape()[..nd - 2];
@@ -329,10 +329,7 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
         DType::F32 => float!(f32),
         DType::F64 => float!(f64),
         DType::F16 => float!(half::f16),
-        DType::BF16 => {
-            let cpu = super::Cpu;
-            cpu.copy_as(&matmul(&cpu.copy_as(a, DType::F32)?, &cpu.copy_as(b, DType::F32)?)?, DType::BF16)
-        }
+        DType::BF16 => copy_as(&matmul(&copy_as(a, DType::F32)?, &copy_as(b, DType::F32)?)?, DType::BF16),
         dt => crate::with_arith_dtype!(dt, T => Array::from_vec(
             a.with_slice::<T, _>("matmul", |x, _| b.with_slice::<T, _>("matmul", |y, _| batched_int_matmul(x, &am, y, &bm, m, k, n)))???,
             &shape,

@@ -20,6 +20,7 @@ pub mod parallel;
 pub mod pool;
 mod rank;
 pub mod reduce;
+mod reduce_ops;
 pub mod simd;
 pub mod unary;
 pub mod walk;

@@ -1,15 +1,15 @@
 //! The CPU's softmax, layer norm and batch norm over Arrays: float32 or float64 operands (the
 //! tensor layer converts the rest) made dense, the fused kernels of `norm`.
 
-use crate::backend::{Array, Backend, NormGrads};
+use crate::backend::{Array, NormGrads};
+use crate::cpu::cast::copy_as;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 
-use super::backend::dense_slice;
+use super::cast::dense_slice;
 use super::norm::{
     batch_norm, batch_norm_backward, channel_moments, layer_norm, layer_norm_backward, softmax, softmax_backward, Lanes, NormFloat, Planes,
 };
-use super::Cpu;
 
 /// `Lanes` of a softmax along `d` of `shape` (a zero-dim array is one lane of one).
 fn lanes_of(shape: &[usize], d: usize) -> Lanes {
@@ -89,7 +89,7 @@ pub fn batch_norm_op(
             let (w, b) = (dense_vec::<T>(weight, "batch_norm")?, dense_vec::<T>(bias, "batch_norm")?);
             let (mean, var) = match (training, running) {
                 (false, Some((m, v))) => {
-                    let (m, v) = (Cpu.copy_as(m, x.dtype())?, Cpu.copy_as(v, x.dtype())?);
+                    let (m, v) = (copy_as(m, x.dtype())?, copy_as(v, x.dtype())?);
                     (dense_slice::<T, _>(&m, "batch_norm", <[T]>::to_vec)?, dense_slice::<T, _>(&v, "batch_norm", <[T]>::to_vec)?)
                 }
                 (false, None) => return Err(Error::Runtime("running_mean and running_var must be defined in evaluation mode".into())),

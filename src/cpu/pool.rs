@@ -1,8 +1,8 @@
 //! 2-D max pooling: the maximum of each window and where in its plane it was found.
 
 use crate::backend::Array;
-use crate::cpu::backend::dense_slice;
 use crate::cpu::buffer::{filled, FirstError};
+use crate::cpu::cast::dense_slice;
 use crate::cpu::parallel::{for_each_exact_chunk_pair, get_num_threads, worth_splitting};
 use crate::cpu::simd::dispatch;
 use crate::dtype::Element;

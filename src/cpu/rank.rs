@@ -1,8 +1,9 @@
 //! Selection by rank on the host: per lane, the index of the element of a given rank, or of the
 //! median, as PyTorch's CPU kernels pick it among ties and NaNs (kthvalue and median).
 
-use crate::backend::{Array, Backend};
+use crate::backend::Array;
 use crate::cpu::buffer::{collect_n, copied};
+use crate::cpu::cast::copy_as;
 use crate::cpu::num::Arith;
 use crate::cpu::reduce::map_lanes;
 use crate::dtype::DType;
@@ -16,7 +17,7 @@ use crate::with_arith_dtype;
 /// do: the median is the one a stable sort puts in the middle; the k-th value is the one
 /// `quick_select` leaves at rank k.
 pub fn rank_indices(x: &Array, dim: usize, rank: Option<usize>) -> Result<Array> {
-    let x = if x.dtype().is_half() { super::Cpu.copy_as(x, DType::F32)? } else { x.clone() };
+    let x = if x.dtype().is_half() { copy_as(x, DType::F32)? } else { x.clone() };
     let len = x.shape()[dim];
     let idx: Vec<i64> = with_arith_dtype!(x.dtype(), T => x.with_slice::<T, _>("kthvalue", |s, l| {
         map_lanes(s, l, dim, 1, |lane: &[T], o: &mut [i64]| {

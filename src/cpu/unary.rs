@@ -3,7 +3,8 @@
 //! integers, logical_not, and the classes of float values (isnan and the like). Dtype rules and
 //! errors are the tensor layer's (`tensor/unary.rs`).
 
-use crate::backend::{Array, Backend};
+use crate::backend::Array;
+use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::map1;
 use crate::cpu::math::{acosh64, asinh64, atanh64, relu6, FloatMath};
 use crate::cpu::num::Arith;
@@ -13,26 +14,24 @@ use crate::layout::Layout;
 use crate::ops::unary::{unary_op_table, FloatClass, UnaryOp, SELU_ALPHA, SELU_SCALE};
 use crate::with_arith_dtype;
 
-use super::Cpu;
-
 /// `op(x)` in x's dtype (bool for logical_not).
 pub fn unary(x: &Array, op: UnaryOp) -> Result<Array> {
     let dtype = x.dtype();
     if op == UnaryOp::LogicalNot {
-        let b = if dtype == DType::Bool { x.clone() } else { Cpu.copy_as(x, DType::Bool)? };
+        let b = if dtype == DType::Bool { x.clone() } else { copy_as(x, DType::Bool)? };
         return b.with_slice::<bool, _>("logical_not", |s, l| Array::from_vec(map1(s, l, |v: bool| !v)?, &l.shape))?;
     }
     if let (DType::F16, UnaryOp::PowScalar(e)) = (dtype, op) {
         if e.abs() == 0.5 {
             // Float16 is the one dtype whose x ** ±0.5 PyTorch leaves to C's pow.
-            let f = Cpu.copy_as(x, DType::F32)?;
+            let f = copy_as(x, DType::F32)?;
             let y = f.with_slice::<f32, _>("pow", |s, l| Array::from_vec(map1(s, l, |v: f32| v.powf(e as f32))?, &l.shape))??;
-            return Cpu.copy_as(&y, dtype);
+            return copy_as(&y, dtype);
         }
     }
     if dtype.is_half() {
         // 16-bit floats compute through f32 and round back once.
-        return Cpu.copy_as(&unary(&Cpu.copy_as(x, DType::F32)?, op)?, dtype);
+        return copy_as(&unary(&copy_as(x, DType::F32)?, op)?, dtype);
     }
     if !dtype.is_floating_point() {
         return integer_unary(x, op);
@@ -50,7 +49,7 @@ pub fn classify(x: &Array, class: FloatClass) -> Result<Array> {
     match x.dtype() {
         DType::F32 => x.with_slice::<f32, _>(name, |s, l| Array::from_vec(map1(s, l, |v: f32| class.test(v as f64))?, &l.shape))?,
         DType::F64 => x.with_slice::<f64, _>(name, |s, l| Array::from_vec(map1(s, l, |v: f64| class.test(v))?, &l.shape))?,
-        _ => classify(&Cpu.copy_as(x, DType::F32)?, class),
+        _ => classify(&copy_as(x, DType::F32)?, class),
     }
 }
 

@@ -27,7 +27,7 @@
 use crate::autograd::GradMode;
 use crate::dtype::{DType, DEFAULT_FLOAT};
 use crate::error::{Error, Result};
-use crate::tensor::arith::{self, title_name, Arg};
+use crate::tensor::arith::{self, Arg};
 use crate::tensor::float_class::FloatClass;
 use crate::tensor::{BinaryOp as B, Scalar, Tensor, UnaryOp as U};
 
@@ -126,7 +126,7 @@ macro_rules! composite_op_table {
             isclose(input: &Tensor, other: &Tensor, rtol: f64 = 1e-05, atol: f64 = 1e-08, equal_nan: bool = false) => [] {
                 let _raw = GradMode::disabled();
                 if input.dtype() != other.dtype() {
-                    return Err(Error::Runtime(format!("{} did not match {}", title_name(input.dtype()), title_name(other.dtype()))));
+                    return Err(Error::Runtime(format!("{} did not match {}", input.dtype().title_name(), other.dtype().title_name())));
                 }
                 if rtol < 0.0 {
                     return Err(Error::Runtime(format!("rtol must be greater than or equal to zero, but got {}", fmt_num(rtol))));
@@ -310,13 +310,13 @@ impl InPlace {
         match self {
             InPlace::Cast if !arith::can_cast(result, own) => Err(Error::Runtime(format!(
                 "result type {} can't be cast to the desired output type {}",
-                title_name(result),
-                title_name(own)
+                result.title_name(),
+                own.title_name()
             ))),
             InPlace::SameDtype if result != own => Err(Error::Runtime(format!(
                 "the base given to {name} has dtype {} but the operation's result requires dtype {}",
-                title_name(own),
-                title_name(result)
+                own.title_name(),
+                result.title_name()
             ))),
             _ => Ok(()),
         }

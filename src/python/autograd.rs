@@ -94,9 +94,7 @@ impl GradHook for PyHook {
 /// its dtype and device (checked first) and its shape.
 pub(crate) fn check_hook_result(hook: &Bound<'_, PyAny>, new: &[Option<Tensor>], old: &[Option<Tensor>]) -> CoreResult<()> {
     let name = || hook.getattr("__name__").and_then(|n| n.extract::<String>()).unwrap_or_else(|_| "hook".into());
-    let type_name = |t: &Tensor| {
-        format!("torch.{}{}Tensor", if t.device().is_cpu() { "" } else { "wgpu." }, crate::tensor::arith::title_name(t.dtype()))
-    };
+    let type_name = |t: &Tensor| format!("torch.{}{}Tensor", if t.device().is_cpu() { "" } else { "wgpu." }, t.dtype().title_name());
     for (n, o) in new.iter().zip(old) {
         let (Some(n), Some(o)) = (n, o) else { continue };
         if n.dtype() != o.dtype() || n.device() != o.device() {

@@ -303,11 +303,7 @@ macro_rules! random_factory {
         ) -> PyResult<Py<PyTensor>> {
             let $dtype = extract_opt_dtype(dtype)?.unwrap_or(DEFAULT_FLOAT);
             if !$dtype.is_floating_point() {
-                return Err(PyTypeError::new_err(format!(
-                    "\"{}\" not implemented for '{}'",
-                    stringify!($name),
-                    crate::tensor::arith::title_name($dtype)
-                )));
+                return Err(PyTypeError::new_err(format!("\"{}\" not implemented for '{}'", stringify!($name), ($dtype).title_name())));
             }
             let $shape = shape_arg(&int_args(size)?, $dtype)?;
             let $gen = generator_of(generator)?;

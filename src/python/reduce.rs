@@ -39,7 +39,7 @@ impl PyTensor {
             Some(d) if !d.is_floating_point() => {
                 return Err(crate::Error::NotImplemented(format!(
                     "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {}",
-                    crate::tensor::arith::title_name(d)
+                    d.title_name()
                 ))
                 .into())
             }

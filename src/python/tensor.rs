@@ -344,9 +344,7 @@ impl PyTensor {
         let _ = non_blocking;
         let t = &slf.get().tensor();
         match dtype {
-            None => {
-                Ok(format!("rstorch.{}Tensor", crate::tensor::arith::title_name(t.dtype())).into_pyobject(slf.py())?.into_any().unbind())
-            }
+            None => Ok(format!("rstorch.{}Tensor", t.dtype().title_name()).into_pyobject(slf.py())?.into_any().unbind()),
             Some(d) => {
                 let d = extract_dtype(d)?;
                 if d == t.dtype() {

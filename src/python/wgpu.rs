@@ -3,7 +3,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::backend::gpu;
+use crate::dispatch::gpu;
 
 /// Whether this build includes the wgpu backend at all.
 #[pyfunction]

@@ -74,7 +74,7 @@ fn op_dtypes(op: BinaryOp, a: &Arg, b: &Arg) -> Result<(DType, DType)> {
                     BinaryOp::BitOr => "or",
                     _ => "xor",
                 },
-                title_name(common)
+                common.title_name()
             )))
         }
         BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod | BinaryOp::Pow if common == DType::Bool => {
@@ -96,38 +96,6 @@ fn op_dtypes(op: BinaryOp, a: &Arg, b: &Arg) -> Result<(DType, DType)> {
         }
         _ => (common, common),
     })
-}
-
-/// PyTorch's capitalised dtype names used in kernel errors ("Float", "Long").
-pub(crate) fn title_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "Bool",
-        DType::U8 => "Byte",
-        DType::I8 => "Char",
-        DType::I16 => "Short",
-        DType::I32 => "Int",
-        DType::I64 => "Long",
-        DType::F16 => "Half",
-        DType::BF16 => "BFloat16",
-        DType::F32 => "Float",
-        DType::F64 => "Double",
-    }
-}
-
-/// The C++ element type names PyTorch prints in some kernel errors ("float", "long int").
-pub(crate) fn cpp_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::U8 => "unsigned char",
-        DType::I8 => "signed char",
-        DType::I16 => "short int",
-        DType::I32 => "int",
-        DType::I64 => "long int",
-        DType::F16 => "c10::Half",
-        DType::BF16 => "c10::BFloat16",
-        DType::F32 => "float",
-        DType::F64 => "double",
-    }
 }
 
 /// Whether a result of dtype `from` may be written into a tensor of dtype `to` (PyTorch's
@@ -278,7 +246,7 @@ fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
         }
     }
     let (va, vb) = (a.on(device, &shape), b.on(device, &shape));
-    let result = crate::backend::of(device).binary(op, a.backend_operand(&va)?, b.backend_operand(&vb)?, &shape, device, compute, out)?;
+    let result = crate::dispatch::of(device).binary(op, a.backend_operand(&va)?, b.backend_operand(&vb)?, &shape, device, compute, out)?;
     Ok(Tensor::from_array(result))
 }
 
@@ -312,8 +280,8 @@ impl Tensor {
         if !can_cast(result.dtype(), self.dtype()) {
             return Err(Error::Runtime(format!(
                 "result type {} can't be cast to the desired output type {}",
-                title_name(result.dtype()),
-                title_name(self.dtype())
+                result.dtype().title_name(),
+                self.dtype().title_name()
             )));
         }
         self.assign_(result)
@@ -374,7 +342,7 @@ impl Tensor {
         let (ca, cb) = (converted(&a)?, converted(&b)?);
         let (a, b) = (ca.as_ref().map_or(a, Arg::T), cb.as_ref().map_or(b, Arg::T));
         let (va, vb) = (a.on(device, &shape), b.on(device, &shape));
-        Ok(Tensor::from_array(crate::backend::of(device).where_(&c, a.backend_operand(&va)?, b.backend_operand(&vb)?, &shape, dtype)?))
+        Ok(Tensor::from_array(crate::dispatch::of(device).where_(&c, a.backend_operand(&va)?, b.backend_operand(&vb)?, &shape, dtype)?))
     }
 
     /// `clamp(min, max)` with scalar bounds; NaN stays NaN.
@@ -395,7 +363,7 @@ impl Tensor {
                     if (which == "min" && i > hi) || (which == "max" && i < lo) {
                         return Err(Error::Runtime(format!(
                             "Clamp {which} value {i} is outside the representable range of {}",
-                            title_name(dtype)
+                            dtype.title_name()
                         )));
                     }
                     Ok(Scalar::Int(i.clamp(lo, hi)))
@@ -436,7 +404,7 @@ impl Tensor {
     pub fn frac(&self) -> Result<Tensor> {
         crate::autograd::named("FracBackward0", &[self], || {
             if !self.dtype().is_floating_point() {
-                return Err(Error::NotImplemented(format!("\"frac_cpu\" not implemented for '{}'", title_name(self.dtype()))));
+                return Err(Error::NotImplemented(format!("\"frac_cpu\" not implemented for '{}'", self.dtype().title_name())));
             }
             self.binary(BinaryOp::Sub, &self.unary(crate::tensor::UnaryOp::Trunc)?)
         })
@@ -457,19 +425,19 @@ impl Tensor {
         crate::autograd::named(name, &inputs, || {
             let dt = self.dtype();
             if end.dtype() != dt {
-                return Err(Error::Runtime(format!("expected dtype {} for `end` but got dtype {}", cpp_name(dt), cpp_name(end.dtype()))));
+                return Err(Error::Runtime(format!("expected dtype {} for `end` but got dtype {}", dt.cpp_name(), end.dtype().cpp_name())));
             }
             if let Arg::T(w) = weight {
                 if w.dtype() != dt {
                     return Err(Error::Runtime(format!(
                         "expected dtype {} for `weight` but got dtype {}",
-                        cpp_name(dt),
-                        cpp_name(w.dtype())
+                        dt.cpp_name(),
+                        w.dtype().cpp_name()
                     )));
                 }
             }
             if !dt.is_floating_point() {
-                return Err(Error::NotImplemented(format!("\"{kernel}\" not implemented for '{}'", title_name(dt))));
+                return Err(Error::NotImplemented(format!("\"{kernel}\" not implemented for '{}'", dt.title_name())));
             }
             // Shapes are checked in argument order, so the error names them as PyTorch does.
             let shape = broadcast_shapes(self.shape(), end.shape())?;

@@ -10,7 +10,6 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::conv_geometry::{ConvGeom, ConvParams};
 use crate::ops::pool_geometry::PoolGeom;
-use crate::tensor::arith::title_name;
 use crate::tensor::Tensor;
 
 /// Patch matrices a forward pass keeps for the weight gradient, at most (elements): they spare
@@ -83,7 +82,7 @@ fn kept_patches_fit(patches: &Tensor, image: &Tensor, g: &ConvGeom) -> bool {
 /// PyTorch's error for a convolution of a dtype it has no kernel for (integers and bool): the
 /// same on every device, as the GPU computes what the CPU computes.
 fn no_kernel_for(d: DType) -> Error {
-    Error::Runtime(format!("\"slow_conv2d_cpu\" not implemented for '{}'", title_name(d)))
+    Error::Runtime(format!("\"slow_conv2d_cpu\" not implemented for '{}'", d.title_name()))
 }
 
 /// The three kernels composed from strided views and the copy, matmul and col2im kernels, for
@@ -179,7 +178,7 @@ fn patches(x: &Tensor, g: &ConvGeom) -> Result<Tensor> {
 
 fn check_same_dtype(input: &Tensor, weight: &Tensor) -> Result<()> {
     if input.dtype() != weight.dtype() {
-        return Err(Error::DTypeMismatch { expected: title_name(input.dtype()), found: title_name(weight.dtype()) });
+        return Err(Error::DTypeMismatch { expected: input.dtype().title_name(), found: weight.dtype().title_name() });
     }
     Ok(())
 }

@@ -106,7 +106,7 @@ impl Tensor {
         if !dtype.is_floating_point() {
             // Both ends must be values of the dtype (no wrapping into it).
             let (lo, hi) = if dtype == DType::Bool { (0, 1) } else { crate::tensor::scalar_check::int_range(dtype) };
-            let name = crate::tensor::arith::cpp_name(dtype);
+            let name = dtype.cpp_name();
             if low < lo || low > hi {
                 return Err(Error::Runtime(format!("from is out of bounds for {name}")));
             }

@@ -7,7 +7,6 @@ use crate::autograd::composite::composite_optional;
 use crate::autograd::{is_grad_enabled, keep_buffers, record_shown, Op};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::tensor::arith::title_name;
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor};
 
@@ -30,7 +29,7 @@ impl Tensor {
             DType::I64 => target.clone(),
             DType::U8 => target.to_dtype(DType::I64)?,
             other => {
-                return Err(Error::Runtime(format!("expected target dtype to be Long or Byte, but got {}", title_name(other))));
+                return Err(Error::Runtime(format!("expected target dtype to be Long or Byte, but got {}", other.title_name())));
             }
         };
         let spatial = self.ndim() > 2;

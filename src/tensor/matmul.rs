@@ -267,8 +267,8 @@ impl Tensor {
             if a.dtype() != b.dtype() {
                 return Err(Error::Runtime(format!(
                     "self and mat2 must have the same dtype, but got {} and {}",
-                    crate::tensor::arith::title_name(a.dtype()),
-                    crate::tensor::arith::title_name(b.dtype())
+                    a.dtype().title_name(),
+                    b.dtype().title_name()
                 )));
             }
         }

@@ -40,7 +40,7 @@ impl Tensor {
             return Err(Error::NotImplemented(format!(
                 "\"{name}_{}kernel_impl\" not implemented for '{}'",
                 if last { "lastdim_" } else { "" },
-                crate::tensor::arith::title_name(self.dtype())
+                self.dtype().title_name()
             )));
         }
         let out = {

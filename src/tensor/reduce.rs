@@ -96,7 +96,7 @@ impl Tensor {
             if !self.dtype().is_floating_point() {
                 return Err(Error::NotImplemented(format!(
                     "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
-                    crate::tensor::arith::title_name(self.dtype())
+                    self.dtype().title_name()
                 )));
             }
             if self.dtype().is_half() {
@@ -207,7 +207,7 @@ impl Tensor {
             if !self.dtype().is_floating_point() {
                 return Err(Error::NotImplemented(format!(
                     "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
-                    crate::tensor::arith::title_name(self.dtype())
+                    self.dtype().title_name()
                 )));
             }
             if self.dtype().is_half() {

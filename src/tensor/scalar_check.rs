@@ -22,7 +22,7 @@ fn spelled(dtype: DType, spelling: Spelling) -> &'static str {
         (Spelling::Cpp, DType::I16) => "int16_t",
         (Spelling::Cpp, DType::I32) => "int",
         (Spelling::Cpp, DType::I64) => "int64_t",
-        (Spelling::Cpp, d) => crate::tensor::arith::cpp_name(d),
+        (Spelling::Cpp, d) => d.cpp_name(),
     }
 }
 
@@ -111,10 +111,7 @@ pub(crate) fn fmt_g(v: f64) -> String {
 /// difference finite in it, and `from <= to`.
 pub fn check_uniform_bounds(from: f64, to: f64, dtype: DType) -> Result<()> {
     if !dtype.is_floating_point() {
-        return Err(Error::NotImplemented(format!(
-            "\"check_uniform_bounds\" not implemented for '{}'",
-            crate::tensor::arith::title_name(dtype)
-        )));
+        return Err(Error::NotImplemented(format!("\"check_uniform_bounds\" not implemented for '{}'", dtype.title_name())));
     }
     let max = match dtype {
         DType::F16 => half::f16::MAX.to_f64(),
@@ -122,7 +119,7 @@ pub fn check_uniform_bounds(from: f64, to: f64, dtype: DType) -> Result<()> {
         DType::F32 => f32::MAX as f64,
         _ => f64::MAX,
     };
-    let name = crate::tensor::arith::cpp_name(dtype);
+    let name = dtype.cpp_name();
     let inside = |v: f64| v >= -max && v <= max;
     if !inside(from) {
         return Err(Error::Runtime(format!("from is out of bounds for {name}")));
@@ -140,7 +137,7 @@ pub fn check_uniform_bounds(from: f64, to: f64, dtype: DType) -> Result<()> {
     if to - from > max {
         return Err(Error::Runtime(format!(
             "uniform_ expects to-from <= std::numeric_limits<{}>::max(), but found to={} and from={} which result in to-from to exceed the limit",
-            crate::tensor::arith::title_name(dtype),
+            dtype.title_name(),
             fmt_g(to),
             fmt_g(from)
         )));
@@ -151,10 +148,7 @@ pub fn check_uniform_bounds(from: f64, to: f64, dtype: DType) -> Result<()> {
 /// PyTorch's checks of `normal_(mean, std)`: a floating dtype and `std >= 0` (NaN refused).
 pub fn check_normal(std: f64, dtype: DType) -> Result<()> {
     if !dtype.is_floating_point() {
-        return Err(Error::NotImplemented(format!(
-            "\"normal_kernel_cpu\" not implemented for '{}'",
-            crate::tensor::arith::title_name(dtype)
-        )));
+        return Err(Error::NotImplemented(format!("\"normal_kernel_cpu\" not implemented for '{}'", dtype.title_name())));
     }
     if std.is_nan() || std < 0.0 {
         return Err(Error::Runtime(format!("normal expects std >= 0.0, but found std {}", fmt_g(std))));

@@ -53,8 +53,8 @@ impl Tensor {
                 if src.dtype() != self.dtype() {
                     return Err(Error::Runtime(format!(
                         "Could not set tensor of type {} to a tensor of type {}",
-                        crate::tensor::arith::cpp_name(src.dtype()),
-                        crate::tensor::arith::cpp_name(self.dtype())
+                        src.dtype().cpp_name(),
+                        self.dtype().cpp_name()
                     )));
                 }
                 match geometry {

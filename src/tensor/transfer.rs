@@ -38,7 +38,7 @@ impl Tensor {
             // An empty view may sit past the end of its storage: it uploads nothing.
             let start = if host.numel() == 0 { 0 } else { host.storage_offset() * size };
             let bytes = &cpu.as_bytes()[start..][..host.numel() * size];
-            crate::backend::of(device).upload(device, bytes, host.dtype())?
+            crate::dispatch::of(device).upload(device, bytes, host.dtype())?
         };
         Ok(Tensor::from_storage(storage, Layout::contiguous(host.shape().to_vec())?))
     }
@@ -73,7 +73,7 @@ impl Tensor {
     fn alloc_on(shape: &[usize], dtype: DType, device: Device, zeroed: bool) -> Result<Tensor> {
         let layout = Layout::contiguous(shape.to_vec())?;
         crate::tensor::check_alloc(shape, dtype)?;
-        let storage = crate::backend::of(device).alloc(device, dtype, layout.numel(), zeroed)?;
+        let storage = crate::dispatch::of(device).alloc(device, dtype, layout.numel(), zeroed)?;
         Ok(Tensor::from_storage(storage, layout))
     }
 

@@ -8,7 +8,7 @@ use crate::ops::unary::unary_op_table;
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor};
 
-pub use crate::ops::unary::UnaryOp;
+use crate::ops::unary::UnaryOp;
 
 impl Tensor {
     pub fn unary(&self, op: UnaryOp) -> Result<Tensor> {
@@ -53,7 +53,7 @@ impl Tensor {
             UnaryOp::BitwiseNot if dtype.is_floating_point() => {
                 return Err(Error::Runtime(format!(
                     "\"bitwise_not_cpu\" not implemented for '{}'",
-                    crate::tensor::arith::title_name(dtype)
+                    dtype.title_name()
                 )))
             }
             // Float functions of integers compute in the default float dtype.

@@ -1,7 +1,8 @@
 //! The wgpu backend behind the device interface: each method is one entry point of a kernel
 //! family's launcher (`ops`, `reduce`, `matmul`, `softmax`, `norm`, `loss`, `pooling`, `optim`).
 
-use crate::backend::{Array, Backend, IndexTerm, NormGrads, Operand, PoolStats, Step};
+use crate::backend::pool_stats::PoolStats;
+use crate::backend::{Array, Backend, IndexTerm, NormGrads, Operand, Step};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};

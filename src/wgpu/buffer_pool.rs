@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::backend::PoolStats;
+use crate::backend::pool_stats::PoolStats;
 use crate::error::{Error, Result};
 
 use super::future::block_on;

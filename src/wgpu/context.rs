@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use super::batch::{Batch, Launch};
 use super::buffer_pool::BufferPool;
 use super::future::block_on;
-use crate::backend::PoolStats;
+use crate::backend::pool_stats::PoolStats;
 // Also importable from here, as it was when it lived here.
 use super::shader::Shader;
 

@@ -39,17 +39,16 @@ mod reduce;
 mod shader;
 #[cfg(feature = "wgpu")]
 mod softmax;
-#[cfg(feature = "wgpu")]
-mod storage;
+// Storage has a stand-in without the feature (no wgpu tensor can exist), under the same path.
+#[cfg_attr(not(feature = "wgpu"), path = "storage_stub.rs")]
+pub mod storage;
 #[cfg(feature = "wgpu")]
 mod strided;
 
 #[cfg(feature = "wgpu")]
 pub use backend::Wgpu;
-#[cfg(feature = "wgpu")]
-pub use storage::WgpuStorage;
 
 #[cfg(not(feature = "wgpu"))]
 mod stub;
 #[cfg(not(feature = "wgpu"))]
-pub use stub::{Wgpu, WgpuStorage};
+pub use stub::Wgpu;

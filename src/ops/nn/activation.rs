@@ -6,7 +6,7 @@
 use crate::autograd::named;
 use crate::error::{Error, Result};
 use crate::shape::wrap_dim;
-use crate::tensor::arith::{title_name, Arg};
+use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp as B, Scalar, Tensor, UnaryOp as U};
 
 /// PyTorch's refusal of an integer or bool input (its kernels are float-only).
@@ -14,7 +14,7 @@ fn floats_only(input: &Tensor, kernel: &str) -> Result<()> {
     if input.dtype().is_floating_point() {
         return Ok(());
     }
-    Err(Error::NotImplemented(format!("\"{kernel}\" not implemented for '{}'", title_name(input.dtype()))))
+    Err(Error::NotImplemented(format!("\"{kernel}\" not implemented for '{}'", input.dtype().title_name())))
 }
 
 /// `F.glu(input, dim)`: the first half of `input` along `dim` times the sigmoid of the second.

@@ -7,7 +7,6 @@ use crate::autograd::composite;
 use crate::cpu::buffer::collect_n;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::tensor::arith::title_name;
 use crate::tensor::Tensor;
 
 /// PyTorch's adaptive bins along an axis: per output position, the input positions of its bin,
@@ -44,7 +43,7 @@ pub fn adaptive_max_pool2d(input: &Tensor, output_size: [Option<i64>; 2]) -> Res
         return Err(Error::Runtime(format!("adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {:?}", input.shape())));
     }
     if !input.dtype().is_floating_point() {
-        return Err(Error::NotImplemented(format!("\"adaptive_max_pool2d\" not implemented for '{}'", title_name(input.dtype()))));
+        return Err(Error::NotImplemented(format!("\"adaptive_max_pool2d\" not implemented for '{}'", input.dtype().title_name())));
     }
     let n = input.ndim();
     let (h, w) = (input.shape()[n - 2], input.shape()[n - 1]);

@@ -4,7 +4,7 @@
 
 use crate::error::{python_float, Error, Result};
 use crate::random::Generator;
-use crate::tensor::arith::{title_name, Arg};
+use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp as B, Scalar, Tensor};
 
 fn check_p(p: f64) -> Result<()> {
@@ -23,7 +23,7 @@ fn apply_mask(input: &Tensor, mask_shape: &[usize], p: f64, inplace: bool) -> Re
     } else {
         let dtype = input.dtype();
         if !dtype.is_floating_point() {
-            return Err(Error::Runtime(format!("result type Float can't be cast to the desired output type {}", title_name(dtype))));
+            return Err(Error::Runtime(format!("result type Float can't be cast to the desired output type {}", dtype.title_name())));
         }
         let draws = Tensor::rand_uniform(mask_shape, 0.0, 1.0, dtype, Generator::default_generator())?.to_device(input.device())?;
         let keep = draws.binary_scalar(B::Ge, Scalar::Float(p), false)?;

@@ -313,8 +313,8 @@ impl Tensor {
         if source.dtype() != self.dtype() {
             return Err(Error::Runtime(format!(
                 "index_add_(): self ({}) and source ({}) must have the same scalar type",
-                crate::tensor::arith::title_name(self.dtype()),
-                crate::tensor::arith::title_name(source.dtype())
+                self.dtype().title_name(),
+                source.dtype().title_name()
             )));
         }
         if !is_index_dtype(index.dtype()) {
@@ -358,10 +358,7 @@ impl Tensor {
     /// count from the end), shaped like `index`.
     pub fn take(&self, index: &Tensor) -> Result<Tensor> {
         if index.dtype() != DType::I64 {
-            return Err(Error::Runtime(format!(
-                "take(): Expected a long tensor for index, but got {}",
-                crate::tensor::arith::title_name(index.dtype())
-            )));
+            return Err(Error::Runtime(format!("take(): Expected a long tensor for index, but got {}", index.dtype().title_name())));
         }
         let n = self.numel();
         if n > 0 && self.follows_on_device(index) {

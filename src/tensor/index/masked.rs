@@ -165,7 +165,7 @@ fn check_mask_dtype(mask: &Tensor) -> Result<()> {
     if mask.dtype() != DType::Bool {
         return Err(Error::Runtime(format!(
             "masked_fill_ only supports boolean masks, but got mask with dtype {}",
-            crate::tensor::arith::cpp_name(mask.dtype())
+            mask.dtype().cpp_name()
         )));
     }
     Ok(())

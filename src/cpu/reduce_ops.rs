@@ -1,0 +1,168 @@
+//! The host's reductions, scans and sorts over whole arrays, with PyTorch's result dtypes: the
+//! entry points the CPU backend calls, built on the slice kernels of `reduce.rs`.
+
+use crate::backend::Array;
+use crate::cpu::cast::copy_as;
+use crate::cpu::num::Arith;
+use crate::cpu::reduce::{map_lanes, reduce};
+use crate::dtype::{DType, Element};
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::ops::reduce::ReduceOp;
+
+/// `op` over `rdims` of `x` into a new array of `out_shape`, with PyTorch's result dtypes: bool
+/// for all/any, int64 sums and products of integers and bool (wrapping), the input's dtype
+/// otherwise (16-bit floats accumulate in float32 and round once).
+pub fn reduce_op(x: &Array, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) -> Result<Array> {
+    let dt = x.dtype();
+    if dt.is_half() && !matches!(op, ReduceOp::All | ReduceOp::Any) {
+        return copy_as(&reduce_op(&copy_as(x, DType::F32)?, op, rdims, out_shape)?, dt);
+    }
+    // Full reductions walk memory in order: make the input dense first.
+    let src = if rdims.len() == x.ndim() && !x.is_contiguous() { copy_as(x, dt)? } else { x.clone() };
+    match op {
+        ReduceOp::All | ReduceOp::Any => {
+            let b = if dt == DType::Bool { src } else { copy_as(&src, DType::Bool)? };
+            let all = op == ReduceOp::All;
+            let v = b.with_slice::<bool, _>(if all { "all" } else { "any" }, |s, l| {
+                reduce(s, l, rdims, all, |a, v| if all { a & v } else { a | v }, |a, b| if all { a & b } else { a | b })
+            })??;
+            Array::from_vec(v, out_shape)
+        }
+        ReduceOp::Sum | ReduceOp::Prod if !dt.is_floating_point() => {
+            let t = if dt == DType::I64 { src } else { copy_as(&src, DType::I64)? };
+            let v = t.with_slice::<i64, _>(op.name(), |s, l| match op {
+                ReduceOp::Sum => reduce(s, l, rdims, 0i64, |a, v| a.wrapping_add(v), |a, b| a.wrapping_add(b)),
+                _ => reduce(s, l, rdims, 1i64, |a, v| a.wrapping_mul(v), |a, b| a.wrapping_mul(b)),
+            })??;
+            Array::from_vec(v, out_shape)
+        }
+        _ => crate::with_arith_dtype!(dt, T => src.with_slice::<T, _>(op.name(), |s, l| {
+            let v: Vec<T> = match op {
+                ReduceOp::Sum => reduce(s, l, rdims, T::zero(), |a: T, v| a.add(v), |a, b| a.add(b)),
+                ReduceOp::Prod => reduce(s, l, rdims, T::one(), |a: T, v| a.mul(v), |a, b| a.mul(b)),
+                ReduceOp::Max => reduce(s, l, rdims, lowest::<T>(), |a: T, v| a.max_nan(v), |a, b| a.max_nan(b)),
+                _ => reduce(s, l, rdims, highest::<T>(), |a: T, v| a.min_nan(v), |a, b| a.min_nan(b)),
+            }?;
+            Array::from_vec(v, out_shape)
+        })?),
+    }
+}
+
+/// The identity of a NaN-propagating max: the lowest value of `T` (false for bool).
+fn lowest<T: Element>() -> T {
+    if T::DTYPE == DType::Bool {
+        T::zero()
+    } else {
+        T::from_f64(f64::NEG_INFINITY)
+    }
+}
+
+/// The identity of a NaN-propagating min: the highest value of `T` (true for bool).
+fn highest<T: Element>() -> T {
+    if T::DTYPE == DType::Bool {
+        T::one()
+    } else {
+        T::from_f64(f64::INFINITY)
+    }
+}
+
+/// The int64 index of the first NaN, else of the first max (or min), along `dim`, which leaves
+/// the shape.
+// The generic comparisons also run for bool elements, where clippy would rewrite them.
+#[allow(clippy::bool_comparison)]
+pub fn arg_reduce(x: &Array, dim: usize, max: bool) -> Result<Array> {
+    use Arith;
+    let shape: Vec<usize> = (0..x.ndim()).filter(|&d| d != dim).map(|d| x.shape()[d]).collect();
+    let idx: Vec<i64> = crate::with_arith_dtype!(x.dtype(), T => x.with_slice::<T, _>(if max { "max" } else { "min" }, |s, l| {
+        map_lanes(s, l, dim, 1, |lane: &[T], o: &mut [i64]| {
+            let mut bi = 0usize;
+            for (i, &v) in lane.iter().enumerate() {
+                let b = lane[bi];
+                if b.is_nan() {
+                    break;
+                }
+                if v.is_nan() || (max && v > b) || (!max && v < b) {
+                    bi = i;
+                }
+            }
+            o[0] = bi as i64;
+            Ok(())
+        })
+    })??);
+    Array::from_vec(idx, &shape)
+}
+
+/// Running sums (or products) of a float32, float64 or int64 array along `dim`, shaped as `x`
+/// with `dim` moved last. Float32 accumulates in float64, as PyTorch's CPU does.
+pub fn cumulative(x: &Array, dim: usize, product: bool) -> Result<Array> {
+    let len = x.shape()[dim];
+    let mut shape: Vec<usize> = x.shape().to_vec();
+    let n = shape.remove(dim);
+    shape.push(n);
+    let name = if product { "cumprod" } else { "cumsum" };
+    let data = match x.dtype() {
+        DType::F32 => {
+            return Array::from_vec(
+                x.with_slice::<f32, _>(name, |s, l| scan(s, l, dim, len, product, |v: f32| v as f64, |a: f64| a as f32))??,
+                &shape,
+            )
+        }
+        dt => {
+            crate::with_arith_dtype!(dt, T => Array::from_vec(x.with_slice::<T, _>(name, |s, l| scan(s, l, dim, len, product, |v: T| v, |a: T| a))??, &shape))
+        }
+    };
+    data
+}
+
+/// Running sums or products along lanes, accumulating in `A`.
+fn scan<T: Element, A: Arith>(
+    s: &[T],
+    l: &Layout,
+    dim: usize,
+    len: usize,
+    product: bool,
+    widen: impl Fn(T) -> A + Sync,
+    narrow: impl Fn(A) -> T + Sync,
+) -> Result<Vec<T>> {
+    map_lanes(s, l, dim, len, |lane: &[T], o: &mut [T]| {
+        let mut acc = if product { A::one() } else { A::zero() };
+        for (o, &v) in o.iter_mut().zip(lane) {
+            acc = if product { acc.mul(widen(v)) } else { acc.add(widen(v)) };
+            *o = narrow(acc);
+        }
+        Ok(())
+    })
+}
+
+/// The stable sorting permutation (int64) along `dim`, shaped as `x` with `dim` moved last;
+/// NaN sorts as the largest value.
+pub fn sort(x: &Array, d: usize, descending: bool) -> Result<Array> {
+    use crate::cpu::buffer::collect_n;
+    use Arith;
+    let len = x.shape()[d];
+    let order: Vec<i64> = crate::with_arith_dtype!(x.dtype(), T => x.with_slice::<T, _>("sort", |s, l| {
+        map_lanes(s, l, d, len, |lane: &[T], o: &mut [i64]| {
+            let mut idx: Vec<usize> = collect_n(lane.len(), 0..lane.len())?;
+            let key = |a: T, b: T| {
+                match (a.is_nan(), b.is_nan()) {
+                    (true, true) => std::cmp::Ordering::Equal,
+                    (true, false) => std::cmp::Ordering::Greater,
+                    (false, true) => std::cmp::Ordering::Less,
+                    _ => a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal),
+                }
+            };
+            if descending {
+                idx.sort_by(|&a, &b| key(lane[b], lane[a]));
+            } else {
+                idx.sort_by(|&a, &b| key(lane[a], lane[b]));
+            }
+            o.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);
+            Ok(())
+        })
+    })??);
+    let mut moved = x.shape().to_vec();
+    let n = moved.remove(d);
+    moved.push(n);
+    Array::from_vec(order, &moved)
+}
