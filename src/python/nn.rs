@@ -3,7 +3,6 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
-use crate::ops::pool_geometry::PoolParams;
 use crate::tensor::convolution::ConvPadding;
 use crate::tensor::loss::Reduction;
 
@@ -69,21 +68,24 @@ fn _conv_transpose(
     })?))
 }
 
+/// `F.max_pool1d`/`F.max_pool2d` with indices: one value per spatial dim in each list; the
+/// checks (rank, window, padding) and the 1-d form are the core's (`ops::nn::max_pool`).
 #[pyfunction]
-fn _max_pool2d_with_indices(
+#[allow(clippy::too_many_arguments)]
+fn _max_pool_with_indices(
     py: Python<'_>,
     input: &PyTensor,
-    kernel_size: (i64, i64),
-    stride: (i64, i64),
-    padding: (i64, i64),
-    dilation: (i64, i64),
+    spatial: usize,
+    kernel_size: Vec<i64>,
+    stride: Option<Vec<i64>>,
+    padding: Vec<i64>,
+    dilation: Vec<i64>,
     ceil_mode: bool,
 ) -> PyResult<(PyTensor, PyTensor)> {
-    // Checked by the pooling geometry, with PyTorch's errors.
-    let pair = |v: (i64, i64)| [v.0, v.1];
-    let p = PoolParams { kernel: pair(kernel_size), stride: pair(stride), padding: pair(padding), dilation: pair(dilation), ceil_mode };
     let x = &input.tensor();
-    let (v, i) = run(py, x.numel(), || x.max_pool2d_with_indices(&p))?;
+    let (v, i) = run(py, x.numel(), || {
+        crate::ops::nn::max_pool::max_pool_with_indices(x, spatial, &kernel_size, stride.as_deref(), &padding, &dilation, ceil_mode)
+    })?;
     Ok((PyTensor::wrap(v), PyTensor::wrap(i)))
 }
 
@@ -150,6 +152,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_batch_norm, m)?)?;
     m.add_function(wrap_pyfunction!(_convolution, m)?)?;
     m.add_function(wrap_pyfunction!(_conv_transpose, m)?)?;
-    m.add_function(wrap_pyfunction!(_max_pool2d_with_indices, m)?)?;
+    m.add_function(wrap_pyfunction!(_max_pool_with_indices, m)?)?;
     Ok(())
 }

@@ -11,6 +11,7 @@ pub mod dropout;
 pub mod embedding;
 pub mod linear;
 pub mod loss;
+pub mod max_pool;
 pub mod normalization;
 mod output_size;
 pub mod pad;

@@ -1,5 +1,5 @@
-"""Pooling: max (Rust kernel with indices), average and adaptive average (the core's ops, with
-their checks and nodes: `ops::nn::avg_pool`)."""
+"""Pooling: max, average and adaptive average, the core's ops with their checks and nodes
+(`ops::nn::max_pool`, `ops::nn::avg_pool`); this file maps PyTorch's signatures to them."""
 from ... import _C
 from ._utils import _pair, _single
 
@@ -9,19 +9,10 @@ def _stride(stride, parse):
     return None if stride is None or stride == [] or stride == () else parse(stride)
 
 
-def _check_pool_input(name, input, spatial):
-    if input.dim() not in (spatial + 1, spatial + 2):
-        raise RuntimeError(
-            f"{name}: Expected {spatial + 1}D or {spatial + 2}D (batch mode) tensor for input, "
-            f"but got: {list(input.shape)}")
-
-
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
-    _check_pool_input("max_pool2d", input, 2)
-    kernel_size = _pair(kernel_size)
-    stride = _stride(stride, _pair) or kernel_size
-    return _C._max_pool2d_with_indices(input, kernel_size, stride, _pair(padding), _pair(dilation), ceil_mode)
+    stride = _stride(stride, _pair)
+    return _C._max_pool_with_indices(input, 2, _pair(kernel_size), stride, _pair(padding), _pair(dilation), ceil_mode)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -30,12 +21,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    _check_pool_input("max_pool1d", input, 1)
-    kernel_size = _single(kernel_size)
-    stride = _stride(stride, _single) or kernel_size
-    out, indices = _C._max_pool2d_with_indices(input.unsqueeze(-2), (1, kernel_size[0]), (1, stride[0]),
-                                               (0, _single(padding)[0]), (1, _single(dilation)[0]), ceil_mode)
-    out, indices = out.squeeze(-2), indices.squeeze(-2)
+    out, indices = _C._max_pool_with_indices(input, 1, _single(kernel_size), _stride(stride, _single), _single(padding),
+                                             _single(dilation), ceil_mode)
     return (out, indices) if return_indices else out
 
 
