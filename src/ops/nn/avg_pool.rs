@@ -240,17 +240,7 @@ pub fn adaptive_avg_pool1d(input: &Tensor, output_size: Option<i64>) -> Result<T
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn leaf(values: Vec<f64>, shape: &[usize]) -> Result<Tensor> {
-        let t = Tensor::from_vec(values, shape)?;
-        t.set_requires_grad(true)?;
-        Ok(t)
-    }
-
-    fn grad_of(out: &Tensor, x: &Tensor) -> Result<Vec<f64>> {
-        let g = crate::autograd::grad(&[out.sum(None, false)?], &[None], std::slice::from_ref(x), false, false, false)?;
-        g[0].as_ref().expect("a gradient").to_vec::<f64>()
-    }
+    use crate::ops::nn::test_support::{grad_of, leaf};
 
     #[test]
     fn average_pools_have_pytorchs_nodes_and_gradients() -> Result<()> {

@@ -73,12 +73,7 @@ pub fn bilinear(input1: &Tensor, input2: &Tensor, weight: &Tensor, bias: Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn leaf(values: Vec<f64>, shape: &[usize]) -> Result<Tensor> {
-        let t = Tensor::from_vec(values, shape)?;
-        t.set_requires_grad(true)?;
-        Ok(t)
-    }
+    use crate::ops::nn::test_support::leaf;
 
     #[test]
     fn affine_maps_have_pytorchs_nodes_and_gradients() -> Result<()> {

@@ -335,17 +335,7 @@ pub fn kl_div(input: &Tensor, target: &Tensor, reduction: KlDivReduction, log_ta
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn leaf(values: Vec<f64>, shape: &[usize]) -> Result<Tensor> {
-        let t = Tensor::from_vec(values, shape)?;
-        t.set_requires_grad(true)?;
-        Ok(t)
-    }
-
-    fn grad_of(out: &Tensor, x: &Tensor) -> Result<Vec<f64>> {
-        let g = crate::autograd::grad(&[out.sum(None, false)?], &[None], std::slice::from_ref(x), false, false, false)?;
-        g[0].as_ref().expect("a gradient").to_vec::<f64>()
-    }
+    use crate::ops::nn::test_support::{grad_of, leaf};
 
     fn node(t: &Tensor) -> String {
         t.grad_fn().expect("recorded").name().to_string()

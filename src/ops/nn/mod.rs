@@ -16,3 +16,5 @@ pub mod normalization;
 mod output_size;
 pub mod pad;
 pub mod resize;
+#[cfg(test)]
+mod test_support;

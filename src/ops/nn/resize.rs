@@ -273,17 +273,7 @@ fn all_finite(x: &Tensor) -> Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn leaf(values: Vec<f64>, shape: &[usize]) -> Result<Tensor> {
-        let t = Tensor::from_vec(values, shape)?;
-        t.set_requires_grad(true)?;
-        Ok(t)
-    }
-
-    fn grad_of(out: &Tensor, x: &Tensor) -> Result<Vec<f64>> {
-        let g = crate::autograd::grad(&[out.sum(None, false)?], &[None], std::slice::from_ref(x), false, false, false)?;
-        g[0].as_ref().expect("a gradient").to_vec::<f64>()
-    }
+    use crate::ops::nn::test_support::{grad_of, leaf};
 
     #[test]
     fn resizes_with_pytorchs_nodes_and_gradients() -> Result<()> {
