@@ -14,15 +14,20 @@ use super::convert::{scalar_of, to_tensor};
 use super::gil::run;
 use super::tensor_object::PyTensor;
 
-/// The one output of `autograd::composite` called with one.
-pub(super) fn one(mut outputs: Vec<Tensor>) -> Tensor {
-    outputs.pop().expect("one output in, one out")
-}
-
 /// The other operand of a binary op: a tensor or a number.
 pub(super) enum Other {
     T(Tensor),
     S(Scalar),
+}
+
+impl Other {
+    /// The operand as the tensor ops take it.
+    pub(super) fn arg(&self) -> Arg<'_> {
+        match self {
+            Other::T(t) => Arg::T(t),
+            Other::S(s) => Arg::S(*s),
+        }
+    }
 }
 
 /// `obj` as an operand; None means "not ours" (an operator returns NotImplemented).
@@ -76,10 +81,7 @@ impl PyTensor {
     fn inplace(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> PyResult<()> {
         let t = &self.tensor();
         let o = other_strict(other)?;
-        run(py, t.numel(), || match &o {
-            Other::T(x) => t.binary_(op, Arg::T(x)),
-            Other::S(s) => t.binary_(op, Arg::S(*s)),
-        })?;
+        run(py, t.numel(), || t.binary_(op, o.arg()))?;
         Ok(())
     }
 
@@ -94,13 +96,7 @@ impl PyTensor {
         let alpha = alpha.and_then(scalar_of);
         if let Some(a) = alpha {
             let me = &self.tensor();
-            let r = crate::tensor::arith::result_dtype(
-                me,
-                &match &o {
-                    Other::T(t) => Arg::T(t),
-                    Other::S(s) => Arg::S(*s),
-                },
-            );
+            let r = crate::tensor::arith::result_dtype(me, &o.arg());
             crate::tensor::scalar_check::check_alpha(a, r)?;
         }
         let o = match (alpha, o) {
@@ -377,13 +373,13 @@ impl PyTensor {
     }
 
     fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        let r = self.clamp_impl(py, Some(min), None)?;
-        Ok(PyTensor::wrap(one(crate::autograd::composite("ClampMinBackward0", &[&self.tensor()], vec![r]))))
+        let (t, min) = (&self.tensor(), other_strict(min)?);
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.clamp_min(min.arg()))?))
     }
 
     fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        let r = self.clamp_impl(py, None, Some(max))?;
-        Ok(PyTensor::wrap(one(crate::autograd::composite("ClampMaxBackward0", &[&self.tensor()], vec![r]))))
+        let (t, max) = (&self.tensor(), other_strict(max)?);
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.clamp_max(max.arg()))?))
     }
 
     #[pyo3(signature = (decimals=0))]
@@ -503,78 +499,31 @@ impl PyTensor {
 
     fn divide_mode(&self, py: Python<'_>, other: &Bound<'_, PyAny>, mode: Option<&str>) -> PyResult<Tensor> {
         let o = other_strict(other)?;
-        match mode {
-            None => self.binop(py, BinaryOp::Div, &o, false),
-            Some("floor") => {
-                let t = &self.tensor();
-                Ok(match &o {
-                    Other::T(x) => run(py, t.numel().max(x.numel()), || crate::tensor::arith::div_floor(Arg::T(t), Arg::T(x)))?,
-                    Other::S(s) => run(py, t.numel(), || crate::tensor::arith::div_floor(Arg::T(t), Arg::S(*s)))?,
-                })
-            }
-            Some("trunc") => {
-                let t = &self.tensor();
-                let b = match &o {
-                    Other::T(x) => Arg::T(x),
-                    Other::S(s) => Arg::S(*s),
-                };
-                let common = crate::tensor::arith::result_dtype(t, &b);
-                if common == DType::Bool {
-                    return Err(crate::Error::NotImplemented("\"div_trunc_cpu\" not implemented for 'Bool'".into()).into());
-                }
-                if !common.is_floating_point() {
-                    return Ok(run(py, t.numel(), || crate::tensor::arith::div_trunc_integer(Arg::T(t), b))?);
-                }
-                let q = self.binop(py, BinaryOp::Div, &o, false)?.unary(UnaryOp::Trunc)?;
-                Ok(q.to_dtype(common)?)
-            }
-            Some(m) => {
-                Err(PyRuntimeError::new_err(format!("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'")))
-            }
-        }
+        let Some(mode) = mode else { return self.binop(py, BinaryOp::Div, &o, false) };
+        let mode = crate::tensor::arith::RoundingMode::parse(mode)?;
+        let t = &self.tensor();
+        Ok(match &o {
+            Other::T(x) => run(py, t.numel().max(x.numel()), || crate::tensor::arith::div_rounded(t, Arg::T(x), mode))?,
+            Other::S(s) => run(py, t.numel(), || crate::tensor::arith::div_rounded(t, Arg::S(*s), mode))?,
+        })
     }
 
     fn clamp_impl(&self, py: Python<'_>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
         let t = &self.tensor();
         let lo = min.filter(|m| !m.is_none()).map(other_strict).transpose()?;
         let hi = max.filter(|m| !m.is_none()).map(other_strict).transpose()?;
-        match (&lo, &hi) {
-            (None | Some(Other::S(_)), None | Some(Other::S(_))) => {
-                let s = |o: &Option<Other>| match o {
-                    Some(Other::S(s)) => Some(*s),
-                    _ => None,
-                };
-                let r = run(py, t.numel(), || t.clamp_scalar(s(&lo), s(&hi)))?;
-                // PyTorch's clamp overloads: scalar bounds (ClampBackward1), tensor ones (0).
-                Ok(one(crate::autograd::composite("ClampBackward1", &[t], vec![r])))
-            }
-            _ => {
-                let mut r = t.clone();
-                if let Some(l) = &lo {
-                    r = PyTensor::wrap(r).binop(py, BinaryOp::Maximum, l, false)?;
-                }
-                if let Some(h) = &hi {
-                    r = PyTensor::wrap(r).binop(py, BinaryOp::Minimum, h, false)?;
-                }
-                let bound = |o: &Option<Other>| match o {
-                    Some(Other::T(b)) => Some(b.clone()),
-                    _ => None,
-                };
-                let (lo, hi) = (bound(&lo), bound(&hi));
-                // PyTorch lists both bounds, None for one not given (or given as a number).
-                let inputs = [Some(t), lo.as_ref(), hi.as_ref()];
-                Ok(one(crate::autograd::composite::composite_optional("ClampBackward0", &inputs, vec![r])))
-            }
-        }
+        let bound_numel = |o: &Option<Other>| match o {
+            Some(Other::T(b)) => b.numel(),
+            _ => 0,
+        };
+        let n = t.numel().max(bound_numel(&lo)).max(bound_numel(&hi));
+        Ok(run(py, n, || t.clamp(lo.as_ref().map(Other::arg), hi.as_ref().map(Other::arg)))?)
     }
 
     fn lerp_impl(&self, py: Python<'_>, end: &PyTensor, weight: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         let (t, e) = (&self.tensor(), &end.tensor());
         let w = other_strict(weight)?;
-        Ok(run(py, t.numel().max(e.numel()), || match &w {
-            Other::T(x) => t.lerp(e, Arg::T(x)),
-            Other::S(s) => t.lerp(e, Arg::S(*s)),
-        })?)
+        Ok(run(py, t.numel().max(e.numel()), || t.lerp(e, w.arg()))?)
     }
 
     fn addc_impl(

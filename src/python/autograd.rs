@@ -496,30 +496,6 @@ fn _grad(
     Ok(to_py_grads(py, &result)?.unbind())
 }
 
-/// Makes `outputs` (a tensor or a sequence of them), computed from `inputs` by recorded ops,
-/// the outputs of one node named `name`, as PyTorch's node of that op (see
-/// `autograd::composite`). For ops written in Python; every tensor the op read that may need a
-/// gradient must be among `inputs`.
-#[pyfunction]
-fn _composite(py: Python<'_>, name: &str, inputs: &Bound<'_, PyAny>, outputs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    // None stands for an optional input that was not given: PyTorch lists it as a None edge.
-    let ins: Vec<Option<Tensor>> = inputs
-        .try_iter()?
-        .map(|t| {
-            let t = t?;
-            Ok(t.cast::<PyTensor>().ok().map(|t| t.get().tensor()))
-        })
-        .collect::<PyResult<_>>()?;
-    let ins: Vec<Option<&Tensor>> = ins.iter().map(Option::as_ref).collect();
-    if let Ok(one) = outputs.cast::<PyTensor>() {
-        let out = crate::autograd::composite::composite_optional(name, &ins, vec![one.get().tensor()]);
-        return Ok(Py::new(py, PyTensor::wrap(out.into_iter().next().expect("one output in, one out")))?.into_any());
-    }
-    let outs = tensors_of(outputs)?;
-    let out = crate::autograd::composite::composite_optional(name, &ins, outs);
-    Ok(super::tensor_object::tensors_tuple(py, out)?.into_any())
-}
-
 #[pyfunction]
 fn is_grad_enabled() -> bool {
     grad_mode::is_enabled()
@@ -725,7 +701,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_bump_versions, m)?)?;
     m.add_function(wrap_pyfunction!(_backward, m)?)?;
     m.add_function(wrap_pyfunction!(_grad, m)?)?;
-    m.add_function(wrap_pyfunction!(_composite, m)?)?;
     m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_inference_mode, m)?)?;

@@ -93,10 +93,7 @@ impl PyTensor {
     fn masked_fill_<'py>(slf: &Bound<'py, Self>, mask: &PyTensor, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
         let (t, m) = (&slf.get().tensor(), &mask.tensor());
         let v = other_strict(value)?;
-        run(slf.py(), t.numel(), || match &v {
-            Other::T(x) => t.masked_fill_(m, Arg::T(x)),
-            Other::S(s) => t.masked_fill_(m, Arg::S(*s)),
-        })?;
+        run(slf.py(), t.numel(), || t.masked_fill_(m, v.arg()))?;
         Ok(slf.clone())
     }
 
@@ -147,9 +144,6 @@ impl PyTensor {
     fn masked_fill_impl(&self, py: Python<'_>, mask: &PyTensor, value: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         let (t, m) = (&self.tensor(), &mask.tensor());
         let v = other_strict(value)?;
-        Ok(run(py, t.numel(), || match &v {
-            Other::T(x) => t.masked_fill(m, Arg::T(x)),
-            Other::S(s) => t.masked_fill(m, Arg::S(*s)),
-        })?)
+        Ok(run(py, t.numel(), || t.masked_fill(m, v.arg()))?)
     }
 }

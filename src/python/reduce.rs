@@ -7,7 +7,6 @@ use pyo3::prelude::*;
 
 use crate::tensor::{BinaryOp, ReduceOp, Tensor};
 
-use super::arith::one;
 use super::convert::dims_arg;
 use super::dtype::extract_opt_dtype;
 use super::gil::run;
@@ -292,19 +291,7 @@ impl PyTensor {
     fn max_min(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, max: bool) -> PyResult<Py<PyAny>> {
         let t = &self.tensor();
         match dim {
-            None => {
-                let op = if max { ReduceOp::Max } else { ReduceOp::Min };
-                if t.numel() == 0 {
-                    return Err(PyRuntimeError::new_err(format!(
-                        "{}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.",
-                        if max { "max" } else { "min" }
-                    )));
-                }
-                let r = run(py, t.numel(), || t.extremum_all(op == ReduceOp::Max))?;
-                // max() over all elements is its own overload in PyTorch (amax() is not).
-                let r = one(crate::autograd::composite(if max { "MaxBackward1" } else { "MinBackward1" }, &[t], vec![r]));
-                Ok(Py::new(py, PyTensor::wrap(r))?.into_any())
-            }
+            None => Ok(Py::new(py, PyTensor::wrap(run(py, t.numel(), || t.extremum_all(max))?))?.into_any()),
             Some(d) if d.cast::<PyTensor>().is_ok() => {
                 let op = if max { BinaryOp::Maximum } else { BinaryOp::Minimum };
                 Ok(Py::new(py, self.method(py, op, d)?)?.into_any())

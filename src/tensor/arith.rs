@@ -199,6 +199,45 @@ pub fn div_trunc_integer(a: Arg, b: Arg) -> Result<Tensor> {
     binary(Arg::T(&even), b, BinaryOp::FloorDiv)
 }
 
+/// How `div` rounds its quotient (`rounding_mode`); no mode is true division.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoundingMode {
+    /// Toward zero.
+    Trunc,
+    /// Toward negative infinity.
+    Floor,
+}
+
+impl RoundingMode {
+    /// PyTorch's spelling of a mode; another is its RuntimeError.
+    pub fn parse(mode: &str) -> Result<RoundingMode> {
+        match mode {
+            "trunc" => Ok(RoundingMode::Trunc),
+            "floor" => Ok(RoundingMode::Floor),
+            m => Err(Error::Runtime(format!("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'"))),
+        }
+    }
+}
+
+/// `div(a, b, rounding_mode=mode)`: floored (DivBackward2, a zero gradient) or truncated (exact
+/// for integers; for floats the truncated true quotient, in the promoted dtype). Bool operands
+/// have no truncated division, as in PyTorch.
+pub fn div_rounded(a: &Tensor, b: Arg, mode: RoundingMode) -> Result<Tensor> {
+    match mode {
+        RoundingMode::Floor => div_floor(Arg::T(a), b),
+        RoundingMode::Trunc => {
+            let common = result_dtype(a, &b);
+            if common == DType::Bool {
+                return Err(Error::NotImplemented("\"div_trunc_cpu\" not implemented for 'Bool'".into()));
+            }
+            if !common.is_floating_point() {
+                return div_trunc_integer(Arg::T(a), b);
+            }
+            binary(Arg::T(a), b, BinaryOp::Div)?.unary(crate::tensor::UnaryOp::Trunc)?.to_dtype(common)
+        }
+    }
+}
+
 /// The device of an op's tensor operands (zero-dim CPU tensors join any device as scalars).
 fn args_device(args: &[&Arg]) -> Result<Device> {
     let tensors: Vec<&Tensor> = args
@@ -343,61 +382,6 @@ impl Tensor {
         let (a, b) = (ca.as_ref().map_or(a, Arg::T), cb.as_ref().map_or(b, Arg::T));
         let (va, vb) = (a.on(device, &shape), b.on(device, &shape));
         Ok(Tensor::from_array(crate::dispatch::of(device).where_(&c, a.backend_operand(&va)?, b.backend_operand(&vb)?, &shape, dtype)?))
-    }
-
-    /// `clamp(min, max)` with scalar bounds; NaN stays NaN.
-    pub fn clamp_scalar(&self, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
-        if min.is_none() && max.is_none() {
-            return Err(Error::Runtime("torch.clamp: At least one of 'min' or 'max' must not be None".into()));
-        }
-        let mut ops = vec![Operand::Tensor(self.dtype())];
-        ops.extend(min.iter().chain(max.iter()).map(|s| Operand::Scalar(s.category())));
-        let dtype = result_type(&ops);
-        // An integer bound beyond the dtype's range on its own side clamps nothing: it saturates
-        // rather than wraps (int8 clamp(max=1000) keeps every value). One beyond the other side
-        // would clamp everything to a value the dtype lacks: PyTorch refuses it.
-        let saturate = |s: Scalar, which: &str| -> Result<Scalar> {
-            match s {
-                Scalar::Int(i) if !dtype.is_floating_point() && dtype != DType::Bool => {
-                    let (lo, hi) = crate::tensor::scalar_check::int_range(dtype);
-                    if (which == "min" && i > hi) || (which == "max" && i < lo) {
-                        return Err(Error::Runtime(format!(
-                            "Clamp {which} value {i} is outside the representable range of {}",
-                            dtype.title_name()
-                        )));
-                    }
-                    Ok(Scalar::Int(i.clamp(lo, hi)))
-                }
-                s => Ok(s),
-            }
-        };
-        let min = min.map(|s| saturate(s, "min")).transpose()?;
-        let max = max.map(|s| saturate(s, "max")).transpose()?;
-        let x = self.to_dtype(dtype)?;
-        let clamped = {
-            let _raw = crate::autograd::GradMode::disabled();
-            let mut t = x.clone();
-            if let Some(lo) = min {
-                t = t.binary_scalar(BinaryOp::Maximum, lo, false)?;
-            }
-            if let Some(hi) = max {
-                t = t.binary_scalar(BinaryOp::Minimum, hi, false)?;
-            }
-            t
-        };
-        if !(crate::autograd::is_grad_enabled() && x.requires_grad()) {
-            return Ok(clamped);
-        }
-        // PyTorch's clamp passes the gradient strictly inside the bounds only: none at a bound,
-        // none where the input is NaN. The values are the clamped ones everywhere else.
-        let mut out = x.clone();
-        for (bound, inside) in [(min, BinaryOp::Gt), (max, BinaryOp::Lt)] {
-            if let Some(b) = bound {
-                let keep = x.binary_scalar(inside, b, false)?;
-                out = Tensor::where_(&keep, Arg::T(&out), Arg::T(&clamped))?;
-            }
-        }
-        Ok(out)
     }
 
     /// `frac`: `x - trunc(x)`, for floating point tensors.

@@ -1,6 +1,7 @@
 //! The tensor: a strided view over shared storage. Cheap to clone (an `Arc`).
 
 pub mod arith;
+mod clamp;
 pub mod conv;
 pub mod convolution;
 mod copy;

@@ -1,7 +1,7 @@
 //! Reductions (sum, mean, prod, max/min, arg-reductions, var/std, norm, logsumexp, all/any),
 //! softmax and cumulative ops.
 
-use crate::autograd::{record, GradMode, Op};
+use crate::autograd::{record, record_named, GradMode, Op};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::{wrap_dim, wrap_dims};
@@ -48,8 +48,16 @@ impl Tensor {
     }
 
     /// `max()` / `min()` over all elements: amax's value, but a NaN result shares its gradient
-    /// between the NaNs of the input (PyTorch's `evenly_distribute_backward`).
+    /// between the NaNs of the input (PyTorch's `evenly_distribute_backward`). Its own overload
+    /// in PyTorch, with its own node (MaxBackward1 / MinBackward1; amax's is not) and its error
+    /// for an empty input.
     pub fn extremum_all(&self, max: bool) -> Result<Tensor> {
+        let name = if max { "max" } else { "min" };
+        if self.numel() == 0 {
+            return Err(Error::Runtime(format!(
+                "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+            )));
+        }
         let op = if max { ReduceOp::Max } else { ReduceOp::Min };
         let out = {
             let _raw = GradMode::disabled();
@@ -57,7 +65,8 @@ impl Tensor {
         };
         if crate::autograd::is_grad_enabled() && self.requires_grad() {
             let dims = (0..self.ndim()).collect();
-            record(Op::Extremum { dims, keepdim: false, max, nan_ties: true }, &[self], &[&out], &[0], &[0]);
+            let node = if max { "MaxBackward1" } else { "MinBackward1" };
+            record_named(Some(node), Op::Extremum { dims, keepdim: false, max, nan_ties: true }, &[self], &[&out], &[0], &[0]);
         }
         Ok(out)
     }

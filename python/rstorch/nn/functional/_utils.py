@@ -1,8 +1,6 @@
 """Argument normalisation shared by the functional ops: int-or-tuple sizes and reductions."""
 import collections.abc
 
-import rstorch
-
 
 def _ntuple(n, name):
     def parse(x):
@@ -30,10 +28,3 @@ def reduction_from_legacy(size_average, reduce, reduction):
     if not reduce:
         return "none"
     return "mean" if size_average else "sum"
-
-
-def as_node(name, inputs, out):
-    """`out`, computed from `inputs` by recorded ops, as the output of one node named `name`
-    (PyTorch's node of the op). Every tensor the op read that may need a gradient is in
-    `inputs`; None entries are left out."""
-    return rstorch._C._composite(name, [t for t in inputs if t is not None], out)
