@@ -60,6 +60,14 @@ pub trait Backend: Sync {
         0
     }
 
+    /// Whether the host reads this backend's values without waiting for a device (host
+    /// memory). An op may then choose its path by the data (interpolate's matrix product needs
+    /// all inputs finite); elsewhere asking would stall the device's queue, so it takes the path
+    /// that is right for any data.
+    fn reads_values_without_waiting(&self) -> bool {
+        false
+    }
+
     fn adapter_name(&self, _ordinal: usize) -> Result<String> {
         Err(unavailable(self.name()))
     }

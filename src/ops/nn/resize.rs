@@ -246,11 +246,11 @@ impl LinearSources {
 /// Linear interpolation of `x` along `axis`. A product with the weight matrix is the fast way,
 /// but it multiplies every input by a weight, zero or not, so one inf or NaN would spread over
 /// the whole line; inputs that are not all finite take the two reads each output makes instead,
-/// which keeps them where PyTorch keeps them. (Off the CPU the reads are always taken: asking
-/// whether all are finite would wait for the device.)
+/// which keeps them where PyTorch keeps them. (On a device the reads are always taken: asking
+/// whether all are finite would wait for it; `Backend::reads_values_without_waiting`.)
 fn linear_along(x: &Tensor, axis: usize, sources: &LinearSources) -> Result<Tensor> {
     let (dtype, device) = (x.dtype(), x.device());
-    if device.is_cpu() && all_finite(x)? {
+    if x.backend().reads_values_without_waiting() && all_finite(x)? {
         let m = sources.matrix()?.to_dtype(dtype)?;
         return x.movedim(axis as i64, -1)?.matmul(&m.t()?)?.movedim(-1, axis as i64);
     }
