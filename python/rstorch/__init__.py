@@ -26,11 +26,10 @@ short, int, long = int16, int32, int64
 concat = concatenate = cat
 
 # Functions that are the Tensor methods of the same name (`rstorch.exp(x)` is `x.exp()`): the
-# unary ops declared in the core's registry (`src/ops/unary.rs`), then the others.
-_METHOD_FUNCTIONS = list(_C._unary_ops()[0]) + """
-    add sub subtract mul multiply div divide true_divide floor_divide remainder pow maximum minimum
-    atan2 eq ne lt le gt ge greater less logical_and logical_or logical_xor logical_not bitwise_and
-    bitwise_or bitwise_xor bitwise_not round
+# unary and binary ops declared in the core's registry (`src/ops/unary.rs`, `src/ops/binary.rs`),
+# then the others.
+_METHOD_FUNCTIONS = list(_C._unary_ops()[0]) + list(_C._binary_ops()) + """
+    add sub subtract div divide pow logical_not bitwise_not round
     square clamp clip clamp_min clamp_max
     sum prod mean all any amax amin max min argmax argmin var std norm logsumexp softmax
     log_softmax cumsum cumprod
@@ -39,7 +38,7 @@ _METHOD_FUNCTIONS = list(_C._unary_ops()[0]) + """
     index_select gather scatter scatter_add index_add masked_fill masked_select nonzero sort argsort
     topk matmul mm bmm mv dot inner outer addmm numel is_floating_point is_complex clone detach
     frac lerp addcmul addcdiv median kthvalue broadcast_to tile diag diagonal trace take
-    fmod isnan isinf isposinf isneginf isfinite nan_to_num nan_to_num_ allclose as_strided
+    isnan isinf isposinf isneginf isfinite nan_to_num nan_to_num_ allclose as_strided
 """.split()
 for _name in _METHOD_FUNCTIONS:
     globals()[_name] = getattr(Tensor, _name)

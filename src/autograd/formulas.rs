@@ -176,6 +176,7 @@ unary_op_table!(define_unary_backward);
 macro_rules! define_binary_backward {
     ($($(#[$doc:meta])* $V:ident {
         name: $name:literal, node: $node:literal, class: $class:ident, wgpu: ($wf:expr, $wi:expr),
+        py: [$($py:ident $py_inplace:ident),*], other: $other:ident,
         cpu: |$x:ident, $y:ident| $cpu:expr,
         grad: |$g:ident, $a:ident, $b:ident, $need:ident| $grad:expr,
     })*) => {

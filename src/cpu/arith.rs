@@ -47,6 +47,7 @@ pub fn binary(op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], com
             macro_rules! kernels {
                 ($($(#[$doc:meta])* $V:ident {
                     name: $name:literal, node: $node:literal, class: $class:ident, wgpu: ($wf:expr, $wi:expr),
+                    py: [$($py:ident $py_inplace:ident),*], other: $other:ident,
                     cpu: |$x:ident, $y:ident| $cpu:expr,
                     grad: |$g:ident, $a:ident, $b:ident, $need:ident| $grad:expr,
                 })*) => {

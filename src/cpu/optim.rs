@@ -53,43 +53,34 @@ pub trait OptFloat:
     fn of(v: f64) -> Self;
 }
 
-impl OptFloat for f32 {
-    #[inline(always)]
-    fn sqrt(self) -> Self {
-        f32::sqrt(self)
-    }
-    #[inline(always)]
-    fn max(self, o: Self) -> Self {
-        if self >= o || self.is_nan() {
-            self
-        } else {
-            o
+/// The updates' operations for one float type: its own sqrt, a max that propagates a NaN from
+/// either side (amsgrad's running maximum, as `torch.maximum` does), and the conversion of the
+/// float64 hyperparameters.
+macro_rules! opt_float {
+    ($t:ty) => {
+        impl OptFloat for $t {
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            #[inline(always)]
+            fn max(self, o: Self) -> Self {
+                if self >= o || self.is_nan() {
+                    self
+                } else {
+                    o
+                }
+            }
+            #[inline(always)]
+            fn of(v: f64) -> Self {
+                v as $t
+            }
         }
-    }
-    #[inline(always)]
-    fn of(v: f64) -> Self {
-        v as f32
-    }
+    };
 }
 
-impl OptFloat for f64 {
-    #[inline(always)]
-    fn sqrt(self) -> Self {
-        f64::sqrt(self)
-    }
-    #[inline(always)]
-    fn max(self, o: Self) -> Self {
-        if self >= o || self.is_nan() {
-            self
-        } else {
-            o
-        }
-    }
-    #[inline(always)]
-    fn of(v: f64) -> Self {
-        v
-    }
-}
+opt_float!(f32);
+opt_float!(f64);
 
 /// Elements per task when one parameter is split across threads.
 const CHUNK: usize = 1 << 14;

@@ -12,6 +12,10 @@
 //! - `wgpu`: its op codes in the shaders, `(float, int)`: for `Arith`/`Bitwise` the
 //!   `binary_float`/`binary_int` switch case (None where the device has no kernel), for
 //!   `Compare`/`Logical` the `compare`/`logical` case;
+//! - `py`: the `Tensor` methods bound from the entry, each with its in-place form
+//!   (`mul mul_, multiply multiply_`); `[]` where the binding is written by hand (`add`/`sub`
+//!   with `alpha`, `div` with `rounding_mode`, `pow`, the operators), and `other`: `Number` where
+//!   `other` may be a tensor or a Python number, `Tensor` where PyTorch has no number overload;
 //! - `cpu`: the kernel of one element pair, generic over the element type `T` (`cpu/num.rs`'s
 //!   `Arith`);
 //! - `grad`: the gradients of both operands from the incoming gradient `g`, closures `a()` and
@@ -21,8 +25,9 @@
 //!
 //! The table holds tokens only: each consumer expands what it needs where it lives, so this
 //! file depends on nothing. The enum and its facts come from here; the CPU kernels from
-//! `cpu/arith.rs`, the device's op codes from `wgpu/elementwise.rs` and the gradients from
-//! `autograd/formulas.rs` (the names the tokens use are in scope there).
+//! `cpu/arith.rs`, the device's op codes from `wgpu/elementwise.rs`, the gradients from
+//! `autograd/formulas.rs` (the names the tokens use are in scope there) and the Python methods,
+//! with `_C._binary_ops()` naming them for `torch.X`, from `python/arith.rs`.
 
 /// Calls `$consumer! { entries }` with every declared binary op.
 macro_rules! binary_op_table {
@@ -30,21 +35,25 @@ macro_rules! binary_op_table {
         $consumer! {
             Add {
                 name: "add", node: "AddBackward0", class: Arith, wgpu: (Some(0), Some(0)),
+                py: [], other: Number,
                 cpu: |x, y| x.add(y),
                 grad: |g, _a, _b, _need| (Some(g.clone()), Some(g.clone())),
             }
             Sub {
                 name: "sub", node: "SubBackward0", class: Arith, wgpu: (Some(1), Some(1)),
+                py: [], other: Number,
                 cpu: |x, y| x.sub(y),
                 grad: |g, _a, _b, _need| (Some(g.clone()), Some(un(g, UnaryOp::Neg)?)),
             }
             Mul {
                 name: "mul", node: "MulBackward0", class: Arith, wgpu: (Some(2), Some(2)),
+                py: [mul mul_, multiply multiply_], other: Number,
                 cpu: |x, y| x.mul(y),
                 grad: |g, a, b, need| (need(0).then(|| mul(g, &b()?)).transpose()?, need(1).then(|| mul(g, &a()?)).transpose()?),
             }
             Div {
                 name: "div", node: "DivBackward0", class: Arith, wgpu: (Some(3), None),
+                py: [true_divide true_divide_], other: Number,
                 cpu: |x, y| x.div(y),
                 grad: |g, a, b, need| (
                     need(0).then(|| div(g, &b()?)).transpose()?,
@@ -59,11 +68,13 @@ macro_rules! binary_op_table {
             FloorDiv {
                 // Recorded as PyTorch's NotImplemented node (`tensor::arith`).
                 name: "floor_divide", node: "FloorDivideBackward0", class: Arith, wgpu: (Some(4), Some(4)),
+                py: [floor_divide floor_divide_], other: Number,
                 cpu: |x, y| x.floor_div(y),
                 grad: |g, _a, _b, _need| (Some(muls(g, 0.0)?), Some(muls(g, 0.0)?)),
             }
             Rem {
                 name: "remainder", node: "RemainderBackward0", class: Arith, wgpu: (Some(5), Some(5)),
+                py: [remainder remainder_], other: Number,
                 cpu: |x, y| x.rem(y),
                 grad: |g, a, b, _need| {
                     let (a, b) = (a()?, b()?);
@@ -75,6 +86,7 @@ macro_rules! binary_op_table {
             /// C's `fmod`: the remainder of the quotient truncated toward zero (the dividend's sign).
             Fmod {
                 name: "fmod", node: "FmodBackward0", class: Arith, wgpu: (Some(14), Some(14)),
+                py: [fmod fmod_], other: Number,
                 cpu: |x, y| x.fmod(y),
                 grad: |g, a, b, _need| {
                     let (a, b) = (a()?, b()?);
@@ -85,6 +97,7 @@ macro_rules! binary_op_table {
             }
             Pow {
                 name: "pow", node: "PowBackward1", class: Arith, wgpu: (Some(6), Some(6)),
+                py: [], other: Number,
                 cpu: |x, y| Arith::pow(x, y),
                 grad: |g, a, b, need| {
                     let (a, b) = (a()?, b()?);
@@ -109,16 +122,19 @@ macro_rules! binary_op_table {
             }
             Maximum {
                 name: "maximum", node: "MaximumBackward0", class: Arith, wgpu: (Some(7), Some(7)),
+                py: [maximum maximum_], other: Tensor,
                 cpu: |x, y| x.max_nan(y),
                 grad: |g, a, b, _need| extremum_grads(g, &a()?, &b()?, true)?,
             }
             Minimum {
                 name: "minimum", node: "MinimumBackward0", class: Arith, wgpu: (Some(8), Some(8)),
+                py: [minimum minimum_], other: Tensor,
                 cpu: |x, y| x.min_nan(y),
                 grad: |g, a, b, _need| extremum_grads(g, &a()?, &b()?, false)?,
             }
             Atan2 {
                 name: "atan2", node: "Atan2Backward0", class: Arith, wgpu: (Some(9), None),
+                py: [atan2 atan2_, arctan2 arctan2_], other: Tensor,
                 cpu: |x, y| T::from_f64(x.to_f64().atan2(y.to_f64())),
                 grad: |g, a, b, _need| {
                     let (a, b) = (a()?, b()?);
@@ -128,61 +144,73 @@ macro_rules! binary_op_table {
             }
             Eq {
                 name: "eq", node: "BinaryBackward0", class: Compare, wgpu: (Some(0), Some(0)),
+                py: [eq eq_], other: Number,
                 cpu: |x, y| x == y,
                 grad: |g, _a, _b, _need| (Some(muls(g, 0.0)?), Some(muls(g, 0.0)?)),
             }
             Ne {
                 name: "ne", node: "BinaryBackward0", class: Compare, wgpu: (Some(1), Some(1)),
+                py: [ne ne_, not_equal not_equal_], other: Number,
                 cpu: |x, y| x != y,
                 grad: |g, _a, _b, _need| (Some(muls(g, 0.0)?), Some(muls(g, 0.0)?)),
             }
             Lt {
                 name: "lt", node: "BinaryBackward0", class: Compare, wgpu: (Some(2), Some(2)),
+                py: [lt lt_, less less_], other: Number,
                 cpu: |x, y| x < y,
                 grad: |g, _a, _b, _need| (Some(muls(g, 0.0)?), Some(muls(g, 0.0)?)),
             }
             Le {
                 name: "le", node: "BinaryBackward0", class: Compare, wgpu: (Some(3), Some(3)),
+                py: [le le_, less_equal less_equal_], other: Number,
                 cpu: |x, y| x <= y,
                 grad: |g, _a, _b, _need| (Some(muls(g, 0.0)?), Some(muls(g, 0.0)?)),
             }
             Gt {
                 name: "gt", node: "BinaryBackward0", class: Compare, wgpu: (Some(4), Some(4)),
+                py: [gt gt_, greater greater_], other: Number,
                 cpu: |x, y| x > y,
                 grad: |g, _a, _b, _need| (Some(muls(g, 0.0)?), Some(muls(g, 0.0)?)),
             }
             Ge {
                 name: "ge", node: "BinaryBackward0", class: Compare, wgpu: (Some(5), Some(5)),
+                py: [ge ge_, greater_equal greater_equal_], other: Number,
                 cpu: |x, y| x >= y,
                 grad: |g, _a, _b, _need| (Some(muls(g, 0.0)?), Some(muls(g, 0.0)?)),
             }
             LogicalAnd {
                 name: "logical_and", node: "BinaryBackward0", class: Logical, wgpu: (Some(0), Some(0)),
+                py: [logical_and logical_and_], other: Number,
                 cpu: |x, y| x.is_nonzero() && y.is_nonzero(),
                 grad: |g, _a, _b, _need| (Some(muls(g, 0.0)?), Some(muls(g, 0.0)?)),
             }
             LogicalOr {
                 name: "logical_or", node: "BinaryBackward0", class: Logical, wgpu: (Some(1), Some(1)),
+                py: [logical_or logical_or_], other: Number,
                 cpu: |x, y| x.is_nonzero() || y.is_nonzero(),
                 grad: |g, _a, _b, _need| (Some(muls(g, 0.0)?), Some(muls(g, 0.0)?)),
             }
             LogicalXor {
                 name: "logical_xor", node: "BinaryBackward0", class: Logical, wgpu: (Some(2), Some(2)),
+                py: [logical_xor logical_xor_], other: Number,
                 cpu: |x, y| x.is_nonzero() != y.is_nonzero(),
                 grad: |g, _a, _b, _need| (Some(muls(g, 0.0)?), Some(muls(g, 0.0)?)),
             }
             BitAnd {
                 name: "bitwise_and", node: "BinaryBackward0", class: Bitwise, wgpu: (None, Some(11)),
+                py: [bitwise_and bitwise_and_], other: Number,
                 cpu: |x, y| T::from_i64(x.to_i64() & y.to_i64()),
                 grad: |g, _a, _b, _need| (Some(muls(g, 0.0)?), Some(muls(g, 0.0)?)),
             }
             BitOr {
                 name: "bitwise_or", node: "BinaryBackward0", class: Bitwise, wgpu: (None, Some(12)),
+                py: [bitwise_or bitwise_or_], other: Number,
                 cpu: |x, y| T::from_i64(x.to_i64() | y.to_i64()),
                 grad: |g, _a, _b, _need| (Some(muls(g, 0.0)?), Some(muls(g, 0.0)?)),
             }
             BitXor {
                 name: "bitwise_xor", node: "BinaryBackward0", class: Bitwise, wgpu: (None, Some(13)),
+                py: [bitwise_xor bitwise_xor_], other: Number,
                 cpu: |x, y| T::from_i64(x.to_i64() ^ y.to_i64()),
                 grad: |g, _a, _b, _need| (Some(muls(g, 0.0)?), Some(muls(g, 0.0)?)),
             }
@@ -190,6 +218,7 @@ macro_rules! binary_op_table {
             /// (`threshold_backward`; zero where the output is <= 0, so a NaN output passes it).
             ReluGrad {
                 name: "threshold_backward", node: "ThresholdBackward0", class: Arith, wgpu: (Some(10), Some(10)),
+                py: [], other: Number,
                 cpu: |x, y| if y <= T::zero() { T::zero() } else { x },
                 // relu's gradient masked again; the mask (relu's output) gets none.
                 grad: |g, _a, b, _need| (Some(g.binary(BinaryOp::ReluGrad, &b()?)?), Some(muls(g, 0.0)?)),
@@ -216,6 +245,7 @@ pub enum BinaryClass {
 macro_rules! define_binary_ops {
     ($($(#[$doc:meta])* $V:ident {
         name: $name:literal, node: $node:literal, class: $class:ident, wgpu: ($wf:expr, $wi:expr),
+        py: [$($py:ident $py_inplace:ident),*], other: $other:ident,
         cpu: |$x:ident, $y:ident| $cpu:expr,
         grad: |$g:ident, $a:ident, $b:ident, $need:ident| $grad:expr,
     })*) => {

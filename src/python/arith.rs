@@ -78,7 +78,7 @@ impl PyTensor {
         }
     }
 
-    fn inplace(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> PyResult<()> {
+    pub(super) fn inplace(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> PyResult<()> {
         let t = &self.tensor();
         let o = other_strict(other)?;
         run(py, t.numel(), || t.binary_(op, o.arg()))?;
@@ -138,72 +138,6 @@ operators! {
     __and__, __rand__, __iand__ => BinaryOp::BitAnd;
     __or__, __ror__, __ior__ => BinaryOp::BitOr;
     __xor__, __rxor__, __ixor__ => BinaryOp::BitXor;
-}
-
-/// Binary methods `x.name(other)` and their in-place forms `x.name_(other)`.
-macro_rules! binary_methods {
-    ($($name:ident, $iname:ident => $op:expr;)*) => {
-        #[pymethods]
-        impl PyTensor {
-            $(
-                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-                    self.method(py, $op, other)
-                }
-                fn $iname<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-                    slf.get().inplace(slf.py(), $op, other)?;
-                    Ok(slf.clone())
-                }
-            )*
-        }
-    };
-}
-
-binary_methods! {
-    mul, mul_ => BinaryOp::Mul;
-    multiply, multiply_ => BinaryOp::Mul;
-    true_divide, true_divide_ => BinaryOp::Div;
-    floor_divide, floor_divide_ => BinaryOp::FloorDiv;
-    remainder, remainder_ => BinaryOp::Rem;
-    fmod, fmod_ => BinaryOp::Fmod;
-    eq, eq_ => BinaryOp::Eq;
-    ne, ne_ => BinaryOp::Ne;
-    lt, lt_ => BinaryOp::Lt;
-    le, le_ => BinaryOp::Le;
-    gt, gt_ => BinaryOp::Gt;
-    ge, ge_ => BinaryOp::Ge;
-    greater, greater_ => BinaryOp::Gt;
-    less, less_ => BinaryOp::Lt;
-    logical_and, logical_and_ => BinaryOp::LogicalAnd;
-    logical_or, logical_or_ => BinaryOp::LogicalOr;
-    logical_xor, logical_xor_ => BinaryOp::LogicalXor;
-    bitwise_and, bitwise_and_ => BinaryOp::BitAnd;
-    bitwise_or, bitwise_or_ => BinaryOp::BitOr;
-    bitwise_xor, bitwise_xor_ => BinaryOp::BitXor;
-}
-
-/// Binary methods whose `other` must be a tensor (PyTorch has no overload taking a number).
-macro_rules! tensor_binary_methods {
-    ($($name:ident, $iname:ident => $op:expr;)*) => {
-        #[pymethods]
-        impl PyTensor {
-            $(
-                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-                    Ok(PyTensor::wrap(self.binop(py, $op, &tensor_only(stringify!($name), other)?, false)?))
-                }
-                fn $iname<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-                    tensor_only(stringify!($iname), other)?;
-                    slf.get().inplace(slf.py(), $op, other)?;
-                    Ok(slf.clone())
-                }
-            )*
-        }
-    };
-}
-
-tensor_binary_methods! {
-    maximum, maximum_ => BinaryOp::Maximum;
-    minimum, minimum_ => BinaryOp::Minimum;
-    atan2, atan2_ => BinaryOp::Atan2;
 }
 
 /// Unary methods `x.name()` (in-place forms are written in Python over `copy_`).

@@ -4,6 +4,7 @@
 mod activation;
 mod arith;
 mod autograd;
+mod binary;
 mod composite;
 mod convert;
 mod dtype;
@@ -49,6 +50,7 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     spatial::register(m)?;
     wgpu::register(m)?;
     unary::register(m)?;
+    binary::register(m)?;
     composite::register(m)?;
     Ok(())
 }
