@@ -38,7 +38,7 @@ _METHOD_FUNCTIONS = list(_C._unary_ops()[0]) + list(_C._binary_ops()) + """
     index_select gather scatter scatter_add index_add masked_fill masked_select nonzero sort argsort
     topk matmul mm bmm mv dot inner outer addmm numel is_floating_point is_complex clone detach
     frac lerp addcmul addcdiv median kthvalue broadcast_to tile diag diagonal trace take
-    isnan isinf isposinf isneginf isfinite nan_to_num nan_to_num_ allclose as_strided
+    multinomial isnan isinf isposinf isneginf isfinite nan_to_num nan_to_num_ allclose as_strided
 """.split()
 for _name in _METHOD_FUNCTIONS:
     globals()[_name] = getattr(Tensor, _name)

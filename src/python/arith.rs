@@ -48,6 +48,21 @@ pub(super) fn tensor_only(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Other>
     }
 }
 
+/// A `Number` argument of `method` (`alpha`, ...): a Python or NumPy number, or a zero-dim tensor,
+/// which PyTorch reads as its value; anything else is PyTorch's TypeError.
+pub(super) fn number_arg(method: &str, arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
+    if let Some(s) = scalar_of(obj) {
+        return Ok(s);
+    }
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = t.get().tensor();
+        if t.ndim() == 0 {
+            return Ok(t.item()?);
+        }
+    }
+    Err(PyTypeError::new_err(format!("{method}(): argument '{arg}' must be Number, not {}", obj.get_type().name()?)))
+}
+
 /// `obj` as an operand: a tensor, a number, or data converted to a tensor.
 pub(super) fn other_strict(obj: &Bound<'_, PyAny>) -> PyResult<Other> {
     if let Some(o) = other_of(obj) {
@@ -90,10 +105,17 @@ impl PyTensor {
     }
 
     /// `self + alpha * other` (or `-` when `sub`).
-    fn add_alpha(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>, sub: bool) -> PyResult<Tensor> {
+    fn add_alpha(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        other: &Bound<'_, PyAny>,
+        alpha: Option<&Bound<'_, PyAny>>,
+        sub: bool,
+    ) -> PyResult<Tensor> {
         let op = if sub { BinaryOp::Sub } else { BinaryOp::Add };
         let o = other_strict(other)?;
-        let alpha = alpha.and_then(scalar_of);
+        let alpha = alpha.filter(|a| !a.is_none()).map(|a| number_arg(name, "alpha", a)).transpose()?;
         if let Some(a) = alpha {
             let me = &self.tensor();
             let r = crate::tensor::arith::result_dtype(me, &o.arg());
@@ -225,20 +247,20 @@ impl PyTensor {
 
     #[pyo3(signature = (other, *, alpha=None))]
     fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.add_alpha(py, other, alpha, false)?))
+        Ok(PyTensor::wrap(self.add_alpha(py, "add", other, alpha, false)?))
     }
 
     #[pyo3(signature = (other, *, alpha=None))]
     fn add_<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>, alpha: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
         let me = slf.get();
-        let r = me.add_alpha(slf.py(), other, alpha, false)?;
+        let r = me.add_alpha(slf.py(), "add_", other, alpha, false)?;
         me.assign_result(slf.py(), &r)?;
         Ok(slf.clone())
     }
 
     #[pyo3(signature = (other, *, alpha=None))]
     fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-        Ok(PyTensor::wrap(self.add_alpha(py, other, alpha, true)?))
+        Ok(PyTensor::wrap(self.add_alpha(py, "sub", other, alpha, true)?))
     }
 
     #[pyo3(signature = (other, *, alpha=None))]
@@ -249,7 +271,7 @@ impl PyTensor {
     #[pyo3(signature = (other, *, alpha=None))]
     fn sub_<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>, alpha: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
         let me = slf.get();
-        let r = me.add_alpha(slf.py(), other, alpha, true)?;
+        let r = me.add_alpha(slf.py(), "sub_", other, alpha, true)?;
         me.assign_result(slf.py(), &r)?;
         Ok(slf.clone())
     }

@@ -416,6 +416,14 @@ impl PyTensor {
         slf.get().tensor().zero_()?;
         Ok(slf.clone())
     }
+
+    /// `multinomial(num_samples, replacement=False, *, generator=None)`: category indices drawn
+    /// per row by the weights (`tensor::sampling`).
+    #[pyo3(signature = (num_samples, replacement=false, *, generator=None))]
+    fn multinomial(&self, py: Python<'_>, num_samples: i64, replacement: bool, generator: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let (t, gen) = (&self.tensor(), generator_of(generator)?);
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.multinomial(num_samples, replacement, &gen))?))
+    }
 }
 
 fn tensor_list(seq: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {

@@ -502,3 +502,16 @@ def test_new_ops_on_wgpu_match_the_cpu():
     (hc.median() + hc.kthvalue(2, 1)[0].sum() + hc.trace() + hc.take(idx).sum() + hc.diag().sum()).backward()
     assert g.grad.device.type == "wgpu"
     np.testing.assert_allclose(g.grad.cpu().numpy(), hc.grad.numpy(), rtol=1e-6)
+
+
+def test_alpha_is_a_number_or_a_zero_dim_tensor():
+    a, b = torch.ones(2), torch.ones(2)
+    assert torch.add(a, b, alpha=torch.tensor(2.0)).tolist() == [3.0, 3.0]
+    assert a.sub(b, alpha=torch.tensor(3)).tolist() == [-2.0, -2.0]
+    x = a.clone()
+    x.add_(b, alpha=torch.tensor(0.5))
+    assert x.tolist() == [1.5, 1.5]
+    with pytest.raises(TypeError, match=r"add_\(\): argument 'alpha' must be Number, not Tensor"):
+        a.clone().add_(b, alpha=torch.tensor([1.0, 2.0]))
+    with pytest.raises(TypeError, match=r"sub\(\): argument 'alpha' must be Number, not str"):
+        a.sub(b, alpha="x")
