@@ -38,6 +38,21 @@ CASES = {
     "rprop_bounds_max": ("Rprop", {"lr": 0.05, "etas": [0.3, 1.5], "step_sizes": [1e-3, 0.2], "maximize": True}),
 }
 
+# differentiable=True: the steps run on a non-leaf copy of a leaf, and the recorded gradient of a
+# loss on the result with respect to that leaf is taken through every update. PyTorch's own
+# Adamax cannot backpropagate through a second differentiable step (its exp_avg is changed in
+# place after lerp saved it), so its case stops after one.
+DIFFERENTIABLE = {
+    "Adadelta": {"lr": 0.5, "weight_decay": 0.1},
+    "Adamax": {"lr": 0.05, "weight_decay": 0.1},
+    "NAdam": {"lr": 0.05, "weight_decay": 0.1},
+    "NAdam_decoupled": {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True},
+    "RAdam": {"lr": 0.05, "betas": [0.8, 0.9], "weight_decay": 0.1},
+    "ASGD": {"lr": 0.05, "t0": 1, "lambd": 0.01, "weight_decay": 0.1},
+    "Rprop": {"lr": 0.05, "maximize": True},
+}
+DIFFERENTIABLE_STEPS = {"Adamax": 1}
+
 # (class, kwargs) that every PyTorch rejects; "@lr2" stands for a 2-element tensor learning rate.
 BAD_ARGS = [
     ("Adadelta", {"lr": -1.0}), ("Adadelta", {"rho": 1.5}), ("Adadelta", {"eps": -1e-3}),
@@ -118,13 +133,31 @@ def run_case(cls_name, kwargs, x, y, w0, b0):
     return {"optimizer": cls_name, "kwargs": kwargs, "steps": steps, "param_groups": groups}
 
 
+def run_differentiable(name, kwargs, w0):
+    cls = getattr(torch.optim, name.split("_")[0])
+    leaf = torch.tensor(w0, requires_grad=True)
+    p = leaf.clone()
+    opt = cls([p], differentiable=True, **kwargs_for_torch(kwargs))
+    rng = np.random.default_rng(7)
+    grads = [rng.standard_normal(w0.shape) for _ in range(DIFFERENTIABLE_STEPS.get(name, 8))]
+    for g in grads:
+        p.grad = torch.from_numpy(g)
+        opt.step()
+    weights = torch.linspace(-1.0, 1.0, p.numel(), dtype=torch.float64).reshape(p.shape)
+    (p * weights).sum().backward()
+    return {"optimizer": name.split("_")[0], "kwargs": kwargs, "grads": [g.tolist() for g in grads],
+            "params": p.detach().reshape(-1).tolist(), "leaf_grad": leaf.grad.reshape(-1).tolist()}
+
+
 def main():
     torch.set_default_dtype(torch.float32)
     x, y, w0, b0 = problem()
     out = {"x": x.tolist(), "y": y.tolist(), "w0": w0.tolist(), "b0": b0.tolist(), "cases": {}, "defaults": {},
-           "errors": []}
+           "errors": [], "differentiable": {}}
     for name, (cls_name, kwargs) in CASES.items():
         out["cases"][name] = run_case(cls_name, kwargs, x, y, w0, b0)
+    for name, kwargs in DIFFERENTIABLE.items():
+        out["differentiable"][name] = run_differentiable(name, kwargs, w0)
     for cls_name in sorted({c for c, _ in CASES.values()}):
         opt = getattr(torch.optim, cls_name)([torch.nn.Parameter(torch.zeros(2))])
         out["defaults"][cls_name] = {k: jsonable(v) for k, v in opt.param_groups[0].items() if k != "params"}

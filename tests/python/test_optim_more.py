@@ -88,3 +88,61 @@ def test_argument_errors_match_pytorch(error):
         cls([rstorch.nn.Parameter(rstorch.zeros(2))], **kwargs_for_rstorch(error["kwargs"]))
     assert type(info.value).__name__ == error["type"]
     assert str(info.value) == error["message"]
+
+
+# The optimizer reads a non-leaf's .grad, which warns as in PyTorch.
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf")
+@pytest.mark.parametrize("name", sorted(FIXTURE["differentiable"]))
+def test_differentiable_steps_backpropagate_as_pytorch(name):
+    case = FIXTURE["differentiable"][name]
+    leaf = rstorch.tensor(FIXTURE["w0"], dtype=rstorch.float64, requires_grad=True)
+    p = leaf.clone()
+    opt = getattr(optim, case["optimizer"])([p], differentiable=True, **kwargs_for_rstorch(case["kwargs"]))
+    for g in case["grads"]:
+        p.grad = rstorch.tensor(g, dtype=rstorch.float64)
+        opt.step()
+    assert p.grad_fn is not None
+    weights = rstorch.linspace(-1.0, 1.0, p.numel(), dtype=rstorch.float64).reshape(p.shape)
+    (p * weights).sum().backward()
+    assert_close(p.detach().reshape(-1).tolist(), case["params"], f"{name}: parameters")
+    assert_close(leaf.grad.reshape(-1).tolist(), case["leaf_grad"], f"{name}: gradient through the steps")
+
+
+@pytest.mark.parametrize("cls_name", sorted(FIXTURE["defaults"]))
+def test_differentiable_false_leaves_no_graph_and_leaf_params_refuse_differentiable(cls_name):
+    cls = getattr(optim, cls_name)
+    p = rstorch.nn.Parameter(rstorch.ones(3, dtype=rstorch.float64))
+    p.grad = rstorch.full((3,), 0.5, dtype=rstorch.float64)
+    opt = cls([p], foreach=True)
+    opt.step()
+    assert p.grad_fn is None and p.is_leaf and all(not v.requires_grad for v in opt.state[p].values())
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        cls([p], differentiable=True).step()
+
+
+@pytest.mark.parametrize("cls_name", sorted(FIXTURE["defaults"]))
+def test_capturable_on_cpu_is_refused_at_step_as_in_pytorch(cls_name):
+    p = rstorch.nn.Parameter(rstorch.ones(3))
+    p.grad = rstorch.ones(3)
+    opt = getattr(optim, cls_name)([p], capturable=True)
+    with pytest.raises(AssertionError, match="If capturable=True, .* must be on supported devices"):
+        opt.step()
+
+
+def test_tensor_lr_and_closure():
+    w, b = params_like_fixture()
+    case = CASES["nadam"]
+    opt = optim.NAdam([w, b], lr=rstorch.tensor(0.05))
+    x = rstorch.tensor(FIXTURE["x"], dtype=rstorch.float64)
+    y = rstorch.tensor(FIXTURE["y"], dtype=rstorch.float64)
+
+    def closure():
+        opt.zero_grad()
+        loss = (rstorch.tanh(x @ w.T + b) - y).pow(2).mean()
+        loss.backward()
+        return loss
+
+    loss = opt.step(closure)
+    assert loss.item() > 0
+    # The recorded float lr's update, up to the float32 rounding of the tensor lr (as in PyTorch).
+    np.testing.assert_allclose(w.detach().reshape(-1).tolist(), case["steps"][0]["params"][0], rtol=1e-7)

@@ -42,8 +42,10 @@ class Adadelta(Optimizer):
                     grad = grad.add(param, alpha=weight_decay)
                 square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
                 std = square_avg.add(eps).sqrt_()
-                # A fresh tensor, so the in-place steps below never touch acc_delta's history.
                 delta = acc_delta.add(eps).sqrt_()
+                if group["differentiable"]:
+                    # sqrt's backward reads its output, which div_ below would overwrite.
+                    delta = delta.clone()
                 delta.div_(std).mul_(grad)
                 acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
                 param.add_(delta, alpha=-lr)

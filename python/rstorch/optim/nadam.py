@@ -56,7 +56,9 @@ class NAdam(Optimizer):
                 mu_product.mul_(mu)
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-                denom = exp_avg_sq.div(1 - beta2 ** step).sqrt().add_(eps)
+                denom = exp_avg_sq.div(1 - beta2 ** step).sqrt()
+                # Out of place when differentiating: sqrt's backward reads its output.
+                denom = denom.add(eps) if group["differentiable"] else denom.add_(eps)
                 if group["differentiable"]:
                     # Coefficients as tensors, so the step stays a function of the state tensors.
                     grad_coef = -lr * (1.0 - mu) / (1.0 - mu_product)

@@ -58,7 +58,10 @@ class RAdam(Optimizer):
                     rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
                     # sqrt(bias_correction2) / (sqrt(v) + eps), taken as a reciprocal times a number:
                     # the order of roundings PyTorch's update has.
-                    adaptive_lr = exp_avg_sq.sqrt().add_(eps).reciprocal() * bias_correction2 ** 0.5
+                    root = exp_avg_sq.sqrt()
+                    # Out of place when differentiating: sqrt's backward reads its output.
+                    root = root.add(eps) if group["differentiable"] else root.add_(eps)
+                    adaptive_lr = root.reciprocal() * bias_correction2 ** 0.5
                     update = update * adaptive_lr * rect
                 param.sub_(update)
         return loss
