@@ -53,6 +53,19 @@ DIFFERENTIABLE = {
 }
 DIFFERENTIABLE_STEPS = {"Adamax": 1}
 
+# LBFGS runs LBFGS_STEPS steps of a closure on the same problem (its gradients are the replay's
+# own), rebuilt from its state_dict after LBFGS_RELOAD_AFTER; "maximize" cases maximize -loss.
+LBFGS_CASES = {
+    "lbfgs": {"max_iter": 5},
+    "lbfgs_history": {"lr": 0.8, "max_iter": 6, "history_size": 3},
+    "lbfgs_wolfe": {"line_search_fn": "strong_wolfe", "max_iter": 8},
+    "lbfgs_wolfe_history_max": {"line_search_fn": "strong_wolfe", "max_iter": 5, "history_size": 2,
+                                "maximize": True},
+    "lbfgs_wolfe_few_evals": {"line_search_fn": "strong_wolfe", "lr": 2.0, "max_iter": 10, "max_eval": 4},
+    "lbfgs_tolerances": {"max_iter": 50, "tolerance_change": 1e-4, "tolerance_grad": 1e-3},
+}
+LBFGS_STEPS, LBFGS_RELOAD_AFTER = 4, 2
+
 # (class, kwargs) that every PyTorch rejects; "@lr2" stands for a 2-element tensor learning rate.
 BAD_ARGS = [
     ("Adadelta", {"lr": -1.0}), ("Adadelta", {"rho": 1.5}), ("Adadelta", {"eps": -1e-3}),
@@ -66,6 +79,7 @@ BAD_ARGS = [
     ("ASGD", {"lr": -0.1}), ("ASGD", {"lambd": -0.1}), ("ASGD", {"alpha": -0.1}), ("ASGD", {"weight_decay": -1.0}),
     ("Rprop", {"lr": -0.1}), ("Rprop", {"etas": [1.5, 1.2]}), ("Rprop", {"etas": [0.5, 0.9]}),
     ("Rprop", {"etas": [0.0, 1.2]}),
+    ("LBFGS", {"lr": -1.0}), ("LBFGS", {"lr": "@lr2"}),
 ]
 
 
@@ -149,6 +163,42 @@ def run_differentiable(name, kwargs, w0):
             "params": p.detach().reshape(-1).tolist(), "leaf_grad": leaf.grad.reshape(-1).tolist()}
 
 
+def lbfgs_state_json(state):
+    out = {}
+    for key, value in state.items():
+        if isinstance(value, list):
+            value = {"length": len(value)}
+        elif isinstance(value, torch.Tensor):
+            value = {"dtype": str(value.dtype).removeprefix("torch."), "values": value.reshape(-1).tolist()}
+        out[key] = value
+    return out
+
+
+def run_lbfgs(kwargs, x, y, w0, b0):
+    w = torch.nn.Parameter(torch.from_numpy(w0.copy()))
+    b = torch.nn.Parameter(torch.from_numpy(b0.copy()))
+    sign = -1.0 if kwargs.get("maximize") else 1.0
+    opt = torch.optim.LBFGS([w, b], **kwargs)
+
+    def closure():
+        opt.zero_grad()
+        loss = sign * (torch.tanh(x @ w.T + b) - y).pow(2).mean()
+        loss.backward()
+        return loss
+
+    steps = []
+    for step in range(LBFGS_STEPS):
+        if step == LBFGS_RELOAD_AFTER:
+            saved = opt.state_dict()
+            opt = torch.optim.LBFGS([w, b], **kwargs)
+            opt.load_state_dict(saved)
+        loss = opt.step(closure)
+        steps.append({"loss": loss.item(), "params": [p.detach().reshape(-1).tolist() for p in (w, b)],
+                      "state": lbfgs_state_json(opt.state[w])})
+    group = {k: jsonable(v) for k, v in opt.param_groups[0].items() if k != "params"}
+    return {"kwargs": kwargs, "steps": steps, "param_group": group}
+
+
 def main():
     torch.set_default_dtype(torch.float32)
     x, y, w0, b0 = problem()
@@ -156,9 +206,10 @@ def main():
            "errors": [], "differentiable": {}}
     for name, (cls_name, kwargs) in CASES.items():
         out["cases"][name] = run_case(cls_name, kwargs, x, y, w0, b0)
+    out["lbfgs"] = {name: run_lbfgs(kwargs, x, y, w0, b0) for name, kwargs in LBFGS_CASES.items()}
     for name, kwargs in DIFFERENTIABLE.items():
         out["differentiable"][name] = run_differentiable(name, kwargs, w0)
-    for cls_name in sorted({c for c, _ in CASES.values()}):
+    for cls_name in sorted({c for c, _ in CASES.values()} | {"LBFGS"}):
         opt = getattr(torch.optim, cls_name)([torch.nn.Parameter(torch.zeros(2))])
         out["defaults"][cls_name] = {k: jsonable(v) for k, v in opt.param_groups[0].items() if k != "params"}
     for cls_name, kwargs in BAD_ARGS:

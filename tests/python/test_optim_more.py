@@ -108,7 +108,11 @@ def test_differentiable_steps_backpropagate_as_pytorch(name):
     assert_close(leaf.grad.reshape(-1).tolist(), case["leaf_grad"], f"{name}: gradient through the steps")
 
 
-@pytest.mark.parametrize("cls_name", sorted(FIXTURE["defaults"]))
+# LBFGS takes neither foreach, capturable nor differentiable, as in PyTorch.
+ELEMENTWISE = sorted(set(FIXTURE["defaults"]) - {"LBFGS"})
+
+
+@pytest.mark.parametrize("cls_name", ELEMENTWISE)
 def test_differentiable_false_leaves_no_graph_and_leaf_params_refuse_differentiable(cls_name):
     cls = getattr(optim, cls_name)
     p = rstorch.nn.Parameter(rstorch.ones(3, dtype=rstorch.float64))
@@ -120,7 +124,7 @@ def test_differentiable_false_leaves_no_graph_and_leaf_params_refuse_differentia
         cls([p], differentiable=True).step()
 
 
-@pytest.mark.parametrize("cls_name", sorted(FIXTURE["defaults"]))
+@pytest.mark.parametrize("cls_name", ELEMENTWISE)
 def test_capturable_on_cpu_is_refused_at_step_as_in_pytorch(cls_name):
     p = rstorch.nn.Parameter(rstorch.ones(3))
     p.grad = rstorch.ones(3)
@@ -146,3 +150,88 @@ def test_tensor_lr_and_closure():
     assert loss.item() > 0
     # The recorded float lr's update, up to the float32 rounding of the tensor lr (as in PyTorch).
     np.testing.assert_allclose(w.detach().reshape(-1).tolist(), case["steps"][0]["params"][0], rtol=1e-7)
+
+
+def lbfgs_state_json(state):
+    out = {}
+    for key, value in state.items():
+        if isinstance(value, list):
+            value = {"length": len(value)}
+        elif isinstance(value, rstorch.Tensor):
+            value = {"dtype": str(value.dtype).removeprefix("rstorch."), "values": value.reshape(-1).tolist()}
+        out[key] = value
+    return out
+
+
+# The closure's gradients are rstorch's own here (not replayed), so the trajectories differ from
+# PyTorch's by the last bits of tanh/matmul/mean and their backward, carried through tens of
+# quasi-Newton iterations: LBFGS_RTOL relative to each vector's largest element bounds that (an
+# element that nearly cancels carries the others' absolute error); the decisions (evaluation
+# counts, history lengths, which branch set t) must be identical.
+LBFGS_RTOL = 1e-9
+
+
+def assert_close_to_scale(actual, expected, what):
+    scale = max(abs(v) for v in expected)
+    np.testing.assert_allclose(actual, expected, rtol=LBFGS_RTOL, atol=LBFGS_RTOL * scale, err_msg=what)
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE["lbfgs"]))
+def test_lbfgs_matches_pytorch(name):
+    case = FIXTURE["lbfgs"][name]
+    kwargs = case["kwargs"]
+    w, b = params_like_fixture()
+    x = rstorch.tensor(FIXTURE["x"], dtype=rstorch.float64)
+    y = rstorch.tensor(FIXTURE["y"], dtype=rstorch.float64)
+    sign = -1.0 if kwargs.get("maximize") else 1.0
+    opt = optim.LBFGS([w, b], **kwargs)
+
+    def closure():
+        opt.zero_grad()
+        loss = sign * (rstorch.tanh(x @ w.T + b) - y).pow(2).mean()
+        loss.backward()
+        return loss
+
+    for i, expected in enumerate(case["steps"]):
+        if i == 2:
+            saved = opt.state_dict()
+            opt = optim.LBFGS([w, b], **kwargs)
+            opt.load_state_dict(saved)
+        loss = opt.step(closure)
+        np.testing.assert_allclose(loss.item(), expected["loss"], rtol=LBFGS_RTOL, err_msg=f"{name}: loss, step {i}")
+        for j, p in enumerate((w, b)):
+            assert_close_to_scale(p.detach().reshape(-1).tolist(), expected["params"][j], f"{name}: param {j}, step {i}")
+        state = lbfgs_state_json(opt.state[w])
+        assert list(state) == list(expected["state"]), f"{name}: state keys, step {i}"
+        for key, want in expected["state"].items():
+            got = state[key]
+            if isinstance(want, dict) and "values" in want:
+                assert got["dtype"] == want["dtype"], f"{name}: {key} dtype, step {i}"
+                assert_close_to_scale(got["values"], want["values"], f"{name}: {key}, step {i}")
+            elif isinstance(want, float):
+                np.testing.assert_allclose(got, want, rtol=LBFGS_RTOL, err_msg=f"{name}: {key}, step {i}")
+            else:
+                assert got == want and type(got) is type(want), f"{name}: {key}, step {i}"
+    group = {k: as_json(v) for k, v in opt.param_groups[0].items() if k != "params"}
+    assert group == case["param_group"]
+
+
+def test_lbfgs_rejects_groups_and_other_line_searches():
+    a, b = rstorch.nn.Parameter(rstorch.ones(2)), rstorch.nn.Parameter(rstorch.ones(2))
+    with pytest.raises(ValueError, match=r"LBFGS doesn't support per-parameter options \(parameter groups\)"):
+        optim.LBFGS([{"params": [a]}, {"params": [b]}])
+    opt = optim.LBFGS([a], line_search_fn="backtracking")
+
+    def closure():
+        opt.zero_grad()
+        loss = (a * a).sum()
+        loss.backward()
+        return loss
+
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+        opt.step(closure)
+    # A converged start returns at once: the gradient is already below tolerance_grad.
+    c = rstorch.nn.Parameter(rstorch.zeros(2))
+    opt = optim.LBFGS([c])
+    assert opt.step(lambda: (c * c).sum().backward() or (c * c).sum()).item() == 0.0
+    assert opt.state[c] == {"func_evals": 1, "n_iter": 0}
