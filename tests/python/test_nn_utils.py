@@ -217,6 +217,9 @@ ZERO_MSG = "^Length of all samples has to be greater than 0, but found an elemen
      r"^Expected `len\(lengths\)` to be equal to batch_size, but got 3 \(batch_size=2\)$"),
     (lambda x: pack_padded_sequence(x, rstorch.tensor([[2, 1]])), RuntimeError,
      "^'lengths' argument should be a 1D CPU int64 tensor, but got 2D cpu Long tensor$"),
+    # PyTorch casts lengths to int64 before the check, so a float tensor is named Long too.
+    (lambda x: pack_padded_sequence(x, rstorch.tensor([[2.0, 1.0]])), RuntimeError,
+     "^'lengths' argument should be a 1D CPU int64 tensor, but got 2D cpu Long tensor$"),
     (lambda x: pack_padded_sequence(rstorch.zeros(0, 2, 1), [0, 0]), RuntimeError, "^Cannot pack empty tensors.$"),
     (lambda x: pack_sequence([rstorch.ones(2), rstorch.ones(3)]), RuntimeError, SORT_MSG),
     (lambda x: pad_sequence([]), RuntimeError, "^received an empty list of sequences$"),
@@ -233,9 +236,16 @@ def test_rnn_helper_errors(call, kind, message):
         call(rstorch.randn(3, 2, 1))
 
 
-def test_pack_accepts_float_lengths():
+def test_pack_accepts_float_lengths_and_foreach_flag():
     x = rstorch.randn(3, 2, 1)
     assert pack_padded_sequence(x, [2.0, 1.0]).batch_sizes.tolist() == [2, 1]
+    assert pack_padded_sequence(x, rstorch.tensor([2.0, 1.0])).batch_sizes.tolist() == [2, 1]
+    # foreach is accepted (PyTorch 2.15 takes foreach=True on CPU tensors too).
+    p = rstorch.ones(2, requires_grad=True)
+    p.grad = rstorch.ones(2)
+    assert clip_grad_norm_(p, 1.0, foreach=True).item() == pytest.approx(math.sqrt(2))
+    clip_grad_value_(p, 0.5, foreach=True)
+    assert p.grad.tolist() == [0.5, 0.5]
 
 
 # ---- RNN layers on packed input -------------------------------------------------------------

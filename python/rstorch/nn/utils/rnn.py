@@ -88,10 +88,9 @@ class PackedSequence(namedtuple("PackedSequence_", ["data", "batch_sizes", "sort
 def _lengths_list(lengths):
     if isinstance(lengths, rstorch.Tensor):
         if lengths.dim() != 1 or lengths.device.type != "cpu":
-            kind = {rstorch.int64: "Long", rstorch.int32: "Int", rstorch.float32: "Float",
-                    rstorch.float64: "Double"}.get(lengths.dtype, str(lengths.dtype))
+            # PyTorch casts lengths to int64 before checking them, hence "Long" whatever the dtype.
             raise RuntimeError("'lengths' argument should be a 1D CPU int64 tensor, but got "
-                               f"{lengths.dim()}D {lengths.device} {kind} tensor")
+                               f"{lengths.dim()}D {lengths.device} Long tensor")
         return [int(v) for v in lengths.tolist()]
     return [int(v) for v in lengths]
 
