@@ -2,7 +2,8 @@
 
 Weights and gate order follow PyTorch so checkpoints load unchanged: LSTM gates are stacked
 (input, forget, cell, output), GRU gates (reset, update, new), and the GRU's new gate is
-tanh(W_in x + b_in + r * (W_hn h + b_hn))."""
+tanh(W_in x + b_in + r * (W_hn h + b_hn)). A PackedSequence input (nn.utils.rnn) runs each step on the
+sequences still going and returns a PackedSequence."""
 import math
 import numbers
 import warnings
@@ -12,6 +13,7 @@ from ... import _C
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module, _place
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
@@ -133,13 +135,31 @@ class RNNBase(Module):
     def _layer_weights(self, index):
         return [getattr(self, name) for name in self._all_weights[index]]
 
-    def _cell_sequence(self, xs, state, weights):
-        """Runs one direction of one layer over xs (T, B, in); returns outputs (T, B, H) and the
-        final state."""
+    def _step(self, gx, state, weights):
+        """One time step: gx is the input's projection W_ih x + b_ih; returns the new state
+        (its first tensor is the step's output)."""
         raise NotImplementedError
 
-    def _run(self, x, states):
-        """x: (T, B, in); states: list (one per state tensor) of (L * D, B, *) tensors."""
+    def _direction(self, steps, state, weights, reverse):
+        """Runs one direction of one layer over `steps`, the per-step input projections. When the
+        input is packed, step t holds only the first rows (the sequences longer than t): those
+        rows advance and the others keep their state, which for the forward direction is their
+        final state and for the reverse one the initial state they have not started from yet."""
+        outs = [None] * len(steps)
+        for t in (reversed(range(len(steps))) if reverse else range(len(steps))):
+            rows = steps[t].shape[0]
+            if rows == state[0].shape[0]:
+                state = self._step(steps[t], state, weights)
+                outs[t] = state[0]
+            else:
+                new = self._step(steps[t], [s[:rows] for s in state], weights)
+                state = [rstorch.cat([n, s[rows:]], 0) for n, s in zip(new, state)]
+                outs[t] = new[0]
+        return outs, state
+
+    def _run(self, x, states, batch_sizes=None):
+        """x: (T, B, in), or packed data (N, in) with its batch_sizes (a list); states: list (one
+        per state tensor) of (L * D, B, *) tensors."""
         num_directions = 2 if self.bidirectional else 1
         finals = [[] for _ in states]
         layer_input = x
@@ -147,9 +167,12 @@ class RNNBase(Module):
             outputs = []
             for direction in range(num_directions):
                 index = layer * num_directions + direction
-                seq = layer_input if direction == 0 else layer_input.flip(0)
-                out, final = self._cell_sequence(seq, [s[index] for s in states], self._layer_weights(index))
-                outputs.append(out if direction == 0 else out.flip(0))
+                weights = self._layer_weights(index)
+                # The input projection does not depend on the state: one matmul for the whole sequence.
+                gx = F.linear(layer_input, weights[0], weights[2] if self.bias else None)
+                steps = gx.unbind(0) if batch_sizes is None else gx.split(batch_sizes, 0)
+                outs, final = self._direction(steps, [s[index] for s in states], weights, direction == 1)
+                outputs.append(rstorch.stack(outs, 0) if batch_sizes is None else rstorch.cat(outs, 0))
                 for i, f in enumerate(final):
                     finals[i].append(f)
             layer_input = outputs[0] if num_directions == 1 else rstorch.cat(outputs, -1)
@@ -159,31 +182,55 @@ class RNNBase(Module):
         return layer_input, [rstorch.stack(f, 0) for f in finals]
 
     def _forward_states(self, input, hx, name, state_sizes):
-        """Shared forward: normalises layout and batching, defaults and checks states, runs."""
+        """Shared forward: normalises layout and batching, defaults and checks states, runs. A
+        PackedSequence input gives a PackedSequence output; its hx is in the original batch
+        order, as are the final states."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx, state_sizes)
         self._check_input(input, name)
         batched = input.dim() == 3
-        num_directions = 2 if self.bidirectional else 1
         if not batched:
             input = input.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
-        batch = input.shape[1]
-        expected = [(self.num_layers * num_directions, batch, size) for size in state_sizes]
-        if hx is None:
-            states = [rstorch.zeros(*shape, dtype=input.dtype, device=input.device) for shape in expected]
-        else:
-            states = list(hx) if isinstance(hx, (tuple, list)) else [hx]
+        if hx is not None:
+            hx = list(hx) if isinstance(hx, (tuple, list)) else [hx]
             if not batched:
-                states = [s.unsqueeze(1) for s in states]
-            for i, (s, shape) in enumerate(zip(states, expected)):
-                self._check_hidden(s, shape, "hidden" if len(states) == 1 else f"hidden[{i}]")
-        output, finals = self._run(input, states)
+                hx = [s.unsqueeze(1) for s in hx]
+        output, finals = self._run(input, self._initial_states(input, hx, input.shape[1], state_sizes))
         if not batched:
             output = output.squeeze(1)
             finals = [f.squeeze(1) for f in finals]
         elif self.batch_first:
             output = output.transpose(0, 1)
         return output, finals
+
+    def _initial_states(self, input, hx, batch, state_sizes):
+        num_directions = 2 if self.bidirectional else 1
+        expected = [(self.num_layers * num_directions, batch, size) for size in state_sizes]
+        if hx is None:
+            return [rstorch.zeros(*shape, dtype=input.dtype, device=input.device) for shape in expected]
+        for i, (s, shape) in enumerate(zip(hx, expected)):
+            self._check_hidden(s, shape, "hidden" if len(hx) == 1 else f"hidden[{i}]")
+        return hx
+
+    def _forward_packed(self, packed, hx, state_sizes):
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        if data.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {data.shape[-1]}")
+        batch_sizes_list = [int(v) for v in batch_sizes.tolist()]
+        if hx is not None:
+            hx = list(hx) if isinstance(hx, (tuple, list)) else [hx]
+            if sorted_indices is not None:
+                hx = [s.index_select(1, sorted_indices) for s in hx]
+        states = self._initial_states(data, hx, batch_sizes_list[0], state_sizes)
+        output, finals = self._run(data, states, batch_sizes_list)
+        if unsorted_indices is not None:
+            finals = [f.index_select(1, unsorted_indices) for f in finals]
+        return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), finals
 
     def _check_hx_rank(self, input, hx):
         """PyTorch's message when a single state's rank does not match the input's batching."""
@@ -193,11 +240,6 @@ class RNNBase(Module):
             raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
         if input.dim() == 2 and hx.dim() != 2:
             raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D tensor")
-
-
-def _gate_inputs(xs, w_ih, b_ih):
-    # The input projection does not depend on the state: one matmul for the whole sequence.
-    return F.linear(xs, w_ih, b_ih).unbind(0)
 
 
 class RNN(RNNBase):
@@ -215,20 +257,15 @@ class RNN(RNNBase):
                          0, device, dtype)
         self.nonlinearity = nonlinearity
 
-    def _cell_sequence(self, xs, state, weights):
-        w_ih, w_hh = weights[0], weights[1]
-        b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
+    def _step(self, gx, state, weights):
+        w_hh, b_hh = weights[1], (weights[3] if self.bias else None)
         act = rstorch.tanh if self.nonlinearity == "tanh" else rstorch.relu
-        (h,) = state
-        outs = []
-        for gx in _gate_inputs(xs, w_ih, b_ih):
-            h = act(gx + F.linear(h, w_hh, b_hh))
-            outs.append(h)
-        return rstorch.stack(outs, 0), [h]
+        return [act(gx + F.linear(state[0], w_hh, b_hh))]
 
     def forward(self, input, hx=None):
-        self._check_input(input, "RNN")
-        self._check_hx_rank(input, hx)
+        if not isinstance(input, PackedSequence):
+            self._check_input(input, "RNN")
+            self._check_hx_rank(input, hx)
         output, (h_n,) = self._forward_states(input, hx, "RNN", [self.hidden_size])
         return output, h_n
 
@@ -241,28 +278,24 @@ class LSTM(RNNBase):
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          proj_size, device, dtype)
 
-    def _cell_sequence(self, xs, state, weights):
-        w_ih, w_hh = weights[0], weights[1]
-        b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
-        w_hr = weights[-1] if self.proj_size > 0 else None
+    def _step(self, gx, state, weights):
+        w_hh, b_hh = weights[1], (weights[3] if self.bias else None)
         h, c = state
-        outs = []
-        for gx in _gate_inputs(xs, w_ih, b_ih):
-            gates = gx + F.linear(h, w_hh, b_hh)
-            i, f, g, o = gates.chunk(4, -1)
-            c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-            h = o.sigmoid() * c.tanh()
-            if w_hr is not None:
-                h = F.linear(h, w_hr)
-            outs.append(h)
-        return rstorch.stack(outs, 0), [h, c]
+        i, f, g, o = (gx + F.linear(h, w_hh, b_hh)).chunk(4, -1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        h = o.sigmoid() * c.tanh()
+        if self.proj_size > 0:
+            h = F.linear(h, weights[-1])
+        return [h, c]
 
     def forward(self, input, hx=None):
-        self._check_input(input, "LSTM")
+        packed = isinstance(input, PackedSequence)
+        if not packed:
+            self._check_input(input, "LSTM")
         if hx is not None:
             if not isinstance(hx, (tuple, list)) or len(hx) != 2:
                 raise RuntimeError("LSTM expects hx to be a tuple (h_0, c_0)")
-            want = 3 if input.dim() == 3 else 2
+            want = 3 if packed or input.dim() == 3 else 2
             if hx[0].dim() != want or hx[1].dim() != want:
                 kind = "batched 3-D" if want == 3 else "unbatched 2-D"
                 raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D but got "
@@ -280,25 +313,20 @@ class GRU(RNNBase):
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          0, device, dtype)
 
-    def _cell_sequence(self, xs, state, weights):
-        w_ih, w_hh = weights[0], weights[1]
-        b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
+    def _step(self, gx, state, weights):
+        w_hh, b_hh = weights[1], (weights[3] if self.bias else None)
         (h,) = state
-        outs = []
-        for gx in _gate_inputs(xs, w_ih, b_ih):
-            gh = F.linear(h, w_hh, b_hh)
-            x_r, x_z, x_n = gx.chunk(3, -1)
-            h_r, h_z, h_n = gh.chunk(3, -1)
-            r = (x_r + h_r).sigmoid()
-            z = (x_z + h_z).sigmoid()
-            # The reset gate scales the state's projection including its bias, as in PyTorch.
-            n = (x_n + r * h_n).tanh()
-            h = n + z * (h - n)
-            outs.append(h)
-        return rstorch.stack(outs, 0), [h]
+        x_r, x_z, x_n = gx.chunk(3, -1)
+        h_r, h_z, h_n = F.linear(h, w_hh, b_hh).chunk(3, -1)
+        r = (x_r + h_r).sigmoid()
+        z = (x_z + h_z).sigmoid()
+        # The reset gate scales the state's projection including its bias, as in PyTorch.
+        n = (x_n + r * h_n).tanh()
+        return [n + z * (h - n)]
 
     def forward(self, input, hx=None):
-        self._check_input(input, "GRU")
-        self._check_hx_rank(input, hx)
+        if not isinstance(input, PackedSequence):
+            self._check_input(input, "GRU")
+            self._check_hx_rank(input, hx)
         output, (h_n,) = self._forward_states(input, hx, "GRU", [self.hidden_size])
         return output, h_n
