@@ -71,8 +71,7 @@ def _in_place(name):
 
 # In-place forms written over `_assign_`: the declared unary ops' (`src/ops/unary.rs`), then others.
 _IN_PLACE = list(_C._unary_ops()[1]) + [
-    "round", "square", "pow", "logical_not", "bitwise_not", "tril", "triu", "clamp_min", "clamp_max",
-    "silu", "frac",
+    "round", "square", "pow", "logical_not", "bitwise_not", "tril", "triu", "silu", "frac",
 ]
 
 

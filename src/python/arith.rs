@@ -71,6 +71,23 @@ pub(super) fn other_strict(obj: &Bound<'_, PyAny>) -> PyResult<Other> {
     Ok(Other::T(to_tensor(obj)?))
 }
 
+/// clamp's `min` and `max` as operands (None for one absent), and the element count the op
+/// touches (for `run`'s choice of releasing the GIL).
+fn clamp_bounds(
+    t: &Tensor,
+    min: Option<&Bound<'_, PyAny>>,
+    max: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Option<Other>, Option<Other>, usize)> {
+    let lo = min.filter(|m| !m.is_none()).map(other_strict).transpose()?;
+    let hi = max.filter(|m| !m.is_none()).map(other_strict).transpose()?;
+    let bound_numel = |o: &Option<Other>| match o {
+        Some(Other::T(b)) => b.numel(),
+        _ => 0,
+    };
+    let n = t.numel().max(bound_numel(&lo)).max(bound_numel(&hi));
+    Ok((lo, hi, n))
+}
+
 impl PyTensor {
     pub(super) fn binop(&self, py: Python<'_>, op: BinaryOp, other: &Other, reflected: bool) -> PyResult<Tensor> {
         let t = &self.tensor();
@@ -322,9 +339,9 @@ impl PyTensor {
 
     #[pyo3(signature = (min=None, max=None))]
     fn clamp_<'py>(slf: &Bound<'py, Self>, min: Option<&Bound<'py, PyAny>>, max: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
-        let me = slf.get();
-        let r = me.clamp_impl(slf.py(), min, max)?;
-        me.assign_result(slf.py(), &r)?;
+        let t = &slf.get().tensor();
+        let (lo, hi, n) = clamp_bounds(t, min, max)?;
+        run(slf.py(), n, || t.clamp_(lo.as_ref().map(Other::arg), hi.as_ref().map(Other::arg)))?;
         Ok(slf.clone())
     }
 
@@ -333,9 +350,21 @@ impl PyTensor {
         Ok(PyTensor::wrap(run(py, t.numel(), || t.clamp_min(min.arg()))?))
     }
 
+    fn clamp_min_<'py>(slf: &Bound<'py, Self>, min: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        let (t, min) = (&slf.get().tensor(), other_strict(min)?);
+        run(slf.py(), t.numel(), || t.clamp_min_(min.arg()))?;
+        Ok(slf.clone())
+    }
+
     fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let (t, max) = (&self.tensor(), other_strict(max)?);
         Ok(PyTensor::wrap(run(py, t.numel(), || t.clamp_max(max.arg()))?))
+    }
+
+    fn clamp_max_<'py>(slf: &Bound<'py, Self>, max: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        let (t, max) = (&slf.get().tensor(), other_strict(max)?);
+        run(slf.py(), t.numel(), || t.clamp_max_(max.arg()))?;
+        Ok(slf.clone())
     }
 
     #[pyo3(signature = (decimals=0))]
@@ -466,13 +495,7 @@ impl PyTensor {
 
     fn clamp_impl(&self, py: Python<'_>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
         let t = &self.tensor();
-        let lo = min.filter(|m| !m.is_none()).map(other_strict).transpose()?;
-        let hi = max.filter(|m| !m.is_none()).map(other_strict).transpose()?;
-        let bound_numel = |o: &Option<Other>| match o {
-            Some(Other::T(b)) => b.numel(),
-            _ => 0,
-        };
-        let n = t.numel().max(bound_numel(&lo)).max(bound_numel(&hi));
+        let (lo, hi, n) = clamp_bounds(t, min, max)?;
         Ok(run(py, n, || t.clamp(lo.as_ref().map(Other::arg), hi.as_ref().map(Other::arg)))?)
     }
 

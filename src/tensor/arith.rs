@@ -176,15 +176,23 @@ pub fn div_floor(a: Arg, b: Arg) -> Result<Tensor> {
         let _raw = GradMode::disabled();
         binary_raw(a, b, BinaryOp::FloorDiv)?
     };
+    record_rounded_quotient(a, b, &out)?;
+    Ok(out)
+}
+
+/// Records `out`, a rounded quotient of `a` by `b`, as PyTorch's `div(..., rounding_mode=)`
+/// node: DivBackward2, whose gradient is zero for both operands. Floored and truncated
+/// quotients are both piecewise constant, so floor division's formula (that zero) serves both.
+fn record_rounded_quotient(a: Arg, b: Arg, out: &Tensor) -> Result<()> {
     if crate::autograd::is_grad_enabled() {
         let as_tensor = |x: Arg| match x {
             Arg::T(t) => Ok(t.clone()),
             Arg::S(s) => Tensor::scalar_tensor(s, out.dtype()),
         };
         let (ta, tb) = (as_tensor(a)?, as_tensor(b)?);
-        record_named(Some("DivBackward2"), Op::Binary(BinaryOp::FloorDiv), &[&ta, &tb], &[&out], &[], &[]);
+        record_named(Some("DivBackward2"), Op::Binary(BinaryOp::FloorDiv), &[&ta, &tb], &[out], &[], &[]);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// `div(other, rounding_mode="trunc")` of integers: the quotient rounded toward zero, exactly
@@ -219,9 +227,9 @@ impl RoundingMode {
     }
 }
 
-/// `div(a, b, rounding_mode=mode)`: floored (DivBackward2, a zero gradient) or truncated (exact
-/// for integers; for floats the truncated true quotient, in the promoted dtype). Bool operands
-/// have no truncated division, as in PyTorch.
+/// `div(a, b, rounding_mode=mode)`: floored or truncated (exact for integers; for floats the
+/// truncated true quotient, in the promoted dtype), either way one DivBackward2 node with a zero
+/// gradient. Bool operands have no truncated division, as in PyTorch.
 pub fn div_rounded(a: &Tensor, b: Arg, mode: RoundingMode) -> Result<Tensor> {
     match mode {
         RoundingMode::Floor => div_floor(Arg::T(a), b),
@@ -233,7 +241,12 @@ pub fn div_rounded(a: &Tensor, b: Arg, mode: RoundingMode) -> Result<Tensor> {
             if !common.is_floating_point() {
                 return div_trunc_integer(Arg::T(a), b);
             }
-            binary(Arg::T(a), b, BinaryOp::Div)?.unary(crate::tensor::UnaryOp::Trunc)?.to_dtype(common)
+            let out = {
+                let _raw = GradMode::disabled();
+                binary(Arg::T(a), b, BinaryOp::Div)?.unary(crate::tensor::UnaryOp::Trunc)?.to_dtype(common)?
+            };
+            record_rounded_quotient(Arg::T(a), b, &out)?;
+            Ok(out)
         }
     }
 }
@@ -481,5 +494,42 @@ impl Tensor {
             let term = scaled.binary(if divide { BinaryOp::Div } else { BinaryOp::Mul }, &t2.to_dtype(dt)?)?;
             self.to_dtype(dt)?.binary(BinaryOp::Add, &term)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_division_rounds_toward_zero_or_down() {
+        let a = Tensor::from_vec(vec![-7i64, 7], &[2]).unwrap();
+        let trunc = div_rounded(&a, Arg::S(Scalar::Int(2)), RoundingMode::Trunc).unwrap();
+        assert_eq!(trunc.to_vec::<i64>().unwrap(), [-3, 3]);
+        let floor = div_rounded(&a, Arg::S(Scalar::Int(2)), RoundingMode::Floor).unwrap();
+        assert_eq!(floor.to_vec::<i64>().unwrap(), [-4, 3]);
+    }
+
+    #[test]
+    fn both_float_modes_are_one_zero_gradient_node() {
+        // PyTorch 2.15: div(x, -0.3, rounding_mode='trunc') is DivBackward2, as 'floor' is.
+        for (mode, quotient) in [(RoundingMode::Trunc, [6.0, -1.0]), (RoundingMode::Floor, [6.0, -2.0])] {
+            let x = Tensor::from_vec(vec![-2.0f64, 0.5], &[2]).unwrap();
+            x.set_requires_grad(true).unwrap();
+            let y = div_rounded(&x, Arg::S(Scalar::Float(-0.3)), mode).unwrap();
+            assert_eq!(y.to_vec::<f64>().unwrap(), quotient);
+            assert_eq!(y.grad_fn().unwrap().name(), "DivBackward2");
+            let g = crate::autograd::grad(&[y.sum(None, false).unwrap()], &[None], &[x], false, false, false).unwrap();
+            assert_eq!(g[0].as_ref().expect("a gradient").to_vec::<f64>().unwrap(), [0.0, 0.0]);
+        }
+    }
+
+    #[test]
+    fn bool_and_unknown_modes_are_pytorchs_errors() {
+        let b = Tensor::from_vec(vec![true], &[1]).unwrap();
+        let e = div_rounded(&b, Arg::T(&b), RoundingMode::Trunc).unwrap_err();
+        assert!(matches!(e, Error::NotImplemented(_)), "{e}");
+        let e = RoundingMode::parse("round").unwrap_err();
+        assert_eq!(e.to_string(), "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'round'");
     }
 }

@@ -14,16 +14,78 @@ impl Tensor {
     /// ClampBackward1 node; a tensor bound makes it ClampBackward0, whose inputs list both
     /// bounds (None for one absent or given as a number), as PyTorch's overloads do.
     pub fn clamp(&self, min: Option<Arg>, max: Option<Arg>) -> Result<Tensor> {
+        self.clamp_values(self, min, max)
+    }
+
+    /// `clamp_(min, max)`: `clamp` written over self.
+    pub fn clamp_(&self, min: Option<Arg>, max: Option<Arg>) -> Result<()> {
+        let values = self.before_write(&[min, max])?;
+        self.assign_result_(&self.clamp_values(&values, min, max)?)
+    }
+
+    /// `clamp_min(min)`: `clamp(min, None)` under PyTorch's overload's node: ClampMinBackward0
+    /// for a number, ClampMinBackward1 (listing the bound, which gets its gradient) for a tensor.
+    pub fn clamp_min(&self, min: Arg) -> Result<Tensor> {
+        let r = self.clamp(Some(min), None)?;
+        Ok(one_sided("ClampMin", self, min, r))
+    }
+
+    /// `clamp_min_(min)`: `clamp_min` written over self.
+    pub fn clamp_min_(&self, min: Arg) -> Result<()> {
+        let values = self.before_write(&[Some(min)])?;
+        let r = self.clamp_values(&values, Some(min), None)?;
+        self.assign_result_(&one_sided("ClampMin", self, min, r))
+    }
+
+    /// `clamp_max(max)`: `clamp(None, max)` under ClampMaxBackward0 for a number,
+    /// ClampMaxBackward1 (listing the bound) for a tensor.
+    pub fn clamp_max(&self, max: Arg) -> Result<Tensor> {
+        let r = self.clamp(None, Some(max))?;
+        Ok(one_sided("ClampMax", self, max, r))
+    }
+
+    /// `clamp_max_(max)`: `clamp_max` written over self.
+    pub fn clamp_max_(&self, max: Arg) -> Result<()> {
+        let values = self.before_write(&[Some(max)])?;
+        let r = self.clamp_values(&values, None, Some(max))?;
+        self.assign_result_(&one_sided("ClampMax", self, max, r))
+    }
+
+    /// What an in-place clamp computes from: the gradients of tensor bounds read self's values
+    /// (maximum and minimum keep their inputs), which the write is about to replace, so while
+    /// a gradient is recorded that is a copy of self, as PyTorch keeps the original self. Number
+    /// bounds keep no values of self: self itself, no copy.
+    fn before_write(&self, bounds: &[Option<Arg>]) -> Result<Tensor> {
+        let tensor_bounds: Vec<&Tensor> = bounds.iter().filter_map(|b| if let Some(Arg::T(t)) = b { Some(*t) } else { None }).collect();
+        let recorded = crate::autograd::is_grad_enabled() && (self.requires_grad() || tensor_bounds.iter().any(|b| b.requires_grad()));
+        if tensor_bounds.is_empty() || !recorded {
+            return Ok(self.clone());
+        }
+        self.copy_as(self.dtype())
+    }
+
+    /// `clamp` computed from `values` (self, or the copy of it an in-place clamp reads) under a
+    /// node listing self.
+    fn clamp_values(&self, values: &Tensor, min: Option<Arg>, max: Option<Arg>) -> Result<Tensor> {
         let number = |b: Option<Arg>| match b {
             Some(Arg::S(s)) => Ok(Some(s)),
             Some(Arg::T(_)) => Err(()),
             None => Ok(None),
         };
-        if let (Ok(lo), Ok(hi)) = (number(min), number(max)) {
-            let r = self.clamp_scalar(lo, hi)?;
+        let (lo, hi) = (number(min), number(max));
+        if let (Ok(lo), Ok(hi)) = (lo, hi) {
+            let r = values.clamp_scalar(lo, hi)?;
             return Ok(one(composite("ClampBackward1", &[self], vec![r])));
         }
-        let mut r = self.clone();
+        // PyTorch has no overload taking a number and a tensor of elements (a zero-dim tensor
+        // passes for a number there, and gives the same values either way here).
+        let has_dims = |b: Option<Arg>| matches!(b, Some(Arg::T(t)) if t.ndim() > 0);
+        if (matches!(lo, Ok(Some(_))) && has_dims(max)) || (matches!(hi, Ok(Some(_))) && has_dims(min)) {
+            return Err(Error::Type(
+                "clamp() received an invalid combination of arguments: min and max must both be numbers or both be tensors".into(),
+            ));
+        }
+        let mut r = values.clone();
         if let Some(lo) = min {
             r = crate::tensor::arith::binary(Arg::T(&r), lo, BinaryOp::Maximum)?;
         }
@@ -37,18 +99,6 @@ impl Tensor {
             }
         }
         Ok(one(composite_optional("ClampBackward0", &[Some(self), tensor(min), tensor(max)], vec![r])))
-    }
-
-    /// `clamp_min(min)`: `clamp(min, None)` under ClampMinBackward0.
-    pub fn clamp_min(&self, min: Arg) -> Result<Tensor> {
-        let r = self.clamp(Some(min), None)?;
-        Ok(one(composite("ClampMinBackward0", &[self], vec![r])))
-    }
-
-    /// `clamp_max(max)`: `clamp(None, max)` under ClampMaxBackward0.
-    pub fn clamp_max(&self, max: Arg) -> Result<Tensor> {
-        let r = self.clamp(None, Some(max))?;
-        Ok(one(composite("ClampMaxBackward0", &[self], vec![r])))
     }
 
     /// `clamp(min, max)` with scalar bounds; NaN stays NaN. No node of its own: `clamp` names it.
@@ -107,6 +157,15 @@ impl Tensor {
     }
 }
 
+/// `clamped` (clamp_min's or clamp_max's result) under the node of the bound's overload:
+/// `{op}Backward0` over self for a number, `{op}Backward1` over self and the bound for a tensor.
+fn one_sided(op: &str, input: &Tensor, bound: Arg, clamped: Tensor) -> Tensor {
+    match bound {
+        Arg::S(_) => one(composite(&format!("{op}Backward0"), &[input], vec![clamped])),
+        Arg::T(b) => one(composite(&format!("{op}Backward1"), &[input, b], vec![clamped])),
+    }
+}
+
 /// The one output of a composite node.
 fn one(mut outputs: Vec<Tensor>) -> Tensor {
     outputs.pop().expect("one output in, one out")
@@ -134,7 +193,44 @@ mod tests {
         assert_eq!(by_tensor.to_vec::<f64>().unwrap(), [-2.0, 0.0, 3.0]);
         assert_eq!(by_tensor.grad_fn().unwrap().name(), "ClampBackward0");
         assert_eq!(x.clamp_min(Arg::S(Scalar::Float(0.0))).unwrap().grad_fn().unwrap().name(), "ClampMinBackward0");
-        assert_eq!(x.clamp_max(Arg::T(&hi)).unwrap().grad_fn().unwrap().name(), "ClampMaxBackward0");
+        assert_eq!(x.clamp_max(Arg::S(Scalar::Float(0.0))).unwrap().grad_fn().unwrap().name(), "ClampMaxBackward0");
+    }
+
+    #[test]
+    fn one_sided_tensor_bounds_are_the_tensor_overloads_and_get_gradients() {
+        // PyTorch 2.15: x.clamp_min(lo) is ClampMinBackward1 over (x, lo); a tie splits the
+        // gradient, a NaN passes it to both.
+        let x = leaf(vec![-2.0, 0.5, 2.0, f64::NAN]);
+        let bound = leaf(vec![0.5; 4]);
+        let y = x.clamp_min(Arg::T(&bound)).unwrap();
+        assert_eq!(y.grad_fn().unwrap().name(), "ClampMinBackward1");
+        let inputs = [x.clone(), bound.clone()];
+        let g = crate::autograd::grad(&[y.sum(None, false).unwrap()], &[None], &inputs, false, false, false).unwrap();
+        let values = |i: usize| g[i].as_ref().expect("a gradient").to_vec::<f64>().unwrap();
+        assert_eq!(values(0), [0.0, 0.5, 1.0, 1.0]);
+        assert_eq!(values(1), [1.0, 0.5, 0.0, 1.0]);
+        let y = x.clamp_max(Arg::T(&bound)).unwrap();
+        assert_eq!(y.grad_fn().unwrap().name(), "ClampMaxBackward1");
+    }
+
+    #[test]
+    fn in_place_tensor_bounds_keep_what_backward_reads() {
+        // PyTorch 2.15: y = x * 1; y.clamp_(lo) then backward gives x and lo the gradients of
+        // the out-of-place clamp, under ClampBackward0 listing y's MulBackward0.
+        let x = leaf(vec![-2.0, 0.5, 2.0, f64::NAN]);
+        let bound = leaf(vec![0.5; 4]);
+        let y = x.binary_scalar(BinaryOp::Mul, Scalar::Int(1), false).unwrap();
+        y.clamp_(Some(Arg::T(&bound)), None).unwrap();
+        assert_eq!(y.grad_fn().unwrap().name(), "ClampBackward0");
+        let inputs = [x.clone(), bound.clone()];
+        let g = crate::autograd::grad(&[y.sum(None, false).unwrap()], &[None], &inputs, false, false, false).unwrap();
+        let values = |i: usize| g[i].as_ref().expect("a gradient").to_vec::<f64>().unwrap();
+        assert_eq!(values(0), [0.0, 0.5, 1.0, 1.0]);
+        assert_eq!(values(1), [1.0, 0.5, 0.0, 1.0]);
+        let z = x.binary_scalar(BinaryOp::Mul, Scalar::Int(1), false).unwrap();
+        z.clamp_max_(Arg::T(&bound)).unwrap();
+        assert_eq!(z.grad_fn().unwrap().name(), "ClampMaxBackward1");
+        assert_eq!(z.to_vec::<f64>().unwrap()[..3], [-2.0, 0.5, 0.5]);
     }
 
     #[test]
@@ -144,19 +240,15 @@ mod tests {
     }
 
     #[test]
-    fn rounded_division_and_whole_tensor_extrema() {
-        use crate::tensor::arith::{div_rounded, RoundingMode};
-        let a = Tensor::from_vec(vec![-7i64, 7], &[2]).unwrap();
-        let trunc = div_rounded(&a, Arg::S(Scalar::Int(2)), RoundingMode::Trunc).unwrap();
-        assert_eq!(trunc.to_vec::<i64>().unwrap(), [-3, 3]);
-        let floor = div_rounded(&a, Arg::S(Scalar::Int(2)), RoundingMode::Floor).unwrap();
-        assert_eq!(floor.to_vec::<i64>().unwrap(), [-4, 3]);
-        assert!(RoundingMode::parse("round").unwrap_err().to_string().contains("but found 'round'"));
-        let x = leaf(vec![1.0, 4.0, 2.0]);
-        let m = x.extremum_all(true).unwrap();
-        assert_eq!(m.to_vec::<f64>().unwrap(), [4.0]);
-        assert_eq!(m.grad_fn().unwrap().name(), "MaxBackward1");
-        let empty = Tensor::from_vec(Vec::<f64>::new(), &[0]).unwrap();
-        assert!(empty.extremum_all(false).unwrap_err().to_string().starts_with("min(): Expected reduction dim"));
+    fn a_number_with_a_tensor_of_elements_is_no_overload() {
+        let x = leaf(vec![-2.0, 0.5, 2.0]);
+        let hi = Tensor::from_vec(vec![1.0f64; 3], &[3]).unwrap();
+        let e = x.clamp(Some(Arg::S(Scalar::Float(0.0))), Some(Arg::T(&hi))).unwrap_err();
+        assert!(matches!(e, Error::Type(_)), "{e}");
+        assert!(x.clamp(Some(Arg::T(&hi)), Some(Arg::S(Scalar::Float(2.0)))).is_err());
+        // A zero-dim tensor stands for a number.
+        let zero_dim = Tensor::from_vec(vec![1.0f64], &[]).unwrap();
+        let y = x.clamp(Some(Arg::S(Scalar::Float(0.0))), Some(Arg::T(&zero_dim))).unwrap();
+        assert_eq!(y.to_vec::<f64>().unwrap(), [0.0, 0.5, 1.0]);
     }
 }

@@ -311,3 +311,24 @@ impl Tensor {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_tensor_extrema_name_their_node_and_refuse_no_elements() {
+        let x = Tensor::from_vec(vec![1.0f64, 4.0, 2.0], &[3]).unwrap();
+        x.set_requires_grad(true).unwrap();
+        let m = x.extremum_all(true).unwrap();
+        assert_eq!(m.to_vec::<f64>().unwrap(), [4.0]);
+        assert_eq!(m.grad_fn().unwrap().name(), "MaxBackward1");
+        assert_eq!(x.extremum_all(false).unwrap().grad_fn().unwrap().name(), "MinBackward1");
+        let empty = Tensor::from_vec(Vec::<f64>::new(), &[0, 3]).unwrap();
+        let e = empty.extremum_all(false).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+        );
+    }
+}

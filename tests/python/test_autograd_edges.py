@@ -128,6 +128,37 @@ def test_clamp_tensor_bounds():
     assert type(x.clamp(lo, hi).grad_fn).__name__ == "ClampBackward0"
 
 
+def test_one_sided_and_in_place_clamps_with_tensor_bounds():
+    # Printed by torch 2.15: clamp_min/clamp_max of a tensor are ClampMin/MaxBackward1 over
+    # (self, bound), the bound getting its gradient; the in-place forms back-propagate the same.
+    def grads(f):
+        x = torch.tensor([-2., 0.5, 2., nan], dtype=torch.float64, requires_grad=True)
+        b = torch.full((4,), 0.5, dtype=torch.float64, requires_grad=True)
+        y = f(x, b)
+        names = [type(n[0]).__name__ if n[0] is not None else None for n in y.grad_fn.next_functions]
+        y.sum().backward()
+        return type(y.grad_fn).__name__, names, x.grad.tolist(), b.grad.tolist()
+
+    ties = [0.0, 0.5, 1.0, 1.0], [1.0, 0.5, 0.0, 1.0]
+    assert grads(lambda x, b: x.clamp_min(b)) == ("ClampMinBackward1", ["AccumulateGrad", "AccumulateGrad"], *ties)
+    assert grads(lambda x, b: torch.clamp_max(x, b)) == ("ClampMaxBackward1", ["AccumulateGrad", "AccumulateGrad"],
+                                                        [1.0, 0.5, 0.0, 1.0], [0.0, 0.5, 1.0, 1.0])
+    assert grads(lambda x, b: (x * 1).clamp_(b)) == ("ClampBackward0", ["MulBackward0", "AccumulateGrad", None], *ties)
+    assert grads(lambda x, b: (x * 1).clamp_min_(b)) == ("ClampMinBackward1", ["MulBackward0", "AccumulateGrad"], *ties)
+    y = torch.tensor([-2., 0.5, 2.]).clamp_max_(torch.tensor([0., 0., 0.]))
+    assert y.tolist() == [-2.0, 0.0, 0.0]
+
+
+def test_clamp_refuses_a_number_with_a_tensor_bound():
+    x = torch.tensor([-2., 0.5, 2.])
+    with pytest.raises(TypeError, match=r"^clamp\(\) received an invalid combination of arguments"):
+        x.clamp(min=0.5, max=torch.ones(3))
+    with pytest.raises(TypeError, match=r"^clamp\(\) received an invalid combination of arguments"):
+        torch.clamp(x, torch.zeros(3), 1.0)
+    # A zero-dim tensor passes for a number.
+    assert x.clamp(0.5, torch.tensor(1.)).tolist() == [0.5, 0.5, 1.0]
+
+
 def noncontig(rows, cols, lo=-1.0, hi=1.0, seed=0):
     torch.manual_seed(seed)
     t = torch.rand(cols, rows, dtype=torch.float64) * (hi - lo) + lo

@@ -50,6 +50,8 @@ CASES = [
     ("clamp", lambda: a().clamp(0.2, 0.8), "ClampBackward1"),
     ("clamp_min", lambda: a().clamp_min(0.2), "ClampMinBackward0"),
     ("clamp_max", lambda: a().clamp_max(0.2), "ClampMaxBackward0"),
+    ("clamp_min_tensor", lambda: a().clamp_min(x(3, 4)), "ClampMinBackward1"),
+    ("clamp_max_tensor", lambda: a().clamp_max(x(3, 4)), "ClampMaxBackward1"),
     ("clamp_tensor", lambda: a().clamp(min=x(3, 4)), "ClampBackward0"),
     ("clamp_", lambda: (a() * 1).clamp_(0.2, 0.8), "ClampBackward1"),
     # reductions
@@ -170,6 +172,8 @@ CASES = [
     ("floor_divide", lambda: a().floor_divide(x(3, 4)), "NotImplemented"),
     ("floor_divide_scalar", lambda: a() // 2.0, "NotImplemented"),
     ("div_floor", lambda: a().div(x(3, 4), rounding_mode="floor"), "DivBackward2"),
+    ("div_trunc", lambda: a().div(x(3, 4), rounding_mode="trunc"), "DivBackward2"),
+    ("div_trunc_scalar", lambda: a().div(-0.3, rounding_mode="trunc"), "DivBackward2"),
     ("prod", lambda: a().prod(), "ProdBackward0"),
     ("prod_dim", lambda: a().prod(1), "ProdBackward1"),
     ("cross_entropy_soft", lambda: F.cross_entropy(a(), x(3, 4).detach()), "DivBackward1"),
