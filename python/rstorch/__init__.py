@@ -172,6 +172,18 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
                    device=device or input.device)
 
 
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, name=None,
+            disable=False, **kwargs):
+    """rstorch runs every program eagerly: compiling gives back `model` itself (the function or
+    module, which computes what its compiled form would), or, called without one, a decorator
+    that does so."""
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if model is None:
+        return lambda m: m
+    return model
+
+
 def get_default_dtype():
     return float32
 

@@ -1,6 +1,7 @@
-"""Neural-network building blocks: `Module`, `Parameter`, layers, containers, `functional`, `utils`
-and `init`."""
+"""Neural-network building blocks: `Module`, `Parameter`, layers, containers, `functional`, `utils`,
+`init` and `parallel`."""
 from .modules import *  # noqa: F401,F403
 from .parameter import Parameter
 from . import functional, init, modules, parameter
-from . import utils
+from . import parallel, utils
+from .parallel import DataParallel
