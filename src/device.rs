@@ -10,8 +10,10 @@ pub enum Device {
 }
 
 impl Device {
-    /// Parses PyTorch-style device strings: `"cpu"`, `"cpu:0"`, `"wgpu"` (adapter 0), `"wgpu:N"`.
-    /// Whether the device exists is checked when a tensor is put on it, as PyTorch does.
+    /// Parses PyTorch-style device strings: `"cpu"`, `"cpu:0"`, `"wgpu"` (adapter 0), `"wgpu:N"`,
+    /// and `"cuda"` / `"cuda:N"`, PyTorch's name for the GPU, which is wgpu's adapter N (the real
+    /// GPUs come first in wgpu's list). Whether the device exists is checked when a tensor is put
+    /// on it, as PyTorch does.
     pub fn parse(s: &str) -> Result<Device> {
         Ok(DeviceSpec::parse(s)?.resolve())
     }
@@ -57,6 +59,9 @@ pub struct DeviceSpec {
 pub enum DeviceKind {
     Cpu,
     Wgpu,
+    /// PyTorch's `cuda`: the wgpu adapter of the same ordinal, when it is a real GPU (as
+    /// PyTorch's ROCm build names AMD GPUs `cuda`). The binding checks that it is one.
+    Cuda,
 }
 
 impl DeviceSpec {
@@ -68,12 +73,13 @@ impl DeviceSpec {
         let kind = match kind {
             "cpu" => DeviceKind::Cpu,
             "wgpu" => DeviceKind::Wgpu,
-            "cuda" | "mps" | "xpu" => {
+            "cuda" => DeviceKind::Cuda,
+            "mps" | "xpu" => {
                 return Err(Error::Runtime(format!(
                     "device '{s}' is not available: rstorch's backends are 'cpu' and 'wgpu' (the GPU through Vulkan, Metal or DX12)"
                 )))
             }
-            _ => return Err(Error::Runtime(format!("Expected one of cpu, wgpu device type at start of device string: {s}"))),
+            _ => return Err(Error::Runtime(format!("Expected one of cpu, cuda, wgpu device type at start of device string: {s}"))),
         };
         let index = match index {
             None => None,
@@ -89,11 +95,11 @@ impl DeviceSpec {
         Ok(DeviceSpec { kind, index })
     }
 
-    /// The device tensors are put on (an unindexed `wgpu` is adapter 0).
+    /// The device tensors are put on (an unindexed `wgpu` or `cuda` is adapter 0).
     pub fn resolve(self) -> Device {
         match self.kind {
             DeviceKind::Cpu => Device::Cpu,
-            DeviceKind::Wgpu => Device::Wgpu(self.index.unwrap_or(0)),
+            DeviceKind::Wgpu | DeviceKind::Cuda => Device::Wgpu(self.index.unwrap_or(0)),
         }
     }
 
@@ -106,7 +112,10 @@ impl DeviceSpec {
     }
 
     pub fn type_name(self) -> &'static str {
-        self.resolve().type_name()
+        match self.kind {
+            DeviceKind::Cuda => "cuda",
+            _ => self.resolve().type_name(),
+        }
     }
 }
 
@@ -158,7 +167,13 @@ mod tests {
         for bad in ["wgpu:", "wgpu:x", "wgpu:-1", "gpu", "cpu:1", "wgpu:0:1"] {
             assert!(Device::parse(bad).is_err(), "{bad}");
         }
-        assert!(Device::parse("cuda").unwrap_err().to_string().contains("'wgpu'"));
+        // `cuda` names wgpu's adapters; a spec keeps the name the user wrote.
+        assert_eq!(Device::parse("cuda").unwrap(), Device::Wgpu(0));
+        assert_eq!(Device::parse("cuda:1").unwrap(), Device::Wgpu(1));
+        assert_eq!(DeviceSpec::parse("cuda").unwrap().to_string(), "cuda");
+        assert_eq!(DeviceSpec::parse("cuda:2").unwrap().to_string(), "cuda:2");
+        assert!(DeviceSpec::parse("cuda:x").is_err());
+        assert!(Device::parse("mps").unwrap_err().to_string().contains("'wgpu'"));
         assert_eq!(Device::Wgpu(0).to_string(), "wgpu:0");
     }
 }

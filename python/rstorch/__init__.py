@@ -191,8 +191,11 @@ def get_default_dtype():
 def __getattr__(name):
     # Submodules load on first use so that `import rstorch` stays fast.
     import importlib
-    if name in ("nn", "autograd", "optim", "utils", "testing", "viz", "serialization", "wgpu"):
+    if name in ("nn", "autograd", "optim", "utils", "testing", "viz", "serialization", "wgpu",
+                "cuda", "amp", "backends", "accelerator"):
         return importlib.import_module(f".{name}", __name__)
+    if name in ("autocast", "is_autocast_enabled", "get_autocast_dtype"):
+        return getattr(importlib.import_module(".amp", __name__), name)
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)
     raise AttributeError(f"module 'rstorch' has no attribute '{name}'")

@@ -129,6 +129,16 @@ def _rebuild_tensor(array, dtype_name, requires_grad, cls=Tensor, state=None):
     return tensor
 
 
+def _cuda(self, device=None, non_blocking=False, memory_format=None):
+    """Copies to the GPU PyTorch calls `cuda` (`cuda:N` for an int), or raises PyTorch's
+    CPU-only error without a real GPU."""
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, int):
+        device = f"cuda:{device}"
+    return self.to(device, non_blocking=non_blocking)
+
+
 def install():
     Tensor.grad_fn = property(_grad_fn, doc="The node that created this tensor (None for leaves).")
     Tensor.register_hook = _register_hook
@@ -143,6 +153,7 @@ def install():
     Tensor.__deepcopy__ = _deepcopy
     Tensor.__reduce_ex__ = _reduce_ex
     Tensor.type_as = _type_as
+    Tensor.cuda = _cuda
     Tensor.new_tensor = _new_tensor
     Tensor.new_zeros = _new_factory(_C.zeros)
     Tensor.new_ones = _new_factory(_C.ones)

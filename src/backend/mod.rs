@@ -60,6 +60,12 @@ pub trait Backend: Sync {
         0
     }
 
+    /// Whether device `ordinal` is a real GPU, the kind PyTorch programs reach as `cuda`: not
+    /// the host, and not a GPU emulated on the CPU (lavapipe, llvmpipe, SwiftShader, WARP).
+    fn is_real_gpu(&self, _ordinal: usize) -> bool {
+        false
+    }
+
     /// Whether the host reads this backend's values without waiting for a device (host
     /// memory). An op may then choose its path by the data (interpolate's matrix product needs
     /// all inputs finite); elsewhere asking would stall the device's queue, so it takes the path

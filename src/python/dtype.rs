@@ -1,11 +1,11 @@
 //! `rstorch.dtype` and `rstorch.device` objects (each dtype is a singleton, so `is` works), and the
 //! Tensor dtype shorthands (`float()`, `long()`, ...).
 
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyAssertionError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
-use crate::device::{Device, DeviceSpec};
+use crate::device::{Device, DeviceKind, DeviceSpec};
 use crate::dtype::DType;
 
 use super::gil::run;
@@ -180,7 +180,19 @@ pub fn extract_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     if obj.is_none() {
         return Ok(Device::Cpu);
     }
-    Ok(extract_spec(obj)?.resolve())
+    let spec = extract_spec(obj)?;
+    if spec.kind == DeviceKind::Cuda {
+        // PyTorch's errors: a CPU-only build's when no real GPU exists (lavapipe does not count),
+        // CUDA's for an ordinal past the last GPU.
+        let count = obj.py().detach(super::wgpu::cuda_device_count);
+        if count == 0 {
+            return Err(PyAssertionError::new_err("Torch not compiled with CUDA enabled"));
+        }
+        if spec.index.is_some_and(|i| i >= count) {
+            return Err(PyRuntimeError::new_err("CUDA error: invalid device ordinal"));
+        }
+    }
+    Ok(spec.resolve())
 }
 
 /// `extract_device` for an optional argument: None when absent or None.

@@ -228,8 +228,24 @@ impl PyTensor {
         !self.tensor().device().is_cpu()
     }
 
+    /// Whether the tensor lives on a real GPU, the device PyTorch programs call `cuda` (a
+    /// software rasteriser such as lavapipe is wgpu but not cuda).
     #[getter]
     fn is_cuda(&self) -> bool {
+        match self.tensor().device() {
+            Device::Wgpu(i) => crate::dispatch::gpu().is_real_gpu(i),
+            Device::Cpu => false,
+        }
+    }
+
+    /// rstorch has no Intel XPU or Apple MPS device types: the GPU is `cuda` / `wgpu`.
+    #[getter]
+    fn is_xpu(&self) -> bool {
+        false
+    }
+
+    #[getter]
+    fn is_mps(&self) -> bool {
         false
     }
 

@@ -22,6 +22,17 @@ fn _wgpu_device_count(py: Python<'_>) -> usize {
     py.detach(|| gpu().device_count())
 }
 
+/// How many devices `cuda:N` names: the real GPUs, which lead wgpu's adapter list.
+pub fn cuda_device_count() -> usize {
+    let gpu = gpu();
+    (0..gpu.device_count()).take_while(|&i| gpu.is_real_gpu(i)).count()
+}
+
+#[pyfunction]
+fn _cuda_device_count(py: Python<'_>) -> usize {
+    py.detach(cuda_device_count)
+}
+
 #[pyfunction]
 fn _wgpu_device_name(py: Python<'_>, ordinal: usize) -> PyResult<String> {
     Ok(py.detach(|| gpu().adapter_name(ordinal))?)
@@ -65,6 +76,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_wgpu_is_built, m)?)?;
     m.add_function(wrap_pyfunction!(_wgpu_is_available, m)?)?;
     m.add_function(wrap_pyfunction!(_wgpu_device_count, m)?)?;
+    m.add_function(wrap_pyfunction!(_cuda_device_count, m)?)?;
     m.add_function(wrap_pyfunction!(_wgpu_device_name, m)?)?;
     m.add_function(wrap_pyfunction!(_wgpu_supports_f16, m)?)?;
     m.add_function(wrap_pyfunction!(_wgpu_supports_f64, m)?)?;

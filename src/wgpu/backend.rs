@@ -40,6 +40,10 @@ impl Backend for Wgpu {
         context::device_count()
     }
 
+    fn is_real_gpu(&self, ordinal: usize) -> bool {
+        context::is_real_gpu(ordinal)
+    }
+
     fn adapter_name(&self, ordinal: usize) -> Result<String> {
         context::adapter_name(ordinal)
     }

@@ -45,9 +45,22 @@ struct Slot {
     context: OnceLock<std::result::Result<Context, String>>,
 }
 
-/// Discrete GPUs first, software rasterisers last: `wgpu:0` is the best device.
-fn rank(t: wgpu::DeviceType) -> u8 {
-    match t {
+/// Whether an adapter is a real GPU rather than one emulated on the CPU. wgpu reports Mesa's
+/// lavapipe/llvmpipe and SwiftShader as `DeviceType::Cpu`; the names catch a driver that
+/// reports another type for them.
+fn is_real_gpu_adapter(t: wgpu::DeviceType, name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    let emulated = ["llvmpipe", "lavapipe", "swiftshader", "basic render driver"].iter().any(|n| name.contains(n));
+    t != wgpu::DeviceType::Cpu && !emulated
+}
+
+/// Discrete GPUs first, software rasterisers last: `wgpu:0` is the best device, and the real
+/// GPUs are a prefix of the list, so `cuda:N` and `wgpu:N` are the same adapter.
+fn rank(info: &wgpu::AdapterInfo) -> u8 {
+    if !is_real_gpu_adapter(info.device_type, &info.name) {
+        return 4;
+    }
+    match info.device_type {
         wgpu::DeviceType::DiscreteGpu => 0,
         wgpu::DeviceType::IntegratedGpu => 1,
         wgpu::DeviceType::VirtualGpu => 2,
@@ -70,7 +83,7 @@ fn slots() -> &'static [Slot] {
                 .into_iter()
                 .filter(|a| a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS))
                 .collect();
-            adapters.sort_by_key(|a| rank(a.get_info().device_type));
+            adapters.sort_by_key(|a| rank(&a.get_info()));
             adapters.into_iter().map(|adapter| Slot { info: adapter.get_info(), adapter, context: OnceLock::new() }).collect()
         })
         .unwrap_or_default()
@@ -83,6 +96,11 @@ pub fn is_available() -> bool {
 
 pub fn device_count() -> usize {
     slots().len()
+}
+
+/// Whether adapter `ordinal` exists and is a real GPU (see `is_real_gpu_adapter`).
+pub fn is_real_gpu(ordinal: usize) -> bool {
+    slots().get(ordinal).is_some_and(|s| is_real_gpu_adapter(s.info.device_type, &s.info.name))
 }
 
 /// The adapter's name and driver, as `get_device_name` reports it.
@@ -320,5 +338,24 @@ impl Context {
     /// Submits the pending batch, if any.
     pub fn flush(&self) {
         self.lock_batch().submit(&self.queue);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_real_gpu_adapter;
+    use wgpu::DeviceType;
+
+    #[test]
+    fn only_real_gpus_count_as_cuda() {
+        assert!(is_real_gpu_adapter(DeviceType::DiscreteGpu, "NVIDIA H100"));
+        assert!(is_real_gpu_adapter(DeviceType::IntegratedGpu, "Apple M2"));
+        assert!(is_real_gpu_adapter(DeviceType::VirtualGpu, "virtio-gpu"));
+        assert!(!is_real_gpu_adapter(DeviceType::Cpu, "llvmpipe (LLVM 15.0.7, 256 bits)"));
+        assert!(!is_real_gpu_adapter(DeviceType::Cpu, "anything on the CPU"));
+        // Emulators are not GPUs whatever type their driver reports.
+        assert!(!is_real_gpu_adapter(DeviceType::Other, "llvmpipe (LLVM 15.0.7, 256 bits)"));
+        assert!(!is_real_gpu_adapter(DeviceType::IntegratedGpu, "SwiftShader Device (Subzero)"));
+        assert!(!is_real_gpu_adapter(DeviceType::Other, "Microsoft Basic Render Driver"));
     }
 }

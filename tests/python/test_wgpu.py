@@ -36,8 +36,10 @@ def test_device_strings():
     for bad in ["wgpu:", "wgpu:x", "wgpu:-1", "gpu", "wgpu:0:1"]:
         with pytest.raises(RuntimeError):
             rstorch.device(bad)
+    # `cuda` is PyTorch's name for the GPU (test_cuda.py); the other PyTorch device types are not
+    # rstorch's.
     with pytest.raises(RuntimeError, match="'wgpu'"):
-        rstorch.device("cuda")
+        rstorch.device("mps")
     with pytest.raises(RuntimeError, match="must not include an index"):
         rstorch.device("wgpu:0", 1)
 

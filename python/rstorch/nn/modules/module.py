@@ -305,6 +305,10 @@ class Module:
     def cpu(self):
         return self._apply(lambda t: t.cpu())
 
+    def cuda(self, device=None):
+        """Moves parameters and buffers to the GPU (`Tensor.cuda`'s device and errors)."""
+        return self._apply(lambda t: t.cuda(device))
+
     def type(self, dst_type):
         """Casts all parameters and buffers to `dst_type`."""
         return self._apply(lambda t: t.type(dst_type))

@@ -1,0 +1,5 @@
+"""`rstorch.backends.cpu`."""
+
+
+def get_cpu_capability():
+    return "DEFAULT"
