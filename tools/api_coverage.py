@@ -49,6 +49,13 @@ def public_callables(obj):
     return names
 
 
+def _attribute(obj, name):
+    try:
+        return getattr(obj, name)
+    except Exception:  # noqa: BLE001 - a name that fails to load is not offered
+        return None
+
+
 def resolve(path):
     if path == "Tensor":
         return None
@@ -77,7 +84,9 @@ def main():
     for label, torch_path, ours_path in NAMESPACES:
         theirs_obj, ours_obj = namespace_objects(torch_path, ours_path)
         theirs = public_callables(theirs_obj)
-        ours = public_callables(ours_obj) if ours_obj is not None else set()
+        # Asked by name rather than listed, so that attributes a module loads on first use
+        # (`rstorch.save`) count.
+        ours = {name for name in theirs if ours_obj is not None and callable(_attribute(ours_obj, name))}
         have = theirs & ours
         rows.append((label, len(have), len(theirs)))
         total_theirs += len(theirs)

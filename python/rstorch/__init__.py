@@ -188,6 +188,11 @@ def get_default_dtype():
     return float32
 
 
+# The functions written in Python over the ops (`functional.py`), loaded on first use.
+_FUNCTIONAL = ("broadcast_shapes", "broadcast_tensors", "meshgrid", "cartesian_prod", "block_diag", "tensordot",
+               "chain_matmul", "unravel_index", "equal")
+
+
 def __getattr__(name):
     # Submodules load on first use so that `import rstorch` stays fast.
     import importlib
@@ -198,4 +203,6 @@ def __getattr__(name):
         return getattr(importlib.import_module(".amp", __name__), name)
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)
+    if name in _FUNCTIONAL:
+        return getattr(importlib.import_module(".functional", __name__), name)
     raise AttributeError(f"module 'rstorch' has no attribute '{name}'")
