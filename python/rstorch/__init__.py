@@ -197,7 +197,7 @@ def __getattr__(name):
     # Submodules load on first use so that `import rstorch` stays fast.
     import importlib
     if name in ("nn", "autograd", "optim", "utils", "testing", "viz", "serialization", "wgpu",
-                "cuda", "amp", "backends", "accelerator"):
+                "cuda", "amp", "backends", "accelerator", "onnx"):
         return importlib.import_module(f".{name}", __name__)
     if name in ("autocast", "is_autocast_enabled", "get_autocast_dtype"):
         return getattr(importlib.import_module(".amp", __name__), name)

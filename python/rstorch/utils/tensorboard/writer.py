@@ -1,0 +1,144 @@
+"""`SummaryWriter` and `FileWriter`: summaries become `Event` protos that tensorboard's
+`EventFileWriter` appends to `events.out.tfevents.*` files under `log_dir`."""
+import os
+import socket
+import time
+from datetime import datetime
+
+from tensorboard.compat.proto.event_pb2 import Event, SessionLog
+from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
+from . import summary
+
+__all__ = ["FileWriter", "SummaryWriter"]
+
+
+class FileWriter:
+    """Writes `Summary` protos and events to one event file in `log_dir`."""
+
+    def __init__(self, log_dir, max_queue=10, flush_secs=120, filename_suffix=""):
+        log_dir = str(log_dir)
+        self.event_writer = EventFileWriter(log_dir, max_queue, flush_secs, filename_suffix)
+
+    def get_logdir(self):
+        return self.event_writer.get_logdir()
+
+    def add_event(self, event, step=None, walltime=None):
+        event.wall_time = time.time() if walltime is None else walltime
+        if step is not None:
+            # Events carry int64 steps; a float step from a program is truncated as PyTorch does.
+            event.step = int(step)
+        self.event_writer.add_event(event)
+
+    def add_summary(self, summary, global_step=None, walltime=None):
+        self.add_event(Event(summary=summary), global_step, walltime)
+
+    def flush(self):
+        self.event_writer.flush()
+
+    def close(self):
+        self.event_writer.close()
+
+
+
+def _default_log_dir(comment):
+    # PyTorch's default: runs/<Mon><day>_<H>-<M>-<S>_<host><comment>.
+    stamp = datetime.now().strftime("%b%d_%H-%M-%S")
+    return os.path.join("runs", stamp + "_" + socket.gethostname() + comment)
+
+
+class SummaryWriter:
+    """Logs scalars, histograms, text, images and hyperparameters for TensorBoard.
+
+    `log_dir` defaults to `runs/<date>_<host><comment>`; `purge_step` makes TensorBoard discard the
+    events at and after that step written by an earlier run in the same directory."""
+
+    def __init__(self, log_dir=None, comment="", purge_step=None, max_queue=10, flush_secs=120, filename_suffix=""):
+        self.log_dir = _default_log_dir(comment) if not log_dir else log_dir
+        self.purge_step = purge_step
+        self.max_queue = max_queue
+        self.flush_secs = flush_secs
+        self.filename_suffix = filename_suffix
+        self.file_writer = None
+        self.all_writers = None
+        self._get_file_writer()
+
+    def _get_file_writer(self):
+        if self.all_writers is None or self.file_writer is None:
+            self.file_writer = FileWriter(self.log_dir, self.max_queue, self.flush_secs, self.filename_suffix)
+            self.all_writers = {self.file_writer.get_logdir(): self.file_writer}
+            if self.purge_step is not None:
+                # A START session log at step s is TensorBoard's signal to drop older events >= s.
+                step = self.purge_step
+                self.file_writer.add_event(Event(step=step, file_version="brain.Event:2"))
+                self.file_writer.add_event(Event(step=step, session_log=SessionLog(status=SessionLog.START)))
+                self.purge_step = None
+        return self.file_writer
+
+    def get_logdir(self):
+        return self.log_dir
+
+    def add_scalar(self, tag, scalar_value, global_step=None, walltime=None, new_style=False, double_precision=False):
+        self._get_file_writer().add_summary(summary.scalar(tag, scalar_value, new_style, double_precision),
+                                            global_step, walltime)
+
+    def add_scalars(self, main_tag, tag_scalar_dict, global_step=None, walltime=None):
+        """Each key of `tag_scalar_dict` goes to its own run, `<log_dir>/<main_tag>_<key>` ('/' as
+        '_'), under the tag `main_tag`, so that TensorBoard draws them on one chart."""
+        walltime = time.time() if walltime is None else walltime
+        base = self._get_file_writer().get_logdir()
+        for tag, value in tag_scalar_dict.items():
+            run_dir = base + "/" + main_tag.replace("/", "_") + "_" + tag
+            writer = self.all_writers.get(run_dir)
+            if writer is None:
+                writer = FileWriter(run_dir, self.max_queue, self.flush_secs, self.filename_suffix)
+                self.all_writers[run_dir] = writer
+            writer.add_summary(summary.scalar(main_tag, value), global_step, walltime)
+
+    def add_histogram(self, tag, values, global_step=None, bins="tensorflow", walltime=None, max_bins=None):
+        """`bins`: 'tensorflow' (TensorFlow's exponential buckets), a NumPy bin rule ('auto', 'fd',
+        ...), a number of bins or their edges, as for `numpy.histogram`."""
+        self._get_file_writer().add_summary(summary.histogram(tag, values, bins, max_bins), global_step, walltime)
+
+    def add_text(self, tag, text_string, global_step=None, walltime=None):
+        self._get_file_writer().add_summary(summary.text(tag, text_string), global_step, walltime)
+
+    def add_image(self, tag, img_tensor, global_step=None, walltime=None, dataformats="CHW"):
+        """`img_tensor`: floats in [0, 1] or uint8 in [0, 255], laid out as `dataformats` says
+        (CHW, HWC or HW; 1, 3 or 4 channels)."""
+        self._get_file_writer().add_summary(summary.image(tag, img_tensor, dataformats), global_step, walltime)
+
+    def add_hparams(self, hparam_dict, metric_dict, hparam_domain_discrete=None, run_name=None, global_step=None):
+        """Writes the hyperparameters and the metrics into a run of their own, `<log_dir>/<run_name>`
+        (the current time by default), as PyTorch does."""
+        if not isinstance(hparam_dict, dict) or not isinstance(metric_dict, dict):
+            raise TypeError("hparam_dict and metric_dict should be dictionary.")
+        experiment, start, end = summary.hparams(hparam_dict, metric_dict, hparam_domain_discrete)
+        if not run_name:
+            run_name = str(time.time())
+        run_dir = os.path.join(self._get_file_writer().get_logdir(), run_name)
+        with SummaryWriter(log_dir=run_dir) as run_writer:
+            for proto in (experiment, start, end):
+                run_writer.file_writer.add_summary(proto, global_step)
+            for key, value in metric_dict.items():
+                run_writer.add_scalar(key, value, global_step)
+
+    def flush(self):
+        if self.all_writers is None:
+            return
+        for writer in self.all_writers.values():
+            writer.flush()
+
+    def close(self):
+        if self.all_writers is None:
+            return  # already closed
+        for writer in self.all_writers.values():
+            writer.flush()
+            writer.close()
+        self.file_writer = self.all_writers = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        self.close()
