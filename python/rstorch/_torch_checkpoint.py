@@ -26,8 +26,8 @@ _MAX_DEFLATE_RATIO = 1100
 
 # PyTorch's text, which tells the two ways out: weights_only=False, or allowing the global.
 _REFUSED = (
-    "Weights only load failed. This file can still be loaded, to do so you have two options, do those "
-    "steps only if you trust the source of the checkpoint. \n\t(1) In PyTorch 2.6, we changed the default "
+    "Weights only load failed. This file can still be loaded, to do so you have two options, \033[1mdo those "
+    "steps only if you trust the source of the checkpoint\033[0m. \n\t(1) In PyTorch 2.6, we changed the default "
     "value of the `weights_only` argument in `torch.load` from `False` to `True`. Re-running `torch.load` "
     "with `weights_only` set to `False` will likely succeed, but it can result in arbitrary code execution. "
     "Do it only if you got the file from a trusted source.\n\t(2) Alternatively, to load with "
@@ -323,6 +323,18 @@ def _load_reduce(self):
     self.stack[-1] = func(*args)
 
 
+def _load_newobj(self):
+    # Protocol 2 writes complex (and classes allowed with add_safe_globals) as NEWOBJ.
+    args = self.stack.pop()
+    cls = self.stack[-1]
+    if isinstance(cls, _Safe):
+        self.stack[-1] = cls(*args)
+    elif cls in self.user_types:
+        self.stack[-1] = cls.__new__(cls, *args)
+    else:
+        raise pickle.UnpicklingError(f"Weights only load failed. NEWOBJ of {str(cls)[:80]} is not allowed")
+
+
 class _DataOnlyUnpickler(pickle._Unpickler):
     """The pure-Python unpickler, whose opcodes can be replaced one by one: REDUCE calls only the
     allowed functions, and the opcodes that modify an object already on the stack (BUILD,
@@ -336,6 +348,7 @@ class _DataOnlyUnpickler(pickle._Unpickler):
     dispatch[pickle.SETITEMS[0]] = _load_setitems
     dispatch[pickle.APPEND[0]] = _load_append
     dispatch[pickle.APPENDS[0]] = _load_appends
+    dispatch[pickle.NEWOBJ[0]] = _load_newobj
 
     def __init__(self, data, archive, allowed, user_globals=None):
         super().__init__(io.BytesIO(data))
@@ -408,9 +421,9 @@ class _FullUnpickler(pickle.Unpickler):
         self.archive, self.allowed, self.storages = archive, allowed, {}
 
     def find_class(self, module, name):
-        if (module, name) in self.allowed:
-            return self.allowed[(module, name)]
         if module == "torch" or module.startswith("torch."):
+            if (module, name) in self.allowed:
+                return self.allowed[(module, name)]
             module = "rs" + module
         return super().find_class(module, name)
 
