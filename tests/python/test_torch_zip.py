@@ -188,3 +188,15 @@ def test_force_weights_only_env_wins(monkeypatch):
     monkeypatch.setenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1")
     with pytest.raises(pickle.UnpicklingError):
         rstorch.load(FIXTURES / "linear.pt", weights_only=False)
+
+
+def test_empty_tensors_and_protocols():
+    ones = rstorch.ones(4)
+    obj = [rstorch.zeros(0), rstorch.zeros(0, 3, dtype=rstorch.int64), ones[4:], ones[1:]]
+    for protocol in (2, 3, 4, 5):
+        buf = io.BytesIO()
+        rstorch.save(obj, buf, pickle_protocol=protocol)
+        buf.seek(0)
+        out = rstorch.load(buf)
+        assert [tuple(t.shape) for t in out] == [(0,), (0, 3), (0,), (3,)]
+        assert out[1].dtype == rstorch.int64 and out[3].tolist() == [1.0, 1.0, 1.0]
