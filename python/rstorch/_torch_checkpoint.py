@@ -24,10 +24,19 @@ from . import _C
 # declaring more is lying, and one declaring less is read only up to its declaration.
 _MAX_DEFLATE_RATIO = 1100
 
+# PyTorch's text, which tells the two ways out: weights_only=False, or allowing the global.
 _REFUSED = (
-    "Weights only load failed. rstorch.load never runs code from a file: it rebuilds tensors, "
-    "containers and plain values only.\n\nUnsupported global: GLOBAL {} was not an allowed global; "
-    "this file may try to run code when unpickled.")
+    "Weights only load failed. This file can still be loaded, to do so you have two options, \033[1mdo those "
+    "steps only if you trust the source of the checkpoint\033[0m. \n\t(1) In PyTorch 2.6, we changed the default "
+    "value of the `weights_only` argument in `torch.load` from `False` to `True`. Re-running `torch.load` "
+    "with `weights_only` set to `False` will likely succeed, but it can result in arbitrary code execution. "
+    "Do it only if you got the file from a trusted source.\n\t(2) Alternatively, to load with "
+    "`weights_only=True` please check the recommended steps in the following error message.\n\t"
+    "WeightsUnpickler error: Unsupported global: GLOBAL {0} was not an allowed global by default. Please "
+    "use `torch.serialization.add_safe_globals([{1}])` or the `torch.serialization.safe_globals([{1}])` "
+    "context manager to allowlist this global if you trust this class/function.\n\nCheck the "
+    "documentation of torch.load to learn more about types accepted by default with weights_only "
+    "https://pytorch.org/docs/stable/generated/torch.load.html.")
 
 
 def _corrupt(msg):
@@ -152,6 +161,23 @@ def _ordered_dict(*args):
     return collections.OrderedDict(*args)
 
 
+def _encode(text, encoding="latin1"):
+    # Protocol 2 pickles bytes as _codecs.encode(str, 'latin1'); nothing else may be encoded.
+    if type(text) is not str or encoding != "latin1":
+        raise _corrupt("_codecs.encode is allowed only to rebuild bytes")
+    return text.encode("latin1")
+
+
+def _plain(kind):
+    # set([...]), frozenset, bytearray, complex, Counter: built from plain values only.
+    def build(*args):
+        try:
+            return kind(*args)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise _corrupt(f"invalid {kind.__name__}: {e}") from None
+    return build
+
+
 def _allowed():
     import rstorch
     d = rstorch
@@ -173,6 +199,11 @@ def _allowed():
         ("torch", "Size"): _size,
         ("torch", "device"): _device,
         ("collections", "OrderedDict"): _ordered_dict,
+        ("collections", "Counter"): _plain(collections.Counter),
+        ("_codecs", "encode"): _encode,
+        # PyTorch's allowlist has set, bytearray and complex; frozenset is as inert as set.
+        **{(mod, kind.__name__): _plain(kind) for mod in ("builtins", "__builtin__")
+           for kind in (set, frozenset, bytearray, complex)},
     }.items():
         allowed[key] = _Safe(fn, ".".join(key))
     return allowed
@@ -232,8 +263,11 @@ def _load_build(self):
     # `_metadata` attribute. On a tensor, Parameter or storage it could rewrite what the file's
     # other records already declared (a `set_` to another geometry, `data`, `grad`), so only an
     # OrderedDict may be built, and only with a dict of attribute names.
+    inst = self.stack[-2]
+    if type(inst) in self.user_types:
+        # A class the user allowed with add_safe_globals sets its state as pickle does.
+        return pickle._Unpickler.dispatch[pickle.BUILD[0]](self)
     state = self.stack.pop()
-    inst = self.stack[-1]
     if type(inst) is not collections.OrderedDict:
         _refuse_opcode("BUILD", "an OrderedDict (a state dict's _metadata)", inst)
     if type(state) is not dict or not all(type(k) is str for k in state):
@@ -283,10 +317,22 @@ def _load_reduce(self):
     # Only the allowed rebuild functions may be called (a dtype or a tensor on the stack may not).
     args = self.stack.pop()
     func = self.stack[-1]
-    if not isinstance(func, _Safe):
+    if not isinstance(func, _Safe) and not any(func is g for g in self.user_globals.values()):
         raise pickle.UnpicklingError(f"Weights only load failed. Trying to call reduce for unrecognized "
                                      f"function {str(func)[:80]}")
     self.stack[-1] = func(*args)
+
+
+def _load_newobj(self):
+    # Protocol 2 writes complex (and classes allowed with add_safe_globals) as NEWOBJ.
+    args = self.stack.pop()
+    cls = self.stack[-1]
+    if isinstance(cls, _Safe):
+        self.stack[-1] = cls(*args)
+    elif cls in self.user_types:
+        self.stack[-1] = cls.__new__(cls, *args)
+    else:
+        raise pickle.UnpicklingError(f"Weights only load failed. NEWOBJ of {str(cls)[:80]} is not allowed")
 
 
 class _DataOnlyUnpickler(pickle._Unpickler):
@@ -302,37 +348,50 @@ class _DataOnlyUnpickler(pickle._Unpickler):
     dispatch[pickle.SETITEMS[0]] = _load_setitems
     dispatch[pickle.APPEND[0]] = _load_append
     dispatch[pickle.APPENDS[0]] = _load_appends
+    dispatch[pickle.NEWOBJ[0]] = _load_newobj
 
-    def __init__(self, data, archive, allowed):
+    def __init__(self, data, archive, allowed, user_globals=None):
         super().__init__(io.BytesIO(data))
         self.archive, self.allowed, self.storages = archive, allowed, {}
+        # "module.name" -> object: what add_safe_globals / safe_globals allowed besides the defaults.
+        self.user_globals = user_globals or {}
+        self.user_types = {g for g in self.user_globals.values() if isinstance(g, type)}
 
     def find_class(self, module, name):
         try:
             return self.allowed[(module, name)]
         except (KeyError, TypeError):
-            raise pickle.UnpicklingError(_REFUSED.format(f"{module}.{name}")) from None
+            pass
+        found = self.user_globals.get(f"{module}.{name}")
+        if found is None:
+            raise pickle.UnpicklingError(_REFUSED.format(f"{module}.{name}", f"{module}.{name}"))
+        return found
 
     def persistent_load(self, pid):
-        if not isinstance(pid, tuple) or len(pid) != 5 or pid[0] != "storage":
-            raise _corrupt(f"unsupported persistent id {str(pid)[:80]}")
-        _, storage_type, key, location, numel = pid
-        if not isinstance(storage_type, _StorageType):
-            raise _corrupt(f"unsupported storage type {str(storage_type)[:80]}")
-        if not isinstance(key, str) or not isinstance(location, str) or not _is_index(numel):
-            raise _corrupt(f"invalid storage record {str(pid)[:80]}")
-        dtype = storage_type.dtype
-        if key in self.storages:
-            storage = self.storages[key]
-            if storage.dtype != dtype:
-                raise _corrupt(f"storage {key!r} is read as two different dtypes")
-            return storage
-        data = self.archive.read(f"data/{key}")
-        if len(data) != numel * dtype.itemsize:
-            raise _corrupt(f"storage {key!r} should hold {numel} {dtype} elements but has {len(data)} bytes")
-        storage = _Storage(_C._storage_from_bytes(data, dtype), dtype)
-        self.storages[key] = storage
+        return _persistent_load(self, pid)
+
+
+def _persistent_load(self, pid):
+    """A storage record of the archive, read once per key (views of one storage share it)."""
+    if not isinstance(pid, tuple) or len(pid) != 5 or pid[0] != "storage":
+        raise _corrupt(f"unsupported persistent id {str(pid)[:80]}")
+    _, storage_type, key, location, numel = pid
+    if not isinstance(storage_type, _StorageType):
+        raise _corrupt(f"unsupported storage type {str(storage_type)[:80]}")
+    if not isinstance(key, str) or not isinstance(location, str) or not _is_index(numel):
+        raise _corrupt(f"invalid storage record {str(pid)[:80]}")
+    dtype = storage_type.dtype
+    if key in self.storages:
+        storage = self.storages[key]
+        if storage.dtype != dtype:
+            raise _corrupt(f"storage {key!r} is read as two different dtypes")
         return storage
+    data = self.archive.read(f"data/{key}")
+    if len(data) != numel * dtype.itemsize:
+        raise _corrupt(f"storage {key!r} should hold {numel} {dtype} elements but has {len(data)} bytes")
+    storage = _Storage(_C._storage_from_bytes(data, dtype), dtype)
+    self.storages[key] = storage
+    return storage
 
 
 _SIZED = {"PUT", "BINPUT", "LONG_BINPUT", "FRAME"}
@@ -353,14 +412,36 @@ def _prescan(data):
         raise _corrupt(f"malformed pickle ({type(e).__name__}: {e})") from None
 
 
-def load_zip(data):
+class _FullUnpickler(pickle.Unpickler):
+    """weights_only=False: an ordinary unpickler, which runs whatever the file names (only ever on
+    the user's explicit request). PyTorch's names resolve to rstorch's objects of the same path."""
+
+    def __init__(self, data, archive, allowed, **kwargs):
+        super().__init__(io.BytesIO(data), **kwargs)
+        self.archive, self.allowed, self.storages = archive, allowed, {}
+
+    def find_class(self, module, name):
+        if module == "torch" or module.startswith("torch."):
+            if (module, name) in self.allowed:
+                return self.allowed[(module, name)]
+            module = "rs" + module
+        return super().find_class(module, name)
+
+    def persistent_load(self, pid):
+        return _persistent_load(self, pid)
+
+
+def load_zip(data, weights_only=True, user_globals=None, pickle_load_args=None):
     archive = _Archive(data)
     order = archive.zf.namelist()
     if archive.prefix + "byteorder" in order and archive.read("byteorder") != b"little":
         raise _corrupt("big-endian checkpoints are not supported")
     pkl = archive.read("data.pkl")
     _prescan(pkl)
-    unpickler = _DataOnlyUnpickler(pkl, archive, _allowed())
+    if weights_only:
+        unpickler = _DataOnlyUnpickler(pkl, archive, _allowed(), user_globals)
+    else:
+        unpickler = _FullUnpickler(pkl, archive, _allowed(), **(pickle_load_args or {}))
     try:
         return unpickler.load()
     except pickle.UnpicklingError:

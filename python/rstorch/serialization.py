@@ -1,18 +1,18 @@
-"""`rstorch.save` and `rstorch.load`: objects made of tensors, containers and plain values, kept in
-the safetensors format; `load` also reads PyTorch's zip checkpoints (`_torch_checkpoint.py`).
+"""`rstorch.save` and `rstorch.load`, interoperable with PyTorch's `torch.save` / `torch.load`.
 
-A file is data, never code. `save` stores the tensors as safetensors entries (each tensor object
-once, views as their own contiguous data) and the structure around them as JSON in the file's
-`__metadata__`, so the file stays a plain safetensors file other tools can read. `load` rebuilds
-the structure from that JSON and never imports or calls anything named by the file.
+`save` writes PyTorch's zip checkpoint format (`_zip_save.py`) for any picklable object; `load`
+reads it (`_torch_checkpoint.py`) weights-only by default, as PyTorch 2.6+ does. `.safetensors`
+paths, and the safetensors files earlier rstorch versions wrote (tensors as safetensors entries,
+the structure around them as JSON in `__metadata__`), keep their own data-only format here.
 """
 import json
 import os
+import pickle
 import sys
 
 from . import _C
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
 
 # The metadata keys of a file written by `save`. "format": "pt" is what other safetensors
 # writers put there for PyTorch tensors.
@@ -212,10 +212,7 @@ def _write_bytes(f, data):
         f.flush()
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False):
-    """Saves `obj` (tensors inside dicts, lists, tuples and plain values) to a path or a binary
-    file object, as a safetensors file. Arbitrary Python objects are refused: files hold no code."""
+def _save_safetensors(obj, f):
     enc = _Encoder()
     structure = enc.encode(obj)
     metadata = {
@@ -223,8 +220,25 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         _VERSION_KEY: _VERSION,
         _STRUCTURE_KEY: json.dumps(structure, ensure_ascii=False, separators=(",", ":")),
     }
-    data = _C._safetensors_save(enc.tensors, metadata)
-    _write_bytes(f, data)
+    _write_bytes(f, _C._safetensors_save(enc.tensors, metadata))
+
+
+def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
+    """Saves any picklable `obj` to a path or a binary file object in PyTorch's zip checkpoint
+    format (`_zip_save.py`), which PyTorch's `torch.load` reads. A path ending in `.safetensors`
+    gets a safetensors file instead (tensors, containers and plain values only)."""
+    if isinstance(f, (str, os.PathLike)) and os.fspath(f).endswith(".safetensors"):
+        _save_safetensors(obj, f)
+        return
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError(
+            "rstorch.save writes PyTorch's zip format only; _use_new_zipfile_serialization=False "
+            "(PyTorch's legacy pre-1.6 format) is not supported")
+    if pickle_module is not pickle:
+        raise NotImplementedError("rstorch.save pickles with the standard pickle module only")
+    from . import _zip_save
+    _write_bytes(f, _zip_save.save_zip(obj, _zip_save.archive_name(f), pickle_protocol))
 
 
 def _load_safetensors(data):
@@ -248,22 +262,90 @@ def _looks_like_safetensors(data):
     return len(data) > _SAFETENSORS_MIN and data[_SAFETENSORS_MIN:_SAFETENSORS_MIN + 1] == b"{"
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
-    """Loads what `save` wrote, a safetensors file, or a PyTorch zip checkpoint (`torch.save`),
-    from a path or a binary file object.
+# What add_safe_globals allowed: objects, or (object, "module.name") pairs naming them as files do.
+_SAFE_GLOBALS = []
 
-    Loading never runs code from the file, whatever `weights_only` says: PyTorch checkpoints go
-    through a data-only unpickler that rebuilds tensors, containers and plain values and refuses
-    every other global with `pickle.UnpicklingError`."""
+
+def add_safe_globals(safe_globals):
+    """Allows these classes and functions in `load(..., weights_only=True)`, as PyTorch's does."""
+    _SAFE_GLOBALS.extend(safe_globals)
+
+
+def get_safe_globals():
+    """The objects (or (object, name) pairs) allowed by `add_safe_globals`."""
+    return list(_SAFE_GLOBALS)
+
+
+def clear_safe_globals():
+    """Forgets every global `add_safe_globals` allowed."""
+    _SAFE_GLOBALS.clear()
+
+
+class safe_globals:
+    """Context manager: `safe_globals` are allowed in weights-only loads within the block."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = list(safe_globals)
+
+    def __enter__(self):
+        self.saved = list(_SAFE_GLOBALS)
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, *exc):
+        _SAFE_GLOBALS[:] = self.saved
+
+
+def _user_globals():
+    """"module.name" -> object for every allowed global, under rstorch's name and PyTorch's."""
+    from ._zip_save import _torch_module
+    out = {}
+    for entry in _SAFE_GLOBALS:
+        if isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[1], str):
+            out[entry[1]] = entry[0]
+            continue
+        module, name = getattr(entry, "__module__", None), getattr(entry, "__qualname__", None)
+        if not isinstance(module, str) or not isinstance(name, str):
+            raise TypeError(f"add_safe_globals: {entry!r} is not a class or function; pass (obj, 'module.name')")
+        out[f"{module}.{name}"] = entry
+        out[f"{_torch_module(module)}.{name}"] = entry
+    return out
+
+
+_TRUE = ("1", "y", "yes", "true")
+
+
+def _weights_only(weights_only, pickle_module):
+    """PyTorch's rule: weights-only unless the caller (or TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD) opts out."""
+    if os.environ.get("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "").lower() in _TRUE:
+        return True
+    if os.environ.get("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "").lower() in _TRUE:
+        return False
+    if weights_only is None:
+        return pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    return bool(weights_only)
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
+    """Loads what `save` wrote, a PyTorch zip checkpoint (`torch.save`) or a safetensors file, from a
+    path or a binary file object.
+
+    As in PyTorch, loading is weights-only by default: a data-only unpickler rebuilds tensors,
+    containers and plain values, plus the globals allowed with `add_safe_globals`, and refuses
+    every other global with `pickle.UnpicklingError` before importing it. `weights_only=False` (or
+    TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1) unpickles fully, which runs code the file names: only for
+    trusted files."""
+    weights_only = _weights_only(weights_only, pickle_module)
     _check_map_location(map_location)
     data = _read_bytes(f)
     if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
         from . import _torch_checkpoint
-        return _torch_checkpoint.load_zip(data)
+        return _torch_checkpoint.load_zip(data, weights_only, _user_globals() if weights_only else None,
+                                          pickle_load_args)
     if _looks_like_safetensors(data):
         return _load_safetensors(data)
     if data[:1] == b"\x80":
-        import pickle
         raise pickle.UnpicklingError(
             "Weights only load failed: the file is a bare pickle (or PyTorch's legacy pre-1.6 format), "
             "which rstorch.load does not read because unpickling it could run code. Re-save it with "

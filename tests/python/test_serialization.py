@@ -119,7 +119,19 @@ def test_views_are_saved_as_their_values():
     obj = {"t": base.t(), "row": base[2], "col": base[:, 1], "step": base[::2, ::3]}
     out = roundtrip(obj)
     assert_same(out, obj)
-    assert out["t"].is_contiguous()
+    # As in PyTorch, views keep their geometry and share the one storage they were saved with.
+    assert out["t"].stride() == (1, 6) and out["step"].stride() == (12, 3)
+    out["row"].add_(100)
+    assert out["col"][2].item() == 113 and out["t"][1, 2].item() == 113
+    # .safetensors paths store each view as its own contiguous values.
+    path = FIXTURES.parent / "_views.safetensors"
+    try:
+        rstorch.save(obj, path)
+        again = rstorch.load(path)
+        assert_same(again, obj)
+        assert again["t"].is_contiguous()
+    finally:
+        path.unlink(missing_ok=True)
 
 
 def test_parameters_and_requires_grad_survive():
@@ -148,8 +160,14 @@ def test_model_state_dict_round_trip_through_a_path(tmp_path):
     fresh.eval(), model.eval()
     x = torch.randn(4, 3)
     np.testing.assert_array_equal(fresh(x).detach().numpy(), model(x).detach().numpy())
-    # str paths too, and the file is an ordinary safetensors file named by the state_dict keys.
+    # str paths too; a .pt file is PyTorch's zip format, a .safetensors path an ordinary
+    # safetensors file named by the state_dict keys.
     torch.save(sd, str(path))
+    assert zipfile.ZipFile(path).namelist()[0] == "model/data.pkl"
+    assert_same(torch.load(str(path)), sd)
+    path = tmp_path / "model.safetensors"
+    torch.save(sd, path)
+    assert_same(torch.load(path), sd)
     raw = path.read_bytes()
     header = json.loads(raw[8:8 + struct.unpack("<Q", raw[:8])[0]])
     assert set(header) - {"__metadata__"} == set(sd)
@@ -206,15 +224,19 @@ def test_map_location_elsewhere_is_refused():
         roundtrip({"x": rstorch.ones(1)}, map_location="cuda")
 
 
-def test_objects_that_are_not_data_are_refused_at_save():
-    with pytest.raises(TypeError, match="lambda|function"):
+def test_objects_that_are_not_data_are_refused_at_save(tmp_path):
+    # The zip format pickles: what pickle cannot name (a lambda) is refused as PyTorch's is.
+    with pytest.raises((pickle.PicklingError, AttributeError), match="lambda"):
         rstorch.save({"f": lambda: 0}, io.BytesIO())
+    # The safetensors format holds data only.
+    with pytest.raises(TypeError, match="lambda|function"):
+        rstorch.save({"f": lambda: 0}, tmp_path / "f.safetensors")
     with pytest.raises(TypeError, match="Linear"):
-        rstorch.save(nn.Linear(2, 2), io.BytesIO())
+        rstorch.save(nn.Linear(2, 2), tmp_path / "m.safetensors")
     loop = []
     loop.append(loop)
     with pytest.raises(ValueError, match="contains itself"):
-        rstorch.save(loop, io.BytesIO())
+        rstorch.save(loop, tmp_path / "loop.safetensors")
 
 
 def test_foreign_safetensors_file_loads_as_a_dict():
@@ -340,8 +362,10 @@ def _payloads(marker):
 def test_malicious_checkpoint_is_refused_and_nothing_runs(case, tmp_path):
     marker = tmp_path / "pwned"
     data = zip_checkpoint(_payloads(marker)[case])
-    with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL (os|posix|builtins)"):
-        rstorch.load(io.BytesIO(data), weights_only=False)
+    # Weights-only is the default, as in PyTorch; weights_only=False is a full unpickle (below).
+    for kwargs in ({}, {"weights_only": True}, {"weights_only": None}):
+        with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL (os|posix|builtins)"):
+            rstorch.load(io.BytesIO(data), **kwargs)
     assert not marker.exists()
 
 
