@@ -2,7 +2,7 @@
 tests/record_checkpoint.py) and the values and gradients of a plain call; rstorch.onnx importable."""
 import json
 import pathlib
-import warnings
+import sys
 
 import numpy as np
 import pytest
@@ -11,7 +11,12 @@ import rstorch
 from rstorch import nn
 from rstorch.utils.checkpoint import checkpoint, checkpoint_sequential
 
-REF = json.loads((pathlib.Path(__file__).parent.parent / "fixtures" / "checkpoint.json").read_text())
+TESTS = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TESTS))
+import checkpoint_cases  # noqa: E402 (tests/ is put on the path just above)
+
+REF = json.loads((TESTS / "fixtures" / "checkpoint.json").read_text())
+CASES = checkpoint_cases.cases(rstorch, checkpoint, checkpoint_sequential)
 
 
 def _sin(a):
@@ -22,36 +27,9 @@ def _ctx():
     return rstorch.no_grad(), rstorch.no_grad()
 
 
-def _capture(fn):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            out, err = fn(), None
-        except Exception as e:  # noqa: BLE001 (compared with what PyTorch raised)
-            out, err = None, [type(e).__name__, str(e)]
-    return {"warnings": [[type(w.message).__name__, str(w.message)] for w in caught], "error": err,
-            "requires_grad": None if out is None else bool(out.requires_grad)}
-
-
-x = rstorch.randn(3, requires_grad=True)
-CASES = {
-    "no_use_reentrant": lambda: checkpoint(_sin, x),
-    "sequential_no_use_reentrant": lambda: checkpoint_sequential([_sin, _sin], 2, x),
-    "reentrant_kwargs": lambda: checkpoint(_sin, x, use_reentrant=True, foo=1),
-    "reentrant_debug": lambda: checkpoint(_sin, x, use_reentrant=True, debug=True),
-    "reentrant_context_fn": lambda: checkpoint(_sin, x, use_reentrant=True, context_fn=_ctx),
-    "bad_determinism_check": lambda: checkpoint(_sin, x, use_reentrant=False, determinism_check="x"),
-    "debug_and_context_fn": lambda: checkpoint(_sin, x, use_reentrant=False, debug=True, context_fn=_ctx),
-    "sequential_kwargs": lambda: checkpoint_sequential([_sin, _sin], 2, x, use_reentrant=True, foo=1),
-    "reentrant_no_grad_input": lambda: checkpoint(_sin, rstorch.randn(3), use_reentrant=True),
-    "nonreentrant_no_grad_input": lambda: checkpoint(_sin, rstorch.randn(3), use_reentrant=False),
-    "decorator_kwargs": lambda: checkpoint(None, foo=1),
-}
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_messages_match_pytorch(name):
-    assert _capture(CASES[name]) == REF[name]
+    assert checkpoint_cases.capture(CASES[name]) == REF[name]
 
 
 def _model():
