@@ -26,6 +26,25 @@ impl Rng {
         self.seed
     }
 
+    /// The whole state as bytes (the seed, then the four state words, little-endian): what
+    /// `get_state` hands out and `set_state` takes back to repeat the same future draws.
+    pub fn state_bytes(&self) -> Vec<u8> {
+        std::iter::once(self.seed).chain(self.s).flat_map(u64::to_le_bytes).collect()
+    }
+
+    /// The state `state_bytes` wrote; None when `bytes` is not one (wrong length, or the all-zero
+    /// words xoshiro never leaves).
+    pub fn from_state_bytes(bytes: &[u8]) -> Option<Rng> {
+        if bytes.len() != Rng::STATE_BYTES {
+            return None;
+        }
+        let word = |i: usize| u64::from_le_bytes(bytes[i * 8..i * 8 + 8].try_into().unwrap());
+        let s = [word(1), word(2), word(3), word(4)];
+        (s != [0; 4]).then_some(Rng { s, seed: word(0) })
+    }
+
+    pub const STATE_BYTES: usize = 40;
+
     pub fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;
         let r = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
@@ -86,6 +105,10 @@ impl Generator {
 
     pub fn initial_seed(&self) -> u64 {
         self.lock().seed()
+    }
+
+    pub fn set_state(&self, rng: Rng) {
+        *self.lock() = rng;
     }
 
     pub fn lock(&self) -> std::sync::MutexGuard<'_, Rng> {

@@ -9,14 +9,16 @@ from ._C import (
     tensor, as_tensor, from_numpy, zeros, ones, empty, full, arange, linspace, eye,
     rand, randn, randint, randperm, manual_seed, initial_seed, seed,
     cat, stack, einsum, set_num_threads, get_num_threads, result_type, promote_types, can_cast,
-    set_default_device, get_default_device,
+    set_default_device, get_default_device, get_rng_state, set_rng_state, default_generator,
 )
 from ._C import where as where, is_grad_enabled
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_inference_mode_enabled
 from ._size import Size
-from . import _tensor, return_types
+from . import _tensor, _sampling, return_types
+from ._sampling import bernoulli, normal, poisson
 
 _tensor.install()
+_sampling.install()
 
 __version__ = "0.1.0"
 
@@ -197,7 +199,7 @@ def __getattr__(name):
     # Submodules load on first use so that `import rstorch` stays fast.
     import importlib
     if name in ("nn", "autograd", "optim", "utils", "testing", "viz", "serialization", "wgpu",
-                "cuda", "amp", "backends", "accelerator", "onnx"):
+                "cuda", "amp", "backends", "accelerator", "onnx", "random"):
         return importlib.import_module(f".{name}", __name__)
     if name in ("autocast", "is_autocast_enabled", "get_autocast_dtype"):
         return getattr(importlib.import_module(".amp", __name__), name)

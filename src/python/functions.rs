@@ -46,10 +46,58 @@ impl PyGenerator {
         s
     }
 
+    /// The generator's state as a uint8 tensor (`set_state` takes it back).
+    fn get_state(&self) -> PyResult<PyTensor> {
+        rng_state(&self.generator)
+    }
+
+    fn set_state<'py>(slf: &Bound<'py, Self>, new_state: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        set_rng_state_of(&slf.get().generator, new_state)?;
+        Ok(slf.clone())
+    }
+
     #[getter]
     fn device(&self, py: Python<'_>) -> PyResult<Py<super::dtype::PyDevice>> {
         super::dtype::device_object(py, crate::Device::Cpu)
     }
+}
+
+fn rng_state(gen: &Generator) -> PyResult<PyTensor> {
+    let bytes = gen.lock().state_bytes();
+    let n = bytes.len();
+    Ok(PyTensor::wrap(Tensor::from_vec(bytes, &[n])?))
+}
+
+/// Restores a state `rng_state` gave; anything but a CPU uint8 tensor is PyTorch's TypeError, a
+/// wrong size or content its RuntimeError.
+fn set_rng_state_of(gen: &Generator, state: &Bound<'_, PyAny>) -> PyResult<()> {
+    let t = match state.cast::<PyTensor>() {
+        Ok(t) => t.get().tensor(),
+        Err(_) => return Err(PyTypeError::new_err(format!("expected a torch.ByteTensor, but got {}", state.get_type().name()?))),
+    };
+    if t.dtype() != DType::U8 || t.device() != Device::Cpu {
+        return Err(PyTypeError::new_err("RNG state must be a torch.ByteTensor"));
+    }
+    let bytes = t.contiguous()?.to_vec::<u8>()?;
+    let rng = crate::random::Rng::from_state_bytes(&bytes).ok_or_else(|| {
+        pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "Expected a CPUGeneratorImplState of size {} but found the input RNG state size to be {}",
+            crate::random::Rng::STATE_BYTES,
+            bytes.len()
+        ))
+    })?;
+    gen.set_state(rng);
+    Ok(())
+}
+
+#[pyfunction]
+fn get_rng_state() -> PyResult<PyTensor> {
+    rng_state(Generator::default_generator())
+}
+
+#[pyfunction]
+fn set_rng_state(new_state: &Bound<'_, PyAny>) -> PyResult<()> {
+    set_rng_state_of(Generator::default_generator(), new_state)
 }
 
 fn seed_value(seed: &Bound<'_, PyAny>) -> PyResult<u64> {
@@ -417,6 +465,45 @@ impl PyTensor {
         Ok(slf.clone())
     }
 
+    /// Fills `self` with draws of a scalar-parameter law (`kind` names it, `a` and `b` are its
+    /// parameters); the Python front checks the parameters with PyTorch's messages first.
+    #[pyo3(signature = (kind, a, b=0.0, *, generator=None))]
+    fn _sample_law_<'py>(
+        slf: &Bound<'py, Self>,
+        kind: &str,
+        a: f64,
+        b: f64,
+        generator: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, Self>> {
+        use crate::tensor::sampling::Law;
+        let law = match kind {
+            "exponential" => Law::Exponential { lambd: a },
+            "geometric" => Law::Geometric { p: a },
+            "log_normal" => Law::LogNormal { mean: a, std: b },
+            "cauchy" => Law::Cauchy { median: a, sigma: b },
+            "bernoulli" => Law::Bernoulli { p: a },
+            _ => return Err(PyValueError::new_err(format!("unknown law {kind}"))),
+        };
+        let t = &slf.get().tensor();
+        let r = Tensor::sample_law(t.shape(), law, t.dtype(), &generator_of(generator)?)?;
+        t.assign_(&r.to_device(t.device())?)?;
+        Ok(slf.clone())
+    }
+
+    /// Poisson draws with the rates `self` holds (`tensor::sampling`).
+    #[pyo3(signature = (*, generator=None))]
+    fn _poisson(&self, py: Python<'_>, generator: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let (t, gen) = (&self.tensor(), generator_of(generator)?);
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.poisson(&gen))?))
+    }
+
+    /// 0/1 draws in `dtype` with the probabilities `self` holds (`tensor::sampling`).
+    #[pyo3(signature = (dtype, *, generator=None))]
+    fn _bernoulli_of(&self, py: Python<'_>, dtype: &PyDType, generator: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+        let (t, gen) = (&self.tensor(), generator_of(generator)?);
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.bernoulli_of(dtype.dtype, &gen))?))
+    }
+
     /// `multinomial(num_samples, replacement=False, *, generator=None)`: category indices drawn
     /// per row by the weights (`tensor::sampling`).
     #[pyo3(signature = (num_samples, replacement=false, *, generator=None))]
@@ -544,6 +631,8 @@ fn as_arg(v: &Result<Tensor, Scalar>) -> Arg<'_> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGenerator>()?;
+    // `torch.default_generator`: a handle on the process-wide generator, sharing its state.
+    m.add("default_generator", PyGenerator { generator: Generator::default_generator().clone() })?;
     m.add_function(wrap_pyfunction!(tensor, m)?)?;
     m.add_function(wrap_pyfunction!(as_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(from_numpy_fn, m)?)?;
@@ -561,6 +650,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
     m.add_function(wrap_pyfunction!(initial_seed, m)?)?;
     m.add_function(wrap_pyfunction!(seed, m)?)?;
+    m.add_function(wrap_pyfunction!(get_rng_state, m)?)?;
+    m.add_function(wrap_pyfunction!(set_rng_state, m)?)?;
     m.add_function(wrap_pyfunction!(cat, m)?)?;
     m.add_function(wrap_pyfunction!(stack, m)?)?;
     m.add_function(wrap_pyfunction!(where_fn, m)?)?;

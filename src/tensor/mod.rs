@@ -14,7 +14,7 @@ mod matmul;
 pub(crate) mod norm;
 pub mod pool;
 mod reduce;
-mod sampling;
+pub mod sampling;
 pub mod scalar_check;
 mod shape_ops;
 pub(crate) mod strided;

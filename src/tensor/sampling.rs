@@ -1,4 +1,5 @@
-//! Sampling from the distributions a tensor describes: `multinomial`. The draws come from a
+//! Sampling from the distributions a tensor describes: `multinomial`, `poisson`, `bernoulli`,
+//! and the scalar-parameter laws of the in-place fills (`exponential_`, `geometric_`, ...). The draws come from a
 //! `Generator` on the host (the probabilities are read there), so a seed gives the same samples
 //! on every device and thread count.
 
@@ -57,6 +58,128 @@ impl Tensor {
         let shape: Vec<usize> = if self.ndim() == 2 { vec![rows, n] } else { vec![n] };
         Tensor::from_vec(out, &shape)?.to_device(self.device())
     }
+}
+
+/// A law with scalar parameters, drawn by the in-place fills of the same names.
+#[derive(Clone, Copy, Debug)]
+pub enum Law {
+    Exponential { lambd: f64 },
+    Geometric { p: f64 },
+    LogNormal { mean: f64, std: f64 },
+    Cauchy { median: f64, sigma: f64 },
+    Bernoulli { p: f64 },
+}
+
+impl Law {
+    fn draw(self, rng: &mut Rng) -> f64 {
+        // 1 - U lies in (0, 1], so its logarithm is finite.
+        let open = |rng: &mut Rng| 1.0 - rng.next_f64();
+        match self {
+            Law::Exponential { lambd } => -open(rng).ln() / lambd,
+            // The number of trials to the first success: ceil(ln U / ln(1 - p)), at least one.
+            Law::Geometric { p } => (open(rng).ln() / (-p).ln_1p()).ceil().max(1.0),
+            Law::LogNormal { mean, std } => (mean + std * rng.next_normal()).exp(),
+            Law::Cauchy { median, sigma } => median + sigma * (std::f64::consts::PI * (rng.next_f64() - 0.5)).tan(),
+            Law::Bernoulli { p } => f64::from(u8::from(rng.next_f64() < p)),
+        }
+    }
+}
+
+impl Tensor {
+    /// Draws of `law`, one per element of `shape`, in `dtype` (float64 draws rounded to it).
+    pub fn sample_law(shape: &[usize], law: Law, dtype: DType, gen: &Generator) -> Result<Tensor> {
+        let n: usize = shape.iter().product();
+        let mut out = with_capacity::<f64>(n)?;
+        let mut rng = gen.lock();
+        out.extend((0..n).map(|_| law.draw(&mut rng)));
+        drop(rng);
+        Tensor::from_vec(out, shape)?.to_dtype(dtype)
+    }
+
+    /// `poisson(rates)`: one Poisson draw per element of a floating-point tensor of rates.
+    pub fn poisson(&self, gen: &Generator) -> Result<Tensor> {
+        if !self.dtype().is_floating_point() {
+            return Err(Error::NotImplemented(format!("\"poisson_cpu\" not implemented for '{}'", self.dtype().title_name())));
+        }
+        let rates = self.to_device(Device::Cpu)?.to_dtype(DType::F64)?.contiguous()?.to_vec::<f64>()?;
+        if rates.iter().any(|r| r.is_nan() || *r < 0.0) {
+            return Err(Error::Runtime("invalid Poisson rate, expected rate to be non-negative".into()));
+        }
+        let mut out = with_capacity::<f64>(rates.len())?;
+        let mut rng = gen.lock();
+        out.extend(rates.iter().map(|&r| poisson_draw(r, &mut rng)));
+        drop(rng);
+        Tensor::from_vec(out, self.shape())?.to_dtype(self.dtype())?.to_device(self.device())
+    }
+
+    /// `bernoulli(p)`: per element, 1 with the probability the element holds, else 0 (the dtype
+    /// of `self`, a floating-point tensor of probabilities in [0, 1]).
+    pub fn bernoulli_of(&self, dtype: DType, gen: &Generator) -> Result<Tensor> {
+        if !self.dtype().is_floating_point() {
+            return Err(Error::NotImplemented(format!("\"bernoulli_tensor_cpu_p_\" not implemented for '{}'", self.dtype().title_name())));
+        }
+        let p = self.to_device(Device::Cpu)?.to_dtype(DType::F64)?.contiguous()?.to_vec::<f64>()?;
+        if p.iter().any(|p| !(0.0..=1.0).contains(p)) {
+            return Err(Error::Runtime(
+                "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  \
+                 If so, please report an enhancement request to PyTorch.)"
+                    .into(),
+            ));
+        }
+        let mut out = with_capacity::<f64>(p.len())?;
+        let mut rng = gen.lock();
+        out.extend(p.iter().map(|&p| Law::Bernoulli { p }.draw(&mut rng)));
+        drop(rng);
+        Tensor::from_vec(out, self.shape())?.to_dtype(dtype)?.to_device(self.device())
+    }
+}
+
+/// One Poisson draw of mean `rate`: multiplied uniforms for small rates, Hörmann's transformed
+/// rejection (PTRS) above, whose cost does not grow with the rate.
+fn poisson_draw(rate: f64, rng: &mut Rng) -> f64 {
+    if rate == 0.0 {
+        return 0.0;
+    }
+    if rate < 10.0 {
+        let limit = (-rate).exp();
+        let (mut k, mut prod) = (0.0, rng.next_f64());
+        while prod > limit {
+            k += 1.0;
+            prod *= rng.next_f64();
+        }
+        return k;
+    }
+    let (slam, loglam) = (rate.sqrt(), rate.ln());
+    let b = 0.931 + 2.53 * slam;
+    let a = -0.059 + 0.02483 * b;
+    let inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
+    let vr = 0.9277 - 3.6224 / (b - 2.0);
+    loop {
+        let u = rng.next_f64() - 0.5;
+        let v = 1.0 - rng.next_f64();
+        let us = 0.5 - u.abs();
+        let k = ((2.0 * a / us + b) * u + rate + 0.43).floor();
+        if us >= 0.07 && v <= vr {
+            return k;
+        }
+        if k < 0.0 || (us < 0.013 && v > us) {
+            continue;
+        }
+        if v.ln() + inv_alpha.ln() - (a / (us * us) + b).ln() <= -rate + k * loglam - ln_factorial(k) {
+            return k;
+        }
+    }
+}
+
+/// ln(k!) for a whole k >= 0: the sum of logarithms while short, Stirling's series beyond (its
+/// error past x = 11 is below 1e-13).
+fn ln_factorial(k: f64) -> f64 {
+    if k < 10.0 {
+        return (2..=k as u64).map(|i| (i as f64).ln()).sum();
+    }
+    let x = k + 1.0;
+    (x - 0.5) * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI).ln() + 1.0 / (12.0 * x) - 1.0 / (360.0 * x.powi(3))
+        + 1.0 / (1260.0 * x.powi(5))
 }
 
 /// PyTorch's checks of one row: finite and non-negative weights with a positive sum.
@@ -135,6 +258,32 @@ mod tests {
         assert_eq!(first, [0, 1, 2]);
         assert_eq!(v[2], 1, "the zero-weight category comes after both positive ones");
         assert_eq!(v[3], 2, "the only positive category comes first");
+    }
+
+    #[test]
+    fn poisson_draws_have_the_rates_mean_and_variance() {
+        for rate in [0.5, 4.0, 30.0, 1000.0] {
+            let r = Tensor::from_vec(vec![rate; 20000], &[20000]).unwrap();
+            let v = r.poisson(&Generator::new(3)).unwrap().to_vec::<f64>().unwrap();
+            let mean = v.iter().sum::<f64>() / v.len() as f64;
+            let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64;
+            let se = (rate / v.len() as f64).sqrt();
+            assert!((mean - rate).abs() < 5.0 * se, "rate {rate}: mean {mean}");
+            assert!((var / rate - 1.0).abs() < 0.06, "rate {rate}: variance {var}");
+        }
+    }
+
+    #[test]
+    fn state_bytes_round_trip_to_the_same_draws() {
+        let gen = Generator::new(5);
+        gen.lock().next_u64();
+        let saved = gen.lock().state_bytes();
+        let first: Vec<u64> = (0..4).map(|_| gen.lock().next_u64()).collect();
+        gen.set_state(Rng::from_state_bytes(&saved).unwrap());
+        let again: Vec<u64> = (0..4).map(|_| gen.lock().next_u64()).collect();
+        assert_eq!(first, again);
+        assert_eq!(gen.initial_seed(), 5);
+        assert!(Rng::from_state_bytes(&[0; 40]).is_none());
     }
 
     #[test]
