@@ -455,8 +455,7 @@ fn sinh64(x: f64) -> f64 {
         let e = exp64(ax);
         r = 0.5 * (e - 1.0 / e);
     } else {
-        let h = exp64(0.5 * ax);
-        r = (0.5 * h) * h;
+        r = half_exp64(ax);
     }
     return copysign64(r, x);
 }
@@ -468,8 +467,15 @@ fn cosh64(x: f64) -> f64 {
         let e = exp64(ax);
         return 0.5 * (e + 1.0 / e);
     }
-    let h = exp64(0.5 * ax);
-    return (0.5 * h) * h;
+    return half_exp64(ax);
+}
+
+// exp(x) / 2 for x from 709, where exp(x) itself overflows before its half does. As exp(x - ln 2),
+// not (exp(x / 2) / 2) * exp(x / 2): that product came out infinite on NVIDIA's Vulkan driver
+// where the half is finite (a driver may reorder it, and exp(x / 2) squared overflows). ln 2 in
+// two parts, the first exact in subtraction from such x: the argument is within half an ulp.
+fn half_exp64(x: f64) -> f64 {
+    return exp64((x - LN2_HI) - LN2_LO);
 }
 
 fn tanh64(x: f64) -> f64 {
