@@ -15,5 +15,5 @@ python3 benches/gpu_compare.py --json "$out/gpu_compare.json" "$@" 2>&1 | tee "$
 if [ "${GPU_TESTS:-0}" = 1 ]; then
     # From outside the checkout, so that `import rstorch` finds the wheel, not python/.
     root=$PWD
-    (cd /tmp && python3 -m pytest -q -p no:cacheprovider "$root"/tests/python/test_wgpu*.py 2>&1 | tee "$out/pytest.log" | tail -5)
+    (cd /tmp && python3 -m pytest -q -p no:cacheprovider "$root"/tests/python/test_wgpu*.py "$root"/tests/python/test_cuda_gpu.py 2>&1 | tee "$out/pytest.log" | tail -5)
 fi
