@@ -64,6 +64,19 @@ def compare_matmul(found, n, transposed_b, repeats, number):
     return results
 
 
+def warm_up(found, seconds=1.0):
+    """Products on each framework for about `seconds`, so that an idle GPU has raised its clocks
+    before the first timing (without this the first row measured a GPU still waking up)."""
+    import time
+    a = np.random.default_rng(1).standard_normal((1024, 1024), dtype=np.float32)
+    for fw in found:
+        x = fw.place(a)
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            x @ x
+            fw.sync()
+
+
 def compare_mnist_step(found, repeats, number):
     results = {}
     for fw in found:
@@ -90,6 +103,7 @@ def main():
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
     found = frameworks()
+    warm_up(found)
     everything = {}
     for n in args.sizes:
         number = max(1, min(50, int(4e10 / n ** 3)))

@@ -35,6 +35,7 @@ static SHADER: Shader = Shader {
         include_str!("shaders/elementwise_index.wgsl")
     ),
     storage: &[true, false, false, false],
+    trusted: false,
 };
 
 /// The kernels of `elementwise_math.wgsl` computing in float64, from the same source after the
@@ -51,6 +52,7 @@ static SHADER_F64: Shader = Shader {
         include_str!("shaders/f64.wgsl")
     ),
     storage: &[true, false, false, false],
+    trusted: false,
 };
 
 const GROUP: usize = 256;

@@ -37,11 +37,13 @@ macro_rules! float_shaders {
                 name: concat!($name, "_f32"),
                 source: concat!(include_str!("shaders/float_f32.wgsl"), $(include_str!(concat!("shaders/", $file)),)+ include_str!("shaders/workgroup_sum.wgsl")),
                 storage: $storage,
+                trusted: false,
             },
             f64: $crate::wgpu::shader::Shader {
                 name: concat!($name, "_f64"),
                 source: concat!(include_str!("shaders/float_f64.wgsl"), $(include_str!(concat!("shaders/", $file)),)+ include_str!("shaders/workgroup_sum.wgsl"), include_str!("shaders/f64.wgsl")),
                 storage: $storage,
+                trusted: false,
             },
         }
     };

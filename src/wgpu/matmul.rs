@@ -69,7 +69,7 @@ macro_rules! half_operands {
 
 macro_rules! matmul_shader {
     ($name:literal, $operands:expr $(, $wide:literal)?) => {
-        Shader { name: $name, source: concat!($operands, include_str!("shaders/matmul.wgsl") $(, include_str!($wide))?), storage: &[true, false, false, false] }
+        Shader { name: $name, source: concat!($operands, include_str!("shaders/matmul.wgsl") $(, include_str!($wide))?), storage: &[true, false, false, false], trusted: true }
     };
 }
 

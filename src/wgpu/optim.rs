@@ -19,11 +19,13 @@ static SHADER_F32: Shader = Shader {
     name: "optim_f32",
     source: concat!(include_str!("shaders/optim_f32.wgsl"), include_str!("shaders/optim.wgsl")),
     storage: WRITTEN,
+    trusted: false,
 };
 static SHADER_F64: Shader = Shader {
     name: "optim_f64",
     source: concat!(include_str!("shaders/optim_f64.wgsl"), include_str!("shaders/optim.wgsl")),
     storage: WRITTEN,
+    trusted: false,
 };
 
 /// The shader's `Params`: n, flags, five offsets and a pad word, then the eight hyperparameters

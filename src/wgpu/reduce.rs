@@ -29,16 +29,19 @@ static SHADER_F32: Shader = Shader {
     name: "reduce_f32",
     source: concat!(include_str!("shaders/reduce_f32.wgsl"), include_str!("shaders/reduce.wgsl")),
     storage: &[true, false],
+    trusted: false,
 };
 static SHADER_F64: Shader = Shader {
     name: "reduce_f64",
     source: concat!(include_str!("shaders/reduce_f64.wgsl"), include_str!("shaders/reduce.wgsl")),
     storage: &[true, false],
+    trusted: false,
 };
 static SHADER_I64: Shader = Shader {
     name: "reduce_i64",
     source: concat!(include_str!("shaders/reduce_i64.wgsl"), include_str!("shaders/reduce.wgsl"), include_str!("shaders/int64.wgsl")),
     storage: &[true, false],
+    trusted: false,
 };
 
 /// The module of an element type: float32, float64 (on devices with float64 shaders) or int64.

@@ -7,4 +7,10 @@ pub(crate) struct Shader {
     pub name: &'static str,
     pub source: &'static str,
     pub storage: &'static [bool],
+    /// Compiled without naga's runtime checks (every index into a workgroup or local array
+    /// clamped, every storage access checked where the device does not, a counter bounding every
+    /// loop), which stand in the way of the driver unrolling and scheduling a hot inner loop.
+    /// Only for kernels whose every index is in range by construction (their own edge checks
+    /// guard the storage accesses) and whose loops end.
+    pub trusted: bool,
 }
