@@ -1,5 +1,5 @@
 """Records PyTorch's values of the losses added with rstorch's nn/functional/_loss_margin.py, _loss_prob.py,
-_ctc.py and _pdist.py, and of AdaptiveLogSoftmaxWithLoss, into fixtures/losses2.json.
+_ctc.py, _pdist.py and _linear_ce.py, and of AdaptiveLogSoftmaxWithLoss, into fixtures/losses2.json.
 
 Run with a real PyTorch:  /work/torchref/bin/python tests/record_losses2.py
 tests/python/test_losses2.py replays every case on rstorch. All values are float64. A case is
@@ -159,8 +159,23 @@ def build():
     case("ctc_loss", [G(logits, True), tg, [4, 6, 5], lens_tg], {"zero_infinity": True})
     case("ctc_loss", [G(logits[:, 0], True), tg[0, :3], torch.tensor(7), torch.tensor(3)])
     case("ctc_loss", [G(logits.float(), True), tg.float(), lens_in, lens_tg], {}, ["mean"])
+    # linear_cross_entropy: class indices, K-dimensional (out_features), probabilities, unbatched.
+    inp, lw, lb = rand(5, 4), rand(6, 4), rand(6)
+    cls = torch.tensor([0, 5, 2, -100, 3])
+    case("linear_cross_entropy", [G(inp), G(lw), cls], {"linear_bias": G(lb), "weight": rand(6).abs()})
+    case("linear_cross_entropy", [G(inp), G(lw), cls.clamp_min(0)], {"ignore_index": 5, "label_smoothing": 0.2})
+    case("linear_cross_entropy", [G(inp), G(rand(6, 3, 4)), torch.randint(0, 6, (5, 3))],
+         {"linear_bias": G(rand(6, 3))})
+    case("linear_cross_entropy", [G(inp), G(lw), rand(5, 6).softmax(1)], {"label_smoothing": 0.1})
+    case("linear_cross_entropy", [G(inp[0]), G(lw), torch.tensor(4)], {"linear_bias": G(lb)})
 
     x = rand(3, 4)
+    error("linear_cross_entropy", [rand(2, 3, 4), rand(6, 4), cls])
+    error("linear_cross_entropy", [x, rand(4), cls])
+    error("linear_cross_entropy", [x, rand(6, 5), cls])
+    error("linear_cross_entropy", [x, rand(6, 4), cls], {"linear_bias": rand(5)})
+    error("linear_cross_entropy", [x[0], rand(6, 2, 4), cls])
+    error("linear_cross_entropy", [x, rand(6, 4), rand(3, 6)], {"ignore_index": 1})
     error("cosine_embedding_loss", [x, x, torch.ones(3, 1, dtype=D)])
     error("cosine_embedding_loss", [x[0], x[0], torch.ones(3, dtype=D)])
     error("cosine_embedding_loss", [x, x, torch.tensor(1.0, dtype=D)])

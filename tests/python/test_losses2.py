@@ -134,6 +134,9 @@ GRADCHECKS = [
     ("pdist", lambda a: F.pdist(a, 2), [(4, 3)]),
     ("ctc_loss", lambda a: F.ctc_loss(a.log_softmax(2), rstorch.tensor([[1, 1], [2, 0]]), [4, 3], [2, 1]),
      [(4, 2, 3)]),
+    ("linear_cross_entropy", lambda x, w, b: F.linear_cross_entropy(x, w, rstorch.tensor([[0, 2], [1, 1]]),
+                                                                    linear_bias=b, label_smoothing=0.1),
+     [(2, 3), (3, 2, 3), (3, 2)]),
     ("ctc_loss_log_probs", lambda a: F.ctc_loss(a, rstorch.tensor([1, 2, 2]), [3, 2], [2, 1], reduction="sum"),
      [(3, 2, 3)]),
 ]
@@ -230,3 +233,25 @@ def test_gumbel_softmax_samples_follow_the_softmax():
     logits = rstorch.tensor([0.0, 1.0, -1.0, 0.5])
     counts = F.gumbel_softmax(logits.expand(20000, 4), hard=True).sum(0) / 20000
     np.testing.assert_allclose(counts.tolist(), logits.softmax(0).tolist(), atol=0.015)
+
+
+def test_linear_cross_entropy_module_and_options():
+    rstorch.manual_seed(0)
+    m = nn.LinearCrossEntropyLoss(4, 5, out_features=(3,), bias=True, label_smoothing=0.1,
+                                  options=nn.LinearCrossEntropyOptions(batch_chunk_size=2))
+    assert tuple(m.linear.weight.shape) == (15, 4)
+    x, y = rstorch.randn(6, 4), rstorch.randint(0, 5, (6, 3))
+    want = F.cross_entropy(F.linear(x, m.linear.weight, m.linear.bias).reshape(6, 5, 3), y, label_smoothing=0.1)
+    assert rstorch.allclose(m(x, y), want)
+    assert "in_features=4, num_classes=5, out_features=(3,), bias=True, reduction=mean" in repr(m)
+    with pytest.raises(RuntimeError, match=r"expected weight shape to be \(5,\), got \(4,\)"):
+        nn.LinearCrossEntropyLoss(4, 5, weight=rstorch.ones(4))
+    with pytest.raises(RuntimeError, match=r"expected label_smoothing to be in range \[0, 1\], got 1.5"):
+        nn.LinearCrossEntropyLoss(4, 5, label_smoothing=1.5)
+    with pytest.raises(ValueError, match="invalid acc_policy: 'x'; expected one of 'accurate', 'compact', 'auto'"):
+        nn.LinearCrossEntropyOptions(acc_policy="x")
+    with pytest.raises(ValueError, match="invalid chunking_method: 'aspect_ratio:0'"):
+        nn.LinearCrossEntropyOptions(chunking_method="aspect_ratio:0")
+    with pytest.raises(ValueError, match="batch_chunk_size must be positive int or None, got 0"):
+        nn.LinearCrossEntropyOptions(batch_chunk_size=0)
+    assert nn.LinearCrossEntropyOptions(chunking_method="aspect_ratio:4").acc_policy == "auto"

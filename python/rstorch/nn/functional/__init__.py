@@ -30,3 +30,4 @@ from ._loss_margin import (
 from ._loss_prob import gaussian_nll_loss, poisson_nll_loss
 from ._ctc import ctc_loss
 from ._pdist import gumbel_softmax, pdist
+from ._linear_ce import linear_cross_entropy
