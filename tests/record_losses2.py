@@ -182,6 +182,8 @@ def build():
     error("cosine_embedding_loss", [x, x, torch.ones(3, dtype=D)], {"reduction": "foo"})
     error("margin_ranking_loss", [x[0], x[0], torch.ones(1, 4, dtype=D)])
     error("soft_margin_loss", [x, torch.ones(5, dtype=D)])
+    error("soft_margin_loss", [x[:, :1], torch.ones(3, 4, dtype=D)])
+    error("soft_margin_loss", [x, torch.ones(3, 4, dtype=D, requires_grad=True)])
     error("multi_margin_loss", [rand(2, 3, 4), torch.tensor([0, 1])])
     error("multi_margin_loss", [x, torch.tensor([0, 1])])
     error("multi_margin_loss", [x, torch.tensor([[0, 1, 1]])])

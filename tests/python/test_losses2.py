@@ -255,3 +255,8 @@ def test_linear_cross_entropy_module_and_options():
     with pytest.raises(ValueError, match="batch_chunk_size must be positive int or None, got 0"):
         nn.LinearCrossEntropyOptions(batch_chunk_size=0)
     assert nn.LinearCrossEntropyOptions(chunking_method="aspect_ratio:4").acc_policy == "auto"
+
+
+def test_torch_pdist_is_the_functional_one():
+    assert rstorch.pdist is F.pdist
+    assert rstorch.pdist(rstorch.eye(3, dtype=rstorch.float64), p=1).tolist() == [2.0, 2.0, 2.0]

@@ -77,8 +77,16 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy(size_average, reduce, reduction)
+    if target.requires_grad:
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
+                           "This input cannot have requires_grad True.")
+    margin = -input * target
+    # PyTorch computes in place in a tensor of the input's shape: the target may not broadcast it larger.
+    if margin.shape != input.shape:
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape "
+                           f"{list(margin.shape)}")
     # log(1 + exp(-y x)) as PyTorch writes it (not the overflow-free softplus): the same numbers.
-    return _reduce((-input * target).exp().log1p(), reduction)
+    return _reduce(margin.exp().log1p(), reduction)
 
 
 def _check_matrix(input):
