@@ -36,6 +36,23 @@ def _logsumexp(*terms):
     return rstorch.where(finite, shift + total.log(), rstorch.full_like(m, -math.inf))
 
 
+class _ImpossibleAlignment(rstorch.autograd.Function):
+    """Adds 0 to the losses; backward gives NaN to the input frames of the samples whose loss is infinite
+    (no alignment fits their input), as PyTorch's kernel does, where the composite alone would give 0."""
+
+    @staticmethod
+    def forward(ctx, lp, frames):
+        ctx.save_for_backward(frames)
+        ctx.shape = tuple(lp.shape)
+        return lp.new_zeros(lp.shape[1])
+
+    @staticmethod
+    def backward(ctx, grad):
+        (frames,) = ctx.saved_tensors
+        nan = rstorch.full(ctx.shape, math.nan, dtype=grad.dtype)
+        return rstorch.where(frames, nan, rstorch.zeros(ctx.shape, dtype=grad.dtype)), None
+
+
 def _padded_targets(targets, target_lengths, n, check):
     """The targets as an (n, max length) int64 matrix, from a padded matrix or the 1-d concatenation."""
     longest = max(target_lengths, default=0)
@@ -128,6 +145,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     nll = -_logsumexp(last, before).reshape(n)
     if zero_infinity:
         nll = rstorch.where(nll == math.inf, rstorch.zeros_like(nll), nll)
+    elif lp.requires_grad and rstorch.is_grad_enabled() and bool((nll == math.inf).any()):
+        frames = (rstorch.arange(steps).reshape(steps, 1) < lens.reshape(1, n)) & (nll == math.inf).reshape(1, n)
+        nll = nll + _ImpossibleAlignment.apply(lp, frames.unsqueeze(2))
     if reduction == "mean":
         return (nll / s.reshape(n).clamp_min(1).to(dtype)).mean()
     if reduction == "sum":
