@@ -14,6 +14,8 @@ import rstorch.nn as nn
 import rstorch.nn.functional as F
 from rstorch.autograd import gradcheck
 
+from _wgpu_helpers import close, needs_gpu
+
 DATA = json.loads((pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "losses2.json").read_text())
 DISTANCES = {"cosine": lambda a, b: 1.0 - F.cosine_similarity(a, b), "l1": lambda a, b: (a - b).abs().sum(-1)}
 
@@ -260,3 +262,24 @@ def test_linear_cross_entropy_module_and_options():
 def test_torch_pdist_is_the_functional_one():
     assert rstorch.pdist is F.pdist
     assert rstorch.pdist(rstorch.eye(3, dtype=rstorch.float64), p=1).tolist() == [2.0, 2.0, 2.0]
+
+
+@needs_gpu
+def test_losses_run_on_wgpu_like_on_the_cpu():
+    # The composites make their constants on the input's device (CTC's label bookkeeping moves there once).
+    rstorch.manual_seed(0)
+    x, y = rstorch.randn(4, 5), rstorch.randn(4, 5)
+    sign, cls = rstorch.tensor([1.0, -1, 1, -1]), rstorch.tensor([0, 3, 2, 4])
+    calls = [
+        lambda x, y, s, c: F.cosine_embedding_loss(x, y, s, margin=0.1),
+        lambda x, y, s, c: F.multi_margin_loss(x, c, p=2),
+        lambda x, y, s, c: F.multilabel_margin_loss(x, rstorch.tensor([[0, 2, -1, 0, 0]] * 4).to(x.device)),
+        lambda x, y, s, c: F.poisson_nll_loss(x, y.abs(), full=True),
+        lambda x, y, s, c: F.gaussian_nll_loss(x, y, y.abs()),
+        lambda x, y, s, c: F.triplet_margin_loss(x, y, y.flip(0), swap=True),
+        lambda x, y, s, c: F.pdist(x),
+        lambda x, y, s, c: F.ctc_loss(x.reshape(4, 1, 5).log_softmax(2), c[1:3].reshape(1, 2), [4], [2]),
+    ]
+    for call in calls:
+        want = call(x, y, sign, cls)
+        close(call(x.to("wgpu"), y.to("wgpu"), sign.to("wgpu"), cls.to("wgpu")), want)

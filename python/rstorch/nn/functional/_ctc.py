@@ -49,8 +49,8 @@ class _ImpossibleAlignment(rstorch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         (frames,) = ctx.saved_tensors
-        nan = rstorch.full(ctx.shape, math.nan, dtype=grad.dtype)
-        return rstorch.where(frames, nan, rstorch.zeros(ctx.shape, dtype=grad.dtype)), None
+        nan = rstorch.full(ctx.shape, math.nan, dtype=grad.dtype, device=grad.device)
+        return rstorch.where(frames, nan, rstorch.zeros(ctx.shape, dtype=grad.dtype, device=grad.device)), None
 
 
 def _padded_targets(targets, target_lengths, n, check):
@@ -99,7 +99,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
             if v < 0:
                 raise RuntimeError(f"Expected {name} to have value at least 0, but got value {v} "
                                    f"(while checking arguments for {check})")
-    tpad = _padded_targets(targets, tg_lens, n, check)
+    # The label bookkeeping is built on the CPU and moved to the scores' device once.
+    tpad = _padded_targets(targets.cpu(), tg_lens, n, check)
     s = rstorch.tensor(tg_lens, dtype=rstorch.int64).reshape(n, 1)
     # Past a sample's length its row holds padding, which may be any value: read blanks there instead.
     tpad = rstorch.where(rstorch.arange(tpad.shape[1]).reshape(1, -1) < s, tpad, rstorch.full_like(tpad, blank))
@@ -120,19 +121,21 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if states > 2:
         prev2 = rstorch.cat([ext[:, :2], ext[:, :-2]], 1)
         skip = skip & (ext != prev2)
+    dev = lp.device
+    ext, skip, pos, s = ext.to(dev), skip.to(dev), pos.to(dev), s.to(dev)
     emit = lp.gather(2, ext.unsqueeze(0).expand(steps, n, states).contiguous()) if steps else None
 
     dtype = lp.dtype
-    neg_inf = rstorch.full((n, states), -math.inf, dtype=dtype)
-    lens = rstorch.tensor(in_lens, dtype=rstorch.int64).reshape(n, 1)
+    neg_inf = rstorch.full((n, states), -math.inf, dtype=dtype, device=dev)
+    lens = rstorch.tensor(in_lens, dtype=rstorch.int64).reshape(n, 1).to(dev)
     # With no input frames only the empty path exists (log-probability 0 in state 0).
-    empty = rstorch.where(pos == 0, rstorch.zeros((n, states), dtype=dtype), neg_inf)
+    empty = rstorch.where(pos == 0, rstorch.zeros((n, states), dtype=dtype, device=dev), neg_inf)
     if steps:
         alpha = rstorch.where((pos <= 1) & (lens > 0), emit[0], empty)
     else:
         alpha = empty
-    edge = rstorch.full((n, 1), -math.inf, dtype=dtype)
-    edge2 = rstorch.full((n, 2), -math.inf, dtype=dtype)
+    edge = rstorch.full((n, 1), -math.inf, dtype=dtype, device=dev)
+    edge2 = rstorch.full((n, 2), -math.inf, dtype=dtype, device=dev)
     for t in range(1, max(in_lens, default=0)):
         from_prev = rstorch.cat([edge, alpha[:, :-1]], 1)
         from_skip = rstorch.where(skip, rstorch.cat([edge2, alpha[:, :-2]], 1)[:, :states], neg_inf)
@@ -146,7 +149,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if zero_infinity:
         nll = rstorch.where(nll == math.inf, rstorch.zeros_like(nll), nll)
     elif lp.requires_grad and rstorch.is_grad_enabled() and bool((nll == math.inf).any()):
-        frames = (rstorch.arange(steps).reshape(steps, 1) < lens.reshape(1, n)) & (nll == math.inf).reshape(1, n)
+        frames = (rstorch.arange(steps, device=dev).reshape(steps, 1) < lens.reshape(1, n)) & (nll == math.inf).reshape(1, n)
         nll = nll + _ImpossibleAlignment.apply(lp, frames.unsqueeze(2))
     if reduction == "mean":
         return (nll / s.reshape(n).clamp_min(1).to(dtype)).mean()
