@@ -283,3 +283,16 @@ def test_losses_run_on_wgpu_like_on_the_cpu():
     for call in calls:
         want = call(x, y, sign, cls)
         close(call(x.to("wgpu"), y.to("wgpu"), sign.to("wgpu"), cls.to("wgpu")), want)
+
+
+def test_legacy_reduction_flags_warn_once_as_in_pytorch():
+    x, t = rstorch.randn(3), rstorch.tensor([1.0, -1, 1])
+    for call in (lambda: F.soft_margin_loss(x, t, size_average=False), lambda: F.mse_loss(x, t, size_average=False),
+                 lambda: nn.MultiMarginLoss(size_average=False), lambda: nn.MSELoss(size_average=False)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        assert [str(w.message) for w in caught] == [
+            "size_average and reduce args will be deprecated, please use reduction='sum' instead."]
+    with pytest.warns(UserWarning, match="please use reduction='none' instead"):
+        assert F.soft_margin_loss(x, t, reduce=False).shape == (3,)
