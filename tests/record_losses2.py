@@ -234,6 +234,9 @@ def build():
     error("ctc_loss", [lp, tg, [6, 5], [3, -1]])
     error("ctc_loss", [lp.long(), tg, [6, 5], [3, 2]])
     error("ctc_loss", [lp[:, 0], tg[0], torch.tensor(6), torch.tensor(2)])
+    error("ctc_loss", [lp.reshape(6, 2, 2, 2), tg, [6, 5], [3, 2]])
+    error("ctc_loss", [lp.reshape(-1), tg[0], torch.tensor(6), torch.tensor(3)])
+    error("ctc_loss", [lp, tg.reshape(2, 3, 1), [6, 5], [3, 2]])
 
 
 def adaptive_cases():

@@ -85,6 +85,12 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     batched = log_probs.dim() == 3
     # An unbatched sample's targets are a 1-d sequence: the concatenated form of a batch of one.
     lp = log_probs if batched else log_probs.unsqueeze(1)
+    if lp.dim() != 3:
+        raise RuntimeError(f"Expected 3-dimensional tensor, but got {lp.dim()}-dimensional tensor for argument #1 "
+                           f"'log_probs' (while checking arguments for {check})")
+    if not 1 <= targets.dim() <= 2:
+        raise RuntimeError(f"Expected 1 to 2 dimensions, but got {targets.dim()}-dimensional tensor for argument #2 "
+                           f"'targets' (while checking arguments for {check})")
     steps, n, classes = lp.shape
     in_lens = _lengths(input_lengths, "input_lengths")
     tg_lens = _lengths(target_lengths, "target_lengths")
