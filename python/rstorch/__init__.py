@@ -207,4 +207,7 @@ def __getattr__(name):
         return getattr(importlib.import_module(".serialization", __name__), name)
     if name in _FUNCTIONAL:
         return getattr(importlib.import_module(".functional", __name__), name)
+    if name == "pdist":
+        # torch.pdist is nn.functional.pdist (one definition, loaded with nn on first use).
+        return importlib.import_module(".nn.functional", __name__).pdist
     raise AttributeError(f"module 'rstorch' has no attribute '{name}'")

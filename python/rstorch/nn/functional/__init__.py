@@ -23,3 +23,11 @@ from ._pooling import (
 )
 from ._resize import interpolate, upsample
 from ._sparse import embedding, one_hot
+from ._loss_margin import (
+    cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss, multi_margin_loss, multilabel_margin_loss,
+    multilabel_soft_margin_loss, soft_margin_loss, triplet_margin_loss, triplet_margin_with_distance_loss,
+)
+from ._loss_prob import gaussian_nll_loss, poisson_nll_loss
+from ._ctc import ctc_loss
+from ._pdist import gumbel_softmax, pdist
+from ._linear_ce import linear_cross_entropy

@@ -1,5 +1,6 @@
 """Argument normalisation shared by the functional ops: int-or-tuple sizes and reductions."""
 import collections.abc
+import warnings
 
 
 def _ntuple(n, name):
@@ -20,11 +21,13 @@ _pair = _ntuple(2, "argument")
 
 
 def reduction_from_legacy(size_average, reduce, reduction):
-    """The `reduction` string the deprecated `size_average` / `reduce` flags stand for."""
+    """The `reduction` string the deprecated `size_average` / `reduce` flags stand for, with PyTorch's
+    deprecation warning (losses and loss layers alike) when either is given."""
     if size_average is None and reduce is None:
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
+    reduction = "none" if not reduce else "mean" if size_average else "sum"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+                  stacklevel=3)
+    return reduction

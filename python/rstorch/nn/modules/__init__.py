@@ -32,3 +32,15 @@ __all__ = [
     "L1Loss", "NLLLoss", "KLDivLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss",
     "SmoothL1Loss", "HuberLoss",
 ]
+from .loss_more import (CosineEmbeddingLoss, CTCLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss,
+                        MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, NLLLoss2d, PoissonNLLLoss,
+                        SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
+from .adaptive import AdaptiveLogSoftmaxWithLoss
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions
+
+__all__ += [
+    "CosineEmbeddingLoss", "CTCLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
+    "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss2d", "PoissonNLLLoss",
+    "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "AdaptiveLogSoftmaxWithLoss",
+    "LinearCrossEntropyLoss", "LinearCrossEntropyOptions",
+]

@@ -1,6 +1,5 @@
 """Loss layers: CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss,
 BCEWithLogitsLoss, KLDivLoss; class weights are buffers, so they follow .to() and state_dict."""
-import warnings
 
 from .. import functional as F
 from ..functional._utils import reduction_from_legacy
@@ -13,11 +12,8 @@ __all__ = ["L1Loss", "NLLLoss", "KLDivLoss", "MSELoss", "BCELoss", "BCEWithLogit
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        if size_average is not None or reduce is not None:
-            reduction = reduction_from_legacy(size_average, reduce, reduction)
-            warnings.warn(
-                f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.")
-        self.reduction = reduction
+        # The deprecated flags, when given, decide (with their warning).
+        self.reduction = reduction_from_legacy(size_average, reduce, reduction)
 
 
 class _WeightedLoss(_Loss):
