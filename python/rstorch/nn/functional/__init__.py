@@ -23,3 +23,4 @@ from ._pooling import (
 )
 from ._resize import interpolate, upsample
 from ._sparse import embedding, one_hot
+from ._embedding_bag import embedding_bag
