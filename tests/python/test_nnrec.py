@@ -177,3 +177,13 @@ def test_weight_norm_warns_and_skip_init_memory_format():
     assert nn.utils.convert_conv2d_weight_memory_format(conv, rstorch.channels_last if hasattr(
         rstorch, "channels_last") else None) is conv
     assert nn.utils.convert_conv3d_weight_memory_format(conv, None) is conv
+
+
+def test_parametrized_weight_norm_loads_hook_based_state_dict():
+    with pytest.warns(FutureWarning):
+        old = nn.utils.weight_norm(nn.Linear(3, 4))
+    new = nn.Sequential(nn.utils.parametrizations.weight_norm(nn.Linear(3, 4)))
+    result = new.load_state_dict(nn.Sequential(old).state_dict())
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    x = rstorch.randn(2, 3)
+    assert rstorch.allclose(new(x), old(x))

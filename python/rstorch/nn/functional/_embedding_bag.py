@@ -66,7 +66,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     ids = [int(v) for v in input.tolist()]
     for i, v in enumerate(ids):
         if not 0 <= v < num:
-            raise RuntimeError(f"Index {i} of input takes value {v} which is not in the valid range [0, {num})")
+            # PyTorch's float32 sum/mean kernel reports the position; its other kernels only the value.
+            if weight.dtype == rstorch.float32 and mode != "max":
+                raise RuntimeError(f"Index {i} of input takes value {v} which is not in the valid range [0, {num})")
+            raise RuntimeError(f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {v}")
     # The lookup (with max_norm's in-place renormalisation and scale_grad_by_freq) is embedding's.
     rows = embedding(input, weight, None, max_norm, norm_type, scale_grad_by_freq)
     if per_sample_weights is not None:

@@ -29,6 +29,16 @@ class _WeightNorm(Module):
 def weight_norm(module, name="weight", dim=0):
     """Reparametrizes `name` as magnitude (original0) times direction (original1); returns `module`."""
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def _weight_norm_compat_hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                 error_msgs):
+        # State dicts saved with the hook-based nn.utils.weight_norm (name_g, name_v) still load.
+        g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g_key in state_dict and v_key in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v_key)
+
+    module._register_load_state_dict_pre_hook(_weight_norm_compat_hook)
     return module
 
 
