@@ -236,6 +236,34 @@ class Cases:
         outs.append(m(x))
         return {"outs": outs, "grads": grads, "u": sn._u, "v": sn._v, **keys}
 
+    def orthogonal(self, shape, orthogonal_map=None, trivialization=True, conv=False):
+        nn, torch = self.nn, self.torch
+        m = self.fill(nn.Conv2d(2, 3, 2) if conv else nn.Linear(shape[1], shape[0]))
+        nn.utils.parametrizations.orthogonal(m, orthogonal_map=orthogonal_map, use_trivialization=trivialization)
+        first = m.weight
+        result = {"weight": first, **self.keys(m)}
+        if shape[0] != shape[1] and trivialization:
+            return result  # the base has random extra columns: only the first weight is determined
+        x = self.t(*((1, 2, 3, 3) if conv else (2, shape[1])), grad=True)
+        with torch.no_grad():  # a point away from the identity of the map
+            original = m.parametrizations.weight.original
+            original.copy_(original + self.torch.from_numpy(self.rng.standard_normal(tuple(original.shape)) * 0.3))
+        out = m(x)
+        result.update({"original": m.parametrizations.weight.original, "out": out, "moved": m.weight,
+                       "grads": self.backward(out, m, [x])})
+        return result
+
+    def orthogonal_error(self, which):
+        nn = self.nn
+        m = self.fill(nn.Linear(3, 3))
+        if which == "vector":
+            return nn.utils.parametrizations.orthogonal(m, "bias")
+        if which == "map":
+            return nn.utils.parametrizations.orthogonal(m, orthogonal_map="qr")
+        nn.utils.parametrizations.orthogonal(m, orthogonal_map="matrix_exp", use_trivialization=False)
+        m.weight = self.t(3, 3)
+        return m.weight
+
     # ---- parametrize ------------------------------------------------------------------------
 
     def symmetric(self):
@@ -432,6 +460,15 @@ def cases(torch):
     out["weight_norm-err-twice"] = lambda: torch.nn.utils.weight_norm(torch.nn.utils.weight_norm(torch.nn.Linear(2, 2)))
     out["weight_norm-err-remove"] = lambda: torch.nn.utils.remove_weight_norm(torch.nn.Linear(2, 2))
     out["spectral_norm-err-remove"] = lambda: torch.nn.utils.remove_spectral_norm(torch.nn.Linear(2, 2))
+    for shape, orth_map, triv in [((4, 4), None, True), ((4, 4), "cayley", True), ((4, 4), "householder", True),
+                                  ((5, 3), None, True), ((3, 5), "matrix_exp", True), ((5, 3), "householder", False),
+                                  ((3, 5), "householder", False), ((4, 4), "matrix_exp", False),
+                                  ((4, 4), "cayley", False)]:
+        out[f"orthogonal-{shape[0]}x{shape[1]}-{orth_map}-triv{triv}"] = \
+            lambda s=shape, m=orth_map, t=triv: c.orthogonal(s, m, t)
+    out["orthogonal-conv"] = lambda: c.orthogonal((2, 2), conv=True)
+    for which in ["vector", "map", "assign"]:
+        out[f"orthogonal-err-{which}"] = lambda w=which: c.orthogonal_error(w)
     out["parametrize-flow"] = c.parametrize_flow
     for which in ["shape", "dtype", "missing", "no_right_inverse", "not_parametrized", "unsafe_shape",
                   "leave_unparametrized_sequence"]:

@@ -187,3 +187,13 @@ def test_parametrized_weight_norm_loads_hook_based_state_dict():
     assert result.missing_keys == [] and result.unexpected_keys == []
     x = rstorch.randn(2, 3)
     assert rstorch.allclose(new(x), old(x))
+
+
+@pytest.mark.parametrize("orth_map", ["matrix_exp", "cayley", "householder"])
+def test_orthogonal_map_gradcheck(orth_map):
+    m = nn.Linear(3, 4).double()
+    nn.utils.parametrizations.orthogonal(m, orthogonal_map=orth_map,
+                                         use_trivialization=orth_map != "householder")
+    orth = m.parametrizations.weight[0]
+    x = (m.parametrizations.weight.original.detach() + 0.3 * rstorch.randn(4, 3, dtype=F64)).requires_grad_(True)
+    assert gradcheck(orth, (x,))

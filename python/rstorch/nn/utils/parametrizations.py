@@ -7,7 +7,7 @@ from . import parametrize
 from .spectral_norm import _as_matrix, _default_dim
 from .weight_norm import _norm_except_dim, _weight_norm
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["orthogonal", "weight_norm", "spectral_norm"]
 
 
 class _WeightNorm(Module):
@@ -103,4 +103,25 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     if dim is None:
         dim = _default_dim(module)
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
+    return module
+
+
+def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
+    """Reparametrizes the matrix (or batch of matrices) `name` to have orthonormal columns or rows:
+    orthogonal_map "matrix_exp" (square default), "cayley" or "householder" (non-square default)
+    of an unconstrained original; returns `module`."""
+    from ._orthogonal import _Orthogonal, _OrthMaps
+    weight = getattr(module, name, None)
+    if not isinstance(weight, rstorch.Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.dim() < 2:
+        raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.dim()} dimensions.")
+    if orthogonal_map is None:
+        orthogonal_map = "matrix_exp" if weight.shape[-2] == weight.shape[-1] else "householder"
+    orth_enum = getattr(_OrthMaps, orthogonal_map, None)
+    if orth_enum is None:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
+                         f"Got: {orthogonal_map}")
+    orth = _Orthogonal(weight, orth_enum, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
     return module
