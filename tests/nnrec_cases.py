@@ -142,6 +142,27 @@ class Cases:
                     memory_key_padding_mask=torch.tensor([[False] * 5, [False, False, False, True, True]]))
         return {"out": out, "grads": self.backward(out, model, [src, tgt]), **self.keys(model)}
 
+    def encoder_warnings(self):
+        """The warnings of constructing encoders (PyTorch names why it skips nested tensors)."""
+        nn = self.nn
+        layers = [nn.TransformerEncoderLayer(8, 2, 16), nn.TransformerEncoderLayer(8, 2, 16, batch_first=True),
+                  nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, norm_first=True),
+                  nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, bias=False),
+                  nn.TransformerEncoderLayer(8, 1, 16, batch_first=True),
+                  nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, activation=self.F.silu)]
+        out = []
+        for layer in layers:
+            for enable in [True, False]:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    nn.TransformerEncoder(layer, 1, enable_nested_tensor=enable)
+                out.append([str(w.message) for w in caught])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            nn.Transformer(8, 2, 1, 1, 16)
+        out.append([str(w.message) for w in caught])
+        return out
+
     def transformer_error(self, src_shape, tgt_shape):
         model = self.nn.Transformer(8, 2, 1, 1, 16, dropout=0.0).double()
         return model(self.t(*src_shape), self.t(*tgt_shape))
@@ -421,6 +442,7 @@ def cases(torch):
     out["decoder-nonorm-explicit"] = lambda: c.decoder_stack(norm=False, detect_causal=False)
     out["transformer"] = lambda: c.transformer()
     out["transformer-bf-nf-gelu"] = lambda: c.transformer(batch_first=True, norm_first=True, activation="gelu")
+    out["transformer-encoder-warnings"] = c.encoder_warnings
     out["transformer-mask"] = lambda: torch.nn.Transformer.generate_square_subsequent_mask(3)
     out["transformer-err-batch"] = lambda: c.transformer_error((5, 2, 8), (4, 3, 8))
     out["transformer-err-feature"] = lambda: c.transformer_error((5, 2, 8), (4, 2, 6))

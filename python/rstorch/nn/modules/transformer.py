@@ -2,6 +2,7 @@
 (self-attention, attention over the encoder's memory, feed-forward), the stacks of copies of one
 layer (TransformerEncoder, TransformerDecoder) and the full encoder-decoder Transformer."""
 import copy
+import warnings
 
 import rstorch
 from .. import functional as F
@@ -27,6 +28,23 @@ def _get_activation_fn(activation):
     if activation == "gelu":
         return F.gelu
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+def _why_no_fast_path(layer):
+    """The first reason PyTorch gives for not using nested tensors with `layer`, or ""."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    attn = layer.self_attn
+    checks = [(layer.norm_first, f"{name}.norm_first was True"),
+              (not attn.batch_first,
+               f"{name}.self_attn.batch_first was not True(use batch_first for better inference performance)"),
+              (not attn._qkv_same_embed_dim, f"{name}.self_attn._qkv_same_embed_dim was not True"),
+              (attn.in_proj_bias is None, f"{name}.self_attn was passed bias=False"),
+              (not layer.activation_relu_or_gelu, f"{name}.activation_relu_or_gelu was not True"),
+              (layer.norm1.eps != layer.norm2.eps, f"{name}.norm1.eps was not equal to {name}.norm2.eps"),
+              (attn.num_heads % 2 == 1, f"{name}.self_attn.num_heads is odd")]
+    return next((why for failed, why in checks if failed), "")
 
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
@@ -123,6 +141,12 @@ class TransformerEncoder(Module):
         self.enable_nested_tensor = enable_nested_tensor
         self.use_nested_tensor = False
         self.mask_check = mask_check
+        # PyTorch's warning when the layer rules out its nested-tensor fast path, so that programs
+        # see the same warnings.
+        why = _why_no_fast_path(encoder_layer)
+        if enable_nested_tensor and why:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why}",
+                          stacklevel=2)
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype)
