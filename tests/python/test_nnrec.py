@@ -162,6 +162,9 @@ def test_stateless_functional_call_warns_and_restores():
                                                  rstorch.randn(1, 2))
     assert out.tolist() == [[1.0, 1.0]]
     assert m.weight is weight
+    # A name that is no parameter or buffer is an attribute for the call only.
+    rstorch.func.functional_call(m, {"extra": rstorch.ones(1)}, rstorch.randn(1, 2))
+    assert not hasattr(m, "extra")
     with pytest.raises(ValueError, match="appeared in multiple dictionaries"):
         rstorch.func.functional_call(m, ({"bias": rstorch.ones(2)}, {"bias": rstorch.ones(2)}), rstorch.randn(1, 2))
 

@@ -3,6 +3,8 @@
 import warnings
 from contextlib import contextmanager
 
+from ... import _C
+
 __all__ = ["functional_call"]
 
 
@@ -35,19 +37,24 @@ def _owner(module, path):
 
 
 def _swap(module, attr, tensor):
-    """Puts `tensor` where `module.attr` is found and returns what was there (a missing name
-    gives a plain attribute, removed again by passing the sentinel back)."""
+    """Puts `tensor` where `module.attr` lives (its parameter or buffer slot, else as an
+    attribute, through setattr as in PyTorch) and returns what was there; _MISSING removes."""
     for store in (module._parameters, module._buffers):
         if attr in store:
             old = store[attr]
-            store[attr] = tensor
-            return store, old
-    old = module.__dict__.get(attr, _MISSING)
-    if tensor is _MISSING:
-        module.__dict__.pop(attr, None)
-    else:
-        module.__dict__[attr] = tensor
-    return module.__dict__, old
+            if tensor is _MISSING:
+                del store[attr]
+            else:
+                store[attr] = tensor
+            return old
+    old = getattr(module, attr) if hasattr(module, attr) else _MISSING
+    if old is not _MISSING and not isinstance(old, _C.Tensor):
+        raise TypeError(f"attribute `{attr}`: {old} is not an instance of torch.Tensor")
+    if tensor is not _MISSING:
+        setattr(module, attr, tensor)
+    elif hasattr(module, attr):
+        delattr(module, attr)
+    return old
 
 
 _MISSING = object()
@@ -73,15 +80,11 @@ def _reparametrize_module(module, tensors, tie_weights=False, strict=False):
     try:
         for name, tensor in tensors.items():
             owner, attr = _owner(module, name)
-            store, old = _swap(owner, attr, tensor)
-            saved.append((owner, attr, store, old))
+            saved.append((owner, attr, _swap(owner, attr, tensor)))
         yield
     finally:
-        for owner, attr, store, old in reversed(saved):
-            if store is owner.__dict__:
-                _swap(owner, attr, old)
-            else:
-                store[attr] = old
+        for owner, attr, old in reversed(saved):
+            _swap(owner, attr, old)
 
 
 def _functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, tie_weights=True, strict=False):
