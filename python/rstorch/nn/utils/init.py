@@ -1,6 +1,4 @@
 """skip_init: build a module without running its parameter initialisation."""
-import inspect
-
 from ..modules.module import Module
 
 __all__ = ["skip_init"]
@@ -11,6 +9,7 @@ def skip_init(module_cls, *args, **kwargs):
     storage on `device`, default cpu), as after PyTorch's construction on the meta device."""
     if not issubclass(module_cls, Module):
         raise RuntimeError(f"Expected a Module; got {module_cls}")
+    import inspect  # only here: keeps `import rstorch.nn` from loading inspect
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
     final_device = kwargs.pop("device", "cpu")
