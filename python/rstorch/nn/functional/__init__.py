@@ -31,3 +31,4 @@ from ._loss_prob import gaussian_nll_loss, poisson_nll_loss
 from ._ctc import ctc_loss
 from ._pdist import gumbel_softmax, pdist
 from ._linear_ce import linear_cross_entropy
+from ._embedding_bag import embedding_bag

@@ -15,6 +15,9 @@ from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .sparse import Embedding
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .rnn import GRUCell, LSTMCell, RNNCell, RNNCellBase
+from .transformer import Transformer, TransformerDecoder, TransformerDecoderLayer
+from .sparse import EmbeddingBag
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
                    SmoothL1Loss)
 
@@ -31,6 +34,8 @@ __all__ = [
     "RNNBase", "RNN", "LSTM", "GRU", "TransformerEncoderLayer", "TransformerEncoder",
     "L1Loss", "NLLLoss", "KLDivLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss",
     "SmoothL1Loss", "HuberLoss",
+    "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
+    "EmbeddingBag",
 ]
 from .loss_more import (CosineEmbeddingLoss, CTCLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss,
                         MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, NLLLoss2d, PoissonNLLLoss,

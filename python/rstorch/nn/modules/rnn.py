@@ -16,9 +16,33 @@ from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module, _place
 
-__all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+# One step of each recurrence, shared by the sequence layers and the cells. `gx` is the input's
+# projection W_ih x + b_ih (the layers compute it for the whole sequence at once).
+
+def _rnn_step(gx, h, w_hh, b_hh, nonlinearity):
+    act = rstorch.tanh if nonlinearity == "tanh" else rstorch.relu
+    return act(gx + F.linear(h, w_hh, b_hh))
+
+
+def _lstm_step(gx, h, c, w_hh, b_hh):
+    i, f, g, o = (gx + F.linear(h, w_hh, b_hh)).chunk(4, -1)
+    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    return o.sigmoid() * c.tanh(), c
+
+
+def _gru_step(gx, h, w_hh, b_hh):
+    x_r, x_z, x_n = gx.chunk(3, -1)
+    h_r, h_z, h_n = F.linear(h, w_hh, b_hh).chunk(3, -1)
+    r = (x_r + h_r).sigmoid()
+    z = (x_z + h_z).sigmoid()
+    # The reset gate scales the state's projection including its bias, as in PyTorch.
+    n = (x_n + r * h_n).tanh()
+    return n + z * (h - n)
 
 
 class RNNBase(Module):
@@ -258,9 +282,7 @@ class RNN(RNNBase):
         self.nonlinearity = nonlinearity
 
     def _step(self, gx, state, weights):
-        w_hh, b_hh = weights[1], (weights[3] if self.bias else None)
-        act = rstorch.tanh if self.nonlinearity == "tanh" else rstorch.relu
-        return [act(gx + F.linear(state[0], w_hh, b_hh))]
+        return [_rnn_step(gx, state[0], weights[1], weights[3] if self.bias else None, self.nonlinearity)]
 
     def forward(self, input, hx=None):
         if not isinstance(input, PackedSequence):
@@ -279,11 +301,7 @@ class LSTM(RNNBase):
                          proj_size, device, dtype)
 
     def _step(self, gx, state, weights):
-        w_hh, b_hh = weights[1], (weights[3] if self.bias else None)
-        h, c = state
-        i, f, g, o = (gx + F.linear(h, w_hh, b_hh)).chunk(4, -1)
-        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        h = o.sigmoid() * c.tanh()
+        h, c = _lstm_step(gx, state[0], state[1], weights[1], weights[3] if self.bias else None)
         if self.proj_size > 0:
             h = F.linear(h, weights[-1])
         return [h, c]
@@ -314,15 +332,7 @@ class GRU(RNNBase):
                          0, device, dtype)
 
     def _step(self, gx, state, weights):
-        w_hh, b_hh = weights[1], (weights[3] if self.bias else None)
-        (h,) = state
-        x_r, x_z, x_n = gx.chunk(3, -1)
-        h_r, h_z, h_n = F.linear(h, w_hh, b_hh).chunk(3, -1)
-        r = (x_r + h_r).sigmoid()
-        z = (x_z + h_z).sigmoid()
-        # The reset gate scales the state's projection including its bias, as in PyTorch.
-        n = (x_n + r * h_n).tanh()
-        return [n + z * (h - n)]
+        return [_gru_step(gx, state[0], weights[1], weights[3] if self.bias else None)]
 
     def forward(self, input, hx=None):
         if not isinstance(input, PackedSequence):
@@ -330,3 +340,115 @@ class GRU(RNNBase):
             self._check_hx_rank(input, hx)
         output, (h_n,) = self._forward_states(input, hx, "GRU", [self.hidden_size])
         return output, h_n
+
+
+# ---- single-step cells ---------------------------------------------------------------------
+
+class RNNCellBase(Module):
+    """weight_ih (chunks*hidden, input), weight_hh (chunks*hidden, hidden) and the two biases,
+    all uniform(-1/sqrt(hidden), 1/sqrt(hidden)) as in PyTorch."""
+
+    __constants__ = ["input_size", "hidden_size", "bias"]
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(_C.empty((num_chunks * hidden_size, input_size), dtype=dtype))
+        self.weight_hh = Parameter(_C.empty((num_chunks * hidden_size, hidden_size), dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(_C.empty((num_chunks * hidden_size,), dtype=dtype))
+            self.bias_hh = Parameter(_C.empty((num_chunks * hidden_size,), dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+        _place(self, device)
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if "bias" in self.__dict__ and self.bias is not True:
+            s += f", bias={self.bias}"
+        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _batch(self, name, input, states, labels):
+        """Checks ranks, adds the batch dimension to unbatched input and states, and checks
+        sizes with PyTorch's messages; returns (batched, input, states)."""
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        if states is not None:
+            for label, s in zip(labels, states):
+                if s.dim() not in (1, 2):
+                    raise ValueError(f"{name}: Expected {label} to be 1D or 2D, got {s.dim()}D instead")
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if states is None:
+            zeros = rstorch.zeros(input.shape[0], self.hidden_size, dtype=input.dtype, device=input.device)
+            states = [zeros] * len(labels)
+        elif not batched:
+            states = [s.unsqueeze(0) for s in states]
+        if input.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected {self.input_size}")
+        for i, s in enumerate(states):
+            if s.dim() != 2:
+                raise RuntimeError(f"Expected 2D hidden{i} (batch x hidden_size), but got {s.dim()}D tensor")
+            if s.shape[0] != input.shape[0]:
+                raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{i} batch size {s.shape[0]}")
+            if s.shape[1] != self.hidden_size:
+                raise RuntimeError(
+                    f"hidden{i} has inconsistent hidden_size: got {s.shape[1]}, expected {self.hidden_size}")
+        return batched, input, states
+
+    def _gx(self, input):
+        return F.linear(input, self.weight_ih, self.bias_ih)
+
+
+class RNNCell(RNNCellBase):
+    """One Elman step: h' = act(W_ih x + b_ih + W_hh h + b_hh), act tanh or relu."""
+
+    __constants__ = ["input_size", "hidden_size", "bias", "nonlinearity"]
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        batched, input, (h,) = self._batch("RNNCell", input, None if hx is None else [hx], ["hidden"])
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        h = _rnn_step(self._gx(input), h, self.weight_hh, self.bias_hh, self.nonlinearity)
+        return h if batched else h.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step; returns (h', c')."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        batched, input, (h, c) = self._batch("LSTMCell", input, None if hx is None else list(hx),
+                                             ["hx[0]", "hx[1]"])
+        h, c = _lstm_step(self._gx(input), h, c, self.weight_hh, self.bias_hh)
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        batched, input, (h,) = self._batch("GRUCell", input, None if hx is None else [hx], ["hidden"])
+        h = _gru_step(self._gx(input), h, self.weight_hh, self.bias_hh)
+        return h if batched else h.squeeze(0)
