@@ -44,6 +44,8 @@ def _alpha_dropout(input, p, training, inplace, feature):
     if p == 1:
         out = input * 0
         return input._assign_(out) if inplace else out
+    if feature and input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     # One draw per element, or per (sample, channel) for the feature form.
     shape = list(input.shape[:2]) + [1] * (input.dim() - 2) if feature else list(input.shape)
     keep = rstorch.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)

@@ -47,10 +47,8 @@ from .dropout import AlphaDropout, FeatureAlphaDropout
 from .normalization import CrossMapLRN2d, LocalResponseNorm, RMSNorm
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .container import Container
-from .lazy import LazyModuleMixin
 from . import _lazy_layers
 from ._lazy_layers import *  # noqa: F401,F403 (the 3-d lazy layers exist when their eager classes do)
-from ..parameter import Buffer, UninitializedBuffer, UninitializedParameter
 
 __all__ += [
     "CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "Mish", "PReLU", "RReLU", "SELU",
@@ -61,5 +59,5 @@ __all__ += [
     "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "CosineSimilarity", "PairwiseDistance",
     "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "AlphaDropout", "FeatureAlphaDropout",
     "CrossMapLRN2d", "LocalResponseNorm", "RMSNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
-    "Container", "LazyModuleMixin", "Buffer", "UninitializedBuffer", "UninitializedParameter",
+    "Container",
 ] + _lazy_layers.__all__
