@@ -266,6 +266,7 @@ def error_cases(torch, F, nn):
         "alpha_dropout_p": lambda: F.alpha_dropout(t(2, 3), 1.5),
         "feature_alpha_dropout_p": lambda: F.feature_alpha_dropout(t(2, 3), -0.1),
         "feature_alpha_dropout_1d": lambda: F.feature_alpha_dropout(t(3), 0.5, training=True),
+        "instance_norm_running_size": lambda: F.instance_norm(t(2, 3, 4), t(4), t(4).abs()),
         "instance_norm_one_element": lambda: F.instance_norm(t(1, 3, 1)),
         "softmax2d_2d": lambda: nn.Softmax2d()(t(2, 3)),
         "crossmaplrn_3d": lambda: nn.CrossMapLRN2d(3)(t(2, 3, 4)),
