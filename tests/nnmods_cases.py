@@ -214,6 +214,7 @@ def value_cases(torch, F, nn):
         "LazyConvTranspose2d": (_mod(torch, _lazy(torch, nn.LazyConvTranspose2d(2, 2), (3, 2, 2))), [(3, 2, 2)]),
         "LazyBatchNorm1d": (_mod(torch, _lazy(torch, nn.LazyBatchNorm1d(), (4, 3))), [(4, 3)]),
         "LazyBatchNorm2d": (_mod(torch, _lazy(torch, nn.LazyBatchNorm2d(), (2, 3, 2, 2))), [(2, 3, 2, 2)]),
+        "LazyBatchNorm1d_nobias": (_mod(torch, _lazy(torch, nn.LazyBatchNorm1d(bias=False), (4, 3))), [(4, 3)]),
         "LazyInstanceNorm1d": (_mod(torch, _lazy(torch, nn.LazyInstanceNorm1d(), (2, 3, 4))), [(2, 3, 4)]),
         "LazyInstanceNorm2d": (_mod(torch, _lazy(torch, nn.LazyInstanceNorm2d(affine=False), (2, 3, 2, 2))),
                                [(2, 3, 2, 2)]),
@@ -240,7 +241,7 @@ def repr_cases(nn):
         "LocalResponseNorm": nn.LocalResponseNorm(2), "CrossMapLRN2d": nn.CrossMapLRN2d(3),
         "LazyLinear": nn.LazyLinear(3, bias=False), "LazyConv1d": nn.LazyConv1d(4, 3, stride=2),
         "LazyConvTranspose2d": nn.LazyConvTranspose2d(4, 3), "LazyBatchNorm2d": nn.LazyBatchNorm2d(momentum=0.3),
-        "LazyInstanceNorm1d": nn.LazyInstanceNorm1d(),
+        "LazyInstanceNorm1d": nn.LazyInstanceNorm1d(), "InstanceNorm1d_nobias": nn.InstanceNorm1d(3, affine=True, bias=False),
     }
 
 

@@ -94,12 +94,13 @@ def _lazy_conv_transpose(eager, spatial_dims):
 
 
 class _LazyNormMixin(LazyModuleMixin):
-    def _lazy_setup(self, affine, track_running_stats, device, dtype):
+    def _lazy_setup(self, affine, track_running_stats, bias, device, dtype):
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = UninitializedParameter(device=device, dtype=dtype)
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
         if track_running_stats:
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)
@@ -122,10 +123,10 @@ class _LazyNormMixin(LazyModuleMixin):
 
 def _lazy_norm(eager, affine_default, track_default):
     def __init__(self, eps=1e-5, momentum=0.1, affine=affine_default, track_running_stats=track_default,
-                 device=None, dtype=None):
+                 device=None, dtype=None, *, bias=True):
         # Built without affine parameters or running statistics; the placeholders stand in for them.
-        LazyModuleMixin.__init__(self, 0, eps, momentum, False, False, device, dtype)
-        self._lazy_setup(affine, track_running_stats, device, dtype)
+        LazyModuleMixin.__init__(self, 0, eps, momentum, False, False, device, dtype, bias=False)
+        self._lazy_setup(affine, track_running_stats, bias, device, dtype)
     return _lazy_class(eager, _LazyNormMixin, __init__)
 
 

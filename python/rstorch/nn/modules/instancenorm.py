@@ -13,8 +13,8 @@ class _InstanceNorm(_NormBase):
     _spatial_dims = None
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
-                 dtype=None):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+                 dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def _check_input_dim(self, input):
         batched, unbatched = self._spatial_dims + 2, self._spatial_dims + 1
