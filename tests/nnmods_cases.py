@@ -110,7 +110,14 @@ def value_cases(torch, F, nn):
         m(tensor(torch, (2, 3, 3, 4), 7))
         return _mod(torch, m, train)
 
+    # A small image-to-image network of the kind these layers are used in (super-resolution style).
+    net = nn.Sequential(nn.ReflectionPad2d(1), nn.Conv2d(2, 8, 3), nn.InstanceNorm2d(8, affine=True), nn.PReLU(8),
+                        nn.PixelShuffle(2), nn.ReplicationPad2d((0, 1, 1, 0)), nn.Conv2d(2, 4, 2), nn.Hardswish(),
+                        nn.ChannelShuffle(2), nn.Upsample(scale_factor=2, mode="bilinear"), nn.RMSNorm([16]),
+                        nn.Softshrink(0.1), nn.LocalResponseNorm(2))
+
     return {
+        "network": (_mod(torch, net, params=True), [(2, 2, 4, 4)]),
         "F.hardshrink": (lambda x: F.hardshrink(x), [(3, 4)]),
         "F.hardshrink_1.2": (lambda x: F.hardshrink(x, 1.2), [(3, 4)]),
         "F.softshrink": (lambda x: F.softshrink(x), [(3, 4)]),
@@ -268,6 +275,7 @@ def error_cases(torch, F, nn):
         "feature_alpha_dropout_p": lambda: F.feature_alpha_dropout(t(2, 3), -0.1),
         "feature_alpha_dropout_1d": lambda: F.feature_alpha_dropout(t(3), 0.5, training=True),
         "instance_norm_running_size": lambda: F.instance_norm(t(2, 3, 4), t(4), t(4).abs()),
+        "softmin_implicit_dim": lambda: nn.Softmin()(t(2, 3)),
         "instance_norm_one_element": lambda: F.instance_norm(t(1, 3, 1)),
         "softmax2d_2d": lambda: nn.Softmax2d()(t(2, 3)),
         "crossmaplrn_3d": lambda: nn.CrossMapLRN2d(3)(t(2, 3, 4)),
