@@ -286,6 +286,7 @@ def error_cases(torch, F, nn):
         "circular_pad_4d": lambda: nn.CircularPad1d(1)(t(2, 3, 4, 5)),
         "dropout_module_p": lambda: nn.AlphaDropout(2.0),
         "upsample_nearest_warning": lambda: F.upsample_nearest(t(1, 1, 2, 2), scale_factor=2),
+        "upsample_warning": lambda: F.upsample(t(1, 1, 2, 2), scale_factor=2),
         "upsample_bilinear_warning": lambda: F.upsample_bilinear(t(1, 1, 2, 2), scale_factor=2),
         "container_warning": lambda: nn.Container(a=nn.ReLU()),
         "lazy_conv_rank": lambda: nn.LazyConv2d(4, 3)(t(2, 3)),
