@@ -1,5 +1,7 @@
 """RMS, instance and local-response normalisation, composed from ops the core differentiates
 (instance norm reuses the core's batch norm over a (1, N*C, ...) view)."""
+import math
+
 import rstorch
 from ... import _C
 from ._padding import pad
@@ -24,12 +26,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
-    if use_input_stats:
-        spatial = 1
-        for s in input.shape[2:]:
-            spatial *= s
-        if spatial == 1:
-            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    if use_input_stats and math.prod(input.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
     n, c = input.shape[0], input.shape[1]
     # Every (sample, channel) pair is its own batch-norm channel of a batch of one.
     x = input.reshape(1, n * c, *input.shape[2:])

@@ -121,9 +121,11 @@ class _LazyNormMixin(LazyModuleMixin):
                 self.reset_parameters()
 
 
-def _lazy_norm(eager, affine_default, track_default):
-    def __init__(self, eps=1e-5, momentum=0.1, affine=affine_default, track_running_stats=track_default,
-                 device=None, dtype=None, *, bias=True):
+def _lazy_norm(eager):
+    # Every lazy norm defaults to affine and tracked statistics, the lazy instance norms too (unlike
+    # the eager InstanceNorms), as in PyTorch.
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
+                 bias=True):
         # Built without affine parameters or running statistics; the placeholders stand in for them.
         LazyModuleMixin.__init__(self, 0, eps, momentum, False, False, device, dtype, bias=False)
         self._lazy_setup(affine, track_running_stats, bias, device, dtype)
@@ -143,13 +145,9 @@ _EAGER = [
     (conv, "ConvTranspose1d", lambda c: _lazy_conv_transpose(c, 1)),
     (conv, "ConvTranspose2d", lambda c: _lazy_conv_transpose(c, 2)),
     (conv, "ConvTranspose3d", lambda c: _lazy_conv_transpose(c, 3)),
-    (batchnorm, "BatchNorm1d", lambda c: _lazy_norm(c, True, True)),
-    (batchnorm, "BatchNorm2d", lambda c: _lazy_norm(c, True, True)),
-    (batchnorm, "BatchNorm3d", lambda c: _lazy_norm(c, True, True)),
-    # PyTorch's lazy instance norms default to affine and tracked statistics, unlike the eager ones.
-    (instancenorm, "InstanceNorm1d", lambda c: _lazy_norm(c, True, True)),
-    (instancenorm, "InstanceNorm2d", lambda c: _lazy_norm(c, True, True)),
-    (instancenorm, "InstanceNorm3d", lambda c: _lazy_norm(c, True, True)),
+    (batchnorm, "BatchNorm1d", _lazy_norm), (batchnorm, "BatchNorm2d", _lazy_norm),
+    (batchnorm, "BatchNorm3d", _lazy_norm), (instancenorm, "InstanceNorm1d", _lazy_norm),
+    (instancenorm, "InstanceNorm2d", _lazy_norm), (instancenorm, "InstanceNorm3d", _lazy_norm),
 ]
 for _module, _name, _make in _EAGER:
     # A 3-d eager class may not exist yet in this build; its lazy form appears with it.
