@@ -5,3 +5,4 @@ from .parameter import Parameter
 from . import functional, init, modules, parameter
 from . import parallel, utils
 from .parallel import DataParallel
+from .parameter import Buffer, UninitializedBuffer, UninitializedParameter

@@ -32,3 +32,10 @@ from ._ctc import ctc_loss
 from ._pdist import gumbel_softmax, pdist
 from ._linear_ce import linear_cross_entropy
 from ._embedding_bag import embedding_bag
+from ._activation_more import (
+    celu_, elu_, hardshrink, hardtanh_, leaky_relu_, relu_, rrelu, rrelu_, selu_, softshrink, threshold_,
+)
+from ._dropout import alpha_dropout, feature_alpha_dropout
+from ._normalization_more import instance_norm, local_response_norm, rms_norm
+from ._resize import upsample_bilinear, upsample_nearest
+from ._shuffle import channel_shuffle, native_channel_shuffle, pixel_shuffle, pixel_unshuffle

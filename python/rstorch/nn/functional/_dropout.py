@@ -2,6 +2,7 @@
 mask are the core's (`ops::nn::dropout`)."""
 import warnings
 
+import rstorch
 from ... import _C
 
 
@@ -28,3 +29,36 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
     return _C._feature_dropout(input, p, training, inplace, 3, "dropout3d")
+
+
+# SELU's saturation value: alpha dropout sets dropped units to -alpha * scale = -1.7581, the
+# value SELU tends to for large negative input, then rescales so that mean and variance are kept.
+_SELU_ALPHA_SCALED = 1.7580993408473766
+
+
+def _alpha_dropout(input, p, training, inplace, feature):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        out = input * 0
+        return input._assign_(out) if inplace else out
+    if feature and input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    # One draw per element, or per (sample, channel) for the feature form.
+    shape = list(input.shape[:2]) + [1] * (input.dim() - 2) if feature else list(input.shape)
+    keep = rstorch.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    a = ((_SELU_ALPHA_SCALED ** 2 * p + 1) * (1 - p)) ** -0.5
+    # Kept units: a * x + a * alpha * p; dropped units: a * alpha * p - alpha * a.
+    shift = (keep - 1) * (_SELU_ALPHA_SCALED * a) + _SELU_ALPHA_SCALED * a * p
+    out = input * (keep * a) + shift
+    return input._assign_(out) if inplace else out
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return _alpha_dropout(input, p, training, inplace, feature=False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return _alpha_dropout(input, p, training, inplace, feature=True)

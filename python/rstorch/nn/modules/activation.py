@@ -293,3 +293,228 @@ class MultiheadAttention(Module):
         if self.batch_first and batched:
             out = out.transpose(1, 0)
         return out, weights
+
+
+__all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "Mish", "PReLU", "RReLU", "SELU",
+            "Softmin", "Softmax2d", "Softshrink", "Softsign", "Tanhshrink", "Threshold"]
+
+
+class _Stateless(Module):
+    """An activation with no arguments: forward applies `_fn`."""
+
+    _fn = None
+
+    def forward(self, input):
+        return type(self)._fn(input)
+
+
+class _InplaceOnly(Module):
+    """An activation whose one option is `inplace`: forward applies `_fn(input, inplace)`."""
+
+    __constants__ = ["inplace"]
+    _fn = None
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return type(self)._fn(input, inplace=self.inplace)
+
+
+class Threshold(Module):
+    """value where x <= threshold, else x."""
+
+    __constants__ = ["threshold", "value", "inplace"]
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}{_inplace_repr(self.inplace, leading_comma=True)}"
+
+
+class RReLU(Module):
+    """Leaky ReLU whose negative slope is drawn from U(lower, upper) per element in training and is
+    (lower + upper) / 2 in eval."""
+
+    __constants__ = ["lower", "upper", "inplace"]
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}{_inplace_repr(self.inplace, leading_comma=True)}"
+
+
+class CELU(Module):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+
+    __constants__ = ["alpha", "inplace"]
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}{_inplace_repr(self.inplace, leading_comma=True)}"
+
+
+class SELU(_InplaceOnly):
+    """scale * (max(0, x) + min(0, alpha * (exp(x) - 1))) with SELU's fixed alpha and scale."""
+
+    _fn = staticmethod(F.selu)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace, leading_comma=False)
+
+
+class Mish(_InplaceOnly):
+    """x * tanh(softplus(x))."""
+
+    _fn = staticmethod(F.mish)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace, leading_comma=False)
+
+
+class Hardsigmoid(_InplaceOnly):
+    """relu6(x + 3) / 6."""
+
+    _fn = staticmethod(F.hardsigmoid)
+
+
+class Hardswish(_InplaceOnly):
+    """x * relu6(x + 3) / 6."""
+
+    _fn = staticmethod(F.hardswish)
+
+
+class LogSigmoid(_Stateless):
+    """log(sigmoid(x))."""
+
+    _fn = staticmethod(F.logsigmoid)
+
+
+class Softsign(_Stateless):
+    """x / (1 + |x|)."""
+
+    _fn = staticmethod(F.softsign)
+
+
+class Tanhshrink(_Stateless):
+    """x - tanh(x)."""
+
+    _fn = staticmethod(F.tanhshrink)
+
+
+class _Shrink(Module):
+    __constants__ = ["lambd"]
+    _fn = None
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return type(self)._fn(input, self.lambd)
+
+    def extra_repr(self):
+        return f"{self.lambd}"
+
+
+class Hardshrink(_Shrink):
+    """x where |x| > lambd, else 0."""
+
+    _fn = staticmethod(F.hardshrink)
+
+
+class Softshrink(_Shrink):
+    """x moved towards 0 by lambd, 0 within [-lambd, lambd]."""
+
+    _fn = staticmethod(F.softshrink)
+
+
+class GLU(Module):
+    """Gated linear unit: the first half of `dim` times the sigmoid of the second half."""
+
+    __constants__ = ["dim"]
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softmin(Module):
+    """softmax(-x) along `dim`."""
+
+    __constants__ = ["dim"]
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not hasattr(self, "dim"):
+            self.dim = None
+
+    def forward(self, input):
+        return F.softmin(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels at each spatial position of (N, C, H, W) or (C, H, W) input."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3, _stacklevel=5)
+
+
+class PReLU(Module):
+    """max(0, x) + weight * min(0, x) with a learnt slope, one or one per channel."""
+
+    __constants__ = ["num_parameters"]
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(_C.empty(num_parameters, dtype=dtype))
+        self.reset_parameters()
+        _place(self, device)
+
+    def reset_parameters(self):
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"

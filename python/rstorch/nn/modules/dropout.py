@@ -45,3 +45,21 @@ class Dropout3d(_DropoutNd):
 
     def forward(self, input):
         return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+__all__ += ["AlphaDropout", "FeatureAlphaDropout"]
+
+
+class AlphaDropout(_DropoutNd):
+    """Dropout for SELU networks: dropped units take SELU's negative saturation value and the
+    result is rescaled to keep zero mean and unit variance."""
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels."""
+
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)

@@ -10,7 +10,7 @@ from collections import OrderedDict
 from ... import _C
 from ...autograd.grad_mode import no_grad
 from ...utils.hooks import RemovableHandle
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 from ._conversion import _parse_to, _place  # noqa: F401 (layers import _place from here)
 from ._module_hooks import (  # noqa: F401 (the register_module_* functions are public here)
     _WrappedHook, _backward_hooks_of, _call_with_hooks, _global_backward_hooks,
@@ -498,7 +498,10 @@ class Module:
                 modules[name] = value
             else:
                 buffers = self.__dict__.get("_buffers")
-                if buffers is not None and name in buffers:
+                if isinstance(value, Buffer):
+                    # `nn.Buffer(t, persistent=...)` registers t as a buffer of that persistence.
+                    self.register_buffer(name, value, value.persistent)
+                elif buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(torch.Tensor or None expected)")
