@@ -1,6 +1,7 @@
 """More loss layers: the margin and embedding losses, the Poisson and Gaussian likelihoods, CTC, and
 NLLLoss2d (the old name of NLLLoss for images); each stores its options and calls its functional form."""
 from .. import functional as F
+from .distance import PairwiseDistance
 from .loss import NLLLoss, _Loss, _WeightedLoss
 
 __all__ = ["CosineEmbeddingLoss", "CTCLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
@@ -156,7 +157,7 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(
                 f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
-        self.distance_function = distance_function if distance_function is not None else F.pairwise_distance
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
         self.margin = margin
         self.swap = swap
 
