@@ -20,6 +20,27 @@ from .transformer import Transformer, TransformerDecoder, TransformerDecoderLaye
 from .sparse import EmbeddingBag
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
                    SmoothL1Loss)
+from .loss_more import (CosineEmbeddingLoss, CTCLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss,
+                        MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, NLLLoss2d, PoissonNLLLoss,
+                        SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
+from .adaptive import AdaptiveLogSoftmaxWithLoss
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions
+# Activations, padding, resampling, shuffles, distances, normalisations and lazy layers.
+from .activation import (CELU, GLU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, Mish, PReLU, RReLU, SELU,
+                         Softmin, Softmax2d, Softshrink, Softsign, Tanhshrink, Threshold)
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
+                      ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+                      ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from .distance import CosineSimilarity, PairwiseDistance
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .channelshuffle import ChannelShuffle
+from .dropout import AlphaDropout, FeatureAlphaDropout
+from .normalization import CrossMapLRN2d, LocalResponseNorm, RMSNorm
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .container import Container
+from . import _lazy_layers
+from ._lazy_layers import *  # noqa: F401,F403 (the 3-d lazy layers exist when their eager classes do)
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -37,11 +58,6 @@ __all__ = [
     "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
     "EmbeddingBag",
 ]
-from .loss_more import (CosineEmbeddingLoss, CTCLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss,
-                        MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, NLLLoss2d, PoissonNLLLoss,
-                        SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
-from .adaptive import AdaptiveLogSoftmaxWithLoss
-from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions
 
 __all__ += [
     "CosineEmbeddingLoss", "CTCLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
@@ -49,23 +65,6 @@ __all__ += [
     "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "AdaptiveLogSoftmaxWithLoss",
     "LinearCrossEntropyLoss", "LinearCrossEntropyOptions",
 ]
-
-# Activations, padding, resampling, shuffles, distances, normalisations and lazy layers.
-from .activation import (CELU, GLU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, Mish, PReLU, RReLU, SELU,
-                         Softmin, Softmax2d, Softshrink, Softsign, Tanhshrink, Threshold)
-from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
-                      ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
-                      ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
-from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
-from .distance import CosineSimilarity, PairwiseDistance
-from .pixelshuffle import PixelShuffle, PixelUnshuffle
-from .channelshuffle import ChannelShuffle
-from .dropout import AlphaDropout, FeatureAlphaDropout
-from .normalization import CrossMapLRN2d, LocalResponseNorm, RMSNorm
-from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
-from .container import Container
-from . import _lazy_layers
-from ._lazy_layers import *  # noqa: F401,F403 (the 3-d lazy layers exist when their eager classes do)
 
 __all__ += [
     "CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "Mish", "PReLU", "RReLU", "SELU",
