@@ -1,0 +1,169 @@
+"""The linear algebra PyTorch offers as `torch.X` and `Tensor.X` beside `torch.linalg` (its older
+names: `inverse`, `pinverse`, `svd` returning V, `lu` returning pivots, ...), and the products
+with a bias (`addmv`, `addr`, `addbmm`, `baddbmm`, `kron`, `vdot`). `torch.linalg` loads on
+first use, so that `import rstorch` stays fast."""
+from . import _C, return_types
+from ._C import Tensor
+
+
+def _la():
+    from . import linalg
+    return linalg
+
+
+def det(input):
+    return _la().det(input)
+
+
+def logdet(input):
+    sign, logabs = _la().slogdet(input)
+    return logabs.masked_fill(sign < 0, float("nan"))
+
+
+def slogdet(input):
+    return _la().slogdet(input)
+
+
+def inverse(input):
+    return _la().inv(input)
+
+
+def matrix_power(input, n):
+    return _la().matrix_power(input, n)
+
+
+def matrix_exp(input):
+    return _la().matrix_exp(input)
+
+
+def pinverse(input, rcond=1e-15):
+    return _la().pinv(input, rtol=rcond)
+
+
+def cholesky_solve(input, input2, upper=False):
+    L = input2.transpose(-2, -1) if upper else input2
+    A = L.matmul(L.transpose(-2, -1))
+    return _la().solve(A, input)
+
+
+def cholesky_inverse(input, upper=False):
+    L = input.transpose(-2, -1) if upper else input
+    return _la().inv(L.matmul(L.transpose(-2, -1)))
+
+
+def svd(input, some=True, compute_uv=True):
+    U, S, Vh = _la().svd(input, full_matrices=not some)
+    if not compute_uv:
+        # PyTorch returns zero-filled U and V then.
+        return return_types.svd(U.detach() * 0, S, Vh.transpose(-2, -1).detach() * 0)
+    return return_types.svd(U, S, Vh.transpose(-2, -1))
+
+
+def lu(A, pivot=True, get_infos=False):
+    la = _la()
+    LU, pivots = la.lu_factor(A, pivot=pivot)
+    if get_infos:
+        from .linalg._factor import host, lu_host, to_tensor
+        return LU, pivots, to_tensor(lu_host(host(A))[2], A)
+    return LU, pivots
+
+
+def lu_solve(b, LU_data, LU_pivots):
+    return _la().lu_solve(LU_data, LU_pivots, b)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    from .linalg import _unpack
+    P, L, U = _unpack(LU_data, LU_pivots)
+    empty = _C.empty((0,), dtype=LU_data.dtype, device=LU_data.device)
+    return return_types.lu_unpack(P if unpack_pivots else empty, L if unpack_data else empty, U if unpack_data else empty)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    M = A.transpose(-2, -1) if transpose else A
+    X = _la().solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
+    return return_types.triangular_solve(X, A.clone())
+
+
+def cross(input, other, dim=None):
+    if dim is None:
+        dim = next((i for i, s in enumerate(input.shape) if s == 3), -1)
+    return _la().cross(input, other, dim=dim)
+
+
+def kron(input, other):
+    n = max(input.dim(), other.dim())
+    a = input.reshape([1] * (n - input.dim()) + list(input.shape))
+    b = other.reshape([1] * (n - other.dim()) + list(other.shape))
+    # a's dims at the even places, b's at the odd ones, then each pair merged.
+    ea = a.reshape([s for d in a.shape for s in (d, 1)])
+    eb = b.reshape([s for d in b.shape for s in (1, d)])
+    return (ea * eb).reshape([x * y for x, y in zip(a.shape, b.shape)])
+
+
+def vdot(input, other):
+    if input.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D tensors")
+    return input.dot(other)
+
+
+def ger(input, vec2):
+    return input.outer(vec2)
+
+
+def _size_text(t):
+    return "x".join(str(s) for s in t.shape)
+
+
+def _biased(input, product, beta, alpha):
+    """`beta * input + alpha * product`, where beta 0 ignores input (NaN included), as PyTorch."""
+    scaled = product if alpha == 1 else product * alpha
+    if beta == 0:
+        return scaled + input.new_zeros(tuple(input.shape))
+    return (input if beta == 1 else input * beta) + scaled
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    if mat.dim() != 2 or vec.dim() != 1 or mat.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({_size_text(input)}), mat ({_size_text(mat)}), "
+                           f"vec ({_size_text(vec)})")
+    return _biased(input, mat.mv(vec), beta, alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    if vec1.dim() != 1 or vec2.dim() != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D" if vec1.dim() != 1
+                           else f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    return _biased(input, vec1.outer(vec2), beta, alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if batch1.dim() != 3 or batch2.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor")
+    return _biased(input, batch1.bmm(batch2), beta, alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if batch1.dim() != 3 or batch2.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor")
+    return _biased(input, batch1.bmm(batch2).sum(0), beta, alpha)
+
+
+def _in_place(fn):
+    def method(self, *args, **kwargs):
+        return self._assign_(fn(self, *args, **kwargs))
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+_FUNCTIONS = ("det logdet slogdet inverse matrix_power matrix_exp pinverse cholesky_solve cholesky_inverse "
+              "svd lu lu_solve lu_unpack triangular_solve cross kron vdot ger addmv addr baddbmm addbmm").split()
+_METHODS = [n for n in _FUNCTIONS if n != "lu_unpack"]
+
+
+def install():
+    for name in _METHODS:
+        setattr(Tensor, name, globals()[name])
+    for name in ("addmv", "addr", "baddbmm", "addbmm"):
+        setattr(Tensor, name + "_", _in_place(globals()[name]))
+    Tensor.addmm_ = _in_place(Tensor.addmm)
