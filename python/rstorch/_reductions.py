@@ -173,33 +173,41 @@ def _log_cumsum_exp_host(t, dim):
     return _device_tensor(np.logaddexp.accumulate(_host(t), axis=dim), t)
 
 
-class _LogCumSumExp:
-    """`log(cumsum(exp(x)))` without overflow; the gradient `exp(x_j) * sum_{i>=j} g_i exp(-out_i)`
-    is computed in log space, split by the sign of `g`, so that it neither overflows nor
-    underflows."""
+def _log_cumsum_exp_function():
+    """The autograd Function of logcumsumexp, built on first use (autograd loads lazily)."""
+    global _LOG_CUMSUM_EXP
+    if _LOG_CUMSUM_EXP is not None:
+        return _LOG_CUMSUM_EXP
+    from .autograd.function import Function
 
-    @staticmethod
-    def apply(x, dim):
-        from .autograd.function import Function
+    class LogCumSumExp(Function):
+        """`log(cumsum(exp(x)))` without overflow; the gradient `exp(x_j) * sum_{i>=j} g_i exp(-out_i)`
+        is computed in log space, split by the sign of `g`, so that it neither overflows nor
+        underflows (and is differentiable again, being logcumsumexp itself)."""
 
-        class LogcumsumexpBackward0(Function):
-            @staticmethod
-            def forward(ctx, x):
-                out = _log_cumsum_exp_host(x, dim)
-                ctx.save_for_backward(x, out)
-                return out
+        @staticmethod
+        def forward(ctx, x, dim):
+            out = _log_cumsum_exp_host(x, dim)
+            ctx.dim = dim
+            ctx.save_for_backward(x, out)
+            return out
 
-            @staticmethod
-            def backward(ctx, g):
-                x, out = ctx.saved_tensors
-                ninf = float("-inf")
+        @staticmethod
+        def backward(ctx, g):
+            x, out = ctx.saved_tensors
+            dim, ninf = ctx.dim, float("-inf")
 
-                def reversed_lcse(t):
-                    return logcumsumexp(t.flip(dim), dim).flip(dim)
-                pos = g.clamp_min(0).log().masked_fill(g <= 0, ninf)
-                neg = (-g).clamp_min(0).log().masked_fill(g >= 0, ninf)
-                return (x + reversed_lcse(pos - out)).exp() - (x + reversed_lcse(neg - out)).exp()
-        return LogcumsumexpBackward0.apply(x)
+            def reversed_lcse(t):
+                return logcumsumexp(t.flip(dim), dim).flip(dim)
+            pos = g.clamp_min(0).log().masked_fill(g <= 0, ninf)
+            neg = (-g).clamp_min(0).log().masked_fill(g >= 0, ninf)
+            return (x + reversed_lcse(pos - out)).exp() - (x + reversed_lcse(neg - out)).exp(), None
+    LogCumSumExp._backward_name = "LogcumsumexpBackward0"
+    _LOG_CUMSUM_EXP = LogCumSumExp
+    return LogCumSumExp
+
+
+_LOG_CUMSUM_EXP = None
 
 
 def logcumsumexp(input, dim):
@@ -208,7 +216,7 @@ def logcumsumexp(input, dim):
         raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for '{_TITLES[_key(input.dtype)]}'")
     if input.dim() == 0:
         return input.clone()
-    return _LogCumSumExp.apply(input, d)
+    return _log_cumsum_exp_function().apply(input, d)
 
 
 def _cumsum_(self, dim, *, dtype=None):
@@ -311,7 +319,7 @@ def _histogram_counts(a, edges, weights):
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
     if not _is_float(input):
-        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{_TITLES[_key(input.dtype)]}'")
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_TITLES[_key(input.dtype)]}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
     a = _host(input)
@@ -414,13 +422,10 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _wrap(dim, input.dim())
 
-    def edge(t):
-        if t.dim() == 0:
-            shape = list(input.shape)
-            shape[d] = 1
-            return t.expand(shape)
-        return t
-    parts = ([edge(prepend)] if prepend is not None else []) + [input] + ([edge(append)] if append is not None else [])
+    for extra in (prepend, append):
+        if extra is not None and extra.dim() != input.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    parts = ([prepend] if prepend is not None else []) + [input] + ([append] if append is not None else [])
     x = _C.cat(parts, d) if len(parts) > 1 else input
     for _ in range(n):
         length = x.shape[d]

@@ -163,9 +163,11 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
 
 
 def matrix_power(A, n, *, out=None):
-    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
         raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they are "
-                           f"{A.shape[-2] if A.dim() > 1 else 1} by {A.shape[-1] if A.dim() else 1} matrices")
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
     if n == 0:
         eye = _C.eye(A.shape[-1], dtype=A.dtype, device=A.device)
         return eye.expand(tuple(A.shape)).clone()

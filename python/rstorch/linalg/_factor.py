@@ -321,3 +321,11 @@ class LU(Function):
         # L^{-T} inner U^{-T}
         left = Solve.apply(mT(L), inner)
         return P.matmul(mT(Solve.apply(U, mT(left)))), None
+
+
+# PyTorch's node names (`grad_fn.name()`), in place of the `<class>Backward` a Function gets.
+for _cls, _node in ((Inverse, "LinalgInvExBackward0"), (Solve, "LinalgSolveExBackward0"), (Det, "LinalgDetBackward0"),
+                    (SlogDet, "LinalgSlogdetBackward0"), (Cholesky, "LinalgCholeskyExBackward0"), (QR, "LinalgQrBackward0"),
+                    (Eigh, "LinalgEighBackward0"), (SVD, "LinalgSvdBackward0"), (LU, "LinalgLuBackward0")):
+    _cls._backward_name = _node
+del _cls, _node
