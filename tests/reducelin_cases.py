@@ -215,4 +215,9 @@ def cases(torch):
         "addr_beta0": lambda: torch.addr(torch.full((3, 3), nan, dtype=torch.float64), v[:3], v[:3], beta=0),
         "baddbmm_broadcast": lambda: torch.baddbmm(v[:4], Ab, Ab),
         "vdot_int": lambda: torch.vdot(ints[0], ints[1]),
+        "std_mean": lambda: torch.std_mean(x), "std_mean_dim": lambda: torch.std_mean(x, 1, keepdim=True),
+        "var_mean": lambda: torch.var_mean(x, (0, 1), correction=0), "var_mean_unbiased": lambda: torch.var_mean(x, 0, False),
+        "msort": lambda: torch.msort(x), "msort_method": lambda: x.msort(),
+        "vander": lambda: torch.vander(v[:4]), "vander_int": lambda: torch.vander(ints[0], 3, increasing=True),
+        "linalg_vander": lambda: la.vander(x[:2, :3], N=4), "linalg_vander_default": lambda: la.vander(ints[0]),
     }

@@ -111,6 +111,21 @@ def ger(input, vec2):
     return input.outer(vec2)
 
 
+def vander(x, N=None, increasing=False):
+    """Columns of powers of the 1-D `x`: x^(N-1) ... x^0, or increasing."""
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if n == 0:
+        return _C.empty((x.shape[0], 0), dtype=x.dtype, device=x.device)
+    # Cumulative products keep integer inputs integral, as PyTorch's.
+    cols = _C.cat([_C.ones((x.shape[0], 1), dtype=x.dtype, device=x.device), x.unsqueeze(1).expand((x.shape[0], n - 1))], 1)
+    powers = cols.cumprod(1)
+    return powers if increasing else powers.flip(1)
+
+
 def _size_text(t):
     return "x".join(str(s) for s in t.shape)
 
@@ -157,8 +172,8 @@ def _in_place(fn):
 
 
 _FUNCTIONS = ("det logdet slogdet inverse matrix_power matrix_exp pinverse cholesky_solve cholesky_inverse "
-              "svd lu lu_solve lu_unpack triangular_solve cross kron vdot ger addmv addr baddbmm addbmm").split()
-_METHODS = [n for n in _FUNCTIONS if n != "lu_unpack"]
+              "svd lu lu_solve lu_unpack triangular_solve cross kron vdot ger addmv addr baddbmm addbmm vander").split()
+_METHODS = [n for n in _FUNCTIONS if n not in ("lu_unpack", "vander")]
 
 
 def install():

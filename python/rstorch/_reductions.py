@@ -139,6 +139,32 @@ def mode(input, dim=-1, keepdim=False):
     return return_types.mode(values, idx)
 
 
+def _with_mean(spread, input, dim, unbiased, keepdim, correction):
+    # PyTorch's overloads: (dim, unbiased, keepdim), (unbiased) alone, or correction by keyword.
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    if dim is None:
+        dim = tuple(range(input.dim()))
+    kwargs = {"correction": correction, "keepdim": keepdim}
+    if dim == ():
+        return getattr(input, spread)(**kwargs), input.mean()
+    return getattr(input, spread)(dim, **kwargs), input.mean(dim, keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    return _with_mean("std", input, dim, unbiased, keepdim, correction)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    return _with_mean("var", input, dim, unbiased, keepdim, correction)
+
+
+def msort(input, *, out=None):
+    return input.sort(0).values
+
+
 # --- scans ----------------------------------------------------------------------------------------
 
 def _cumulative_extreme(input, dim, largest):
@@ -617,8 +643,9 @@ def argwhere(input):
 
 # Functions that are also Tensor methods of the same name.
 _METHODS = ("nansum nanmean nanmedian count_nonzero aminmax mode cummax cummin logcumsumexp quantile nanquantile "
-            "histc histogram bincount unique unique_consecutive diff renorm dist corrcoef cov argwhere").split()
-_FUNCTIONS = _METHODS + ("cdist trapezoid trapz cumulative_trapezoid combinations bucketize searchsorted isin").split()
+            "histc histogram bincount unique unique_consecutive diff renorm dist corrcoef cov argwhere msort").split()
+_FUNCTIONS = _METHODS + ("cdist trapezoid trapz cumulative_trapezoid combinations bucketize searchsorted isin std_mean "
+                          "var_mean").split()
 
 
 def install():

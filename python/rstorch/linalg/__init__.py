@@ -13,7 +13,7 @@ __all__ = [
     "LinAlgError", "det", "slogdet", "inv", "inv_ex", "solve", "solve_ex", "cholesky", "cholesky_ex", "qr", "eigh",
     "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "matrix_power", "matrix_exp", "lstsq", "lu", "lu_factor",
     "lu_solve", "solve_triangular", "cross", "vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matmul",
-    "diagonal", "cond",
+    "diagonal", "cond", "vander",
 ]
 
 
@@ -373,3 +373,16 @@ def matmul(input, other, *, out=None):
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return A.diagonal(offset, dim1, dim2)
+
+
+def vander(x, *, N=None):
+    """Increasing powers of the last dim of `x`: x^0 ... x^(N-1)."""
+    if x.dim() < 1:
+        raise RuntimeError("linalg.vander: Expected a non-zero-dimensional input. Got x.dim() == 0")
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        if n < 1:
+            raise RuntimeError("N must be greater than 1.")
+        return _C.ones(tuple(x.shape) + (1,), dtype=x.dtype, device=x.device)
+    first = _C.ones(tuple(x.shape) + (1,), dtype=x.dtype, device=x.device)
+    return _C.cat([first, x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,))], -1).cumprod(-1)
