@@ -219,5 +219,12 @@ def cases(torch):
         "var_mean": lambda: torch.var_mean(x, (0, 1), correction=0), "var_mean_unbiased": lambda: torch.var_mean(x, 0, False),
         "msort": lambda: torch.msort(x), "msort_method": lambda: x.msort(),
         "vander": lambda: torch.vander(v[:4]), "vander_int": lambda: torch.vander(ints[0], 3, increasing=True),
+        "geqrf": lambda: torch.geqrf(W), "geqrf_batch": lambda: A3.geqrf(),
+        "householder_product": lambda: la.householder_product(*torch.geqrf(W)),
+        "orgqr": lambda: torch.orgqr(*torch.geqrf(A3.mT)),
+        "ormqr": lambda: torch.ormqr(*torch.geqrf(W), R1), "ormqr_right_t": lambda: torch.geqrf(W).a.ormqr(torch.geqrf(W).tau, W.mT, left=False,
+                                                                                                   transpose=True),
+        "frobenius_norm": lambda: torch.frobenius_norm(x, (0, 1)), "nuclear_norm": lambda: torch.nuclear_norm(W),
+        "nuclear_norm_dim": lambda: torch.nuclear_norm(A3, (0, 2), keepdim=True),
         "linalg_vander": lambda: la.vander(x[:2, :3], N=4), "linalg_vander_default": lambda: la.vander(ints[0]),
     }

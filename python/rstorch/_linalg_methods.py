@@ -126,6 +126,43 @@ def vander(x, N=None, increasing=False):
     return powers if increasing else powers.flip(1)
 
 
+def geqrf(input, *, out=None):
+    """LAPACK's packed QR: R on and above the diagonal, the Householder vectors below, and their scales."""
+    from .linalg._factor import check_matrix, host, to_tensor
+    import numpy as np
+    check_matrix(input, "geqrf", square=False, arg="input")
+    h, tau = np.linalg.qr(host(input), mode="raw")
+    return return_types.geqrf(to_tensor(np.swapaxes(h, -1, -2), input), to_tensor(tau, input))
+
+
+def orgqr(input, tau):
+    return _la().householder_product(input, tau)
+
+
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    from .linalg import householder_full
+    Q = householder_full(input, tau)
+    if transpose:
+        Q = Q.transpose(-2, -1)
+    return Q.matmul(other) if left else other.matmul(Q)
+
+
+def frobenius_norm(input, dim, keepdim=False, *, out=None):
+    import warnings
+    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
+                  "future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead")
+    return _la().vector_norm(input, 2, dim, keepdim)
+
+
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    import warnings
+    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
+                  "future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim
+    return _la().matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+
+
 def _size_text(t):
     return "x".join(str(s) for s in t.shape)
 
@@ -172,8 +209,9 @@ def _in_place(fn):
 
 
 _FUNCTIONS = ("det logdet slogdet inverse matrix_power matrix_exp pinverse cholesky_solve cholesky_inverse "
-              "svd lu lu_solve lu_unpack triangular_solve cross kron vdot ger addmv addr baddbmm addbmm vander").split()
-_METHODS = [n for n in _FUNCTIONS if n not in ("lu_unpack", "vander")]
+              "svd lu lu_solve lu_unpack triangular_solve cross kron vdot ger addmv addr baddbmm addbmm vander geqrf orgqr ormqr "
+              "frobenius_norm nuclear_norm").split()
+_METHODS = [n for n in _FUNCTIONS if n not in ("lu_unpack", "vander", "frobenius_norm", "nuclear_norm")]
 
 
 def install():

@@ -13,7 +13,7 @@ __all__ = [
     "LinAlgError", "det", "slogdet", "inv", "inv_ex", "solve", "solve_ex", "cholesky", "cholesky_ex", "qr", "eigh",
     "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "matrix_power", "matrix_exp", "lstsq", "lu", "lu_factor",
     "lu_solve", "solve_triangular", "cross", "vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matmul",
-    "diagonal", "cond", "vander",
+    "diagonal", "cond", "vander", "householder_product",
 ]
 
 
@@ -386,3 +386,30 @@ def vander(x, *, N=None):
         return _C.ones(tuple(x.shape) + (1,), dtype=x.dtype, device=x.device)
     first = _C.ones(tuple(x.shape) + (1,), dtype=x.dtype, device=x.device)
     return _C.cat([first, x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,))], -1).cumprod(-1)
+
+
+def householder_full(A, tau):
+    """The m x m product H_1 ... H_k of the reflectors `I - tau_i v_i v_i^T` that geqrf packs
+    below A's diagonal (v_i's leading entry an implicit 1), composed so that A and tau get gradients."""
+    m, k = A.shape[-2], tau.shape[-1]
+    rows = _C.arange(m, device=A.device)
+    Q = _C.eye(m, dtype=A.dtype, device=A.device).expand(tuple(A.shape[:-2]) + (m, m))
+    for i in range(k):
+        below = (rows > i).to(A.dtype)
+        v = A[..., :, i] * below + (rows == i).to(A.dtype)
+        Qv = Q.matmul(v.unsqueeze(-1))
+        Q = Q - (tau[..., i].unsqueeze(-1).unsqueeze(-1) * Qv).matmul(v.unsqueeze(-2))
+    return Q
+
+
+def householder_product(A, tau, *, out=None):
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.householder_product: input must have at least 2 dimensions.")
+    m, n = A.shape[-2:]
+    if m < n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if tau.shape[-1] > n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    return householder_full(A, tau)[..., :, :n]
