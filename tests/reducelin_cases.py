@@ -226,5 +226,10 @@ def cases(torch):
                                                                                                    transpose=True),
         "frobenius_norm": lambda: torch.frobenius_norm(x, (0, 1)), "nuclear_norm": lambda: torch.nuclear_norm(W),
         "nuclear_norm_dim": lambda: torch.nuclear_norm(A3, (0, 2), keepdim=True),
+        **{f"removed_{n}": (lambda n=n: getattr(torch, n)(A, A) if n in ("lstsq", "solve") else getattr(torch, n)(A))
+           for n in ("cholesky", "qr", "lstsq", "solve", "eig", "symeig", "matrix_rank")},
+        **{f"removed_method_{n}": (lambda n=n: getattr(A, n)(A) if n in ("lstsq", "solve") else getattr(A, n)())
+           for n in ("cholesky", "qr", "lstsq", "solve", "eig", "symeig")},
+        "removed_qr_some_false": lambda: torch.qr(A, some=False),
         "linalg_vander": lambda: la.vander(x[:2, :3], N=4), "linalg_vander_default": lambda: la.vander(ints[0]),
     }

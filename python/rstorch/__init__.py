@@ -55,6 +55,8 @@ from . import _linalg_methods  # noqa: E402
 _linalg_methods.install()
 for _linalg_name in _linalg_methods._FUNCTIONS:
     globals()[_linalg_name] = getattr(_linalg_methods, _linalg_name)
+for _linalg_name in _linalg_methods._REMOVED_TEXTS:
+    globals()[_linalg_name] = _linalg_methods._removed(_linalg_name)
 del _linalg_name
 # The composite ops declared in `src/ops/composite.rs` are functions of their own (`input` may be
 # a number where PyTorch takes one: `float_power(2, t)`).

@@ -201,6 +201,52 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _biased(input, batch1.bmm(batch2).sum(0), beta, alpha)
 
 
+# The functions PyTorch removed in favour of torch.linalg: still names of torch and Tensor, raising
+# PyTorch's messages (which say what to call instead).
+_REMOVED = "This function was deprecated since version 1.9 and is now removed. "
+_REMOVED_TEXTS = {
+    "cholesky": "`torch.cholesky` is deprecated in favor of `torch.linalg.cholesky`.\nL = torch.cholesky(A) should be "
+                "replaced with:\nL = torch.linalg.cholesky(A)\nU = torch.cholesky(A, upper=True) should be replaced "
+                "with:\nU = torch.linalg.cholesky(A).mH",
+    "qr": "`torch.qr` is deprecated in favor of `torch.linalg.qr` and the boolean parameter `some` has been replaced with "
+          "a string parameter `mode`.\n\nQ, R = torch.qr(A) should be replaced with:\nQ, R = torch.linalg.qr(A, "
+          "mode='reduced')\n\nand\n\nQ, R = torch.qr(A, some=False) should be replaced with:\nQ, R = "
+          "torch.linalg.qr(A, mode='complete')\n\n",
+    "lstsq": "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has reversed arguments "
+             "and does not return the QR decomposition in the returned tuple (although it returns other information "
+             "about the problem).\n\nTo get the QR decomposition consider using `torch.linalg.qr`.\n\nThe returned "
+             "solution in `torch.lstsq` stored the residuals of the solution in the last m - n columns of the returned "
+             "value whenever m > n. In torch.linalg.lstsq, the residuals are in the field 'residuals' of the returned "
+             "named tuple.\n\nThe unpacking of the solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\n"
+             "should be replaced with:\nX = torch.linalg.lstsq(A, B).solution",
+    "solve": "`torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its arguments "
+             "reversed and does not return the LU factorization.\n\nTo get the LU factorization see `torch.lu`, which "
+             "can be used with `torch.lu_solve` or `torch.lu_unpack`.\nX = torch.solve(B, A).solution should be "
+             "replaced with:\nX = torch.linalg.solve(A, B)",
+    "eig": "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors mimicking "
+           "complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\nL_complex = torch.linalg.eigvals(A)\n\n"
+           "and\n\nL, V = torch.eig(A, eigenvectors=True) should be replaced with:\nL_complex, V_complex = "
+           "torch.linalg.eig(A)",
+    "symeig": "The default behavior has changed from using the upper triangular portion of the matrix by default to using "
+              "the lower triangular portion.\n\nL, _ = torch.symeig(A, upper=upper) should be replaced with:\nL = "
+              "torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = torch.symeig(A, "
+              "eigenvectors=True) should be replaced with:\nL, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')",
+    "matrix_rank": "\nPlease use the `torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed "
+                   "in `torch.linalg.matrix_rank()` to 'hermitian'.",
+}
+
+
+def _removed(name):
+    def removed(*args, **kwargs):
+        text = _REMOVED + _REMOVED_TEXTS[name] if name != "matrix_rank" else _REMOVED.rstrip() + _REMOVED_TEXTS[name]
+        if name == "qr":
+            some = kwargs.get("some", args[1] if len(args) > 1 else True)
+            text += f"Since `some` was set to {bool(some)}, use mode='{'reduced' if some else 'complete'}'."
+        raise RuntimeError(text)
+    removed.__name__ = name
+    return removed
+
+
 def _in_place(fn):
     def method(self, *args, **kwargs):
         return self._assign_(fn(self, *args, **kwargs))
@@ -220,3 +266,6 @@ def install():
     for name in ("addmv", "addr", "baddbmm", "addbmm"):
         setattr(Tensor, name + "_", _in_place(globals()[name]))
     Tensor.addmm_ = _in_place(Tensor.addmm)
+    for name in _REMOVED_TEXTS:
+        if name != "matrix_rank":
+            setattr(Tensor, name, _removed(name))
