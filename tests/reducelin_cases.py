@@ -231,5 +231,13 @@ def cases(torch):
         **{f"removed_method_{n}": (lambda n=n: getattr(A, n)(A) if n in ("lstsq", "solve") else getattr(A, n)())
            for n in ("cholesky", "qr", "lstsq", "solve", "eig", "symeig")},
         "removed_qr_some_false": lambda: torch.qr(A, some=False),
+        "lu_factor_ex": lambda: la.lu_factor_ex(A), "lu_factor_ex_singular": lambda: la.lu_factor_ex(torch.stack([A, sing])),
+        "lu_factor_ex_check": lambda: la.lu_factor_ex(sing, check_errors=True),
+        "matrix_sqrth": lambda: la.matrix_sqrth(S), "matrix_sqrth_batch": lambda: la.matrix_sqrth(Ab @ Ab.mT),
+        "polar": lambda: la.polar(W), "polar_wide": lambda: la.polar(W.mT),
+        "tensorinv": lambda: la.tensorinv(Ab.reshape(2, 4, 2, 4), ind=2),
+        "tensorinv_bad": lambda: la.tensorinv(A3, ind=1),
+        "tensorsolve": lambda: la.tensorsolve(Ab.reshape(4, 2, 2, 4), Y2),
+        "tensorsolve_dims": lambda: la.tensorsolve(Ab.reshape(2, 4, 2, 4), Y2.mT, dims=(0,)),
         "linalg_vander": lambda: la.vander(x[:2, :3], N=4), "linalg_vander_default": lambda: la.vander(ints[0]),
     }

@@ -26,3 +26,5 @@ triangular_solve = namedtuple("triangular_solve", ["solution", "cloned_coefficie
 linalg_inv_ex = namedtuple("linalg_inv_ex", ["inverse", "info"])
 linalg_cholesky_ex = namedtuple("linalg_cholesky_ex", ["L", "info"])
 geqrf = namedtuple("geqrf", ["a", "tau"])
+linalg_lu_factor_ex = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+linalg_polar = namedtuple("linalg_polar", ["U", "H"])

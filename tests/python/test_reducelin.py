@@ -95,6 +95,8 @@ GRADS = {
     "addbmm": (lambda i, a, b: torch.addbmm(i, a, b, beta=0.5), lambda: (_rand(3, 2), _rand(2, 3, 4), _rand(2, 4, 2))),
     "cross": (lambda a, b: la.cross(a, b), lambda: (_rand(2, 3), _rand(2, 3))),
     "householder_product": (lambda a, t: torch.linalg.householder_product(a, t), lambda: (_rand(4, 3), _rand(2))),
+    "matrix_sqrth": (lambda a: torch.linalg.matrix_sqrth(a @ a.mT + torch.eye(3, dtype=torch.float64)), lambda: (_rand(3, 3),)),
+    "polar": (lambda a: tuple(torch.linalg.polar(a)), lambda: (_rand(4, 3),)),
     "trapezoid": (lambda y, x: torch.trapezoid(y, x), lambda: (_rand(2, 4), _rand(4))),
 }
 

@@ -13,7 +13,8 @@ __all__ = [
     "LinAlgError", "det", "slogdet", "inv", "inv_ex", "solve", "solve_ex", "cholesky", "cholesky_ex", "qr", "eigh",
     "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "matrix_power", "matrix_exp", "lstsq", "lu", "lu_factor",
     "lu_solve", "solve_triangular", "cross", "vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matmul",
-    "diagonal", "cond", "vander", "householder_product",
+    "diagonal", "cond", "vander", "householder_product", "lu_factor_ex", "matrix_sqrth", "polar", "tensorinv",
+    "tensorsolve",
 ]
 
 
@@ -413,3 +414,53 @@ def householder_product(A, tau, *, out=None):
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
     return householder_full(A, tau)[..., :, :n]
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    check_matrix(A, "lu_factor_ex", square=False)
+    LU, piv, info = lu_host(host(A))
+    if check_errors and bool((info != 0).any()):
+        raise RuntimeError(f"torch.linalg.lu_factor_ex: U[{int(info.reshape(-1)[0])},{int(info.reshape(-1)[0])}] is zero "
+                          "and using it on lu_solve would result in a division by zero. If you still want to perform the "
+                          "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    return return_types.linalg_lu_factor_ex(to_tensor(LU, A), to_tensor(piv, A), to_tensor(info, A))
+
+
+def matrix_sqrth(A):
+    """The symmetric square root `V sqrt(w) V^T` from eigh (negative eigenvalues taken as 0)."""
+    check_matrix(A, "matrix_sqrth")
+    w, V = Eigh.apply(A, "L")
+    return (V * w.clamp_min(0).sqrt().unsqueeze(-2)).matmul(mT(V))
+
+
+def polar(A, *, out=None):
+    """`A = U H`: U = W Vh and H = V S Vh from the SVD `A = W S Vh`."""
+    check_matrix(A, "polar", square=False)
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError("linalg.polar: input must have at least as many rows as columns, but got "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    W, S, Vh = SVD.apply(A, False)
+    return return_types.linalg_polar(W.matmul(Vh), (mT(Vh) * S.unsqueeze(-2)).matmul(Vh))
+
+
+def tensorinv(A, ind=2, *, out=None):
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = list(A.shape[:ind]), list(A.shape[ind:])
+    n = math.prod(rows)
+    if n != math.prod(cols):
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), "
+                           f"but got {math.prod(cols)} != {n}")
+    return inv(A.reshape(n, n)).reshape(cols + rows)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    if dims is not None:
+        dims = [d % A.dim() for d in dims]
+        A = A.permute([d for d in range(A.dim()) if d not in dims] + dims)
+    rest = list(A.shape[B.dim():])
+    n = B.numel()
+    if math.prod(rest) != n:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), "
+                           f"but got {math.prod(rest)} != {n}")
+    return solve(A.reshape(n, n), B.reshape(n)).reshape(rest)
