@@ -382,6 +382,40 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     return return_types.histogram(_device_tensor(counts.astype(a.dtype), input), _device_tensor(edges, input))
 
 
+def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None):
+    """The D-dimensional histogram of the rows of `input` (..., D): per dim even bins over
+    `range` (or the data's span) or given edges; a sample outside any dim's edges is not counted."""
+    a = _host(input)
+    d = a.shape[-1]
+    points = a.reshape(-1, d)
+    if isinstance(bins, int):
+        bins = [bins] * d
+    edges = []
+    for i, b in enumerate(bins):
+        if isinstance(b, Tensor):
+            edges.append(_host(b).astype(a.dtype))
+            continue
+        if range is not None:
+            lo, hi = range[2 * i], range[2 * i + 1]
+        else:
+            lo, hi = (points[:, i].min(), points[:, i].max()) if points.size else (0.0, 0.0)
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(np.linspace(lo, hi, b + 1, dtype=a.dtype))
+    shape = tuple(len(e) - 1 for e in edges)
+    where = np.stack([_bin_of(points[:, i], e) for i, e in enumerate(edges)]) if d else np.zeros((0, len(points)), np.int64)
+    keep = (where >= 0).all(0)
+    flat = np.ravel_multi_index(tuple(where[:, keep]), shape) if keep.any() else np.zeros(0, np.int64)
+    w = None if weight is None else _host(weight).reshape(-1)[keep]
+    hist = np.bincount(flat, weights=w, minlength=int(np.prod(shape))).astype(a.dtype).reshape(shape)
+    if density:
+        volume = np.ones(shape, a.dtype)
+        for i, e in enumerate(edges):
+            volume = volume * np.diff(e).reshape([-1 if j == i else 1 for j in builtins.range(d)])
+        hist = hist / hist.sum() / volume
+    return return_types.histogramdd(_device_tensor(hist.astype(a.dtype), input), [_device_tensor(e, input) for e in edges])
+
+
 def bincount(input, weights=None, minlength=0):
     if input.dim() != 1 or _key(input.dtype) in _FLOATS + ("bool",):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
@@ -645,7 +679,7 @@ def argwhere(input):
 _METHODS = ("nansum nanmean nanmedian count_nonzero aminmax mode cummax cummin logcumsumexp quantile nanquantile "
             "histc histogram bincount unique unique_consecutive diff renorm dist corrcoef cov argwhere msort").split()
 _FUNCTIONS = _METHODS + ("cdist trapezoid trapz cumulative_trapezoid combinations bucketize searchsorted isin std_mean "
-                          "var_mean").split()
+                          "var_mean histogramdd").split()
 
 
 def install():
