@@ -496,6 +496,64 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return x
 
 
+def _gradient_along(f, d, h, edge_order):
+    """One dim of torch.gradient: central differences inside, one-sided ones of `edge_order` at
+    the ends; `h` a number (even spacing) or the coordinates along `d`."""
+    n = f.shape[d]
+
+    def at(start, length=None):
+        return f.narrow(d, start, n - 2 if length is None else length)
+    if not isinstance(h, Tensor):
+        inner = (at(2) - at(0)) / (2 * h)
+        if edge_order == 1:
+            first, last = (at(1, 1) - at(0, 1)) / h, (at(n - 1, 1) - at(n - 2, 1)) / h
+        else:
+            first = (at(0, 1) * -1.5 + at(1, 1) * 2 - at(2, 1) * 0.5) / h
+            last = (at(n - 3, 1) * 0.5 - at(n - 2, 1) * 2 + at(n - 1, 1) * 1.5) / h
+        return _C.cat([first, inner, last], d)
+    shape = [1] * f.dim()
+    shape[d] = n
+    x = h.reshape(shape)
+    dx = diff(x, dim=d)
+    hl, hr = dx.narrow(d, 0, n - 2), dx.narrow(d, 1, n - 2)
+    inner = (hl * hl * at(2) - hr * hr * at(0) + (hr * hr - hl * hl) * at(1)) / (hl * hr * (hl + hr))
+    if edge_order == 1:
+        first = (at(1, 1) - at(0, 1)) / dx.narrow(d, 0, 1)
+        last = (at(n - 1, 1) - at(n - 2, 1)) / dx.narrow(d, n - 2, 1)
+    else:
+        a1, a2 = dx.narrow(d, 0, 1), dx.narrow(d, 1, 1)
+        first = (-(2 * a1 + a2) / (a1 * (a1 + a2)) * at(0, 1) + (a1 + a2) / (a1 * a2) * at(1, 1)
+                 - a1 / (a2 * (a1 + a2)) * at(2, 1))
+        b1, b2 = dx.narrow(d, n - 3, 1), dx.narrow(d, n - 2, 1)
+        last = (b2 / (b1 * (b1 + b2)) * at(n - 3, 1) - (b1 + b2) / (b1 * b2) * at(n - 2, 1)
+                + (2 * b2 + b1) / (b2 * (b1 + b2)) * at(n - 1, 1))
+    return _C.cat([first, inner, last], d)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    dims = [_wrap(d, input.dim()) for d in dims]
+    if isinstance(spacing, (list, tuple)):
+        if len(spacing) != len(dims):
+            if dim is None:
+                raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or a list of length "
+                                   f"equal to 'self.dim() = {input.dim()}', since dim argument was not given, but got a "
+                                   f"list of length {len(spacing)}")
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                               f"arguments to have the same length, but got a spacing argument of length {len(spacing)} "
+                               f"and a dim argument of length {len(dims)}.")
+        steps = list(spacing)
+    else:
+        steps = [spacing] * len(dims)
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    f = input if _is_float(input) else input.to(_C.float32)
+    return tuple(_gradient_along(f, d, h, edge_order) for d, h in zip(dims, steps))
+
+
 def renorm(input, p, dim, maxnorm):
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
@@ -679,7 +737,7 @@ def argwhere(input):
 _METHODS = ("nansum nanmean nanmedian count_nonzero aminmax mode cummax cummin logcumsumexp quantile nanquantile "
             "histc histogram bincount unique unique_consecutive diff renorm dist corrcoef cov argwhere msort").split()
 _FUNCTIONS = _METHODS + ("cdist trapezoid trapz cumulative_trapezoid combinations bucketize searchsorted isin std_mean "
-                          "var_mean histogramdd").split()
+                          "var_mean histogramdd gradient").split()
 
 
 def install():

@@ -97,6 +97,8 @@ GRADS = {
     "householder_product": (lambda a, t: torch.linalg.householder_product(a, t), lambda: (_rand(4, 3), _rand(2))),
     "matrix_sqrth": (lambda a: torch.linalg.matrix_sqrth(a @ a.mT + torch.eye(3, dtype=torch.float64)), lambda: (_rand(3, 3),)),
     "polar": (lambda a: tuple(torch.linalg.polar(a)), lambda: (_rand(4, 3),)),
+    "gradient": (lambda f: torch.gradient(f, spacing=[2.0, torch.tensor([0.0, 1.0, 1.5, 3.0], dtype=torch.float64)],
+                                          edge_order=2), lambda: (_rand(3, 4),)),
     "trapezoid": (lambda y, x: torch.trapezoid(y, x), lambda: (_rand(2, 4), _rand(4))),
 }
 
