@@ -50,6 +50,7 @@ def cases(torch):
     # Drawn here, not inside the lambdas: the test runs the cases in another order.
     A3, B3, Y2, K1, K2 = t((2, 3, 4)), t((2, 5, 4)), t((4, 2)), t((2, 1, 2)), t((2, 3))
     R1, R2 = t((5, 2)), t((5, 2))
+    low = t((8, 3)) @ t((3, 6))  # rank 3: the randomized SVDs find it exactly whatever their draws
     sing = torch.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], dtype=torch.float64)
     return {
         "nansum": lambda: torch.nansum(xn), "nansum_dim": lambda: torch.nansum(xn, 1, keepdim=True),
@@ -252,5 +253,9 @@ def cases(torch):
         "tensorinv_bad": lambda: la.tensorinv(A3, ind=1),
         "tensorsolve": lambda: la.tensorsolve(Ab.reshape(4, 2, 2, 4), Y2),
         "tensorsolve_dims": lambda: la.tensorsolve(Ab.reshape(2, 4, 2, 4), Y2.mT, dims=(0,)),
+        "svd_lowrank": lambda: (lambda r: (_signed(r[0]), r[1], _signed(r[2])))(torch.svd_lowrank(low, q=3)),
+        "svd_lowrank_wide": lambda: torch.svd_lowrank(low.mT, q=3, niter=1)[1],
+        "pca_lowrank": lambda: (lambda r: (_signed(r[0]), r[1], _signed(r[2])))(torch.pca_lowrank(low, q=3)),
+        "pca_lowrank_bad_q": lambda: torch.pca_lowrank(low, q=9),
         "linalg_vander": lambda: la.vander(x[:2, :3], N=4), "linalg_vander_default": lambda: la.vander(ints[0]),
     }

@@ -163,6 +163,41 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     return _la().matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
 
 
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """Randomized SVD (Halko et al.): an orthonormal basis of A's range from a Gaussian sketch,
+    refined by `niter` power iterations, then the SVD of A projected on it. Returns (U, S, V)."""
+    la = _la()
+    q = 6 if q is None else q
+    niter = 2 if niter is None else niter
+    if M is not None:
+        A = A - M
+    m, n = A.shape[-2:]
+    if m < n:
+        U, S, V = svd_lowrank(A.transpose(-2, -1), q, niter)
+        return V, S, U
+    At = A.transpose(-2, -1)
+    R = _C.randn(*A.shape[:-2], n, q, dtype=A.dtype, device=A.device)
+    Q = la.qr(A.matmul(R)).Q
+    for _ in range(niter):
+        Q = la.qr(At.matmul(Q)).Q
+        Q = la.qr(A.matmul(Q)).Q
+    U, S, Vh = la.svd(Q.transpose(-2, -1).matmul(A), full_matrices=False)
+    return Q.matmul(U), S, Vh.transpose(-2, -1)
+
+
+def pca_lowrank(A, q=None, center=True, niter=2):
+    m, n = A.shape[-2:]
+    if q is None:
+        q = min(6, m, n)
+    elif not (q >= 0 and q <= min(m, n)):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    if niter < 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    if center:
+        A = A - A.mean(-2, keepdim=True)
+    return svd_lowrank(A, q, niter)
+
+
 def _size_text(t):
     return "x".join(str(s) for s in t.shape)
 
@@ -256,8 +291,9 @@ def _in_place(fn):
 
 _FUNCTIONS = ("det logdet slogdet inverse matrix_power matrix_exp pinverse cholesky_solve cholesky_inverse "
               "svd lu lu_solve lu_unpack triangular_solve cross kron vdot ger addmv addr baddbmm addbmm vander geqrf orgqr ormqr "
-              "frobenius_norm nuclear_norm").split()
-_METHODS = [n for n in _FUNCTIONS if n not in ("lu_unpack", "vander", "frobenius_norm", "nuclear_norm")]
+              "frobenius_norm nuclear_norm svd_lowrank pca_lowrank").split()
+_METHODS = [n for n in _FUNCTIONS if n not in ("lu_unpack", "vander", "frobenius_norm", "nuclear_norm", "svd_lowrank",
+                                               "pca_lowrank")]
 
 
 def install():
