@@ -196,7 +196,8 @@ def cummin(input, dim):
 
 
 def _log_cumsum_exp_host(t, dim):
-    return _device_tensor(np.logaddexp.accumulate(_host(t), axis=dim), t)
+    with np.errstate(invalid="ignore"):  # -inf + -inf is -inf, which NumPy warns of
+        return _device_tensor(np.logaddexp.accumulate(_host(t), axis=dim), t)
 
 
 def _log_cumsum_exp_function():
@@ -222,6 +223,9 @@ def _log_cumsum_exp_function():
         def backward(ctx, g):
             x, out = ctx.saved_tensors
             dim, ninf = ctx.dim, float("-inf")
+            if _C.is_grad_enabled() and x.requires_grad:
+                # Recorded (create_graph): the saved output has no history back to x.
+                out = LogCumSumExp.apply(x, dim)
 
             def reversed_lcse(t):
                 return logcumsumexp(t.flip(dim), dim).flip(dim)

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import rstorch as torch
-from rstorch.autograd import gradcheck
+from rstorch.autograd import gradcheck, gradgradcheck
 
 ROOT = pathlib.Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT))
@@ -107,6 +107,17 @@ GRADS = {
 def test_gradcheck(name):
     fn, inputs = GRADS[name]
     assert gradcheck(fn, inputs())
+
+
+# Double backward: each Function's backward is in differentiable ops and recomputes its outputs
+# from its inputs when recorded.
+DOUBLE = ("det", "inv", "solve", "slogdet", "cholesky", "qr_tall", "eigh", "svd", "lu", "logcumsumexp", "pinv")
+
+
+@pytest.mark.parametrize("name", DOUBLE)
+def test_gradgradcheck(name):
+    fn, inputs = GRADS[name]
+    assert gradgradcheck(fn, inputs())
 
 
 def test_logcumsumexp_gradient_far_apart_values():

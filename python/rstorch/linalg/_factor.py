@@ -85,6 +85,12 @@ def mT(t):
     return t.transpose(-2, -1)
 
 
+def recording(*inputs):
+    """Whether a backward is itself being recorded (create_graph): then it recomputes the
+    Function's outputs from its saved inputs, as the saved outputs carry no history back to them."""
+    return _C.is_grad_enabled() and any(t.requires_grad for t in inputs)
+
+
 class Inverse(Function):
     @staticmethod
     def forward(ctx, A):
@@ -92,12 +98,14 @@ class Inverse(Function):
             out = to_tensor(np.linalg.inv(host(A)), A)
         except np.linalg.LinAlgError:
             raise_singular("inv", A)
-        ctx.save_for_backward(out)
+        ctx.save_for_backward(A, out)
         return out
 
     @staticmethod
     def backward(ctx, g):
-        (inv,) = ctx.saved_tensors
+        A, inv = ctx.saved_tensors
+        if recording(A):
+            inv = Inverse.apply(A)
         return -(mT(inv).matmul(g).matmul(mT(inv)))
 
 
@@ -110,12 +118,14 @@ class Solve(Function):
             X = to_tensor(np.linalg.solve(host(A), host(B)), A)
         except np.linalg.LinAlgError:
             raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
-        ctx.save_for_backward(A, X)
+        ctx.save_for_backward(A, B, X)
         return X
 
     @staticmethod
     def backward(ctx, g):
-        A, X = ctx.saved_tensors
+        A, B, X = ctx.saved_tensors
+        if recording(A, B):
+            X = Solve.apply(A, B)
         gB = Solve.apply(mT(A), g)
         return -gB.matmul(mT(X)), gB
 
@@ -130,6 +140,8 @@ class Det(Function):
     @staticmethod
     def backward(ctx, g):
         A, det = ctx.saved_tensors
+        if recording(A):
+            det = Det.apply(A)
         if bool((det != 0).all()):
             return (g * det).unsqueeze(-1).unsqueeze(-1) * mT(Inverse.apply(A))
         # A singular matrix: the cofactors, from the determinants of the minors.
@@ -187,12 +199,14 @@ class Cholesky(Function):
             L = to_tensor(np.linalg.cholesky(sym), A)
         except np.linalg.LinAlgError:
             _not_pd(fname, sym)
-        ctx.save_for_backward(L)
+        ctx.save_for_backward(A, L)
         return L
 
     @staticmethod
     def backward(ctx, gL, _=None):
-        (L,) = ctx.saved_tensors
+        A, L = ctx.saved_tensors
+        if recording(A):
+            L = Cholesky.apply(A)
         Linv = Inverse.apply(L)
         S = mT(Linv).matmul(phi(mT(L).matmul(gL))).matmul(Linv)
         return (S + mT(S)) * 0.5, None
@@ -210,6 +224,8 @@ class QR(Function):
     @staticmethod
     def backward(ctx, gQ, gR):
         A, Q, R = ctx.saved_tensors
+        if recording(A):
+            Q, R = QR.apply(A, ctx.mode)
         m, n = A.shape[-2:]
         if ctx.mode == "complete" and m > n:
             raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
@@ -236,12 +252,15 @@ class Eigh(Function):
     def forward(ctx, A, uplo="L"):
         w, V = np.linalg.eigh(host(A), UPLO=uplo)
         w, V = to_tensor(w, A), to_tensor(V, A)
-        ctx.save_for_backward(w, V)
+        ctx.uplo = uplo
+        ctx.save_for_backward(A, w, V)
         return w, V
 
     @staticmethod
     def backward(ctx, gw, gV):
-        w, V = ctx.saved_tensors
+        A, w, V = ctx.saved_tensors
+        if recording(A):
+            w, V = Eigh.apply(A, ctx.uplo)
         eye = _C.eye(V.shape[-1], dtype=V.dtype, device=V.device)
         inner = V * 0 if gw is None else eye * gw.unsqueeze(-2)
         if gV is not None:
@@ -265,6 +284,8 @@ class SVD(Function):
     @staticmethod
     def backward(ctx, gU, gS, gVh):
         A, U, S, Vh = ctx.saved_tensors
+        if recording(A):
+            U, S, Vh = SVD.apply(A, ctx.full)
         m, n = A.shape[-2:]
         k = S.shape[-1]
         U, Vh = U[..., :k], Vh[..., :k, :]
@@ -306,13 +327,16 @@ class LU(Function):
     def forward(ctx, A, unpack):
         LUp, piv, _ = lu_host(host(A))
         P, L, U = unpack(to_tensor(LUp, A), to_tensor(piv, A))
-        ctx.save_for_backward(P, L, U)
+        ctx.unpack = unpack
+        ctx.save_for_backward(A, P, L, U)
         ctx.mark_non_differentiable(P)
         return P, L, U
 
     @staticmethod
     def backward(ctx, _gP, gL, gU):
-        P, L, U = ctx.saved_tensors
+        A, P, L, U = ctx.saved_tensors
+        if recording(A):
+            P, L, U = LU.apply(A, ctx.unpack)
         inner = L * 0
         if gL is not None:
             inner = inner + mT(L).matmul(gL).tril(-1)
