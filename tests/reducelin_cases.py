@@ -50,6 +50,7 @@ def cases(torch):
     # Drawn here, not inside the lambdas: the test runs the cases in another order.
     A3, B3, Y2, K1, K2 = t((2, 3, 4)), t((2, 5, 4)), t((4, 2)), t((2, 1, 2)), t((2, 3))
     R1, R2 = t((5, 2)), t((5, 2))
+    many = (t((4, 30)) * 2).round().long()  # small integers: many ties between counts
     low = t((8, 3)) @ t((3, 6))  # rank 3: the randomized SVDs find it exactly whatever their draws
     sing = torch.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], dtype=torch.float64)
     return {
@@ -65,7 +66,8 @@ def cases(torch):
         "cummax_nan": lambda: torch.cummax(xn, 1), "cummin_int": lambda: torch.cummin(ints, 1),
         "logcumsumexp": lambda: torch.logcumsumexp(x, 1),
         "logcumsumexp_far": lambda: torch.logcumsumexp(torch.tensor([-1000.0, 0.0, 800.0, 1.0], dtype=torch.float64), 0),
-        "mode": lambda: torch.mode(ints, 1), "mode_dim0": lambda: ints.mode(0),
+        "mode": lambda: torch.mode(ints, 1), "mode_ties": lambda: torch.mode(many).values, "mode_ties_dim0": lambda: many.mode(0).values,
+        "mode_empty": lambda: torch.mode(torch.zeros(2, 0, dtype=torch.float64), 1), "mode_dim0": lambda: ints.mode(0),
         "quantile": lambda: torch.quantile(x, 0.3), "quantile_dim": lambda: torch.quantile(x, 0.3, dim=1, keepdim=True),
         "quantile_q": lambda: torch.quantile(x, torch.tensor([0.0, 0.25, 0.9, 1.0], dtype=torch.float64), dim=0),
         **{f"quantile_{m}": (lambda m=m: x.quantile(torch.tensor([0.1, 0.45, 0.5, 0.77], dtype=torch.float64), dim=1,

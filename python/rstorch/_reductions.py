@@ -129,12 +129,19 @@ def mode(input, dim=-1, keepdim=False):
     if input.dim() == 0:
         return return_types.mode(input.clone(), _C.zeros((), dtype=_C.int64, device=input.device))
     a = np.moveaxis(_host(input), d, -1)
-    rows = a.reshape(-1, a.shape[-1])
-    index = np.zeros(rows.shape[0], np.int64)
-    for r, row in enumerate(rows):
-        values, counts = np.unique(row, return_counts=True)
-        best = values[np.argmax(counts)]
-        index[r] = np.nonzero(row == best)[0][-1]
+    n = a.shape[-1]
+    if n == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    rows = a.reshape(-1, n)
+    # All rows at once: in each sorted row the length of the run ending at each place; the first
+    # place reaching the longest run holds the smallest most frequent value.
+    s = np.sort(rows, axis=1)
+    place = np.broadcast_to(np.arange(n), s.shape)
+    starts = np.ones(s.shape, bool)
+    starts[:, 1:] = s[:, 1:] != s[:, :-1]
+    run = place - np.maximum.accumulate(np.where(starts, place, 0), axis=1) + 1
+    best = np.take_along_axis(s, run.argmax(1)[:, None], 1)
+    index = np.where(rows == best, place, -1).max(1)
     values, idx = _picked(input, d, index.reshape(a.shape[:-1]), keepdim)
     return return_types.mode(values, idx)
 
