@@ -44,6 +44,20 @@ _METHOD_FUNCTIONS = list(_C._unary_ops()[0]) + list(_C._binary_ops()) + """
 """.split()
 for _name in _METHOD_FUNCTIONS:
     globals()[_name] = getattr(Tensor, _name)
+# Reductions, scans, counting and searches written over the core's ops (`_reductions.py`).
+from . import _reductions  # noqa: E402
+_reductions.install()
+for _reduction in _reductions._FUNCTIONS:
+    globals()[_reduction] = getattr(_reductions, _reduction)
+del _reduction
+# Linear algebra beside torch.linalg and the products with a bias (`_linalg_methods.py`).
+from . import _linalg_methods  # noqa: E402
+_linalg_methods.install()
+for _linalg_name in _linalg_methods._FUNCTIONS:
+    globals()[_linalg_name] = getattr(_linalg_methods, _linalg_name)
+for _linalg_name in _linalg_methods._REMOVED_TEXTS:
+    globals()[_linalg_name] = _linalg_methods._removed(_linalg_name)
+del _linalg_name
 # The composite ops declared in `src/ops/composite.rs` are functions of their own (`input` may be
 # a number where PyTorch takes one: `float_power(2, t)`).
 for _name in _C._composite_ops()[0]:
@@ -207,6 +221,8 @@ def __getattr__(name):
         return getattr(importlib.import_module(".amp", __name__), name)
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)
+    if name == "linalg":
+        return importlib.import_module(".linalg", __name__)
     if name in _FUNCTIONAL:
         return getattr(importlib.import_module(".functional", __name__), name)
     if name == "pdist":
