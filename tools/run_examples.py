@@ -3,7 +3,7 @@ prints a Markdown table: ran or failed (first error line), the training loss at 
 end, and the seconds per training step in each framework.
 
     PYTHONPATH=python python tools/run_examples.py /path/to/examples [--only mnist,vae]
-        [--torch-python /work/torchref/bin/python] [--timeout 600] [--json out.json]
+        [--torch-python /work/torchref/bin/python] [--timeout 600] [--threads 1] [--json out.json]
 
 Each program runs unchanged, with the small flags listed in PROGRAMS, in a fresh copy of its folder
 per framework (programs write checkpoints and data next to themselves). rstorch runs it through
@@ -89,6 +89,9 @@ def install_hooks(framework):
         sys.meta_path.insert(0, _TorchAlias())
     import torch
     from torch.optim.optimizer import register_optimizer_step_post_hook
+
+    if os.environ.get("RSTORCH_EXAMPLES_THREADS"):
+        torch.set_num_threads(int(os.environ["RSTORCH_EXAMPLES_THREADS"]))
 
     log_path = os.environ["RSTORCH_EXAMPLES_LOG"]
     opened = {}
@@ -185,7 +188,7 @@ def _measure(log_path):
     return {"s_per_step": per_step, "steps": count, "loss_first": first, "loss_last": last}
 
 
-def run_program(name, checkout, framework, python, timeout):
+def run_program(name, checkout, framework, python, timeout, threads=None):
     folder, steps, env_extra = PROGRAMS[name]
     work = tempfile.mkdtemp(prefix=f"ex-{framework}-")
     dest = os.path.join(work, folder)
@@ -194,6 +197,8 @@ def run_program(name, checkout, framework, python, timeout):
         _make_corpus(dest)
     log_path = os.path.join(work, "measure.log")
     env = dict(os.environ, RSTORCH_EXAMPLES_LOG=log_path, RSTORCH_EXAMPLES_FRAMEWORK=framework, PYTHONUNBUFFERED="1", **env_extra)
+    if threads:
+        env["RSTORCH_EXAMPLES_THREADS"] = str(threads)
     # The stand-ins (and sitecustomize) first for both frameworks; rstorch from this checkout.
     paths = [STANDIN] + ([os.path.join(REPO, "python")] if framework == "rstorch" else [])
     env["PYTHONPATH"] = os.pathsep.join(paths + [p for p in [os.environ.get("PYTHONPATH", "")] if p])
@@ -264,6 +269,8 @@ def main(argv=None):
     parser.add_argument("--rstorch-python", default=sys.executable, help="a Python with rstorch's dependencies")
     parser.add_argument("--frameworks", default="torch,rstorch")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per script")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="torch.set_num_threads(N) in both frameworks (default: each one's own default)")
     parser.add_argument("--json", default="", help="also write the results here")
     parser.add_argument("--verbose", action="store_true", help="print each failure's stderr tail")
     opts = parser.parse_args(argv)
@@ -281,7 +288,7 @@ def main(argv=None):
                 results[name][fw] = dict(skipped)
                 continue
             python = opts.torch_python if fw == "torch" else opts.rstorch_python
-            res = run_program(name, opts.checkout, fw, python, opts.timeout)
+            res = run_program(name, opts.checkout, fw, python, opts.timeout, opts.threads)
             results[name][fw] = res
             print(f"{name} [{fw}]: {'ran' if res['ran'] else 'FAILED ' + res['error']} "
                   f"({res['seconds']:.1f} s, {_fmt_time(res['s_per_step'])}/step, loss {_fmt_loss(res)})", file=sys.stderr)
