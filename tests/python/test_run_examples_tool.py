@@ -66,3 +66,43 @@ def test_run_examples_runs_a_program_under_rstorch(tmp_path, monkeypatch):
     table = tool.markdown({"toy": {"torch": ok, "rstorch": ok}, "broken": {"torch": ok, "rstorch": bad}})
     assert "| toy | ran | ran |" in table and "| broken | ran | failed: `main.py: ModuleNotFoundError" in table
     assert "rstorch ran 1 of 2 programs; PyTorch ran 2." in table
+
+
+SPAWNING_PROGRAM = """
+import torch
+import torch.multiprocessing as mp
+import torch.nn as nn
+
+
+def work(model, q):
+    with torch.no_grad():
+        model.weight.add_(1.0)
+    q.put((torch.__name__, nn.Linear.__module__))
+
+
+if __name__ == "__main__":
+    mp.set_start_method("spawn", force=True)
+    model = nn.Linear(2, 1)
+    with torch.no_grad():
+        model.weight.zero_()
+    model.share_memory()
+    q = mp.Queue()
+    p = mp.Process(target=work, args=(model, q))
+    p.start()
+    print(q.get())
+    p.join()
+    print(p.exitcode, model.weight.tolist())
+"""
+
+
+def test_run_as_torch_reaches_spawned_processes(tmp_path):
+    # mnist_hogwild's shape: the spawned child re-imports the program, whose `import torch` must
+    # be rstorch there too, and the model it gets is the parent's shared memory.
+    import subprocess
+
+    (tmp_path / "prog.py").write_text(textwrap.dedent(SPAWNING_PROGRAM))
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "run_as_torch.py"), str(tmp_path / "prog.py")],
+                         env=env, capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["('rstorch', 'rstorch.nn.modules.linear')", "0 [[1.0, 1.0]]"]
