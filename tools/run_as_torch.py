@@ -5,7 +5,8 @@ import ...`, any `torch.X` module) resolves to rstorch's module of the same path
 
 The program runs as `__main__` from its own directory, as `python program.py` would run it. A
 `torch.X` module rstorch lacks fails to import with ModuleNotFoundError naming `torch.X`, which is
-what a user would see.
+what a user would see. Processes the program starts with multiprocessing's 'spawn' method get the
+same alias.
 """
 import importlib
 import importlib.abc
@@ -43,6 +44,9 @@ def main():
         print(__doc__)
         return 2
     sys.meta_path.insert(0, _TorchAlias())
+    # Last on sys.path: processes the program spawns inherit sys.path (not the hook) and find
+    # `torch` there (see torch_alias/torch/__init__.py).
+    sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_alias"))
     program = os.path.abspath(sys.argv[1])
     sys.argv = [program] + sys.argv[2:]
     sys.path.insert(0, os.path.dirname(program))

@@ -15,10 +15,12 @@ from ._C import where as where, is_grad_enabled
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_inference_mode_enabled
 from ._size import Size
 from . import _tensor, _sampling, return_types
+from . import _shared_memory
 from ._sampling import bernoulli, normal, poisson
 
 _tensor.install()
 _sampling.install()
+_shared_memory.install()
 
 __version__ = "0.1.0"
 
@@ -213,7 +215,7 @@ def __getattr__(name):
     # Submodules load on first use so that `import rstorch` stays fast.
     import importlib
     if name in ("nn", "autograd", "optim", "utils", "testing", "viz", "serialization", "wgpu",
-                "cuda", "amp", "backends", "accelerator", "onnx", "random"):
+                "cuda", "amp", "backends", "accelerator", "onnx", "random") or name == "multiprocessing":
         return importlib.import_module(f".{name}", __name__)
     if name == "func":
         return importlib.import_module(".func", __name__)

@@ -15,6 +15,20 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
+    if input.dim() not in (3, 4):
+        # PyTorch accepts other ranks with a deprecation warning (mnist_rnn's Dropout2d after a
+        # Linear layer relies on it): 2-D (N, C) input gets elementwise dropout, which is what
+        # dropping each (n, c) "channel" amounts to, and 5-D or more drops whole (n, c) slices.
+        warnings.warn(
+            f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will result in an "
+            "error in a future release. To retain the behavior and silence this warning, please use dropout instead. "
+            "Note that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial dimensions, a "
+            "channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).")
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        if input.dim() == 2:
+            return _C._dropout(input, p, training, inplace)
+        return _C._feature_dropout(input, p, training, inplace, input.dim() - 2, "dropout2d")
     if input.dim() == 3:
         # PyTorch treats 3-D input to dropout2d as batched (N, C, L) with a warning; so do we.
         warnings.warn(

@@ -305,6 +305,11 @@ class Module:
     def cpu(self):
         return self._apply(lambda t: t.cpu())
 
+    def share_memory(self):
+        """Moves parameters, gradients and buffers to shared memory in place (`Tensor.share_memory_`),
+        so processes given this module update one set of numbers."""
+        return self._apply(lambda t: t.share_memory_())
+
     def cuda(self, device=None):
         """Moves parameters and buffers to the GPU (`Tensor.cuda`'s device and errors)."""
         return self._apply(lambda t: t.cuda(device))
