@@ -23,3 +23,14 @@ from ._pooling import (
 )
 from ._resize import interpolate, upsample
 from ._sparse import embedding, one_hot
+from ._conv import conv3d, conv_transpose3d
+from ._pooling3d import (
+    adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool3d, fold, lp_pool1d,
+    lp_pool2d, lp_pool3d, max_pool1d_with_indices, max_pool3d, max_pool3d_with_indices, max_unpool1d, max_unpool2d,
+    max_unpool3d, unfold,
+)
+from ._vision import affine_grid, grid_sample
+from ._fractional import (
+    fractional_max_pool2d, fractional_max_pool2d_with_indices, fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)

@@ -32,3 +32,18 @@ __all__ = [
     "L1Loss", "NLLLoss", "KLDivLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss",
     "SmoothL1Loss", "HuberLoss",
 ]
+
+from .conv3d import Conv3d, ConvTranspose3d
+from .pooling3d import (
+    AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d,
+    MaxUnpool2d, MaxUnpool3d,
+)
+from .pooling3d import FractionalMaxPool2d, FractionalMaxPool3d
+from .fold import Fold, Unfold
+from .batchnorm import BatchNorm3d
+
+__all__ += [
+    "Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
+    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d", "Fold", "Unfold",
+    "BatchNorm3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
+]
