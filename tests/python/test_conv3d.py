@@ -121,3 +121,29 @@ def test_layers_run_and_train():
     assert unpool(v, i).shape == x.shape
     cols = rstorch.nn.Unfold(2)(x[:, 0])
     assert rstorch.nn.Fold((4, 4), 2)(cols).shape == (3, 4, 4, 4)
+
+
+WGPU_OPS = {
+    "conv3d": lambda x, w: F.conv3d(x, w, None, (2, 1, 1), 1, 1, 2),
+    "conv_transpose3d": lambda x, w: F.conv_transpose3d(x, w.transpose(0, 1).reshape(4, 3, 3, 2, 3), None, 2, 1, 1),
+    "max_pool3d": lambda x, w: F.max_pool3d(x, 2, padding=1),
+    "avg_pool3d": lambda x, w: F.avg_pool3d(x, 3, 2, 1, True, False),
+    "adaptive_max_pool3d": lambda x, w: F.adaptive_max_pool3d(x, (2, 3, 4)),
+    "unfold": lambda x, w: F.unfold(x[0], 2, padding=1),
+}
+
+
+@pytest.mark.skipif(not rstorch.wgpu.is_available(), reason="no wgpu adapter")
+@pytest.mark.parametrize("name", sorted(WGPU_OPS))
+def test_wgpu_matches_cpu(name):
+    """On the GPU the ops run on its 2-d kernels and views: the CPU's results and gradients."""
+    x, w = (t.detach().float() for t in inputs((2, 4, 5, 6, 7), (6, 2, 3, 2, 3)))
+    results = []
+    for device in ("cpu", "wgpu"):
+        xd, wd = x.detach().to(device).requires_grad_(), w.detach().to(device).requires_grad_()
+        out = WGPU_OPS[name](xd, wd)
+        assert out.device.type == device
+        out.sum().backward()
+        results.append([out.cpu(), xd.grad.cpu()])
+    for got, want in zip(results[1], results[0]):
+        assert (got - want).abs().max().item() < 1e-4
