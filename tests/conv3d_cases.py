@@ -48,6 +48,9 @@ def cases(t):
         lambda x: F.max_pool3d(x, (3, 2, 3), (2, 1, 2), (1, 1, 0), (1, 2, 2), ceil_mode=True, return_indices=True))
     add("max_pool3d_unbatched_noncontiguous", (lambda: values(t, (6, 5, 4, 7), 6),),
         lambda x: F.max_pool3d(x.transpose(0, 2), 2, 1, 1, return_indices=True))
+    # Clamping ties many window maxima: the first tap in row-major order wins, as in PyTorch.
+    add("max_pool3d_ties", x5, lambda x: F.max_pool3d(x.clamp(max=0.2), 3, 2, 1, return_indices=True))
+    add("adaptive_max_pool3d_ties", x5, lambda x: F.adaptive_max_pool3d(x.clamp(max=0.1), (3, 2, 4), True))
     add("max_pool1d_with_indices", (lambda: values(t, (2, 3, 9), 7),),
         lambda x: F.max_pool1d_with_indices(x, 3, 2, 1, 2, True))
     add("avg_pool3d", x5, lambda x: F.avg_pool3d(x, 2))
