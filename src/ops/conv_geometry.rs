@@ -61,6 +61,26 @@ impl ConvArgs {
         &self.dilation
     }
 
+    pub fn output_padding(&self) -> &[usize] {
+        &self.output_padding
+    }
+
+    pub fn groups(&self) -> usize {
+        self.groups
+    }
+
+    /// The arguments of every axis but the first (of at least two): the 2-d convolution over
+    /// the height and width that a 3-d one is computed with.
+    pub fn inner_axes(&self) -> ConvArgs {
+        ConvArgs {
+            stride: self.stride[1..].to_vec(),
+            padding: self.padding[1..].to_vec(),
+            output_padding: self.output_padding[1..].to_vec(),
+            dilation: self.dilation[1..].to_vec(),
+            groups: self.groups,
+        }
+    }
+
     /// The 2-d parameters of a 1-d or 2-d convolution padded by `padding` (one per axis): a
     /// 1-d one runs over images of height 1. Only the first two axes of longer arguments are
     /// read: callers refuse other convolutions.
@@ -121,43 +141,14 @@ impl ConvGeom {
             )));
         }
         let (x, w) = (input, weight);
-        if w[0] % p.groups != 0 {
-            return Err(Error::Runtime(format!(
-                "Given groups={}, expected weight to be divisible by {} at dimension 0, but got weight of size {:?} instead",
-                p.groups, p.groups, w
-            )));
-        }
-        if w[1] * p.groups != x[1] {
-            return Err(Error::Runtime(format!(
-                "Given groups={}, weight of size {:?}, expected input{:?} to have {} channels, but got {} channels instead",
-                p.groups,
-                w,
-                x,
-                w[1] * p.groups,
-                x[1]
-            )));
-        }
-        if let Some(b) = bias.filter(|&b| b != [w[0]]) {
-            return Err(Error::Runtime(format!(
-                "Given weight of size {w:?}, expected bias to be 1-dimensional with {} elements, but got bias of size {b:?} instead",
-                w[0]
-            )));
-        }
-        let padded = [x[2] + 2 * p.padding[0], x[3] + 2 * p.padding[1]];
-        let reach = [p.dilation[0] * (w[2].max(1) - 1) + 1, p.dilation[1] * (w[3].max(1) - 1) + 1];
-        if w[2] == 0 || w[3] == 0 || padded[0] < reach[0] || padded[1] < reach[1] {
-            return Err(Error::Runtime(format!(
-                "Calculated padded input size per channel: ({} x {}). Kernel size: ({} x {}). Kernel size can't be greater than actual input size",
-                padded[0], padded[1], reach[0], reach[1]
-            )));
-        }
+        let out = conv_output_size(x, w, bias, &p.stride, &p.padding, &p.dilation, p.groups)?;
         Ok(ConvGeom {
             batch: x[0],
             groups: p.groups,
             in_channels: x[1],
             out_channels: w[0],
             in_size: [x[2], x[3]],
-            out_size: [(padded[0] - reach[0]) / p.stride[0] + 1, (padded[1] - reach[1]) / p.stride[1] + 1],
+            out_size: [out[0], out[1]],
             kernel: [w[2], w[3]],
             stride: p.stride,
             padding: p.padding,
@@ -175,29 +166,8 @@ impl ConvGeom {
                 "Expected 4D (batched) input and 4D weight to conv_transpose2d, but got input of size: {x:?} and weight of size {w:?}"
             )));
         }
-        if w[0] != x[1] || w[0] % p.groups != 0 {
-            return Err(Error::Runtime(format!(
-                "Given transposed=1, weight of size {:?}, expected input{:?} to have {} channels, but got {} channels instead",
-                w, x, w[0], x[1]
-            )));
-        }
-        let (op, s, d) = (p.output_padding, p.stride, p.dilation);
-        if (0..2).any(|a| op[a] >= s[a] && op[a] >= d[a]) {
-            return Err(Error::Runtime(format!(
-                "output padding must be smaller than either stride or dilation, but got output_padding_height: {} output_padding_width: {} stride_height: {} stride_width: {} dilation_height: {} dilation_width: {}",
-                op[0], op[1], s[0], s[1], d[0], d[1]
-            )));
-        }
-        let size = |a: usize| -> Option<usize> {
-            ((x[2 + a].checked_sub(1)? * s[a] + d[a] * (w[2 + a].checked_sub(1)?) + op[a] + 1).checked_sub(2 * p.padding[a]))
-                .filter(|&size| size > 0)
-        };
-        let (Some(h), Some(wd)) = (size(0), size(1)) else {
-            return Err(Error::Runtime(format!(
-                "Given input size per channel: ({} x {}). Calculated output size per channel is too small",
-                x[2], x[3]
-            )));
-        };
+        let out = conv_transpose_output_size(x, w, &p.stride, &p.padding, &p.output_padding, &p.dilation, p.groups)?;
+        let (s, d, h, wd) = (p.stride, p.dilation, out[0], out[1]);
         Ok(ConvGeom {
             batch: x[0],
             groups: p.groups,
@@ -276,6 +246,103 @@ impl ConvGeom {
     }
 }
 
+/// The output size per spatial axis of a convolution of `input` (N, C, *spatial) with `weight`
+/// (O, C / groups, *kernel) and a bias of shape `bias`, after PyTorch's shape checks in its order
+/// (groups against the weight, the channels, the bias, the kernel against the padded input): for
+/// any number of spatial axes, one value per axis in `stride`, `padding` and `dilation`.
+pub fn conv_output_size(
+    input: &[usize],
+    weight: &[usize],
+    bias: Option<&[usize]>,
+    stride: &[usize],
+    padding: &[usize],
+    dilation: &[usize],
+    groups: usize,
+) -> Result<Vec<usize>> {
+    let (x, w) = (input, weight);
+    if w[0] % groups != 0 {
+        return Err(Error::Runtime(format!(
+            "Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size {w:?} instead"
+        )));
+    }
+    if w[1] * groups != x[1] {
+        return Err(Error::Runtime(format!(
+            "Given groups={groups}, weight of size {w:?}, expected input{x:?} to have {} channels, but got {} channels instead",
+            w[1] * groups,
+            x[1]
+        )));
+    }
+    if let Some(b) = bias.filter(|&b| b != [w[0]]) {
+        return Err(Error::Runtime(format!(
+            "Given weight of size {w:?}, expected bias to be 1-dimensional with {} elements, but got bias of size {b:?} instead",
+            w[0]
+        )));
+    }
+    let axes = 0..x.len() - 2;
+    let padded: Vec<usize> = axes.clone().map(|a| x[2 + a] + 2 * padding[a]).collect();
+    let reach: Vec<usize> = axes.clone().map(|a| dilation[a] * (w[2 + a].max(1) - 1) + 1).collect();
+    if axes.clone().any(|a| w[2 + a] == 0 || padded[a] < reach[a]) {
+        let join = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(" x ");
+        return Err(Error::Runtime(format!(
+            "Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size can't be greater than actual input size",
+            join(&padded),
+            join(&reach)
+        )));
+    }
+    Ok(axes.map(|a| (padded[a] - reach[a]) / stride[a] + 1).collect())
+}
+
+/// The output size per spatial axis of a transposed convolution of `input` (N, C, *spatial)
+/// with `weight` (C, O / groups, *kernel), after PyTorch's checks in its order (the channels,
+/// the output padding against stride and dilation, the output size), for any number of axes.
+pub fn conv_transpose_output_size(
+    input: &[usize],
+    weight: &[usize],
+    stride: &[usize],
+    padding: &[usize],
+    output_padding: &[usize],
+    dilation: &[usize],
+    groups: usize,
+) -> Result<Vec<usize>> {
+    let (x, w) = (input, weight);
+    if w[0] != x[1] || w[0] % groups != 0 {
+        return Err(Error::Runtime(format!(
+            "Given transposed=1, weight of size {:?}, expected input{:?} to have {} channels, but got {} channels instead",
+            w, x, w[0], x[1]
+        )));
+    }
+    let axes = 0..x.len() - 2;
+    let (op, s, d) = (output_padding, stride, dilation);
+    if axes.clone().any(|a| op[a] >= s[a] && op[a] >= d[a]) {
+        // PyTorch names the axes: the last of depth, height and width.
+        let names = &["depth", "height", "width"][3 - axes.len().min(3)..];
+        let list = |what: &str, v: &[usize]| names.iter().zip(v).map(|(n, v)| format!("{what}_{n}: {v}")).collect::<Vec<_>>().join(" ");
+        return Err(Error::Runtime(format!(
+            "output padding must be smaller than either stride or dilation, but got {} {} {}",
+            list("output_padding", op),
+            list("stride", s),
+            list("dilation", d)
+        )));
+    }
+    let size = |a: usize| -> Option<usize> {
+        ((x[2 + a].checked_sub(1)? * s[a] + d[a] * (w[2 + a].checked_sub(1)?) + op[a] + 1).checked_sub(2 * padding[a]))
+            .filter(|&size| size > 0)
+    };
+    axes.clone().map(size).collect::<Option<Vec<usize>>>().ok_or_else(|| {
+        // PyTorch's message shows the sizes as computed, negative ones too.
+        let signed = |a: usize| {
+            let (x, k) = (x[2 + a] as i64, w[2 + a] as i64);
+            (x - 1) * s[a] as i64 + d[a] as i64 * (k - 1) + op[a] as i64 + 1 - 2 * padding[a] as i64
+        };
+        let join = |v: Vec<String>| v.join(" x ");
+        Error::Runtime(format!(
+            "Given input size per channel: ({}). Calculated output size per channel: ({}). Output size is too small",
+            join(x[2..].iter().map(usize::to_string).collect()),
+            join(axes.clone().map(|a| signed(a).to_string()).collect())
+        ))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,5 +398,22 @@ mod tests {
         assert_eq!(forward.result_shape(), vec![2, 3, 4, 4]);
         let e = message(ConvGeom::conv_transpose2d(&[2, 3, 4, 4], &[3, 5, 3, 3], &params(1, 0, 1, 1, 1).unwrap()));
         assert!(e.starts_with("output padding must be smaller than either stride or dilation"), "{e}");
+    }
+
+    /// The shape rules hold for any number of spatial axes, with PyTorch's 3-d wording.
+    #[test]
+    fn three_dimensional_shapes_and_messages() {
+        let out = conv_output_size(&[2, 4, 5, 6, 7], &[6, 2, 3, 2, 3], Some(&[6]), &[2, 1, 1], &[1, 0, 1], &[1, 2, 1], 2).unwrap();
+        assert_eq!(out, vec![3, 4, 7]);
+        let e = message(conv_output_size(&[2, 4, 5, 6, 7], &[6, 4, 7, 3, 3], None, &[1; 3], &[0; 3], &[1; 3], 1));
+        assert_eq!(e, "Calculated padded input size per channel: (5 x 6 x 7). Kernel size: (7 x 3 x 3). Kernel size can't be greater than actual input size");
+        let out =
+            conv_transpose_output_size(&[2, 4, 3, 4, 5], &[4, 3, 2, 3, 2], &[2, 1, 2], &[1, 0, 0], &[1, 0, 0], &[1, 1, 2], 1).unwrap();
+        assert_eq!(out, vec![5, 6, 11]);
+        let e = message(conv_transpose_output_size(&[2, 4, 5, 6, 7], &[4, 3, 3, 3, 3], &[1, 1, 2], &[0; 3], &[0, 1, 0], &[1; 3], 1));
+        assert_eq!(
+            e,
+            "output padding must be smaller than either stride or dilation, but got output_padding_depth: 0 output_padding_height: 1 output_padding_width: 0 stride_depth: 1 stride_height: 1 stride_width: 2 dilation_depth: 1 dilation_height: 1 dilation_width: 1"
+        );
     }
 }

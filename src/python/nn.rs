@@ -19,7 +19,7 @@ fn per_axis_arg(obj: &Bound<'_, PyAny>, spatial: usize) -> PyResult<Vec<i64>> {
     int_list(obj)
 }
 
-/// `conv1d` / `conv2d` (`spatial` 1 or 2): `padding` is sizes or `'valid'` / `'same'`.
+/// `conv1d` / `conv2d` / `conv3d` (`spatial` 1, 2 or 3): `padding` is sizes or `'valid'` / `'same'`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn _convolution(
@@ -42,7 +42,7 @@ fn _convolution(
     Ok(PyTensor::wrap(run(py, x.numel() * w.numel(), || x.convolution(w, b.as_ref(), spatial, &stride, &padding, &dilation, groups))?))
 }
 
-/// `conv_transpose1d` / `conv_transpose2d` (`spatial` 1 or 2).
+/// `conv_transpose1d` / `conv_transpose2d` / `conv_transpose3d` (`spatial` 1, 2 or 3).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn _conv_transpose(

@@ -176,7 +176,7 @@ fn patches(x: &Tensor, g: &ConvGeom) -> Result<Tensor> {
     view.contiguous()
 }
 
-fn check_same_dtype(input: &Tensor, weight: &Tensor) -> Result<()> {
+pub(crate) fn check_same_dtype(input: &Tensor, weight: &Tensor) -> Result<()> {
     if input.dtype() != weight.dtype() {
         return Err(Error::DTypeMismatch { expected: input.dtype().title_name(), found: weight.dtype().title_name() });
     }

@@ -1,6 +1,6 @@
-//! The convolutions of PyTorch's functional API, conv1d / conv2d and their transposes: argument
+//! The convolutions of PyTorch's functional API, conv1d / conv2d / conv3d and their transposes: argument
 //! rules in PyTorch's order and wording, unbatched inputs, `padding='valid'` / `'same'`, 1-d as
-//! 2-d over images of height 1, and the transposes' bias; each is one ConvolutionBackward0 node
+//! 2-d over images of height 1, 3-d on the 2-d kernels (`conv3d.rs`), and the transposes' bias; each is one ConvolutionBackward0 node
 //! over the 2-d ops of `conv.rs`. Python and Rust callers get the same op.
 
 use crate::autograd::composite::composite_optional;
@@ -114,7 +114,7 @@ fn unsupported_rank(name: &str, weight: &Tensor) -> Error {
 }
 
 impl Tensor {
-    /// `conv1d` (`spatial` 1) or `conv2d` (`spatial` 2) of `torch.nn.functional`.
+    /// `conv1d`, `conv2d` or `conv3d` (`spatial` 1, 2 or 3) of `torch.nn.functional`.
     #[allow(clippy::too_many_arguments)]
     pub fn convolution(
         &self,
@@ -126,7 +126,8 @@ impl Tensor {
         dilation: &[i64],
         groups: i64,
     ) -> Result<Tensor> {
-        let name = if spatial == 1 { "conv1d" } else { "conv2d" };
+        let name = format!("conv{spatial}d");
+        let name = name.as_str();
         let (input, batched) = batched_input(self, spatial, name)?;
         let sizes = match padding {
             ConvPadding::Sizes(p) => p.as_slice(),
@@ -141,9 +142,12 @@ impl Tensor {
         let p = args.params_2d(&pads);
         let out = match spatial {
             2 => input.conv2d(weight, bias, &p)?,
-            1 => {
-                let out = input.unsqueeze(2)?.conv2d(&weight.unsqueeze(2)?, bias, &p)?.squeeze_dims(&[2])?;
-                // PyTorch's one node for every convolution, over the 1-d op's own inputs.
+            1 | 3 => {
+                let out = match spatial {
+                    1 => input.unsqueeze(2)?.conv2d(&weight.unsqueeze(2)?, bias, &p)?.squeeze_dims(&[2])?,
+                    _ => input.conv3d(weight, bias, &args, &pads)?,
+                };
+                // PyTorch's one node for every convolution, over the op's own inputs.
                 composite_optional("ConvolutionBackward0", &[Some(&input), Some(weight), bias], vec![out]).remove(0)
             }
             _ => return Err(unsupported_rank(name, weight)),
@@ -155,7 +159,7 @@ impl Tensor {
         }
     }
 
-    /// `conv_transpose1d` (`spatial` 1) or `conv_transpose2d` (`spatial` 2) of
+    /// `conv_transpose1d`, `conv_transpose2d` or `conv_transpose3d` (`spatial` 1, 2 or 3) of
     /// `torch.nn.functional`.
     #[allow(clippy::too_many_arguments)]
     pub fn conv_transpose(
@@ -169,7 +173,8 @@ impl Tensor {
         groups: i64,
         dilation: &[i64],
     ) -> Result<Tensor> {
-        let name = if spatial == 1 { "conv_transpose1d" } else { "conv_transpose2d" };
+        let name = format!("conv_transpose{spatial}d");
+        let name = name.as_str();
         let (input, batched) = batched_input(self, spatial, name)?;
         let args = check_args(weight, stride, padding, output_padding, dilation, groups)?;
         check_input_rank(&input, weight)?;
@@ -177,6 +182,7 @@ impl Tensor {
         let out = match spatial {
             2 => input.conv_transpose2d(weight, &p)?,
             1 => input.unsqueeze(2)?.conv_transpose2d(&weight.unsqueeze(2)?, &p)?.squeeze_dims(&[2])?,
+            3 => input.conv_transpose3d(weight, &args)?,
             _ => return Err(unsupported_rank(name, weight)),
         };
         let out = match bias {

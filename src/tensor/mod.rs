@@ -3,6 +3,7 @@
 pub mod arith;
 mod clamp;
 pub mod conv;
+mod conv3d;
 pub mod convolution;
 mod copy;
 mod creation;

@@ -39,3 +39,14 @@ from ._dropout import alpha_dropout, feature_alpha_dropout
 from ._normalization_more import instance_norm, local_response_norm, rms_norm
 from ._resize import upsample_bilinear, upsample_nearest
 from ._shuffle import channel_shuffle, native_channel_shuffle, pixel_shuffle, pixel_unshuffle
+from ._conv import conv3d, conv_transpose3d
+from ._pooling3d import (
+    adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool3d, fold, lp_pool1d,
+    lp_pool2d, lp_pool3d, max_pool1d_with_indices, max_pool3d, max_pool3d_with_indices, max_unpool1d, max_unpool2d,
+    max_unpool3d, unfold,
+)
+from ._vision import affine_grid, grid_sample
+from ._fractional import (
+    fractional_max_pool2d, fractional_max_pool2d_with_indices, fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)

@@ -39,8 +39,16 @@ from .dropout import AlphaDropout, FeatureAlphaDropout
 from .normalization import CrossMapLRN2d, LocalResponseNorm, RMSNorm
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .container import Container
+from .conv3d import Conv3d, ConvTranspose3d
+from .pooling3d import (
+    AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d,
+    MaxUnpool2d, MaxUnpool3d,
+)
+from .pooling3d import FractionalMaxPool2d, FractionalMaxPool3d
+from .fold import Fold, Unfold
+from .batchnorm import BatchNorm3d
 from . import _lazy_layers
-from ._lazy_layers import *  # noqa: F401,F403 (the 3-d lazy layers exist when their eager classes do)
+from ._lazy_layers import *  # noqa: F401,F403
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -77,3 +85,9 @@ __all__ += [
     "CrossMapLRN2d", "LocalResponseNorm", "RMSNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
     "Container",
 ] + _lazy_layers.__all__
+
+__all__ += [
+    "Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
+    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d", "Fold", "Unfold",
+    "BatchNorm3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
+]

@@ -3,7 +3,7 @@ Each is its eager class built with 0 input features/channels and placeholder par
 the first forward sizes from the input; the 3-d ones exist when their eager class does."""
 import rstorch
 from ...autograd.grad_mode import no_grad
-from . import batchnorm, conv, instancenorm
+from . import batchnorm, conv, conv3d, instancenorm
 from .lazy import LazyModuleMixin
 from .linear import Linear
 from ..parameter import UninitializedBuffer, UninitializedParameter
@@ -141,17 +141,15 @@ def _lazy_class(eager, mixin, init, **attrs):
 
 _EAGER = [
     (conv, "Conv1d", lambda c: _lazy_conv(c, 1)), (conv, "Conv2d", lambda c: _lazy_conv(c, 2)),
-    (conv, "Conv3d", lambda c: _lazy_conv(c, 3)),
+    (conv3d, "Conv3d", lambda c: _lazy_conv(c, 3)),
     (conv, "ConvTranspose1d", lambda c: _lazy_conv_transpose(c, 1)),
     (conv, "ConvTranspose2d", lambda c: _lazy_conv_transpose(c, 2)),
-    (conv, "ConvTranspose3d", lambda c: _lazy_conv_transpose(c, 3)),
+    (conv3d, "ConvTranspose3d", lambda c: _lazy_conv_transpose(c, 3)),
     (batchnorm, "BatchNorm1d", _lazy_norm), (batchnorm, "BatchNorm2d", _lazy_norm),
     (batchnorm, "BatchNorm3d", _lazy_norm), (instancenorm, "InstanceNorm1d", _lazy_norm),
     (instancenorm, "InstanceNorm2d", _lazy_norm), (instancenorm, "InstanceNorm3d", _lazy_norm),
 ]
 for _module, _name, _make in _EAGER:
-    # A 3-d eager class may not exist yet in this build; its lazy form appears with it.
-    if hasattr(_module, _name):
-        globals()["Lazy" + _name] = _make(getattr(_module, _name))
-        __all__.append("Lazy" + _name)
+    globals()["Lazy" + _name] = _make(getattr(_module, _name))
+    __all__.append("Lazy" + _name)
 del _module, _name, _make

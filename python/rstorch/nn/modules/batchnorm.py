@@ -108,3 +108,14 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+__all__ += ["BatchNorm3d"]
+
+
+class BatchNorm3d(_BatchNorm):
+    """Normalises (N, C, D, H, W) input per channel over the batch and spatial positions."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
