@@ -265,7 +265,8 @@ impl Context {
         layouts
             .entry(shader.name)
             .or_insert_with(|| {
-                let desc = wgpu::ShaderModuleDescriptor { label: Some(shader.name), source: wgpu::ShaderSource::Wgsl(shader.source.into()) };
+                let desc =
+                    wgpu::ShaderModuleDescriptor { label: Some(shader.name), source: wgpu::ShaderSource::Wgsl(shader.source.into()) };
                 let module = if shader.trusted {
                     // SAFETY: a `trusted` shader indexes its arrays and buffers within bounds by
                     // construction and its loops end (see `Shader::trusted`).
