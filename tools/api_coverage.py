@@ -5,7 +5,9 @@ Run with a Python that has both packages importable, for example
 It prints, per namespace, the public callables PyTorch exposes there (names without a leading
 underscore whose value is a function, class or other callable; CUDA-, XPU- and MPS-internal
 names and the deprecated/private helpers listed below aside) and how many of them rstorch has
-under the same name. `--missing NS` lists what rstorch lacks in namespace NS.
+under the same name. Names a PyTorch module only imported from Python's library (`typing.Optional`,
+`functools.partial`) are not PyTorch's API and are left out. `--missing NS` lists what rstorch
+lacks in namespace NS.
 """
 import argparse
 import importlib
@@ -42,11 +44,19 @@ def public_callables(obj):
             value = getattr(obj, name)
         except Exception:  # noqa: BLE001 - a lazy attribute that fails to load is not offered
             continue
-        if inspect.ismodule(value):
+        if inspect.ismodule(value) or not _defined_by_torch(value):
             continue
         if callable(value):
             names.add(name)
     return names
+
+
+def _defined_by_torch(value):
+    """False for what a PyTorch module merely imported from elsewhere (`typing.Callable`,
+    `functools.partial`, `weakref.ref` in torch.optim.lr_scheduler): those are Python's, not
+    PyTorch's API. Objects that name no module (C methods of Tensor) count."""
+    module = getattr(value, "__module__", None)
+    return not isinstance(module, str) or module == "torch" or module.startswith("torch.")
 
 
 def _attribute(obj, name):
