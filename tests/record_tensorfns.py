@@ -1,0 +1,31 @@
+"""Records PyTorch's results of the calls in tests/tensorfns_cases.py into fixtures/tensorfns.json.
+
+Run with a real PyTorch:  /work/torchref/bin/python tests/record_tensorfns.py
+tests/python/test_tensorfns.py replays every case on rstorch and compares.
+"""
+import json
+import pathlib
+import sys
+import warnings
+
+import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from tensorfns_cases import capture, cases  # noqa: E402
+
+
+def main():
+    torch.set_default_dtype(torch.float32)
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, fn in cases():
+            assert name not in out, name
+            out[name] = capture(torch, fn)
+    path = pathlib.Path(__file__).resolve().parent / "fixtures" / "tensorfns.json"
+    path.write_text(json.dumps({"torch": torch.__version__, "cases": out}, indent=0, sort_keys=True) + "\n")
+    print(f"{len(out)} cases -> {path}")
+
+
+if __name__ == "__main__":
+    main()
