@@ -371,6 +371,21 @@ def _more_cases():
                                        torch.split_with_sizes_copy(torch.arange(5), [1, 4])]))
     c.append(("as_strided_scatter", lambda torch: torch.as_strided_scatter(t(torch, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
                                                                            t(torch, [[10.0, 20.0], [30.0, 40.0]]), (2, 2), (1, 2), 1)))
+    src3 = lambda torch: t(torch, [[2.0, 3.0], [4.0, 5.0], [6.0, 7.0]])
+    for reduce in ("prod", "mean", "amax", "amin"):
+        for include in (True, False):
+            c.append((f"index_reduce-{reduce}-{include}", lambda torch, r=reduce, i=include:
+                      torch.ones(3, 2, dtype=torch.float64).index_reduce(0, torch.tensor([0, 0, 2]), src3(torch), r, include_self=i)))
+    c.append(("index_reduce-dim1", lambda torch: torch.arange(6.0).reshape(2, 3).index_reduce(1, torch.tensor([2, 2]), t(torch, [[1.0, 9.0], [4.0, -1.0]], "float32"), "amax")))
+    c.append(("index_reduce_", lambda torch: (lambda x: (x.index_reduce_(0, torch.tensor([1]), t(torch, [[3.0, 3.0]]), "mean"), x))(torch.ones(2, 2, dtype=torch.float64))))
+    c.append(("index_reduce-bad", lambda torch: torch.ones(3, 2).index_reduce(0, torch.tensor([0]), torch.ones(1, 2), "sum")))
+    c.append(("isin", lambda torch: [torch.isin(torch.tensor([[1, 2], [3, 4]]), torch.tensor([2, 3])), torch.isin(torch.tensor([1, 2]), 2, invert=True),
+                                     torch.isin(3, torch.tensor([1, 3])), torch.isin(t(torch, [1.5, NAN]), t(torch, [1.5, NAN]))]))
+    c.append(("nonzero_static", lambda torch: [torch.nonzero_static(torch.tensor([0, 1, 0, 2]), size=4),
+                                               torch.tensor([[0, 1], [1, 0]]).nonzero_static(size=1, fill_value=-5)]))
+    c.append(("tril-triu-indices", lambda torch: [torch.tril_indices(3, 3), torch.triu_indices(2, 3, 1), torch.tril_indices(3, 2, -1),
+                                                  torch.triu_indices(4, 4, -1), torch.tril_indices(0, 3), torch.triu_indices(3, 3, dtype=torch.int32)]))
+    c.append(("as_subclass", lambda torch: (lambda y: (type(y).__name__, y))(t(torch, [1.0]).as_subclass(type("Sub", (torch.Tensor,), {})))))
     c.append(("flags", lambda torch: [torch.is_warn_always_enabled(), torch.is_anomaly_check_nan_enabled()]))
     return c
 

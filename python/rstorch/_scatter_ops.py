@@ -155,6 +155,53 @@ def _extreme_or_product(input, base, touched, d, index, src, reduce, include_sel
     return r + (weighted - weighted.detach())
 
 
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """`source`'s slices reduced into a copy of `input` at `index` along `dim` (prod, mean, amax,
+    amin): `scatter_reduce` with the index spread over the other dims."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    d = _dim(dim, input.dim())
+    shape = list(source.shape)
+    spread = index.reshape([-1 if k == d else 1 for k in range(source.dim())]).expand(shape)
+    return scatter_reduce(input, d, spread, source, reduce, include_self=include_self)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element of `elements` is among `test_elements` (either may be a number)."""
+    if not isinstance(elements, Tensor):
+        elements = _C.tensor(elements, device=test_elements.device)
+    if not isinstance(test_elements, Tensor):
+        test_elements = _C.tensor(test_elements, device=elements.device)
+    found = (elements.unsqueeze(-1) == test_elements.reshape(-1)).any(-1)
+    return found.logical_not() if invert else found
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """`nonzero()` cut or padded with `fill_value` to `size` rows."""
+    found = input.nonzero()
+    if found.shape[0] >= size:
+        return found[:size]
+    pad = _C.full((size - found.shape[0], input.dim()), fill_value, dtype=_C.int64, device=input.device)
+    return _C.cat([found, pad], 0)
+
+
+def _triangle_indices(lower, row, col, offset, dtype, device):
+    rows = _C.arange(row, device=device).unsqueeze(1).expand(row, col)
+    cols = _C.arange(col, device=device).unsqueeze(0).expand(row, col)
+    keep = (cols - rows <= offset) if lower else (cols - rows >= offset)
+    return _C.stack([rows[keep], cols[keep]]).to(dtype)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (row, col) indices of the lower triangle of a row x col matrix, row by row."""
+    return _triangle_indices(True, row, col, offset, dtype or _C.int64, device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (row, col) indices of the upper triangle of a row x col matrix, row by row."""
+    return _triangle_indices(False, row, col, offset, dtype or _C.int64, device)
+
+
 def select_scatter(input, src, dim, index):
     """A copy of `input` whose `select(dim, index)` is `src`."""
     d = _dim(dim, input.dim())
@@ -307,9 +354,10 @@ def _index_put_(self, indices, values, accumulate=False):
 
 
 _METHODS = """as_strided_scatter index_put index_fill index_copy put masked_scatter scatter_reduce select_scatter
-              slice_scatter diagonal_scatter diag_embed diagflat repeat_interleave take_along_dim""".split()
-_IN_PLACE = "index_fill index_copy put masked_scatter scatter_reduce".split()
-TORCH_FUNCTIONS = _METHODS + ["empty_strided"]
+              slice_scatter diagonal_scatter diag_embed diagflat repeat_interleave take_along_dim index_reduce
+              nonzero_static""".split()
+_IN_PLACE = "index_fill index_copy put masked_scatter scatter_reduce index_reduce".split()
+TORCH_FUNCTIONS = _METHODS + ["empty_strided", "isin", "tril_indices", "triu_indices"]
 
 
 def install():
@@ -321,3 +369,5 @@ def install():
     Tensor.fill_diagonal_ = fill_diagonal_
     Tensor.index_put_ = _index_put_
     Tensor.new_empty_strided = _new_empty_strided
+    # A tensor object of `cls` over the same data (the deepcopy protocol's wrapping).
+    Tensor.as_subclass = lambda self, cls: Tensor.__new__(cls, self)
