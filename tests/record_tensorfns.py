@@ -23,7 +23,9 @@ def main():
             assert name not in out, name
             out[name] = capture(torch, fn)
     path = pathlib.Path(__file__).resolve().parent / "fixtures" / "tensorfns.json"
-    path.write_text(json.dumps({"torch": torch.__version__, "cases": out}, indent=0, sort_keys=True) + "\n")
+    # One case a line: the file reads (and diffs) case by case.
+    lines = [f"{json.dumps(name)}: {json.dumps(out[name], sort_keys=True)}" for name in sorted(out)]
+    path.write_text('{"torch": ' + json.dumps(torch.__version__) + ', "cases": {\n' + ",\n".join(lines) + "\n}}\n")
     print(f"{len(out)} cases -> {path}")
 
 
