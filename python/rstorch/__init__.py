@@ -21,6 +21,8 @@ from ._sampling import bernoulli, normal, poisson
 _tensor.install()
 _sampling.install()
 _shared_memory.install()
+from . import _tensorfns  # noqa: E402
+_tensorfns.install()
 
 __version__ = "0.1.0"
 
@@ -65,6 +67,14 @@ del _linalg_name
 for _name in _C._composite_ops()[0]:
     globals()[_name] = getattr(_C, _name)
 del _name
+# The functions of `_tensorfns.py` and `_scatter_ops.py`, and `torch.X_` for the in-place
+# forms PyTorch also has as functions (`torch.exp_(x)` is `x.exp_()`).
+from . import _scatter_ops  # noqa: E402
+_scatter_ops.install()
+globals().update({_n: getattr(_tensorfns, _n) for _n in _tensorfns.TORCH_FUNCTIONS})
+globals().update({_n: getattr(_scatter_ops, _n) for _n in _scatter_ops.TORCH_FUNCTIONS})
+globals().update({_n: getattr(Tensor, _n) for _n in _tensorfns.TORCH_IN_PLACE if hasattr(Tensor, _n)})
+globals().update({_n: _tensorfns.accept_numpy_names(globals()[_n]) for _n in ("cat", "concat", "concatenate", "stack")})
 
 
 def pow(input, exponent):
@@ -230,4 +240,7 @@ def __getattr__(name):
     if name == "pdist":
         # torch.pdist is nn.functional.pdist (one definition, loaded with nn on first use).
         return importlib.import_module(".nn.functional", __name__).pdist
+    extras = importlib.import_module("._torch_extras", __name__)
+    if name in extras.NAMES:
+        return getattr(extras, name)
     raise AttributeError(f"module 'rstorch' has no attribute '{name}'")

@@ -22,6 +22,7 @@ mod rank;
 pub mod reduce;
 mod reduce_ops;
 pub mod simd;
+pub mod special;
 pub mod unary;
 pub mod walk;
 pub mod workers;

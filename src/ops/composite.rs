@@ -118,6 +118,25 @@ macro_rules! composite_op_table {
                     (Arg::S(_), Arg::S(_)) => return Err(both_numbers("float_power")),
                 }
             }
+            /// `maximum` that ignores a NaN operand (NaN only where both are); ties share the
+            /// gradient as `maximum`'s do.
+            fmax(input: &Tensor, other: &Tensor) => ["FmaxBackward0"] {
+                nan_ignoring(input, other, B::Maximum)?
+            }
+            /// `minimum` that ignores a NaN operand (NaN only where both are).
+            fmin(input: &Tensor, other: &Tensor) => ["FminBackward0"] {
+                nan_ignoring(input, other, B::Minimum)?
+            }
+            /// The step function: 0 below zero, 1 above, `values` at zero (NaN gives 0, as
+            /// PyTorch's `input > 0` does). Both tensors must have one dtype; not differentiable.
+            heaviside(input: &Tensor, values: &Tensor) => [], inplace: heaviside_(Cast) {
+                let _raw = GradMode::disabled();
+                if input.dtype() != values.dtype() {
+                    return Err(Error::Runtime("heaviside is not yet implemented for tensors with different dtypes.".into()));
+                }
+                let step = input.binary_scalar(B::Gt, f(0.0), false)?.to_dtype(input.dtype())?;
+                Tensor::where_(&input.binary_scalar(B::Eq, f(0.0), false)?, Arg::T(values), Arg::T(&step))?
+            }
             /// `|input - other| <= atol + rtol * |other|`, or equal (infinities of one sign
             /// included), or both NaN when `equal_nan`; a bool tensor, not differentiable. Both
             /// tensors must have one dtype; integers and bools compare in the default float dtype
@@ -209,6 +228,13 @@ fn fmt_num(v: f64) -> String {
     } else {
         format!("{v}")
     }
+}
+
+/// `op` (maximum or minimum) where neither operand is NaN, else the other operand.
+fn nan_ignoring(a: &Tensor, b: &Tensor, op: B) -> Result<Tensor> {
+    let isnan = |t: &Tensor| t.binary(B::Ne, t);
+    let inner = Tensor::where_(&isnan(a)?, Arg::T(b), Arg::T(&a.binary(op, b)?))?;
+    Tensor::where_(&isnan(b)?, Arg::T(a), Arg::T(&inner))
 }
 
 fn both_numbers(name: &str) -> Error {

@@ -51,7 +51,7 @@ macro_rules! unary_op_table {
             }
             Abs {
                 name: "abs", node: "Abs", ints: true, reads: (true, false), wgpu: 2,
-                py: [abs, absolute], inplace: [abs],
+                py: [abs, absolute], inplace: [abs, absolute],
                 cpu: |x| x.abs(),
                 grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::Sign)?)?,
             }
@@ -172,19 +172,19 @@ macro_rules! unary_op_table {
             }
             Asin {
                 name: "asin", node: "Asin", ints: false, reads: (true, false), wgpu: 21,
-                py: [asin, arcsin], inplace: [asin],
+                py: [asin, arcsin], inplace: [asin, arcsin],
                 cpu: |x| x.asin(),
                 grad: |g, x, _y| div(g, &un(&one_minus(&mul(&x()?, &x()?)?)?, UnaryOp::Sqrt)?)?,
             }
             Acos {
                 name: "acos", node: "Acos", ints: false, reads: (true, false), wgpu: 22,
-                py: [acos, arccos], inplace: [acos],
+                py: [acos, arccos], inplace: [acos, arccos],
                 cpu: |x| x.acos(),
                 grad: |g, x, _y| un(&div(g, &un(&one_minus(&mul(&x()?, &x()?)?)?, UnaryOp::Sqrt)?)?, UnaryOp::Neg)?,
             }
             Atan {
                 name: "atan", node: "Atan", ints: false, reads: (true, false), wgpu: 23,
-                py: [atan, arctan], inplace: [atan],
+                py: [atan, arctan], inplace: [atan, arctan],
                 cpu: |x| x.atan(),
                 grad: |g, x, _y| div(g, &adds(&mul(&x()?, &x()?)?, 1.0)?)?,
             }
@@ -296,8 +296,96 @@ macro_rules! unary_op_table {
                 cpu: |x| T::from_f64(atanh64(x.to_f64())),
                 grad: |g, x, _y| div(g, &one_minus(&mul(&x()?, &x()?)?)?)?,
             }
+            Erfc {
+                name: "erfc", node: "Erfc", ints: false, reads: (true, false), wgpu: 48,
+                py: [erfc], inplace: [erfc],
+                cpu: |x| T::from_f64(libm::erfc(x.to_f64())),
+                grad: |g, x, _y| {
+                    let e = un(&un(&mul(&x()?, &x()?)?, UnaryOp::Neg)?, UnaryOp::Exp)?;
+                    muls(&mul(g, &e)?, -2.0 / std::f64::consts::PI.sqrt())?
+                },
+            }
+            Erfinv {
+                name: "erfinv", node: "Erfinv", ints: false, reads: (false, true), wgpu: 49,
+                py: [erfinv], inplace: [erfinv],
+                cpu: |x| T::from_f64(erfinv64(x.to_f64())),
+                grad: |g, _y, y| {
+                    let y = y()?;
+                    muls(&mul(g, &un(&mul(&y, &y)?, UnaryOp::Exp)?)?, std::f64::consts::PI.sqrt() / 2.0)?
+                },
+            }
+            Lgamma {
+                name: "lgamma", node: "Lgamma", ints: false, reads: (true, false), wgpu: 50,
+                py: [lgamma], inplace: [lgamma],
+                cpu: |x| T::from_f64(libm::lgamma(x.to_f64())),
+                grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::Digamma)?)?,
+            }
+            Digamma {
+                name: "digamma", node: "Digamma", ints: false, reads: (true, false), wgpu: 51,
+                py: [digamma], inplace: [digamma],
+                cpu: |x| T::from_f64(digamma64(x.to_f64())),
+                grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::Polygamma { n: 1.0 })?)?,
+            }
+            I0 {
+                name: "i0", node: "I0", ints: false, reads: (true, false), wgpu: 52,
+                py: [i0], inplace: [i0],
+                cpu: |x| T::from_f64(i0_64(x.to_f64())),
+                grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::I1)?)?,
+            }
+            I1 {
+                // Not bound: `torch.special.i1`, here i0's derivative. I1' = I0 - I1 / x, 1/2 at 0.
+                name: "special_i1", node: "SpecialI1", ints: false, reads: (true, false), wgpu: 53,
+                py: [], inplace: [],
+                cpu: |x| T::from_f64(i1_64(x.to_f64())),
+                grad: |g, x, _y| {
+                    let x = x()?;
+                    let zero = cmps(&x, BinaryOp::Eq, 0.0)?;
+                    let safe = Tensor::where_(&zero, Arg::S(f(1.0)), Arg::T(&x))?;
+                    let d = un(&safe, UnaryOp::I0)?.binary(BinaryOp::Sub, &div(&un(&safe, UnaryOp::I1)?, &safe)?)?;
+                    mul(g, &Tensor::where_(&zero, Arg::S(f(0.5)), Arg::T(&d))?)?
+                },
+            }
+            Sinc {
+                // sin(πx) / (πx) with πx rounded to the element type, as PyTorch computes it.
+                name: "sinc", node: "Sinc", ints: false, reads: (true, false), wgpu: 54,
+                py: [sinc], inplace: [sinc],
+                cpu: |x| if x == 0.0 { 1.0 } else { let p = T::from_f64(std::f64::consts::PI) * x; p.sin() / p },
+                grad: |g, x, _y| {
+                    // (πx cos(πx) - sin(πx)) / (πx²), computed on 1 at 0 so that no NaN reaches the
+                    // gradient through the unselected branch; there its series' first term,
+                    // -π²x/3, whose own derivative is the second derivative at 0.
+                    let x = x()?;
+                    let zero = cmps(&x, BinaryOp::Eq, 0.0)?;
+                    let safe = Tensor::where_(&zero, Arg::S(f(1.0)), Arg::T(&x))?;
+                    let p = muls(&safe, std::f64::consts::PI)?;
+                    let num = mul(&p, &un(&p, UnaryOp::Cos)?)?.binary(BinaryOp::Sub, &un(&p, UnaryOp::Sin)?)?;
+                    let d = div(&num, &mul(&p, &safe)?)?;
+                    let near = muls(&x, -std::f64::consts::PI * std::f64::consts::PI / 3.0)?;
+                    mul(g, &Tensor::where_(&zero, Arg::T(&near), Arg::T(&d))?)?
+                },
+            }
+            Deg2Rad {
+                name: "deg2rad", node: "Deg2Rad", ints: false, reads: (false, false), wgpu: 55,
+                py: [deg2rad], inplace: [deg2rad],
+                cpu: |x| x * T::from_f64(std::f64::consts::PI / 180.0),
+                grad: |g, _x, _y| muls(g, std::f64::consts::PI / 180.0)?,
+            }
+            Rad2Deg {
+                name: "rad2deg", node: "Rad2Deg", ints: false, reads: (false, false), wgpu: 56,
+                py: [rad2deg], inplace: [rad2deg],
+                cpu: |x| x * T::from_f64(180.0 / std::f64::consts::PI),
+                grad: |g, _x, _y| muls(g, 180.0 / std::f64::consts::PI)?,
+            }
             }
             with_params {
+            Polygamma { n = 1.0 } {
+                // Bound as `torch.polygamma(n, input)` and `Tensor.polygamma(n)` (rstorch/_tensorfns.py).
+                name: "polygamma", node: "Polygamma", reads: (true, false), wgpu: 57,
+                py: _polygamma, in_place: input,
+                ints: [float],
+                cpu: |x| T::from_f64(polygamma64(n.to_f64(), x.to_f64())),
+                grad: |g, x, _y, _from_result| mul(g, &un(&x()?, UnaryOp::Polygamma { n: n + 1.0 })?)?,
+            }
             Softplus { beta = 1.0, threshold = 20.0 } {
                 name: "softplus", node: "Softplus", reads: (true, false), wgpu: 33,
                 py: softplus, in_place: input,

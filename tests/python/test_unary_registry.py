@@ -145,9 +145,10 @@ def flat(rows):
 
 def test_composite_names_are_bound():
     names, in_place = rstorch._C._composite_ops()
-    # the number/parameter/in-place ones are tested in test_composite_ops.py
-    assert sorted(names) == sorted(BINARY + ["copysign", "float_power", "isclose"])
-    assert set(in_place) == {"copysign_", "float_power_", "hypot_", "xlogy_"}
+    # the number/parameter/in-place ones are tested in test_composite_ops.py, fmax, fmin and
+    # heaviside in test_tensorfns.py
+    assert sorted(names) == sorted(BINARY + ["copysign", "float_power", "isclose", "fmax", "fmin", "heaviside"])
+    assert set(in_place) == {"copysign_", "float_power_", "hypot_", "xlogy_", "heaviside_"}
     for name in names:
         # `torch.X` is a function of its own (it takes `input`), `Tensor.X` the method
         assert getattr(rstorch, name) is getattr(rstorch._C, name), name

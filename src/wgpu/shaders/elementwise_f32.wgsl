@@ -37,6 +37,15 @@ fn t_nan() -> f32 {
     return nan();
 }
 
+fn t_inf() -> f32 {
+    return inf();
+}
+
+// Whether the sign bit is set (-0.0 included).
+fn t_sign_bit(x: f32) -> bool {
+    return (bitcast<u32>(x) >> 31u) == 1u;
+}
+
 fn inf() -> f32 {
     return bitcast<f32>(0x7f800000u);
 }

@@ -53,6 +53,15 @@ fn t_nan() -> f64 {
     return nan64();
 }
 
+fn t_inf() -> f64 {
+    return inf64();
+}
+
+// Whether the sign bit is set (-0.0 included).
+fn t_sign_bit(x: f64) -> bool {
+    return sign_bit64(x);
+}
+
 // ----- math: f64.wgsl's -----------------------------------------------------------------------------
 
 fn t_exp(x: f64) -> f64 {

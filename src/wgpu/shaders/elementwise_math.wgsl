@@ -102,6 +102,21 @@ fn unary_op(x: T) -> T {
         }
         // log_sigmoid: min(x, 0) - log1p(exp(-|x|)), with no overflow either way.
         case 47u: { return min(x, 0.0) - t_log1p(t_exp(-abs(x))); }
+        // erfc as 1 - erf: the far tail (erfc below T's epsilon) is 0 here, not the CPU's value.
+        case 48u: { return 1.0 - t_erf(x); }
+        case 49u: { return t_erfinv(x); }
+        case 50u: { return t_lgamma(x); }
+        case 51u: { return t_digamma(x); }
+        case 52u: { return t_bessel_i(0.0, abs(x)); }
+        case 53u: { let r = t_bessel_i(1.0, abs(x)); return select(r, -r, x < 0.0); }
+        case 54u: {
+            if x == 0.0 { return 1.0; }
+            let p = 3.14159265358979324 * x;
+            return t_sin(p) / p;
+        }
+        case 55u: { return x * 0.0174532925199432958; }
+        case 56u: { return x * 57.2957795130823209; }
+        case 57u: { return t_polygamma(t_alpha(), x); }
         case 36u: {
             let e = t_alpha();
             if e == 2.0 { return x * x; }
@@ -261,4 +276,146 @@ fn segment_sum(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
         }
         store_bits(p.dt_out, o, from_t(p.dt_out, acc));
     }
+}
+
+// The special functions of the unary ops above, on the same algorithms as `cpu/special.rs`
+// (lgamma through Lanczos' approximation, g = 7).
+fn t_erfinv(y: T) -> T {
+    let a = abs(y);
+    if a > 1.0 { return t_nan(); }
+    if a == 1.0 { return select(t_inf(), -t_inf(), y < 0.0); }
+    var w = -t_log((1.0 - a) * (1.0 + a));
+    var p: T;
+    if w < 5.0 {
+        w = w - 2.5;
+        p = 2.81022636e-08;
+        p = 3.43273939e-07 + p * w; p = -3.5233877e-06 + p * w; p = -4.39150654e-06 + p * w;
+        p = 0.00021858087 + p * w; p = -0.00125372503 + p * w; p = -0.00417768164 + p * w;
+        p = 0.246640727 + p * w; p = 1.50140941 + p * w;
+    } else {
+        w = t_sqrt(w) - 3.0;
+        p = -0.000200214257;
+        p = 0.000100950558 + p * w; p = 0.00134934322 + p * w; p = -0.00367342844 + p * w;
+        p = 0.00573950773 + p * w; p = -0.0076224613 + p * w; p = 0.00943887047 + p * w;
+        p = 1.00167406 + p * w; p = 2.83297682 + p * w;
+    }
+    var x = p * a;
+    for (var i = 0; i < 2; i++) {
+        x = x - (t_erf(x) - a) / (1.12837916709551257 * t_exp(-x * x));
+    }
+    return select(x, -x, y < 0.0);
+}
+
+fn t_lgamma_pos(x: T) -> T {
+    // x >= 0.5
+    let z = x - 1.0;
+    var a: T = 0.99999999999980993;
+    a += 676.5203681218851 / (z + 1.0);
+    a += -1259.1392167224028 / (z + 2.0);
+    a += 771.32342877765313 / (z + 3.0);
+    a += -176.61502916214059 / (z + 4.0);
+    a += 12.507343278686905 / (z + 5.0);
+    a += -0.13857109526572012 / (z + 6.0);
+    a += 9.9843695780195716e-6 / (z + 7.0);
+    a += 1.5056327351493116e-7 / (z + 8.0);
+    let t = z + 7.5;
+    return 0.91893853320467274 + (z + 0.5) * t_log(t) - t + t_log(a);
+}
+
+fn t_lgamma(x: T) -> T {
+    let inf = t_inf();
+    if abs(x) == inf { return inf; }
+    if x <= 0.0 && x == floor(x) { return inf; }
+    if x >= 0.5 { return t_lgamma_pos(x); }
+    // reflection: lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x)
+    let r = x - floor(x);
+    return t_log(3.14159265358979324 / abs(t_sin(3.14159265358979324 * r))) - t_lgamma_pos(1.0 - x);
+}
+
+fn t_digamma(x0: T) -> T {
+    let inf = t_inf();
+    if x0 == 0.0 { return select(-inf, inf, t_sign_bit(x0)); }
+    if x0 == -inf { return t_nan(); }
+    if x0 == inf { return inf; }
+    var x = x0;
+    var acc: T = 0.0;
+    if x < 0.0 {
+        if x == floor(x) { return t_nan(); }
+        let r = x - floor(x);
+        acc = -3.14159265358979324 / t_tan(3.14159265358979324 * r);
+        x = 1.0 - x;
+    }
+    while x < 10.0 {
+        acc -= 1.0 / x;
+        x += 1.0;
+    }
+    let z = 1.0 / (x * x);
+    var s: T = 1.0 / 12.0;
+    s = s * z - 691.0 / 32760.0; s = s * z + 1.0 / 132.0; s = s * z - 1.0 / 240.0;
+    s = s * z + 1.0 / 252.0; s = s * z - 1.0 / 120.0; s = s * z + 1.0 / 12.0;
+    return acc + t_log(x) - 0.5 / x - s * z;
+}
+
+fn t_polygamma(n: T, x: T) -> T {
+    if n == 0.0 { return t_digamma(x); }
+    if x <= 0.0 && x == floor(x) { return t_inf(); }
+    var fact: T = 1.0;
+    for (var k: T = 2.0; k <= n; k += 1.0) { fact *= k; }
+    let s = n + 1.0;
+    // Hurwitz zeta(s, x): the sum up to x + k > 9, then the Euler-Maclaurin tail.
+    var sum = t_exp(-s * t_log(abs(x)));
+    if x < 0.0 && (s - 2.0 * floor(s / 2.0)) == 1.0 { sum = -sum; }
+    var a = x;
+    var b: T = 0.0;
+    var i = 0;
+    while i < 9 || a <= 9.0 {
+        i += 1;
+        a += 1.0;
+        b = t_exp(-s * t_log(abs(a)));
+        if a < 0.0 && (s - 2.0 * floor(s / 2.0)) == 1.0 { b = -b; }
+        sum += b;
+    }
+    let w = a;
+    sum += b * w / (s - 1.0) - 0.5 * b;
+    var f: T = 1.0;
+    var k: T = 0.0;
+    var c = array<T, 6>(12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9);
+    for (var j = 0; j < 6; j++) {
+        f *= s + k;
+        b /= w;
+        sum += f * b / c[j];
+        k += 1.0;
+        f *= s + k;
+        b /= w;
+        k += 1.0;
+    }
+    let sign = select(T(-1.0), T(1.0), (n - 2.0 * floor(n / 2.0)) == 1.0);
+    return sign * fact * sum;
+}
+
+// I0 (nu = 0) or I1 (nu = 1) of a |x|: the series below 30, the asymptotic series above.
+fn t_bessel_i(nu: T, x: T) -> T {
+    if x < 30.0 {
+        let q = 0.25 * x * x;
+        var term: T = select(1.0, 0.5 * x, nu == 1.0);
+        var sum = term;
+        for (var k: T = 1.0; k < 200.0; k += 1.0) {
+            term *= q / (k * (k + nu));
+            sum += term;
+            if term < sum * 1e-17 { break; }
+        }
+        return sum;
+    }
+    let mu = 4.0 * nu * nu;
+    var term: T = 1.0;
+    var sum: T = 1.0;
+    for (var k: T = 1.0; k < 60.0; k += 1.0) {
+        let j = 2.0 * k - 1.0;
+        let next = -term * (mu - j * j) / (k * 8.0 * x);
+        if abs(next) >= abs(term) || next == 0.0 { break; }
+        sum += next;
+        term = next;
+    }
+    let half = t_exp(0.5 * x);
+    return half * (half * sum / t_sqrt(6.28318530717958648 * x));
 }

@@ -1,0 +1,33 @@
+"""Records PyTorch's results of the calls in tests/tensorfns_cases.py into fixtures/tensorfns.json.
+
+Run with a real PyTorch:  /work/torchref/bin/python tests/record_tensorfns.py
+tests/python/test_tensorfns.py replays every case on rstorch and compares.
+"""
+import json
+import pathlib
+import sys
+import warnings
+
+import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from tensorfns_cases import capture, cases  # noqa: E402
+
+
+def main():
+    torch.set_default_dtype(torch.float32)
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, fn in cases():
+            assert name not in out, name
+            out[name] = capture(torch, fn)
+    path = pathlib.Path(__file__).resolve().parent / "fixtures" / "tensorfns.json"
+    # One case a line: the file reads (and diffs) case by case.
+    lines = [f"{json.dumps(name)}: {json.dumps(out[name], sort_keys=True)}" for name in sorted(out)]
+    path.write_text('{"torch": ' + json.dumps(torch.__version__) + ', "cases": {\n' + ",\n".join(lines) + "\n}}\n")
+    print(f"{len(out)} cases -> {path}")
+
+
+if __name__ == "__main__":
+    main()
