@@ -561,7 +561,7 @@ def install():
     for name in ("resolve_conj", "resolve_neg", "conj"):
         setattr(Tensor, name, _self)
     Tensor.conj_physical_ = _self
-    for name in ("is_conj", "is_neg", "is_shared", "is_pinned", "is_coalesced"):
+    for name in ("is_conj", "is_neg", "is_pinned", "is_coalesced"):
         setattr(Tensor, name, _false)
     Tensor.pin_memory = lambda self, device=None: self
     Tensor.is_set_to = lambda self, tensor: (self.data_ptr() == tensor.data_ptr() and self.shape == tensor.shape
