@@ -706,3 +706,9 @@ class ReduceLROnPlateau(LRScheduler):
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
+
+
+# At the end: these subclass LRScheduler, defined above.
+from ._lr_cyclic import CosineAnnealingWarmRestarts, CyclicLR  # noqa: E402
+
+__all__ += ["CosineAnnealingWarmRestarts", "CyclicLR"]

@@ -1,0 +1,124 @@
+"""Records PyTorch's values for the small API pieces tested by tests/python/test_rest.py:
+cyclic LR schedulers, SparseAdam/Adafactor, DistributedSampler, nn.init.dirac_/eye_, conv_tbc.
+
+Run with a real PyTorch:  /work/torchref/bin/python tests/record_rest.py
+It writes tests/fixtures/rest.json; the test replays it on rstorch (never importing torch).
+"""
+import json
+import math
+import pathlib
+
+import torch
+from torch.optim import lr_scheduler as sched
+
+GROUP_LRS = [0.1, 0.05]
+STEPS = 25
+
+# Named callables (test_rest.py defines the same ones).
+SCALE_FNS = {"half_sine": lambda x: 0.5 * (1 + math.sin(x))}
+
+SCHEDULES = {
+    "cawr_t5": {"scheduler": "CosineAnnealingWarmRestarts", "kwargs": {"T_0": 5, "eta_min": 0.001}},
+    "cawr_t3_mult2": {"scheduler": "CosineAnnealingWarmRestarts", "kwargs": {"T_0": 3, "T_mult": 2}},
+    "cawr_fractional": {"scheduler": "CosineAnnealingWarmRestarts", "kwargs": {"T_0": 4, "T_mult": 3},
+                        "epochs": [0.5, 1.25, 2.0, 3.9, 4.0, 7.5, 15.9, 16.0, 40.2, None, None, 26, None, 2.5]},
+    "cawr_fractional_mult1": {"scheduler": "CosineAnnealingWarmRestarts", "kwargs": {"T_0": 4},
+                              "epochs": [0.5, 3.99, 4.0, 9.3, None, None, 1.0, None]},
+    "cyclic_triangular": {"scheduler": "CyclicLR",
+                          "kwargs": {"base_lr": 0.01, "max_lr": [0.1, 0.2], "step_size_up": 4}},
+    "cyclic_triangular2": {"scheduler": "CyclicLR",
+                           "kwargs": {"base_lr": [0.01, 0.02], "max_lr": 0.1, "step_size_up": 3,
+                                      "step_size_down": 5, "mode": "triangular2",
+                                      "base_momentum": 0.85, "max_momentum": 0.95}},
+    "cyclic_exp_range": {"scheduler": "CyclicLR",
+                         "kwargs": {"base_lr": 0.001, "max_lr": 0.05, "step_size_up": 5,
+                                    "mode": "exp_range", "gamma": 0.9}},
+    "cyclic_scale_fn_iter": {"scheduler": "CyclicLR",
+                             "kwargs": {"base_lr": 0.001, "max_lr": 0.05, "step_size_up": 2,
+                                        "scale_fn": "@half_sine", "scale_mode": "iterations"}},
+    "cyclic_scale_fn_cycle": {"scheduler": "CyclicLR",
+                              "kwargs": {"base_lr": 0.001, "max_lr": 0.05, "step_size_up": 2,
+                                         "step_size_down": 1, "scale_fn": "@half_sine"}},
+    "cyclic_adam": {"scheduler": "CyclicLR", "optimizer": "adam",
+                    "kwargs": {"base_lr": 0.001, "max_lr": 0.01, "step_size_up": 3,
+                               "mode": "triangular2"}},
+    "cyclic_no_momentum": {"scheduler": "CyclicLR", "optimizer": "adagrad",
+                           "kwargs": {"base_lr": 0.001, "max_lr": 0.01, "step_size_up": 3,
+                                      "cycle_momentum": False}},
+}
+
+SCHEDULE_ERRORS = {
+    "cawr_T0_zero": ("CosineAnnealingWarmRestarts", "sgd", {"T_0": 0}),
+    "cawr_T0_float": ("CosineAnnealingWarmRestarts", "sgd", {"T_0": 2.0}),
+    "cawr_Tmult_zero": ("CosineAnnealingWarmRestarts", "sgd", {"T_0": 2, "T_mult": 0}),
+    "cawr_eta_min_str": ("CosineAnnealingWarmRestarts", "sgd", {"T_0": 2, "eta_min": "x"}),
+    "cyclic_bad_mode": ("CyclicLR", "sgd", {"base_lr": 0.1, "max_lr": 1.0, "mode": "sine"}),
+    "cyclic_no_momentum_support": ("CyclicLR", "adagrad", {"base_lr": 0.1, "max_lr": 1.0}),
+    "cyclic_wrong_length": ("CyclicLR", "sgd", {"base_lr": [0.1], "max_lr": 1.0}),
+}
+
+
+def make_optimizer(kind):
+    params = [torch.zeros(2, requires_grad=True), torch.zeros(3, requires_grad=True)]
+    groups = [{"params": [p], "lr": lr} for p, lr in zip(params, GROUP_LRS)]
+    if kind == "adam":
+        return torch.optim.Adam(groups, lr=GROUP_LRS[0])
+    if kind == "adagrad":
+        return torch.optim.Adagrad(groups, lr=GROUP_LRS[0])
+    return torch.optim.SGD(groups, lr=GROUP_LRS[0], momentum=0.9)
+
+
+def resolve(value):
+    if isinstance(value, str) and value.startswith("@"):
+        return SCALE_FNS[value[1:]]
+    return value
+
+
+def snapshot(opt, scheduler):
+    row = {"lr": [float(x) for x in scheduler.get_last_lr()]}
+    if "betas" in opt.defaults:
+        row["momentum"] = [float(g["betas"][0]) for g in opt.param_groups]
+    elif "momentum" in opt.defaults:
+        row["momentum"] = [float(g["momentum"]) for g in opt.param_groups]
+    return row
+
+
+def record_schedule(spec):
+    opt = make_optimizer(spec.get("optimizer", "sgd"))
+    kwargs = {k: resolve(v) for k, v in spec["kwargs"].items()}
+    scheduler = getattr(sched, spec["scheduler"])(opt, **kwargs)
+    rows = [snapshot(opt, scheduler)]
+    for epoch in spec.get("epochs") or [None] * STEPS:
+        opt.step()
+        scheduler.step(epoch)
+        rows.append(snapshot(opt, scheduler) | {"last_epoch": scheduler.last_epoch})
+    return rows
+
+
+def record_error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the type and message are what is recorded
+        return {"type": type(e).__name__, "message": str(e)}
+    raise AssertionError("expected an error")
+
+
+def schedules():
+    out = {"group_lrs": GROUP_LRS, "steps": STEPS, "cases": {}, "errors": {}}
+    for name, spec in SCHEDULES.items():
+        out["cases"][name] = dict(spec, rows=record_schedule(spec))
+    for name, (cls, kind, kwargs) in SCHEDULE_ERRORS.items():
+        out["errors"][name] = {"scheduler": cls, "optimizer": kind, "kwargs": kwargs,
+                               **record_error(lambda: getattr(sched, cls)(make_optimizer(kind), **kwargs))}
+    return out
+
+
+def main():
+    torch.set_default_dtype(torch.float64)
+    fixture = {"schedules": schedules()}
+    path = pathlib.Path(__file__).parent / "fixtures" / "rest.json"
+    path.write_text(json.dumps(fixture, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
