@@ -113,9 +113,73 @@ def schedules():
     return out
 
 
+# Optimizer cases: {class, kwargs, dtype, shapes}; every step sets grad = sin(3 p) + 0.1 p + 0.05.
+OPTIMIZERS = {
+    "adafactor_default": ("Adafactor", {}, "float64", [[4, 3], [5], [2, 3, 4]]),
+    "adafactor_options": ("Adafactor", {"lr": 0.05, "beta2_decay": -0.5, "eps": [1e-30, 1e-2], "d": 1.5,
+                                        "weight_decay": 0.1, "maximize": True}, "float64", [[3, 5], [4]]),
+    "adafactor_float32": ("Adafactor", {"lr": 0.02}, "float32", [[6, 2], [3]]),
+    "muon_default": ("Muon", {"lr": 0.02}, "float64", [[4, 6], [5, 3]]),
+    "muon_plain_momentum": ("Muon", {"lr": 0.01, "nesterov": False, "momentum": 0.9, "weight_decay": 0.0,
+                                     "adjust_lr_fn": "match_rms_adamw", "ns_steps": 3}, "float64", [[3, 3], [2, 7]]),
+    "muon_spectral": ("Muon", {"lr": 0.01, "adjust_lr_fn": "spectral_unclamped"}, "float32", [[7, 2]]),
+}
+OPT_STEPS = 6
+
+OPTIMIZER_ERRORS = {
+    "sparse_adam_lr": ("SparseAdam", {"lr": 0.0}, [[2]]),
+    "sparse_adam_eps": ("SparseAdam", {"eps": 0.0}, [[2]]),
+    "sparse_adam_beta1": ("SparseAdam", {"betas": [1.0, 0.9]}, [[2]]),
+    "adafactor_beta2_decay": ("Adafactor", {"beta2_decay": 0.1}, [[2]]),
+    "adafactor_eps1": ("Adafactor", {"eps": [-1.0, 1e-3]}, [[2]]),
+    "adafactor_eps2": ("Adafactor", {"eps": [None, -1.0]}, [[2]]),
+    "adafactor_d": ("Adafactor", {"d": 0.5}, [[2]]),
+    "adafactor_wd": ("Adafactor", {"weight_decay": -0.1}, [[2]]),
+    "adafactor_lr": ("Adafactor", {"lr": -0.1}, [[2]]),
+    "muon_lr": ("Muon", {"lr": -1.0}, [[2, 2]]),
+    "muon_momentum": ("Muon", {"momentum": -1.0}, [[2, 2]]),
+    "muon_wd": ("Muon", {"weight_decay": -1.0}, [[2, 2]]),
+    "muon_adjust": ("Muon", {"adjust_lr_fn": "other"}, [[2, 2]]),
+    "muon_not_2d": ("Muon", {}, [[2, 2], [3]]),
+}
+
+
+def initial_values(shapes, seed):
+    gen = torch.Generator().manual_seed(seed)
+    return [torch.randn(shape, generator=gen, dtype=torch.float64).tolist() for shape in shapes]
+
+
+def set_grads(params):
+    for p in params:
+        p.grad = torch.sin(3 * p.detach()) + 0.1 * p.detach() + 0.05
+
+
+def optimizers():
+    out = {"steps": OPT_STEPS, "cases": {}, "errors": {}}
+    for seed, (name, (cls, kwargs, dtype, shapes)) in enumerate(OPTIMIZERS.items()):
+        init = initial_values(shapes, seed)
+        params = [torch.tensor(v, dtype=getattr(torch, dtype), requires_grad=True) for v in init]
+        opt = getattr(torch.optim, cls)(params, **kwargs)
+        trail = []
+        for _ in range(OPT_STEPS):
+            set_grads(params)
+            opt.step()
+            trail.append([p.detach().tolist() for p in params])
+        out["cases"][name] = {"optimizer": cls, "kwargs": kwargs, "dtype": dtype, "init": init, "trail": trail}
+    for name, (cls, kwargs, shapes) in OPTIMIZER_ERRORS.items():
+        params = [torch.zeros(s, requires_grad=True) for s in shapes]
+        out["errors"][name] = {"optimizer": cls, "kwargs": kwargs, "shapes": shapes,
+                               **record_error(lambda: getattr(torch.optim, cls)(params, **kwargs))}
+    p = torch.zeros(3, requires_grad=True)
+    opt = torch.optim.SparseAdam([p])
+    p.grad = torch.ones(3)
+    out["errors"]["sparse_adam_dense_grad"] = record_error(opt.step)
+    return out
+
+
 def main():
     torch.set_default_dtype(torch.float64)
-    fixture = {"schedules": schedules()}
+    fixture = {"schedules": schedules(), "optimizers": optimizers()}
     path = pathlib.Path(__file__).parent / "fixtures" / "rest.json"
     path.write_text(json.dumps(fixture, indent=1, sort_keys=True) + "\n")
 
