@@ -177,9 +177,29 @@ def optimizers():
     return out
 
 
+# DistributedSampler cases: (dataset length, num_replicas, drop_last); shuffle=False.
+SAMPLER_CASES = [(10, 3, False), (10, 3, True), (12, 4, False), (12, 4, True), (2, 5, False), (3, 7, False),
+                 (7, 2, True), (0, 2, False), (1, 1, True)]
+
+
+def samplers():
+    from torch.utils.data import DistributedSampler
+    out = {"cases": [], "errors": {}}
+    for n, replicas, drop_last in SAMPLER_CASES:
+        shares = [DistributedSampler(range(n), replicas, r, shuffle=False, drop_last=drop_last) for r in range(replicas)]
+        out["cases"].append({"n": n, "num_replicas": replicas, "drop_last": drop_last,
+                             "len": [len(s) for s in shares], "total_size": shares[0].total_size,
+                             "indices": [list(s) for s in shares]})
+    for name, kwargs in {"no_group": {}, "no_group_rank_given": {"rank": 0},
+                         "rank_too_big": {"num_replicas": 2, "rank": 2},
+                         "rank_negative": {"num_replicas": 3, "rank": -1}}.items():
+        out["errors"][name] = {"kwargs": kwargs, **record_error(lambda: DistributedSampler(range(5), **kwargs))}
+    return out
+
+
 def main():
     torch.set_default_dtype(torch.float64)
-    fixture = {"schedules": schedules(), "optimizers": optimizers()}
+    fixture = {"schedules": schedules(), "optimizers": optimizers(), "samplers": samplers()}
     path = pathlib.Path(__file__).parent / "fixtures" / "rest.json"
     path.write_text(json.dumps(fixture, indent=1, sort_keys=True) + "\n")
 

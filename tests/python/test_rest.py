@@ -181,3 +181,52 @@ def test_adafactor_state_shapes_and_step_count():
     opt.step()
     assert opt.state[p]["row_var"].shape == (2, 3, 1) and opt.state[p]["col_var"].shape == (2, 1, 4)
     assert opt.state[v]["variance"].shape == (5,) and opt.state[v]["step"].item() == 1.0
+
+
+# utils.data.DistributedSampler.
+SAMPLERS = FIXTURE["samplers"]
+
+
+@pytest.mark.parametrize("case", SAMPLERS["cases"], ids=lambda c: f"n{c['n']}-r{c['num_replicas']}-d{c['drop_last']}")
+def test_distributed_sampler_unshuffled_matches_pytorch(case):
+    from rstorch.utils.data import DistributedSampler
+    shares = [DistributedSampler(range(case["n"]), case["num_replicas"], r, shuffle=False, drop_last=case["drop_last"])
+              for r in range(case["num_replicas"])]
+    assert [len(s) for s in shares] == case["len"]
+    assert shares[0].total_size == case["total_size"]
+    assert [list(s) for s in shares] == case["indices"]
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLERS["errors"]))
+def test_distributed_sampler_errors(name):
+    from rstorch.utils.data import DistributedSampler
+    case = SAMPLERS["errors"][name]
+    assert case["type"] == "ValueError"
+    with pytest.raises(ValueError) as info:
+        DistributedSampler(range(5), **case["kwargs"])
+    assert str(info.value) == case["message"]
+
+
+@pytest.mark.parametrize("n,replicas,drop_last", [(11, 3, False), (11, 3, True), (12, 4, False)])
+def test_distributed_sampler_shuffle_laws(n, replicas, drop_last):
+    # rstorch's random stream differs from PyTorch's, so the laws are tested, not the bits.
+    from rstorch.utils.data import DistributedSampler
+    shares = [DistributedSampler(list(range(n)), replicas, r, seed=7, drop_last=drop_last) for r in range(replicas)]
+    orders = [list(s) for s in shares]
+    assert all(len(o) == len(s) for o, s in zip(orders, shares))
+    # Interleaving the shares rebuilds one common permutation (every replica drew the same one).
+    merged = [orders[i % replicas][i // replicas] for i in range(shares[0].total_size)]
+    if drop_last:
+        assert len(set(merged)) == len(merged) and set(merged) <= set(range(n))
+    else:
+        assert sorted(merged[:n]) == list(range(n)) and merged[n:] == merged[:len(merged) - n]
+    generator = torch.Generator()
+    generator.manual_seed(7)
+    assert merged[:min(n, len(merged))] == torch.randperm(n, generator=generator).tolist()[:len(merged)]
+    # Same epoch, same order; another epoch or seed, another order.
+    assert [list(s) for s in shares] == orders
+    for s in shares:
+        s.set_epoch(1)
+    assert [list(s) for s in shares] != orders
+    other = DistributedSampler(list(range(n)), replicas, 0, seed=8, drop_last=drop_last)
+    assert list(other) != orders[0]
