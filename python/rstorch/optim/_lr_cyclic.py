@@ -3,7 +3,7 @@ Kept apart from lr_scheduler.py (which re-exports them) to keep that file short.
 import math
 import types
 
-from .lr_scheduler import LRScheduler, _group_values, _per_group, _set_group_value
+from ._lr_base import LRScheduler, _group_values, _per_group, _set_group_value
 from .optimizer import Optimizer
 
 
