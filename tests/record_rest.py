@@ -197,9 +197,68 @@ def samplers():
     return out
 
 
+def seeded(shape, seed):
+    return torch.randn(shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+
+
+def misc():
+    import warnings
+
+    import torch.nn.functional as F
+    from torch import nn
+    out = {}
+    w = torch.empty(4, 2, 3, 3)
+    out["dirac_groups2"] = nn.init.dirac_(w, groups=2).tolist()
+    out["dirac_3d"] = nn.init.dirac_(torch.empty(3, 3, 2, 3, 3)).tolist()
+    out["eye"] = nn.init.eye_(torch.empty(3, 5)).tolist()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        nn.init.dirac(torch.empty(2, 2, 3))
+        nn.init.eye(torch.empty(2, 2))
+    out["init_warnings"] = [[w.category.__name__, str(w.message)] for w in caught]
+    # SyncBatchNorm on one process: batch norm over any rank >= 2.
+    bn = nn.SyncBatchNorm(3, momentum=0.3)
+    with torch.no_grad():
+        bn.weight.copy_(torch.tensor([0.5, 1.0, 2.0]))
+        bn.bias.copy_(torch.tensor([0.1, -0.2, 0.3]))
+    x5, x2 = seeded([4, 3, 2, 3, 2], 1), seeded([6, 3], 2)
+    out["syncbn"] = {"x5": x5.tolist(), "x2": x2.tolist(), "y5": bn(x5).tolist(), "y2": bn(x2).tolist(),
+                     "running_mean": bn.running_mean.tolist(), "running_var": bn.running_var.tolist(),
+                     "tracked": int(bn.num_batches_tracked), "repr": repr(bn)}
+    bn.eval()
+    out["syncbn"]["y_eval"] = bn(x5).tolist()
+    out["syncbn"]["errors"] = [record_error(lambda: bn(torch.zeros(3))),
+                               record_error(lambda: nn.SyncBatchNorm(0)(torch.zeros(2, 0, 3)))]
+    x, w, b = seeded([5, 2, 3], 3), seeded([3, 3, 4], 4), seeded([4], 5)
+    out["conv_tbc"] = {"input": x.tolist(), "weight": w.tolist(), "bias": b.tolist(),
+                       "pad0": F.conv_tbc(x, w, b).tolist(), "pad2": F.conv_tbc(x, w, b, 2).tolist()}
+    out["conv_tbc"]["errors"] = [record_error(lambda: F.conv_tbc(*args)) for args in [
+        (seeded([5, 2], 0), w, b), (x, seeded([3, 3], 0), b), (x, w, seeded([4, 1], 0)), (x, seeded([3, 4, 4], 0), b),
+        (x, w, seeded([3], 0))]]
+    out["factory_kwargs"] = {
+        "none": nn.factory_kwargs(None),
+        "merged": repr(sorted(nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"memory_format": None}}).items())),
+        "errors": [record_error(lambda: nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"device": "cpu"}})),
+                   record_error(lambda: nn.factory_kwargs({"bad": 1}))]}
+
+    class TensorLike:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return -1
+
+    out["autograd"] = {
+        "variable": record_error(lambda: torch.autograd.variable(1)),
+        "is_multithreading_enabled": torch.autograd.is_multithreading_enabled(),
+        "is_view_replay_enabled": torch.autograd.is_view_replay_enabled(),
+        "is_tensor_like": [torch.autograd.is_tensor_like(v) for v in (torch.zeros(1), 3, None, TensorLike())],
+        "assert_int_or_pair": record_error(lambda: F.assert_int_or_pair([1, 2, 3], "kernel_size", "{} must be int")),
+    }
+    return out
+
+
 def main():
     torch.set_default_dtype(torch.float64)
-    fixture = {"schedules": schedules(), "optimizers": optimizers(), "samplers": samplers()}
+    fixture = {"schedules": schedules(), "optimizers": optimizers(), "samplers": samplers(), "misc": misc()}
     path = pathlib.Path(__file__).parent / "fixtures" / "rest.json"
     path.write_text(json.dumps(fixture, indent=1, sort_keys=True) + "\n")
 

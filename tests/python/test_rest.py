@@ -230,3 +230,171 @@ def test_distributed_sampler_shuffle_laws(n, replicas, drop_last):
     assert [list(s) for s in shares] != orders
     other = DistributedSampler(list(range(n)), replicas, 0, seed=8, drop_last=drop_last)
     assert list(other) != orders[0]
+
+
+# nn.init aliases, SyncBatchNorm, factory_kwargs, conv_tbc, dispatch helpers, autograd switches.
+MISC = FIXTURE["misc"]
+
+
+def t64(values):
+    return torch.tensor(values, dtype=torch.float64)
+
+
+def test_dirac_and_eye_match_pytorch():
+    assert torch.nn.init.dirac_(torch.empty(4, 2, 3, 3), groups=2).tolist() == MISC["dirac_groups2"]
+    assert torch.nn.init.dirac_(torch.empty(3, 3, 2, 3, 3)).tolist() == MISC["dirac_3d"]
+    assert torch.nn.init.eye_(torch.empty(3, 5)).tolist() == MISC["eye"]
+
+
+def test_deprecated_dirac_and_eye_warn_and_fill():
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        d = torch.nn.init.dirac(torch.empty(2, 2, 3))
+        e = torch.nn.init.eye(torch.empty(2, 2))
+    assert [[w.category.__name__, str(w.message)] for w in caught] == MISC["init_warnings"]
+    assert d.tolist() == torch.nn.init.dirac_(torch.empty(2, 2, 3)).tolist() and e.tolist() == [[1, 0], [0, 1]]
+    assert "dirac" in torch.nn.init.__all__ and "eye" in torch.nn.init.__all__
+
+
+def test_sync_batch_norm_matches_pytorch_on_one_process():
+    case = MISC["syncbn"]
+    bn = torch.nn.SyncBatchNorm(3, momentum=0.3, dtype=torch.float64)
+    with torch.no_grad():
+        bn.weight.copy_(t64([0.5, 1.0, 2.0]))
+        bn.bias.copy_(t64([0.1, -0.2, 0.3]))
+    assert torch.allclose(bn(t64(case["x5"])), t64(case["y5"]), rtol=1e-12, atol=1e-12)
+    assert torch.allclose(bn(t64(case["x2"])), t64(case["y2"]), rtol=1e-12, atol=1e-12)
+    assert torch.allclose(bn.running_mean, t64(case["running_mean"]), rtol=1e-12, atol=1e-12)
+    assert torch.allclose(bn.running_var, t64(case["running_var"]), rtol=1e-12, atol=1e-12)
+    assert int(bn.num_batches_tracked) == case["tracked"] and repr(bn) == case["repr"]
+    bn.eval()
+    assert torch.allclose(bn(t64(case["x5"])), t64(case["y_eval"]), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="^" + case["errors"][0]["message"].replace("(", r"\(").replace(")", r"\)")):
+        bn(torch.zeros(3))
+    with pytest.raises(ValueError, match="^" + case["errors"][1]["message"] + "$"):
+        torch.nn.SyncBatchNorm(0)(torch.zeros(2, 0, 3))
+
+
+def test_convert_sync_batchnorm_shares_state():
+    nn = torch.nn
+    inner = nn.BatchNorm1d(4, affine=False)
+    model = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm2d(3, momentum=None), nn.Sequential(inner))
+    model[1].qconfig = "q"
+    model.eval()
+    converted = nn.SyncBatchNorm.convert_sync_batchnorm(model, process_group="pg")
+    bn = converted[1]
+    assert type(bn) is nn.SyncBatchNorm and bn.momentum is None and bn.process_group == "pg" and bn.qconfig == "q"
+    assert bn.weight is model[1].weight and bn.running_mean is model[1].running_mean and not bn.training
+    assert type(converted[2][0]) is nn.SyncBatchNorm and converted[2][0].weight is None
+    assert converted[0] is model[0]
+    single = nn.SyncBatchNorm.convert_sync_batchnorm(nn.BatchNorm3d(2))
+    assert type(single) is nn.SyncBatchNorm and single.num_features == 2
+
+
+def test_conv_tbc_matches_pytorch_and_is_differentiable():
+    case = MISC["conv_tbc"]
+    x, w, b = t64(case["input"]), t64(case["weight"]), t64(case["bias"])
+    F = torch.nn.functional
+    assert torch.allclose(F.conv_tbc(x, w, b), t64(case["pad0"]), rtol=1e-12, atol=1e-12)
+    assert torch.allclose(F.conv_tbc(x, w, b, 2), t64(case["pad2"]), rtol=1e-12, atol=1e-12)
+    inputs = [v.clone().requires_grad_() for v in (x, w, b)]
+    assert torch.autograd.gradcheck(lambda *a: F.conv_tbc(*a, 1), inputs)
+    bad = [(torch.zeros(5, 2), w, b), (x, torch.zeros(3, 3), b), (x, w, torch.zeros(4, 1)),
+           (x, torch.zeros(3, 4, 4), b), (x, w, torch.zeros(3))]
+    for args, expected in zip(bad, case["errors"]):
+        with pytest.raises(RuntimeError) as info:
+            F.conv_tbc(*args)
+        assert str(info.value) == expected["message"]
+    with pytest.raises(TypeError, match="must be Tensor, not NoneType"):
+        F.conv_tbc(x, w, None)
+
+
+def test_factory_kwargs_matches_pytorch():
+    case = MISC["factory_kwargs"]
+    assert torch.nn.factory_kwargs(None) == case["none"]
+    kwargs = {"device": "cpu", "factory_kwargs": {"memory_format": None}}
+    assert repr(sorted(torch.nn.factory_kwargs(kwargs).items())) == case["merged"]
+    assert kwargs == {"device": "cpu", "factory_kwargs": {"memory_format": None}}
+    for bad, expected in zip([{"device": "cpu", "factory_kwargs": {"device": "cpu"}}, {"bad": 1}], case["errors"]):
+        with pytest.raises(TypeError) as info:
+            torch.nn.factory_kwargs(bad)
+        assert str(info.value) == expected["message"]
+
+
+def test_functional_dispatch_helpers():
+    F = torch.nn.functional
+    x = torch.zeros(2)
+    assert not F.has_torch_function((x,)) and not F.has_torch_function_unary(x)
+    assert not F.has_torch_function_variadic(x, x)
+    with pytest.raises(AssertionError, match="^kernel_size must be int$"):
+        F.assert_int_or_pair([1, 2, 3], "kernel_size", "{} must be int")
+    F.assert_int_or_pair(3, "k", "{}")
+    F.assert_int_or_pair((1, 2), "k", "{}")
+
+    def with_indices(x, return_indices=False):
+        """Doc."""
+        return "indices"
+
+    def without(x, return_indices=False):
+        return "plain"
+
+    fn = F.boolean_dispatch("return_indices", 1, False, with_indices, without, "mod", "pool")
+    assert (fn(1), fn(1, True), fn(1, return_indices=True)) == ("plain", "indices", "indices")
+    assert fn.__name__ == "pool" and fn.__module__ == "mod" and fn.__doc__ == "Doc." and without.__doc__ == "Doc."
+    assert F.boolean_dispatched[fn]["if_true"] is with_indices
+    with pytest.raises(RuntimeError, match="only one function can have a docstring"):
+        F.boolean_dispatch("a", 0, False, with_indices, with_indices, None, None)
+
+
+def test_handle_torch_function_calls_the_override():
+    F = torch.nn.functional
+    calls = []
+
+    class Base:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            calls.append(("base", types))
+            return NotImplemented
+
+    class Derived(Base):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            calls.append(("derived", types))
+            return func.__name__, args, kwargs
+
+    def op(a, b, scale=1):
+        return None
+
+    assert F.handle_torch_function(op, (Base(), Derived()), 1, 2, scale=3) == ("op", (1, 2), {"scale": 3})
+    assert calls == [("derived", (Derived, Base))]
+    with pytest.raises(TypeError, match="no implementation found for '.*op' on types that implement"):
+        F.handle_torch_function(op, (Base(),), 1)
+    assert torch.autograd.handle_torch_function is F.handle_torch_function
+
+
+def test_autograd_switches_match_pytorch():
+    A = torch.autograd
+    case = MISC["autograd"]
+
+    class TensorLike:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return -1
+
+    assert [A.is_tensor_like(v) for v in (torch.zeros(1), 3, None, TensorLike())] == case["is_tensor_like"]
+    assert A.is_view_replay_enabled() is case["is_view_replay_enabled"]
+    assert A.is_multithreading_enabled() is case["is_multithreading_enabled"]
+    with A.set_multithreading_enabled(False):
+        assert not A.is_multithreading_enabled()
+    assert A.is_multithreading_enabled()
+
+    @A.set_multithreading_enabled(False)
+    def inside():
+        return A.is_multithreading_enabled()
+
+    A.set_multithreading_enabled(True)  # the decorator's construction set it: as in PyTorch
+    assert inside() is False and A.is_multithreading_enabled()
+    with pytest.raises(RuntimeError, match=r"^torch\.autograd\.variable\(\.\.\.\) is deprecated"):
+        A.variable(1)
+    assert not A.has_torch_function((torch.zeros(1),))
