@@ -92,6 +92,6 @@ __all__ += [
     "BatchNorm3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
 ]
 
-from .syncbatchnorm import SyncBatchNorm  # noqa: E402
+from .batchnorm import SyncBatchNorm  # noqa: E402
 
 __all__ += ["SyncBatchNorm"]
