@@ -6,3 +6,4 @@ from . import functional, init, modules, parameter
 from . import parallel, utils
 from .parallel import DataParallel
 from .parameter import Buffer, UninitializedBuffer, UninitializedParameter
+from ._factory import factory_kwargs

@@ -261,3 +261,6 @@ kaiming_uniform = _make_deprecated(kaiming_uniform_)
 kaiming_normal = _make_deprecated(kaiming_normal_)
 orthogonal = _make_deprecated(orthogonal_)
 sparse = _make_deprecated(sparse_)
+dirac = _make_deprecated(dirac_)
+eye = _make_deprecated(eye_)
+__all__ += ["dirac", "eye"]

@@ -16,3 +16,10 @@ from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
            "ASGD", "Rprop", "LBFGS", "lr_scheduler"]
+
+# Optimizers added later, kept as their own block.
+from .adafactor import Adafactor  # noqa: E402
+from .muon import Muon  # noqa: E402
+from .sparse_adam import SparseAdam  # noqa: E402
+
+__all__ += ["SparseAdam", "Adafactor", "Muon"]

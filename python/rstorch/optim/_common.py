@@ -10,11 +10,15 @@ def check_nonnegative(value, label):
         raise ValueError(f"Invalid {label}: {value}")
 
 
-def check_lr(lr):
+def check_lr_size(lr):
     """PyTorch accepts a 1-element tensor as the learning rate, and nothing bigger."""
     from .. import Tensor
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")
+
+
+def check_lr(lr):
+    check_lr_size(lr)
     check_nonnegative(lr, "learning rate")
 
 

@@ -50,3 +50,7 @@ from ._fractional import (
     fractional_max_pool2d, fractional_max_pool2d_with_indices, fractional_max_pool3d,
     fractional_max_pool3d_with_indices,
 )
+from ._compat import (  # noqa: E402
+    assert_int_or_pair, boolean_dispatch, boolean_dispatched, conv_tbc, handle_torch_function, has_torch_function,
+    has_torch_function_unary, has_torch_function_variadic,
+)

@@ -91,3 +91,7 @@ __all__ += [
     "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d", "Fold", "Unfold",
     "BatchNorm3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
 ]
+
+from .batchnorm import SyncBatchNorm  # noqa: E402
+
+__all__ += ["SyncBatchNorm"]

@@ -25,3 +25,8 @@ def __getattr__(name):
         import importlib
         return importlib.import_module(".datasets", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+# Added later, kept as its own block.
+from .distributed import DistributedSampler  # noqa: E402
+
+__all__ += ["DistributedSampler"]
