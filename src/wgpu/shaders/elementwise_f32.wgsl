@@ -87,24 +87,32 @@ fn t_sqrt(x: f32) -> f32 {
     return sqrt(x);
 }
 
-// log(1 + x) without losing the digits of small x: the rounding error of 1 + x is undone by
-// scaling with x / (u - 1).
+// log(1 + x) and exp(x) - 1 keep the digits of small x without calling log near 1: WGSL bounds
+// log's error there only absolutely (2^-21), and NVIDIA's driver uses that freedom (acosh of
+// 1 + 2^-23 came out 1e-4 off on an H100 through the `log(1 + x) * x / (1 + x - 1)` trick). Near 0
+// both are series whose next term is below float32's precision: log1p below a quarter as
+// 2 atanh(s), s = x / (2 + x), to s^11 (|s| < 0.143); expm1 below a half as its Taylor series to
+// x^8 (past it exp(x) - 1 loses at most 2 bits).
+const T_SMALL_LOG: f32 = 0.25;
+const T_SMALL_EXP: f32 = 0.5;
+
 fn t_log1p(x: f32) -> f32 {
+    if abs(x) < T_SMALL_LOG {
+        let s = x / (2.0 + x);
+        let s2 = s * s;
+        return 2.0 * s * (1.0 + s2 * (1.0 / 3.0 + s2 * (0.2 + s2 * (1.0 / 7.0 + s2 * (1.0 / 9.0 + s2 * (1.0 / 11.0))))));
+    }
     let u = 1.0 + x;
-    if u == 1.0 { return x; }
     if u <= 0.0 { return t_log(u); }
-    if is_inf(u) { return u; }
-    return log(u) * x / (u - 1.0);
+    return log(u);
 }
 
-// exp(x) - 1, accurate near zero by the same trick.
 fn t_expm1(x: f32) -> f32 {
-    let u = exp(x);
-    if u == 1.0 { return x; }
-    let um1 = u - 1.0;
-    if um1 == -1.0 { return -1.0; }
-    if is_inf(u) { return u; }
-    return um1 * x / log(u);
+    if abs(x) < T_SMALL_EXP {
+        return x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0 + x * (1.0 / 720.0
+            + x * (1.0 / 5040.0 + x * (1.0 / 40320.0))))))));
+    }
+    return exp(x) - 1.0;
 }
 
 fn t_sin(x: f32) -> f32 {
