@@ -21,9 +21,48 @@ pub fn alloc_error(bytes: usize) -> Error {
 /// An empty vector with room for `n` elements, or the allocator error when the memory cannot be
 /// had.
 pub fn with_capacity<T>(n: usize) -> Result<Vec<T>> {
+    let bytes = n.saturating_mul(std::mem::size_of::<T>());
+    if exceeds_the_machine(bytes) {
+        return Err(alloc_error(bytes));
+    }
     let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| alloc_error(n.saturating_mul(std::mem::size_of::<T>())))?;
+    v.try_reserve_exact(n).map_err(|_| alloc_error(bytes))?;
     Ok(v)
+}
+
+/// Requests from this size on are compared with the machine's memory before they are made.
+const CHECKED_FROM_BYTES: usize = 1 << 30;
+
+/// Whether `bytes` is more than the machine's memory and swap together. Where Linux overcommits
+/// without limit (`vm.overcommit_memory = 1`, as on some GPU hosts) such a request is granted and
+/// the zero fill that follows gets the process killed; refused here it is the allocator error
+/// under every overcommit setting, as under Linux's default one.
+fn exceeds_the_machine(bytes: usize) -> bool {
+    bytes >= CHECKED_FROM_BYTES && memory_and_swap_bytes().is_some_and(|total| bytes > total)
+}
+
+fn memory_and_swap_bytes() -> Option<usize> {
+    static TOTAL: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    *TOTAL.get_or_init(read_memory_and_swap_bytes)
+}
+
+#[cfg(target_os = "linux")]
+fn read_memory_and_swap_bytes() -> Option<usize> {
+    // SAFETY: sysinfo fills the zeroed struct it is given and touches nothing else.
+    let info = unsafe {
+        let mut info: libc::sysinfo = std::mem::zeroed();
+        if libc::sysinfo(&mut info) != 0 {
+            return None;
+        }
+        info
+    };
+    let units = (info.totalram as usize).checked_add(info.totalswap as usize)?;
+    units.checked_mul((info.mem_unit as usize).max(1))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn read_memory_and_swap_bytes() -> Option<usize> {
+    None
 }
 
 /// `n` copies of `value`.
@@ -103,6 +142,16 @@ mod tests {
         let e = filled(usize::MAX, 0u64).unwrap_err().to_string();
         assert!(e.contains(&usize::MAX.to_string()), "{e}");
         assert!(written_output::<f64>(1 << 60, |_| unreachable!()).is_err());
+    }
+
+    #[test]
+    fn more_than_the_machine_has_is_refused_before_it_is_asked_for() {
+        let Some(total) = memory_and_swap_bytes() else { return };
+        // A request the address space could grant, so that only the check refuses it.
+        let bytes = total.saturating_add(1 << 30).max(CHECKED_FROM_BYTES);
+        let e = with_capacity::<u8>(bytes).unwrap_err().to_string();
+        assert!(e.contains(&format!("you tried to allocate {bytes} bytes")), "{e}");
+        assert!(with_capacity::<u8>(1 << 20).is_ok());
     }
 
     #[test]
