@@ -225,7 +225,7 @@ def __getattr__(name):
     # Submodules load on first use so that `import rstorch` stays fast.
     import importlib
     if name in ("nn", "autograd", "optim", "utils", "testing", "viz", "serialization", "wgpu",
-                "cuda", "amp", "backends", "accelerator", "onnx", "random") or name == "multiprocessing":
+                "cuda", "amp", "backends", "accelerator", "onnx", "random", "special", "jit", "distributed") or name == "multiprocessing":
         return importlib.import_module(f".{name}", __name__)
     if name == "func":
         return importlib.import_module(".func", __name__)
