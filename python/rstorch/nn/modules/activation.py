@@ -171,8 +171,9 @@ class Softplus(Module):
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
-class Softmax(Module):
-    """exp(x_i) / sum_j exp(x_j) along `dim`."""
+class _NormalizedAlongDim(Module):
+    """What Softmax, LogSoftmax and Softmin share: the `dim` they normalise along (None, PyTorch's
+    legacy implicit choice, also for modules pickled before they had one)."""
 
     __constants__ = ["dim"]
 
@@ -184,33 +185,23 @@ class Softmax(Module):
         super().__setstate__(state)
         if not hasattr(self, "dim"):
             self.dim = None
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softmax(_NormalizedAlongDim):
+    """exp(x_i) / sum_j exp(x_j) along `dim`."""
 
     def forward(self, input):
         return F.softmax(input, self.dim, _stacklevel=5)
 
-    def extra_repr(self):
-        return f"dim={self.dim}"
 
-
-class LogSoftmax(Module):
+class LogSoftmax(_NormalizedAlongDim):
     """log(softmax(x)) along `dim`, computed stably."""
-
-    __constants__ = ["dim"]
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        if not hasattr(self, "dim"):
-            self.dim = None
 
     def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=5)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
 
 
 class MultiheadAttention(Module):
@@ -467,25 +458,11 @@ class GLU(Module):
         return f"dim={self.dim}"
 
 
-class Softmin(Module):
+class Softmin(_NormalizedAlongDim):
     """softmax(-x) along `dim`."""
-
-    __constants__ = ["dim"]
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        if not hasattr(self, "dim"):
-            self.dim = None
 
     def forward(self, input):
         return F.softmin(input, self.dim, _stacklevel=5)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
 
 
 class Softmax2d(Module):
