@@ -64,8 +64,8 @@ class AvgPool1d(_AvgPoolNd):
                             self.count_include_pad)
 
 
-class AvgPool2d(_AvgPoolNd):
-    """Mean over sliding windows of (N, C, H, W) or (C, H, W) input."""
+class _AvgPoolWithDivisor(_AvgPoolNd):
+    """The arguments of the 2-d and 3-d average pools (the 1-d one has no divisor_override)."""
 
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"]
 
@@ -78,6 +78,10 @@ class AvgPool2d(_AvgPoolNd):
         self.ceil_mode = ceil_mode
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
+
+
+class AvgPool2d(_AvgPoolWithDivisor):
+    """Mean over sliding windows of (N, C, H, W) or (C, H, W) input."""
 
     def forward(self, input):
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,

@@ -2,7 +2,7 @@
 AdaptiveAvgPool3d, AdaptiveMaxPool3d, MaxUnpool1d/2d/3d, LPPool1d/2d/3d."""
 from .. import functional as F
 from .module import Module
-from .pooling import _AdaptiveAvgPoolNd, _AdaptiveMaxPoolNd, _AvgPoolNd, _MaxPoolNd
+from .pooling import _AdaptiveAvgPoolNd, _AdaptiveMaxPoolNd, _AvgPoolWithDivisor, _MaxPoolNd
 from .utils import _pair, _single, _triple
 
 __all__ = ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d",
@@ -17,20 +17,8 @@ class MaxPool3d(_MaxPoolNd):
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class AvgPool3d(_AvgPoolNd):
+class AvgPool3d(_AvgPoolWithDivisor):
     """Mean over sliding windows of (N, C, D, H, W) or (C, D, H, W) input."""
-
-    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"]
-
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-                 divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if (stride is not None) else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
 
     def forward(self, input):
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
