@@ -91,8 +91,8 @@ class LeakyReLU(Module):
                 f"{_inplace_repr(self.inplace, leading_comma=True)}")
 
 
-class ELU(Module):
-    """x if x > 0 else alpha * (exp(x) - 1)."""
+class _AlphaActivation(Module):
+    """What ELU and CELU share: an `alpha` and `inplace`, passed to their functional form."""
 
     __constants__ = ["alpha", "inplace"]
 
@@ -101,11 +101,15 @@ class ELU(Module):
         self.alpha = alpha
         self.inplace = inplace
 
-    def forward(self, input):
-        return F.elu(input, self.alpha, self.inplace)
-
     def extra_repr(self):
         return f"alpha={self.alpha}{_inplace_repr(self.inplace, leading_comma=True)}"
+
+
+class ELU(_AlphaActivation):
+    """x if x > 0 else alpha * (exp(x) - 1)."""
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
 
 
 class GELU(Module):
@@ -350,21 +354,11 @@ class RReLU(Module):
         return f"lower={self.lower}, upper={self.upper}{_inplace_repr(self.inplace, leading_comma=True)}"
 
 
-class CELU(Module):
+class CELU(_AlphaActivation):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
-
-    __constants__ = ["alpha", "inplace"]
-
-    def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
 
     def forward(self, input):
         return F.celu(input, self.alpha, self.inplace)
-
-    def extra_repr(self):
-        return f"alpha={self.alpha}{_inplace_repr(self.inplace, leading_comma=True)}"
 
 
 class SELU(_InplaceOnly):
