@@ -191,6 +191,16 @@ def _measure(log_path):
     return {"s_per_step": per_step, "steps": count, "loss_first": first, "loss_last": last}
 
 
+def _rstorch_root():
+    """The folder holding the `rstorch` package this Python would import (found, not imported)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("rstorch")
+    if spec is None or spec.origin is None:
+        return os.path.join(REPO, "python")
+    return os.path.dirname(os.path.dirname(spec.origin))
+
+
 def run_program(name, checkout, framework, python, timeout, threads=None):
     folder, steps, env_extra = PROGRAMS[name]
     work = tempfile.mkdtemp(prefix=f"ex-{framework}-")
@@ -202,8 +212,9 @@ def run_program(name, checkout, framework, python, timeout, threads=None):
     env = dict(os.environ, RSTORCH_EXAMPLES_LOG=log_path, RSTORCH_EXAMPLES_FRAMEWORK=framework, PYTHONUNBUFFERED="1", **env_extra)
     if threads:
         env["RSTORCH_EXAMPLES_THREADS"] = str(threads)
-    # The stand-ins (and sitecustomize) first for both frameworks; rstorch from this checkout.
-    paths = [STANDIN] + ([os.path.join(REPO, "python")] if framework == "rstorch" else [])
+    # The stand-ins (and sitecustomize) first for both frameworks; for rstorch, the rstorch this
+    # launcher's Python imports (this checkout's python/ under PYTHONPATH=python, or an installed wheel).
+    paths = [STANDIN] + ([_rstorch_root()] if framework == "rstorch" else [])
     env["PYTHONPATH"] = os.pathsep.join(paths + [p for p in [os.environ.get("PYTHONPATH", "")] if p])
     result = {"ran": True, "error": "", "seconds": 0.0}
     started = time.monotonic()

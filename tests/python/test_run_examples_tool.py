@@ -7,6 +7,8 @@ import os
 import sys
 import textwrap
 
+import rstorch
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 PROGRAM = """
@@ -101,7 +103,8 @@ def test_run_as_torch_reaches_spawned_processes(tmp_path):
     import subprocess
 
     (tmp_path / "prog.py").write_text(textwrap.dedent(SPAWNING_PROGRAM))
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    # The rstorch under test (this checkout's python/, or the installed wheel the suite imports).
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(rstorch.__file__)))
     out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "run_as_torch.py"), str(tmp_path / "prog.py")],
                          env=env, capture_output=True, text=True, timeout=240)
     assert out.returncode == 0, out.stderr
