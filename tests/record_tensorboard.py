@@ -13,7 +13,8 @@ import tb_program  # tests/tb_program.py: the program and the reader shared with
 
 with tempfile.TemporaryDirectory() as d:
     out = {"main": tb_program.main_program(SummaryWriter, torch.tensor, d + "/main"),
-           "purge": tb_program.purge_program(SummaryWriter, torch.tensor, d + "/purge")}
+           "purge": tb_program.purge_program(SummaryWriter, torch.tensor, d + "/purge"),
+           "media": tb_program.media_program(SummaryWriter, torch.tensor, d + "/media")}
 path = pathlib.Path(__file__).parent / "fixtures" / "tensorboard.json"
 path.write_text(json.dumps(out, indent=0, default=lambda v: np.asarray(v).tolist()) + "\n")
 print(f"wrote {path}")

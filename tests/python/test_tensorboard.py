@@ -95,3 +95,78 @@ def test_import_without_tensorboard_raises_pytorchs_error():
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ)
     assert out.stdout.strip() == "ModuleNotFoundError No module named 'tensorboard'"
+
+
+@needs_tensorboard
+def test_media_and_plugins_match_pytorch(tmp_path):
+    # add_images/add_image_with_boxes/add_audio/add_tensor/add_histogram_raw/add_pr_curve(_raw)/
+    # add_custom_scalars*/add_mesh/add_embedding: events as tensorboard reads them, and the
+    # projector's files, against PyTorch's for the same program.
+    SummaryWriter = _writer()
+    _same(tb_program.media_program(SummaryWriter, rstorch.tensor, str(tmp_path / "media")), REF["media"])
+
+
+@needs_tensorboard
+def test_figures_boxes_video_graphs_and_errors(tmp_path, capsys):
+    SummaryWriter = _writer()
+    import numpy as np
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from tensorboard.compat.proto.graph_pb2 import GraphDef
+    from tensorboard.compat.proto.node_def_pb2 import NodeDef
+    from tensorboard.compat.proto.config_pb2 import RunMetadata
+    log_dir = str(tmp_path / "misc")
+    with SummaryWriter(log_dir=log_dir) as w:
+        w.add_image_with_boxes("labelled", rstorch.zeros(3, 40, 60), rstorch.tensor([[5.0, 5.0, 50.0, 35.0]]), 0,
+                               labels=["cat"])
+        w.add_image_with_boxes("wrong_label_count", rstorch.zeros(3, 8, 8), rstorch.tensor([[1.0, 1.0, 6.0, 6.0]]), 0,
+                               labels=["a", "b"])
+        w.add_video("clip", rstorch.rand(2, 3, 3, 4, 4), 0)
+        w.file_writer.add_graph((GraphDef(node=[NodeDef(name="x", op="Variable")]), RunMetadata()))
+        with pytest.raises(AssertionError, match="Expected 3 tags, got 2."):
+            w.add_custom_scalars_marginchart(["a", "b"])
+        with pytest.raises(AssertionError, match="#labels should equal with #data points"):
+            w.add_embedding(rstorch.rand(3, 2), metadata=["a"])
+        with pytest.raises(AssertionError, match="input tensor should be 1 dimensional."):
+            w.add_audio("stereo", rstorch.rand(2, 5) * 0.5)
+        with pytest.raises(ValueError, match="len\\(bucket_limits\\) != len\\(bucket_counts\\)"):
+            w.add_histogram_raw("bad", 0, 1, 1, 1, 1, [1.0], [1, 2])
+        w.add_audio("loud", rstorch.tensor([0.5, 2.0]))
+        if importlib.util.find_spec("onnx") is None:
+            with pytest.raises(ModuleNotFoundError, match="onnx"):
+                w.add_onnx_graph(str(tmp_path / "model.onnx"))
+    printed = capsys.readouterr().out
+    assert "warning: audio amplitude out of range, auto clipped." in printed
+    if importlib.util.find_spec("moviepy") is None:
+        assert "add_video needs package moviepy" in printed
+    acc = EventAccumulator(log_dir, size_guidance={"images": 0})
+    acc.Reload()
+    assert sorted(acc.Tags()["images"]) == ["labelled", "wrong_label_count"]
+    from PIL import Image
+    import io
+    picture = np.asarray(Image.open(io.BytesIO(acc.Images("labelled")[0].encoded_image_string)))
+    # The box's left edge is red, and so is the label's band above its bottom edge.
+    assert (picture[20, 5] == [255, 0, 0]).all() and (picture[26, 10] == [255, 0, 0]).all()
+    assert picture[20, 25].tolist() == [0, 0, 0]
+    assert [n.name for n in acc.Graph().node] == ["x"]
+
+
+@needs_tensorboard
+def test_add_figure_draws_the_figure(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")  # `make test` installs it (Makefile)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    SummaryWriter = _writer()
+    figure = plt.figure(figsize=(2, 1), dpi=50)
+    figure.add_subplot().plot([0, 1], [1, 0])
+    second, third = plt.figure(figsize=(2, 1), dpi=50), plt.figure(figsize=(2, 1), dpi=50)
+    with SummaryWriter(log_dir=str(tmp_path)) as w:
+        w.add_figure("one", figure, 0)
+        assert not plt.fignum_exists(figure.number)  # closed after drawing, as PyTorch's
+        w.add_figure("two", [second, third], 0, close=False)
+    assert plt.fignum_exists(second.number) and plt.fignum_exists(third.number)  # close=False keeps them
+    acc = EventAccumulator(str(tmp_path), size_guidance={"images": 0})
+    acc.Reload()
+    one, two = acc.Images("one")[0], acc.Images("two")[0]
+    assert (one.width, one.height) == (100, 50)
+    assert (two.width, two.height) == (200, 50)  # two figures side by side

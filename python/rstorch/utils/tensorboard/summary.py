@@ -1,7 +1,6 @@
 """Builds the `Summary` protocol buffers (tensorboard's own proto classes) that SummaryWriter
-writes: scalars, histograms, text, images and the hparams plugin's three records."""
-import io
-
+writes: scalars, histograms, text and the hparams plugin's three records (images, video and audio
+are in `media.py`, the other plugins' records in `plugins.py`)."""
 import numpy as np
 from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata
 from tensorboard.compat.proto.tensor_pb2 import TensorProto
@@ -9,7 +8,7 @@ from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
 
 from ... import _C
 
-__all__ = ["scalar", "histogram", "text", "image", "hparams"]
+__all__ = ["scalar", "histogram", "histogram_raw", "text", "hparams"]
 
 
 def make_np(x):
@@ -75,6 +74,13 @@ def histogram(name, values, bins="tensorflow", max_bins=None):
     return Summary(value=[Summary.Value(tag=name, histo=proto)])
 
 
+def histogram_raw(name, min, max, num, sum, sum_squares, bucket_limits, bucket_counts):  # noqa: A002 - PyTorch's names
+    """A histogram whose statistics and buckets the caller computed."""
+    proto = HistogramProto(min=min, max=max, num=num, sum=sum, sum_squares=sum_squares,
+                           bucket_limit=bucket_limits, bucket=bucket_counts)
+    return Summary(value=[Summary.Value(tag=name, histo=proto)])
+
+
 def text(name, text_string):
     from tensorboard.plugins.text.plugin_data_pb2 import TextPluginData
     metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(
@@ -82,35 +88,6 @@ def text(name, text_string):
     proto = TensorProto(dtype="DT_STRING", string_val=[text_string.encode("utf_8")],
                         tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=1)]))
     return Summary(value=[Summary.Value(tag=name + "/text_summary", metadata=metadata, tensor=proto)])
-
-
-def _to_hwc(array, dataformats):
-    dataformats = dataformats.upper()
-    if len(set(dataformats)) != len(dataformats):
-        raise AssertionError(f"You can not use the same dimension shordhand twice.         input_format: {dataformats}")
-    if array.ndim != len(dataformats):
-        raise AssertionError(f"size of input tensor and input format are different.         "
-                             f"tensor shape: {array.shape}, input_format: {dataformats}")
-    if dataformats == "HW":
-        return np.stack([array] * 3, axis=2)
-    if len(dataformats) != 3 or set(dataformats) != set("HWC"):
-        raise NotImplementedError(f"dataformats {dataformats} is not supported by add_image (use CHW, HWC or HW)")
-    hwc = array.transpose([dataformats.index(c) for c in "HWC"])
-    # Grey images are written as RGB, as PyTorch does.
-    return np.concatenate([hwc] * 3, axis=2) if hwc.shape[2] == 1 else hwc
-
-
-def image(name, img, dataformats="CHW"):
-    from PIL import Image  # a dependency of tensorboard
-    hwc = _to_hwc(make_np(img), dataformats)
-    # uint8 images are taken as 0..255 and anything else as 0..1 (scaled in float32, then truncated).
-    scale = 1 if hwc.dtype == np.uint8 else 255
-    pixels = (hwc.astype(np.float32) * scale).clip(0, 255).astype(np.uint8)
-    height, width, channels = pixels.shape
-    buffer = io.BytesIO()
-    Image.fromarray(pixels).save(buffer, format="PNG")
-    proto = Summary.Image(height=height, width=width, colorspace=channels, encoded_image_string=buffer.getvalue())
-    return Summary(value=[Summary.Value(tag=name, image=proto)])
 
 
 def _hparams_summary(tag, **fields):

@@ -8,7 +8,7 @@ from datetime import datetime
 from tensorboard.compat.proto.event_pb2 import Event, SessionLog
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
-from . import summary
+from . import graph, media, plugins, projector, summary
 
 __all__ = ["FileWriter", "SummaryWriter"]
 
@@ -32,6 +32,18 @@ class FileWriter:
 
     def add_summary(self, summary, global_step=None, walltime=None):
         self.add_event(Event(summary=summary), global_step, walltime)
+
+    def add_graph(self, graph_profile, walltime=None):
+        """`graph_profile`: (GraphDef, RunMetadata); the metadata goes in as run "step1"."""
+        from tensorboard.compat.proto.event_pb2 import TaggedRunMetadata
+
+        graph_def, step_stats = graph_profile
+        self.add_event(Event(graph_def=graph_def.SerializeToString()), None, walltime)
+        tagged = TaggedRunMetadata(tag="step1", run_metadata=step_stats.SerializeToString())
+        self.add_event(Event(tagged_run_metadata=tagged), None, walltime)
+
+    def add_onnx_graph(self, graph_def, walltime=None):
+        self.add_event(Event(graph_def=graph_def.SerializeToString()), None, walltime)
 
     def flush(self):
         self.event_writer.flush()
@@ -106,7 +118,90 @@ class SummaryWriter:
     def add_image(self, tag, img_tensor, global_step=None, walltime=None, dataformats="CHW"):
         """`img_tensor`: floats in [0, 1] or uint8 in [0, 255], laid out as `dataformats` says
         (CHW, HWC or HW; 1, 3 or 4 channels)."""
-        self._get_file_writer().add_summary(summary.image(tag, img_tensor, dataformats), global_step, walltime)
+        self._get_file_writer().add_summary(media.image(tag, img_tensor, dataformats), global_step, walltime)
+
+    def add_images(self, tag, img_tensor, global_step=None, walltime=None, dataformats="NCHW"):
+        """A batch of images, drawn as one picture: a grid eight images wide."""
+        self._get_file_writer().add_summary(media.image(tag, img_tensor, dataformats), global_step, walltime)
+
+    def add_image_with_boxes(self, tag, img_tensor, box_tensor, global_step=None, walltime=None, rescale=1,
+                             dataformats="CHW", labels=None):
+        """`box_tensor`: (N, 4) corners (xmin, ymin, xmax, ymax) in pixels; `labels`: a string or N
+        strings (another count draws no labels, as PyTorch's)."""
+        if labels is not None:
+            if isinstance(labels, str):
+                labels = [labels]
+            if len(labels) != box_tensor.shape[0]:
+                labels = None
+        self._get_file_writer().add_summary(
+            media.image_boxes(tag, img_tensor, box_tensor, rescale, dataformats, labels), global_step, walltime)
+
+    def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
+        """A matplotlib figure (or a list of them, drawn side by side) as an image."""
+        pixels = media.figure_to_image(figure, close)
+        self.add_image(tag, pixels, global_step, walltime, dataformats="NCHW" if isinstance(figure, list) else "CHW")
+
+    def add_video(self, tag, vid_tensor, global_step=None, fps=4, walltime=None):
+        """Clips (N, T, C, H, W) as a GIF; needs the `moviepy` package, as PyTorch's does."""
+        self._get_file_writer().add_summary(media.video(tag, vid_tensor, fps), global_step, walltime)
+
+    def add_audio(self, tag, snd_tensor, global_step=None, sample_rate=44100, walltime=None):
+        self._get_file_writer().add_summary(media.audio(tag, snd_tensor, sample_rate), global_step, walltime)
+
+    def add_tensor(self, tag, tensor, global_step=None, walltime=None):
+        self._get_file_writer().add_summary(plugins.tensor_proto(tag, tensor), global_step, walltime)
+
+    def add_histogram_raw(self, tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts,  # noqa: A002
+                          global_step=None, walltime=None):
+        if len(bucket_limits) != len(bucket_counts):
+            raise ValueError("len(bucket_limits) != len(bucket_counts), see the document.")
+        self._get_file_writer().add_summary(
+            summary.histogram_raw(tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts),
+            global_step, walltime)
+
+    def add_pr_curve(self, tag, labels, predictions, global_step=None, num_thresholds=127, weights=None,
+                     walltime=None):
+        self._get_file_writer().add_summary(plugins.pr_curve(tag, labels, predictions, num_thresholds, weights),
+                                            global_step, walltime)
+
+    def add_pr_curve_raw(self, tag, true_positive_counts, false_positive_counts, true_negative_counts,
+                         false_negative_counts, precision, recall, global_step=None, num_thresholds=127,
+                         weights=None, walltime=None):
+        self._get_file_writer().add_summary(
+            plugins.pr_curve_raw(tag, true_positive_counts, false_positive_counts, true_negative_counts,
+                                 false_negative_counts, precision, recall, num_thresholds, weights),
+            global_step, walltime)
+
+    def add_custom_scalars_multilinechart(self, tags, category="default", title="untitled"):
+        self.add_custom_scalars({category: {title: ["Multiline", tags]}})
+
+    def add_custom_scalars_marginchart(self, tags, category="default", title="untitled"):
+        if len(tags) != 3:
+            raise AssertionError(f"Expected 3 tags, got {len(tags)}.")
+        self.add_custom_scalars({category: {title: ["Margin", tags]}})
+
+    def add_custom_scalars(self, layout):
+        """`layout`: {category: {chart title: ["Multiline", [tags]] or ["Margin", [value, lower, upper]]}}."""
+        self._get_file_writer().add_summary(plugins.custom_scalars(layout))
+
+    def add_mesh(self, tag, vertices, colors=None, faces=None, config_dict=None, global_step=None, walltime=None):
+        self._get_file_writer().add_summary(plugins.mesh(tag, vertices, colors, faces, config_dict),
+                                            global_step, walltime)
+
+    def add_embedding(self, mat, metadata=None, label_img=None, global_step=None, tag="default",
+                      metadata_header=None):
+        """Points (N, D) for TensorBoard's projector, with optional labels (N, or N rows of columns
+        named by `metadata_header`) and thumbnails (N, C, H, W)."""
+        from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
+
+        if not hasattr(self, "_projector_config"):
+            self._projector_config = ProjectorConfig()
+        projector.write_embedding(self._projector_config, self._get_file_writer().get_logdir(), mat, metadata,
+                                  label_img, global_step, tag, metadata_header)
+
+    def add_onnx_graph(self, prototxt):
+        """The graph of the ONNX model file `prototxt`; needs the `onnx` package, as PyTorch's does."""
+        self._get_file_writer().add_onnx_graph(graph.onnx_graph_def(prototxt))
 
     def add_hparams(self, hparam_dict, metric_dict, hparam_domain_discrete=None, run_name=None, global_step=None):
         """Writes the hyperparameters and the metrics into a run of their own, `<log_dir>/<run_name>`
