@@ -170,3 +170,54 @@ def test_add_figure_draws_the_figure(tmp_path):
     one, two = acc.Images("one")[0], acc.Images("two")[0]
     assert (one.width, one.height) == (100, 50)
     assert (two.width, two.height) == (200, 50)  # two figures side by side
+
+
+@needs_tensorboard
+def test_add_graph_writes_the_ops_with_their_scopes(tmp_path):
+    SummaryWriter = _writer()
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    nn = rstorch.nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            h = self.fc(x)
+            return h.tanh() if x.shape[0] > 1 else h  # control flow: the trace takes the inputs' branch
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(10, 4)
+            self.body = nn.Sequential(Block(), nn.ReLU())
+            self.head = nn.Linear(4, 2)
+
+        def forward(self, tokens, bias):
+            h = self.body(self.emb(tokens)) * 2
+            return self.head(h) + bias, h
+
+    model = Net()
+    handles_before = len(model.body[0]._forward_hooks)
+    with SummaryWriter(log_dir=str(tmp_path)) as w:
+        w.add_graph(model, (rstorch.tensor([1, 2, 3]), rstorch.zeros(2)))
+    assert len(model.body[0]._forward_hooks) == handles_before  # the trace's hooks are gone
+    acc = EventAccumulator(str(tmp_path))
+    acc.Reload()
+    nodes = {n.name: n for n in acc.Graph().node}
+    ops = {n.op for n in nodes.values()}
+    assert {"aten::embedding", "aten::addmm", "aten::tanh", "aten::relu", "aten::mul", "aten::add", "IO Node",
+            "prim::GetAttr"} <= ops
+    assert "Net/Sequential[body]/Block[0]/Linear[fc]/weight" in nodes
+    tanh = next(n for n in nodes.values() if n.op == "aten::tanh")
+    assert tanh.name.startswith("Net/Sequential[body]/Block[0]/")
+    relu = next(n for n in nodes.values() if n.op == "aten::relu")
+    assert relu.name.startswith("Net/Sequential[body]/ReLU[1]/") and list(relu.input) == [tanh.name]
+    mul = next(n for n in nodes.values() if n.op == "aten::mul")
+    assert mul.name.startswith("Net/mul") and relu.name in mul.input  # the root's own op
+    out1, out2 = nodes["output/output.1"], nodes["output/output.2"]
+    assert nodes[out1.input[0]].op == "aten::add" and list(out2.input) == [mul.name]
+    assert [d.size for d in out1.attr["_output_shapes"].list.shape[0].dim] == [3, 2]
+    # The float input is a graph input feeding the final add; the token ids are an input too.
+    assert "input/input.2" in nodes[out1.input[0]].input and "input/input.1" in nodes

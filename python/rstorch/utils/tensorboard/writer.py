@@ -199,6 +199,12 @@ class SummaryWriter:
         projector.write_embedding(self._projector_config, self._get_file_writer().get_logdir(), mat, metadata,
                                   label_img, global_step, tag, metadata_header)
 
+    def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
+        """The graph of `model` run on `input_to_model` (a tensor or a tuple/list of tensors): its
+        ops with their module scopes, parameters, inputs and outputs (graph.py says how it is read).
+        `use_strict_trace` is accepted for PyTorch's signature; the trace runs the model as is."""
+        self._get_file_writer().add_graph(graph.model_graph(model, input_to_model, verbose))
+
     def add_onnx_graph(self, prototxt):
         """The graph of the ONNX model file `prototxt`; needs the `onnx` package, as PyTorch's does."""
         self._get_file_writer().add_onnx_graph(graph.onnx_graph_def(prototxt))
