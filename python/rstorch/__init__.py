@@ -227,6 +227,8 @@ def __getattr__(name):
     if name in ("nn", "autograd", "optim", "utils", "testing", "viz", "serialization", "wgpu",
                 "cuda", "amp", "backends", "accelerator", "onnx", "random", "special", "jit", "distributed") or name == "multiprocessing":
         return importlib.import_module(f".{name}", __name__)
+    if name == "hub":
+        return importlib.import_module(f".{name}", __name__)
     if name == "func":
         return importlib.import_module(".func", __name__)
     if name in ("autocast", "is_autocast_enabled", "get_autocast_dtype"):
