@@ -23,3 +23,8 @@ from .muon import Muon  # noqa: E402
 from .sparse_adam import SparseAdam  # noqa: E402
 
 __all__ += ["SparseAdam", "Adafactor", "Muon"]
+
+# Added later, kept as its own block.
+from ._stateless import swap_in_optimizer_params_and_state  # noqa: E402
+
+__all__ += ["swap_in_optimizer_params_and_state"]

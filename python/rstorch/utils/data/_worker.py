@@ -7,6 +7,8 @@ import random
 import sys
 import traceback
 
+from . import _datapipe_loading
+
 __all__ = ["get_worker_info", "WorkerInfo"]
 
 # How often an idle worker checks that the main process still exists (seconds).
@@ -163,6 +165,8 @@ def _worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_co
         rstorch.set_num_threads(1)
         seed = base_seed + worker_id
         _seed_worker(seed, worker_id)
+        _datapipe_loading.seed_pipeline(dataset, base_seed)
+        _datapipe_loading.shard_pipeline(dataset, num_workers, worker_id)
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed,
                                   dataset=dataset)
         init_exception = None
@@ -191,6 +195,7 @@ def _worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_co
                 iteration_end = False
                 if request.seed is not None:
                     _seed_worker(request.seed + worker_id, worker_id)
+                    _datapipe_loading.seed_pipeline(dataset, request.seed)
                 try:
                     fetcher = _make_fetcher(iterable, dataset, auto_collation, collate_fn,
                                             drop_last)

@@ -3,7 +3,7 @@ import itertools
 import multiprocessing
 import queue
 
-from . import _worker
+from . import _datapipe_loading, _worker
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
@@ -68,7 +68,13 @@ class DataLoader:
 
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
-            if shuffle not in (False, None):
+            if _datapipe_loading.is_datapipe(dataset, "iter"):
+                if shuffle is not None:
+                    from .graph_settings import apply_shuffle_settings
+                    # The loader keeps the pipe it was given, as PyTorch's does: a Shuffler this
+                    # appends (with its warning) to a pipe without one is not used.
+                    apply_shuffle_settings(dataset, shuffle=shuffle)
+            elif shuffle not in (False, None):
                 raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle "
                                  f"option, but got shuffle={shuffle}")
             if sampler is not None:
@@ -169,6 +175,7 @@ class _BaseIter:
         # The seed is drawn before the sampler draws anything, so one seeded generator gives
         # the same order with or without workers.
         self._base_seed = _base_seed(loader.generator)
+        _datapipe_loading.seed_pipeline(self._dataset, self._base_seed)
         self._sampler_iter = iter(self._index_sampler)
         self._num_yielded = 0
 
@@ -190,6 +197,7 @@ class _BaseIter:
 class _SingleProcessIter(_BaseIter):
     def __init__(self, loader):
         super().__init__(loader)
+        _datapipe_loading.shard_pipeline(self._dataset)
         self._fetcher = _worker._make_fetcher(self._iterable, self._dataset, self._auto_collation,
                                               self._collate_fn, self._drop_last)
 

@@ -3,14 +3,18 @@ import bisect
 import itertools
 import math
 import warnings
+from typing import Generic, TypeVar
 
 __all__ = [
     "Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset",
     "Subset", "random_split",
 ]
 
+_T_co = TypeVar("_T_co", covariant=True)
 
-class Dataset:
+
+# Generic as PyTorch's, so `Dataset[int]` and `IterableDataset[Tensor]` annotate and subclass.
+class Dataset(Generic[_T_co]):
     """A map-style dataset: `__getitem__(index)` returns one sample."""
 
     def __getitem__(self, index):
@@ -20,7 +24,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T_co]):
     """A dataset read as a stream: `__iter__` yields samples."""
 
     def __iter__(self):
