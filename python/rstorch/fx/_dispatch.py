@@ -41,6 +41,8 @@ def _namespaces():
         mod = sys.modules.get(f"rstorch.{sub}")
         if mod is not None:
             spaces.append((mod, f"torch.{sub}"))
+    from rstorch import _ops
+    spaces.append((_ops.ops.profiler, "torch.ops.profiler"))
     spaces.append((math, "math"))
     return spaces
 
@@ -57,7 +59,8 @@ def _lazy_names(mod):
 def _callables(mod):
     names = list(mod.__dict__) + [n for n in _lazy_names(mod) if n not in mod.__dict__]
     for name in names:
-        if name.startswith("_") or name in _NOT_RECORDED:
+        # The profiler's operators are named `_record_function_*`: private names count there.
+        if (name.startswith("_") and not name.startswith("_record_function")) or name in _NOT_RECORDED:
             continue
         try:
             obj = getattr(mod, name)

@@ -97,7 +97,9 @@ def replace_pattern_with_filters(gm, pattern, replacement, match_filters=None, i
     order = {n: i for i, n in enumerate(graph.nodes)}
     for match in matches:
         val_map = {rp: match.nodes_map[pp] for pp, rp in zip(matcher.placeholders, r_placeholders)}
-        with graph.inserting_before(match.anchor):
+        # fx puts the replacement just before the first user of the matched value.
+        users = sorted(match.anchor.users, key=lambda n: order.get(n, len(order)))
+        with graph.inserting_before(users[0] if users else match.anchor._next):
             result = graph.graph_copy(replacement_graph, val_map)
         if isinstance(result, (list, tuple)) and len(result) == 1:
             result = result[0]
