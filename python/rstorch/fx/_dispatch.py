@@ -146,22 +146,44 @@ def _normalizer(original, namespace_prefix):
     return normalize
 
 
-def _make_wrapper(original, prefix):
-    normalize = _normalizer(original, prefix)
+class _Recorded:
+    """Stands for a function while patched: records a node when an argument holds a Proxy, else
+    calls the function. It compares and hashes as the function, so `node.target == torch.relu`
+    and dict or set lookups keep working while a trace runs (`is` cannot)."""
 
-    def wrapper(*args, **kwargs):
+    __slots__ = ("_fx_original", "_normalize")
+
+    def __init__(self, original, normalize):
+        self._fx_original = original
+        self._normalize = normalize
+
+    def __call__(self, *args, **kwargs):
         proxy = find_proxy(args, kwargs)
         if proxy is None:
-            return original(*args, **kwargs)
-        if normalize is not None:
-            args, kwargs = normalize(args, kwargs)
-        return proxy.tracer.create_proxy("call_function", original, args, kwargs)
-    wrapper.__name__ = getattr(original, "__name__", "wrapper")
-    wrapper.__qualname__ = getattr(original, "__qualname__", wrapper.__name__)
-    wrapper.__doc__ = getattr(original, "__doc__", None)
-    wrapper.__wrapped__ = original
-    wrapper._fx_original = original
-    return wrapper
+            return self._fx_original(*args, **kwargs)
+        if self._normalize is not None:
+            args, kwargs = self._normalize(args, kwargs)
+        return proxy.tracer.create_proxy("call_function", self._fx_original, args, kwargs)
+
+    def __eq__(self, other):
+        return self._fx_original == getattr(other, "_fx_original", other)
+
+    def __hash__(self):
+        return hash(self._fx_original)
+
+    def __getattr__(self, name):
+        return getattr(self._fx_original, name)
+
+    def __repr__(self):
+        return repr(self._fx_original)
+
+    def __get__(self, obj, objtype=None):
+        # Read as a class attribute (a method descriptor's home), it stays itself.
+        return self
+
+
+def _make_wrapper(original, prefix):
+    return _Recorded(original, _normalizer(original, prefix))
 
 
 def _patch_list():
