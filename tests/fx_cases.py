@@ -57,7 +57,7 @@ def modules(torch):
             a = x + y - x * y / (y * y + 1)
             b = -a + 2 * x - 1 - (x ** 2) // 3 % 2
             c = (x @ y.t()) + (a > 0).float() + (b <= 1).double()
-            return a, b, c[0], c[1:, ::2]
+            return a, b, c[0], c[1:, ::2], abs(b), ~(a > 0)
 
     class Functions(nn.Module):
         def forward(self, x, y):
@@ -195,6 +195,13 @@ def edits(torch):
     rewritten = fx.symbolic_trace(R())
     fx.replace_pattern(rewritten, pattern, replacement)
     out["replace_pattern"] = (rewritten, [tensor(torch, (2,), k) for k in range(3)])
+
+    # Specialized arguments keep their parameters and are checked.
+    def specialized(x, flag, n, s, z):
+        return x * n if flag else x
+
+    out["concrete_args"] = (fx.symbolic_trace(specialized, concrete_args={"flag": True, "n": 3, "s": "a", "z": None}),
+                            [tensor(torch, (2,), 5), True, 3, "a", None])
 
     # Dead code, insert_before, node_copy and a graph built by hand.
     g = fx.Graph()

@@ -47,10 +47,12 @@ class _Emitter:
         from ._dispatch import qualified_name
         qualified = qualified_name(obj)
         root = qualified.split(".", 1)[0]
-        if root in ("torch", "operator", "math") and self._resolves(qualified, obj):
+        if root in ("torch", "math") and self._resolves(qualified, obj):
             return qualified
         if qualified.startswith("builtins.") and getattr(builtins, qualified[9:], None) is obj:
             return qualified[9:]
+        if qualified.startswith("operator."):
+            qualified = "_" + qualified  # fx names operator's functions by their module, _operator
         name = re.sub(r"[^0-9a-zA-Z_]+", "_", qualified)
         if name in self.globals and self.globals[name] is obj:
             return name

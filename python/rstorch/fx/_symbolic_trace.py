@@ -4,6 +4,7 @@ keeps a module-level function as one call_function node."""
 import builtins
 import inspect
 import math
+import operator
 import sys
 
 from . import _dispatch
@@ -14,6 +15,20 @@ __all__ = ["Tracer", "symbolic_trace", "wrap", "PH"]
 
 # (id of a module's globals, function name) -> those globals: the functions `wrap` registered.
 _wrapped_fns_to_patch = {}
+
+
+def _assert(condition, message):
+    """`torch._assert`: an assert that tracing records as a node."""
+    assert condition, message
+
+
+def _assert_is_none(value, msg):
+    assert value is None, msg
+
+
+# The checks are effects: dead-code elimination keeps them; torch._assert is rstorch's.
+_assert._fx_impure = _assert_is_none._fx_impure = True
+_assert.__module__ = "rstorch"
 
 
 class _PH:
@@ -177,7 +192,7 @@ class Tracer(TracerBase):
             if p.kind == p.VAR_KEYWORD:
                 raise RuntimeError("symbolically traced functions cannot take **kwargs")
             if p.name in concrete_args:
-                args.append(concrete_args[p.name])
+                args.append(self._concrete_arg(p.name, concrete_args[p.name]))
                 continue
             name = "*" + p.name if p.kind == p.VAR_POSITIONAL else p.name
             default = () if p.default is inspect.Parameter.empty else (p.default,)
@@ -187,6 +202,19 @@ class Tracer(TracerBase):
                 raise NotImplementedError("symbolic tracing of *args is not supported")
             args.append(proxy)
         return args
+
+    def _concrete_arg(self, name, value):
+        """A specialized argument keeps its parameter, and the graph checks it has that value."""
+        proxy = self.create_proxy("placeholder", f"{name}_1", (), {})
+        if value is PH:
+            return proxy
+        message = f"{name} has been specialized to have value {value} but got another value"
+        if value is None:
+            self.create_proxy("call_function", _assert_is_none, (proxy, message), {})
+        elif type(value) in (bool, int, float, str):
+            check = self.create_proxy("call_function", operator.eq, (proxy, value), {})
+            self.create_proxy("call_function", _assert, (check, message), {})
+        return value
 
     def trace(self, root, concrete_args=None):
         """Runs `root` on Proxies and returns the recorded Graph."""

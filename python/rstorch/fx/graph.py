@@ -61,7 +61,7 @@ class _Namespace:
         self._obj_to_name[obj] = name
 
 
-class _NodeList:
+class _node_list:
     """`graph.nodes`: an ordered view that survives erasing the node being visited."""
 
     def __init__(self, graph, direction="_next"):
@@ -80,10 +80,7 @@ class _NodeList:
             cur = getattr(cur, self._direction)
 
     def __reversed__(self):
-        return _NodeList(self._graph, "_prev" if self._direction == "_next" else "_next")
-
-    def __repr__(self):
-        return repr(list(self))
+        return _node_list(self._graph, "_prev" if self._direction == "_next" else "_next")
 
 
 class PythonCode:
@@ -116,7 +113,7 @@ class Graph:
 
     @property
     def nodes(self):
-        return _NodeList(self)
+        return _node_list(self)
 
     def find_nodes(self, *, op, target=None, sort=True):
         return [n for n in self.nodes if n.op == op and (target is None or n.target == target)]
@@ -202,11 +199,11 @@ class Graph:
 
     def inserting_before(self, n=None):
         """Within the `with` block, new nodes go before `n` (or at the start of the graph)."""
-        return self._insert_point(n.prepend if n is not None else self._root._next.prepend)
+        return self._insert_point(n.prepend if n is not None else self._root.append)
 
     def inserting_after(self, n=None):
-        """Within the `with` block, new nodes go right after `n` (or the start of the graph)."""
-        return self._insert_point(n.append if n is not None else self._root.append)
+        """Within the `with` block, new nodes go right after `n` (or at the end of the graph)."""
+        return self._insert_point(n.append if n is not None else self._root.prepend)
 
     @contextlib.contextmanager
     def _insert_point(self, insert):

@@ -160,9 +160,6 @@ class Proxy:
     def __index__(self):
         raise TraceError("symbolically traced variables cannot be used as inputs to control flow")
 
-    def __setitem__(self, key, value):
-        return self.tracer.create_proxy("call_function", operator.setitem, (self, key, value), {})
-
     def __contains__(self, item):
         return self.tracer.to_bool(self)
 
