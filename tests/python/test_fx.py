@@ -246,3 +246,74 @@ def test_transformer_calls_rstorch_functions_on_proxies():
     x = rstorch.tensor([0.5, -2.0])
     assert gm(x).tolist() == rstorch.neg(x).sigmoid().tolist()
     assert rstorch.sigmoid is type(x).sigmoid  # the originals are back
+
+
+def test_small_graph_and_node_helpers():
+    calls = []
+
+    def log(v):
+        calls.append(v)
+
+    fx.has_side_effect(log)
+    g = fx.Graph()
+    x = g.placeholder("x")
+    g.call_function(log, (x,))
+    g.call_function(rstorch.neg, (x,))  # unused and pure: dead code
+    add = g.call_function(operator.add, (x,))
+    add.insert_arg(1, 10)
+    g.output(add)
+    assert g.output_node().op == "output" and add.args == (x, 10)
+    assert g.eliminate_dead_code() and [n.name for n in g.nodes] == ["x", "log", "add", "output"]
+    gm = fx.GraphModule({}, g)
+    assert gm(rstorch.tensor([1.0])).tolist() == [11.0] and len(calls) == 1
+
+
+def test_interpreter_overrides_and_initial_env():
+    gm = fx.symbolic_trace(lambda x: rstorch.relu(x) + 1)
+
+    class Double(fx.Interpreter):
+        def call_function(self, target, args, kwargs):
+            return super().call_function(target, args, kwargs) * 2
+
+    x = rstorch.tensor([-1.0, 2.0])
+    assert Double(gm).run(x).tolist() == [2.0, 10.0]
+    relu = next(n for n in gm.graph.nodes if n.target is rstorch.relu)
+    assert fx.Interpreter(gm).run(x, initial_env={relu: rstorch.tensor([5.0, 5.0])}).tolist() == [6.0, 6.0]
+    with pytest.raises(RuntimeError, match="Expected positional argument for parameter x"):
+        fx.Interpreter(gm).run()
+
+
+def scale_lowp(a, b):
+    a, b = a.float(), b.float()
+    return (a + b).half()
+
+
+fx.wrap(scale_lowp)
+
+
+def test_tracer_create_node_inlines_a_wrapped_function():
+    # pytorch/examples fx/primitive_library's InliningTracer; the code is PyTorch's for the same program.
+    class Foo(nn.Module):
+        def forward(self, x, y):
+            return scale_lowp(x, y)
+
+    class InliningTracer(fx.Tracer):
+        # Bound before tracing: while it runs the global name holds fx's wrapper (as in PyTorch).
+        FNS_TO_INLINE = [scale_lowp]
+
+        def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
+            if kind == "call_function" and target in self.FNS_TO_INLINE:
+                tracer = fx.proxy.GraphAppendingTracer(self.graph)
+                proxy_args = fx.node.map_arg(args, lambda n: fx.Proxy(n, tracer))
+                return target(*proxy_args).node
+            return super().create_node(kind, target, args, kwargs, name, type_expr)
+
+    wrapped = fx.symbolic_trace(Foo())
+    assert wrapped.code.startswith('\ntorch.fx._symbolic_trace.wrap("test_fx_scale_lowp")\n\ndef forward')
+    f = Foo()
+    module = fx.GraphModule(f, InliningTracer().trace(f))
+    assert module.code == ("\n\n\ndef forward(self, x, y):\n    float_1 = x.float();  x = None\n"
+                           "    float_2 = y.float();  y = None\n    add = float_1 + float_2;  float_1 = float_2 = None\n"
+                           "    half = add.half();  add = None\n    return half\n    ")
+    x, y = rstorch.tensor([1.0], dtype=rstorch.float64), rstorch.tensor([2.0], dtype=rstorch.float64)
+    assert module(x, y).dtype == rstorch.float16 and module(x, y).tolist() == [3.0]

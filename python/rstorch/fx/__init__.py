@@ -7,12 +7,12 @@ from ._symbolic_trace import PH, Tracer, symbolic_trace, wrap
 from .graph import Graph
 from .graph_module import GraphModule
 from .interpreter import Interpreter, Transformer
-from .node import Node, map_arg
+from .node import Node, has_side_effect, map_arg
 from .proxy import Proxy
 from .subgraph_rewriter import replace_pattern
 
 __all__ = ["symbolic_trace", "Tracer", "wrap", "Graph", "GraphModule", "Node", "Proxy", "Interpreter",
-           "Transformer", "replace_pattern", "map_arg", "PH"]
+           "Transformer", "replace_pattern", "map_arg", "has_side_effect", "PH"]
 
 
 def __getattr__(name):

@@ -121,6 +121,13 @@ class Tracer(TracerBase):
         module = type(m).__module__ or ""
         return (module.startswith("rstorch.nn") or module.startswith("torch.nn")) and not isinstance(m, nn.Sequential)
 
+    def get_fresh_qualname(self, prefix):
+        """`prefix` followed by the first number no attribute of the root has yet."""
+        i = 0
+        while hasattr(self.root, f"{prefix}{i}"):
+            i += 1
+        return f"{prefix}{i}"
+
     def path_of_module(self, mod):
         if self.submodule_paths is not None:
             path = self.submodule_paths.get(id(mod))
@@ -168,10 +175,7 @@ class Tracer(TracerBase):
         if isinstance(a, rstorch.Tensor):
             name = self._parameter_names.get(id(a)) or self._buffer_names.get(id(a)) or self.tensor_attrs.get(id(a))
             if name is None:
-                i = 0
-                while hasattr(self.root, f"_tensor_constant{i}"):
-                    i += 1
-                name = f"_tensor_constant{i}"
+                name = self.get_fresh_qualname("_tensor_constant")
                 setattr(self.root, name, a)
                 self.tensor_attrs[id(a)] = name
                 self._constants.append(a)  # keeps the id valid while tracing

@@ -115,6 +115,17 @@ class Graph:
     def nodes(self):
         return _node_list(self)
 
+    def output_node(self):
+        output = next(iter(reversed(self.nodes)))
+        assert output.op == "output", "the last node of the graph must be the output"
+        return output
+
+    def process_inputs(self, *args):
+        return args
+
+    def process_outputs(self, out):
+        return out
+
     def find_nodes(self, *, op, target=None, sort=True):
         return [n for n in self.nodes if n.op == op and (target is None or n.target == target)]
 

@@ -3,13 +3,19 @@ map over the nested arguments (`map_arg`, `map_aggregate`)."""
 import builtins
 import operator
 
-__all__ = ["Node", "map_arg", "map_aggregate", "Argument", "Target"]
+__all__ = ["Node", "map_arg", "map_aggregate", "has_side_effect", "Argument", "Target"]
 
 Argument = object
 Target = object
 
 # Call-function targets that only have effects (codegen keeps them, dead-code elimination too).
 _SIDE_EFFECTS = {operator.setitem, builtins.print}
+
+
+def has_side_effect(fn):
+    """Marks `fn` as having effects: its call_function nodes survive dead-code elimination."""
+    _SIDE_EFFECTS.add(fn)
+    return fn
 
 
 def map_aggregate(a, fn):
@@ -156,6 +162,11 @@ class Node:
         args = list(self.args)
         args[idx] = arg
         self.args = tuple(args)
+
+    def insert_arg(self, idx, arg):
+        """Inserts `arg` at position `idx` of the positional arguments."""
+        assert 0 <= idx <= len(self.args), "insert_args index must be between 0 and len(self.args)"
+        self.args = self.args[:idx] + (arg,) + self.args[idx:]
 
     def update_kwarg(self, key, arg):
         self.kwargs = {**self.kwargs, key: arg}
