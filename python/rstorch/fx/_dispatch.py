@@ -26,7 +26,7 @@ _FUNCTION_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.MethodDe
 _NOT_RECORDED = {"is_tensor", "is_storage", "typename", "compile", "get_default_dtype", "is_grad_enabled"}
 
 _active = 0
-_installed = []          # (module, name, original, was_in_dict)
+_installed = []          # (namespace dict, originals to put back, lazy names to drop)
 _public = {}             # id(obj) -> (obj, "torch.name")
 _proxy_cls = None
 _patch_cache = None
@@ -187,16 +187,24 @@ def _make_wrapper(original, prefix):
 
 
 def _patch_list():
-    """(module, name, original, wrapper) for every patched callable, rebuilt only when a namespace
-    changed (scanning and wrapping ~1000 functions each time a Proxy appears would be slow)."""
+    """Per namespace: (its __dict__, {name: wrapper}, {name: original} of names it holds, names
+    it only provides lazily). Rebuilt only when a namespace changed: scanning and wrapping ~700
+    functions each time a Proxy appears would be slow; swapping dicts is fast."""
     global _patch_cache
     spaces = _namespaces()
     key = tuple((id(mod), len(mod.__dict__)) for mod, _ in spaces)
-    if _patch_cache is None or _patch_cache[0] != key:
+    # A function replaced since the scan (a user's monkeypatch) must not be put back stale.
+    stale = _patch_cache is None or _patch_cache[0] != key or any(
+        namespace.get(name) is not obj for namespace, _, originals, _ in _patch_cache[1] for name, obj in originals.items())
+    if stale:
         entries = []
         for mod, prefix in spaces:
-            for name, obj in list(_callables(mod)):
-                entries.append((mod, name, obj, _make_wrapper(obj, prefix)))
+            found = list(_callables(mod))
+            namespace = mod.__dict__
+            wrappers = {name: _make_wrapper(obj, prefix) for name, obj in found}
+            originals = {name: obj for name, obj in found if name in namespace}
+            lazy = [name for name, _ in found if name not in namespace]
+            entries.append((namespace, wrappers, originals, lazy))
         _patch_cache = (key, entries)
     return _patch_cache[1]
 
@@ -205,18 +213,17 @@ def _install():
     global _proxy_cls
     from .proxy import Proxy
     _proxy_cls = Proxy
-    for mod, name, obj, wrapper in _patch_list():
-        _installed.append((mod, name, obj, name in mod.__dict__))
-        setattr(mod, name, wrapper)
+    for namespace, wrappers, originals, lazy in _patch_list():
+        _installed.append((namespace, originals, lazy))
+        namespace.update(wrappers)
 
 
 def _uninstall():
     while _installed:
-        mod, name, original, was_in_dict = _installed.pop()
-        if was_in_dict:
-            setattr(mod, name, original)
-        else:
-            mod.__dict__.pop(name, None)
+        namespace, originals, lazy = _installed.pop()
+        namespace.update(originals)
+        for name in lazy:
+            namespace.pop(name, None)
 
 
 def acquire():
