@@ -17,6 +17,6 @@ __all__ = ["symbolic_trace", "Tracer", "wrap", "Graph", "GraphModule", "Node", "
 
 def __getattr__(name):
     import importlib
-    if name in ("passes", "traceback", "experimental"):
+    if name == "passes":
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'rstorch.fx' has no attribute '{name}'")

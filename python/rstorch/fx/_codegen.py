@@ -7,7 +7,7 @@ import math
 import operator
 import re
 
-from .graph import PythonCode, _Namespace
+from ._namespace import PythonCode, _Namespace
 from .node import Node
 
 _BINARY_SYMBOLS = {

@@ -209,10 +209,13 @@ def _patch_list():
     return _patch_cache[1]
 
 
-def _install():
+def set_proxy_class(cls):
+    """proxy.py hands over the Proxy class (importing it here would make an import circle)."""
     global _proxy_cls
-    from .proxy import Proxy
-    _proxy_cls = Proxy
+    _proxy_cls = cls
+
+
+def _install():
     for namespace, wrappers, originals, lazy in _patch_list():
         _installed.append((namespace, originals, lazy))
         namespace.update(wrappers)

@@ -177,6 +177,7 @@ class Proxy:
 
 
 Proxy.__hash__ = object.__hash__
+_dispatch.set_proxy_class(Proxy)
 
 
 class Attribute(Proxy):
