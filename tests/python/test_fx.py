@@ -317,3 +317,22 @@ def test_tracer_create_node_inlines_a_wrapped_function():
                            "    half = add.half();  add = None\n    return half\n    ")
     x, y = rstorch.tensor([1.0], dtype=rstorch.float64), rstorch.tensor([2.0], dtype=rstorch.float64)
     assert module(x, y).dtype == rstorch.float16 and module(x, y).tolist() == [3.0]
+
+
+def test_profiler_range_ops_are_recorded_and_kept():
+    # The range that pytorch/examples fx/profiling_tracer's tracer puts around the traced code.
+    gm = fx.symbolic_trace(lambda x: rstorch.relu(x))
+    graph = gm.graph
+    x = next(iter(graph.nodes))
+    relu = x.next
+    with graph.inserting_after(x):
+        enter = graph.call_function(rstorch.ops.profiler._record_function_enter, ("foo",))
+    with graph.inserting_after(relu):
+        graph.call_function(rstorch.ops.profiler._record_function_exit, (enter,))
+    graph.eliminate_dead_code()  # the range has effects: it stays
+    gm.recompile()
+    assert gm.code == ("\n\n\ndef forward(self, x):\n"
+                       "    _record_function_enter = torch.ops.profiler._record_function_enter('foo')\n"
+                       "    relu = torch.relu(x);  x = None\n"
+                       "    _record_function_exit = torch.ops.profiler._record_function_exit(_record_function_enter);  "
+                       "_record_function_enter = _record_function_exit = None\n    return relu\n    ")
