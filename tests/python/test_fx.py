@@ -336,3 +336,14 @@ def test_profiler_range_ops_are_recorded_and_kept():
                        "    relu = torch.relu(x);  x = None\n"
                        "    _record_function_exit = torch.ops.profiler._record_function_exit(_record_function_enter);  "
                        "_record_function_enter = _record_function_exit = None\n    return relu\n    ")
+
+
+def test_torch_assert_is_recorded():
+    def f(x):
+        rstorch._assert(x.sum() > 0, "positive")
+        return x
+
+    gm = fx.symbolic_trace(f)
+    assert "torch._assert(gt, 'positive')" in gm.code
+    with pytest.raises(AssertionError, match="positive"):
+        gm(rstorch.tensor([-1.0]))

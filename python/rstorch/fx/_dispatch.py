@@ -53,14 +53,15 @@ def _lazy_names(mod):
     if mod is not rstorch:
         return ()
     from rstorch import _torch_extras
-    return tuple(rstorch._FUNCTIONAL) + tuple(_torch_extras.NAMES)
+    return tuple(rstorch._FUNCTIONAL) + tuple(_torch_extras.NAMES) + ("_assert",)
 
 
 def _callables(mod):
     names = list(mod.__dict__) + [n for n in _lazy_names(mod) if n not in mod.__dict__]
     for name in names:
-        # The profiler's operators are named `_record_function_*`: private names count there.
-        if (name.startswith("_") and not name.startswith("_record_function")) or name in _NOT_RECORDED:
+        # The profiler's operators (`_record_function_*`) and torch._assert are recorded too.
+        if (name.startswith("_") and not name.startswith("_record_function") and name != "_assert") \
+                or name in _NOT_RECORDED:
             continue
         try:
             obj = getattr(mod, name)
