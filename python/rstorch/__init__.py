@@ -231,6 +231,12 @@ def __getattr__(name):
         return importlib.import_module(f".{name}", __name__)
     if name == "func":
         return importlib.import_module(".func", __name__)
+    if name == "fx":
+        return importlib.import_module(".fx", __name__)
+    if name == "_assert":
+        return importlib.import_module(".fx._symbolic_trace", __name__)._assert
+    if name == "ops":
+        return importlib.import_module("._ops", __name__).ops
     if name in ("autocast", "is_autocast_enabled", "get_autocast_dtype"):
         return getattr(importlib.import_module(".amp", __name__), name)
     if name in ("save", "load"):

@@ -1,0 +1,1 @@
+"""fx passes (shape propagation)."""
