@@ -1,0 +1,96 @@
+import numbers
+
+import rstorch as torch
+
+from . import constraints
+from ._gamma_sampling import standard_gamma
+from .exp_family import ExponentialFamily
+from .utils import broadcast_all
+
+__all__ = ["Chi2", "Gamma"]
+
+
+def _clamp_keep_grad(value):
+    # Draws that underflow to 0 are moved to the smallest normal number in place, so that their
+    # log stays finite while the gradient still flows through the unclamped graph.
+    value.detach().clamp_(min=torch.finfo(value.dtype).tiny)
+    return value
+
+
+class Gamma(ExponentialFamily):
+    """The Gamma distribution with shape `concentration` and inverse scale `rate`."""
+    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+    _mean_carrier_measure = 0
+
+    @property
+    def mean(self):
+        return self.concentration / self.rate
+
+    @property
+    def mode(self):
+        return ((self.concentration - 1) / self.rate).clamp(min=0)
+
+    @property
+    def variance(self):
+        return self.concentration / self.rate.pow(2)
+
+    def __init__(self, concentration, rate, validate_args=None):
+        self.concentration, self.rate = broadcast_all(concentration, rate)
+        if isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number):
+            batch_shape = torch.Size()
+        else:
+            batch_shape = self.concentration.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expand_params(Gamma, batch_shape, _instance, {"concentration": 0, "rate": 0})
+
+    def rsample(self, sample_shape=torch.Size()):
+        shape = tuple(self._extended_shape(sample_shape))
+        value = standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        return _clamp_keep_grad(value)
+
+    def log_prob(self, value):
+        value = torch.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
+        if self._validate_args:
+            self._validate_sample(value)
+        return (torch.xlogy(self.concentration, self.rate) + torch.xlogy(self.concentration - 1, value)
+                - self.rate * value - torch.lgamma(self.concentration))
+
+    def entropy(self):
+        return (self.concentration - torch.log(self.rate) + torch.lgamma(self.concentration)
+                + (1.0 - self.concentration) * torch.digamma(self.concentration))
+
+    @property
+    def _natural_params(self):
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x, y):
+        return torch.lgamma(x + 1) + (x + 1) * torch.log(-y.reciprocal())
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        special = torch.special
+        if not hasattr(special, "gammainc"):
+            raise NotImplementedError("Gamma.cdf needs torch.special.gammainc, which rstorch does not have yet")
+        return special.gammainc(self.concentration, self.rate * value)
+
+
+class Chi2(Gamma):
+    """The chi-squared distribution with `df` degrees of freedom: Gamma(df / 2, 1 / 2)."""
+    arg_constraints = {"df": constraints.positive}
+
+    def __init__(self, df, validate_args=None):
+        (df,) = broadcast_all(df)
+        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Chi2, _instance)
+        return super().expand(batch_shape, new)
+
+    @property
+    def df(self):
+        return self.concentration * 2
