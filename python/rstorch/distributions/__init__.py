@@ -16,3 +16,8 @@ from .studentT import StudentT
 from .bernoulli import Bernoulli
 from .categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
 from ._counts import Binomial, Geometric, Multinomial, NegativeBinomial, Poisson
+from .multivariate_normal import MultivariateNormal
+from .mixture_same_family import MixtureSameFamily
+from ._relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
+from .kl import kl_divergence, register_kl
+from .constraint_registry import biject_to, transform_to
