@@ -41,7 +41,7 @@ class Poisson(ExponentialFamily):
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(Poisson, batch_shape, _instance, {"rate": 0})
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         with torch.no_grad():
             return torch.poisson(self.rate.expand(shape))
@@ -126,7 +126,7 @@ class Binomial(BinaryProbsMixin, Distribution):
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         with torch.no_grad():
             return _binomial_sample(self.total_count.expand(shape), self.probs.expand(shape))
@@ -197,7 +197,7 @@ class Geometric(BinaryProbsMixin, Distribution):
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         tiny = torch.finfo(self.probs.dtype).tiny
         with torch.no_grad():
@@ -247,7 +247,7 @@ class NegativeBinomial(BinaryProbsMixin, Distribution):
         # A Poisson whose rate is Gamma(total_count, odds) distributed.
         return Gamma(concentration=self.total_count, rate=torch.exp(-self.logits), validate_args=False)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         with torch.no_grad():
             return torch.poisson(self._gamma.sample(sample_shape))
 
@@ -310,7 +310,7 @@ class Multinomial(Distribution):
     def param_shape(self):
         return self._categorical.param_shape
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         sample_shape = torch.Size(sample_shape)
         samples = self._categorical.sample(torch.Size((self.total_count,)) + sample_shape)
         # The draws' dim goes last, then each category's draws are counted.

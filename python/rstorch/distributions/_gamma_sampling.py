@@ -126,3 +126,19 @@ def standard_gamma(alpha):
     if alpha.requires_grad:
         return _StandardGamma.apply(alpha)
     return _sample(alpha)
+
+
+def regularized_lower_gamma(a, x):
+    """P(a, x) in float64 on the host (for Gamma.cdf; not differentiable)."""
+    a, x = torch.broadcast_tensors(a.detach(), x.detach())
+    an = a.to(torch.float64).cpu().numpy().astype(np.float64).reshape(-1)
+    xn = x.to(torch.float64).cpu().numpy().astype(np.float64).reshape(-1)
+    out = np.zeros_like(xn)
+    low = (xn < an + 1) & (xn > 0)
+    high = xn >= an + 1
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if low.any():
+            out[low] = _lower_series(an[low], xn[low])
+        if high.any():
+            out[high] = 1 - _upper_fraction(an[high], xn[high])
+    return torch.tensor(out.reshape(tuple(x.shape)), dtype=x.dtype, device=x.device)

@@ -48,7 +48,7 @@ class Exponential(ExponentialFamily):
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(Exponential, batch_shape, _instance, {"rate": 0})
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         return self.rate.new_empty(tuple(shape)).exponential_() / self.rate
 
@@ -106,7 +106,7 @@ class Laplace(Distribution):
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(Laplace, batch_shape, _instance, {"loc": 0, "scale": 0})
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         finfo = torch.finfo(self.loc.dtype)
         # u in (-1, 1) (never -1, where the log below is infinite); inversion of the CDF.
@@ -158,7 +158,7 @@ class Cauchy(Distribution):
     def variance(self):
         return torch.full(tuple(self._extended_shape()), float("inf"), dtype=self.loc.dtype, device=self.loc.device)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         eps = self.loc.new_empty(tuple(shape)).cauchy_()
         return self.loc + eps * self.scale

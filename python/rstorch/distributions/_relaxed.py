@@ -37,7 +37,7 @@ class LogitRelaxedBernoulli(BinaryProbsMixin, Distribution):
         new.temperature = self.temperature
         return new
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         probs = clamp_probs(self.probs.expand(shape))
         uniforms = clamp_probs(torch.rand(shape, dtype=probs.dtype, device=probs.device))
@@ -113,7 +113,7 @@ class ExpRelaxedCategorical(Distribution):
     def probs(self):
         return self._categorical.probs
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         uniforms = clamp_probs(torch.rand(shape, dtype=self.logits.dtype, device=self.logits.device))
         gumbels = -((-(uniforms.log())).log())

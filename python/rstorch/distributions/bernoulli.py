@@ -37,7 +37,7 @@ class Bernoulli(BinaryProbsMixin, ExponentialFamily):
     def variance(self):
         return self.probs * (1 - self.probs)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         with torch.no_grad():
             return torch.bernoulli(self.probs.expand(shape))

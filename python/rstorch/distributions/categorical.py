@@ -65,7 +65,7 @@ class Categorical(Distribution):
         return torch.full(tuple(self._extended_shape()), float("nan"), dtype=self.probs.dtype,
                           device=self.probs.device)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         if not isinstance(sample_shape, torch.Size):
             sample_shape = torch.Size(sample_shape)
         probs_2d = self.probs.reshape(-1, self._num_events)
@@ -143,7 +143,7 @@ class OneHotCategorical(Distribution):
     def param_shape(self):
         return self._categorical.param_shape
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         probs = self._categorical.probs
         indices = self._categorical.sample(sample_shape)
         return F.one_hot(indices, self._categorical._num_events).to(probs.dtype)
@@ -171,7 +171,7 @@ class OneHotCategoricalStraightThrough(OneHotCategorical):
     the probabilities' gradient (Bengio et al., 2013)."""
     has_rsample = True
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         samples = self.sample(sample_shape)
         probs = self._categorical.probs
         return samples + (probs - probs.detach())

@@ -5,7 +5,7 @@ import rstorch as torch
 from . import constraints
 from ._gamma_sampling import standard_gamma
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
+from .utils import _xlogy, broadcast_all
 
 __all__ = ["Beta", "Dirichlet"]
 
@@ -36,7 +36,7 @@ class Dirichlet(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         c = self.concentration
-        return torch.xlogy(c - 1.0, value).sum(-1) + torch.lgamma(c.sum(-1)) - torch.lgamma(c).sum(-1)
+        return _xlogy(c - 1.0, value).sum(-1) + torch.lgamma(c.sum(-1)) - torch.lgamma(c).sum(-1)
 
     @property
     def mean(self):

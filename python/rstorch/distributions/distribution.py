@@ -26,7 +26,7 @@ class Distribution:
             raise ValueError
         Distribution._validate_args = value
 
-    def __init__(self, batch_shape=torch.Size(), event_shape=torch.Size(), validate_args=None):
+    def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
         self._batch_shape = torch.Size(batch_shape)
         self._event_shape = torch.Size(event_shape)
         if validate_args is not None:
@@ -89,13 +89,13 @@ class Distribution:
     def stddev(self):
         return self.variance.sqrt()
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         """Draws `sample_shape` samples (a batch of them when the distribution is batched),
         without gradients."""
         with torch.no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         """Reparameterized draws: gradients flow to the parameters."""
         raise NotImplementedError
 
@@ -121,7 +121,7 @@ class Distribution:
     def perplexity(self):
         return torch.exp(self.entropy())
 
-    def _extended_shape(self, sample_shape=torch.Size()):
+    def _extended_shape(self, sample_shape=()):
         if not isinstance(sample_shape, torch.Size):
             sample_shape = torch.Size(sample_shape)
         return torch.Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))

@@ -3,9 +3,9 @@ import numbers
 import rstorch as torch
 
 from . import constraints
-from ._gamma_sampling import standard_gamma
+from ._gamma_sampling import regularized_lower_gamma, standard_gamma
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
+from .utils import _xlogy, broadcast_all
 
 __all__ = ["Chi2", "Gamma"]
 
@@ -47,7 +47,7 @@ class Gamma(ExponentialFamily):
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(Gamma, batch_shape, _instance, {"concentration": 0, "rate": 0})
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         value = standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
         return _clamp_keep_grad(value)
@@ -56,7 +56,7 @@ class Gamma(ExponentialFamily):
         value = torch.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
         if self._validate_args:
             self._validate_sample(value)
-        return (torch.xlogy(self.concentration, self.rate) + torch.xlogy(self.concentration - 1, value)
+        return (_xlogy(self.concentration, self.rate) + _xlogy(self.concentration - 1, value)
                 - self.rate * value - torch.lgamma(self.concentration))
 
     def entropy(self):
@@ -73,10 +73,7 @@ class Gamma(ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        special = torch.special
-        if not hasattr(special, "gammainc"):
-            raise NotImplementedError("Gamma.cdf needs torch.special.gammainc, which rstorch does not have yet")
-        return special.gammainc(self.concentration, self.rate * value)
+        return regularized_lower_gamma(self.concentration, self.rate * value)
 
 
 class Chi2(Gamma):

@@ -41,7 +41,7 @@ class StudentT(Distribution):
         new._chi2 = self._chi2.expand(batch_shape)
         return new
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         # Normal / sqrt(Chi2 / df)
         shape = self._extended_shape(sample_shape)
         x = _standard_normal(shape, dtype=self.df.dtype, device=self.df.device)

@@ -48,7 +48,7 @@ class Uniform(Distribution):
     def support(self):
         return constraints.interval(self.low, self.high)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         rand = torch.rand(tuple(shape), dtype=self.low.dtype, device=self.low.device)
         return self.low + rand * (self.high - self.low)

@@ -107,3 +107,10 @@ def vec_to_tril_matrix(vec, diag=0):
     mat = vec.new_zeros(tuple(vec.shape[:-1]) + (n, n))
     mat[..., rows, cols] = vec
     return mat
+
+
+def _xlogy(x, y):
+    """x * log(y), 0 where both are 0. Written out because the gradient the densities need at
+    x == 0 is log(y) (PyTorch's), which the core's xlogy gives as 0 there."""
+    both_zero = (x == 0) & (y == 0)
+    return x * torch.where(both_zero, torch.ones_like(y), y).log()
