@@ -5,19 +5,32 @@ from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .normal import Normal
 from .uniform import Uniform
-from ._location_scale import Cauchy, Exponential, Laplace
-from ._transformed_families import Gumbel, HalfCauchy, HalfNormal, LogNormal
+from .cauchy import Cauchy
+from .exponential import Exponential
+from .laplace import Laplace
+from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
+from .log_normal import LogNormal
 from .independent import Independent
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403
-from .gamma import Chi2, Gamma
-from .dirichlet import Beta, Dirichlet
+from .gamma import Gamma
+from .chi2 import Chi2
+from .dirichlet import Dirichlet
+from .beta import Beta
 from .studentT import StudentT
 from .bernoulli import Bernoulli
-from .categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
-from ._counts import Binomial, Geometric, Multinomial, NegativeBinomial, Poisson
+from .categorical import Categorical
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .binomial import Binomial
+from .geometric import Geometric
+from .multinomial import Multinomial
+from .negative_binomial import NegativeBinomial
+from .poisson import Poisson
 from .multivariate_normal import MultivariateNormal
 from .mixture_same_family import MixtureSameFamily
-from ._relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .kl import kl_divergence, register_kl
 from .constraint_registry import biject_to, transform_to

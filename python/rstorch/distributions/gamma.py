@@ -7,7 +7,7 @@ from ._gamma_sampling import regularized_lower_gamma, standard_gamma
 from .exp_family import ExponentialFamily
 from .utils import _xlogy, broadcast_all
 
-__all__ = ["Chi2", "Gamma"]
+__all__ = ["Gamma"]
 
 
 def _clamp_keep_grad(value):
@@ -74,20 +74,3 @@ class Gamma(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         return regularized_lower_gamma(self.concentration, self.rate * value)
-
-
-class Chi2(Gamma):
-    """The chi-squared distribution with `df` degrees of freedom: Gamma(df / 2, 1 / 2)."""
-    arg_constraints = {"df": constraints.positive}
-
-    def __init__(self, df, validate_args=None):
-        (df,) = broadcast_all(df)
-        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Chi2, _instance)
-        return super().expand(batch_shape, new)
-
-    @property
-    def df(self):
-        return self.concentration * 2

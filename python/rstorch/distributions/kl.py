@@ -7,18 +7,25 @@ from functools import total_ordering
 import rstorch as torch
 import rstorch.nn.functional as F
 
-from ._counts import Binomial, Geometric, Poisson
-from ._location_scale import Cauchy, Exponential, Laplace
-from ._transformed_families import Gumbel, HalfNormal
 from .bernoulli import Bernoulli
-from .categorical import Categorical, OneHotCategorical
-from .dirichlet import Beta, Dirichlet
+from .binomial import Binomial
+from .cauchy import Cauchy
+from .beta import Beta
+from .categorical import Categorical
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
+from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import _sum_rightmost, euler_constant

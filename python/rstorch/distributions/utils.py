@@ -25,6 +25,13 @@ def broadcast_all(*values):
     return torch.broadcast_tensors(*values)
 
 
+def _as_tensor_like(value, like):
+    """A Python number as a 0-d tensor of `like`'s dtype and device (tensors pass through)."""
+    if isinstance(value, numbers.Number):
+        return torch.tensor(float(value), dtype=like.dtype, device=like.device)
+    return value
+
+
 def _standard_normal(shape, dtype, device):
     return torch.randn(tuple(shape), dtype=dtype, device=device)
 
