@@ -13,10 +13,10 @@ from . import constraints
 from .utils import _sum_rightmost, broadcast_all
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "ComposeTransform",
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
     "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
     "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform",
-    "TanhTransform", "SoftmaxTransform", "StickBreakingTransform", "Transform",
+    "TanhTransform", "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "Transform",
     "identity_transform",
 ]
 
@@ -742,3 +742,7 @@ class CumulativeDistributionTransform(Transform):
         if self._cache_size == cache_size:
             return self
         return type(self)(self.distribution, cache_size=cache_size)
+
+
+# Defined over the classes above, hence imported last.
+from ._more_transforms import CatTransform, CorrCholeskyTransform, StackTransform  # noqa: E402
