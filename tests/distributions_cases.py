@@ -47,6 +47,22 @@ CASES = [
     dict(name="RelaxedBernoulli", fixed={"temperature": 0.5}, params={"probs": [0.2, 0.7]}, values=[0.3, 0.9]),
     dict(name="RelaxedOneHotCategorical", fixed={"temperature": 0.7}, params={"probs": [0.2, 0.3, 0.5]},
          values=[[0.1, 0.3, 0.6], [0.5, 0.25, 0.25]]),
+    dict(name="LowRankMultivariateNormal",
+         params={"loc": [0.1, -0.2, 0.3], "cov_factor": [[1.0, 0.2], [0.3, -0.5], [0.1, 0.4]],
+                 "cov_diag": [0.5, 1.0, 2.0]}, values=[[0.3, 0.1, -0.4], [1.0, -2.0, 0.5]]),
+    dict(name="ContinuousBernoulli", params={"probs": [0.2, 0.4995, 0.8]}, values=[0.3, 0.6, 0.9],
+         probs=[0.1, 0.5, 0.7]),
+    dict(name="ContinuousBernoulli", params={"logits": [-1.2, 0.0001, 2.5]}, values=[0.3, 0.6, 0.9],
+         probs=[0.1, 0.5, 0.7]),
+    dict(name="Pareto", params={"scale": [1.0, 2.0], "alpha": [3.0, 1.5]}, values=[1.5, 3.0], probs=[0.1, 0.7]),
+    dict(name="Weibull", params={"scale": [1.0, 2.0], "concentration": [3.0, 1.5]}, values=[1.5, 3.0],
+         probs=[0.1, 0.7]),
+    dict(name="InverseGamma", params={"concentration": [3.0, 1.5], "rate": [1.0, 2.0]}, values=[1.5, 3.0]),
+    dict(name="LogisticNormal", params={"loc": [0.1, -0.3], "scale": [1.0, 0.5]},
+         values=[[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]]),
+    dict(name="Kumaraswamy", params={"concentration1": [2.0, 0.7], "concentration0": [3.0, 1.5]},
+         values=[0.3, 0.8]),
+    dict(name="FisherSnedecor", params={"df1": [3.0, 6.0], "df2": [5.0, 10.0]}, values=[0.5, 2.0]),
 ]
 
 # KL(p || q): two cases of the list above (same family) with their own parameters.

@@ -34,3 +34,11 @@ from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
 from .kl import kl_divergence, register_kl
 from .constraint_registry import biject_to, transform_to
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .continuous_bernoulli import ContinuousBernoulli
+from .pareto import Pareto
+from .weibull import Weibull
+from .inverse_gamma import InverseGamma
+from .logistic_normal import LogisticNormal
+from .kumaraswamy import Kumaraswamy
+from .fishersnedecor import FisherSnedecor
