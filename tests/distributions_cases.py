@@ -65,6 +65,39 @@ CASES = [
     dict(name="FisherSnedecor", params={"df1": [3.0, 6.0], "df2": [5.0, 10.0]}, values=[0.5, 2.0]),
 ]
 
+LOWRANK_P = {"loc": [0.1, -0.2, 0.3], "cov_factor": [[1.0, 0.2], [0.3, -0.5], [0.1, 0.4]], "cov_diag": [0.5, 1.0, 2.0]}
+LOWRANK_Q = {"loc": [0.4, 0.0, -0.3], "cov_factor": [[0.5], [-0.2], [0.8]], "cov_diag": [1.5, 0.7, 1.0]}
+MVN_3 = {"loc": [0.2, 0.1, -0.1], "scale_tril": [[1.2, 0.0, 0.0], [0.3, 0.8, 0.0], [-0.5, 0.2, 1.5]]}
+
+# One parameter set per family for the cross-family pairs (two batch elements each; the Uniforms
+# cover both the finite and the infinite branches).
+P = {
+    "Normal": {"loc": [0.3, -1.2], "scale": [1.5, 0.4]},
+    "Laplace": {"loc": [0.5, -0.2], "scale": [0.7, 1.3]},
+    "Gumbel": {"loc": [0.1, 1.0], "scale": [0.8, 2.0]},
+    "Exponential": {"rate": [0.5, 2.0]},
+    "Gamma": {"concentration": [0.7, 3.0], "rate": [1.5, 0.5]},
+    "Beta": {"concentration1": [0.7, 2.0], "concentration0": [1.5, 3.0]},
+    "ContinuousBernoulli": {"probs": [0.2, 0.8]},
+    "Pareto": {"scale": [0.5, 2.0], "alpha": [3.0, 1.5]},
+    "Uniform": {"low": [0.2, -0.5], "high": [0.9, 1.5]},
+    "Bernoulli": {"probs": [0.2, 0.7]},
+    "Binomial": {"total_count": [5.0, 10.0], "probs": [0.3, 0.8]},
+    "Poisson": {"rate": [0.5, 4.0]},
+}
+CROSS_PAIRS = [
+    ("Bernoulli", "Poisson"), ("Beta", "ContinuousBernoulli"), ("Beta", "Pareto"), ("Beta", "Exponential"),
+    ("Beta", "Gamma"), ("Beta", "Normal"), ("Beta", "Uniform"), ("ContinuousBernoulli", "Pareto"),
+    ("ContinuousBernoulli", "Exponential"), ("ContinuousBernoulli", "Normal"), ("ContinuousBernoulli", "Uniform"),
+    ("Exponential", "Beta"), ("Exponential", "Gamma"), ("Exponential", "Gumbel"), ("Exponential", "Normal"),
+    ("Exponential", "Uniform"), ("Gamma", "Exponential"), ("Gamma", "Gumbel"), ("Gamma", "Normal"),
+    ("Gamma", "Pareto"), ("Gumbel", "Normal"), ("Gumbel", "Gamma"), ("Laplace", "Normal"), ("Laplace", "Beta"),
+    ("Normal", "Gumbel"), ("Normal", "Laplace"), ("Normal", "Exponential"), ("Pareto", "Exponential"),
+    ("Pareto", "Gamma"), ("Pareto", "Normal"), ("Pareto", "Uniform"), ("Poisson", "Bernoulli"),
+    ("Poisson", "Binomial"), ("Uniform", "Beta"), ("Uniform", "ContinuousBernoulli"), ("Uniform", "Exponential"),
+    ("Uniform", "Gamma"), ("Uniform", "Gumbel"), ("Uniform", "Normal"), ("Uniform", "Pareto"),
+]
+
 # KL(p || q): two cases of the list above (same family) with their own parameters.
 KL_CASES = [
     ("Normal", {"loc": [0.3, -1.2], "scale": [1.5, 0.4]}, "Normal", {"loc": [1.0, 0.2], "scale": [0.5, 2.0]}),
@@ -91,7 +124,12 @@ KL_CASES = [
     ("MultivariateNormal", {"loc": [0.1, -0.2], "covariance_matrix": [[2.0, 0.5], [0.5, 1.0]]}, "MultivariateNormal",
      {"loc": [0.5, 0.3], "covariance_matrix": [[1.0, -0.2], [-0.2, 0.7]]}),
     ("Normal", {"loc": [0.3, -1.2], "scale": [1.5, 0.4]}, "Uniform", {"low": [0.0, -1.0], "high": [2.0, 1.5]}),
-]
+    ("ContinuousBernoulli", {"probs": [0.2, 0.4995, 0.8]}, "ContinuousBernoulli", {"probs": [0.6, 0.3, 0.5001]}),
+    ("Pareto", {"scale": [1.0, 2.0], "alpha": [3.0, 1.5]}, "Pareto", {"scale": [0.5, 2.5], "alpha": [1.0, 2.0]}),
+    ("LowRankMultivariateNormal", LOWRANK_P, "LowRankMultivariateNormal", LOWRANK_Q),
+    ("LowRankMultivariateNormal", LOWRANK_P, "MultivariateNormal", MVN_3),
+    ("MultivariateNormal", MVN_3, "LowRankMultivariateNormal", LOWRANK_Q),
+] + [(p, P[p], q, P[q]) for p, q in CROSS_PAIRS]
 
 # (concentration, value) pairs for the implicit reparameterized gradient of Gamma draws.
 GAMMA_GRAD = {"alpha": [0.3, 1.0, 2.5, 50.0, 0.5, 3.0, 0.05, 10.0], "x": [0.1, 0.7, 4.0, 48.0, 2.0, 0.01, 1e-4, 15.0]}

@@ -8,6 +8,7 @@ import rstorch as torch
 import rstorch.nn.functional as F
 
 from .bernoulli import Bernoulli
+from .continuous_bernoulli import ContinuousBernoulli
 from .binomial import Binomial
 from .cauchy import Cauchy
 from .beta import Beta
@@ -22,13 +23,15 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
-from .utils import _sum_rightmost, euler_constant
+from .utils import _sum_rightmost, _xlogy, euler_constant
 
 __all__ = ["register_kl", "kl_divergence"]
 
@@ -219,20 +222,49 @@ def _kl_laplace_laplace(p, q):
     return t1 + t2 + t3 - 1
 
 
-@register_kl(MultivariateNormal, MultivariateNormal)
-def _kl_multivariatenormal_multivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
-                         "computed")
-    p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+def _scale_tril_of(d):
+    if isinstance(d, MultivariateNormal):
+        return d._unbroadcasted_scale_tril
+    return d.scale_tril
+
+
+def _kl_gaussians(p, q):
+    """KL between two multivariate normals through their covariances' Cholesky factors:
+    1/2 [tr(Σq^-1 Σp) + |Lq^-1 (μq - μp)|^2 - n] + log det Lq - log det Lp."""
+    p_tril, q_tril = _scale_tril_of(p), _scale_tril_of(q)
     half_term1 = (q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
                   - p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
     batch = tuple(torch.broadcast_shapes(tuple(q_tril.shape[:-2]), tuple(p_tril.shape[:-2])))
     n = p.event_shape[0]
     solved = torch.linalg.solve_triangular(q_tril.expand(batch + (n, n)), p_tril.expand(batch + (n, n)), upper=False)
-    term2 = solved.pow(2).sum((-2, -1))  # trace(Σq^-1 Σp)
+    term2 = solved.pow(2).sum((-2, -1))
     term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
+                         "computed")
+    return _kl_gaussians(p, q)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Low Rank Multivariate Normals with different event shapes "
+                         "cannot be computed")
+    return _kl_gaussians(p, q)
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_mixed_multivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with different event shapes "
+                         "cannot be computed")
+    return _kl_gaussians(p, q)
 
 
 @register_kl(Normal, Normal)
@@ -276,12 +308,229 @@ def _kl_independent_independent(p, q):
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
 
 
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + torch.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - torch.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+# Pairs of different families: KL(p || q) = -H(p) - E_p[log q(x)], with E_p[log q] written from
+# the moments of p that q's log density needs.
+def _uniform_mean_log(low, high):
+    # E[log x] for x ~ U(low, high), low >= 0 (x log x is 0 at 0).
+    return (_xlogy(high, high) - _xlogy(low, low)) / (high - low) - 1
+
+
+def _log_normal_expectation(mean, variance, q):
+    """E_p[log q(x)] for a Normal q, from p's mean and variance."""
+    return -q.scale.log() - 0.5 * math.log(2 * math.pi) - (variance + (mean - q.loc).pow(2)) / (2 * q.scale.pow(2))
+
+
+def _log_exponential_expectation(mean, q):
+    return q.rate.log() - q.rate * mean
+
+
+def _log_gamma_expectation(mean, mean_log, q):
+    k, r = q.concentration, q.rate
+    return k * r.log() - k.lgamma() + (k - 1) * mean_log - r * mean
+
+
+def _log_gumbel_expectation(mean, mgf, q):
+    """E_p[log q] for a Gumbel q; `mgf` is E_p[exp(-x / q.scale)]."""
+    return -q.scale.log() - (mean - q.loc) / q.scale - torch.exp(q.loc / q.scale) * mgf
+
+
+def _log_continuous_bernoulli_expectation(mean, q):
+    return mean * q.logits + torch.log1p(-q.probs) + q._cont_bern_log_norm()
+
+
+def _infinite_where(condition, result):
+    return torch.where(condition, math.inf, result)
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p, q):
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+def _beta_mean_log(p):
+    return p.concentration1.digamma() - (p.concentration1 + p.concentration0).digamma()
+
+
+@register_kl(Beta, ContinuousBernoulli)
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_unit_interval_continuous_bernoulli(p, q):
+    result = -p.entropy() - _log_continuous_bernoulli_expectation(p.mean, q)
+    if isinstance(p, Uniform):
+        # PyTorch's bounds here are inclusive: U(0, 1) itself counts as outside.
+        return _infinite_where((p.high >= 1) | (p.low <= 0), result)
+    return result
+
+
+@register_kl(Beta, Exponential)
+@register_kl(ContinuousBernoulli, Exponential)
+@register_kl(Gamma, Exponential)
+def _kl_positive_exponential(p, q):
+    return -p.entropy() - _log_exponential_expectation(p.mean, q)
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p, q):
+    return -p.entropy() - _log_gamma_expectation(p.mean, _beta_mean_log(p), q)
+
+
+@register_kl(Beta, Normal)
+@register_kl(ContinuousBernoulli, Normal)
+@register_kl(Gumbel, Normal)
+@register_kl(Laplace, Normal)
+def _kl_moments_normal(p, q):
+    return -p.entropy() - _log_normal_expectation(p.mean, p.variance, q)
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    return _infinite_where((q.low > 0) | (q.high < 1), result)
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    # PyTorch's bounds here are inclusive: U(0, 1) itself counts as too narrow.
+    return _infinite_where((q.low >= 0) | (q.high <= 1), result)
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p, q):
+    return -p.entropy() - _log_gamma_expectation(p.mean, -euler_constant - p.rate.log(), q)
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p, q):
+    mgf = p.rate / (p.rate + q.scale.reciprocal())
+    return -p.entropy() - _log_gumbel_expectation(p.mean, mgf, q)
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p, q):
+    return -p.entropy() - _log_normal_expectation(p.mean, p.variance, q)
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p, q):
+    mgf = (1 + (p.rate * q.scale).reciprocal()).pow(-p.concentration)
+    return -p.entropy() - _log_gumbel_expectation(p.mean, mgf, q)
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p, q):
+    return -p.entropy() - _log_normal_expectation(p.mean, p.variance, q)
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p, q):
+    mgf = torch.exp(-p.loc / q.scale + 0.5 * (p.scale / q.scale).pow(2))
+    return -p.entropy() - _log_gumbel_expectation(p.loc, mgf, q)
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p, q):
+    d = p.loc - q.loc
+    mean_abs = math.sqrt(2 / math.pi) * p.scale * torch.exp(-0.5 * (d / p.scale).pow(2)) \
+        + d * torch.erf(d / (p.scale * math.sqrt(2)))
+    return -p.entropy() + torch.log(2 * q.scale) + mean_abs / q.scale
+
+
+def _pareto_moments(p):
+    a, s = p.alpha, p.scale
+    mean = a * s / (a - 1)
+    variance = s.pow(2) * a / ((a - 1).pow(2) * (a - 2))
+    return mean, variance, s.log() + a.reciprocal()
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    mean, _, _ = _pareto_moments(p)
+    return _infinite_where(p.alpha <= 1, -p.entropy() - _log_exponential_expectation(mean, q))
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p, q):
+    mean, _, mean_log = _pareto_moments(p)
+    return _infinite_where(p.alpha <= 1, -p.entropy() - _log_gamma_expectation(mean, mean_log, q))
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    mean, variance, _ = _pareto_moments(p)
+    return _infinite_where(p.alpha <= 2, -p.entropy() - _log_normal_expectation(mean, variance, q))
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    _, _, mean_log = _pareto_moments(p)
+    expected_log_q = q.alpha.log() + q.alpha * q.scale.log() - (q.alpha + 1) * mean_log
+    return _infinite_where(p.scale < q.scale, -p.entropy() - expected_log_q)
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p, q):
+    a, b = q.concentration1, q.concentration0
+    mean_log = _uniform_mean_log(p.low, p.high)
+    mean_log1m = _uniform_mean_log(1 - p.high, 1 - p.low)
+    log_beta = a.lgamma() + b.lgamma() - (a + b).lgamma()
+    result = -p.entropy() - ((a - 1) * mean_log + (b - 1) * mean_log1m - log_beta)
+    return _infinite_where((p.high > 1) | (p.low < 0), result)
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p, q):
+    result = -p.entropy() - _log_exponential_expectation(p.mean, q)
+    return _infinite_where(p.low < 0, result)
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p, q):
+    result = -p.entropy() - _log_gamma_expectation(p.mean, _uniform_mean_log(p.low, p.high), q)
+    return _infinite_where(p.low < 0, result)
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p, q):
+    mgf = q.scale * (torch.exp(-p.low / q.scale) - torch.exp(-p.high / q.scale)) / (p.high - p.low)
+    return -p.entropy() - _log_gumbel_expectation(p.mean, mgf, q)
+
+
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p, q):
+    return -p.entropy() - _log_normal_expectation(p.mean, p.variance, q)
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    expected_log_q = q.alpha.log() + q.alpha * q.scale.log() - (q.alpha + 1) * _uniform_mean_log(p.low, p.high)
+    return _infinite_where(p.low < q.scale, -p.entropy() - expected_log_q)
+
+
 # Pairs whose supports make the divergence infinite everywhere (p puts mass where q has none).
 def _infinite_kl(p, q):
-    return _infinite_like(p.mean if not isinstance(p, (Bernoulli, Categorical)) else p.probs)
+    for name in ("concentration1", "probs", "rate", "concentration", "loc", "scale"):
+        if name in type(p).__dict__ or name in p.__dict__ or hasattr(type(p), name):
+            return torch.full_like(getattr(p, name), math.inf)
+    raise AssertionError(f"no parameter to shape an infinite KL for {type(p).__name__}")
 
 
-for _p, _q in [(Normal, Uniform), (Normal, Exponential), (Normal, Gamma), (Normal, Beta), (Laplace, Uniform),
-               (Cauchy, Uniform), (Gumbel, Uniform)]:
-    register_kl(_p, _q)(_infinite_kl)
-del _p, _q
+_INFINITE = {
+    Beta: [Pareto], ContinuousBernoulli: [Pareto], Exponential: [Beta, ContinuousBernoulli, Pareto, Uniform],
+    Gamma: [Beta, ContinuousBernoulli, Pareto, Uniform],
+    Gumbel: [Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform],
+    Laplace: [Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform],
+    Normal: [Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform],
+    Pareto: [Beta, ContinuousBernoulli, Uniform], Poisson: [Bernoulli, Binomial],
+}
+for _p, _qs in _INFINITE.items():
+    for _q in _qs:
+        register_kl(_p, _q)(_infinite_kl)
+del _p, _q, _qs
