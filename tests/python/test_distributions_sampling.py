@@ -36,6 +36,15 @@ STAT_CASES = [
     lambda: D.OneHotCategorical(f64(0.2, 0.3, 0.5)),
     lambda: D.MultivariateNormal(f64(0.1, -0.2), rstorch.tensor([[2.0, 0.5], [0.5, 1.0]], dtype=rstorch.float64)),
     lambda: D.MixtureSameFamily(D.Categorical(f64(0.3, 0.7)), D.Normal(f64(-1.0, 2.0), f64(0.5, 1.0))),
+    lambda: D.LowRankMultivariateNormal(f64(0.1, -0.2, 0.3),
+                                        rstorch.tensor([[1.0, 0.2], [0.3, -0.5], [0.1, 0.4]], dtype=rstorch.float64),
+                                        f64(0.5, 1.0, 2.0)),
+    lambda: D.ContinuousBernoulli(f64(0.2, 0.4995, 0.8)),
+    lambda: D.Pareto(f64(1.0, 2.0), f64(5.0, 6.5)),
+    lambda: D.Weibull(f64(1.0, 2.0), f64(3.0, 1.5)),
+    lambda: D.InverseGamma(f64(5.0, 7.5), f64(1.0, 2.0)),
+    lambda: D.Kumaraswamy(f64(2.0, 0.7), f64(3.0, 1.5)),
+    lambda: D.FisherSnedecor(f64(5.0, 8.0), f64(12.0, 15.0)),
 ]
 
 
@@ -80,12 +89,17 @@ def _seeded(fn):
     ("Exponential", lambda loc, scale: D.Exponential(scale)),
     ("HalfNormal", lambda loc, scale: D.HalfNormal(scale)),
     ("MultivariateNormal", lambda loc, scale: D.MultivariateNormal(loc, scale_tril=rstorch.diag_embed(scale))),
+    ("LowRankMultivariateNormal", lambda loc, scale: D.LowRankMultivariateNormal(loc, scale.reshape(2, 1), scale)),
+    ("Weibull", lambda loc, scale: D.Weibull(scale, loc.abs() + 1)),
+    ("Pareto", lambda loc, scale: D.Pareto(scale * 0.3, loc.abs() + 1)),
+    ("Kumaraswamy", lambda loc, scale: D.Kumaraswamy(loc.abs() + 1, scale)),
+    ("ContinuousBernoulli", lambda loc, scale: D.ContinuousBernoulli(logits=loc * 2)),
 ])
 def test_rsample_gradcheck(name, make):
     loc = f64(0.3, -0.5).requires_grad_()
     scale = f64(1.2, 0.7).requires_grad_()
     assert gradcheck(_seeded(lambda a, b: make(a, b).rsample((3,))), (loc, scale))
-    value = f64(0.4, 1.1)
+    value = f64(0.4, 0.9) if name in ("Kumaraswamy", "ContinuousBernoulli") else f64(0.4, 1.1)
     assert gradcheck(lambda a, b: make(a, b).log_prob(value), (loc, scale))
 
 

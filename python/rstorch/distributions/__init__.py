@@ -42,3 +42,13 @@ from .inverse_gamma import InverseGamma
 from .logistic_normal import LogisticNormal
 from .kumaraswamy import Kumaraswamy
 from .fishersnedecor import FisherSnedecor
+
+__all__ = [
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Distribution",
+    "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
+    "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
+    "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
+    "Poisson", "Uniform", "Weibull", "TransformedDistribution", "biject_to", "kl_divergence", "register_kl",
+    "transform_to",
+] + transforms.__all__
