@@ -63,6 +63,11 @@ CASES = [
     dict(name="Kumaraswamy", params={"concentration1": [2.0, 0.7], "concentration0": [3.0, 1.5]},
          values=[0.3, 0.8]),
     dict(name="FisherSnedecor", params={"df1": [3.0, 6.0], "df2": [5.0, 10.0]}, values=[0.5, 2.0]),
+    dict(name="GeneralizedPareto", params={"loc": [0.1, -0.5, 0.0], "scale": [2.0, 1.0, 0.5],
+                                           "concentration": [0.4, -0.3, 0.0]}, values=[1.5, 0.3, 0.7],
+         probs=[0.1, 0.5, 0.9], dtype="float32"),
+    dict(name="VonMises", params={"loc": [0.3, -2.0, 1.0], "concentration": [0.5, 4.0, 12.0]},
+         values=[0.1, 2.5, 1.2]),
 ]
 
 LOWRANK_P = {"loc": [0.1, -0.2, 0.3], "cov_factor": [[1.0, 0.2], [0.3, -0.5], [0.1, 0.4]], "cov_diag": [0.5, 1.0, 2.0]}

@@ -1,5 +1,8 @@
 """Records PyTorch's values of torch.distributions into fixtures/distributions.json.
 
+A case may name another `dtype` (float32 where PyTorch's float64 path fails: GeneralizedPareto
+compares its float64 concentration with a float32 zero).
+
 Run with a real PyTorch:  /work/torchref/bin/python tests/record_distributions.py
 tests/python/test_distributions.py replays every case on rstorch. Per case of
 distributions_cases.CASES (float64): log_prob at `values`, cdf and icdf where the family has them,
@@ -18,8 +21,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from distributions_cases import CASES, ERROR_CASES, GAMMA_GRAD, KL_CASES  # noqa: E402
 
 
-def build(name, params, fixed=None, nograd=()):
-    tensors = {k: torch.tensor(v, dtype=torch.float64, requires_grad=k not in nograd) for k, v in params.items()}
+def build(name, params, fixed=None, nograd=(), dtype=torch.float64):
+    tensors = {k: torch.tensor(v, dtype=dtype, requires_grad=k not in nograd) for k, v in params.items()}
     # Float fixed values (temperatures) are tensors, as PyTorch's relaxed families need.
     fixed = {k: torch.tensor(v, dtype=torch.float64) if isinstance(v, float) else v for k, v in (fixed or {}).items()}
     return getattr(D, name)(**fixed, **tensors), tensors
@@ -34,8 +37,9 @@ def listed(fn):
 
 
 def record_case(case):
-    dist, tensors = build(case["name"], case["params"], case.get("fixed"), case.get("nograd", ()))
-    values = torch.tensor(case["values"], dtype=torch.int64 if case.get("long") else torch.float64)
+    dtype = getattr(torch, case.get("dtype", "float64"))
+    dist, tensors = build(case["name"], case["params"], case.get("fixed"), case.get("nograd", ()), dtype)
+    values = torch.tensor(case["values"], dtype=torch.int64 if case.get("long") else dtype)
     log_prob = dist.log_prob(values)
     wrt = {k: t for k, t in tensors.items() if t.requires_grad}
     grads = torch.autograd.grad(log_prob.sum(), list(wrt.values()), allow_unused=True)
@@ -49,7 +53,7 @@ def record_case(case):
     out["entropy"] = listed(dist.entropy)
     out["cdf"] = listed(lambda: dist.cdf(values))
     if "probs" in case:
-        out["icdf"] = listed(lambda: dist.icdf(torch.tensor(case["probs"], dtype=torch.float64)))
+        out["icdf"] = listed(lambda: dist.icdf(torch.tensor(case["probs"], dtype=dtype)))
     return out
 
 

@@ -19,8 +19,8 @@ from distributions_cases import CASES, ERROR_CASES, GAMMA_GRAD, KL_CASES  # noqa
 FIXTURE = json.loads((TESTS / "fixtures" / "distributions.json").read_text())
 
 
-def build(name, params, fixed=None, nograd=()):
-    tensors = {k: rstorch.tensor(v, dtype=rstorch.float64, requires_grad=k not in nograd) for k, v in params.items()}
+def build(name, params, fixed=None, nograd=(), dtype=rstorch.float64):
+    tensors = {k: rstorch.tensor(v, dtype=dtype, requires_grad=k not in nograd) for k, v in params.items()}
     fixed = {k: rstorch.tensor(v, dtype=rstorch.float64) if isinstance(v, float) else v
              for k, v in (fixed or {}).items()}
     return getattr(D, name)(**fixed, **tensors), tensors
@@ -50,25 +50,28 @@ def _flat(x):
 @pytest.mark.parametrize("case,rec", list(zip(CASES, FIXTURE["cases"])),
                          ids=[f"{c['name']}-{i}" for i, c in enumerate(CASES)])
 def test_values_and_gradients_match_pytorch(case, rec):
-    dist, tensors = build(case["name"], case["params"], case.get("fixed"), case.get("nograd", ()))
-    values = rstorch.tensor(case["values"], dtype=rstorch.int64 if case.get("long") else rstorch.float64)
+    dtype = getattr(rstorch, case.get("dtype", "float64"))
+    # float32 cases agree to float32's precision.
+    tol = {"rtol": 1e-5, "atol": 1e-6} if dtype is rstorch.float32 else {}
+    dist, tensors = build(case["name"], case["params"], case.get("fixed"), case.get("nograd", ()), dtype)
+    values = rstorch.tensor(case["values"], dtype=rstorch.int64 if case.get("long") else dtype)
     assert list(dist.batch_shape) == rec["batch_shape"] and list(dist.event_shape) == rec["event_shape"]
     log_prob = dist.log_prob(values)
-    close(log_prob, rec["log_prob"])
+    close(log_prob, rec["log_prob"], **tol)
     wrt = {k: t for k, t in tensors.items() if t.requires_grad}
     grads = rstorch.autograd.grad(log_prob.sum(), list(wrt.values()), allow_unused=True)
     for name, g in zip(wrt, grads):
-        close(g, rec["grads"][name], rtol=1e-8, atol=1e-10)
+        close(g, rec["grads"][name], **(tol or {"rtol": 1e-8, "atol": 1e-10}))
     for attr in ("mean", "mode", "variance", "stddev"):
         if rec[attr] is not None:
-            close(getattr(dist, attr), rec[attr])
+            close(getattr(dist, attr), rec[attr], **tol)
     # Multinomial's entropy takes lgamma(n + 1) of an integer tensor, in float32 as PyTorch does
     # (whose float32 lgamma rounds differently in the last bits).
     for name, fn in (("entropy", dist.entropy), ("cdf", lambda: dist.cdf(values))):
         if rec[name] is not None:
-            close(fn(), rec[name], rtol=1e-7 if case["name"] == "Multinomial" else 1e-8)
+            close(fn(), rec[name], **(tol or {"rtol": 1e-7 if case["name"] == "Multinomial" else 1e-8}))
     if rec.get("icdf") is not None:
-        close(dist.icdf(rstorch.tensor(case["probs"], dtype=rstorch.float64)), rec["icdf"], rtol=1e-8)
+        close(dist.icdf(rstorch.tensor(case["probs"], dtype=dtype)), rec["icdf"], **(tol or {"rtol": 1e-8}))
 
 
 @pytest.mark.parametrize("case,expected", list(zip(KL_CASES, FIXTURE["kl"])),

@@ -45,7 +45,17 @@ STAT_CASES = [
     lambda: D.InverseGamma(f64(5.0, 7.5), f64(1.0, 2.0)),
     lambda: D.Kumaraswamy(f64(2.0, 0.7), f64(3.0, 1.5)),
     lambda: D.FisherSnedecor(f64(5.0, 8.0), f64(12.0, 15.0)),
+    lambda: D.GeneralizedPareto(f64(0.1, -0.5), f64(2.0, 1.0), f64(0.1, -0.3)),
 ]
+
+
+def test_von_mises_samples_are_angles_around_loc():
+    rstorch.manual_seed(0)
+    loc = f64(0.3, -2.0, 3.0)
+    samples = D.VonMises(loc, f64(0.5, 4.0, 12.0)).sample((20000,))
+    assert bool(((samples >= -3.1416) & (samples < 3.1416)).all())
+    circular_mean = rstorch.atan2(samples.sin().mean(0), samples.cos().mean(0))
+    assert rstorch.allclose(circular_mean, loc, atol=0.05)
 
 
 @pytest.mark.parametrize("make", STAT_CASES, ids=lambda m: type(m()).__name__)

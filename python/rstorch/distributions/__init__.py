@@ -52,3 +52,6 @@ __all__ = [
     "Poisson", "Uniform", "Weibull", "TransformedDistribution", "biject_to", "kl_divergence", "register_kl",
     "transform_to",
 ] + transforms.__all__
+from .generalized_pareto import GeneralizedPareto
+from .von_mises import VonMises
+__all__ += ["GeneralizedPareto", "VonMises"]
