@@ -49,6 +49,29 @@ STAT_CASES = [
 ]
 
 
+def test_lkj_cholesky_correlations_have_the_marginal_variance():
+    rstorch.manual_seed(0)
+    eta = f64(0.5, 2.0)
+    samples = D.LKJCholesky(3, eta).sample((20000,))
+    assert bool(constraints.corr_cholesky.check(samples).all())
+    corr = samples @ samples.mT
+    # Each correlation is 2 Beta(b, b) - 1 with b = eta + (dim - 2) / 2: variance 1 / (2 eta + dim - 1).
+    off = corr[..., 1, 0]
+    assert rstorch.allclose(off.var(0), 1 / (2 * eta + 2), rtol=0.05)
+    assert bool((off.mean(0).abs() < 0.02).all())
+
+
+def test_wishart_samples_average_to_df_times_covariance():
+    rstorch.manual_seed(0)
+    cov = rstorch.tensor([[2.0, 0.5], [0.5, 1.0]], dtype=rstorch.float64)
+    dist = D.Wishart(f64(4.0, 7.0), covariance_matrix=cov)
+    samples = dist.sample((20000,))
+    assert tuple(samples.shape) == (20000, 2, 2, 2)
+    assert bool(constraints.positive_definite.check(samples).all())
+    assert rstorch.allclose(samples.mean(0), dist.mean, rtol=0.05)
+    assert rstorch.allclose(samples.var(0), dist.variance, rtol=0.1)
+
+
 def test_von_mises_samples_are_angles_around_loc():
     rstorch.manual_seed(0)
     loc = f64(0.3, -2.0, 3.0)

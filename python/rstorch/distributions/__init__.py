@@ -42,16 +42,17 @@ from .inverse_gamma import InverseGamma
 from .logistic_normal import LogisticNormal
 from .kumaraswamy import Kumaraswamy
 from .fishersnedecor import FisherSnedecor
+from .generalized_pareto import GeneralizedPareto
+from .von_mises import VonMises
+from .lkj_cholesky import LKJCholesky
+from .wishart import Wishart
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Distribution",
-    "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
-    "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
-    "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
-    "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-    "Poisson", "Uniform", "Weibull", "TransformedDistribution", "biject_to", "kl_divergence", "register_kl",
-    "transform_to",
+    "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel",
+    "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal",
+    "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+    "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli",
+    "RelaxedOneHotCategorical", "StudentT", "Poisson", "Uniform", "VonMises", "Weibull", "Wishart",
+    "TransformedDistribution", "biject_to", "kl_divergence", "register_kl", "transform_to",
 ] + transforms.__all__
-from .generalized_pareto import GeneralizedPareto
-from .von_mises import VonMises
-__all__ += ["GeneralizedPareto", "VonMises"]
