@@ -12,13 +12,15 @@ import numpy as np
 
 import rstorch as torch
 
-__all__ = ["standard_gamma", "standard_gamma_grad"]
+__all__ = ["log_standard_gamma", "standard_gamma", "standard_gamma_grad"]
 
 _lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
 _TINY = 1e-300
 
 
-def _sample(alpha):
+def _log_sample(alpha):
+    """log of Gamma(alpha, 1) draws, in float64 (in log space the boost U^(1/a) of tiny shapes
+    cannot underflow)."""
     a = alpha.detach().to(torch.float64)
     boost = a < 1
     shape = torch.where(boost, a + 1, a)
@@ -36,8 +38,7 @@ def _sample(alpha):
         out = torch.where(accept & ~done, d * safe_v, out)
         done = done | accept
     u = torch.rand(tuple(a.shape), dtype=torch.float64, device=a.device)
-    out = torch.where(boost, out * u.pow(1.0 / a), out)
-    return out.to(alpha.dtype)
+    return torch.where(boost, out.log() + u.log() / a, out.log())
 
 
 def _log_density(a, x):
@@ -108,24 +109,34 @@ def standard_gamma_grad(alpha, x):
     return torch.tensor(grad.reshape(tuple(x.shape)), dtype=x.dtype, device=x.device)
 
 
-class _StandardGamma(torch.autograd.Function):
+class _LogStandardGamma(torch.autograd.Function):
     @staticmethod
     def forward(ctx, alpha):
-        x = _sample(alpha)
-        ctx.save_for_backward(alpha, x)
-        return x
+        log_x = _log_sample(alpha)
+        ctx.save_for_backward(alpha, log_x)
+        return log_x.to(alpha.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        alpha, x = ctx.saved_tensors
-        return grad * standard_gamma_grad(alpha, x)
+        # d log x / d alpha = (dx / d alpha) / x.
+        alpha, log_x = ctx.saved_tensors
+        x = log_x.exp()
+        dlog = standard_gamma_grad(alpha, x).to(torch.float64) / x
+        dlog = torch.where(torch.isfinite(dlog), dlog, torch.zeros_like(dlog))
+        return grad * dlog.to(grad.dtype)
+
+
+def log_standard_gamma(alpha):
+    """log of Gamma(alpha, 1) draws, differentiable in alpha (the implicit reparameterization)."""
+    if alpha.requires_grad:
+        return _LogStandardGamma.apply(alpha)
+    return _log_sample(alpha).to(alpha.dtype)
 
 
 def standard_gamma(alpha):
-    """Gamma(alpha, 1) draws, differentiable in alpha."""
-    if alpha.requires_grad:
-        return _StandardGamma.apply(alpha)
-    return _sample(alpha)
+    """Gamma(alpha, 1) draws, differentiable in alpha; those that underflow are the smallest
+    normal number, so that their logs stay finite."""
+    return log_standard_gamma(alpha).exp().clamp(min=torch.finfo(alpha.dtype).tiny)
 
 
 def regularized_lower_gamma(a, x):

@@ -2,7 +2,7 @@
 import rstorch as torch
 
 from . import constraints
-from ._gamma_sampling import standard_gamma
+from ._gamma_sampling import log_standard_gamma
 from .exp_family import ExponentialFamily
 from .utils import _xlogy
 
@@ -27,9 +27,8 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
-        gammas = standard_gamma(self.concentration.expand(shape))
-        gammas.detach().clamp_(min=torch.finfo(gammas.dtype).tiny)
-        return gammas / gammas.sum(-1, True)
+        # Normalised in log space: with tiny concentrations every Gamma draw may underflow.
+        return torch.softmax(log_standard_gamma(self.concentration.expand(shape)), -1)
 
     def log_prob(self, value):
         if self._validate_args:
