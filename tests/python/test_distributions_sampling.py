@@ -159,9 +159,10 @@ def test_dirichlet_and_beta_rsample_backpropagate_and_tiny_concentrations_stay_f
     a = f64(2.0).requires_grad_()
     D.Beta(a, 3.0).rsample((5,)).sum().backward()
     assert a.grad is not None
-    # Every Gamma draw of shape 1e-3 underflows in linear space: the draws are nearly one-hot.
-    tiny = D.Dirichlet(rstorch.tensor([1e-3, 1e-3])).sample((50,))
-    assert bool(rstorch.isfinite(tiny).all()) and bool((tiny.max(-1)[0] > 0.99).all())
+    # Every Gamma draw of shape 1e-3 underflows in linear space: the draws are nearly one-hot
+    # (all but about 1% of them put more than 0.99 on one side).
+    tiny = D.Dirichlet(rstorch.tensor([1e-3, 1e-3])).sample((200,))
+    assert bool(rstorch.isfinite(tiny).all()) and float((tiny.max(-1)[0] > 0.99).float().mean()) > 0.9
 
 
 def test_straight_through_and_relaxed_estimators_pass_gradients():
