@@ -151,6 +151,11 @@ def test_gamma_rsample_gradient_is_the_implicit_one():
     assert D.Gamma(alpha, 1.0).has_rsample and D.Dirichlet(alpha).has_rsample and D.Beta(alpha, alpha).has_rsample
 
 
+def test_gamma_cdf_is_differentiable_in_rate_and_value():
+    conc = f64(0.7, 3.0)
+    assert gradcheck(lambda r, v: D.Gamma(conc, r).cdf(v), (f64(1.5, 0.5).requires_grad_(), f64(0.4, 2.5).requires_grad_()))
+
+
 def test_dirichlet_and_beta_rsample_backpropagate_and_tiny_concentrations_stay_finite():
     rstorch.manual_seed(2)
     c = f64(0.5, 3.0, 1.0).requires_grad_()

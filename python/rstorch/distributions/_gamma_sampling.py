@@ -139,8 +139,7 @@ def standard_gamma(alpha):
     return log_standard_gamma(alpha).exp().clamp(min=torch.finfo(alpha.dtype).tiny)
 
 
-def regularized_lower_gamma(a, x):
-    """P(a, x) in float64 on the host (for Gamma.cdf; not differentiable)."""
+def _lower_gamma_host(a, x):
     a, x = torch.broadcast_tensors(a.detach(), x.detach())
     an = a.to(torch.float64).cpu().numpy().astype(np.float64).reshape(-1)
     xn = x.to(torch.float64).cpu().numpy().astype(np.float64).reshape(-1)
@@ -153,3 +152,24 @@ def regularized_lower_gamma(a, x):
         if high.any():
             out[high] = 1 - _upper_fraction(an[high], xn[high])
     return torch.tensor(out.reshape(tuple(x.shape)), dtype=x.dtype, device=x.device)
+
+
+class _RegularizedLowerGamma(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, x):
+        ctx.save_for_backward(a, x)
+        return _lower_gamma_host(a, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        # dP/dx is the Gamma(a, 1) density; like PyTorch's igamma, no gradient for a.
+        a, x = ctx.saved_tensors
+        density = torch.exp(torch.xlogy(a - 1, x) - x - torch.lgamma(a))
+        return None, grad * density
+
+
+def regularized_lower_gamma(a, x):
+    """P(a, x), computed in float64 on the host; differentiable in x (for Gamma.cdf)."""
+    if x.requires_grad:
+        return _RegularizedLowerGamma.apply(a.detach(), x)
+    return _lower_gamma_host(a, x)
