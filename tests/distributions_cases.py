@@ -159,4 +159,12 @@ ERROR_CASES = [
     ("Categorical", {"probs": [0.3, 0.7]}, [2.0]),
     ("Beta", {"concentration1": [1.0], "concentration0": [1.0]}, [1.5]),
     ("Uniform", {"low": [0.0], "high": [1.0]}, [1.5]),
+    ("Geometric", {"probs": [0.0, 0.5]}, None),
+    ("Categorical", {"probs": [[0.3, 0.7], [0.5, 0.5]]}, [[0.0, 1.0, 1.0]]),
+    ("Dirichlet", {"concentration": [1.0, 2.0, 0.5]}, [0.2, 0.2, 0.2]),
+    ("MultivariateNormal", {"loc": [0.0, 1.0], "scale_tril": [[1.0, 0.0], [0.5, 2.0]]}, [0.0, 1.0, 2.0]),
+    ("MultivariateNormal", {"loc": [0.0, 1.0], "scale_tril": [[1.0, 0.0], [0.5, -2.0]]}, None),
+    ("Poisson", {"rate": [1.0, 2.0]}, [1.5, 2.0]),
+    ("Binomial", {"total_count": [3.0], "probs": [0.5]}, [4.0]),
+    ("Multinomial", {"total_count": 3, "probs": [0.5, 0.5]}, [2.0, 2.0]),
 ]

@@ -61,7 +61,8 @@ def record_error(name, params, value):
     kwargs = {k: (torch.tensor(v) if isinstance(v, list) else v) for k, v in params.items()}
     try:
         dist = getattr(D, name)(**kwargs, validate_args=True)
-        dist.log_prob(torch.tensor(value))
+        if value is not None:
+            dist.log_prob(torch.tensor(value))
     except ValueError as e:
         return str(e)
     raise AssertionError(f"{name} {params} {value} raised nothing")
