@@ -32,6 +32,13 @@ def _precision_to_scale_tril(P):
     return torch.linalg.solve_triangular(L_inv, eye, upper=False)
 
 
+def _precision_from_scale_tril(L):
+    """(L L^T)^-1 = L^-T L^-1, with L^-1 from one triangular solve."""
+    eye = torch.eye(L.shape[-1], dtype=L.dtype, device=L.device)
+    L_inv = torch.linalg.solve_triangular(L, eye, upper=False)
+    return torch.matmul(L_inv.mT, L_inv)
+
+
 class MultivariateNormal(Distribution):
     """The multivariate normal with mean `loc` and one of `covariance_matrix`,
     `precision_matrix` or the lower Cholesky factor `scale_tril` of the covariance."""
@@ -83,10 +90,7 @@ class MultivariateNormal(Distribution):
 
     @lazy_property
     def precision_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        eye = torch.eye(L.shape[-1], dtype=L.dtype, device=L.device)
-        L_inv = torch.linalg.solve_triangular(L, eye, upper=False)
-        return torch.matmul(L_inv.mT, L_inv).expand(self._matrix_shape())
+        return _precision_from_scale_tril(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
 
     @property
     def mean(self):

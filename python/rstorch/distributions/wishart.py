@@ -7,7 +7,7 @@ import rstorch as torch
 from . import constraints
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
-from .multivariate_normal import _precision_to_scale_tril
+from .multivariate_normal import _precision_from_scale_tril, _precision_to_scale_tril
 from .utils import lazy_property
 
 __all__ = ["Wishart"]
@@ -102,10 +102,7 @@ class Wishart(ExponentialFamily):
 
     @lazy_property
     def precision_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        eye = torch.eye(self._event_shape[-1], dtype=L.dtype, device=L.device)
-        L_inv = torch.linalg.solve_triangular(L, eye, upper=False)
-        return (L_inv.mT @ L_inv).expand(self._matrix_shape())
+        return _precision_from_scale_tril(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
 
     def _df_matrix(self):
         return self.df.reshape(tuple(self._batch_shape) + (1, 1))
