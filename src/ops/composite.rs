@@ -68,15 +68,24 @@ macro_rules! composite_op_table {
                 let d = floating_result_dtype(&input, &other);
                 let finite_log_of_number = matches!(other, Arg::S(s) if s.to_f64().ln().is_finite());
                 let (a, b) = (floating(input, d)?, floating(other, d)?);
-                let r = a.binary(B::Mul, &b.unary(U::Log)?)?;
                 let zero = a.binary_scalar(B::Eq, f(0.0), false)?;
                 if finite_log_of_number {
+                    let r = a.binary(B::Mul, &b.unary(U::Log)?)?;
                     // Where `a` is 0 the product is already ±0: adding +0 makes it 0 and keeps
                     // the gradient flowing through it.
                     Tensor::where_(&zero, Arg::T(&r.binary_scalar(B::Add, f(0.0), false)?), Arg::T(&r))?
                 } else {
-                    let zero = zero.binary(B::LogicalAnd, &b.binary(B::Eq, &b)?)?;
-                    Tensor::where_(&zero, Arg::S(f(0.0)), Arg::T(&r))?
+                    // PyTorch's gradient for `input` is log(other), zeros included, except where
+                    // `input` is 0 and `other` is not NaN and has no finite log (<= 0 or inf):
+                    // there the result is 0 and so is the gradient (PyTorch's is inf at inf). Those
+                    // places take the log of 1 instead, so that no 0 * -inf enters the gradient;
+                    // every zero product is made +0.
+                    let finite_log = b.binary_scalar(B::Gt, f(0.0), false)?.binary(B::LogicalAnd, &b.binary_scalar(B::Lt, f(f64::INFINITY), false)?)?;
+                    let not_nan = b.binary(B::Eq, &b)?;
+                    let no_log = zero.binary(B::LogicalAnd, &not_nan)?.binary(B::LogicalAnd, &finite_log.unary(U::LogicalNot)?)?;
+                    let safe_b = Tensor::where_(&no_log, Arg::S(f(1.0)), Arg::T(&b))?;
+                    let r = a.binary(B::Mul, &safe_b.unary(U::Log)?)?;
+                    Tensor::where_(&zero, Arg::T(&r.binary_scalar(B::Add, f(0.0), false)?), Arg::T(&r))?
                 }
             }
             /// `|input|` with the sign of `other` (-0.0 is negative), in the operands' promoted

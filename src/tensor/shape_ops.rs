@@ -222,8 +222,9 @@ impl Tensor {
             let cols = Tensor::arange(Scalar::Int(0), Scalar::Int(c as i64), Scalar::Int(1), DType::I64)?;
             let offset = cols.binary(BinaryOp::Sub, &rows)?;
             let op = if upper { BinaryOp::Ge } else { BinaryOp::Le };
-            let keep = offset.binary_scalar(op, Scalar::Int(diagonal), false)?;
-            let zero = Tensor::zeros(&[], self.dtype())?;
+            // The mask is built on the host and moved to the input's device (a no-op on the CPU).
+            let keep = offset.binary_scalar(op, Scalar::Int(diagonal), false)?.to_device(self.device())?;
+            let zero = Tensor::zeros_on(&[], self.dtype(), self.device())?;
             Tensor::where_(&keep, Arg::T(self), Arg::T(&zero))
         })
     }

@@ -314,3 +314,20 @@ def test_gradient_on_wgpu():
     rstorch.copysign(ad, bd).sum().backward()
     assert ad.grad.device.type == "wgpu"
     assert ad.grad.cpu().tolist() == [-1.0, -1.0, -1.0, -1.0] and bd.grad.cpu().tolist() == [0.0] * 4
+
+
+def test_xlogy_gradient_at_zero_input_is_log_other():
+    # PyTorch 2.15 (recorded by hand with /work/torchref): d/dx xlogy(x, y) at x = 0 is log(y)
+    # where that log is finite, 0 where y <= 0; NaN stays NaN. (At y = inf PyTorch says inf; rstorch 0.)
+    cases = [((0.0, 2.0), 0.0, 0.6931471805599453), ((0.0, 0.5), 0.0, -0.6931471805599453), ((0.0, 0.0), 0.0, 0.0),
+             ((0.0, -1.0), 0.0, 0.0), ((1.0, 0.0), float("-inf"), float("-inf")), ((-1.0, 1.0), -0.0, 0.0)]
+    for (xv, yv), value, grad in cases:
+        x = rstorch.tensor([xv], dtype=rstorch.float64, requires_grad=True)
+        y = rstorch.tensor([yv], dtype=rstorch.float64, requires_grad=True)
+        z = rstorch.xlogy(x, y)
+        z.sum().backward()
+        assert z.item() == value and math.copysign(1, z.item()) == math.copysign(1, value), (xv, yv, z.item())
+        assert x.grad.item() == grad, (xv, yv, x.grad.item())
+    x = rstorch.tensor([0.0], dtype=rstorch.float64, requires_grad=True)
+    rstorch.xlogy(x, rstorch.tensor([float("nan")], dtype=rstorch.float64)).sum().backward()
+    assert math.isnan(x.grad.item())

@@ -205,6 +205,15 @@ def test_activations_and_powers():
 
 
 @needs_gpu
+def test_tril_and_triu_stay_on_the_device():
+    x, g = pair(4, 6, seed=3)
+    for k in (-1, 0, 2):
+        for out, want in ((g.tril(k), x.tril(k)), (g.triu(k), x.triu(k))):
+            assert out.device.type == "wgpu"
+            close(out, want)
+
+
+@needs_gpu
 def test_binary_broadcasting_and_scalars():
     a, ga = pair(3, 1, 4, seed=3)
     b, gb = pair(5, 4, seed=4, positive=True)
