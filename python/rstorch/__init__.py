@@ -229,6 +229,8 @@ def __getattr__(name):
         return importlib.import_module(f".{name}", __name__)
     if name == "func":
         return importlib.import_module(".func", __name__)
+    if name == "profiler":
+        return importlib.import_module(".profiler", __name__)
     if name in ("autocast", "is_autocast_enabled", "get_autocast_dtype"):
         return getattr(importlib.import_module(".amp", __name__), name)
     if name in ("save", "load"):
