@@ -47,6 +47,14 @@ def test_nn_ops_nest_under_their_functions():
     assert "aten::cross_entropy_loss" in found and "autograd::backward" in found
     # F.linear over _C._linear is one event, not two of the same name.
     assert all(e.cpu_parent is None or e.cpu_parent.name != e.name for e in prof.events())
+    # Conv2d holds F.conv2d as a static method: recorded too, with the core's convolution inside.
+    conv = torch.nn.Conv2d(1, 2, 3)
+    with profile() as prof:
+        conv(torch.ones(1, 1, 5, 5))
+    (conv2d,) = [e for e in prof.events() if e.name == "aten::conv2d"]
+    assert [c.name for c in conv2d.cpu_children] == ["aten::convolution"]
+    assert isinstance(torch.nn.Conv2d.__dict__["_conv"], staticmethod)
+    assert torch.nn.Conv2d.__dict__["_conv"].__func__ is torch.nn.functional.conv2d
 
 
 def test_record_function_nesting_and_self_time():
@@ -406,3 +414,16 @@ def test_nested_io_function():
     assert a.grad.tolist() == [5.0, 6.0] and b.grad.tolist() == [1.0, 2.0] and c.grad.tolist() == [2.0, 2.0]
     with pytest.raises(NotImplementedError):
         torch.autograd.NestedIOFunction().forward_extended()
+
+
+def test_optimizer_steps_are_ranges_named_as_pytorch():
+    model = torch.nn.Linear(3, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with profile() as prof:
+        opt.zero_grad()
+        model(torch.ones(2, 3)).sum().backward()
+        opt.step()
+    found = names(prof)
+    assert "Optimizer.zero_grad#SGD.zero_grad" in found and "Optimizer.step#SGD.step" in found
+    step = next(e for e in prof.events() if e.name == "Optimizer.step#SGD.step")
+    assert step.is_user_annotation

@@ -86,6 +86,11 @@ def _shapes_of(args):
     return [list(a.shape) if isinstance(a, Tensor) else [] for a in args]
 
 
+def recording():
+    """Whether a profiler records now."""
+    return _state.on
+
+
 def open_range(name, args=(), user=False):
     """Opens a range on this thread; None when nothing records or `name` repeats its own enclosing
     op (a Python function over the core function of the same op: one event, as PyTorch has)."""
@@ -103,9 +108,9 @@ def open_range(name, args=(), user=False):
 
 
 def close_range(r):
-    end = perf_counter_ns()
     if r is None or r.end_ns is not None:
         return
+    end = perf_counter_ns()
     r.end_ns = end
     stack = _stack()
     if stack and stack[-1] is r:
@@ -255,6 +260,17 @@ def _install():
             found = wrappers.get(id(value))
             if found is not None and found[0] is value:
                 _patch(module, name, found[1])
+            elif isinstance(value, type) and value.__module__ == module_name and value is not Tensor:
+                _patch_static_methods(value, wrappers)
+
+
+def _patch_static_methods(cls, wrappers):
+    """Ops a class holds as static methods (`_conv = staticmethod(F.conv2d)`)."""
+    for name, value in list(vars(cls).items()):
+        if isinstance(value, staticmethod):
+            found = wrappers.get(id(value.__func__))
+            if found is not None and found[0] is value.__func__:
+                _patch(cls, name, staticmethod(found[1]))
 
 
 def _uninstall():

@@ -3,7 +3,7 @@ schedules, steps, summary tables and Chrome traces."""
 from ..autograd._profiler_enums import DeviceType, ProfilerActivity, kineto_available
 from ..autograd.profiler import record_function
 from .profiler import (
-    ProfilerAction, profile, schedule, supported_activities, tensorboard_trace_handler,
+    ProfilerAction, _KinetoProfile, profile, schedule, supported_activities, tensorboard_trace_handler,
 )
 
 __all__ = ["profile", "schedule", "supported_activities", "tensorboard_trace_handler", "ProfilerAction",
