@@ -427,3 +427,22 @@ def test_optimizer_steps_are_ranges_named_as_pytorch():
     assert "Optimizer.zero_grad#SGD.zero_grad" in found and "Optimizer.step#SGD.step" in found
     step = next(e for e in prof.events() if e.name == "Optimizer.step#SGD.step")
     assert step.is_user_annotation
+
+
+def test_acc_events_keeps_earlier_cycles(monkeypatch):
+    def run(acc):
+        calls = []
+
+        def ready(prof):
+            calls.append(names(prof).count("aten::add"))
+        with profile(schedule=schedule(wait=0, warmup=1, active=1, repeat=3), acc_events=acc,
+                     on_trace_ready=ready) as prof:
+            for _ in range(8):
+                torch.ones(1) + 1
+                prof.step()
+        return calls, names(prof).count("aten::add")
+    # As PyTorch 2.15 gives it: each trace holds the cycles so far.
+    assert run(True) == ([1, 2, 3], 3)
+    monkeypatch.setattr(torch.profiler.profiler, "_warned_clearing", False)
+    with pytest.warns(UserWarning, match="Profiler clears events at the end of each cycle"):
+        assert run(False) == ([1, 1, 1], 1)

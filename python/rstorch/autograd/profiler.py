@@ -66,6 +66,7 @@ class profile:
             raise AssertionError("No activities specified for the profiler")
         self.entered = False
         self._function_events = None
+        self._old_function_events = None
         self._begin = None
         self._start_ns = None
         self._start_wall_ns = None
@@ -92,6 +93,8 @@ class profile:
 
     def _start(self):
         self.entered = True
+        # With acc_events, each recording adds to the events of the earlier ones.
+        self._old_function_events = self._function_events if self.acc_events else None
         self._function_events = None
         if self.custom_trace_id_callback is not None:
             self.trace_id = self.custom_trace_id_callback()
@@ -100,8 +103,10 @@ class profile:
 
     def _stop(self):
         ranges = _hooks.stop(self._begin, self.record_shapes)
-        self._function_events = _events_of(ranges, self._start_ns, self.use_device, self.profile_memory,
-                                           self.with_flops)
+        events = _events_of(ranges, self._start_ns, self.use_device, self.profile_memory, self.with_flops)
+        if self._old_function_events:
+            events[:0] = self._old_function_events
+        self._function_events = events
 
     def _check_finish(self):
         if self._function_events is None:

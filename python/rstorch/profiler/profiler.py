@@ -15,6 +15,7 @@ from ..autograd._profiler_enums import ProfilerActivity
 __all__ = ["ProfilerAction", "profile", "schedule", "supported_activities", "tensorboard_trace_handler"]
 
 PROFILER_STEP_NAME = "ProfilerStep"
+_warned_clearing = False  # the warning that each cycle's events replace the last's is given once
 
 
 def supported_activities():
@@ -142,6 +143,13 @@ class _KinetoProfile:
         self.stop_trace()
 
     def prepare_trace(self):
+        global _warned_clearing
+        if self.profiler is not None and not self.acc_events and not _warned_clearing:
+            _warned_clearing = True
+            warnings.warn("Warning: Profiler clears events at the end of each cycle. Only events from the current "
+                          "cycle will be reported. To keep events across cycles, set acc_events=True.", stacklevel=2)
+        if self.profiler is not None and self.acc_events:
+            return
         self.profiler = _prof.profile(use_cpu=ProfilerActivity.CPU in self.activities, use_device=self.use_device,
                                       record_shapes=self.record_shapes, with_flops=self.with_flops,
                                       profile_memory=self.profile_memory, with_stack=self.with_stack,
