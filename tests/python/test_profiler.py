@@ -55,6 +55,13 @@ def test_nn_ops_nest_under_their_functions():
     assert [c.name for c in conv2d.cpu_children] == ["aten::convolution"]
     assert isinstance(torch.nn.Conv2d.__dict__["_conv"], staticmethod)
     assert torch.nn.Conv2d.__dict__["_conv"].__func__ is torch.nn.functional.conv2d
+    # Max pooling's shared kernel is the pooling op's work, as in PyTorch's aten::max_pool2d.
+    with profile() as prof:
+        torch.nn.functional.max_pool2d(torch.ones(1, 1, 4, 4), 2)
+        torch.nn.MaxPool1d(2)(torch.ones(1, 1, 4))
+    assert [e.name for e in prof.events() if e.cpu_parent is None and "pool" in e.name] == ["aten::max_pool2d",
+                                                                                           "aten::max_pool1d"]
+    assert not any(e.name == "aten::max_pool_with_indices" for e in prof.events())
 
 
 def test_record_function_nesting_and_self_time():

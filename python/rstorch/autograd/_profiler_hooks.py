@@ -91,14 +91,15 @@ def recording():
     return _state.on
 
 
-def open_range(name, args=(), user=False):
-    """Opens a range on this thread; None when nothing records or `name` repeats its own enclosing
-    op (a Python function over the core function of the same op: one event, as PyTorch has)."""
+def open_range(name, args=(), user=False, inner=False):
+    """Opens a range on this thread; None when nothing records, when `name` repeats its own
+    enclosing op (a Python function over the core function of the same op: one event, as PyTorch
+    has), or for an `inner` kernel called by an op (the op's event is the one PyTorch has)."""
     if not _state.on:
         return None
     stack = _stack()
     parent = stack[-1] if stack else None
-    if parent is not None and not user and not parent.user and parent._name == name:
+    if parent is not None and not user and not parent.user and (inner or parent._name == name):
         return None
     shapes = _shapes_of(args) if _state.shapes else []
     r = _Range(name, _local.thread, _local.native, shapes, parent, user)
@@ -120,9 +121,9 @@ def close_range(r):
         stack.remove(r)
 
 
-def _wrap(fn, name):
+def _wrap(fn, name, inner=False):
     def op(*args, **kwargs):
-        r = open_range(name, args)
+        r = open_range(name, args, inner=inner)
         if r is None:
             return fn(*args, **kwargs)
         try:
@@ -197,7 +198,11 @@ _C_NAMES = {
     "_binary_cross_entropy_with_logits": "aten::binary_cross_entropy_with_logits",
     "_scaled_dot_product_attention": "aten::scaled_dot_product_attention", "_prelu": "aten::prelu",
     "_glu": "aten::glu", "_interpolate": "aten::upsample", "_pairwise_distance": "aten::pairwise_distance",
+    "_max_pool_with_indices": "aten::max_pool_with_indices",
 }
+# `_C` kernels shared by several ops (max pooling of every rank, each interpolation mode): inside
+# one of those ops' events they are that op's work, with no event of their own.
+_C_INNER = frozenset(("_max_pool_with_indices", "_interpolate"))
 # nn.functional functions PyTorch records under another name.
 _F_NAMES = {"cross_entropy": "cross_entropy_loss", "nll_loss": "nll_loss_nd", "softmax": "softmax"}
 
@@ -240,7 +245,7 @@ def _install():
     for name, value in list(vars(_C).items()):
         op_name = _c_op_name(name, value)
         if op_name is not None:
-            wrapper = _wrap(value, op_name)
+            wrapper = _wrap(value, op_name, inner=name in _C_INNER)
             wrappers[id(value)] = (value, wrapper)
             _patch(_C, name, wrapper)
     functional = sys.modules.get("rstorch.nn.functional")
