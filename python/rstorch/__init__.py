@@ -227,7 +227,7 @@ def __getattr__(name):
     if name in ("nn", "autograd", "optim", "utils", "testing", "viz", "serialization", "wgpu",
                 "cuda", "amp", "backends", "accelerator", "onnx", "random", "special", "jit", "distributed") or name == "multiprocessing":
         return importlib.import_module(f".{name}", __name__)
-    if name in ("hub", "fx", "distributions", "func"):
+    if name in ("hub", "fx", "distributions", "func", "profiler"):
         return importlib.import_module(f".{name}", __name__)
     if name == "_assert":
         return importlib.import_module(".fx._symbolic_trace", __name__)._assert

@@ -52,3 +52,22 @@ from .._torch_function import handle_torch_function, has_torch_function, is_tens
 from ._compat import (  # noqa: E402
     is_multithreading_enabled, is_view_replay_enabled, set_multithreading_enabled, variable,
 )
+
+# Legacy and profiling names, kept as their own block: the profiler's modules load on first use.
+from ._compat import enforce_grad_layout_policy  # noqa: E402
+from .function import NestedIOFunction  # noqa: E402
+from .graph import SavedTensor  # noqa: E402
+
+_LAZY_SUBMODULES = ("profiler", "profiler_util")
+_PROFILER_NAMES = ("DeviceType", "ProfilerActivity", "ProfilerConfig", "ProfilerState", "kineto_available")
+
+
+def __getattr__(name):
+    import importlib
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _PROFILER_NAMES:
+        return getattr(importlib.import_module("._profiler_enums", __name__), name)
+    if name == "ProfilerEvent":
+        return importlib.import_module("._profiler_hooks", __name__).ProfilerEvent
+    raise AttributeError(f"module 'rstorch.autograd' has no attribute '{name}'")

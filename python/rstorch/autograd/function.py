@@ -144,5 +144,88 @@ class InplaceFunction(Function):
         self.inplace = inplace
 
 
+def _iter_tensors(obj):
+    if isinstance(obj, _C.Tensor):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for item in obj:
+            yield from _iter_tensors(item)
+
+
+def _unflatten(flat, structure):
+    """`flat`'s items put back in the nesting of `structure`'s tensors."""
+    items = iter(flat)
+
+    def rebuild(obj):
+        if isinstance(obj, _C.Tensor):
+            return next(items)
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(rebuild(o) for o in obj)
+        return obj
+    return rebuild(structure)
+
+
 class NestedIOFunction(Function):
-    pass
+    """The legacy Function (kept for old code; write new ops as `Function`): an instance is called
+    on inputs nested in tuples and lists, and subclasses define `forward_extended(*inputs)` and
+    `backward_extended(*grad_outputs)`, saving with `self.save_for_backward(...)`."""
+
+    def __call__(self, *inputs):
+        this = self
+
+        class _Nested(Function):
+            @staticmethod
+            def forward(ctx, *flat_inputs):
+                this._ctx = ctx
+                nested = _unflatten(flat_inputs, inputs)
+                this._nested_output = this.forward_extended(*nested)
+                ctx.save_for_backward(*getattr(this, "to_save", ()))
+                for name in ("dirty_tensors", "non_differentiable"):
+                    if hasattr(this, name):
+                        getattr(ctx, "mark_dirty" if name == "dirty_tensors" else "mark_non_differentiable")(
+                            *getattr(this, name))
+                return tuple(_iter_tensors(this._nested_output))
+
+            @staticmethod
+            def backward(ctx, *grads):
+                return this.backward(*grads)
+        _Nested.__name__ = type(self).__name__
+        _Nested._backward_name = type(self).__name__ + "Backward"
+        flat = _Nested.apply(*_iter_tensors(inputs))
+        return _unflatten(flat if isinstance(flat, tuple) else (flat,), self._nested_output)
+
+    def backward(self, *gradients):
+        """The flat gradients, from `backward_extended` on the outputs' nesting."""
+        result = self.backward_extended(*_unflatten(gradients, self._nested_output))
+        return tuple(_iter_tensors_or_none(result))
+
+    def forward(self, *args):
+        return tuple(_iter_tensors(self.forward_extended(*args)))
+
+    def save_for_backward(self, *args):
+        self.to_save = tuple(_iter_tensors(args))
+        self._to_save_nested = args
+
+    @property
+    def saved_tensors(self):
+        return _unflatten(self._ctx.saved_tensors, self._to_save_nested)
+
+    def mark_dirty(self, *args, **kwargs):
+        self.dirty_tensors = tuple(_iter_tensors((args, kwargs)))
+
+    def mark_non_differentiable(self, *args, **kwargs):
+        self.non_differentiable = tuple(_iter_tensors((args, kwargs)))
+
+    def forward_extended(self, *input):
+        raise NotImplementedError
+
+    def backward_extended(self, *grad_output):
+        raise NotImplementedError
+
+
+def _iter_tensors_or_none(obj):
+    if obj is None or isinstance(obj, _C.Tensor):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for item in obj:
+            yield from _iter_tensors_or_none(item)

@@ -57,3 +57,12 @@ def _wrap_node(c):
     w.metadata = {}
     _wrappers[key] = w
     return w
+
+
+class SavedTensor:
+    """A tensor a node saved for its backward, as PyTorch's `grad_fn._raw_saved_*` give it. Only
+    the graph makes them: rstorch's nodes keep their saved tensors in the Rust core and hand out
+    the tensors themselves (`ctx.saved_tensors`)."""
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")

@@ -6,6 +6,7 @@ from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 
+from ..autograd import _profiler_hooks
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
@@ -66,7 +67,13 @@ def _hooked_step(step):
                 else:
                     raise RuntimeError(f"{step} must return None or a tuple of "
                                        f"(new_args, new_kwargs), but got {result}.")
-        out = step(self, *args, **kwargs)
+        # A profiler shows each step as PyTorch's does, a range named after the optimizer's class.
+        record = (_profiler_hooks.open_range(f"Optimizer.step#{type(self).__name__}.step", user=True)
+                  if _profiler_hooks.recording() else None)
+        try:
+            out = step(self, *args, **kwargs)
+        finally:
+            _profiler_hooks.close_range(record)
         for hook in chain(self._optimizer_step_post_hooks.values(),
                           _global_step_post_hooks.values()):
             hook(self, args, kwargs)
@@ -198,6 +205,14 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Clears every parameter's gradient: drops it (default) or fills it with zeros."""
+        record = (_profiler_hooks.open_range(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad", user=True)
+                  if _profiler_hooks.recording() else None)
+        try:
+            self._zero_grad(set_to_none)
+        finally:
+            _profiler_hooks.close_range(record)
+
+    def _zero_grad(self, set_to_none):
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
