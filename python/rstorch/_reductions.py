@@ -13,6 +13,7 @@ import math
 
 from . import _C, return_types
 from ._C import Tensor
+from ._tensor import _original
 
 
 class _LazyNumPy:
@@ -578,7 +579,7 @@ def renorm(input, p, dim, maxnorm):
 
 
 def _renorm_(self, p, dim, maxnorm):
-    return self._assign_(renorm(self, p, dim, maxnorm))
+    return self._assign_(renorm(_original(self), p, dim, maxnorm))
 
 
 def dist(input, other, p=2):

@@ -140,7 +140,7 @@ def _extreme_or_product(input, base, touched, d, index, src, reduce, include_sel
     if not (input.requires_grad or src.requires_grad):
         return result
     if reduce == "prod":
-        raise NotImplementedError("rstorch: the gradient of scatter_reduce(reduce='prod') is not implemented")
+        return _product_with_gradient(input, result, touched, d, index, src, include_self, grids, np)
     # The winners' values, each weighted by 1 / (number of winners): their weighted sum is the
     # result, and its gradient is PyTorch's.
     r = result.detach()
@@ -153,6 +153,34 @@ def _extreme_or_product(input, base, touched, d, index, src, reduce, include_sel
     weighted = (input * own / count).masked_fill(own.logical_not(), 0)
     weighted = weighted.scatter_add(d, index, (src * theirs / count.gather(d, index)).masked_fill(theirs.logical_not(), 0))
     return r + (weighted - weighted.detach())
+
+
+def _product_with_gradient(input, result, touched, d, index, src, include_self, grids, np):
+    """scatter_reduce's prod with its gradient: each factor's derivative is the product of the
+    other factors of its output element (exact with zeros: one zero among them makes the others
+    0 but itself the product of the rest, two make all 0). Elements no index reaches keep `input`
+    (derivative 1); with include_self False the input's values at reached ones are not factors.
+    First derivatives only: the products of the others enter as constants."""
+    a = input.detach().cpu().numpy()
+    b = src.detach().cpu().numpy()
+    reached = touched.cpu().numpy()
+    own = reached & include_self
+    zeros = np.where(own & (a == 0), 1, 0)
+    np.add.at(zeros, tuple(grids), (b == 0).astype(zeros.dtype))
+    nonzero = np.where(own & (a != 0), a, 1).astype(a.dtype)
+    np.multiply.at(nonzero, tuple(grids), np.where(b == 0, 1, b))
+
+    def others(values, z, p):
+        safe = np.where(values == 0, 1, values)
+        return np.where(z == 0, p / safe, np.where((z == 1) & (values == 0), p, 0))
+
+    mine = np.where(reached, np.where(own, others(a, zeros, nonzero), 0), 1)
+    theirs = others(b, zeros[tuple(grids)], nonzero[tuple(grids)])
+
+    def constant(x):
+        return _C.from_numpy(np.ascontiguousarray(x)).to(input.device)
+    weighted = (input * constant(mine)).scatter_add(d, index, src * constant(theirs))
+    return result + (weighted - weighted.detach())
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
@@ -355,7 +383,7 @@ def install():
     for name in _METHODS:
         setattr(Tensor, name, g[name])
     for name in _IN_PLACE:
-        setattr(Tensor, name + "_", _in_place(name))
+        setattr(Tensor, name + "_", _in_place(name, composite=True))
     Tensor.fill_diagonal_ = fill_diagonal_
     Tensor.index_put_ = _index_put_
     Tensor.new_empty_strided = _new_empty_strided

@@ -59,14 +59,30 @@ def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=Fal
                    requires_grad=requires_grad)
 
 
-def _in_place(name):
+def _in_place(name, composite=False):
+    """`X_` as `X` written over self. `composite`: X is written in Python over other ops, whose
+    nodes may save self itself (see `_original`)."""
     out_of_place = getattr(Tensor, name)
 
     def method(self, *args, **kwargs):
-        return self._assign_(out_of_place(self, *args, **kwargs))
+        source = _original(self, args, kwargs) if composite else self
+        return self._assign_(out_of_place(source, *args, **kwargs))
     method.__name__ = name + "_"
     method.__doc__ = f"In-place version of `{name}`."
     return method
+
+
+def _original(self, args=(), kwargs=None):
+    """What an in-place op written over other ops computes from: while autograd records, a copy
+    of self (with self's history), so that the nodes of those ops keep self's values from before
+    the write, as PyTorch's in-place ops keep `self`'s original values for their backward
+    (`logit_`, `renorm_`); otherwise self."""
+    if not _C.is_grad_enabled():
+        return self
+    values = list(args) + list((kwargs or {}).values())
+    if self.requires_grad or any(isinstance(v, Tensor) and v.requires_grad for v in values):
+        return self.clone()
+    return self
 
 
 # In-place forms written over `_assign_`: the declared unary ops' (`src/ops/unary.rs`), then others.

@@ -401,15 +401,22 @@ def _geometry_in_place(name):
     out_of_place = getattr(Tensor, name)
 
     def method(self, *args, **kwargs):
-        # The object takes the view's geometry over its own storage, as PyTorch's in-place view
-        # ops change the sizes and strides of the same tensor.
-        return self.set_(out_of_place(self, *args, **kwargs))
+        return _become(self, out_of_place(self, *args, **kwargs))
     method.__name__ = name + "_"
     return method
 
 
+def _become(self, view):
+    """The object takes the view's geometry over its own storage, as PyTorch's in-place view ops
+    change the sizes and strides of the same tensor; while autograd records, with the view's
+    history too (`set_` has no derivative)."""
+    if view.requires_grad:
+        return self._become_view_(view)
+    return self.set_(view)
+
+
 def _as_strided_(self, size, stride, storage_offset=None):
-    return self.set_(self.as_strided(size, stride, storage_offset))
+    return _become(self, self.as_strided(size, stride, storage_offset))
 
 
 # ----- splits ------------------------------------------------------------------------------------
@@ -553,7 +560,7 @@ def install():
     Tensor.polygamma = _polygamma_method
     Tensor.polygamma_ = _polygamma_
     for name in _IN_PLACE:
-        setattr(Tensor, name + "_", _in_place(name))
+        setattr(Tensor, name + "_", _in_place(name, composite=True))
     for name in ("t", "transpose", "squeeze", "unsqueeze", "swapdims"):
         setattr(Tensor, name + "_", _geometry_in_place(name))
     Tensor.as_strided_ = _as_strided_

@@ -79,6 +79,22 @@ impl PyTensor {
         Ok(PyTensor::wrap(self.tensor().as_strided(&size, &stride, offset)?))
     }
 
+    /// The in-place view ops (`t_`, `transpose_`, `squeeze_`, `unsqueeze_`, `swapdims_`,
+    /// `as_strided_`) while autograd records: this tensor object becomes `view` (the same op's
+    /// out-of-place view of it) together with its history, as PyTorch's in-place view ops rebase
+    /// the tensor's grad_fn onto the view's (TBackward1, AsStridedBackward1, ...); `set_` has no
+    /// derivative. Leaves that require grad are refused with PyTorch's in-place error. Returns self.
+    fn _become_view_<'py>(slf: &Bound<'py, Self>, view: &PyTensor) -> PyResult<Bound<'py, Self>> {
+        let this = slf.get();
+        let (old, new) = (this.tensor(), view.tensor());
+        if !new.shares_storage(&old) {
+            return Err(PyTypeError::new_err("_become_view_: the tensor given is not a view of this one"));
+        }
+        old.check_inplace(&new)?;
+        this.replace(new);
+        Ok(slf.clone())
+    }
+
     /// `set_()`, `set_(source)` and `set_(source, storage_offset, size, stride=())`: this tensor
     /// object now views `source`'s storage (with `source`'s geometry, or the one given; an
     /// empty `stride` means contiguous). Returns self.

@@ -72,7 +72,8 @@ def solve(A, B, *, left=True, out=None):
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    return solve(A, B, left=left), _C.zeros(tuple(A.shape[:-2]), dtype=_C.int32, device=A.device)
+    return return_types.linalg_solve_ex(solve(A, B, left=left), _C.zeros(tuple(A.shape[:-2]), dtype=_C.int32,
+                                                                         device=A.device))
 
 
 def _title(t):
@@ -226,7 +227,23 @@ def lu_factor(A, *, pivot=True, out=None):
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     LU, piv, _ = lu_host(host(A))
-    return return_types.linalg_lu_factor(to_tensor(LU, A), to_tensor(piv, A))
+    return return_types.linalg_lu_factor(_packed(A, LU), to_tensor(piv, A))
+
+
+def _packed(A, LU):
+    """The packed factors (L below the diagonal, U on and above it); while autograd records,
+    put together from the differentiable `lu` so that gradients reach A as PyTorch's do."""
+    if not (A.requires_grad and _C.is_grad_enabled()):
+        return to_tensor(LU, A)
+    _, L, U = LUFactors.apply(A, _unpack)
+    m, n = A.shape[-2:]
+    k = min(m, n)
+    low, up = L.tril(-1), U
+    if n > k:
+        low = _C.cat([low, low.new_zeros(tuple(low.shape[:-1]) + (n - k,))], -1)
+    if m > k:
+        up = _C.cat([up, up.new_zeros(tuple(up.shape[:-2]) + (m - k, n))], -2)
+    return low + up
 
 
 def _unpack(LU, pivots):
@@ -248,7 +265,7 @@ def _unpack(LU, pivots):
 
 def lu(A, *, pivot=True, out=None):
     check_matrix(A, "lu", square=False)
-    if A.requires_grad and A.shape[-1] == A.shape[-2]:
+    if A.requires_grad:
         P, L, U = LUFactors.apply(A, _unpack)
     else:
         P, L, U = _unpack(*lu_factor(A))
@@ -423,7 +440,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
         raise RuntimeError(f"torch.linalg.lu_factor_ex: U[{int(info.reshape(-1)[0])},{int(info.reshape(-1)[0])}] is zero "
                           "and using it on lu_solve would result in a division by zero. If you still want to perform the "
                           "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
-    return return_types.linalg_lu_factor_ex(to_tensor(LU, A), to_tensor(piv, A), to_tensor(info, A))
+    return return_types.linalg_lu_factor_ex(_packed(A, LU), to_tensor(piv, A), to_tensor(info, A))
 
 
 def matrix_sqrth(A):

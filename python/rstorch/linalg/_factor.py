@@ -320,8 +320,12 @@ class SVD(Function):
 
 
 class LU(Function):
-    """`A = P L U` of a square matrix (P, L and U unpacked by the caller's `unpack`); the gradient
-    `P L^{-T} (tril(L^T gL, -1) + triu(gU U^T)) U^{-T}`."""
+    """`A = P L U` of an m x n matrix (P, L and U unpacked by the caller's `unpack`). With k =
+    min(m, n), L1 and U1 the leading k x k blocks, the square part's gradient is
+    `P L1^{-T} (tril(L1^T gL1, -1) + triu(gU1 U1^T)) U1^{-T}`. A wide A's last columns are
+    `P L1 U2`, so U2 = L1^{-1} Pᵀ A2: their gradient is `P L1^{-T} gU2` and L1's gains
+    `-L1^{-T} gU2 U2ᵀ`. A tall A's last rows are `L2 U1`: their gradient is `gL2 U1^{-T}` (rows
+    permuted by P) and U1's gains `-L2ᵀ gL2 U1^{-T}`."""
 
     @staticmethod
     def forward(ctx, A, unpack):
@@ -337,14 +341,25 @@ class LU(Function):
         A, P, L, U = ctx.saved_tensors
         if recording(A):
             P, L, U = LU.apply(A, ctx.unpack)
-        inner = L * 0
-        if gL is not None:
-            inner = inner + mT(L).matmul(gL).tril(-1)
-        if gU is not None:
-            inner = inner + gU.matmul(mT(U)).triu()
-        # L^{-T} inner U^{-T}
-        left = Solve.apply(mT(L), inner)
-        return P.matmul(mT(Solve.apply(U, mT(left)))), None
+        m, n = A.shape[-2:]
+        k = min(m, n)
+        gL = L * 0 if gL is None else gL
+        gU = U * 0 if gU is None else gU
+        L1, U1, gL1, gU1 = L[..., :k, :], U[..., :, :k], gL[..., :k, :], gU[..., :, :k]
+        if n > m:
+            rest = Solve.apply(mT(L1), gU[..., :, k:])
+            gL1 = gL1 - rest.matmul(mT(U[..., :, k:]))
+        elif m > n:
+            rest = mT(Solve.apply(U1, mT(gL[..., k:, :])))
+            gU1 = gU1 - mT(L[..., k:, :]).matmul(rest)
+        inner = mT(L1).matmul(gL1).tril(-1) + gU1.matmul(mT(U1)).triu()
+        # L1^{-T} inner U1^{-T}
+        core = mT(Solve.apply(U1, mT(Solve.apply(mT(L1), inner))))
+        if n > m:
+            core = _C.cat([core, rest], -1)
+        elif m > n:
+            core = _C.cat([core, rest], -2)
+        return P.matmul(core), None
 
 
 # PyTorch's node names (`grad_fn.name()`), in place of the `<class>Backward` a Function gets.
