@@ -87,3 +87,13 @@ def test_every_collective_under_mpiexec(n, backend):
     code, out = mpirun(n, WORKERS, backend)
     assert code == 0, out
     assert sorted(line for line in out.splitlines() if line.startswith("OK ")) == [f"OK {r}" for r in range(n)], out
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_distributed_data_parallel_matches_one_process(n):
+    # 20 SGD steps (float64) with 1 bucket, many buckets and no_sync accumulation, equal to one
+    # process on the global batch within 1e-10, the same bits on every rank; unused parameters.
+    code, out = mpirun(n, WORKERS.with_name("ddp_workers.py"))
+    assert code == 0, out
+    assert sorted(line for line in out.splitlines() if line.startswith("OK ")) == [f"OK {r}" for r in range(n)], out
