@@ -102,12 +102,26 @@ def unused_parameters(rank, size):
         assert "Expected to have finished reduction in the prior iteration" in str(e)
 
 
+def sampler(rank, size):
+    """DistributedSampler takes the group's size and rank; the shards partition one permutation per epoch."""
+    from rstorch.utils.data import DistributedSampler
+    for epoch in (0, 1):
+        s = DistributedSampler(list(range(10)), seed=3)
+        assert (s.num_replicas, s.rank) == (size, rank)
+        s.set_epoch(epoch)
+        everyone = [None] * size
+        dist.all_gather_object(everyone, list(s))
+        flat = sorted(i for shard in everyone for i in shard)
+        assert set(flat) == set(range(10)) and len(flat) == s.total_size, everyone
+
+
 def main():
     dist.init_process_group("gloo")
     rank, size = dist.get_rank(), dist.get_world_size()
     for cap, accumulate in ((25, False), (0.0005, False), (0.001, True)):
         train(rank, size, cap, accumulate)
     unused_parameters(rank, size)
+    sampler(rank, size)
     dist.barrier()
     print(f"OK {rank}", flush=True)
 

@@ -97,3 +97,45 @@ def test_distributed_data_parallel_matches_one_process(n):
     code, out = mpirun(n, WORKERS.with_name("ddp_workers.py"))
     assert code == 0, out
     assert sorted(line for line in out.splitlines() if line.startswith("OK ")) == [f"OK {r}" for r in range(n)], out
+
+
+def test_contiguous_cpu_tensors_reach_mpi_without_a_copy():
+    import numpy as np
+
+    from rstorch.distributed._buffers import Staged
+    t = torch.arange(12.0).reshape(3, 4)
+    staged = Staged(t)
+    staged.array[0, 0] = 42.0   # what MPI writes lands in the tensor itself
+    assert not staged.copied and t[0, 0].item() == 42.0
+    view = t.t()
+    staged = Staged(view)
+    assert staged.copied and staged.array.flags.c_contiguous
+    staged.array[...] = np.arange(12.0).reshape(4, 3) + 100
+    staged.finish()
+    assert view.tolist() == (np.arange(12.0).reshape(4, 3) + 100).tolist()
+    assert Staged(torch.ones(2, requires_grad=True)).copied is False
+
+
+def test_launcher_command_line(monkeypatch):
+    from rstorch.distributed import run
+    monkeypatch.setenv("PYTHONPATH", "/x")
+    args = run._parser().parse_args(["--nproc-per-node", "4", "--mpiexec", sys.executable, "train.py", "--lr", "1"])
+    command = run.mpiexec_command(args)
+    assert command[:4] == [sys.executable, "-n", "4", "--oversubscribe"]
+    assert command[-7:] == [sys.executable, "-m", "rstorch.distributed.run", "--worker", "train.py", "--lr", "1"]
+    assert "MASTER_PORT=29500" in command and "PYTHONPATH" in command
+    args = run._parser().parse_args(["--nnodes", "2", "--nproc_per_node", "3", "--hostfile", "hosts",
+                                     "--mpiexec", sys.executable, "-m", "pkg.train"])
+    command = run.mpiexec_command(args)
+    assert command[1:5] == ["-n", "6", "--map-by", "ppr:3:node"] and "--hostfile" in command
+    assert command[-3:] == ["--worker", "-m", "pkg.train"]
+
+
+@needs_mpi
+def test_launcher_runs_a_torchrun_style_script():
+    env = dict(os.environ, PYTHONPATH=str(Path(torch.__file__).parents[1]))
+    proc = subprocess.run([sys.executable, "-m", "rstorch.distributed.run", "--nproc-per-node", "2",
+                           str(WORKERS.with_name("launch_script.py")), "a", "--b"],
+                          env=env, capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(line for line in proc.stdout.splitlines() if line.startswith("OK ")) == ["OK 0 a --b", "OK 1 a --b"]
