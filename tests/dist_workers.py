@@ -196,6 +196,38 @@ def test_async_and_objects(rank, size):
         w.wait()
     dist.barrier()
     dist.barrier(async_op=True).wait()
+    # Every collective's non-blocking path: results land only once wait() returns.
+    mine = rstorch.arange(4 * size, dtype=rstorch.float64).reshape(2 * size, 2).t() + 100 * rank   # strided
+    everyone = [np.arange(4 * size, dtype=np.float64).reshape(2 * size, 2).T + 100 * r for r in range(size)]
+    outs = [rstorch.zeros(2, 2 * size, dtype=rstorch.float64) for _ in range(size)]
+    whole = rstorch.zeros(2 * size, 2 * size, dtype=rstorch.float64)
+    part = rstorch.zeros(2, 2, dtype=rstorch.float64)
+    shuffled = rstorch.zeros(2 * size, 2, dtype=rstorch.float64)
+    gathered = [rstorch.zeros(2, 2 * size, dtype=rstorch.float64) for _ in range(size)] if rank == 0 else None
+    scattered = rstorch.zeros(2, 2 * size, dtype=rstorch.float64)
+    reduced = mine.clone()
+    works = [dist.all_gather(outs, mine, async_op=True),
+             dist.all_gather_into_tensor(whole, mine.contiguous(), async_op=True),
+             dist.reduce_scatter_tensor(part, rstorch.arange(4.0 * size, dtype=rstorch.float64).reshape(2 * size, 2)
+                                        + rank, async_op=True),
+             dist.all_to_all_single(shuffled, rstorch.full((2 * size, 2), float(rank), dtype=rstorch.float64),
+                                    async_op=True),
+             dist.gather(mine, gathered, dst=0, async_op=True),
+             dist.scatter(scattered, [t + 1 for t in [mine] * size] if rank == size - 1 else None, src=size - 1,
+                          async_op=True),
+             dist.reduce(reduced, dst=0, op=dist.ReduceOp.MAX, async_op=True)]
+    for w in works:
+        w.wait()
+    for r in range(size):
+        check(outs[r], everyone[r], f"async all_gather[{r}]")
+        check(whole[2 * r:2 * r + 2], everyone[r], f"async all_gather_into_tensor[{r}]")
+        check(shuffled[2 * r:2 * r + 2], np.full((2, 2), float(r)), f"async all_to_all_single[{r}]")
+        if rank == 0:
+            check(gathered[r], everyone[r], f"async gather[{r}]")
+    base = np.arange(4.0 * size).reshape(2 * size, 2)
+    check(part, size * base[2 * rank:2 * rank + 2] + size * (size - 1) / 2, "async reduce_scatter_tensor")
+    check(scattered, everyone[size - 1] + 1, "async scatter")
+    check(reduced, everyone[size - 1] if rank == 0 else everyone[rank], "async reduce MAX")
 
     objects = [{"rank": rank}, "x"] if rank == 0 else [None, None]
     dist.broadcast_object_list(objects, src=0)

@@ -1,11 +1,20 @@
-"""The tensor collectives and point-to-point operations of `rstorch.distributed`, on MPI's
-non-blocking calls: each starts the MPI operation and returns a Work whose completion writes the
-results into the caller's tensors; without `async_op` the call waits for it (and returns None)."""
+"""The tensor collectives and point-to-point operations of `rstorch.distributed`. With
+`async_op=True` each starts MPI's non-blocking call and returns a Work whose completion writes the
+results into the caller's tensors; without it the blocking call runs and the call returns None."""
 import numpy as np
 
 from ._buffers import Staged, Work, average, mpi_op
 from ._checks import check_tensor, check_tensor_list, group_or_none, list_length, peer, same_layout
 from ._state import ReduceOp, _mpi
+
+
+def _start(pg, name, async_op, *args):
+    """Start MPI's non-blocking `name` (Iallreduce...) when the caller wants a handle; otherwise run
+    the blocking call (MPI's tuned algorithms, which can be faster) and return no request."""
+    if async_op:
+        return getattr(pg.comm, name)(*args)
+    getattr(pg.comm, name[1].upper() + name[2:])(*args)
+    return None
 
 
 def _done(work, async_op):
@@ -48,7 +57,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if pg is None:
         return None
     staged = Staged(tensor)
-    request = pg.comm.Iallreduce(_mpi().IN_PLACE, staged.array, mpi_op(op, staged))
+    request = _start(pg, "Iallreduce", async_op, _mpi().IN_PLACE, staged.array, mpi_op(op, staged))
     return _done(Work([request], _finisher([staged], op, pg.size())), async_op)
 
 
@@ -59,7 +68,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
         return None
     root = peer(pg, src, group_src, "src")
     staged = Staged(tensor)
-    request = pg.comm.Ibcast(staged.array, root)
+    request = _start(pg, "Ibcast", async_op, staged.array, root)
     return _done(Work([request], _finisher([staged] if pg.rank() != root else [])), async_op)
 
 
@@ -72,9 +81,9 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     staged = Staged(tensor)
     mop = mpi_op(op, staged)
     if pg.rank() == root:
-        request = pg.comm.Ireduce(_mpi().IN_PLACE, staged.array, mop, root)
+        request = _start(pg, "Ireduce", async_op, _mpi().IN_PLACE, staged.array, mop, root)
         return _done(Work([request], _finisher([staged], op, pg.size())), async_op)
-    request = pg.comm.Ireduce(staged.array, None, mop, root)
+    request = _start(pg, "Ireduce", async_op, staged.array, None, mop, root)
     return _done(Work([request], keep=(staged,)), async_op)
 
 
@@ -88,7 +97,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     same_layout(tensor_list, tensor, "all_gather")
     send = Staged(tensor).array
     recv = np.empty((pg.size(), send.size), send.dtype)
-    request = pg.comm.Iallgather(send, recv)
+    request = _start(pg, "Iallgather", async_op, send, recv)
     return _done(Work([request], _scatter_rows(recv, tensor_list), keep=(send,)), async_op)
 
 
@@ -103,7 +112,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     if output_tensor.numel() != pg.size() * input_tensor.numel():
         raise ValueError("output tensor size must be equal to world_size times input tensor size")
     send, out = Staged(input_tensor).array, Staged(output_tensor)
-    request = pg.comm.Iallgather(send, out.array)
+    request = _start(pg, "Iallgather", async_op, send, out.array)
     return _done(Work([request], _finisher([out]), keep=(send,)), async_op)
 
 
@@ -118,13 +127,13 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     if pg.rank() != root:
         if gather_list:
             raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
-        return _done(Work([pg.comm.Igather(send, None, root)], keep=(send,)), async_op)
+        return _done(Work([_start(pg, "Igather", async_op, send, None, root)], keep=(send,)), async_op)
     if gather_list is None:
         raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
     list_length(gather_list, pg.size(), "gather")
     same_layout(gather_list, tensor, "gather")
     recv = np.empty((pg.size(), send.size), send.dtype)
-    request = pg.comm.Igather(send, recv, root)
+    request = _start(pg, "Igather", async_op, send, recv, root)
     return _done(Work([request], _scatter_rows(recv, gather_list), keep=(send,)), async_op)
 
 
@@ -139,13 +148,13 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     if pg.rank() != root:
         if scatter_list:
             raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
-        return _done(Work([pg.comm.Iscatter(None, out.array, root)], _finisher([out])), async_op)
+        return _done(Work([_start(pg, "Iscatter", async_op, None, out.array, root)], _finisher([out])), async_op)
     if scatter_list is None:
         raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
     list_length(scatter_list, pg.size(), "scatter")
     same_layout(scatter_list, tensor, "scatter")
     send = _rows([Staged(t) for t in scatter_list], out.array.dtype)
-    request = pg.comm.Iscatter(send, out.array, root)
+    request = _start(pg, "Iscatter", async_op, send, out.array, root)
     return _done(Work([request], _finisher([out]), keep=(send,)), async_op)
 
 
@@ -159,7 +168,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     same_layout(input_list, output, "reduce_scatter")
     out = Staged(output)
     send = _rows([Staged(t) for t in input_list], out.array.dtype)
-    request = pg.comm.Ireduce_scatter_block(send, out.array, mpi_op(op, out))
+    request = _start(pg, "Ireduce_scatter_block", async_op, send, out.array, mpi_op(op, out))
     return _done(Work([request], _finisher([out], op, pg.size()), keep=(send,)), async_op)
 
 
@@ -174,14 +183,14 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     if input.numel() != pg.size() * output.numel():
         raise ValueError("input tensor must be the same size as output size times world size")
     out, send = Staged(output), Staged(input).array
-    request = pg.comm.Ireduce_scatter_block(send, out.array, mpi_op(op, out))
+    request = _start(pg, "Ireduce_scatter_block", async_op, send, out.array, mpi_op(op, out))
     return _done(Work([request], _finisher([out], op, pg.size()), keep=(send,)), async_op)
 
 
-def _alltoallv(pg, send, send_counts, recv, recv_counts):
+def _alltoallv(pg, async_op, send, send_counts, recv, recv_counts):
     displacements = lambda counts: np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64).tolist()
-    return pg.comm.Ialltoallv([send, (list(send_counts), displacements(send_counts))],
-                              [recv, (list(recv_counts), displacements(recv_counts))])
+    return _start(pg, "Ialltoallv", async_op, [send, (list(send_counts), displacements(send_counts))],
+                  [recv, (list(recv_counts), displacements(recv_counts))])
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
@@ -199,7 +208,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
         raise TypeError("all_to_all: the input tensors must have the output tensors' dtype")
     recv_counts = [s.array.size for s in outputs]
     recv = np.empty(sum(recv_counts), dtype)
-    request = _alltoallv(pg, send, [t.numel() for t in input_tensor_list], recv, recv_counts)
+    request = _alltoallv(pg, async_op, send, [t.numel() for t in input_tensor_list], recv, recv_counts)
 
     def finish():
         for staged, piece in zip(outputs, np.split(recv, np.cumsum(recv_counts)[:-1])):
@@ -230,7 +239,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     if output.dtype != input.dtype:
         raise TypeError("all_to_all_single: input and output must have the same dtype")
     out, send = Staged(output), Staged(input).array
-    request = _alltoallv(pg, send, _split_counts(input, input_split_sizes, pg.size(), "input"),
+    request = _alltoallv(pg, async_op, send, _split_counts(input, input_split_sizes, pg.size(), "input"),
                          out.array, _split_counts(output, output_split_sizes, pg.size(), "output"))
     return _done(Work([request], _finisher([out]), keep=(send,)), async_op)
 
@@ -239,7 +248,7 @@ def barrier(group=None, async_op=False, device_ids=None):
     pg = group_or_none(group, "barrier")
     if pg is None:
         return None
-    return _done(Work([pg.comm.Ibarrier()]), async_op)
+    return _done(Work([_start(pg, "Ibarrier", async_op)]), async_op)
 
 
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
