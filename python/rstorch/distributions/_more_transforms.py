@@ -6,7 +6,7 @@ import rstorch as torch
 import rstorch.nn.functional as F
 
 from . import constraints
-from .transforms import Transform
+from ._transform_base import Transform
 from .utils import _sum_rightmost, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = ["CatTransform", "CorrCholeskyTransform", "StackTransform"]
