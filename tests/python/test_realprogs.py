@@ -67,3 +67,59 @@ def test_type_name_round_trips():
     assert x.type() == "rstorch.ShortTensor"
     assert rstorch.ones(2).type(x.type()).dtype is rstorch.int16
     assert rstorch.ones(2).type("rstorch.DoubleTensor").dtype is rstorch.float64
+
+
+OLD_STYLE_PROGRAM = """
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.autograd import Variable
+import torchvision.datasets as dsets
+import torchvision.transforms as transforms
+import matplotlib.pyplot as plt
+from matplotlib import cm
+from mpl_toolkits.mplot3d import Axes3D
+
+cuda = torch.cuda.is_available()
+Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor
+train = dsets.MNIST(root="./mnist/", train=True, transform=transforms.ToTensor(), download=True)
+images = Variable(torch.unsqueeze(train.train_data, dim=1)).type(Tensor)[:64] / 255.
+labels = train.train_labels[:64]
+padded = transforms.Pad(2)(train[0][0])
+assert padded.shape == (1, 32, 32), padded.shape
+net = nn.Sequential(nn.Flatten(), nn.Linear(784, 10))
+opt = torch.optim.SGD(net.parameters(), lr=0.5)
+for step in range(20):
+    valid = Variable(Tensor(images.size(0), 1).fill_(1.0), requires_grad=False)
+    loss = nn.CrossEntropyLoss()(net(images), labels) + 0 * valid.sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    if step == 0:
+        first = loss.item()
+fig, axes = plt.subplots(2, 3)
+assert axes.shape == (2, 3)
+for ax in axes[0, :]:
+    ax.imshow(images[0].numpy().squeeze(), cmap=cm.rainbow)
+Axes3D(fig).scatter([0], [0], [0])
+print("LOSS", first, loss.item())
+"""
+
+
+def test_old_style_program_runs_with_the_stand_ins(tmp_path):
+    # A program in the 2017-2018 style of PyTorch-GAN and MorvanZhou's tutorials, through
+    # tools/run_as_torch.py with the stand-ins of tools/examples_standin, as BENCHMARKS.md's runs.
+    import os
+    import subprocess
+
+    root = HERE.parent.parent
+    (tmp_path / "main.py").write_text(OLD_STYLE_PROGRAM)
+    env = dict(os.environ, RSTORCH_EXAMPLES_TRAIN="128", RSTORCH_EXAMPLES_TEST="32",
+               PYTHONPATH=os.pathsep.join([str(root / "tools" / "examples_standin"), str(root / "python")]))
+    env.pop("RSTORCH_EXAMPLES_FRAMEWORK", None)
+    proc = subprocess.run([sys.executable, str(root / "tools" / "run_as_torch.py"), str(tmp_path / "main.py")],
+                          env=env, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    first, last = map(float, proc.stdout.split("LOSS")[1].split())
+    assert last < first
+    assert "train_data has been renamed data" in proc.stderr
