@@ -23,6 +23,9 @@ _sampling.install()
 _shared_memory.install()
 from . import _tensorfns  # noqa: E402
 _tensorfns.install()
+# Legacy tensor types and `Tensor.type` taking them (`_legacy_types.py`).
+from . import _legacy_types  # noqa: E402
+_legacy_types.install()
 
 __version__ = "0.1.0"
 

@@ -7,6 +7,7 @@ import math
 import warnings
 
 from . import _C
+from ._legacy_types import LEGACY_TYPES, legacy_type
 
 Tensor = _C.Tensor
 
@@ -157,42 +158,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
     return out.requires_grad_(requires_grad) if requires_grad else out
 
 
-# ----- legacy tensor types -----------------------------------------------------------------------
-
-class _LegacyType(type):
-    """`torch.FloatTensor` and its kind: calling one makes a CPU tensor of its dtype (from sizes
-    or from data), and `isinstance(t, torch.FloatTensor)` tests a tensor's dtype and device."""
-
-    def __instancecheck__(cls, obj):
-        return isinstance(obj, Tensor) and obj.dtype is cls.dtype and obj.device.type == "cpu"
-
-    def __call__(cls, *args, device=None):
-        if device is not None and str(device) != "cpu":
-            raise RuntimeError(f"legacy constructor expects device type: cpu but device type: {device} was passed")
-        if len(args) == 1 and isinstance(args[0], Tensor):
-            return args[0].to(cls.dtype)
-        if all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
-            return _C.empty(*args, dtype=cls.dtype) if args else _C.empty(0, dtype=cls.dtype)
-        if len(args) == 1 and isinstance(args[0], tuple(_SIZES)):
-            return _C.empty(*args[0], dtype=cls.dtype)
-        if len(args) == 1:
-            return _C.tensor(args[0], dtype=cls.dtype)
-        raise TypeError(f"new() received an invalid combination of arguments - got {tuple(type(a).__name__ for a in args)}")
-
-
-_SIZES = []
-LEGACY_TYPES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
-                "BFloat16Tensor": "bfloat16", "ByteTensor": "uint8", "CharTensor": "int8", "ShortTensor": "int16",
-                "IntTensor": "int32", "LongTensor": "int64", "BoolTensor": "bool"}
-
-
-def _legacy(name):
-    from ._size import Size
-    if not _SIZES:
-        _SIZES.append(Size)
-    return _LegacyType(name, (), {"dtype": getattr(_C, LEGACY_TYPES[name]), "is_cuda": False,
-                                  "__module__": "rstorch"})
-
+# ----- legacy tensor types: `_legacy_types.py` -----------------------------------------------
 
 # ----- switches ----------------------------------------------------------------------------------
 
@@ -276,7 +242,5 @@ NAMES = ("finfo", "iinfo", "hann_window", "hamming_window", "blackman_window", "
 
 def __getattr__(name):
     if name in LEGACY_TYPES:
-        cls = _legacy(name)
-        globals()[name] = cls
-        return cls
+        return legacy_type(name)
     raise AttributeError(name)

@@ -44,9 +44,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-Variable = _C.Tensor
 
-
+# The legacy `Variable` constructor. Its module `autograd.variable` is imported before `_compat`'s
+# `variable` function, which then takes the attribute, as `torch.autograd.variable` is that function.
+from .variable import Variable  # noqa: E402
 # PyTorch's smaller autograd entry points, kept as their own block.
 from .._torch_function import handle_torch_function, has_torch_function, is_tensor_like  # noqa: E402
 from ._compat import (  # noqa: E402

@@ -154,3 +154,11 @@ def empty_cache():
     """Frees the pooled buffers no tensor holds (nothing to do without a GPU)."""
     for i in range(device_count()):
         _C._wgpu_empty_cache(i)
+
+
+def __getattr__(name):
+    # `torch.cuda.FloatTensor` and its kind (`_legacy_types.py`).
+    from .._legacy_types import LEGACY_TYPES, legacy_type
+    if name in LEGACY_TYPES:
+        return legacy_type(name, cuda=True)
+    raise AttributeError(f"module 'rstorch.cuda' has no attribute '{name}'")

@@ -4,6 +4,7 @@ The number of samples is small (RSTORCH_EXAMPLES_TRAIN / RSTORCH_EXAMPLES_TEST, 
 512) so that an epoch takes seconds.
 """
 import os
+import warnings
 
 import numpy as np
 import torch
@@ -57,6 +58,19 @@ class MNIST(VisionDataset):
 
     def __getitem__(self, index):
         return self._finish(self.data[index].numpy(), int(self.targets[index]))
+
+    # torchvision's old names, still there with a warning (programs of 2017-2018 use them).
+    def _renamed(old, new):
+        def get(self):
+            warnings.warn(f"{old} has been renamed {new}")
+            return getattr(self, new)
+        return property(get)
+
+    train_data = _renamed("train_data", "data")
+    test_data = _renamed("test_data", "data")
+    train_labels = _renamed("train_labels", "targets")
+    test_labels = _renamed("test_labels", "targets")
+    del _renamed
 
 
 class FashionMNIST(MNIST):

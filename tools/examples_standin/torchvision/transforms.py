@@ -101,18 +101,33 @@ class CenterCrop:
         return _take(img, np.arange(top, top + th), np.arange(left, left + tw))
 
 
+def _pad(img, padding, fill):
+    """Constant padding as torchvision's: an int pads all four sides, (lr, tb) or (l, t, r, b)."""
+    if isinstance(padding, numbers.Number):
+        padding = (padding,)
+    padding = tuple(padding)
+    left, top, right, bottom = {1: padding * 4, 2: padding * 2, 4: padding}[len(padding)]
+    if isinstance(img, np.ndarray):
+        pad = ((top, bottom), (left, right)) + ((0, 0),) * (img.ndim - 2)
+        return np.pad(img, pad, constant_values=fill)
+    return torch.nn.functional.pad(img, (left, right, top, bottom), value=fill)
+
+
+class Pad:
+    def __init__(self, padding, fill=0, padding_mode="constant"):
+        self.padding, self.fill = padding, fill
+
+    def __call__(self, img):
+        return _pad(img, self.padding, self.fill)
+
+
 class RandomCrop:
     def __init__(self, size, padding=None, pad_if_needed=False, fill=0, padding_mode="constant"):
         self.size, self.padding, self.fill = _pair(size), padding, fill
 
     def __call__(self, img):
         if self.padding:
-            p = self.padding if isinstance(self.padding, numbers.Number) else self.padding[0]
-            if isinstance(img, np.ndarray):
-                pad = ((p, p), (p, p)) + ((0, 0),) * (img.ndim - 2)
-                img = np.pad(img, pad, constant_values=self.fill)
-            else:
-                img = torch.nn.functional.pad(img, (p, p, p, p), value=self.fill)
+            img = _pad(img, self.padding, self.fill)
         h, w = _hw(img)
         th, tw = self.size
         top, left = random.randint(0, h - th), random.randint(0, w - tw)

@@ -1,0 +1,1 @@
+"""A do-nothing mpl_toolkits beside the do-nothing matplotlib (see matplotlib/__init__.py)."""
