@@ -110,6 +110,14 @@ def test_getitem_out_of_range():
         z(3)[0, 0]
     with raises(IndexError, "invalid index of a 0-dim tensor"):
         z().select(0, 0)
+    # PyTorch 2.15's words for a lone int or slice on a 0-dim tensor (old programs' `loss.data[0]`);
+    # inside a tuple it is the general message.
+    with raises(IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++"):
+        z()[0]
+    with raises(IndexError, "slice() cannot be applied to a 0-dim tensor."):
+        z()[0:1]
+    with raises(IndexError, "too many indices for tensor of dimension 0"):
+        z()[None, 0]
     with raises(IndexError, "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got float)"):
         z(3)[1.5]
     with raises(IndexError, "tensors used as indices must be long, int, byte or bool tensors"):

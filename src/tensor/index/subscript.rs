@@ -55,6 +55,19 @@ impl Tensor {
             return Err(Error::Index("an index can only have a single ellipsis ('...')".into()));
         }
         if consumed > self.ndim() {
+            // A lone int or slice on a 0-dim tensor gets PyTorch's own words (old programs'
+            // `loss.data[0]`).
+            if self.ndim() == 0 && indices.len() == 1 {
+                match indices.first() {
+                    Some(TensorIndex::Int(_)) => {
+                        return Err(Error::Index(
+                            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number".into(),
+                        ))
+                    }
+                    Some(TensorIndex::Slice(..)) => return Err(Error::Index("slice() cannot be applied to a 0-dim tensor.".into())),
+                    _ => {}
+                }
+            }
             return Err(Error::Index(format!("too many indices for tensor of dimension {}", self.ndim())));
         }
         let mut view = self.clone();

@@ -137,8 +137,8 @@ class DataLoader:
 
     def _get_iterator(self):
         if self.num_workers == 0:
-            return _SingleProcessIter(self)
-        return _MultiProcessIter(self)
+            return _SingleProcessDataLoaderIter(self)
+        return _MultiProcessingDataLoaderIter(self)
 
     def __iter__(self):
         if not self.persistent_workers:
@@ -161,7 +161,7 @@ class DataLoader:
         return len(self._index_sampler)
 
 
-class _BaseIter:
+class _BaseDataLoaderIter:
     def __init__(self, loader):
         self._dataset = loader.dataset
         self._iterable = loader._iterable
@@ -194,7 +194,7 @@ class _BaseIter:
         return len(self._index_sampler)
 
 
-class _SingleProcessIter(_BaseIter):
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader):
         super().__init__(loader)
         _datapipe_loading.shard_pipeline(self._dataset)
@@ -206,7 +206,7 @@ class _SingleProcessIter(_BaseIter):
         return self._fetcher.fetch(index)
 
 
-class _MultiProcessIter(_BaseIter):
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """Keeps up to prefetch_factor tasks in flight per worker and hands results back in
     sampler order (or arrival order when in_order=False)."""
 
