@@ -90,6 +90,7 @@ impl DType {
         DType::ALL.into_iter().find(|d| d.name() == name)
     }
 
+    #[inline]
     pub fn category(self) -> Category {
         match self {
             DType::Bool => Category::Bool,
@@ -98,6 +99,7 @@ impl DType {
         }
     }
 
+    #[inline]
     pub fn is_floating_point(self) -> bool {
         self.category() == Category::Floating
     }

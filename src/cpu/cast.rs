@@ -10,7 +10,11 @@ use crate::layout::Layout;
 /// non-zero (NaN included). Branches fold away per instantiation.
 #[inline(always)]
 pub fn convert<S: Element, D: Element>(x: S) -> D {
-    if D::DTYPE == DType::Bool {
+    if S::DTYPE == D::DTYPE {
+        // A copy: the bits as they are (through f64 a clone cost four times a memcpy).
+        // SAFETY: one Rust type per dtype, so S and D are the same type here.
+        unsafe { std::mem::transmute_copy::<S, D>(&x) }
+    } else if D::DTYPE == DType::Bool {
         D::from_i64(x.is_nonzero() as i64)
     } else if D::DTYPE.is_floating_point() {
         D::from_f64(x.to_f64())

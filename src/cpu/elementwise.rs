@@ -221,22 +221,56 @@ pub fn map3<A: Element, B: Element, C: Element, U: Element>(
     written_output(n, |out| {
         let walk = Walk::new(&al.shape, [(&al.strides, al.offset), (&bl.strides, bl.offset), (&cl.strides, cl.offset)]);
         let (len, [sa, sb, sc]) = (walk.inner_len(), walk.inner_strides());
-        for_each_chunk_mut(out, len, |start, o| {
+        let unit = if walk.rows() == 1 { 1 } else { len };
+        for_each_chunk_mut(out, unit, |start, o| {
+            if walk.rows() == 1 {
+                // One long row: chunks split it directly.
+                let at = |k: usize, s: usize| walk.offset(k) + start * s;
+                row3(a, at(0, sa), sa, b, at(1, sb), sb, c, at(2, sc), sc, o, &f);
+                return;
+            }
             let rows_range = start / len..(start + o.len()) / len;
             let mut rows = o.chunks_mut(len);
             walk.for_each_row(rows_range, |[oa, ob, oc]| {
-                let row = rows.next().unwrap();
-                vectorized(
-                    #[inline(always)]
-                    || {
-                        for (i, o) in row.iter_mut().enumerate() {
-                            o.write(f(a[oa + i * sa], b[ob + i * sb], c[oc + i * sc]));
-                        }
-                    },
-                )
+                row3(a, oa, sa, b, ob, sb, c, oc, sc, rows.next().unwrap(), &f);
             });
         });
     })
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn row3<A: Element, B: Element, C: Element, U: Element>(
+    a: &[A],
+    oa: usize,
+    sa: usize,
+    b: &[B],
+    ob: usize,
+    sb: usize,
+    c: &[C],
+    oc: usize,
+    sc: usize,
+    out: &mut [MaybeUninit<U>],
+    f: &impl Fn(A, B, C) -> U,
+) {
+    let n = out.len();
+    vectorized(
+        #[inline(always)]
+        || {
+            if (sa, sb, sc) == (1, 1, 1) {
+                // Dense rows: zipped slices, no index arithmetic or bounds checks per element
+                // (`where` ran at a third of PyTorch's speed without this).
+                let (ra, rb, rc) = (&a[oa..oa + n], &b[ob..ob + n], &c[oc..oc + n]);
+                for (o, ((&x, &y), &z)) in out.iter_mut().zip(ra.iter().zip(rb).zip(rc)) {
+                    o.write(f(x, y, z));
+                }
+            } else {
+                for (i, o) in out.iter_mut().enumerate() {
+                    o.write(f(a[oa + i * sa], b[ob + i * sb], c[oc + i * sc]));
+                }
+            }
+        },
+    )
 }
 
 /// Writes `src` (viewed through `sl`, shape of `dl`) into `dst` viewed through `dl`, converting

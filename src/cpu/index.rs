@@ -2,11 +2,13 @@
 //! added (`add_at`, `index_add`) at storage offsets the tensor layer computed and checked, or at
 //! the values of an integer index array read straight from host memory.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::backend::Array;
-use crate::cpu::buffer::{collect_n, with_capacity};
+use crate::cpu::buffer::{collect_n, written_output};
 use crate::cpu::num::Arith;
+use crate::cpu::parallel::for_each_chunk_mut;
 use crate::cpu::walk::Walk;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -41,36 +43,106 @@ pub fn take(src: &Array, offsets: &[usize], shape: &[usize]) -> Result<Array> {
 
 /// `src` gathered by the integer array `index`: element `i` of the result (of `shape`) is
 /// `src`'s at `src_at`'s offset of `i` plus `index_at`'s value at `i` times `src`'s stride of
-/// `dim` (both layouts view their storage at `shape`). The indices are read where they lie, in
-/// one pass with the offsets; None when one is outside the dim, for the caller to word the error.
+/// `dim` (both layouts view their storage at `shape`). The indices are read where they lie and
+/// the elements written straight into the result, rows split across threads; an index that
+/// walks no dim of the row (index_select, embedding) copies whole rows. None when one is outside
+/// the dim, for the caller to word the error.
 pub fn gather_index(src: &Array, src_at: &Layout, dim: usize, index: &Array, index_at: &Layout, shape: &[usize]) -> Result<Option<Array>> {
     let (stride, size) = (src.strides()[dim], src.shape()[dim] as i64);
     let n = crate::shape::numel(shape)?;
-    let mut offsets = with_capacity(n)?;
-    let mut in_range = true;
-    if n > 0 {
-        let walk = Walk::new(shape, [(&index_at.strides, index_at.offset), (&src_at.strides, src_at.offset)]);
-        let (len, [index_step, src_step]) = (walk.inner_len(), walk.inner_strides());
+    let walk = Walk::new(shape, [(&index_at.strides, index_at.offset), (&src_at.strides, src_at.offset)]);
+    let (len, [index_step, src_step]) = (walk.inner_len(), walk.inner_strides());
+    let out_of_range = AtomicBool::new(false);
+    let data = with_dtype!(src.dtype(), T => src.with_slice::<T, _>("index", |s, _| {
         with_dtype!(index.dtype(), I => index.with_slice::<I, _>("gather", |ix, _| {
-            walk.for_each_row(0..walk.rows(), |[at, from]| {
+            // The element at `from` moved `v` along the dim, or zero (and the flag) outside it.
+            let at = |from: usize, v: i64| -> T {
+                if (0..size).contains(&v) {
+                    s[from + v as usize * stride]
+                } else {
+                    out_of_range.store(true, Ordering::Relaxed);
+                    T::zero()
+                }
+            };
+            written_output::<T>(n, |out| {
+                for_each_chunk_mut(out, len, |start, o| {
+                    let range = start / len..(start + o.len()) / len;
+                    let mut rows = o.chunks_mut(len);
+                    walk.for_each_row(range, |[i, from]| {
+                        let row = rows.next().expect("one row per chunk of len");
+                        if index_step != 0 {
+                            for (k, o) in row.iter_mut().enumerate() {
+                                o.write(at(from + k * src_step, ix[i + k * index_step].to_i64()));
+                            }
+                            return;
+                        }
+                        let v = ix[i].to_i64();
+                        if !(0..size).contains(&v) {
+                            row.iter_mut().for_each(|o| {
+                                o.write(at(from, v));
+                            });
+                        } else if src_step == 1 {
+                            let base = from + v as usize * stride;
+                            for (o, &x) in row.iter_mut().zip(&s[base..base + len]) {
+                                o.write(x);
+                            }
+                        } else {
+                            let base = from + v as usize * stride;
+                            for (k, o) in row.iter_mut().enumerate() {
+                                o.write(s[base + k * src_step]);
+                            }
+                        }
+                    });
+                });
+            })
+            .and_then(|data| Array::from_vec(data, shape))
+        }))
+    }))???;
+    Ok((!out_of_range.into_inner()).then_some(data))
+}
+
+/// `out` (contiguous, from element 0) with `src` (contiguous, of out's dtype and `index`'s shape)
+/// scattered along `dim` by the integer array `index`: element `i` of src goes to out's position
+/// `i` with its `dim` coordinate replaced by index's element `i`, written (`add` false: of
+/// repeated positions the last in index order wins) or added in index order. One pass reading
+/// the indices where they lie. False, out partly written, when an index is outside the dim.
+pub fn scatter_index(out: &Array, dim: usize, index: &Array, index_at: &Layout, src: &Array, add: bool) -> Result<bool> {
+    if !out.is_contiguous() || out.storage_offset() != 0 {
+        return Err(Error::Runtime("scatter: the output must be contiguous".into()));
+    }
+    let (stride, size) = (out.strides()[dim], out.shape()[dim] as i64);
+    let mut out_at = out.layout().clone();
+    out_at.shape = index_at.shape.clone();
+    out_at.strides[dim] = 0;
+    let n = crate::shape::numel(&index_at.shape)?;
+    if n == 0 {
+        return Ok(true);
+    }
+    let walk = Walk::new(&index_at.shape, [(&index_at.strides, index_at.offset), (&out_at.strides, 0)]);
+    let (len, [index_step, out_step]) = (walk.inner_len(), walk.inner_strides());
+    let in_range = with_sum!(out.dtype(), T, sum => with_values::<T, _>(out, src, n, "scatter", |d, v| {
+        with_dtype!(index.dtype(), I => index.with_slice::<I, _>("scatter", |ix, _| {
+            let mut next = 0;
+            let mut in_range = true;
+            walk.for_each_row(0..walk.rows(), |[i, to]| {
                 if !in_range {
                     return;
                 }
-                for k in 0..len {
-                    let v = ix[at + k * index_step].to_i64();
-                    if !(0..size).contains(&v) {
+                for (k, &x) in v[next..next + len].iter().enumerate() {
+                    let j = ix[i + k * index_step].to_i64();
+                    if !(0..size).contains(&j) {
                         in_range = false;
                         return;
                     }
-                    offsets.push(from + k * src_step + v as usize * stride);
+                    let t = &mut d[to + k * out_step + j as usize * stride];
+                    *t = if add { sum(*t, x) } else { x };
                 }
-            })
-        })?);
-    }
-    if !in_range {
-        return Ok(None);
-    }
-    take(src, &offsets, shape).map(Some)
+                next += len;
+            });
+            in_range
+        }))
+    }))??;
+    Ok(in_range)
 }
 
 /// Calls `f` with `dst`'s elements, to write, and `values`' (contiguous, as many as `len`).

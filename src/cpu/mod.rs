@@ -8,7 +8,7 @@ pub mod buffer;
 pub mod cast;
 pub mod conv;
 pub mod elementwise;
-mod index;
+pub(crate) mod index;
 mod loss;
 pub mod math;
 pub mod matmul;

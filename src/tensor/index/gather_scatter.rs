@@ -5,6 +5,7 @@ use super::is_index_dtype;
 use crate::autograd::{is_grad_enabled, record, record_shown, GradMode, Op, Positions};
 use crate::cpu::buffer::collect_n;
 use crate::cpu::reduce::element_offsets;
+use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -250,6 +251,14 @@ impl Tensor {
                 }
             }
         }
+        if out.device() == Device::Cpu && is_index_dtype(index.dtype()) {
+            // One pass over the indices where they lie; one out of range falls through to the
+            // path below, which words the error.
+            let in_range = crate::cpu::index::scatter_index(out.array(), d, index.array(), index.layout(), src.array(), reduce_add)?;
+            if in_range {
+                return out.reshape(&self_shape);
+            }
+        }
         let idx = index_values(&index, "scatter")?;
         let size = out.shape()[d];
         let idx = idx.iter().map(|&v| wrap_positive(v, size, d)).collect::<Result<Vec<_>>>()?;
@@ -321,7 +330,12 @@ impl Tensor {
             index_values(index, "index_add")?;
         }
         let size = x.shape()[d];
-        let scaled = src.binary_scalar(BinaryOp::Mul, alpha, false)?.to_dtype(self.dtype())?;
+        // alpha 1 (every gradient's) scales nothing: no pass over the source for it.
+        let scaled = if matches!(alpha, Scalar::Int(1)) || matches!(alpha, Scalar::Float(a) if a == 1.0) {
+            src.clone()
+        } else {
+            src.binary_scalar(BinaryOp::Mul, alpha, false)?.to_dtype(self.dtype())?
+        };
         // Half-precision sums accumulate in float32.
         let work = if matches!(x.dtype(), DType::F16 | DType::BF16) { DType::F32 } else { x.dtype() };
         let out = x.copy_as(work)?;
