@@ -18,6 +18,8 @@ FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "special2.js
 with open(FIXTURE) as f:
     CASES = json.load(f)
 UNARY, BINARY = CASES["unary"], CASES["binary"]
+# The float32 checks round inputs such as 1e300 to float32 on purpose (to inf).
+pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")
 
 # (rtol, atol) against the 60-digit references. J, Y and Ai oscillate: near their zeros only an
 # absolute error of order the rounding of their O(1) terms is attainable; elsewhere relative.
@@ -222,3 +224,14 @@ def test_aliases_of_the_modified_bessel_functions():
     x = t64([-3.0, -0.5, 0.0, 0.7, 12.0, 40.0])
     np.testing.assert_array_equal(special.modified_bessel_i0(x).numpy(), special.i0(x).numpy())
     np.testing.assert_allclose(special.i1e(x).numpy(), (special.i1(x) * (-x.abs()).exp()).numpy(), rtol=1e-14)
+
+
+@pytest.mark.skipif(not rstorch.wgpu.is_available(), reason="no wgpu adapter")
+def test_the_device_refuses_the_kernels_it_lacks_and_runs_the_composed_ones():
+    x = rstorch.tensor([0.5, 1.0]).to("wgpu")
+    for call in (lambda: special.bessel_j0(x), lambda: special.zeta(x, x), lambda: rstorch.igamma(x, x),
+                 lambda: special.legendre_polynomial_p(x, 2)):
+        with pytest.raises(NotImplementedError, match="wgpu"):
+            call()
+    # xlog1py is composed of ops the device has.
+    np.testing.assert_allclose(special.xlog1py(x, x).cpu().numpy(), special.xlog1py(x.cpu(), x.cpu()).numpy(), rtol=1e-6)
