@@ -7,7 +7,7 @@ use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp as B, Scalar, Tensor, UnaryOp as U};
 
 use crate::ops::binary::binary_op_table;
-use crate::ops::grad::{div, extremum_grads, f, mul, muls, un};
+use crate::ops::grad::{adds, div, extremum_grads, f, igamma_density, igamma_input_grad, igammac_input_grad, mul, muls, no_derivative, un};
 use crate::ops::unary::unary_op_table;
 use crate::tensor::arith::div_floor;
 
@@ -133,7 +133,7 @@ fn norm_grads(node: &OpNode, g: crate::tensor::norm::NormGrads) -> Result<Vec<Op
 /// in-place form of an op declared `in_place: result`).
 macro_rules! define_unary_backward {
     (plain {$($V:ident {
-        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
+        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:tt,
         py: [$($py:ident),*], inplace: [$($ip:ident),*],
         cpu: |$cx:ident| $cpu:expr,
         grad: |$g:ident, $x:ident, $y:ident| $grad:expr,

@@ -7,6 +7,7 @@ use crate::backend::{Array, Operand};
 use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::{map2, map3};
 use crate::cpu::num::Arith;
+use crate::cpu::special_fns::{chebyshev, hermite_h, hermite_he, igamma64, igammac64, laguerre_l, legendre_p, shifted_chebyshev, zeta64};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;

@@ -4,6 +4,7 @@
 pub mod alloc;
 pub mod arith;
 mod backend;
+pub mod bessel;
 pub mod buffer;
 pub mod cast;
 pub mod conv;
@@ -23,6 +24,7 @@ pub mod reduce;
 mod reduce_ops;
 pub mod simd;
 pub mod special;
+pub mod special_fns;
 pub mod unary;
 pub mod walk;
 pub mod workers;

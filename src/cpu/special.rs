@@ -93,7 +93,7 @@ pub fn digamma64(x: f64) -> f64 {
 
 /// The Hurwitz zeta function `ζ(s, q) = Σ (q + k)^-s` for an integer `s > 1`: the sum up to
 /// `q + k > 9`, then the Euler-Maclaurin tail.
-fn hurwitz_zeta(s: f64, q: f64) -> f64 {
+pub(crate) fn hurwitz_zeta(s: f64, q: f64) -> f64 {
     if q <= 0.0 && q == q.floor() {
         return f64::INFINITY;
     }
@@ -159,6 +159,12 @@ pub fn polygamma64(n: f64, x: f64) -> f64 {
 /// `a_k(ν) / k!` of the asymptotic series `I_ν(x) ~ e^x / sqrt(2πx) Σ (-1)^k a_k(ν) / x^k`, up to
 /// the smallest term, for `x ≥ 30`; `e^x` as two halves so that the result reaches its range.
 fn bessel_i_far(nu: f64, x: f64) -> f64 {
+    let half = (0.5 * x).exp();
+    half * (half * bessel_i_far_scaled(nu, x))
+}
+
+/// `e^-x I_ν(x)` for `x ≥ 30`: the asymptotic series without its exponential.
+pub(crate) fn bessel_i_far_scaled(nu: f64, x: f64) -> f64 {
     let mu = 4.0 * nu * nu;
     let (mut term, mut sum) = (1.0f64, 1.0f64);
     for k in 1..60 {
@@ -170,8 +176,7 @@ fn bessel_i_far(nu: f64, x: f64) -> f64 {
         sum += next;
         term = next;
     }
-    let half = (0.5 * x).exp();
-    half * (half * sum / (2.0 * PI * x).sqrt())
+    sum / (2.0 * PI * x).sqrt()
 }
 
 /// `Σ (x/2)^(2k+ν) / (k! (k+ν)!)`, all terms positive: no digits cancel.

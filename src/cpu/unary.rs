@@ -4,11 +4,15 @@
 //! errors are the tensor layer's (`tensor/unary.rs`).
 
 use crate::backend::Array;
+use crate::cpu::bessel::{
+    airy_ai, bessel_j0, bessel_j1, bessel_k0, bessel_k0e, bessel_k1, bessel_k1e, bessel_y0, bessel_y1, i0e_64, i1e_64, spherical_j0,
+};
 use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::map1;
 use crate::cpu::math::{acosh64, asinh64, atanh64, relu6, FloatMath};
 use crate::cpu::num::Arith;
 use crate::cpu::special::{digamma64, erfinv64, i0_64, i1_64, polygamma64};
+use crate::cpu::special_fns::{erfcx64, log_ndtr64, ndtri64};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
@@ -139,7 +143,7 @@ macro_rules! registered_float {
 /// Takes the table's entries and writes the kernels for float32 and float64.
 macro_rules! declared_kernels {
     (plain {$($V:ident {
-        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
+        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:tt,
         py: [$($py:ident),*], inplace: [$($ip:ident),*],
         cpu: |$cx:ident| $cpu:expr,
         grad: |$g:ident, $x:ident, $y:ident| $grad:expr,

@@ -214,6 +214,94 @@ macro_rules! binary_op_table {
                 cpu: |x, y| T::from_i64(x.to_i64() ^ y.to_i64()),
                 grad: |g, _a, _b, _need| (Some(muls(g, 0.0)?), Some(muls(g, 0.0)?)),
             }
+            // The special functions of two operands (kernels in `cpu/special_fns.rs`; no device
+            // kernel). zeta and the polynomials are reached through their composite ops
+            // (`ops/composite.rs`), which give PyTorch's nodes per overload; PyTorch does not
+            // differentiate the polynomials, whose composites detach their operands.
+            Zeta {
+                name: "special_zeta", node: "SpecialZetaBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Number,
+                cpu: |x, y| T::from_f64(zeta64(x.to_f64(), y.to_f64())),
+                grad: |g, a, b, need| {
+                    if need(0) {
+                        return Err(no_derivative("zeta"));
+                    }
+                    let a = a()?;
+                    (None, Some(mul(g, &muls(&mul(&a, &adds(&a, 1.0)?.binary(BinaryOp::Zeta, &b()?)?)?, -1.0)?)?))
+                },
+            }
+            Igamma {
+                name: "igamma", node: "IgammaBackward0", class: Arith, wgpu: (None, None),
+                py: [igamma igamma_], other: Tensor,
+                cpu: |x, y| T::from_f64(igamma64(x.to_f64(), y.to_f64())),
+                grad: |g, a, b, need| (igamma_input_grad(need)?, Some(mul(g, &igamma_density(&a()?, &b()?)?)?)),
+            }
+            Igammac {
+                name: "igammac", node: "IgammacBackward0", class: Arith, wgpu: (None, None),
+                py: [igammac igammac_], other: Tensor,
+                cpu: |x, y| T::from_f64(igammac64(x.to_f64(), y.to_f64())),
+                grad: |g, a, b, need| (igammac_input_grad(need)?, Some(muls(&mul(g, &igamma_density(&a()?, &b()?)?)?, -1.0)?)),
+            }
+            ChebyshevT {
+                name: "special_chebyshev_polynomial_t", node: "SpecialChebyshevPolynomialTBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Number, cpu: |x, n| T::from_f64(chebyshev(0, x.to_f64(), n.to_f64())),
+                grad: |_g, _a, _b, _need| (None, None),
+            }
+            ChebyshevU {
+                name: "special_chebyshev_polynomial_u", node: "SpecialChebyshevPolynomialUBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Number, cpu: |x, n| T::from_f64(chebyshev(1, x.to_f64(), n.to_f64())),
+                grad: |_g, _a, _b, _need| (None, None),
+            }
+            ChebyshevV {
+                name: "special_chebyshev_polynomial_v", node: "SpecialChebyshevPolynomialVBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Number, cpu: |x, n| T::from_f64(chebyshev(2, x.to_f64(), n.to_f64())),
+                grad: |_g, _a, _b, _need| (None, None),
+            }
+            ChebyshevW {
+                name: "special_chebyshev_polynomial_w", node: "SpecialChebyshevPolynomialWBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Number, cpu: |x, n| T::from_f64(chebyshev(3, x.to_f64(), n.to_f64())),
+                grad: |_g, _a, _b, _need| (None, None),
+            }
+            ShiftedChebyshevT {
+                name: "special_shifted_chebyshev_polynomial_t", node: "SpecialShiftedChebyshevPolynomialTBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Number, cpu: |x, n| T::from_f64(shifted_chebyshev(0, x.to_f64(), n.to_f64())),
+                grad: |_g, _a, _b, _need| (None, None),
+            }
+            ShiftedChebyshevU {
+                name: "special_shifted_chebyshev_polynomial_u", node: "SpecialShiftedChebyshevPolynomialUBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Number, cpu: |x, n| T::from_f64(shifted_chebyshev(1, x.to_f64(), n.to_f64())),
+                grad: |_g, _a, _b, _need| (None, None),
+            }
+            ShiftedChebyshevV {
+                name: "special_shifted_chebyshev_polynomial_v", node: "SpecialShiftedChebyshevPolynomialVBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Number, cpu: |x, n| T::from_f64(shifted_chebyshev(2, x.to_f64(), n.to_f64())),
+                grad: |_g, _a, _b, _need| (None, None),
+            }
+            ShiftedChebyshevW {
+                name: "special_shifted_chebyshev_polynomial_w", node: "SpecialShiftedChebyshevPolynomialWBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Number, cpu: |x, n| T::from_f64(shifted_chebyshev(3, x.to_f64(), n.to_f64())),
+                grad: |_g, _a, _b, _need| (None, None),
+            }
+            HermiteH {
+                name: "special_hermite_polynomial_h", node: "SpecialHermitePolynomialHBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Number, cpu: |x, n| T::from_f64(hermite_h(x.to_f64(), n.to_f64())),
+                grad: |_g, _a, _b, _need| (None, None),
+            }
+            HermiteHe {
+                name: "special_hermite_polynomial_he", node: "SpecialHermitePolynomialHeBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Number, cpu: |x, n| T::from_f64(hermite_he(x.to_f64(), n.to_f64())),
+                grad: |_g, _a, _b, _need| (None, None),
+            }
+            LaguerreL {
+                name: "special_laguerre_polynomial_l", node: "SpecialLaguerrePolynomialLBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Number, cpu: |x, n| T::from_f64(laguerre_l(x.to_f64(), n.to_f64())),
+                grad: |_g, _a, _b, _need| (None, None),
+            }
+            LegendreP {
+                name: "special_legendre_polynomial_p", node: "SpecialLegendrePolynomialPBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Number, cpu: |x, n| T::from_f64(legendre_p(x.to_f64(), n.to_f64())),
+                grad: |_g, _a, _b, _need| (None, None),
+            }
             /// `a` where `b > 0`, else 0: relu's gradient `g` masked by its output in one pass
             /// (`threshold_backward`; zero where the output is <= 0, so a NaN output passes it).
             ReluGrad {
@@ -303,7 +391,26 @@ impl BinaryOp {
 
     /// Ops that always produce a floating result (integers are promoted to the default float).
     pub fn is_float_only(self) -> bool {
-        matches!(self, BinaryOp::Div | BinaryOp::Atan2)
+        use BinaryOp::*;
+        matches!(
+            self,
+            Div | Atan2
+                | Zeta
+                | Igamma
+                | Igammac
+                | ChebyshevT
+                | ChebyshevU
+                | ChebyshevV
+                | ChebyshevW
+                | ShiftedChebyshevT
+                | ShiftedChebyshevU
+                | ShiftedChebyshevV
+                | ShiftedChebyshevW
+                | HermiteH
+                | HermiteHe
+                | LaguerreL
+                | LegendreP
+        )
     }
 }
 

@@ -180,6 +180,40 @@ macro_rules! composite_op_table {
                 let within = actual.classify(FloatClass::Finite)?.binary(B::LogicalAnd, &actual.binary(B::Le, &allowed)?)?;
                 close.binary(B::LogicalOr, &within)?
             }
+            /// `torch.special.zeta`: Hurwitz's zeta of the promoted floating dtype, either operand a
+            /// number; differentiable in `other` only (PyTorch's error for `input`).
+            _special_zeta(input: Arg, other: Arg) => ["SpecialZetaBackward0", "SpecialZetaBackward2", "SpecialZetaBackward1"] {
+                special_binary(B::Zeta, "special_zeta", input, other, false)?
+            }
+            /// `torch.special.xlog1py`: `a * log1p(b)`, 0 where `a` is 0 and `b` is not NaN. Where
+            /// `log1p(b)` is finite that 0 is the product plus 0, so that `a`'s gradient there is
+            /// `log1p(b)` as PyTorch's; where it is not (b ≤ -1, inf) the gradient is 0.
+            _special_xlog1py(input: Arg, other: Arg) => ["SpecialXlog1PyBackward0", "SpecialXlog1PyBackward2", "SpecialXlog1PyBackward1"] {
+                if let (Arg::S(_), Arg::S(_)) = (&input, &other) {
+                    return Err(both_numbers("special_xlog1py"));
+                }
+                let d = floating_result_dtype(&input, &other);
+                let (a, b) = (floating(input, d)?, floating(other, d)?);
+                let l = b.unary(U::Log1p)?;
+                let r = a.binary(B::Mul, &l)?;
+                let keep = l.classify(FloatClass::Finite)?.binary(B::LogicalOr, &b.binary(B::Ne, &b)?)?;
+                let at_zero = Tensor::where_(&keep, Arg::T(&r.binary_scalar(B::Add, f(0.0), false)?), Arg::S(f(0.0)))?;
+                Tensor::where_(&a.binary_scalar(B::Eq, f(0.0), false)?, Arg::T(&at_zero), Arg::T(&r))?
+            }
+            /// The orthogonal polynomials of `torch.special` of degree `n` (truncated to an
+            /// integer; 0 for negative degrees), not differentiable in PyTorch.
+            _special_chebyshev_polynomial_t(input: Arg, n: Arg) => [] { special_binary(B::ChebyshevT, "special_chebyshev_polynomial_t", input, n, true)? }
+            _special_chebyshev_polynomial_u(input: Arg, n: Arg) => [] { special_binary(B::ChebyshevU, "special_chebyshev_polynomial_u", input, n, true)? }
+            _special_chebyshev_polynomial_v(input: Arg, n: Arg) => [] { special_binary(B::ChebyshevV, "special_chebyshev_polynomial_v", input, n, true)? }
+            _special_chebyshev_polynomial_w(input: Arg, n: Arg) => [] { special_binary(B::ChebyshevW, "special_chebyshev_polynomial_w", input, n, true)? }
+            _special_shifted_chebyshev_polynomial_t(input: Arg, n: Arg) => [] { special_binary(B::ShiftedChebyshevT, "special_shifted_chebyshev_polynomial_t", input, n, true)? }
+            _special_shifted_chebyshev_polynomial_u(input: Arg, n: Arg) => [] { special_binary(B::ShiftedChebyshevU, "special_shifted_chebyshev_polynomial_u", input, n, true)? }
+            _special_shifted_chebyshev_polynomial_v(input: Arg, n: Arg) => [] { special_binary(B::ShiftedChebyshevV, "special_shifted_chebyshev_polynomial_v", input, n, true)? }
+            _special_shifted_chebyshev_polynomial_w(input: Arg, n: Arg) => [] { special_binary(B::ShiftedChebyshevW, "special_shifted_chebyshev_polynomial_w", input, n, true)? }
+            _special_hermite_polynomial_h(input: Arg, n: Arg) => [] { special_binary(B::HermiteH, "special_hermite_polynomial_h", input, n, true)? }
+            _special_hermite_polynomial_he(input: Arg, n: Arg) => [] { special_binary(B::HermiteHe, "special_hermite_polynomial_he", input, n, true)? }
+            _special_laguerre_polynomial_l(input: Arg, n: Arg) => [] { special_binary(B::LaguerreL, "special_laguerre_polynomial_l", input, n, true)? }
+            _special_legendre_polynomial_p(input: Arg, n: Arg) => [] { special_binary(B::LegendreP, "special_legendre_polynomial_p", input, n, true)? }
         }
     };
 }
@@ -199,6 +233,21 @@ fn floating_result_dtype(a: &Arg, b: &Arg) -> DType {
         d
     } else {
         DEFAULT_FLOAT
+    }
+}
+
+/// A special function of two operands (`ops/binary.rs`) in their promoted floating dtype,
+/// either a number; `detach`: not differentiable (no node, as PyTorch's).
+fn special_binary(op: B, name: &str, a: Arg, b: Arg, detach: bool) -> Result<Tensor> {
+    if let (Arg::S(_), Arg::S(_)) = (&a, &b) {
+        return Err(both_numbers(name));
+    }
+    let d = floating_result_dtype(&a, &b);
+    let (x, y) = (floating(a, d)?, floating(b, d)?);
+    if detach {
+        x.detach().binary(op, &y.detach())
+    } else {
+        x.binary(op, &y)
     }
 }
 

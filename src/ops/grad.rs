@@ -87,6 +87,47 @@ pub fn in_place_negative_slope(what: &str) -> Error {
     ))
 }
 
+/// PyTorch's error for a gradient it does not define (`zeta`'s first operand, `igamma`'s `a`).
+pub fn no_derivative(what: &str) -> Error {
+    Error::NotImplemented(format!("the derivative for '{what}' is not implemented."))
+}
+
+/// The gradient of a Bessel-type function of order one, `C1' = s·C0(x) - C1(x)/x` (J1, Y1, I1:
+/// s = 1; K1: s = -1), from the functions of order zero and one. `at_zero`: the limit at 0 where
+/// the quotient is 0/0 (J1 and I1: 1/2), computed away from 0 so no NaN reaches it.
+pub fn order_one_grad(g: &Tensor, x: &Tensor, c0: UnaryOp, c1: UnaryOp, s: f64, at_zero: Option<f64>) -> Result<Tensor> {
+    let Some(limit) = at_zero else {
+        let d = muls(&un(x, c0)?, s)?.binary(BinaryOp::Sub, &div(&un(x, c1)?, x)?)?;
+        return mul(g, &d);
+    };
+    let zero = cmps(x, BinaryOp::Eq, 0.0)?;
+    let safe = Tensor::where_(&zero, Arg::S(f(1.0)), Arg::T(x))?;
+    let d = muls(&un(&safe, c0)?, s)?.binary(BinaryOp::Sub, &div(&un(&safe, c1)?, &safe)?)?;
+    mul(g, &Tensor::where_(&zero, Arg::S(f(limit)), Arg::T(&d))?)
+}
+
+/// igamma's and igammac's refusal of a gradient for `a` (PyTorch defines none), only where one
+/// is needed.
+pub fn igamma_input_grad(need: &dyn Fn(usize) -> bool) -> Result<Option<Tensor>> {
+    if need(0) {
+        return Err(no_derivative("igamma: input"));
+    }
+    Ok(None)
+}
+
+pub fn igammac_input_grad(need: &dyn Fn(usize) -> bool) -> Result<Option<Tensor>> {
+    if need(0) {
+        return Err(no_derivative("igammac: input"));
+    }
+    Ok(None)
+}
+
+/// `x^(a-1) e^-x / Γ(a)`, the derivative of `P(a, x)` in `x`.
+pub fn igamma_density(a: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let log = mul(&adds(a, -1.0)?, &un(x, UnaryOp::Log)?)?.binary(BinaryOp::Sub, x)?.binary(BinaryOp::Sub, &un(a, UnaryOp::Lgamma)?)?;
+    un(&log, UnaryOp::Exp)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,8 @@
 //!   `false` if they compute in the default float dtype;
 //! - `reads`: which of (input, output) the gradient reads, so that only those are saved;
 //! - `wgpu`: its op code in the `unary_op` switch of `shaders/elementwise_math.wgsl` (one source
-//!   for float32 and float64);
+//!   for float32 and float64), or `none` where the device has no kernel (the op then refuses a
+//!   device tensor, as the ops of other backends without a kernel do);
 //! - `py`: the names bound as `Tensor.X` and `torch.X` (empty: bound by hand elsewhere);
 //! - `inplace`: those of `py` that also get `Tensor.X_`;
 //! - `cpu`: the float32/float64 kernel of one element (`T`; longer kernels are functions in
@@ -333,9 +334,9 @@ macro_rules! unary_op_table {
                 grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::I1)?)?,
             }
             I1 {
-                // Not bound: `torch.special.i1`, here i0's derivative. I1' = I0 - I1 / x, 1/2 at 0.
+                // `torch.special.i1` (rstorch/special.py), and i0's derivative. I1' = I0 - I1 / x, 1/2 at 0.
                 name: "special_i1", node: "SpecialI1", ints: false, reads: (true, false), wgpu: 53,
-                py: [], inplace: [],
+                py: [_special_i1], inplace: [],
                 cpu: |x| T::from_f64(i1_64(x.to_f64())),
                 grad: |g, x, _y| {
                     let x = x()?;
@@ -375,6 +376,108 @@ macro_rules! unary_op_table {
                 py: [rad2deg], inplace: [rad2deg],
                 cpu: |x| x * T::from_f64(180.0 / std::f64::consts::PI),
                 grad: |g, _x, _y| muls(g, 180.0 / std::f64::consts::PI)?,
+            }
+            // The functions of `torch.special` alone (bound privately, `rstorch/special.py` names
+            // them), with kernels in `cpu/bessel.rs` and `cpu/special_fns.rs` and no device kernel
+            // (`wgpu: none`). Those PyTorch does not differentiate (the scaled K, spherical j0,
+            // Airy's Ai) are detached by their Python functions; a Rust caller gets PyTorch's error.
+            I0e {
+                name: "special_i0e", node: "SpecialI0E", ints: false, reads: (true, true), wgpu: none,
+                py: [_special_i0e], inplace: [], cpu: |x| T::from_f64(i0e_64(x.to_f64())),
+                grad: |g, x, y| mul(g, &un(&x()?, UnaryOp::I1e)?.binary(BinaryOp::Sub, &mul(&un(&x()?, UnaryOp::Sign)?, &y()?)?)?)?,
+            }
+            I1e {
+                // I1e' = I0e - I1e (sgn x + 1/x), 1/2 at 0.
+                name: "special_i1e", node: "SpecialI1E", ints: false, reads: (true, false), wgpu: none,
+                py: [_special_i1e], inplace: [], cpu: |x| T::from_f64(i1e_64(x.to_f64())),
+                grad: |g, x, _y| {
+                    let x = x()?;
+                    let s = mul(&un(&x, UnaryOp::Sign)?, &un(&x, UnaryOp::I1e)?)?;
+                    order_one_grad(g, &x, UnaryOp::I0e, UnaryOp::I1e, 1.0, Some(0.5))?.binary(BinaryOp::Sub, &mul(g, &s)?)?
+                },
+            }
+            Ndtri {
+                name: "special_ndtri", node: "SpecialNdtri", ints: false, reads: (false, true), wgpu: none,
+                py: [_special_ndtri], inplace: [], cpu: |x| T::from_f64(ndtri64(x.to_f64())),
+                grad: |g, _x, y| {
+                    let y = y()?;
+                    muls(&mul(g, &un(&muls(&mul(&y, &y)?, 0.5)?, UnaryOp::Exp)?)?, (2.0 * std::f64::consts::PI).sqrt())?
+                },
+            }
+            LogNdtr {
+                // φ(x) / Φ(x) = exp(-x²/2 - log Φ(x)) / √(2π).
+                name: "special_log_ndtr", node: "SpecialLogNdtr", ints: false, reads: (true, true), wgpu: none,
+                py: [_special_log_ndtr], inplace: [], cpu: |x| T::from_f64(log_ndtr64(x.to_f64())),
+                grad: |g, x, y| {
+                    let x = x()?;
+                    let e = muls(&mul(&x, &x)?, -0.5)?.binary(BinaryOp::Sub, &y()?)?;
+                    muls(&mul(g, &un(&e, UnaryOp::Exp)?)?, 1.0 / (2.0 * std::f64::consts::PI).sqrt())?
+                },
+            }
+            Erfcx {
+                name: "special_erfcx", node: "SpecialErfcx", ints: false, reads: (true, true), wgpu: none,
+                py: [_special_erfcx], inplace: [], cpu: |x| T::from_f64(erfcx64(x.to_f64())),
+                grad: |g, x, y| mul(g, &adds(&muls(&mul(&x()?, &y()?)?, 2.0)?, -2.0 / std::f64::consts::PI.sqrt())?)?,
+            }
+            BesselJ0 {
+                name: "special_bessel_j0", node: "SpecialBesselJ0", ints: false, reads: (true, false), wgpu: none,
+                py: [_special_bessel_j0], inplace: [], cpu: |x| T::from_f64(bessel_j0(x.to_f64())),
+                grad: |g, x, _y| un(&mul(g, &un(&x()?, UnaryOp::BesselJ1)?)?, UnaryOp::Neg)?,
+            }
+            BesselJ1 {
+                name: "special_bessel_j1", node: "SpecialBesselJ1", ints: false, reads: (true, false), wgpu: none,
+                py: [_special_bessel_j1], inplace: [], cpu: |x| T::from_f64(bessel_j1(x.to_f64())),
+                grad: |g, x, _y| order_one_grad(g, &x()?, UnaryOp::BesselJ0, UnaryOp::BesselJ1, 1.0, Some(0.5))?,
+            }
+            BesselY0 {
+                name: "special_bessel_y0", node: "SpecialBesselY0", ints: false, reads: (true, false), wgpu: none,
+                py: [_special_bessel_y0], inplace: [], cpu: |x| T::from_f64(bessel_y0(x.to_f64())),
+                grad: |g, x, _y| un(&mul(g, &un(&x()?, UnaryOp::BesselY1)?)?, UnaryOp::Neg)?,
+            }
+            BesselY1 {
+                name: "special_bessel_y1", node: "SpecialBesselY1", ints: false, reads: (true, false), wgpu: none,
+                py: [_special_bessel_y1], inplace: [], cpu: |x| T::from_f64(bessel_y1(x.to_f64())),
+                grad: |g, x, _y| order_one_grad(g, &x()?, UnaryOp::BesselY0, UnaryOp::BesselY1, 1.0, None)?,
+            }
+            ModifiedBesselI0 {
+                name: "special_modified_bessel_i0", node: "SpecialModifiedBesselI0", ints: false, reads: (true, false), wgpu: none,
+                py: [_special_modified_bessel_i0], inplace: [], cpu: |x| T::from_f64(i0_64(x.to_f64())),
+                grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::ModifiedBesselI1)?)?,
+            }
+            ModifiedBesselI1 {
+                name: "special_modified_bessel_i1", node: "SpecialModifiedBesselI1", ints: false, reads: (true, false), wgpu: none,
+                py: [_special_modified_bessel_i1], inplace: [], cpu: |x| T::from_f64(i1_64(x.to_f64())),
+                grad: |g, x, _y| order_one_grad(g, &x()?, UnaryOp::ModifiedBesselI0, UnaryOp::ModifiedBesselI1, 1.0, Some(0.5))?,
+            }
+            ModifiedBesselK0 {
+                name: "special_modified_bessel_k0", node: "SpecialModifiedBesselK0", ints: false, reads: (true, false), wgpu: none,
+                py: [_special_modified_bessel_k0], inplace: [], cpu: |x| T::from_f64(bessel_k0(x.to_f64())),
+                grad: |g, x, _y| un(&mul(g, &un(&x()?, UnaryOp::ModifiedBesselK1)?)?, UnaryOp::Neg)?,
+            }
+            ModifiedBesselK1 {
+                name: "special_modified_bessel_k1", node: "SpecialModifiedBesselK1", ints: false, reads: (true, false), wgpu: none,
+                py: [_special_modified_bessel_k1], inplace: [], cpu: |x| T::from_f64(bessel_k1(x.to_f64())),
+                grad: |g, x, _y| order_one_grad(g, &x()?, UnaryOp::ModifiedBesselK0, UnaryOp::ModifiedBesselK1, -1.0, None)?,
+            }
+            ScaledModifiedBesselK0 {
+                name: "special_scaled_modified_bessel_k0", node: "SpecialScaledModifiedBesselK0", ints: false, reads: (false, false),
+                wgpu: none, py: [_special_scaled_modified_bessel_k0], inplace: [], cpu: |x| T::from_f64(bessel_k0e(x.to_f64())),
+                grad: |_g, _x, _y| return Err(no_derivative("special_scaled_modified_bessel_k0")),
+            }
+            ScaledModifiedBesselK1 {
+                name: "special_scaled_modified_bessel_k1", node: "SpecialScaledModifiedBesselK1", ints: false, reads: (false, false),
+                wgpu: none, py: [_special_scaled_modified_bessel_k1], inplace: [], cpu: |x| T::from_f64(bessel_k1e(x.to_f64())),
+                grad: |_g, _x, _y| return Err(no_derivative("special_scaled_modified_bessel_k1")),
+            }
+            SphericalBesselJ0 {
+                name: "special_spherical_bessel_j0", node: "SpecialSphericalBesselJ0", ints: false, reads: (false, false),
+                wgpu: none, py: [_special_spherical_bessel_j0], inplace: [], cpu: |x| T::from_f64(spherical_j0(x.to_f64())),
+                grad: |_g, _x, _y| return Err(no_derivative("special_spherical_bessel_j0")),
+            }
+            AiryAi {
+                name: "special_airy_ai", node: "SpecialAiryAi", ints: false, reads: (false, false), wgpu: none,
+                py: [_special_airy_ai], inplace: [], cpu: |x| T::from_f64(airy_ai(x.to_f64())),
+                grad: |_g, _x, _y| return Err(no_derivative("special_airy_ai")),
             }
             }
             with_params {
@@ -534,11 +637,21 @@ macro_rules! keeps_result {
     };
 }
 
+/// A declared op's device code: `none` for the ops with no device kernel.
+macro_rules! device_code {
+    (none) => {
+        None
+    };
+    ($code:literal) => {
+        Some(($code, 0.0, 0.0))
+    };
+}
+
 /// Writes the enum and its facts (the kernels, gradients and integer forms are expanded where
 /// they live).
 macro_rules! define_unary_ops {
     (plain {$($V:ident {
-        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
+        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:tt,
         py: [$($py:ident),*], inplace: [$($ip:ident),*],
         cpu: |$cx:ident| $cpu:expr,
         grad: |$g:ident, $x:ident, $y:ident| $grad:expr,
@@ -623,7 +736,7 @@ macro_rules! define_unary_ops {
             #[cfg_attr(not(feature = "wgpu"), allow(dead_code))] // read by the wgpu backend and tests
             pub(crate) fn wgpu_kernel(self) -> Option<(u32, f64, f64)> {
                 match self {
-                    $(UnaryOp::$V => Some(($code, 0.0, 0.0)),)*
+                    $(UnaryOp::$V => device_code!($code),)*
                     $(UnaryOp::$PV { $($p),* } => {
                         let params: &[f64] = &[$($p),*];
                         Some(($pcode, params.first().copied().unwrap_or(0.0), params.get(1).copied().unwrap_or(0.0)))
@@ -681,11 +794,15 @@ mod tests {
     #[test]
     fn declarations_are_consistent() {
         let all: Vec<UnaryOp> = DECLARED.iter().chain(DECLARED_WITH_PARAMS).copied().collect();
-        let mut codes: Vec<u32> = all.iter().map(|op| op.wgpu_kernel().expect("every declared op has a code").0).collect();
+        // Every op with a device kernel has a code of its own (`none`: the special functions of
+        // `torch.special` the device has no kernel for).
+        let with_kernel: Vec<UnaryOp> = all.iter().copied().filter(|op| op.wgpu_kernel().is_some()).collect();
+        assert!(all.iter().all(|op| op.wgpu_kernel().is_some() || op.name().starts_with("special_")));
+        let mut codes: Vec<u32> = with_kernel.iter().map(|op| op.wgpu_kernel().expect("filtered").0).collect();
         codes.push(36); // pow with a number
         codes.sort_unstable();
         codes.dedup();
-        assert_eq!(codes.len(), all.len() + 1, "two ops share a shader op code");
+        assert_eq!(codes.len(), with_kernel.len() + 1, "two ops share a shader op code");
         let mut names = PY_METHODS.to_vec();
         names.sort_unstable();
         names.dedup();

@@ -12,7 +12,7 @@ use super::tensor_object::PyTensor;
 
 macro_rules! bind_unary_ops {
     (plain {$($V:ident {
-        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
+        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:tt,
         py: [$($py:ident),*], inplace: [$($ip:ident),*],
         cpu: |$cx:ident| $cpu:expr,
         grad: |$g:ident, $x:ident, $y:ident| $grad:expr,

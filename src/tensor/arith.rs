@@ -65,6 +65,9 @@ fn op_dtypes(op: BinaryOp, a: &Arg, b: &Arg) -> Result<(DType, DType)> {
     Ok(match op {
         _ if op.is_comparison() => (common, DType::Bool),
         _ if op.is_logical() => (DType::Bool, DType::Bool),
+        BinaryOp::Igamma | BinaryOp::Igammac if !common.is_floating_point() => {
+            return Err(Error::NotImplemented(format!("\"{}_cpu\" not implemented for '{}'", op.name(), common.title_name())))
+        }
         _ if op.is_float_only() && !common.is_floating_point() => (DType::F32, DType::F32),
         BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor if common.is_floating_point() => {
             return Err(Error::Runtime(format!(

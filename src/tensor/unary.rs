@@ -85,7 +85,7 @@ macro_rules! integer_rule {
 /// compute in the default float dtype.
 macro_rules! define_integer_forms {
     (plain {$($V:ident {
-        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:literal,
+        name: $name:literal, node: $node:literal, ints: $ints:literal, reads: ($ri:literal, $ro:literal), wgpu: $code:tt,
         py: [$($py:ident),*], inplace: [$($ip:ident),*],
         cpu: |$cx:ident| $cpu:expr,
         grad: |$g:ident, $x:ident, $y:ident| $grad:expr,

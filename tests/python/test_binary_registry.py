@@ -25,6 +25,8 @@ def test_every_bound_name_is_a_function_a_method_and_an_in_place_method():
         a, b = operands()
         if name.startswith("bitwise"):
             a, b = a.long(), b.long()
+        if name.startswith("igamma"):  # defined for non-negative operands (NaN elsewhere)
+            a, b = a.abs(), b.abs()
         want = getattr(a, name)(b)
         assert getattr(rstorch, name)(a, b).tolist() == want.tolist(), name
         x = a.clone()
