@@ -7,6 +7,7 @@ use crate::backend::{Array, Operand};
 use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::{map2, map3};
 use crate::cpu::num::Arith;
+use crate::cpu::vecmath::atan2_elem;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;

@@ -24,6 +24,8 @@ mod reduce_ops;
 pub mod simd;
 pub mod special;
 pub mod unary;
+pub mod vecmath;
+mod vecmath_trig;
 pub mod walk;
 pub mod workers;
 pub use backend::Cpu;

@@ -6,9 +6,10 @@
 use crate::backend::Array;
 use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::map1;
-use crate::cpu::math::{acosh64, asinh64, atanh64, relu6, FloatMath};
+use crate::cpu::math::{relu6, FloatMath};
 use crate::cpu::num::Arith;
 use crate::cpu::special::{digamma64, erfinv64, i0_64, i1_64, polygamma64};
+use crate::cpu::vecmath::VecMath;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
