@@ -21,6 +21,8 @@ SPECIALS = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 1e-45, -1e-45,
             3.4028234663852886e38, -3.4028234663852886e38, 1e-300, 5e-324, 1.7976931348623157e308]
 
 SQ2PI = mp.sqrt(2 / mp.pi)
+# gelu's tanh form as x sigmoid(2u), the same function: 1 + tanh(u) would cancel in the left tail
+# beyond mpmath's 40 digits.
 SELU_A, SELU_S = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
@@ -52,7 +54,7 @@ OPS = {
     "erfc": (torch.erfc, mp.erfc, {"float32": ((-5, 10), (1e-44, 10), "+-"), "float64": ((-7, 27), (1e-320, 27), "+-")}),
     "sigmoid": (torch.sigmoid, lambda x: 1 / (1 + mp.exp(-x)), {"float32": ((-80, 30), (1e-44, 80), "+-"), "float64": ((-700, 40), (1e-320, 700), "+-")}),
     "gelu": (F.gelu, lambda x: x * mp.erfc(-x / mp.sqrt(2)) / 2, {"float32": ((-12, 12), (1e-44, 12), "+-"), "float64": ((-37, 12), (1e-320, 37), "+-")}),
-    "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), lambda x: x * (1 + mp.tanh(SQ2PI * (x + mp.mpf("0.044715") * x ** 3))) / 2,
+    "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), lambda x: x / (1 + mp.exp(-2 * SQ2PI * (x + mp.mpf("0.044715") * x ** 3))),
                   {"float32": ((-12, 12), (1e-44, 12), "+-"), "float64": ((-12, 12), (1e-320, 12), "+-")}),
     "silu": (F.silu, lambda x: x / (1 + mp.exp(-x)), {"float32": ((-80, 30), (1e-44, 80), "+-"), "float64": ((-700, 40), (1e-320, 700), "+-")}),
     "softplus": (F.softplus, softplus, {"float32": ((-80, 30), (1e-44, 80), "+-"), "float64": ((-700, 40), (1e-320, 700), "+-")}),

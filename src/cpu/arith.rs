@@ -53,7 +53,8 @@ pub fn binary(op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], com
                     grad: |$g:ident, $a:ident, $b:ident, $need:ident| $grad:expr,
                 })*) => {
                     match op {
-                        $(BinaryOp::$V => kernels!(@$class |$x: T, $y: T| $cpu),)*
+                        // `inline(always)`: see `registered_float` in `cpu/unary.rs`.
+                        $(BinaryOp::$V => kernels!(@$class #[inline(always)] |$x: T, $y: T| $cpu),)*
                     }
                 };
                 (@Arith $f:expr) => { Array::from_vec(map2(sa, la, sb, lb, $f)?, shape) };

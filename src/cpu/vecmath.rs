@@ -434,7 +434,13 @@ pub fn erfc<const L: bool>(x: f64) -> f64 {
 /// its digits.
 #[inline(always)]
 pub fn gelu<const L: bool>(x: f64) -> f64 {
-    0.5 * x * erfc::<L>(-x * std::f64::consts::FRAC_1_SQRT_2)
+    let v = 0.5 * x * erfc::<L>(-x * std::f64::consts::FRAC_1_SQRT_2);
+    // PyTorch's float32 gelu is NaN at +inf (as at -inf, inf * 0); its float64 gelu is inf.
+    if L && x == f64::INFINITY {
+        f64::NAN
+    } else {
+        v
+    }
 }
 
 /// `gelu(x, approximate='tanh') = x (1 + tanh(u)) / 2 = x sigmoid(2u)`,
@@ -484,6 +490,7 @@ pub(crate) fn pi_minus(v: f64) -> f64 {
 /// The functions above as methods of the float32 and float64 elements, for the kernels of the
 /// op tables: float32 takes the short polynomials on the widened input and rounds once.
 pub trait VecMath: Copy {
+    fn v_exp(self) -> Self;
     fn v_log(self) -> Self;
     fn v_log2(self) -> Self;
     fn v_log10(self) -> Self;
@@ -530,7 +537,7 @@ macro_rules! float32_methods {
         }
     };
 }
-float32_methods!(v_log => log, v_log2 => log2, v_log10 => log10, v_log1p => log1p, v_expm1 => expm1, v_tanh => tanh,
+float32_methods!(v_exp => exp, v_log => log, v_log2 => log2, v_log10 => log10, v_log1p => log1p, v_expm1 => expm1, v_tanh => tanh,
       v_sinh => sinh, v_cosh => cosh, v_asinh => asinh, v_acosh => acosh, v_atanh => atanh, v_sin => sin,
       v_cos => cos, v_tan => tan, v_asin => asin, v_acos => acos, v_atan => atan, v_erf => erf, v_erfc => erfc,
       v_gelu => gelu, v_gelu_tanh => gelu_tanh, v_mish => mish, v_log1p_exp => log1p_exp, v_sigmoid => sigmoid,
@@ -541,6 +548,10 @@ float32_methods!(v_log => log, v_log2 => log2, v_log10 => log10, v_log1p => log1
 // long forms above measure 0.5-3 ulp, so float64 kernels keep the library until they match.
 // Gelu takes the formulas that keep the left tail (PyTorch's lose it to cancellation).
 impl VecMath for f64 {
+    #[inline(always)]
+    fn v_exp(self) -> Self {
+        self.exp()
+    }
     #[inline(always)]
     fn v_log(self) -> Self {
         self.ln()

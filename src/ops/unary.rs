@@ -95,7 +95,7 @@ macro_rules! unary_op_table {
             Exp {
                 name: "exp", node: "Exp", ints: false, reads: (false, true), wgpu: 9,
                 py: [exp], inplace: [exp],
-                cpu: |x| x.exp_(),
+                cpu: |x| x.v_exp(),
                 grad: |g, _x, y| mul(g, &y()?)?,
             }
             Exp2 {
