@@ -192,7 +192,7 @@ pub fn atan2<const L: bool>(y: f64, x: f64) -> f64 {
     // Both infinite: π/4 (reflected); the smaller zero (both zero included): 0 (reflected).
     // A NaN fails every comparison and stays.
     let t = if num == den { 1.0 } else { t };
-    let t = if num == 0.0 { 0.0 } else { t };
+    let t = if num == 0.0 && !den.is_nan() { 0.0 } else { t };
     let v = atan_core::<L>(t);
     let v = if swap { pio2_minus(v) } else { v };
     let v = if x.is_sign_negative() { pi_minus(v) } else { v };

@@ -58,6 +58,11 @@ def max_error(got, want, lo, dtype):
     return worst
 
 
+# PyTorch's float32 gelu overflows at the largest float (x (1 + erf) in float32); the exact value,
+# the input itself, is rstorch's.
+PYTORCH_OVERFLOWS = {("gelu", "float32", "3.4028234663852886e+38")}
+
+
 def same_special(got, want, dtype):
     """NaN for NaN, the same infinity, the same signed zero; finite values within one ulp (PyTorch's
     own float32 results may be 1 ulp off at the largest arguments), and the smallest subnormal
@@ -94,6 +99,9 @@ def test_special_values_as_pytorch(name, dtype):
     case = FIXTURE[name][dtype]
     x = rstorch.tensor(floats(case["specials"]), dtype=getattr(rstorch, dtype))
     for v, g, w in zip(case["specials"], OPS[name](x).tolist(), floats(case["torch_specials"])):
+        if (name, dtype, v) in PYTORCH_OVERFLOWS:
+            assert g == float(v)
+            continue
         assert same_special(g, w, dtype), f"{name}({v}) {dtype}: {g!r}, PyTorch {w!r}"
 
 
