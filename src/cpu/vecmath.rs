@@ -434,13 +434,7 @@ pub fn erfc<const L: bool>(x: f64) -> f64 {
 /// its digits.
 #[inline(always)]
 pub fn gelu<const L: bool>(x: f64) -> f64 {
-    let v = 0.5 * x * erfc::<L>(-x * std::f64::consts::FRAC_1_SQRT_2);
-    // PyTorch's float32 gelu is NaN at +inf (as at -inf, inf * 0); its float64 gelu is inf.
-    if L && x == f64::INFINITY {
-        f64::NAN
-    } else {
-        v
-    }
+    0.5 * x * erfc::<L>(-x * std::f64::consts::FRAC_1_SQRT_2)
 }
 
 /// `gelu(x, approximate='tanh') = x (1 + tanh(u)) / 2 = x sigmoid(2u)`,
