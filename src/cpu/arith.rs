@@ -8,6 +8,7 @@ use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::{map2, map3};
 use crate::cpu::num::Arith;
 use crate::cpu::special_fns::{chebyshev, hermite_h, hermite_he, igamma64, igammac64, laguerre_l, legendre_p, shifted_chebyshev, zeta64};
+use crate::cpu::vecmath::atan2_elem;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
@@ -53,7 +54,8 @@ pub fn binary(op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], com
                     grad: |$g:ident, $a:ident, $b:ident, $need:ident| $grad:expr,
                 })*) => {
                     match op {
-                        $(BinaryOp::$V => kernels!(@$class |$x: T, $y: T| $cpu),)*
+                        // `inline(always)`: see `registered_float` in `cpu/unary.rs`.
+                        $(BinaryOp::$V => kernels!(@$class #[inline(always)] |$x: T, $y: T| $cpu),)*
                     }
                 };
                 (@Arith $f:expr) => { Array::from_vec(map2(sa, la, sb, lb, $f)?, shape) };

@@ -56,7 +56,7 @@ impl FloatMath for f32 {
     }
     #[inline(always)]
     fn erf_(self) -> Self {
-        libm::erff(self)
+        crate::cpu::vecmath::erf::<true>(self as f64) as f32
     }
 }
 

@@ -26,6 +26,8 @@ pub mod simd;
 pub mod special;
 pub mod special_fns;
 pub mod unary;
+pub mod vecmath;
+mod vecmath_trig;
 pub mod walk;
 pub mod workers;
 pub use backend::Cpu;

@@ -9,10 +9,11 @@ use crate::cpu::bessel::{
 };
 use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::map1;
-use crate::cpu::math::{acosh64, asinh64, atanh64, relu6, FloatMath};
+use crate::cpu::math::relu6;
 use crate::cpu::num::Arith;
 use crate::cpu::special::{digamma64, erfinv64, i0_64, i1_64, polygamma64};
 use crate::cpu::special_fns::{erfcx64, log_ndtr64, ndtri64};
+use crate::cpu::vecmath::VecMath;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
@@ -128,10 +129,14 @@ macro_rules! registered_float {
                 #[allow(dead_code)]
                 type T = $T;
                 match op {
-                    $(UnaryOp::$V => map1(s, l, |$cx: T| $cpu),)*
+                    // `inline(always)`: a kernel LLVM declines to inline into pulp's
+                    // target-feature loop compiles for the baseline instruction set, where
+                    // `mul_add` and `round_ties_even` are library calls (vecmath's sin ran 25x
+                    // slower than the C library's that way).
+                    $(UnaryOp::$V => map1(s, l, #[inline(always)] |$cx: T| $cpu),)*
                     $(UnaryOp::$PV { $($p),* } => {
                         $(let $p = $p as T;)*
-                        map1(s, l, move |$pcx: T| $pcpu)
+                        map1(s, l, #[inline(always)] move |$pcx: T| $pcpu)
                     })*
                     _ => unreachable!("{} has a kernel of its own", op.name()),
                 }

@@ -135,7 +135,7 @@ macro_rules! binary_op_table {
             Atan2 {
                 name: "atan2", node: "Atan2Backward0", class: Arith, wgpu: (Some(9), None),
                 py: [atan2 atan2_, arctan2 arctan2_], other: Tensor,
-                cpu: |x, y| T::from_f64(x.to_f64().atan2(y.to_f64())),
+                cpu: |x, y| atan2_elem(x, y),
                 grad: |g, a, b, _need| {
                     let (a, b) = (a()?, b()?);
                     let den = mul(&a, &a)?.binary(BinaryOp::Add, &mul(&b, &b)?)?;

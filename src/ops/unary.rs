@@ -13,7 +13,7 @@
 //! - `py`: the names bound as `Tensor.X` and `torch.X` (empty: bound by hand elsewhere);
 //! - `inplace`: those of `py` that also get `Tensor.X_`;
 //! - `cpu`: the float32/float64 kernel of one element (`T`; longer kernels are functions in
-//!   `cpu/math.rs`, such as `atanh64`);
+//!   `cpu/vecmath.rs`, such as `VecMath::v_atanh`, vectorisable: no branches, no library calls);
 //! - `grad`: the gradient in tensor ops, from the incoming gradient `g` and closures `x()` and
 //!   `y()` that give the saved input and output.
 //!
@@ -96,7 +96,7 @@ macro_rules! unary_op_table {
             Exp {
                 name: "exp", node: "Exp", ints: false, reads: (false, true), wgpu: 9,
                 py: [exp], inplace: [exp],
-                cpu: |x| x.exp_(),
+                cpu: |x| x.v_exp(),
                 grad: |g, _x, y| mul(g, &y()?)?,
             }
             Exp2 {
@@ -108,31 +108,31 @@ macro_rules! unary_op_table {
             Log {
                 name: "log", node: "Log", ints: false, reads: (true, false), wgpu: 11,
                 py: [log], inplace: [log],
-                cpu: |x| x.ln(),
+                cpu: |x| x.v_log(),
                 grad: |g, x, _y| div(g, &x()?)?,
             }
             Log2 {
                 name: "log2", node: "Log2", ints: false, reads: (true, false), wgpu: 12,
                 py: [log2], inplace: [log2],
-                cpu: |x| x.log2(),
+                cpu: |x| x.v_log2(),
                 grad: |g, x, _y| div(g, &muls(&x()?, std::f64::consts::LN_2)?)?,
             }
             Log10 {
                 name: "log10", node: "Log10", ints: false, reads: (true, false), wgpu: 13,
                 py: [log10], inplace: [log10],
-                cpu: |x| x.log10(),
+                cpu: |x| x.v_log10(),
                 grad: |g, x, _y| div(g, &muls(&x()?, std::f64::consts::LN_10)?)?,
             }
             Log1p {
                 name: "log1p", node: "Log1P", ints: false, reads: (true, false), wgpu: 14,
                 py: [log1p], inplace: [log1p],
-                cpu: |x| x.ln_1p(),
+                cpu: |x| x.v_log1p(),
                 grad: |g, x, _y| div(g, &adds(&x()?, 1.0)?)?,
             }
             Expm1 {
                 name: "expm1", node: "Expm1", ints: false, reads: (false, true), wgpu: 15,
                 py: [expm1], inplace: [expm1],
-                cpu: |x| x.exp_m1(),
+                cpu: |x| x.v_expm1(),
                 grad: |g, _x, y| mul(g, &adds(&y()?, 1.0)?)?,
             }
             Sqrt {
@@ -153,19 +153,19 @@ macro_rules! unary_op_table {
             Sin {
                 name: "sin", node: "Sin", ints: false, reads: (true, false), wgpu: 18,
                 py: [sin], inplace: [sin],
-                cpu: |x| x.sin(),
+                cpu: |x| x.v_sin(),
                 grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::Cos)?)?,
             }
             Cos {
                 name: "cos", node: "Cos", ints: false, reads: (true, false), wgpu: 19,
                 py: [cos], inplace: [cos],
-                cpu: |x| x.cos(),
+                cpu: |x| x.v_cos(),
                 grad: |g, x, _y| un(&mul(g, &un(&x()?, UnaryOp::Sin)?)?, UnaryOp::Neg)?,
             }
             Tan {
                 name: "tan", node: "Tan", ints: false, reads: (false, true), wgpu: 20,
                 py: [tan], inplace: [tan],
-                cpu: |x| x.tan(),
+                cpu: |x| x.v_tan(),
                 grad: |g, _x, y| {
                     let t = y()?;
                     mul(g, &adds(&mul(&t, &t)?, 1.0)?)?
@@ -174,37 +174,37 @@ macro_rules! unary_op_table {
             Asin {
                 name: "asin", node: "Asin", ints: false, reads: (true, false), wgpu: 21,
                 py: [asin, arcsin], inplace: [asin, arcsin],
-                cpu: |x| x.asin(),
+                cpu: |x| x.v_asin(),
                 grad: |g, x, _y| div(g, &un(&one_minus(&mul(&x()?, &x()?)?)?, UnaryOp::Sqrt)?)?,
             }
             Acos {
                 name: "acos", node: "Acos", ints: false, reads: (true, false), wgpu: 22,
                 py: [acos, arccos], inplace: [acos, arccos],
-                cpu: |x| x.acos(),
+                cpu: |x| x.v_acos(),
                 grad: |g, x, _y| un(&div(g, &un(&one_minus(&mul(&x()?, &x()?)?)?, UnaryOp::Sqrt)?)?, UnaryOp::Neg)?,
             }
             Atan {
                 name: "atan", node: "Atan", ints: false, reads: (true, false), wgpu: 23,
                 py: [atan, arctan], inplace: [atan, arctan],
-                cpu: |x| x.atan(),
+                cpu: |x| x.v_atan(),
                 grad: |g, x, _y| div(g, &adds(&mul(&x()?, &x()?)?, 1.0)?)?,
             }
             Sinh {
                 name: "sinh", node: "Sinh", ints: false, reads: (true, false), wgpu: 24,
                 py: [sinh], inplace: [sinh],
-                cpu: |x| x.sinh(),
+                cpu: |x| x.v_sinh(),
                 grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::Cosh)?)?,
             }
             Cosh {
                 name: "cosh", node: "Cosh", ints: false, reads: (true, false), wgpu: 25,
                 py: [cosh], inplace: [cosh],
-                cpu: |x| x.cosh(),
+                cpu: |x| x.v_cosh(),
                 grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::Sinh)?)?,
             }
             Tanh {
                 name: "tanh", node: "Tanh", ints: false, reads: (false, true), wgpu: 26,
                 py: [tanh], inplace: [tanh],
-                cpu: |x| x.tanh(),
+                cpu: |x| x.v_tanh(),
                 grad: |g, _x, y| {
                     let t = y()?;
                     mul(g, &one_minus(&mul(&t, &t)?)?)?
@@ -213,7 +213,7 @@ macro_rules! unary_op_table {
             Sigmoid {
                 name: "sigmoid", node: "Sigmoid", ints: false, reads: (false, true), wgpu: 27,
                 py: [sigmoid], inplace: [sigmoid],
-                cpu: |x| 1.0 / (1.0 + (-x).exp_()),
+                cpu: |x| x.v_sigmoid(),
                 grad: |g, _x, y| {
                     let s = y()?;
                     mul(g, &mul(&s, &one_minus(&s)?)?)?
@@ -223,7 +223,7 @@ macro_rules! unary_op_table {
                 // Bound by `nn.functional.gelu`, as is the tanh approximation below.
                 name: "gelu", node: "Gelu", ints: false, reads: (true, false), wgpu: 28,
                 py: [], inplace: [],
-                cpu: |x| 0.5 * x * (1.0 + (x * std::f64::consts::FRAC_1_SQRT_2 as T).erf_()),
+                cpu: |x| x.v_gelu(),
                 grad: |g, x, _y| {
                     let pi = std::f64::consts::PI;
                     let cdf = muls(&adds(&un(&muls(&x()?, std::f64::consts::FRAC_1_SQRT_2)?, UnaryOp::Erf)?, 1.0)?, 0.5)?;
@@ -234,10 +234,7 @@ macro_rules! unary_op_table {
             GeluTanh {
                 name: "gelu", node: "Gelu", ints: false, reads: (true, false), wgpu: 29,
                 py: [], inplace: [],
-                cpu: |x| {
-                    let k = (2.0 / std::f64::consts::PI).sqrt() as T;
-                    0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
-                },
+                cpu: |x| x.v_gelu_tanh(),
                 grad: |g, x, _y| {
                     let k = (2.0 / std::f64::consts::PI).sqrt();
                     let x2 = mul(&x()?, &x()?)?;
@@ -254,7 +251,7 @@ macro_rules! unary_op_table {
                 // Bound by hand: PyTorch has `Tensor.silu` only through `nn.functional`.
                 name: "silu", node: "Silu", ints: false, reads: (true, false), wgpu: 30,
                 py: [], inplace: [],
-                cpu: |x| x * (1.0 / (1.0 + (-x).exp_())),
+                cpu: |x| x.v_silu(),
                 grad: |g, x, _y| {
                     let s = un(&x()?, UnaryOp::Sigmoid)?;
                     let d = mul(&s, &adds(&mul(&x()?, &one_minus(&s)?)?, 1.0)?)?;
@@ -264,7 +261,7 @@ macro_rules! unary_op_table {
             Erf {
                 name: "erf", node: "Erf", ints: false, reads: (true, false), wgpu: 31,
                 py: [erf], inplace: [erf],
-                cpu: |x| x.erf_(),
+                cpu: |x| x.v_erf(),
                 grad: |g, x, _y| {
                     let e = un(&un(&mul(&x()?, &x()?)?, UnaryOp::Neg)?, UnaryOp::Exp)?;
                     muls(&mul(g, &e)?, 2.0 / std::f64::consts::PI.sqrt())?
@@ -282,25 +279,25 @@ macro_rules! unary_op_table {
             Asinh {
                 name: "asinh", node: "Asinh", ints: false, reads: (true, false), wgpu: 37,
                 py: [asinh, arcsinh], inplace: [asinh, arcsinh],
-                cpu: |x| T::from_f64(asinh64(x.to_f64())),
+                cpu: |x| x.v_asinh(),
                 grad: |g, x, _y| mul(g, &un(&adds(&mul(&x()?, &x()?)?, 1.0)?, UnaryOp::Rsqrt)?)?,
             }
             Acosh {
                 name: "acosh", node: "Acosh", ints: false, reads: (true, false), wgpu: 38,
                 py: [acosh, arccosh], inplace: [acosh, arccosh],
-                cpu: |x| T::from_f64(acosh64(x.to_f64())),
+                cpu: |x| x.v_acosh(),
                 grad: |g, x, _y| mul(g, &un(&adds(&mul(&x()?, &x()?)?, -1.0)?, UnaryOp::Rsqrt)?)?,
             }
             Atanh {
                 name: "atanh", node: "Atanh", ints: false, reads: (true, false), wgpu: 39,
                 py: [atanh, arctanh], inplace: [atanh, arctanh],
-                cpu: |x| T::from_f64(atanh64(x.to_f64())),
+                cpu: |x| x.v_atanh(),
                 grad: |g, x, _y| div(g, &one_minus(&mul(&x()?, &x()?)?)?)?,
             }
             Erfc {
                 name: "erfc", node: "Erfc", ints: false, reads: (true, false), wgpu: 48,
                 py: [erfc], inplace: [erfc],
-                cpu: |x| T::from_f64(libm::erfc(x.to_f64())),
+                cpu: |x| x.v_erfc(),
                 grad: |g, x, _y| {
                     let e = un(&un(&mul(&x()?, &x()?)?, UnaryOp::Neg)?, UnaryOp::Exp)?;
                     muls(&mul(g, &e)?, -2.0 / std::f64::consts::PI.sqrt())?
@@ -493,7 +490,7 @@ macro_rules! unary_op_table {
                 name: "softplus", node: "Softplus", reads: (true, false), wgpu: 33,
                 py: softplus, in_place: input,
                 ints: [float],
-                cpu: |x| if x * beta > threshold { x } else { (x * beta).exp().ln_1p() / beta },
+                cpu: |x| if x * beta > threshold { x } else { (x * beta).v_log1p_exp() / beta },
                 grad: |g, x, _y, _from_result| {
                     let bx = muls(&x()?, beta)?;
                     let linear = cmps(&bx, BinaryOp::Gt, threshold)?;
@@ -521,7 +518,7 @@ macro_rules! unary_op_table {
                 name: "elu", node: "Elu", reads: (true, false), wgpu: 35,
                 py: _elu, in_place: result,
                 ints: [float],
-                cpu: |x| if x > 0.0 { x } else { alpha * x.exp_m1() },
+                cpu: |x| if x > 0.0 { x } else { alpha * x.v_expm1() },
                 grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, alpha, 1.0, 1.0)?,
             }
             Celu { alpha = 1.0 } {
@@ -529,7 +526,7 @@ macro_rules! unary_op_table {
                 name: "celu", node: "Celu", reads: (true, false), wgpu: 45,
                 py: _celu, in_place: result,
                 ints: [float],
-                cpu: |x| if x > 0.0 { x } else { (x * (1.0 / alpha)).exp_m1() * alpha },
+                cpu: |x| if x > 0.0 { x } else { (x * (1.0 / alpha)).v_expm1() * alpha },
                 grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, alpha, 1.0, 1.0 / alpha)?,
             }
             Selu {} {
@@ -537,7 +534,7 @@ macro_rules! unary_op_table {
                 name: "selu", node: "Elu", reads: (true, false), wgpu: 46,
                 py: _selu, in_place: result,
                 ints: [float],
-                cpu: |x| if x > 0.0 { x * SELU_SCALE as T } else { x.exp_m1() * ((SELU_ALPHA as T) * (SELU_SCALE as T)) },
+                cpu: |x| if x > 0.0 { x * SELU_SCALE as T } else { x.v_expm1() * ((SELU_ALPHA as T) * (SELU_SCALE as T)) },
                 grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, SELU_ALPHA, SELU_SCALE, 1.0)?,
             }
             Threshold { threshold = 0.0, value = 0.0 } {
@@ -600,7 +597,7 @@ macro_rules! unary_op_table {
                 name: "mish", node: "Mish", reads: (true, false), wgpu: 44,
                 py: _mish, in_place: input,
                 ints: [float],
-                cpu: |x| x * x.exp_().ln_1p().tanh(),
+                cpu: |x| x.v_mish(),
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
                     let t = un(&un(&un(&x, UnaryOp::Exp)?, UnaryOp::Log1p)?, UnaryOp::Tanh)?;
@@ -613,7 +610,7 @@ macro_rules! unary_op_table {
                 name: "log_sigmoid", node: "LogSigmoid", reads: (true, false), wgpu: 47,
                 py: _logsigmoid, in_place: input,
                 ints: [float],
-                cpu: |x| (if x < 0.0 { x } else { 0.0 }) - (-x.abs()).exp_().ln_1p(),
+                cpu: |x| x.v_log_sigmoid(),
                 grad: |g, x, _y, _from_result| mul(g, &un(&un(&x()?, UnaryOp::Neg)?, UnaryOp::Sigmoid)?)?,
             }
             }

@@ -1,0 +1,241 @@
+//! The circular functions of `vecmath` (same conventions: float64 arithmetic, `L` for a
+//! float32 result). The coefficients are Chebyshev fits made for this module with mpmath.
+
+use crate::cpu::vecmath::{int_bits, pi_minus, pio2_minus, poly};
+
+pub(crate) const PIO2_HI: f64 = std::f64::consts::FRAC_PI_2;
+pub(crate) const PIO2_LO: f64 = 6.123233995736766e-17;
+pub(crate) const PI_HI: f64 = std::f64::consts::PI;
+pub(crate) const PI_LO: f64 = 1.2246467991473532e-16;
+
+/// 2/π in ten chunks of 24 bits (each exactly a float64): x c_k is exact for a float32 x.
+const TWO_OVER_PI_CHUNKS: [f64; 10] = [
+    0.6366197466850281,
+    2.5682552973194106e-08,
+    2.937095214933759e-16,
+    3.2543794001732456e-23,
+    1.2089613708828537e-29,
+    5.667556795740071e-37,
+    2.6204031112097215e-44,
+    7.053957680880629e-52,
+    1.582624282116559e-58,
+    6.375014128012717e-66,
+];
+
+// (sin r - r) / r^3 and (cos r - 1) / r^2 as polynomials in z = r^2 on |r| <= π/4 (fit errors
+// 1.7e-13 and 7.2e-13 relative: float32 results).
+const SIN_SHORT: [f64; 5] =
+    [-0.16666666666663885, 0.008333333331078323, -0.00019841266916110632, 2.7555990664728974e-06, -2.4805611712122475e-08];
+const COS_SHORT: [f64; 5] =
+    [-0.49999999999963873, 0.041666666637384386, -0.0013888885090262895, 2.4799861846361453e-05, -2.7237108576245085e-07];
+
+// (atan t - t) / t^3 in z = t^2 on |t| <= 1/4 (fit errors 1.3e-10 and 5.7e-20).
+const ATAN_SHORT: [f64; 5] = [-0.3333333332078392, 0.1999998994961943, -0.14284420536149103, 0.11052421720115628, -0.0798742744401738];
+const ATAN_LONG: [f64; 10] = [
+    -0.3333333333333333,
+    0.19999999999999982,
+    -0.14285714285704648,
+    0.11111111109132153,
+    -0.0909090888420049,
+    0.07692295263634524,
+    -0.06666210203297757,
+    0.05871917647375624,
+    -0.05117354078010482,
+    0.03602305043853311,
+];
+// (asin w - w) / w^3 in z = w^2 on |w| <= 1/2 (fit errors 2.5e-10 and 9.8e-19).
+const ASIN_SHORT: [f64; 7] = [
+    0.16666666686085643,
+    0.07499992404401838,
+    0.04464766388813485,
+    0.030269138728589183,
+    0.023611817008891752,
+    0.010574415516912909,
+    0.030974540371355073,
+];
+const ASIN_LONG: [f64; 14] = [
+    0.16666666666666666,
+    0.07500000000000118,
+    0.044642857142551895,
+    0.03038194447553234,
+    0.02237215744350722,
+    0.017352816540325496,
+    0.01396378001220357,
+    0.011566459612121669,
+    0.009621842970100282,
+    0.009319560794767446,
+    0.0030448799094556773,
+    0.019554513336123378,
+    -0.01924167174674304,
+    0.02961201126495512,
+];
+
+/// `x` (a float32 value) as r + q π/2 with |r| <= π/4 (about), whatever its size: x (2/π) mod 4
+/// summed exactly chunk by chunk (each x c_k is exact, and so is its remainder mod 4 once it is
+/// rounded to a multiple of 4), the sum carried in two words, so that no digit of x is lost
+/// however close x lies to a multiple of π/2 (the reduction of Payne and Hanek, written without
+/// integer tables).
+#[inline(always)]
+fn reduce_f32(x: f64) -> (f64, i64) {
+    let (mut s, mut e) = (0.0f64, 0.0f64);
+    for c in TWO_OVER_PI_CHUNKS {
+        let p = x * c;
+        let f = (-4.0f64).mul_add((p * 0.25).round_ties_even(), p);
+        // Knuth's two-sum: s + f = t + err exactly.
+        let t = s + f;
+        let bp = t - s;
+        e += (s - (t - bp)) + (f - bp);
+        s = t;
+    }
+    let n = s.round_ties_even();
+    (((s - n) + e) * PIO2_HI, int_bits(n))
+}
+
+/// sin and cos of a reduced argument.
+#[inline(always)]
+fn sin_cos_reduced(r: f64) -> (f64, f64) {
+    let z = r * r;
+    ((r * z).mul_add(poly(z, &SIN_SHORT), r), z.mul_add(poly(z, &COS_SHORT), 1.0))
+}
+
+/// `v` or `-v` by bit 1 of `q`.
+#[inline(always)]
+fn negate_if(v: f64, q: i64) -> f64 {
+    f64::from_bits(v.to_bits() ^ (((q as u64) & 2) << 62))
+}
+
+/// Sine. Float32 results through the exact reduction above; float64 through the C library
+/// (its huge arguments need the long reduction that this module has only for float32).
+#[inline(always)]
+pub fn sin<const L: bool>(x: f64) -> f64 {
+    if !L {
+        return x.sin();
+    }
+    let (r, q) = reduce_f32(x);
+    let (s, c) = sin_cos_reduced(r);
+    let v = negate_if(if q & 1 == 1 { c } else { s }, q);
+    // sin(-0.0) is -0.0 (the reduction returns +0.0).
+    if x == 0.0 {
+        x
+    } else {
+        v
+    }
+}
+
+/// Cosine (see `sin`).
+#[inline(always)]
+pub fn cos<const L: bool>(x: f64) -> f64 {
+    if !L {
+        return x.cos();
+    }
+    let (r, q) = reduce_f32(x);
+    let (s, c) = sin_cos_reduced(r);
+    let q = q + 1;
+    negate_if(if q & 1 == 1 { c } else { s }, q)
+}
+
+/// Tangent (see `sin`): sin/cos of the reduced argument, -cos/sin in odd quadrants.
+#[inline(always)]
+pub fn tan<const L: bool>(x: f64) -> f64 {
+    if !L {
+        return x.tan();
+    }
+    let (r, q) = reduce_f32(x);
+    let (s, c) = sin_cos_reduced(r);
+    let v = if q & 1 == 1 { -c / s } else { s / c };
+    if x == 0.0 {
+        x
+    } else {
+        v
+    }
+}
+
+/// atan(a) for a >= 0 (inf and NaN included): a = c + the rest, atan a = atan c +
+/// atan((a - c) / (1 + a c)) with c in {0, 1/2, 1, 2} chosen so that |t| <= 1/4, or
+/// π/2 + atan(-1/a) from 4 on; a - c is exact on each interval.
+#[inline(always)]
+pub(crate) fn atan_core<const L: bool>(a: f64) -> f64 {
+    let (c, hi, lo) = if a < 0.25 {
+        (0.0, 0.0, 0.0)
+    } else if a < 0.8 {
+        (0.5, 0.4636476090008061, 2.2698777452961687e-17)
+    } else if a < 1.6 {
+        (1.0, 0.7853981633974483, 3.061616997868383e-17)
+    } else if a < 4.0 {
+        (2.0, 1.1071487177940904, 9.40447137356638e-17)
+    } else {
+        (f64::INFINITY, PIO2_HI, PIO2_LO)
+    };
+    let far = c == f64::INFINITY;
+    let num = if far { -1.0 } else { a - c };
+    let den = if far { a } else { a.mul_add(c, 1.0) };
+    let t = num / den;
+    let z = t * t;
+    let p = if L { poly(z, &ATAN_SHORT) } else { poly(z, &ATAN_LONG) };
+    hi + (t + (t * z).mul_add(p, lo))
+}
+
+/// Arc tangent, odd.
+#[inline(always)]
+pub fn atan<const L: bool>(x: f64) -> f64 {
+    atan_core::<L>(x.abs()).copysign(x)
+}
+
+/// `atan2(y, x)`: atan of the smaller of |y|, |x| over the larger, reflected into the quadrant;
+/// C's results at zeros and infinities.
+#[inline(always)]
+pub fn atan2<const L: bool>(y: f64, x: f64) -> f64 {
+    let (ay, ax) = (y.abs(), x.abs());
+    let swap = ay > ax;
+    let (num, den) = if swap { (ax, ay) } else { (ay, ax) };
+    let t = num / den;
+    // Both infinite: π/4 (reflected); the smaller zero (both zero included): 0 (reflected).
+    // A NaN fails every comparison and stays.
+    let t = if num == den { 1.0 } else { t };
+    let t = if num == 0.0 && !den.is_nan() { 0.0 } else { t };
+    let v = atan_core::<L>(t);
+    let v = if swap { pio2_minus(v) } else { v };
+    let v = if x.is_sign_negative() { pi_minus(v) } else { v };
+    v.copysign(y)
+}
+
+/// asin(w) for |w| <= 1/2.
+#[inline(always)]
+fn asin_core<const L: bool>(w: f64) -> f64 {
+    let z = w * w;
+    let p = if L { poly(z, &ASIN_SHORT) } else { poly(z, &ASIN_LONG) };
+    (w * z).mul_add(p, w)
+}
+
+/// From |x| = a > 1/2 on, asin and acos go through w = sqrt((1 - a) / 2) <= 1/2
+/// (asin a = π/2 - 2 asin w); the second word of the square root (its residual) keeps the
+/// digits that 2 asin w would lose. Gives (asin_core of w or of `small`, whether a > 1/2).
+#[inline(always)]
+fn asin_reduced<const L: bool>(x: f64, small: f64) -> (f64, bool) {
+    let a = x.abs();
+    let far = a > 0.5;
+    let v = (1.0 - a) * 0.5;
+    let w = v.sqrt();
+    let dw = if w > 0.0 { (-w).mul_add(w, v) / (2.0 * w) } else { 0.0 };
+    let arg = if far { w } else { small };
+    (asin_core::<L>(arg) + if far { dw } else { 0.0 }, far)
+}
+
+/// Arc sine, odd; NaN outside [-1, 1].
+#[inline(always)]
+pub fn asin<const L: bool>(x: f64) -> f64 {
+    let (p, far) = asin_reduced::<L>(x, x.abs());
+    (if far { pio2_minus(2.0 * p) } else { p }).copysign(x)
+}
+
+/// Arc cosine: π/2 - asin x near 0, 2 asin w (x > 1/2) and π - 2 asin w (x < -1/2) beyond.
+#[inline(always)]
+pub fn acos<const L: bool>(x: f64) -> f64 {
+    let (p, far) = asin_reduced::<L>(x, x);
+    let wide = if x > 0.0 { 2.0 * p } else { pi_minus(2.0 * p) };
+    if far {
+        wide
+    } else {
+        pio2_minus(p)
+    }
+}
