@@ -92,31 +92,6 @@ pub fn relu6<T: FloatMath + PartialOrd>(t: T) -> T {
     }
 }
 
-/// `atanh(x) = log1p(2|x| / (1 - |x|)) / 2`, odd: no digits lost near 0 or near ±1.
-pub fn atanh64(x: f64) -> f64 {
-    let a = x.abs();
-    (0.5 * (2.0 * a / (1.0 - a)).ln_1p()).copysign(x)
-}
-
-/// `asinh(x) = log1p(|x| + x² / (1 + sqrt(1 + x²)))`, odd; `log(2|x|)` where x² would not fit.
-pub fn asinh64(x: f64) -> f64 {
-    let a = x.abs();
-    let r = if a < 268435456.0 { (a + a * a / (1.0 + (1.0 + a * a).sqrt())).ln_1p() } else { a.ln() + std::f64::consts::LN_2 };
-    r.copysign(x)
-}
-
-/// `acosh(x) = log1p(t + sqrt(t (t + 2)))` with `t = x - 1` (exact near 1); `log(2x)` far out.
-pub fn acosh64(x: f64) -> f64 {
-    if x < 1.0 {
-        f64::NAN
-    } else if x < 268435456.0 {
-        let t = x - 1.0;
-        (t + (t * (t + 2.0)).sqrt()).ln_1p()
-    } else {
-        x.ln() + std::f64::consts::LN_2
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::exp_f32;

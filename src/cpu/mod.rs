@@ -27,6 +27,7 @@ pub mod special;
 pub mod special_fns;
 pub mod unary;
 pub mod vecmath;
+mod vecmath_core;
 mod vecmath_trig;
 pub mod walk;
 pub mod workers;

@@ -15,7 +15,7 @@
 //! made for this module with mpmath (`chebyfit` of the named function on the named interval, 50
 //! digits; fit errors in the comments).
 
-use crate::cpu::vecmath_trig::{PIO2_HI, PIO2_LO, PI_HI, PI_LO};
+use crate::cpu::vecmath_core::{int_bits, poly, SHIFTER};
 
 pub(crate) use crate::cpu::vecmath_trig::{acos, asin, atan, atan2, cos, sin, tan};
 
@@ -25,8 +25,6 @@ const LOG2E: f64 = std::f64::consts::LOG2_E;
 const LOG10E: f64 = std::f64::consts::LOG10_E;
 const LOG10_2_HI: f64 = 0.3010299956658855; // log10(2) to 32 bits
 const LOG10_2_LO: f64 = -1.9043128467164274e-12;
-/// 1.5 * 2^52: adding it rounds a float64 below 2^51 to an integer held in the low mantissa bits.
-const SHIFTER: f64 = 6755399441055744.0;
 const SQRT_HALF_BITS: i64 = 0x3FE6_A09E_667F_3BCD;
 
 /// 1/k! for k = 0..=13: exp's Taylor series on |r| <= ln2/2 (r^14/14! < 2^-57).
@@ -60,16 +58,6 @@ const LOG_SERIES: [f64; 10] = [
     0.09523809523809523,
 ];
 
-/// `c[0] + c[1] x + ...` by Horner's rule with fused multiply-adds.
-#[inline(always)]
-pub(crate) fn poly(x: f64, c: &[f64]) -> f64 {
-    let mut p = c[c.len() - 1];
-    for &k in c[..c.len() - 1].iter().rev() {
-        p = p.mul_add(x, k);
-    }
-    p
-}
-
 /// The first `low` coefficients for float32 results, `full` for float64.
 #[inline(always)]
 pub(crate) fn terms<const L: bool>(c: &[f64], low: usize) -> &[f64] {
@@ -78,12 +66,6 @@ pub(crate) fn terms<const L: bool>(c: &[f64], low: usize) -> &[f64] {
     } else {
         c
     }
-}
-
-/// `x` rounded to the nearest integer (ties to even), as the integer held in an i64; |x| < 2^51.
-#[inline(always)]
-pub(crate) fn int_bits(x: f64) -> i64 {
-    ((x + SHIFTER).to_bits() as i64).wrapping_sub(SHIFTER.to_bits() as i64)
 }
 
 /// `k` as a float64 for |k| < 2^51 (the shifter in reverse: no int64 conversion instruction,
@@ -321,6 +303,8 @@ const ERF_SHORT: [f64; 9] = [
     -1.3909340021874599e-05,
     1.058938064107502e-06,
 ];
+// Fitted coefficients: the first is close to 2/sqrt(pi) by nature, not a copy of it.
+#[allow(clippy::approx_constant)]
 const ERF_LONG: [f64; 13] = [
     1.1283791670955126,
     -0.3761263890318375,
@@ -471,14 +455,29 @@ pub fn log1p_exp<const L: bool>(x: f64) -> f64 {
     log1p::<L>(exp::<L>(x))
 }
 
-/// π/2 - v and π - v with π's second word (atan2's and acos's reflections).
-#[inline(always)]
-pub(crate) fn pio2_minus(v: f64) -> f64 {
-    PIO2_HI - (v - PIO2_LO)
+/// `atanh(x) = log1p(2|x| / (1 - |x|)) / 2`, odd: no digits lost near 0 or near ±1.
+pub fn atanh64(x: f64) -> f64 {
+    let a = x.abs();
+    (0.5 * (2.0 * a / (1.0 - a)).ln_1p()).copysign(x)
 }
-#[inline(always)]
-pub(crate) fn pi_minus(v: f64) -> f64 {
-    PI_HI - (v - PI_LO)
+
+/// `asinh(x) = log1p(|x| + x² / (1 + sqrt(1 + x²)))`, odd; `log(2|x|)` where x² would not fit.
+pub fn asinh64(x: f64) -> f64 {
+    let a = x.abs();
+    let r = if a < 268435456.0 { (a + a * a / (1.0 + (1.0 + a * a).sqrt())).ln_1p() } else { a.ln() + std::f64::consts::LN_2 };
+    r.copysign(x)
+}
+
+/// `acosh(x) = log1p(t + sqrt(t (t + 2)))` with `t = x - 1` (exact near 1); `log(2x)` far out.
+pub fn acosh64(x: f64) -> f64 {
+    if x < 1.0 {
+        f64::NAN
+    } else if x < 268435456.0 {
+        let t = x - 1.0;
+        (t + (t * (t + 2.0)).sqrt()).ln_1p()
+    } else {
+        x.ln() + std::f64::consts::LN_2
+    }
 }
 
 /// The functions above as methods of the float32 and float64 elements, for the kernels of the
@@ -580,15 +579,15 @@ impl VecMath for f64 {
     }
     #[inline(always)]
     fn v_asinh(self) -> Self {
-        crate::cpu::math::asinh64(self)
+        asinh64(self)
     }
     #[inline(always)]
     fn v_acosh(self) -> Self {
-        crate::cpu::math::acosh64(self)
+        acosh64(self)
     }
     #[inline(always)]
     fn v_atanh(self) -> Self {
-        crate::cpu::math::atanh64(self)
+        atanh64(self)
     }
     #[inline(always)]
     fn v_sin(self) -> Self {

@@ -39,7 +39,8 @@ fn sweep32(name: &str, f: impl Fn(f32) -> f32, reference: impl Fn(f64) -> f64, b
     let mut worst = (0.0f64, 0.0f32);
     for x in f32_inputs() {
         let e = ulps32(f(x), reference(x as f64));
-        if !(e <= worst.0) {
+        // A NaN error counts as the worst.
+        if e.is_nan() || e > worst.0 {
             worst = (e, x);
         }
     }
@@ -76,7 +77,8 @@ fn sweep64(name: &str, f: impl Fn(f64) -> f64, reference: impl Fn(f64) -> f64, l
     let mut worst = (0.0f64, 0.0f64);
     for x in f64_inputs(lo, hi) {
         let e = ulps64(f(x), reference(x));
-        if !(e <= worst.0) {
+        // A NaN error counts as the worst.
+        if e.is_nan() || e > worst.0 {
             worst = (e, x);
         }
     }

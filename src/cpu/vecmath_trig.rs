@@ -1,12 +1,7 @@
 //! The circular functions of `vecmath` (same conventions: float64 arithmetic, `L` for a
 //! float32 result). The coefficients are Chebyshev fits made for this module with mpmath.
 
-use crate::cpu::vecmath::{int_bits, pi_minus, pio2_minus, poly};
-
-pub(crate) const PIO2_HI: f64 = std::f64::consts::FRAC_PI_2;
-pub(crate) const PIO2_LO: f64 = 6.123233995736766e-17;
-pub(crate) const PI_HI: f64 = std::f64::consts::PI;
-pub(crate) const PI_LO: f64 = 1.2246467991473532e-16;
+use crate::cpu::vecmath_core::{int_bits, pi_minus, pio2_minus, poly, PIO2_HI, PIO2_LO};
 
 /// 2/π in ten chunks of 24 bits (each exactly a float64): x c_k is exact for a float32 x.
 const TWO_OVER_PI_CHUNKS: [f64; 10] = [
@@ -160,7 +155,7 @@ pub(crate) fn atan_core<const L: bool>(a: f64) -> f64 {
     } else if a < 0.8 {
         (0.5, 0.4636476090008061, 2.2698777452961687e-17)
     } else if a < 1.6 {
-        (1.0, 0.7853981633974483, 3.061616997868383e-17)
+        (1.0, std::f64::consts::FRAC_PI_4, 3.061616997868383e-17)
     } else if a < 4.0 {
         (2.0, 1.1071487177940904, 9.40447137356638e-17)
     } else {
