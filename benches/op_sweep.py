@@ -53,6 +53,21 @@ NOT_DIFFERENTIABLE = {"sign", "floor", "ceil", "trunc", "eq", "ne", "lt", "le", 
                       "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
                       "remainder", "fmod", "argmax", "argmin", "sort", "topk", "nonzero", "masked_select_idx"}
 INTEGER_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor"}
+# Table ops bound privately as `_special_X` are PyTorch's `torch.special.X`. Forward only: the four below
+# record no node, and igamma/igammac have no derivative for their first operand (in PyTorch neither).
+SPECIAL_PREFIX = "_special_"
+NOT_DIFFERENTIABLE |= {"_special_scaled_modified_bessel_k0", "_special_scaled_modified_bessel_k1",
+                       "_special_spherical_bessel_j0", "_special_airy_ai",
+                       "igamma", "igammac"}
+DOMAINS.update({"_special_ndtri": (0.05, 0.95), "_special_bessel_y0": (0.1, 5.0), "_special_bessel_y1": (0.1, 5.0),
+                "_special_modified_bessel_k0": (0.1, 5.0), "_special_modified_bessel_k1": (0.1, 5.0),
+                "_special_scaled_modified_bessel_k0": (0.1, 5.0), "_special_scaled_modified_bessel_k1": (0.1, 5.0)})
+
+
+def unary_function(tt, name):
+    if name.startswith(SPECIAL_PREFIX):
+        return getattr(tt.special, name[len(SPECIAL_PREFIX):])
+    return getattr(tt, name)
 
 
 def uniform(tt, side, dtype, low, high, requires_grad=False):
@@ -93,7 +108,7 @@ def unary_case(name):
 
     def build(tt, side, dtype, variant, backward):
         x = uniform(tt, side, dtype, low, high, backward)
-        fn = getattr(tt, name)
+        fn = unary_function(tt, name)
         if variant == "strided":
             return timed_step(lambda: fn(x.t()), [x], backward)
         return timed_step(lambda: fn(x), [x], backward)
