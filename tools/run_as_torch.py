@@ -44,9 +44,10 @@ def main():
         print(__doc__)
         return 2
     sys.meta_path.insert(0, _TorchAlias())
-    # Last on sys.path: processes the program spawns inherit sys.path (not the hook) and find
-    # `torch` there (see torch_alias/torch/__init__.py).
-    sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_alias"))
+    # Processes the program spawns inherit sys.path (not the hook) and find `torch` there (see
+    # torch_alias/torch/__init__.py): ahead of site-packages, so that an installed PyTorch does not
+    # answer a child's `import torch` instead (it did on a machine with both).
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_alias"))
     program = os.path.abspath(sys.argv[1])
     sys.argv = [program] + sys.argv[2:]
     sys.path.insert(0, os.path.dirname(program))

@@ -114,8 +114,10 @@ def test_old_style_program_runs_with_the_stand_ins(tmp_path):
 
     root = HERE.parent.parent
     (tmp_path / "main.py").write_text(OLD_STYLE_PROGRAM)
+    # The rstorch under test: this checkout's python/, or the installed wheel the suite imports.
+    rstorch_root = os.path.dirname(os.path.dirname(rstorch.__file__))
     env = dict(os.environ, RSTORCH_EXAMPLES_TRAIN="128", RSTORCH_EXAMPLES_TEST="32",
-               PYTHONPATH=os.pathsep.join([str(root / "tools" / "examples_standin"), str(root / "python")]))
+               PYTHONPATH=os.pathsep.join([str(root / "tools" / "examples_standin"), rstorch_root]))
     env.pop("RSTORCH_EXAMPLES_FRAMEWORK", None)
     proc = subprocess.run([sys.executable, str(root / "tools" / "run_as_torch.py"), str(tmp_path / "main.py")],
                           env=env, capture_output=True, text=True, timeout=240)

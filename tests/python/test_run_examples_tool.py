@@ -108,8 +108,14 @@ def test_run_as_torch_reaches_spawned_processes(tmp_path):
     import subprocess
 
     (tmp_path / "prog.py").write_text(textwrap.dedent(SPAWNING_PROGRAM))
+    # An installed PyTorch must not answer the child's `import torch` (it did on a machine with
+    # both): a decoy `torch` package on the path stands for it.
+    decoy = tmp_path / "site" / "torch"
+    decoy.mkdir(parents=True)
+    (decoy / "__init__.py").write_text("raise ImportError('the decoy torch was imported')\n")
     # The rstorch under test (this checkout's python/, or the installed wheel the suite imports).
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(rstorch.__file__)))
+    rstorch_root = os.path.dirname(os.path.dirname(rstorch.__file__))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([rstorch_root, str(tmp_path / "site")]))
     out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "run_as_torch.py"), str(tmp_path / "prog.py")],
                          env=env, capture_output=True, text=True, timeout=240)
     assert out.returncode == 0, out.stderr
