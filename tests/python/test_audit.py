@@ -1,21 +1,28 @@
-"""Audit of the Tensor and torch functions issue 22 added (tests/audit_cases_tensor.py): each case
-replayed against PyTorch's recorded outputs and gradients (fixtures/audit.json, written by
-tests/record_audit.py), gradchecked in float64 on contiguous and non-contiguous inputs, and
-gradgradchecked where PyTorch has double backward."""
+"""Audit of the ops issue 22 added, by family: the Tensor and torch functions
+(tests/audit_cases_tensor.py), torch.linalg (audit_cases_linalg.py), and the nn modules, losses,
+pooling, nn.utils and special functions (audit_cases_nn.py). Each case is replayed against
+PyTorch's recorded outputs and gradients (fixtures/audit.json, written by tests/record_audit.py),
+gradchecked in float64 on contiguous and non-contiguous inputs, and gradgradchecked where PyTorch
+has double backward."""
 import pytest
 
-from _audit_replay import KW, RECORDED, compare, gradcheckable, input_sets
-from audit_cases_tensor import cases
+from _audit_replay import KW, RECORDED, compare, gradcheckable, input_sets  # puts tests/ on the path
+from audit_cases_linalg import cases as linalg_cases
+from audit_cases_nn import cases as nn_cases
+from audit_cases_tensor import cases as tensor_cases
 from audit_common import differentiable
 
 import rstorch
 from rstorch.autograd import gradcheck, gradgradcheck
 
-CASES = dict(cases())
+FAMILIES = {"tensor": tensor_cases, "linalg": linalg_cases, "nn": nn_cases}
+CASES = {name: case for family in FAMILIES.values() for name, case in family()}
 
 
-def test_every_case_is_recorded():
-    assert set(CASES) <= set(RECORDED)
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_every_case_is_recorded(family):
+    cases = dict(FAMILIES[family]())
+    assert cases and set(cases) <= set(RECORDED)
 
 
 @pytest.mark.filterwarnings("ignore")
