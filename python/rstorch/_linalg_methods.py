@@ -140,7 +140,7 @@ def orgqr(input, tau):
 
 
 def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
-    from .linalg import householder_full
+    from .linalg import _householder_full as householder_full
     Q = householder_full(input, tau)
     if transpose:
         Q = Q.transpose(-2, -1)

@@ -1,12 +1,15 @@
 """`torch.linalg`: PyTorch's linear algebra. The factorizations are autograd Functions
 (`_factor.py`); everything else is composed from them and the core's ops, so gradients follow."""
-import math
+import math as _math
 
-import numpy as np
+import numpy as _np
 
-from .. import _C, return_types
+from .. import _C
+from .. import return_types as _return_types
 from ._factor import (
-    QR, SVD, Cholesky, LU as LUFactors, Det, Eigh, Inverse, LinAlgError, SlogDet, Solve, check_matrix, host, lu_host, mT, to_tensor,
+    QR as _QR, SVD as _SVD, Cholesky as _Cholesky, LU as _LUFactors, Det as _Det, Eigh as _Eigh, Inverse as _Inverse,
+    LinAlgError, SlogDet as _SlogDet, Solve as _Solve, check_matrix as _check_matrix, host as _host, lu_host as _lu_host,
+    mT as _mT, to_tensor as _to_tensor,
 )
 
 __all__ = [
@@ -26,31 +29,31 @@ def _batch_expand(A, B):
 
 
 def det(A, *, out=None):
-    check_matrix(A, "det")
-    return Det.apply(A)
+    _check_matrix(A, "det")
+    return _Det.apply(A)
 
 
 def slogdet(A, *, out=None):
-    check_matrix(A, "slogdet")
-    return return_types.slogdet(*SlogDet.apply(A))
+    _check_matrix(A, "slogdet")
+    return _return_types.slogdet(*_SlogDet.apply(A))
 
 
 def inv(A, *, out=None):
-    check_matrix(A, "inv")
-    return Inverse.apply(A)
+    _check_matrix(A, "inv")
+    return _Inverse.apply(A)
 
 
 def inv_ex(A, *, check_errors=False, out=None):
-    check_matrix(A, "inv_ex")
-    _, _, info = lu_host(host(A))
+    _check_matrix(A, "inv_ex")
+    _, _, info = _lu_host(_host(A))
     if bool((info != 0).any()) and not check_errors:
-        return return_types.linalg_inv_ex(to_tensor(np.full(host(A).shape, np.nan), A).to(A.dtype),
-                                          to_tensor(info, A))
-    return return_types.linalg_inv_ex(Inverse.apply(A), to_tensor(info, A))
+        return _return_types.linalg_inv_ex(_to_tensor(_np.full(_host(A).shape, _np.nan), A).to(A.dtype),
+                                          _to_tensor(info, A))
+    return _return_types.linalg_inv_ex(_Inverse.apply(A), _to_tensor(info, A))
 
 
 def solve(A, B, *, left=True, out=None):
-    check_matrix(A, "solve")
+    _check_matrix(A, "solve")
     if B.dtype != A.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
                            f"{_title(A)} and B of type {_title(B)} instead")
@@ -60,19 +63,19 @@ def solve(A, B, *, left=True, out=None):
         if vector:
             raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not supported for left=False. "
                                "In this case linalg.solve is equivalent to B / A.squeeze(-1)")
-        return mT(solve(mT(A), mT(B)))
+        return _mT(solve(_mT(A), _mT(B)))
     Bm = B.unsqueeze(-1) if vector else B
     if Bm.shape[-2] != n:
         shape = "x".join(str(s) for s in A.shape)
         bshape = "x".join(str(s) for s in B.shape)
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B ({shape} and {bshape})")
     A_, B_ = _batch_expand(A, Bm)
-    X = Solve.apply(A_, B_)
+    X = _Solve.apply(A_, B_)
     return X.squeeze(-1) if vector else X
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    return return_types.linalg_solve_ex(solve(A, B, left=left), _C.zeros(tuple(A.shape[:-2]), dtype=_C.int32,
+    return _return_types.linalg_solve_ex(solve(A, B, left=left), _C.zeros(tuple(A.shape[:-2]), dtype=_C.int32,
                                                                          device=A.device))
 
 
@@ -82,13 +85,13 @@ def _title(t):
 
 
 def cholesky(A, *, upper=False, out=None):
-    check_matrix(A, "cholesky")
-    L = Cholesky.apply(A, "cholesky")
-    return mT(L) if upper else L
+    _check_matrix(A, "cholesky")
+    L = _Cholesky.apply(A, "cholesky")
+    return _mT(L) if upper else L
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
-    check_matrix(A, "cholesky_ex")
+    _check_matrix(A, "cholesky_ex")
     try:
         L = cholesky(A, upper=upper)
         info = _C.zeros(tuple(A.shape[:-2]), dtype=_C.int32, device=A.device)
@@ -97,24 +100,24 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
             raise
         order = int(str(e).rsplit("order ", 1)[1].split(" ")[0])
         L, info = A * float("nan"), _C.full(tuple(A.shape[:-2]), order, dtype=_C.int32, device=A.device)
-    return return_types.linalg_cholesky_ex(L, info)
+    return _return_types.linalg_cholesky_ex(L, info)
 
 
 def qr(A, mode="reduced", *, out=None):
-    check_matrix(A, "qr", square=False)
+    _check_matrix(A, "qr", square=False)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'")
-    Q, R = QR.apply(A, mode)
+    Q, R = _QR.apply(A, mode)
     if mode == "r":
-        return return_types.qr(_C.empty((0,), dtype=A.dtype, device=A.device), R)
-    return return_types.qr(Q, R)
+        return _return_types.qr(_C.empty((0,), dtype=A.dtype, device=A.device), R)
+    return _return_types.qr(Q, R)
 
 
 def eigh(A, UPLO="L", *, out=None):
-    check_matrix(A, "eigh")
+    _check_matrix(A, "eigh")
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    return return_types.linalg_eigh(*Eigh.apply(A, UPLO))
+    return _return_types.linalg_eigh(*_Eigh.apply(A, UPLO))
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
@@ -122,20 +125,20 @@ def eigvalsh(A, UPLO="L", *, out=None):
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
-    check_matrix(A, "svd", square=False)
-    return return_types.linalg_svd(*SVD.apply(A, full_matrices))
+    _check_matrix(A, "svd", square=False)
+    return _return_types.linalg_svd(*_SVD.apply(A, full_matrices))
 
 
 def svdvals(A, *, driver=None, out=None):
-    check_matrix(A, "svdvals", square=False)
-    return SVD.apply(A, False)[1]
+    _check_matrix(A, "svdvals", square=False)
+    return _SVD.apply(A, False)[1]
 
 
 def _tolerance(S, atol, rtol, shape, dtype):
     """PyTorch's cutoff for small singular values: max(atol, rtol * largest), rtol defaulting to
     eps * max(m, n) when neither is given."""
     if rtol is None:
-        eps = float(np.finfo(np.float64 if dtype == _C.float64 else np.float32).eps)
+        eps = float(_np.finfo(_np.float64 if dtype == _C.float64 else _np.float32).eps)
         rtol = eps * max(shape[-2:]) if atol is None or (not isinstance(atol, _C.Tensor) and atol <= 0) else 0.0
     smax = S.amax(-1, keepdim=True) if S.shape[-1] else S.sum(-1, keepdim=True)
     cutoff = smax * rtol
@@ -145,21 +148,21 @@ def _tolerance(S, atol, rtol, shape, dtype):
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    check_matrix(A, "pinv", square=False)
+    _check_matrix(A, "pinv", square=False)
     if hermitian:
-        w, V = Eigh.apply(A, "L")
+        w, V = _Eigh.apply(A, "L")
         cutoff = _tolerance(w.abs(), atol, rtol, A.shape, A.dtype)
         winv = (1.0 / w).masked_fill(w.abs() <= cutoff, 0.0)
-        return (V * winv.unsqueeze(-2)).matmul(mT(V))
-    U, S, Vh = SVD.apply(A, False)
+        return (V * winv.unsqueeze(-2)).matmul(_mT(V))
+    U, S, Vh = _SVD.apply(A, False)
     cutoff = _tolerance(S, atol, rtol, A.shape, A.dtype)
     Sinv = (1.0 / S).masked_fill(S <= cutoff, 0.0)
-    return (mT(Vh) * Sinv.unsqueeze(-2)).matmul(mT(U))
+    return (_mT(Vh) * Sinv.unsqueeze(-2)).matmul(_mT(U))
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    check_matrix(A, "matrix_rank", square=False)
-    S = (Eigh.apply(A, "L")[0].abs() if hermitian else SVD.apply(A, False)[1]).detach()
+    _check_matrix(A, "matrix_rank", square=False)
+    S = (_Eigh.apply(A, "L")[0].abs() if hermitian else _SVD.apply(A, False)[1]).detach()
     cutoff = _tolerance(S, atol, rtol, A.shape, A.dtype)
     return (S > cutoff).sum(-1)
 
@@ -187,9 +190,9 @@ def matrix_power(A, n, *, out=None):
 
 def matrix_exp(A):
     """Scaling and squaring: the Taylor series of `A / 2^s` (norm at most 1/2) to 18 terms, squared `s` times."""
-    check_matrix(A, "matrix_exp")
-    norm = float(host(A.abs().sum(-2).amax(-1)).max()) if A.numel() else 0.0
-    s = max(0, int(math.ceil(math.log2(norm))) + 1) if norm > 0.5 else 0
+    _check_matrix(A, "matrix_exp")
+    norm = float(_host(A.abs().sum(-2).amax(-1)).max()) if A.numel() else 0.0
+    s = max(0, int(_math.ceil(_math.log2(norm))) + 1) if norm > 0.5 else 0
     X = A / (2.0 ** s)
     eye = _C.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape))
     term, result = eye, eye
@@ -202,7 +205,7 @@ def matrix_exp(A):
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
-    check_matrix(A, "lstsq", square=False)
+    _check_matrix(A, "lstsq", square=False)
     if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     vector = B.dim() == A.dim() - 1
@@ -212,30 +215,30 @@ def lstsq(A, B, rcond=None, *, driver=None):
     X = pinv(A, rtol=rcond if rcond is not None else None).matmul(Bm)
     m, n = A.shape[-2:]
     driver = driver or "gelsy"
-    S = SVD.apply(A, False)[1].detach()
+    S = _SVD.apply(A, False)[1].detach()
     empty = _C.empty((0,), dtype=A.dtype, device=A.device)
     rank = matrix_rank(A.detach()) if driver != "gels" else _C.empty((0,), dtype=_C.int64, device=A.device)
     residuals = empty
     if m > n and driver != "gelsy" and bool((matrix_rank(A.detach()) == n).all()):
         residuals = ((A.matmul(X) - Bm) ** 2).sum(-2)
-    return return_types.linalg_lstsq(X.squeeze(-1) if vector else X, residuals, rank,
+    return _return_types.linalg_lstsq(X.squeeze(-1) if vector else X, residuals, rank,
                                      S if driver in ("gelsd", "gelss") else empty)
 
 
 def lu_factor(A, *, pivot=True, out=None):
-    check_matrix(A, "lu_factor", square=False)
+    _check_matrix(A, "lu_factor", square=False)
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
-    LU, piv, _ = lu_host(host(A))
-    return return_types.linalg_lu_factor(_packed(A, LU), to_tensor(piv, A))
+    LU, piv, _ = _lu_host(_host(A))
+    return _return_types.linalg_lu_factor(_packed(A, LU), _to_tensor(piv, A))
 
 
 def _packed(A, LU):
     """The packed factors (L below the diagonal, U on and above it); while autograd records,
     put together from the differentiable `lu` so that gradients reach A as PyTorch's do."""
     if not (A.requires_grad and _C.is_grad_enabled()):
-        return to_tensor(LU, A)
-    _, L, U = LUFactors.apply(A, _unpack)
+        return _to_tensor(LU, A)
+    _, L, U = _LUFactors.apply(A, _unpack)
     m, n = A.shape[-2:]
     k = min(m, n)
     low, up = L.tril(-1), U
@@ -251,45 +254,45 @@ def _unpack(LU, pivots):
     k = min(m, n)
     L = LU[..., :, :k].tril(-1) + _C.eye(m, k, dtype=LU.dtype, device=LU.device)
     U = LU[..., :k, :].triu()
-    piv = host(pivots).astype(np.int64) - 1
-    perm = np.broadcast_to(np.arange(m), piv.shape[:-1] + (m,)).copy()
+    piv = _host(pivots).astype(_np.int64) - 1
+    perm = _np.broadcast_to(_np.arange(m), piv.shape[:-1] + (m,)).copy()
     flat_perm, flat_piv = perm.reshape(-1, m), piv.reshape(-1, piv.shape[-1])
     for b in range(flat_perm.shape[0]):
         for j, p in enumerate(flat_piv[b]):
             flat_perm[b, [j, p]] = flat_perm[b, [p, j]]
     # P A = L U with rows permuted by perm: A = P^T L U, PyTorch returns P with A = P L U.
-    P = np.zeros(perm.shape + (m,), dtype=host(LU[..., :1, :1]).dtype)
-    np.put_along_axis(P, perm.reshape(perm.shape + (1,)), 1, axis=-1)
-    return to_tensor(np.swapaxes(P, -1, -2), LU), L, U
+    P = _np.zeros(perm.shape + (m,), dtype=_host(LU[..., :1, :1]).dtype)
+    _np.put_along_axis(P, perm.reshape(perm.shape + (1,)), 1, axis=-1)
+    return _to_tensor(_np.swapaxes(P, -1, -2), LU), L, U
 
 
 def lu(A, *, pivot=True, out=None):
-    check_matrix(A, "lu", square=False)
+    _check_matrix(A, "lu", square=False)
     if A.requires_grad:
-        P, L, U = LUFactors.apply(A, _unpack)
+        P, L, U = _LUFactors.apply(A, _unpack)
     else:
         P, L, U = _unpack(*lu_factor(A))
-    return return_types.linalg_lu(P, L, U)
+    return _return_types.linalg_lu(P, L, U)
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     P, L, U = _unpack(LU, pivots)
     A = P.matmul(L).matmul(U)
     if adjoint:
-        A = mT(A)
+        A = _mT(A)
     return solve(A, B, left=left)
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
-    check_matrix(A, "solve_triangular")
+    _check_matrix(A, "solve_triangular")
     T = A.triu() if upper else A.tril()
     if unitriangular:
         eye = _C.eye(A.shape[-1], dtype=A.dtype, device=A.device)
         T = T - T * eye + eye
     if not left:
-        return mT(solve_triangular(mT(A), mT(B), upper=not upper, unitriangular=unitriangular))
+        return _mT(solve_triangular(_mT(A), _mT(B), upper=not upper, unitriangular=unitriangular))
     A_, B_ = _batch_expand(T, B)
-    return Solve.apply(A_, B_)
+    return _Solve.apply(A_, B_)
 
 
 def cross(input, other, *, dim=-1, out=None):
@@ -330,7 +333,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         if keepdim:
             r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
         return r
-    if ord in (1, -1, math.inf, -math.inf):
+    if ord in (1, -1, _math.inf, -_math.inf):
         sum_dim, pick_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
         s = A.abs().sum(sum_dim, keepdim=True)
         r = s.amax(pick_dim, keepdim=True) if ord > 0 else s.amin(pick_dim, keepdim=True)
@@ -344,7 +347,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     if ord is None:
         if dim is not None and len(dim) == 2:
             return matrix_norm(A, "fro", dim, keepdim, dtype=dtype)
-        return vector_norm(A.reshape(-1) if dim is None else A, 2, dim, keepdim and dim is not None, dtype=dtype) \
+        return vector_norm(A.reshape(-1) if dim is None else A, 2, dim, keepdim and dim is not None, dtype=dtype)\
             if not (dim is None and keepdim) else vector_norm(A, 2, None, True, dtype=dtype)
     if dim is None:
         dim = (-2, -1) if A.dim() == 2 else (0,) if A.dim() == 1 else None
@@ -406,7 +409,7 @@ def vander(x, *, N=None):
     return _C.cat([first, x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,))], -1).cumprod(-1)
 
 
-def householder_full(A, tau):
+def _householder_full(A, tau):
     """The m x m product H_1 ... H_k of the reflectors `I - tau_i v_i v_i^T` that geqrf packs
     below A's diagonal (v_i's leading entry an implicit 1), composed so that A and tau get gradients."""
     m, k = A.shape[-2], tau.shape[-1]
@@ -430,44 +433,44 @@ def householder_product(A, tau, *, out=None):
     if tau.shape[-1] > n:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
-    return householder_full(A, tau)[..., :, :n]
+    return _householder_full(A, tau)[..., :, :n]
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
-    check_matrix(A, "lu_factor_ex", square=False)
-    LU, piv, info = lu_host(host(A))
+    _check_matrix(A, "lu_factor_ex", square=False)
+    LU, piv, info = _lu_host(_host(A))
     if check_errors and bool((info != 0).any()):
         raise RuntimeError(f"torch.linalg.lu_factor_ex: U[{int(info.reshape(-1)[0])},{int(info.reshape(-1)[0])}] is zero "
                           "and using it on lu_solve would result in a division by zero. If you still want to perform the "
                           "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
-    return return_types.linalg_lu_factor_ex(_packed(A, LU), to_tensor(piv, A), to_tensor(info, A))
+    return _return_types.linalg_lu_factor_ex(_packed(A, LU), _to_tensor(piv, A), _to_tensor(info, A))
 
 
 def matrix_sqrth(A):
     """The symmetric square root `V sqrt(w) V^T` from eigh (negative eigenvalues taken as 0)."""
-    check_matrix(A, "matrix_sqrth")
-    w, V = Eigh.apply(A, "L")
-    return (V * w.clamp_min(0).sqrt().unsqueeze(-2)).matmul(mT(V))
+    _check_matrix(A, "matrix_sqrth")
+    w, V = _Eigh.apply(A, "L")
+    return (V * w.clamp_min(0).sqrt().unsqueeze(-2)).matmul(_mT(V))
 
 
 def polar(A, *, out=None):
     """`A = U H`: U = W Vh and H = V S Vh from the SVD `A = W S Vh`."""
-    check_matrix(A, "polar", square=False)
+    _check_matrix(A, "polar", square=False)
     if A.shape[-2] < A.shape[-1]:
         raise RuntimeError("linalg.polar: input must have at least as many rows as columns, but got "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    W, S, Vh = SVD.apply(A, False)
-    return return_types.linalg_polar(W.matmul(Vh), (mT(Vh) * S.unsqueeze(-2)).matmul(Vh))
+    W, S, Vh = _SVD.apply(A, False)
+    return _return_types.linalg_polar(W.matmul(Vh), (_mT(Vh) * S.unsqueeze(-2)).matmul(Vh))
 
 
 def tensorinv(A, ind=2, *, out=None):
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     rows, cols = list(A.shape[:ind]), list(A.shape[ind:])
-    n = math.prod(rows)
-    if n != math.prod(cols):
+    n = _math.prod(rows)
+    if n != _math.prod(cols):
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), "
-                           f"but got {math.prod(cols)} != {n}")
+                           f"but got {_math.prod(cols)} != {n}")
     return inv(A.reshape(n, n)).reshape(cols + rows)
 
 
@@ -477,7 +480,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
         A = A.permute([d for d in range(A.dim()) if d not in dims] + dims)
     rest = list(A.shape[B.dim():])
     n = B.numel()
-    if math.prod(rest) != n:
+    if _math.prod(rest) != n:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), "
-                           f"but got {math.prod(rest)} != {n}")
+                           f"but got {_math.prod(rest)} != {n}")
     return solve(A.reshape(n, n), B.reshape(n)).reshape(rest)
