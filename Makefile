@@ -36,7 +36,7 @@ demo: build
 	$(PY) examples/mnist.py --epochs 5 --out mnist_out
 
 test: build vulkan lint
-	cargo test --release --features wgpu
+	cargo test --profile ci-test --features wgpu
 	$(PY) -m pytest -q
 
 # The linters, pinned so that a new release cannot turn main red overnight.
