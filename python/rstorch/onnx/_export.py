@@ -1,0 +1,317 @@
+"""How a model becomes an ONNX ModelProto: rstorch.fx traces the forward (modules with an ONNX
+mapping stay whole), the traced graph runs once on the example inputs without autograd so that
+every node has a concrete value (shapes, dtypes, the folding of Python values), and each node is
+mapped to ONNX operators."""
+import inspect
+import warnings
+
+import onnx
+from onnx import helper
+
+from . import _shape_ops  # noqa: F401  (registers its mappings)
+from ._functions import FUNCTIONS, Call, as_input
+from ._graph import GraphBuilder, Value, np_dtype, value_info
+from ._modules import module_mapping
+from ._shape_ops import STATIC_QUERIES
+from .errors import OnnxExporterError, OnnxExporterWarning
+
+# Modules traced through: their forward is a call of a mapped function (F.linear, F.relu, ...).
+_TRACED_THROUGH = ("Linear", "LayerNorm", "Embedding", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d",
+                   "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Dropout",
+                   "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "Flatten", "Unflatten", "ReLU", "ReLU6", "GELU",
+                   "Softmax", "LogSoftmax", "Tanh", "Sigmoid", "LeakyReLU", "SiLU", "ELU", "Identity", "Hardtanh", "Softplus",
+                   "ModuleList", "ModuleDict")
+
+_PREFIXES = ("torch.nn.functional.", "torch.special.", "torch.linalg.", "torch.", "operator.", "builtins.", "math.")
+
+
+def _short_name(target):
+    from rstorch.fx._dispatch import qualified_name
+    name = qualified_name(target)
+    for p in _PREFIXES:
+        if name.startswith(p):
+            return name[len(p):]
+    return name.rsplit(".", 1)[-1]
+
+
+class _Evaluating:
+    """While the tracer computes a node's concrete value, module calls and parameter reads are
+    the model's own again instead of being recorded."""
+
+    def __init__(self, tracer):
+        self.tracer = tracer
+
+    def __enter__(self):
+        self.tracer._evaluating += 1
+
+    def __exit__(self, *exc):
+        self.tracer._evaluating -= 1
+
+
+def _tracer(inputs):
+    """An fx Tracer that also runs each op it records on the example inputs, as PyTorch's tracing
+    exporter does: every node gets its concrete value, and Python control flow on a traced value
+    (`if x.dim() == 3`, `range(x.size(0))`, `if x.sum() > 0`) takes the branch the example takes,
+    which the exported graph then keeps."""
+    from rstorch import fx
+    from rstorch.fx.node import map_arg
+    from rstorch.fx.proxy import Proxy
+
+    class ConcreteProxy(Proxy):
+        def _concrete(self):
+            return self.tracer.values[self.node]
+
+        def __len__(self):
+            return len(self._concrete())
+
+        def __index__(self):
+            return int(self._concrete())
+
+        def __int__(self):
+            return int(self._concrete())
+
+        def __float__(self):
+            return float(self._concrete())
+
+    class ExportTracer(fx.Tracer):
+        def __init__(self):
+            super().__init__()
+            self.values = {}
+            self._inputs = list(inputs)
+            self._evaluating = 0
+
+        def is_leaf_module(self, m, qualname):
+            if module_mapping(m) is not None:
+                return True
+            return super().is_leaf_module(m, qualname) and type(m).__name__ not in _TRACED_THROUGH
+
+        def call_module(self, m, forward, args, kwargs):
+            if self._evaluating:
+                return forward(*args, **kwargs)
+            return super().call_module(m, forward, args, kwargs)
+
+        def getattr(self, attr, attr_val, parameter_proxy_cache):
+            if self._evaluating:
+                return attr_val
+            return super().getattr(attr, attr_val, parameter_proxy_cache)
+
+        def proxy(self, node):
+            return ConcreteProxy(node, self)
+
+        def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
+            node = super().create_node(kind, target, args, kwargs, name, type_expr)
+            if kind != "output":
+                with _Evaluating(self):
+                    self.values[node] = self._evaluate(node)
+            return node
+
+        def _evaluate(self, node):
+            if node.op == "placeholder":
+                return self._inputs.pop(0)
+            if node.op == "get_attr":
+                obj = self.root
+                for atom in node.target.split("."):
+                    obj = getattr(obj, atom)
+                return obj
+            args = map_arg(node.args, lambda n: self.values[n])
+            kwargs = map_arg(node.kwargs, lambda n: self.values[n])
+            if node.op == "call_function":
+                return node.target(*args, **kwargs)
+            if node.op == "call_method":
+                return getattr(args[0], node.target)(*args[1:], **kwargs)
+            return self.root.get_submodule(node.target)(*args, **kwargs)
+
+        def to_bool(self, obj):
+            value = self.values[obj.node]
+            if isinstance(value, rstorch.Tensor):
+                warnings.warn("Converting a tensor to a Python boolean might cause the trace to be incorrect: the "
+                              "exported graph keeps the branch the example inputs take", OnnxExporterWarning, stacklevel=3)
+            return bool(value)
+
+        def iter(self, obj):
+            return iter([obj[i] for i in range(len(self.values[obj.node]))])
+
+    import rstorch
+    return ExportTracer()
+
+
+def _contains_value(x):
+    if isinstance(x, Value):
+        return True
+    if isinstance(x, (tuple, list)):
+        return any(_contains_value(i) for i in x)
+    if isinstance(x, dict):
+        return any(_contains_value(i) for i in x.values())
+    return False
+
+
+def _emit_node(g, node, env, values, root):
+    from rstorch.fx.node import map_arg
+
+    def emitted(a):
+        return map_arg(a, lambda n: env[n])
+
+    def concrete(a):
+        return map_arg(a, lambda n: values[n])
+
+    args, kwargs = emitted(node.args), emitted(node.kwargs)
+    out = values[node]
+    if node.op == "call_module":
+        mod = root.get_submodule(node.target)
+        fn = module_mapping(mod)
+        call = Call(g, type(mod).__name__.lower(), args, kwargs, concrete(node.args), concrete(node.kwargs), out)
+        if fn is None:
+            raise call.unsupported()
+        return fn(g, mod, node.target, call)
+    name = node.target if node.op == "call_method" else _short_name(node.target)
+    if not _contains_value((args, kwargs)):
+        # Only Python values and constants go in: the op is folded into its traced result.
+        return out
+    if node.op == "call_method" and name in STATIC_QUERIES:
+        return out
+    call = Call(g, name, args, kwargs, concrete(node.args), concrete(node.kwargs), out)
+    fn = FUNCTIONS.get(name)
+    if fn is None:
+        raise call.unsupported()
+    return fn(call)
+
+
+def _flatten_outputs(out):
+    if isinstance(out, (tuple, list)):
+        return [v for o in out for v in _flatten_outputs(o)]
+    if isinstance(out, dict):
+        return [v for o in out.values() for v in _flatten_outputs(o)]
+    return [out]
+
+
+def _dims(shape, name, dynamic):
+    axes = dynamic.get(name, {})
+    if isinstance(axes, (list, tuple)):
+        axes = {a: f"{name}_dynamic_axes_{i + 1}" for i, a in enumerate(axes)}
+    return [axes.get(i, axes.get(i - len(shape), d)) for i, d in enumerate(shape)]
+
+
+def _bind(model, args, kwargs):
+    """The forward's parameters as (name, value) in order, defaults filled in."""
+    fn = model.forward if hasattr(model, "forward") else model
+    sig = inspect.signature(fn)
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise OnnxExporterError(f"rstorch.onnx.export: forward's *{p.name} parameters are not supported")
+    return list(bound.arguments.items())
+
+
+def build_model(model, args, kwargs, *, opset, input_names, output_names, dynamic_axes, export_params,
+                keep_initializers_as_inputs):
+    import rstorch
+    from rstorch.fx.proxy import TraceError
+
+    params = _bind(model, args, kwargs)
+    concrete_args = {n: v for n, v in params if not isinstance(v, rstorch.Tensor)}
+    tracer = _tracer([v for _, v in params])
+    try:
+        with rstorch.no_grad():
+            graph = tracer.trace(model, concrete_args=concrete_args or None)
+    except TraceError as e:
+        raise OnnxExporterError(f"Failed to export the model to ONNX: tracing its forward failed ({e})") from e
+    finally:
+        # The tracer keeps tensors the forward creates as `_tensor_constant<i>` attributes of the root.
+        for name in set((tracer.tensor_attrs or {}).values()):
+            if isinstance(model, rstorch.nn.Module) and name in model.__dict__:
+                delattr(model, name)
+    root = tracer.root
+    values = tracer.values
+
+    g = GraphBuilder(opset)
+    env, inputs = {}, []
+    tensor_params = [n for n, v in params if isinstance(v, rstorch.Tensor)]
+    names = dict(zip(tensor_params, list(input_names or []) + tensor_params[len(input_names or []):]))
+    dynamic = dict(dynamic_axes or {})
+    output_node = None
+    for node in graph.nodes:
+        if node.op == "placeholder":
+            value = values[node]
+            if isinstance(value, rstorch.Tensor):
+                name = g.reserve(names[node.target])
+                inputs.append(value_info(name, np_dtype(value), _dims(list(value.shape), name, dynamic)))
+                env[node] = Value(name)
+            else:
+                env[node] = value
+        elif node.op == "get_attr":
+            value = values[node]
+            env[node] = Value(g.param(node.target, value)) if isinstance(value, rstorch.Tensor) else value
+        elif node.op == "output":
+            output_node = node
+        else:
+            env[node] = _emit_node(g, node, env, values, root)
+
+    from rstorch.fx.node import map_arg
+    emitted = _flatten_outputs(map_arg(output_node.args[0], lambda n: env[n]))
+    concrete = _flatten_outputs(map_arg(output_node.args[0], lambda n: values[n]))
+    outputs = []
+    any_dynamic = any(_dims([0] * 8, i.name, dynamic) != [0] * 8 for i in inputs)
+    given = list(output_names or [])
+    for i, (value, cvalue) in enumerate(zip(emitted, concrete)):
+        if cvalue is None:
+            continue
+        name = g.reserve(given[i] if i < len(given) else (f"output_{i}" if len(emitted) > 1 else "output"))
+        src = as_input(g, value, np_dtype(cvalue))
+        g.nodes.append(helper.make_node("Identity", [src], [name], name=g.fresh("node_Identity")))
+        shape = list(cvalue.shape) if isinstance(cvalue, rstorch.Tensor) else []
+        dims = _dims(shape, name, dynamic)
+        if any_dynamic and name not in dynamic:
+            dims = [None] * len(shape)
+        outputs.append(value_info(name, np_dtype(cvalue), dims))
+    initializers = list(g.initializers.values())
+    if not export_params or keep_initializers_as_inputs:
+        inputs += [helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)) for t in initializers]
+    if not export_params:
+        initializers = []
+    graph_proto = helper.make_graph(_drop_identities(g.nodes, {o.name for o in outputs}), "main_graph", inputs,
+                                    outputs, initializer=initializers)
+    model_proto = helper.make_model(graph_proto, opset_imports=[helper.make_opsetid("", opset)],
+                                    producer_name="rstorch", producer_version=getattr(rstorch, "__version__", ""))
+    model_proto.ir_version = min(model_proto.ir_version, _max_ir_version(opset))
+    return model_proto
+
+
+def _max_ir_version(opset):
+    """The IR version that goes with the opset (onnxruntime refuses models newer than it reads)."""
+    for entry in helper.VERSION_TABLE:
+        if entry[2] == opset:
+            return entry[1]
+    return onnx.IR_VERSION
+
+
+def _drop_identities(nodes, outputs):
+    """Renames a value produced once and only read by the Identity that names a graph output to
+    that output, so the graph does not keep an Identity per output."""
+    producer = {}
+    for i, n in enumerate(nodes):
+        for o in n.output:
+            producer[o] = i
+    reads = {}
+    for n in nodes:
+        for i in n.input:
+            reads[i] = reads.get(i, 0) + 1
+    rename, dropped = {}, set()
+    for i, n in enumerate(nodes):
+        if n.op_type == "Identity" and n.output[0] in outputs and n.input[0] in producer and reads[n.input[0]] == 1 \
+                and nodes[producer[n.input[0]]].op_type != "Constant" and n.input[0] not in outputs:
+            rename[n.input[0]] = n.output[0]
+            dropped.add(i)
+    kept = []
+    for i, n in enumerate(nodes):
+        if i in dropped:
+            continue
+        for j, name in enumerate(n.output):
+            if name in rename:
+                n.output[j] = rename[name]
+        for j, name in enumerate(n.input):
+            if name in rename:
+                n.input[j] = rename[name]
+        kept.append(n)
+    return kept
+

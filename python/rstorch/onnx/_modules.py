@@ -1,0 +1,241 @@
+"""ONNX mappings of the modules a trace keeps whole: those whose forward calls the Rust core
+directly or decides on its input's shape (convolutions, batch norm), and the composite layers
+(LSTM, MultiheadAttention, the transformer encoder) whose ONNX form is clearer than their trace.
+Parameters become initializers named by their state_dict keys."""
+import math
+
+import numpy as np
+
+from ._functions import as_input, batch_norm, conv
+from ._graph import Value, np_dtype, to_numpy
+
+MODULES = {}
+
+
+def _param(g, prefix, name, tensor):
+    return None if tensor is None else g.param(f"{prefix}.{name}" if prefix else name, tensor)
+
+
+def _conv(g, mod, prefix, c):
+    if getattr(mod, "padding_mode", "zeros") != "zeros" or type(mod).__name__.startswith("ConvTranspose"):
+        raise c.unsupported()
+    return Value(conv(g, c.arg(0, "input").name, _param(g, prefix, "weight", mod.weight),
+                      _param(g, prefix, "bias", mod.bias), mod.stride, mod.padding, mod.dilation, mod.groups,
+                      list(mod.kernel_size)))
+
+
+def _batch_norm(g, mod, prefix, c):
+    if mod.training or mod.running_mean is None:
+        raise c.unsupported()
+    return Value(batch_norm(g, c.arg(0, "input").name, _param(g, prefix, "running_mean", mod.running_mean),
+                            _param(g, prefix, "running_var", mod.running_var), _param(g, prefix, "weight", mod.weight),
+                            _param(g, prefix, "bias", mod.bias), mod.eps, mod.num_features, c.dtype()))
+
+
+def _reorder_gates(w, hidden):
+    """PyTorch stacks the LSTM gates as (input, forget, cell, output); ONNX as (input, output,
+    forget, cell)."""
+    i, f, cell, o = (w[k * hidden:(k + 1) * hidden] for k in range(4))
+    return np.concatenate([i, o, f, cell], axis=0)
+
+
+def _lstm(g, mod, prefix, c):
+    if mod.proj_size or mod.training and mod.dropout:
+        raise c.unsupported()
+    x = c.arg(0, "input").name
+    cx = c.carg(0, "input")
+    batched = cx.dim() == 3
+    dtype = np_dtype(cx)
+    hidden, dirs = mod.hidden_size, 2 if mod.bidirectional else 1
+    if not batched:
+        x = g.unsqueeze(x, [1])
+    elif mod.batch_first:
+        x = g.op("Transpose", [x], perm=[1, 0, 2])
+    state = c.arg(1, "hx")
+    if state is not None:
+        h0, c0 = (s.name if batched else g.unsqueeze(s.name, [1]) for s in state)
+    h_out, c_out = [], []
+    for layer in range(mod.num_layers):
+        ws, rs, bs = [], [], []
+        for suffix in ([""] + (["_reverse"] if dirs == 2 else [])):
+            ws.append(_reorder_gates(to_numpy(getattr(mod, f"weight_ih_l{layer}{suffix}")), hidden))
+            rs.append(_reorder_gates(to_numpy(getattr(mod, f"weight_hh_l{layer}{suffix}")), hidden))
+            if mod.bias:
+                bs.append(np.concatenate([_reorder_gates(to_numpy(getattr(mod, f"{b}_l{layer}{suffix}")), hidden)
+                                          for b in ("bias_ih", "bias_hh")]))
+            else:
+                bs.append(np.zeros(8 * hidden, dtype=dtype))
+        inputs = [x, g.param_array(f"{prefix}.lstm_W_l{layer}", np.stack(ws)),
+                  g.param_array(f"{prefix}.lstm_R_l{layer}", np.stack(rs)),
+                  g.param_array(f"{prefix}.lstm_B_l{layer}", np.stack(bs)), None]
+        if state is not None:
+            span = [g.ints([layer * dirs]), g.ints([(layer + 1) * dirs]), g.ints([0])]
+            inputs += [g.op("Slice", [h0] + span), g.op("Slice", [c0] + span)]
+        y, yh, yc = g.op("LSTM", inputs, outputs=3, hidden_size=hidden,
+                         direction="bidirectional" if dirs == 2 else "forward")
+        # Y is (seq, directions, batch, hidden); the next layer and the output want (seq, batch, directions * hidden).
+        if dirs == 1:
+            x = g.squeeze(y, [1])
+        else:
+            x = g.op("Reshape", [g.op("Transpose", [y], perm=[0, 2, 1, 3]), g.ints([0, 0, -1])])
+        h_out.append(yh)
+        c_out.append(yc)
+    h_n = h_out[0] if len(h_out) == 1 else g.op("Concat", h_out, axis=0)
+    c_n = c_out[0] if len(c_out) == 1 else g.op("Concat", c_out, axis=0)
+    if not batched:
+        x, h_n, c_n = (g.squeeze(v, [1]) for v in (x, h_n, c_n))
+    elif mod.batch_first:
+        x = g.op("Transpose", [x], perm=[1, 0, 2])
+    return Value(x), (Value(h_n), Value(c_n))
+
+
+def _mask(g, mask, cmask, dtype):
+    """(name, is_bool) of an attention mask argument, or None."""
+    if mask is None:
+        return None
+    return as_input(g, mask, dtype), np_dtype(cmask) == np.bool_
+
+
+def multi_head_attention(g, mod, prefix, query, key, value, cquery, attn_mask, key_padding_mask,
+                         need_weights, average_attn_weights, is_causal, unsupported):
+    """MultiheadAttention on (batch, seq, embed) inputs when batch_first else (seq, batch, embed)."""
+    if not mod._qkv_same_embed_dim or mod.bias_k is not None or mod.add_zero_attn or (mod.training and mod.dropout):
+        raise unsupported()
+    dtype = np_dtype(cquery)
+    batched = cquery.dim() == 3
+    embed, heads = mod.embed_dim, mod.num_heads
+    head_dim = embed // heads
+
+    def to_batch_first(t):
+        if not batched:
+            return g.unsqueeze(t, [0])
+        return t if mod.batch_first else g.op("Transpose", [t], perm=[1, 0, 2])
+
+    w = _param(g, prefix, "in_proj_weight", mod.in_proj_weight)
+    b = _param(g, prefix, "in_proj_bias", mod.in_proj_bias)
+    ws = g.op("Split", [w, g.ints([embed] * 3)], outputs=3, axis=0)
+    bs = g.op("Split", [b, g.ints([embed] * 3)], outputs=3, axis=0) if b is not None else [None] * 3
+    projected = []
+    for t, wi, bi, perm in zip((query, key, value), ws, bs, ([0, 2, 1, 3], [0, 2, 1, 3], [0, 2, 1, 3])):
+        p = g.linear(to_batch_first(t), wi, bi, 3)
+        projected.append(g.op("Transpose", [g.op("Reshape", [p, g.ints([0, 0, heads, head_dim])])], perm=perm))
+    q, k, v = projected
+    mask = None
+    if attn_mask is not None:
+        name, is_bool = attn_mask
+        # nn.MultiheadAttention's boolean masks are True where attention is NOT allowed.
+        mask = (g.op("Where", [name, g.const(-np.inf, dtype), g.const(0.0, dtype)]) if is_bool else name, False)
+    seq = (cquery.shape[0 if not batched else (1 if mod.batch_first else 0)],) * 2
+    if key_padding_mask is not None:
+        name, is_bool = key_padding_mask
+        pad = g.unsqueeze(name, [1, 2])
+        pad = g.op("Where", [pad, g.const(-np.inf, dtype), g.const(0.0, dtype)]) if is_bool else pad
+        mask = (pad if mask is None else g.op("Add", [mask[0], pad]), False)
+    out, weights = g.attention(q, k, v, mask, is_causal and mask is None, 1.0 / math.sqrt(head_dim), dtype, 4, seq)
+    out = g.op("Reshape", [g.op("Transpose", [out], perm=[0, 2, 1, 3]), g.ints([0, 0, embed])])
+    out = g.linear(out, _param(g, prefix, "out_proj.weight", mod.out_proj.weight),
+                   _param(g, prefix, "out_proj.bias", mod.out_proj.bias), 3)
+    if not batched:
+        out = g.squeeze(out, [0])
+    elif not mod.batch_first:
+        out = g.op("Transpose", [out], perm=[1, 0, 2])
+    if not need_weights:
+        return Value(out), None
+    if average_attn_weights:
+        weights = g.reduce("ReduceMean", weights, [1], False)
+    if not batched:
+        weights = g.squeeze(weights, [0])
+    return Value(out), Value(weights)
+
+
+def _mha(g, mod, prefix, c):
+    dtype = c.dtype() if not isinstance(c.out, tuple) else np_dtype(c.out[0])
+    names = [c.arg(i, k).name for i, k in ((0, "query"), (1, "key"), (2, "value"))]
+    kpm = _mask(g, c.arg(3, "key_padding_mask"), c.carg(3, "key_padding_mask"), dtype)
+    am = _mask(g, c.arg(5, "attn_mask"), c.carg(5, "attn_mask"), dtype)
+    return multi_head_attention(g, mod, prefix, *names, c.carg(0, "query"), am, kpm, c.arg(4, "need_weights", True),
+                                c.arg(6, "average_attn_weights", True), c.arg(7, "is_causal", False), c.unsupported)
+
+
+def encoder_layer(g, mod, prefix, x, cx, attn_mask, key_padding_mask, is_causal, unsupported):
+    dtype = np_dtype(cx)
+    rank = cx.dim()
+
+    def norm(name, t):
+        n = getattr(mod, name)
+        return g.layer_norm(t, _param(g, prefix, f"{name}.weight", n.weight), _param(g, prefix, f"{name}.bias", n.bias),
+                            -len(n.normalized_shape), n.eps, dtype, list(n.normalized_shape))
+
+    def self_attention(t):
+        out, _ = multi_head_attention(g, mod.self_attn, f"{prefix}.self_attn", t, t, t, cx, attn_mask,
+                                      key_padding_mask, False, True, is_causal, unsupported)
+        return out.name
+
+    def feed_forward(t):
+        h = g.linear(t, _param(g, prefix, "linear1.weight", mod.linear1.weight),
+                     _param(g, prefix, "linear1.bias", mod.linear1.bias), rank)
+        h = _activation(g, mod.activation, h, dtype, unsupported)
+        return g.linear(h, _param(g, prefix, "linear2.weight", mod.linear2.weight),
+                        _param(g, prefix, "linear2.bias", mod.linear2.bias), rank)
+
+    if mod.training:
+        raise unsupported()
+    if mod.norm_first:
+        x = g.op("Add", [x, self_attention(norm("norm1", x))])
+        return g.op("Add", [x, feed_forward(norm("norm2", x))])
+    x = norm("norm1", g.op("Add", [x, self_attention(x)]))
+    return norm("norm2", g.op("Add", [x, feed_forward(x)]))
+
+
+def _activation(g, act, h, dtype, unsupported):
+    import rstorch.nn as nn
+    import rstorch.nn.functional as F
+    name = getattr(act, "__name__", None)
+    if act is F.relu or isinstance(act, nn.ReLU) or name == "relu":
+        return g.op("Relu", [h])
+    if act is F.gelu or name == "gelu":
+        return g.gelu(h, "none", dtype)
+    if isinstance(act, nn.GELU):
+        return g.gelu(h, act.approximate, dtype)
+    raise unsupported()
+
+
+def _encoder_layer(g, mod, prefix, c):
+    dtype = c.dtype()
+    am = _mask(g, c.arg(1, "src_mask"), c.carg(1, "src_mask"), dtype)
+    kpm = _mask(g, c.arg(2, "src_key_padding_mask"), c.carg(2, "src_key_padding_mask"), dtype)
+    return Value(encoder_layer(g, mod, prefix, c.arg(0, "src").name, c.carg(0, "src"), am, kpm,
+                               c.arg(3, "is_causal", False), c.unsupported))
+
+
+def _encoder(g, mod, prefix, c):
+    dtype = c.dtype()
+    am = _mask(g, c.arg(1, "mask"), c.carg(1, "mask"), dtype)
+    kpm = _mask(g, c.arg(2, "src_key_padding_mask"), c.carg(2, "src_key_padding_mask"), dtype)
+    x, cx = c.arg(0, "src").name, c.carg(0, "src")
+    for i, layer in enumerate(mod.layers):
+        x = encoder_layer(g, layer, f"{prefix}.layers.{i}", x, cx, am, kpm, c.arg(3, "is_causal", False) or False,
+                          c.unsupported)
+    if mod.norm is not None:
+        n = mod.norm
+        x = g.layer_norm(x, _param(g, prefix, "norm.weight", n.weight), _param(g, prefix, "norm.bias", n.bias),
+                         -len(n.normalized_shape), n.eps, dtype, list(n.normalized_shape))
+    return Value(x)
+
+
+def _register():
+    import rstorch.nn as nn
+    for cls in (nn.Conv1d, nn.Conv2d, nn.Conv3d):
+        MODULES[cls] = _conv
+    for cls in (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d):
+        MODULES[cls] = _batch_norm
+    MODULES[nn.LSTM] = _lstm
+    MODULES[nn.MultiheadAttention] = _mha
+    MODULES[nn.TransformerEncoderLayer] = _encoder_layer
+    MODULES[nn.TransformerEncoder] = _encoder
+
+
+def module_mapping(mod):
+    if not MODULES:
+        _register()
+    return MODULES.get(type(mod))

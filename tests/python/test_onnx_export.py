@@ -1,0 +1,269 @@
+"""rstorch.onnx.export: the seed MNIST network, LeNet, an MLP, an LSTM model and a transformer
+encoder export to files that pass onnx.checker (full check) and that onnxruntime runs to rstorch's
+outputs within 1e-5, at the traced batch size and, through a dynamic batch axis, at another one."""
+import importlib.util
+import io
+import pathlib
+import warnings
+
+import numpy as np
+import pytest
+
+import rstorch
+import rstorch.nn as nn
+import rstorch.nn.functional as F
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent.parent / "examples"
+
+
+def _mnist_net():
+    spec = importlib.util.spec_from_file_location("_onnx_test_mnist", EXAMPLES / "mnist.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.Net()
+
+
+class LeNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.BatchNorm2d(6), nn.ReLU(), nn.MaxPool2d(2),
+                                      nn.Conv2d(6, 16, 5), nn.Tanh(), nn.AvgPool2d(2, 2))
+        self.classifier = nn.Sequential(nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.Sigmoid(),
+                                        nn.Linear(84, 10))
+
+    def forward(self, x):
+        x = self.features(x)
+        x = x.view(x.size(0), -1)  # the batch read from the input: stays dynamic in the graph
+        return F.softmax(self.classifier(x), dim=-1)
+
+
+def _mlp():
+    return nn.Sequential(nn.Flatten(), nn.Linear(20, 64), nn.GELU(), nn.Dropout(0.2), nn.LayerNorm(64),
+                         nn.Linear(64, 32), nn.LeakyReLU(0.1), nn.Linear(32, 4), nn.LogSoftmax(dim=1))
+
+
+class LSTMTagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(50, 16)
+        self.lstm = nn.LSTM(16, 24, num_layers=2, batch_first=True, bidirectional=True)
+        self.head = nn.Linear(48, 3)
+
+    def forward(self, tokens):
+        out, (h, c) = self.lstm(self.embed(tokens))
+        return self.head(out[:, -1, :]) + (h.sum(0) - c.mean(0)).mean(-1, keepdim=True)
+
+
+class Encoder(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.d = d
+        self.embed = nn.Embedding(100, d)
+        layer = nn.TransformerEncoderLayer(d, 4, 64, dropout=0.1, batch_first=True, activation="gelu")
+        self.encoder = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(d), enable_nested_tensor=False)
+        self.head = nn.Linear(d, 5)
+
+    def forward(self, tokens):
+        h = self.encoder(self.embed(tokens) * self.d ** 0.5)
+        return self.head(h.mean(dim=1))
+
+
+def _randomize_batch_norm(model):
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.copy_(rstorch.randn(m.num_features))
+            m.running_var.copy_(rstorch.rand(m.num_features) + 0.5)
+
+
+def _export(model, args, **kwargs):
+    buf = io.BytesIO()
+    rstorch.onnx.export(model, args, buf, **kwargs)
+    proto = onnx.load_from_string(buf.getvalue())
+    onnx.checker.check_model(proto, full_check=True)
+    return proto, ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+
+
+def _run(session, *inputs):
+    feeds = {i.name: x.numpy() for i, x in zip(session.get_inputs(), inputs)}
+    return session.run(None, feeds)
+
+
+def _expected(model, *inputs):
+    with rstorch.no_grad():
+        out = model(*inputs)
+    return (out if isinstance(out, tuple) else (out,))
+
+
+MODELS = {
+    "mnist": (_mnist_net, lambda b: rstorch.randn(b, 1, 28, 28)),
+    "lenet": (LeNet, lambda b: rstorch.randn(b, 1, 28, 28)),
+    "mlp": (_mlp, lambda b: rstorch.randn(b, 4, 5)),
+    "lstm": (LSTMTagger, lambda b: rstorch.randint(0, 50, (b, 7))),
+    "transformer": (Encoder, lambda b: rstorch.randint(0, 100, (b, 6))),
+}
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_models_export_check_and_match_onnxruntime(name):
+    rstorch.manual_seed(0)
+    make, example = MODELS[name]
+    model = make()
+    _randomize_batch_norm(model)
+    model.eval()
+    proto, session = _export(model, (example(3),), input_names=["input"], output_names=["output"],
+                             dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
+    assert proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
+    assert proto.graph.output[0].type.tensor_type.shape.dim[0].dim_param == "batch"
+    for batch in (3, 5):
+        x = example(batch)
+        (got,) = _run(session, x)
+        (want,) = _expected(model, x)
+        assert got.shape == tuple(want.shape)
+        np.testing.assert_allclose(got, want.numpy(), rtol=0, atol=1e-5)
+
+
+def test_parameters_are_initializers_named_by_state_dict_keys():
+    model = _mlp().eval()
+    proto, _ = _export(model, (rstorch.randn(2, 4, 5),))
+    assert {t.name for t in proto.graph.initializer} == set(model.state_dict())
+    lenet = LeNet().eval()
+    proto, _ = _export(lenet, (rstorch.randn(1, 1, 28, 28),))
+    names = {t.name for t in proto.graph.initializer}
+    assert {"features.1.running_mean", "features.1.running_var", "features.0.weight", "classifier.4.bias"} <= names
+    assert "features.1.num_batches_tracked" not in names
+
+
+def test_unsupported_op_raises_naming_it():
+    class Cumulative(nn.Module):
+        def forward(self, x):
+            return rstorch.cumsum(x, 0)
+
+    with pytest.raises(rstorch.onnx.errors.UnsupportedOperatorError,
+                       match="Exporting the operator 'aten::cumsum' to ONNX opset version 20 is not supported"):
+        rstorch.onnx.export(Cumulative(), (rstorch.randn(3),), io.BytesIO())
+
+    class Recurrent(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gru = nn.GRU(3, 4)
+
+        def forward(self, x):
+            return self.gru(x)[0]
+
+    with pytest.raises(rstorch.onnx.OnnxExporterError, match="'aten::gru'"):
+        rstorch.onnx.export(Recurrent(), (rstorch.randn(2, 1, 3),), io.BytesIO())
+
+
+def test_is_in_onnx_export_and_modes():
+    seen = []
+
+    class Probe(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout(0.5)
+
+        def forward(self, x):
+            seen.append((rstorch.onnx.is_in_onnx_export(), self.training, self.drop.training))
+            return self.drop(x) * 2
+
+    model = Probe().train()
+    assert rstorch.onnx.is_in_onnx_export() is False
+    _export(model, (rstorch.randn(2),))
+    # The default training=TrainingMode.EVAL exports in eval mode and puts the modes back.
+    assert seen == [(True, False, False)]
+    assert rstorch.onnx.is_in_onnx_export() is False and model.training and model.drop.training
+
+
+def test_file_targets_and_return_values(tmp_path):
+    model = _mlp().eval()
+    x = rstorch.randn(2, 4, 5)
+    path = tmp_path / "mlp.onnx"
+    program = rstorch.onnx.export(model, (x,), str(path))
+    assert isinstance(program, rstorch.onnx.ONNXProgram)
+    assert onnx.load(str(path)) == program.model_proto
+    np.testing.assert_allclose(program(x)[0].numpy(), model(x).detach().numpy(), atol=1e-5)
+    assert rstorch.onnx.export(model, x, tmp_path / "legacy.onnx", dynamo=False, opset_version=17) is None
+    proto = onnx.load(str(tmp_path / "legacy.onnx"))
+    assert proto.opset_import[0].version == 17 and [i.name for i in proto.graph.input] == ["input"]
+    with open(tmp_path / "fileobj.onnx", "wb") as fh:
+        rstorch.onnx.export(model, (x,), fh, input_names=["features"], output_names=["logp"])
+    proto = onnx.load(str(tmp_path / "fileobj.onnx"))
+    assert [i.name for i in proto.graph.input] == ["features"] and [o.name for o in proto.graph.output] == ["logp"]
+
+
+def test_export_params_and_initializers_as_inputs():
+    model = nn.Sequential(nn.Linear(3, 2)).eval()
+    proto, _ = _export(model, (rstorch.randn(1, 3),), export_params=False)
+    assert [i.name for i in proto.graph.input] == ["input", "0.weight", "0.bias"] and not proto.graph.initializer
+    proto, session = _export(model, (rstorch.randn(1, 3),), keep_initializers_as_inputs=True)
+    assert len(proto.graph.initializer) == 2 and len(proto.graph.input) == 3
+
+
+@pytest.mark.parametrize("opset", [13, 17, 20])
+def test_older_opsets_compose_layer_norm_and_gelu(opset):
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(rstorch.randn(4, 3))
+            self.norm = nn.LayerNorm(3)
+
+        def forward(self, x, scale: float = 2.0):
+            y = F.gelu(x @ self.w, approximate="tanh") * scale
+            return rstorch.cat([self.norm(y), y[:, :1]], dim=1).transpose(0, 1)
+
+    model = Block().eval()
+    x = rstorch.randn(2, 4)
+    proto, session = _export(model, (x,), opset_version=opset)
+    ops = {n.op_type for n in proto.graph.node}
+    assert ("LayerNormalization" in ops) == (opset >= 17) and ("Gelu" in ops) == (opset >= 20)
+    np.testing.assert_allclose(_run(session, x)[0], model(x).detach().numpy(), atol=1e-5)
+
+
+def test_attention_with_masks_and_weights():
+    class Attend(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = nn.MultiheadAttention(16, 4, batch_first=True)
+
+        def forward(self, x, key_padding_mask, attn_mask):
+            return self.attn(x, x, x, key_padding_mask=key_padding_mask, attn_mask=attn_mask,
+                             average_attn_weights=False)
+
+    model = Attend().eval()
+    x, mask = rstorch.randn(2, 5, 16), rstorch.randn(5, 5)
+    padding = rstorch.tensor([[False] * 5, [False, False, False, True, True]])
+    _, session = _export(model, (x, padding, mask))
+    for got, want in zip(_run(session, x, padding, mask), _expected(model, x, padding, mask)):
+        np.testing.assert_allclose(got, want.numpy(), atol=1e-5)
+
+
+def test_python_control_flow_follows_the_example():
+    class Branchy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = nn.TransformerEncoderLayer(16, 2, 32, norm_first=True)
+
+        def forward(self, x, mask):
+            if x.dim() == 2:
+                x = x.unsqueeze(1)
+            rows = [x[i] * 2 for i in range(x.size(0))]
+            return self.layer(x, src_mask=mask), rstorch.stack(rows, 0)
+
+    model = Branchy().eval()
+    x = rstorch.randn(5, 3, 16)
+    mask = rstorch.triu(rstorch.full((5, 5), float("-inf")), 1)
+    _, session = _export(model, (x, mask))
+    for got, want in zip(_run(session, x, mask), _expected(model, x, mask)):
+        np.testing.assert_allclose(got, want.numpy(), atol=1e-5)
+
+    class DataDependent(nn.Module):
+        def forward(self, x):
+            return x if x.sum() > 0 else -x
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _export(DataDependent(), (rstorch.ones(3),))
+    assert any(issubclass(w.category, rstorch.onnx.errors.OnnxExporterWarning) for w in caught)
