@@ -145,16 +145,9 @@ def test_unsupported_op_raises_naming_it():
                        match="Exporting the operator 'aten::cumsum' to ONNX opset version 20 is not supported"):
         rstorch.onnx.export(Cumulative(), (rstorch.randn(3),), io.BytesIO())
 
-    class Recurrent(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.gru = nn.GRU(3, 4)
-
-        def forward(self, x):
-            return self.gru(x)[0]
-
-    with pytest.raises(rstorch.onnx.OnnxExporterError, match="'aten::gru'"):
-        rstorch.onnx.export(Recurrent(), (rstorch.randn(2, 1, 3),), io.BytesIO())
+    # A layer without a mapping is named as aten spells it.
+    with pytest.raises(rstorch.onnx.OnnxExporterError, match="'aten::pixel_shuffle'"):
+        rstorch.onnx.export(nn.Sequential(nn.PixelShuffle(2)), (rstorch.randn(1, 4, 2, 2),), io.BytesIO())
 
 
 def test_is_in_onnx_export_and_modes():
@@ -267,3 +260,23 @@ def test_python_control_flow_follows_the_example():
         warnings.simplefilter("always")
         _export(DataDependent(), (rstorch.ones(3),))
     assert any(issubclass(w.category, rstorch.onnx.errors.OnnxExporterWarning) for w in caught)
+
+
+@pytest.mark.parametrize("make", [lambda: nn.GRU(5, 8, num_layers=2, bidirectional=True, batch_first=True),
+                                  lambda: nn.RNN(5, 8, nonlinearity="relu"),
+                                  lambda: nn.RNN(5, 8, num_layers=2, bidirectional=True, bias=False),
+                                  lambda: nn.LSTM(5, 8, bidirectional=True)], ids=["gru", "rnn_relu", "rnn_tanh", "lstm"])
+def test_recurrent_layers_with_initial_state(make):
+    rnn = make().eval()
+    directions = 2 if rnn.bidirectional else 1
+    x = rstorch.randn(3, 4, 5)
+    h = rstorch.randn(rnn.num_layers * directions, 3 if rnn.batch_first else 4, 8)
+    state = (h, rstorch.randn(*h.shape)) if isinstance(rnn, nn.LSTM) else h
+    _, session = _export(rnn, (x, state))
+    want = _expected(rnn, x, state)
+    want = [want[0]] + (list(want[1]) if isinstance(want[1], tuple) else [want[1]])
+    feeds = [x] + (list(state) if isinstance(state, tuple) else [state])
+    got = session.run(None, {i.name: t.numpy() for i, t in zip(session.get_inputs(), feeds)})
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w.numpy(), atol=1e-5)

@@ -3,6 +3,7 @@ mapping stay whole), the traced graph runs once on the example inputs without au
 every node has a concrete value (shapes, dtypes, the folding of Python values), and each node is
 mapped to ONNX operators."""
 import inspect
+import re
 import warnings
 
 import onnx
@@ -55,9 +56,11 @@ def _tracer(inputs):
     which the exported graph then keeps."""
     from rstorch import fx
     from rstorch.fx.node import map_arg
-    from rstorch.fx.proxy import Proxy
+    from rstorch.fx.proxy import Attribute, Proxy
 
-    class ConcreteProxy(Proxy):
+    class Concrete:
+        """Answers len(), int() and index() from the example run (the trace keeps that value)."""
+
         def _concrete(self):
             return self.tracer.values[self.node]
 
@@ -72,6 +75,17 @@ def _tracer(inputs):
 
         def __float__(self):
             return float(self._concrete())
+
+        def __getattr__(self, k):
+            if k.startswith("__") and k.endswith("__"):
+                raise AttributeError(k)
+            return ConcreteAttribute(self, k)
+
+    class ConcreteProxy(Concrete, Proxy):
+        pass
+
+    class ConcreteAttribute(Concrete, Attribute):
+        pass
 
     class ExportTracer(fx.Tracer):
         def __init__(self):
@@ -159,10 +173,14 @@ def _emit_node(g, node, env, values, root):
     if node.op == "call_module":
         mod = root.get_submodule(node.target)
         fn = module_mapping(mod)
-        call = Call(g, type(mod).__name__.lower(), args, kwargs, concrete(node.args), concrete(node.kwargs), out)
+        # aten's spelling of the layer (GroupNorm -> group_norm, GRU -> gru) names it in errors.
+        op_name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", type(mod).__name__).lower()
+        call = Call(g, op_name, args, kwargs, concrete(node.args), concrete(node.kwargs), out)
         if fn is None:
             raise call.unsupported()
-        return fn(g, mod, node.target, call)
+        # The model itself, when it is one mapped layer: its parameters keep their own names.
+        prefix = "" if getattr(root, "_onnx_wrapped", None) is mod else node.target
+        return fn(g, mod, prefix, call)
     name = node.target if node.op == "call_method" else _short_name(node.target)
     if not _contains_value((args, kwargs)):
         # Only Python values and constants go in: the op is folded into its traced result.
@@ -203,24 +221,51 @@ def _bind(model, args, kwargs):
     return list(bound.arguments.items())
 
 
+def _wrap(layer):
+    """A module whose forward calls `layer`, so that a mapped layer exported on its own is traced
+    as one call (the tracer follows the root's forward itself)."""
+    import rstorch.nn as nn
+
+    class Wrapper(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = layer
+            self.__dict__["_onnx_wrapped"] = layer
+
+        def forward(self, *args):
+            return self.layer(*args)
+
+    sig = inspect.signature(layer.forward)
+    Wrapper.forward.__signature__ = sig.replace(parameters=[inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+                                                + list(sig.parameters.values()))
+    return Wrapper()
+
+
 def build_model(model, args, kwargs, *, opset, input_names, output_names, dynamic_axes, export_params,
                 keep_initializers_as_inputs):
     import rstorch
-    from rstorch.fx.proxy import TraceError
 
     params = _bind(model, args, kwargs)
+    wrapped = model
+    if module_mapping(model) is not None:
+        model = _wrap(model)
     concrete_args = {n: v for n, v in params if not isinstance(v, rstorch.Tensor)}
     tracer = _tracer([v for _, v in params])
     try:
         with rstorch.no_grad():
             graph = tracer.trace(model, concrete_args=concrete_args or None)
-    except TraceError as e:
-        raise OnnxExporterError(f"Failed to export the model to ONNX: tracing its forward failed ({e})") from e
+    except OnnxExporterError:
+        raise
+    except Exception as e:
+        # As PyTorch's exporter does, a failure while capturing the forward is an OnnxExporterError
+        # (the original error is its __cause__).
+        raise OnnxExporterError(f"Failed to export the model to ONNX: tracing its forward failed: "
+                                f"{type(e).__name__}: {e}") from e
     finally:
         # The tracer keeps tensors the forward creates as `_tensor_constant<i>` attributes of the root.
         for name in set((tracer.tensor_attrs or {}).values()):
-            if isinstance(model, rstorch.nn.Module) and name in model.__dict__:
-                delattr(model, name)
+            if isinstance(wrapped, rstorch.nn.Module) and name in wrapped.__dict__:
+                delattr(wrapped, name)
     root = tracer.root
     values = tracer.values
 

@@ -12,8 +12,12 @@ from ._graph import Value, np_dtype, to_numpy
 MODULES = {}
 
 
+def _join(prefix, name):
+    return f"{prefix}.{name}" if prefix else name
+
+
 def _param(g, prefix, name, tensor):
-    return None if tensor is None else g.param(f"{prefix}.{name}" if prefix else name, tensor)
+    return None if tensor is None else g.param(_join(prefix, name), tensor)
 
 
 def _conv(g, mod, prefix, c):
@@ -32,61 +36,70 @@ def _batch_norm(g, mod, prefix, c):
                             _param(g, prefix, "bias", mod.bias), mod.eps, mod.num_features, c.dtype()))
 
 
-def _reorder_gates(w, hidden):
-    """PyTorch stacks the LSTM gates as (input, forget, cell, output); ONNX as (input, output,
-    forget, cell)."""
-    i, f, cell, o = (w[k * hidden:(k + 1) * hidden] for k in range(4))
-    return np.concatenate([i, o, f, cell], axis=0)
+# Gate order of each recurrent layer: PyTorch stacks LSTM gates as (input, forget, cell, output)
+# and GRU gates as (reset, update, new); ONNX wants (input, output, forget, cell) and (update,
+# reset, hidden). Each tuple lists, in ONNX's order, the PyTorch gate to put there.
+_GATES = {"LSTM": (0, 3, 1, 2), "GRU": (1, 0, 2), "RNN": (0,)}
 
 
-def _lstm(g, mod, prefix, c):
-    if mod.proj_size or mod.training and mod.dropout:
+def _reorder_gates(w, kind, hidden):
+    return np.concatenate([w[k * hidden:(k + 1) * hidden] for k in _GATES[kind]], axis=0)
+
+
+def _recurrent(g, mod, prefix, c):
+    """nn.LSTM / nn.GRU / nn.RNN as one ONNX LSTM / GRU / RNN node per layer."""
+    kind = type(mod).__name__
+    if (kind == "LSTM" and mod.proj_size) or (mod.training and mod.dropout):
         raise c.unsupported()
     x = c.arg(0, "input").name
     cx = c.carg(0, "input")
     batched = cx.dim() == 3
     dtype = np_dtype(cx)
-    hidden, dirs = mod.hidden_size, 2 if mod.bidirectional else 1
+    hidden, dirs, gates = mod.hidden_size, 2 if mod.bidirectional else 1, len(_GATES[kind])
     if not batched:
         x = g.unsqueeze(x, [1])
     elif mod.batch_first:
         x = g.op("Transpose", [x], perm=[1, 0, 2])
     state = c.arg(1, "hx")
     if state is not None:
-        h0, c0 = (s.name if batched else g.unsqueeze(s.name, [1]) for s in state)
-    h_out, c_out = [], []
+        state = [s.name if batched else g.unsqueeze(s.name, [1]) for s in (state if kind == "LSTM" else (state,))]
+    attrs = {"hidden_size": hidden, "direction": "bidirectional" if dirs == 2 else "forward"}
+    if kind == "GRU":
+        # PyTorch applies the reset gate after the hidden state's linear map.
+        attrs["linear_before_reset"] = 1
+    elif kind == "RNN":
+        attrs["activations"] = ["Relu" if mod.nonlinearity == "relu" else "Tanh"] * dirs
+    finals = []
     for layer in range(mod.num_layers):
         ws, rs, bs = [], [], []
         for suffix in ([""] + (["_reverse"] if dirs == 2 else [])):
-            ws.append(_reorder_gates(to_numpy(getattr(mod, f"weight_ih_l{layer}{suffix}")), hidden))
-            rs.append(_reorder_gates(to_numpy(getattr(mod, f"weight_hh_l{layer}{suffix}")), hidden))
+            ws.append(_reorder_gates(to_numpy(getattr(mod, f"weight_ih_l{layer}{suffix}")), kind, hidden))
+            rs.append(_reorder_gates(to_numpy(getattr(mod, f"weight_hh_l{layer}{suffix}")), kind, hidden))
             if mod.bias:
-                bs.append(np.concatenate([_reorder_gates(to_numpy(getattr(mod, f"{b}_l{layer}{suffix}")), hidden)
+                bs.append(np.concatenate([_reorder_gates(to_numpy(getattr(mod, f"{b}_l{layer}{suffix}")), kind, hidden)
                                           for b in ("bias_ih", "bias_hh")]))
             else:
-                bs.append(np.zeros(8 * hidden, dtype=dtype))
-        inputs = [x, g.param_array(f"{prefix}.lstm_W_l{layer}", np.stack(ws)),
-                  g.param_array(f"{prefix}.lstm_R_l{layer}", np.stack(rs)),
-                  g.param_array(f"{prefix}.lstm_B_l{layer}", np.stack(bs)), None]
+                bs.append(np.zeros(2 * gates * hidden, dtype=dtype))
+        inputs = [x] + [g.param_array(_join(prefix, f"{kind.lower()}_{part}_l{layer}"), np.stack(arr))
+                        for part, arr in (("W", ws), ("R", rs), ("B", bs))] + [None]
         if state is not None:
             span = [g.ints([layer * dirs]), g.ints([(layer + 1) * dirs]), g.ints([0])]
-            inputs += [g.op("Slice", [h0] + span), g.op("Slice", [c0] + span)]
-        y, yh, yc = g.op("LSTM", inputs, outputs=3, hidden_size=hidden,
-                         direction="bidirectional" if dirs == 2 else "forward")
+            inputs += [g.op("Slice", [s] + span) for s in state]
+        outs = g.op(kind, inputs, outputs=3 if kind == "LSTM" else 2, **attrs)
         # Y is (seq, directions, batch, hidden); the next layer and the output want (seq, batch, directions * hidden).
         if dirs == 1:
-            x = g.squeeze(y, [1])
+            x = g.squeeze(outs[0], [1])
         else:
-            x = g.op("Reshape", [g.op("Transpose", [y], perm=[0, 2, 1, 3]), g.ints([0, 0, -1])])
-        h_out.append(yh)
-        c_out.append(yc)
-    h_n = h_out[0] if len(h_out) == 1 else g.op("Concat", h_out, axis=0)
-    c_n = c_out[0] if len(c_out) == 1 else g.op("Concat", c_out, axis=0)
+            x = g.op("Reshape", [g.op("Transpose", [outs[0]], perm=[0, 2, 1, 3]), g.ints([0, 0, -1])])
+        finals.append(outs[1:])
+    states = [f[0] if len(finals) == 1 else g.op("Concat", list(f), axis=0) for f in zip(*finals)]
     if not batched:
-        x, h_n, c_n = (g.squeeze(v, [1]) for v in (x, h_n, c_n))
+        x, states = g.squeeze(x, [1]), [g.squeeze(v, [1]) for v in states]
     elif mod.batch_first:
         x = g.op("Transpose", [x], perm=[1, 0, 2])
-    return Value(x), (Value(h_n), Value(c_n))
+    if kind == "LSTM":
+        return Value(x), (Value(states[0]), Value(states[1]))
+    return Value(x), Value(states[0])
 
 
 def _mask(g, mask, cmask, dtype):
@@ -167,7 +180,7 @@ def encoder_layer(g, mod, prefix, x, cx, attn_mask, key_padding_mask, is_causal,
                             -len(n.normalized_shape), n.eps, dtype, list(n.normalized_shape))
 
     def self_attention(t):
-        out, _ = multi_head_attention(g, mod.self_attn, f"{prefix}.self_attn", t, t, t, cx, attn_mask,
+        out, _ = multi_head_attention(g, mod.self_attn, _join(prefix, "self_attn"), t, t, t, cx, attn_mask,
                                       key_padding_mask, False, True, is_causal, unsupported)
         return out.name
 
@@ -214,7 +227,7 @@ def _encoder(g, mod, prefix, c):
     kpm = _mask(g, c.arg(2, "src_key_padding_mask"), c.carg(2, "src_key_padding_mask"), dtype)
     x, cx = c.arg(0, "src").name, c.carg(0, "src")
     for i, layer in enumerate(mod.layers):
-        x = encoder_layer(g, layer, f"{prefix}.layers.{i}", x, cx, am, kpm, c.arg(3, "is_causal", False) or False,
+        x = encoder_layer(g, layer, _join(prefix, f"layers.{i}"), x, cx, am, kpm, c.arg(3, "is_causal", False) or False,
                           c.unsupported)
     if mod.norm is not None:
         n = mod.norm
@@ -229,7 +242,8 @@ def _register():
         MODULES[cls] = _conv
     for cls in (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d):
         MODULES[cls] = _batch_norm
-    MODULES[nn.LSTM] = _lstm
+    for cls in (nn.LSTM, nn.GRU, nn.RNN):
+        MODULES[cls] = _recurrent
     MODULES[nn.MultiheadAttention] = _mha
     MODULES[nn.TransformerEncoderLayer] = _encoder_layer
     MODULES[nn.TransformerEncoder] = _encoder
