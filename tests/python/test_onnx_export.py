@@ -146,8 +146,8 @@ def test_unsupported_op_raises_naming_it():
         rstorch.onnx.export(Cumulative(), (rstorch.randn(3),), io.BytesIO())
 
     # A layer without a mapping is named as aten spells it.
-    with pytest.raises(rstorch.onnx.OnnxExporterError, match="'aten::pixel_shuffle'"):
-        rstorch.onnx.export(nn.Sequential(nn.PixelShuffle(2)), (rstorch.randn(1, 4, 2, 2),), io.BytesIO())
+    with pytest.raises(rstorch.onnx.OnnxExporterError, match="'aten::pixel_unshuffle'"):
+        rstorch.onnx.export(nn.Sequential(nn.PixelUnshuffle(2)), (rstorch.randn(1, 1, 4, 4),), io.BytesIO())
 
 
 def test_is_in_onnx_export_and_modes():
@@ -280,3 +280,58 @@ def test_recurrent_layers_with_initial_state(make):
     assert len(got) == len(want)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w.numpy(), atol=1e-5)
+
+
+class _SizesFromInput(nn.Module):
+    """Tensors made from traced sizes (zeros, arange), a slice by one, in-place ops, max with indices."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(4, 6, batch_first=True)
+        self.pos = nn.Parameter(rstorch.randn(1, 10, 4))
+
+    def forward(self, x):
+        h0 = rstorch.zeros(1, x.size(0), 6)
+        steps = rstorch.arange(x.size(1))
+        x = x + self.pos[:, :x.size(1)] + steps.float().unsqueeze(-1) / x.shape[-1] ** 0.5
+        out, _ = self.rnn(x, h0)
+        values, indices = out.max(dim=1)
+        y = F.normalize(values, dim=-1)
+        y.add_(1.0)
+        causal = rstorch.triu(rstorch.ones(x.size(1), x.size(1)), diagonal=1).bool()
+        return (y * rstorch.ones_like(y), indices, rstorch.tril(out[0] @ out[0].t()).sum(),
+                out.repeat(1, 2, 1), out.masked_fill(causal[:, :1], 0.0))
+
+
+LAYERS = {
+    "conv_transpose": (lambda: nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1, output_padding=1), (4, 8, 8)),
+    "upsample_nearest": (lambda: nn.Upsample(scale_factor=2), (4, 8, 8)),
+    "upsample_bilinear": (lambda: nn.Upsample(scale_factor=2, mode="bilinear"), (4, 8, 8)),
+    "upsample_size_align_corners": (lambda: nn.Upsample(size=(5, 7), mode="bilinear", align_corners=True), (4, 8, 8)),
+    "pads": (lambda: nn.Sequential(nn.ZeroPad2d((1, 2, 0, 3)), nn.ReflectionPad2d(1), nn.ReplicationPad2d((2, 0, 1, 1)),
+                                   nn.ConstantPad2d(1, 0.5)), (4, 8, 8)),
+    "group_norm": (lambda: nn.GroupNorm(2, 4), (4, 8, 8)),
+    "instance_norm": (lambda: nn.InstanceNorm2d(4, affine=True), (4, 8, 8)),
+    "pixel_shuffle": (lambda: nn.PixelShuffle(2), (4, 8, 8)),
+    "activations": (lambda: nn.Sequential(nn.Hardswish(), nn.Hardsigmoid(), nn.Mish(), nn.PReLU(4), nn.ReLU6(), nn.SiLU(),
+                                          nn.ELU(), nn.Softplus()), (4, 8, 8)),
+    "conv_padding_modes": (lambda: nn.Sequential(nn.Conv2d(4, 2, 3, padding=1, padding_mode="reflect"),
+                                                 nn.Conv2d(2, 2, 3, padding=2, padding_mode="circular")), (4, 8, 8)),
+    "conv1d_pool1d": (lambda: nn.Sequential(nn.Conv1d(4, 6, 3, padding="same", dilation=2), nn.BatchNorm1d(6),
+                                            nn.MaxPool1d(2), nn.AdaptiveAvgPool1d(2)), (4, 9)),
+    "sizes_from_input": (_SizesFromInput, (5, 4)),
+}
+
+
+@pytest.mark.parametrize("name", list(LAYERS))
+def test_more_layers_match_onnxruntime_at_two_batch_sizes(name):
+    rstorch.manual_seed(1)
+    make, shape = LAYERS[name]
+    model = make().eval()
+    _, session = _export(model, (rstorch.randn(2, *shape),), input_names=["x"], dynamic_axes={"x": {0: "batch"}})
+    for batch in (2, 3):
+        x = rstorch.randn(batch, *shape)
+        got, want = _run(session, x), _expected(model, x)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w.numpy(), atol=1e-5)

@@ -9,7 +9,7 @@ import warnings
 import onnx
 from onnx import helper
 
-from . import _shape_ops  # noqa: F401  (registers its mappings)
+from . import _nn_ops, _shape_ops  # noqa: F401  (they register their mappings)
 from ._functions import FUNCTIONS, Call, as_input
 from ._graph import GraphBuilder, Value, np_dtype, value_info
 from ._modules import module_mapping
@@ -21,7 +21,13 @@ _TRACED_THROUGH = ("Linear", "LayerNorm", "Embedding", "MaxPool1d", "MaxPool2d",
                    "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Dropout",
                    "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "Flatten", "Unflatten", "ReLU", "ReLU6", "GELU",
                    "Softmax", "LogSoftmax", "Tanh", "Sigmoid", "LeakyReLU", "SiLU", "ELU", "Identity", "Hardtanh", "Softplus",
-                   "ModuleList", "ModuleDict")
+                   "ModuleList", "ModuleDict", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Upsample",
+                   "UpsamplingNearest2d", "UpsamplingBilinear2d", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",
+                   "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
+                   "CircularPad2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "PixelShuffle", "PReLU")
+# Modules whose forward calls a function bound when the class was made (so the call is not seen
+# by the trace): kept whole and mapped as that function.
+_AS_FUNCTION = {"Hardswish": "hardswish", "Hardsigmoid": "hardsigmoid", "Mish": "mish"}
 
 _PREFIXES = ("torch.nn.functional.", "torch.special.", "torch.linalg.", "torch.", "operator.", "builtins.", "math.")
 
@@ -95,7 +101,7 @@ def _tracer(inputs):
             self._evaluating = 0
 
         def is_leaf_module(self, m, qualname):
-            if module_mapping(m) is not None:
+            if module_mapping(m) is not None or type(m).__name__ in _AS_FUNCTION:
                 return True
             return super().is_leaf_module(m, qualname) and type(m).__name__ not in _TRACED_THROUGH
 
@@ -172,6 +178,9 @@ def _emit_node(g, node, env, values, root):
     out = values[node]
     if node.op == "call_module":
         mod = root.get_submodule(node.target)
+        if type(mod).__name__ in _AS_FUNCTION:
+            name = _AS_FUNCTION[type(mod).__name__]
+            return FUNCTIONS[name](Call(g, name, args, kwargs, concrete(node.args), concrete(node.kwargs), out))
         fn = module_mapping(mod)
         # aten's spelling of the layer (GroupNorm -> group_norm, GRU -> gru) names it in errors.
         op_name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", type(mod).__name__).lower()
@@ -187,11 +196,17 @@ def _emit_node(g, node, env, values, root):
         return out
     if node.op == "call_method" and name in STATIC_QUERIES:
         return out
-    call = Call(g, name, args, kwargs, concrete(node.args), concrete(node.kwargs), out)
-    fn = FUNCTIONS.get(name)
+    in_place = (name not in FUNCTIONS and name.endswith("_") and name[:-1] in FUNCTIONS) or bool(kwargs.get("inplace")) \
+        or name in ("iadd", "isub", "imul", "itruediv")
+    call = Call(g, name[:-1] if name.endswith("_") else name, args, kwargs, concrete(node.args), concrete(node.kwargs), out)
+    fn = FUNCTIONS.get(call.name)
     if fn is None:
         raise call.unsupported()
-    return fn(call)
+    result = fn(call)
+    if in_place and isinstance(node.args[0], type(node)):
+        # `x.add_(y)` changes x: later reads of x's node see the new value.
+        env[node.args[0]] = result
+    return result
 
 
 def _flatten_outputs(out):
@@ -347,9 +362,15 @@ def _drop_identities(nodes, outputs):
                 and nodes[producer[n.input[0]]].op_type != "Constant" and n.input[0] not in outputs:
             rename[n.input[0]] = n.output[0]
             dropped.add(i)
+    # Nodes nothing reads (the size comparisons of Python control flow, folded by the trace) go.
+    needed, live = set(outputs) | set(rename), set()
+    for i in range(len(nodes) - 1, -1, -1):
+        if i not in dropped and any(o in needed for o in nodes[i].output):
+            live.add(i)
+            needed.update(nodes[i].input)
     kept = []
     for i, n in enumerate(nodes):
-        if i in dropped:
+        if i in dropped or i not in live:
             continue
         for j, name in enumerate(n.output):
             if name in rename:

@@ -117,6 +117,11 @@ for _names, _op in ((("add", "iadd"), "Add"), (("sub", "isub", "subtract"), "Sub
     mapping(*_names)(_binary(_op))
 
 
+@mapping("ne")
+def _ne(c):
+    return Value(c.g.op("Not", [_binary("Equal")(c).name]))
+
+
 @mapping("div", "divide", "floordiv", "floor_divide")
 def _div(c):
     mode = c.kwargs.get("rounding_mode", "floor" if c.name in ("floordiv", "floor_divide") else None)
@@ -139,7 +144,11 @@ def _div(c):
 
 def _unary(op_type):
     def emit(c):
-        return Value(c.g.op(op_type, [as_input(c.g, c.arg(0, "input"), c.dtype())]))
+        # An integer input of a float function (math.sqrt of a size, torch.exp of an int tensor)
+        # computes in the result's dtype, as PyTorch's does.
+        dtype = c.dtype()
+        x = _cast(c.g, as_input(c.g, c.arg(0, "input"), dtype), np_dtype(c.carg(0, "input")), dtype)
+        return Value(c.g.op(op_type, [x]))
     return emit
 
 

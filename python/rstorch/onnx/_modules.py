@@ -21,11 +21,17 @@ def _param(g, prefix, name, tensor):
 
 
 def _conv(g, mod, prefix, c):
-    if getattr(mod, "padding_mode", "zeros") != "zeros" or type(mod).__name__.startswith("ConvTranspose"):
-        raise c.unsupported()
-    return Value(conv(g, c.arg(0, "input").name, _param(g, prefix, "weight", mod.weight),
-                      _param(g, prefix, "bias", mod.bias), mod.stride, mod.padding, mod.dilation, mod.groups,
-                      list(mod.kernel_size)))
+    x, padding = c.arg(0, "input").name, mod.padding
+    if mod.padding_mode != "zeros":
+        # reflect / replicate / circular padding is a Pad before an unpadded convolution.
+        modes = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+        if isinstance(padding, str) or (mod.padding_mode == "circular" and g.opset < 19):
+            raise c.unsupported()
+        lead = c.carg(0, "input").dim() - len(padding)
+        x = g.op("Pad", [x, g.ints([0] * lead + list(padding) + [0] * lead + list(padding))], mode=modes[mod.padding_mode])
+        padding = 0
+    return Value(conv(g, x, _param(g, prefix, "weight", mod.weight), _param(g, prefix, "bias", mod.bias), mod.stride,
+                      padding, mod.dilation, mod.groups, list(mod.kernel_size)))
 
 
 def _batch_norm(g, mod, prefix, c):
