@@ -185,6 +185,13 @@ def test_file_targets_and_return_values(tmp_path):
         rstorch.onnx.export(model, (x,), fh, input_names=["features"], output_names=["logp"])
     proto = onnx.load(str(tmp_path / "fileobj.onnx"))
     assert [i.name for i in proto.graph.input] == ["features"] and [o.name for o in proto.graph.output] == ["logp"]
+    # dynamo's dynamic_shapes and the TorchScript exporter's list form of dynamic_axes.
+    proto = rstorch.onnx.export(model, (x,), dynamic_shapes={"input": {0: "batch"}}).model_proto
+    assert proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
+    proto = rstorch.onnx.export(model, (x,), dynamic_axes={"input": [0]}, dynamo=False, f=io.BytesIO())
+    program = rstorch.onnx.export(model, (x,), dynamic_axes={"input": [0]})
+    assert proto is None and program.model_proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param == \
+        "input_dynamic_axes_1"
 
 
 def test_export_params_and_initializers_as_inputs():
@@ -276,6 +283,8 @@ def test_recurrent_layers_with_initial_state(make):
     want = _expected(rnn, x, state)
     want = [want[0]] + (list(want[1]) if isinstance(want[1], tuple) else [want[1]])
     feeds = [x] + (list(state) if isinstance(state, tuple) else [state])
+    # The state tuple's tensors are graph inputs of their own (hx_0, hx_1), as PyTorch flattens them.
+    assert [i.name for i in session.get_inputs()] == ["input"] + (["hx_0", "hx_1"] if isinstance(state, tuple) else ["hx"])
     got = session.run(None, {i.name: t.numpy() for i, t in zip(session.get_inputs(), feeds)})
     assert len(got) == len(want)
     for g, w in zip(got, want):

@@ -236,6 +236,26 @@ def _bind(model, args, kwargs):
     return list(bound.arguments.items())
 
 
+def _is_tensor_tree(v):
+    import rstorch
+    if isinstance(v, rstorch.Tensor):
+        return True
+    return isinstance(v, (tuple, list)) and len(v) > 0 and all(_is_tensor_tree(e) for e in v)
+
+
+def _leaves(name, v):
+    """(name, tensor) of each tensor of an input: `hx` of (h, c) gives hx_0 and hx_1."""
+    if not isinstance(v, (tuple, list)):
+        return [(name, v)]
+    return [leaf for i, e in enumerate(v) for leaf in _leaves(f"{name}_{i}", e)]
+
+
+def _map_leaves(name, v, fn):
+    if not isinstance(v, (tuple, list)):
+        return fn(name, v)
+    return type(v)(_map_leaves(f"{name}_{i}", e, fn) for i, e in enumerate(v))
+
+
 def _wrap(layer):
     """A module whose forward calls `layer`, so that a mapped layer exported on its own is traced
     as one call (the tracer follows the root's forward itself)."""
@@ -264,7 +284,7 @@ def build_model(model, args, kwargs, *, opset, input_names, output_names, dynami
     wrapped = model
     if module_mapping(model) is not None:
         model = _wrap(model)
-    concrete_args = {n: v for n, v in params if not isinstance(v, rstorch.Tensor)}
+    concrete_args = {n: v for n, v in params if not _is_tensor_tree(v)}
     tracer = _tracer([v for _, v in params])
     try:
         with rstorch.no_grad():
@@ -286,17 +306,21 @@ def build_model(model, args, kwargs, *, opset, input_names, output_names, dynami
 
     g = GraphBuilder(opset)
     env, inputs = {}, []
-    tensor_params = [n for n, v in params if isinstance(v, rstorch.Tensor)]
-    names = dict(zip(tensor_params, list(input_names or []) + tensor_params[len(input_names or []):]))
+    # Tensors in tuples or lists (an LSTM's (h, c)) are graph inputs of their own, in order.
+    leaves = [leaf for n, v in params if _is_tensor_tree(v) for leaf in _leaves(n, v)]
+    given = list(input_names or [])
+    names = {default: given[i] if i < len(given) else default for i, (default, _) in enumerate(leaves)}
     dynamic = dict(dynamic_axes or {})
     output_node = None
     for node in graph.nodes:
         if node.op == "placeholder":
             value = values[node]
-            if isinstance(value, rstorch.Tensor):
-                name = g.reserve(names[node.target])
-                inputs.append(value_info(name, np_dtype(value), _dims(list(value.shape), name, dynamic)))
-                env[node] = Value(name)
+            if _is_tensor_tree(value):
+                def graph_input(default, tensor):
+                    name = g.reserve(names[default])
+                    inputs.append(value_info(name, np_dtype(tensor), _dims(list(tensor.shape), name, dynamic)))
+                    return Value(name)
+                env[node] = _map_leaves(node.target, value, graph_input)
             else:
                 env[node] = value
         elif node.op == "get_attr":
@@ -311,7 +335,8 @@ def build_model(model, args, kwargs, *, opset, input_names, output_names, dynami
     emitted = _flatten_outputs(map_arg(output_node.args[0], lambda n: env[n]))
     concrete = _flatten_outputs(map_arg(output_node.args[0], lambda n: values[n]))
     outputs = []
-    any_dynamic = any(_dims([0] * 8, i.name, dynamic) != [0] * 8 for i in inputs)
+    # Outputs without dynamic_axes of their own have unknown dims when an input dim is dynamic.
+    any_dynamic = any(i.name in dynamic for i in inputs)
     given = list(output_names or [])
     for i, (value, cvalue) in enumerate(zip(emitted, concrete)):
         if cvalue is None:

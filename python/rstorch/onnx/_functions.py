@@ -83,7 +83,7 @@ def _onnx(dtype):
     return onnx_dtype(dtype)
 
 
-def _common_dtype(c, values):
+def _common_dtype(values):
     """The dtype the operands of an elementwise op compute in: the tensors' (promoted), Python
     numbers taking the tensors' dtype as PyTorch's promotion does."""
     tensors = [np_dtype(v) for v in values if _is_tensor(v)]
@@ -100,13 +100,11 @@ def _operands(c, a, b, dtype):
 def _binary(op_type):
     def emit(c):
         a, b = c.arg(0, "input"), c.arg(1, "other")
-        dtype = c.dtype() if op_type in ("Add", "Sub", "Mul", "Div", "Pow") else _common_dtype(c, c.cargs[:2])
+        dtype = c.dtype() if op_type in ("Add", "Sub", "Mul", "Div", "Pow") else _common_dtype(c.cargs[:2])
         alpha = c.kwargs.get("alpha", 1)
         x, y = _operands(c, a, b, dtype)
         if alpha != 1:
             y = c.g.op("Mul", [y, c.g.const(alpha, dtype)])
-        if op_type == "Pow":
-            return Value(c.g.op("Pow", [x, y]))
         return Value(c.g.op(op_type, [x, y]))
     return emit
 

@@ -38,7 +38,8 @@ def np_dtype(concrete):
         return np.dtype(np.int64)
     if isinstance(concrete, float):
         return np.dtype(np.float32)
-    return to_numpy(concrete[:0] if concrete.dim() else concrete.reshape(1)[:0]).dtype
+    # rstorch's dtypes are named as NumPy's (rstorch.float32, rstorch.bool).
+    return np.dtype(str(concrete.dtype).rsplit(".", 1)[-1])
 
 
 def onnx_dtype(dtype):
