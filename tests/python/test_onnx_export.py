@@ -344,3 +344,22 @@ def test_more_layers_match_onnxruntime_at_two_batch_sizes(name):
         assert len(got) == len(want)
         for g, w in zip(got, want):
             np.testing.assert_allclose(g, w.numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_full_transformer_with_causal_mask_input(batch_first):
+    # nn.Transformer's forward is followed op by op; its mask checks decide Python branches only
+    # and leave no nodes.
+    rstorch.manual_seed(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch's note about nested tensors when not batch_first
+        model = nn.Transformer(16, 2, 1, 1, 32, batch_first=batch_first).eval()
+    src = rstorch.randn(2, 5, 16) if batch_first else rstorch.randn(5, 2, 16)
+    tgt = rstorch.randn(2, 4, 16) if batch_first else rstorch.randn(4, 2, 16)
+    mask = nn.Transformer.generate_square_subsequent_mask(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        proto, session = _export(model, (src, tgt), kwargs={"tgt_mask": mask})
+    assert [i.name for i in proto.graph.input] == ["src", "tgt", "tgt_mask"]
+    (got,) = _run(session, src, tgt, mask)
+    np.testing.assert_allclose(got, model(src, tgt, tgt_mask=mask).detach().numpy(), atol=1e-5)

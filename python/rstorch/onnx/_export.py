@@ -9,6 +9,8 @@ import warnings
 import onnx
 from onnx import helper
 
+from rstorch.fx.node import Node, map_arg
+
 from . import _nn_ops, _shape_ops  # noqa: F401  (they register their mappings)
 from ._functions import FUNCTIONS, Call, as_input
 from ._graph import GraphBuilder, Value, np_dtype, value_info
@@ -24,7 +26,8 @@ _TRACED_THROUGH = ("Linear", "LayerNorm", "Embedding", "MaxPool1d", "MaxPool2d",
                    "ModuleList", "ModuleDict", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Upsample",
                    "UpsamplingNearest2d", "UpsamplingBilinear2d", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",
                    "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
-                   "CircularPad2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "PixelShuffle", "PReLU")
+                   "CircularPad2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "PixelShuffle", "PReLU",
+                   "TransformerDecoderLayer", "TransformerDecoder", "Transformer")
 # Modules whose forward calls a function bound when the class was made (so the call is not seen
 # by the trace): kept whole and mapped as that function.
 _AS_FUNCTION = {"Hardswish": "hardswish", "Hardsigmoid": "hardsigmoid", "Mish": "mish"}
@@ -61,7 +64,6 @@ def _tracer(inputs):
     (`if x.dim() == 3`, `range(x.size(0))`, `if x.sum() > 0`) takes the branch the example takes,
     which the exported graph then keeps."""
     from rstorch import fx
-    from rstorch.fx.node import map_arg
     from rstorch.fx.proxy import Attribute, Proxy
 
     class Concrete:
@@ -165,9 +167,37 @@ def _contains_value(x):
     return False
 
 
-def _emit_node(g, node, env, values, root):
-    from rstorch.fx.node import map_arg
+def _node_name(node):
+    return node.target if node.op == "call_method" else _short_name(node.target)
 
+
+def _is_in_place(node):
+    """`x.add_(y)`, `torch.relu_(x)`, `F.relu(x, inplace=True)`, `x += y`: ops that change their
+    first argument."""
+    if node.op not in ("call_method", "call_function"):
+        return False
+    name = _node_name(node)
+    return (name not in FUNCTIONS and name.endswith("_") and name[:-1] in FUNCTIONS) or node.kwargs.get("inplace") is True \
+        or name in ("iadd", "isub", "imul", "itruediv")
+
+
+def _live_nodes(graph):
+    """The nodes the outputs depend on, with the in-place ops that change them. The rest only
+    decided Python control flow during the trace (mask checks, shape tests) and is not exported."""
+    live, stack = set(), [n for n in graph.nodes if n.op == "output"]
+    while True:
+        while stack:
+            n = stack.pop()
+            if n not in live:
+                live.add(n)
+                stack.extend(n.all_input_nodes)
+        stack = [n for n in graph.nodes if n not in live and _is_in_place(n) and n.args and isinstance(n.args[0], Node)
+                 and n.args[0] in live]
+        if not stack:
+            return live
+
+
+def _emit_node(g, node, env, values, root):
     def emitted(a):
         return map_arg(a, lambda n: env[n])
 
@@ -190,14 +220,13 @@ def _emit_node(g, node, env, values, root):
         # The model itself, when it is one mapped layer: its parameters keep their own names.
         prefix = "" if getattr(root, "_onnx_wrapped", None) is mod else node.target
         return fn(g, mod, prefix, call)
-    name = node.target if node.op == "call_method" else _short_name(node.target)
+    name = _node_name(node)
     if not _contains_value((args, kwargs)):
         # Only Python values and constants go in: the op is folded into its traced result.
         return out
     if node.op == "call_method" and name in STATIC_QUERIES:
         return out
-    in_place = (name not in FUNCTIONS and name.endswith("_") and name[:-1] in FUNCTIONS) or bool(kwargs.get("inplace")) \
-        or name in ("iadd", "isub", "imul", "itruediv")
+    in_place = _is_in_place(node)
     call = Call(g, name[:-1] if name.endswith("_") else name, args, kwargs, concrete(node.args), concrete(node.kwargs), out)
     fn = FUNCTIONS.get(call.name)
     if fn is None:
@@ -304,6 +333,7 @@ def build_model(model, args, kwargs, *, opset, input_names, output_names, dynami
     root = tracer.root
     values = tracer.values
 
+    live = _live_nodes(graph)
     g = GraphBuilder(opset)
     env, inputs = {}, []
     # Tensors in tuples or lists (an LSTM's (h, c)) are graph inputs of their own, in order.
@@ -328,10 +358,11 @@ def build_model(model, args, kwargs, *, opset, input_names, output_names, dynami
             env[node] = Value(g.param(node.target, value)) if isinstance(value, rstorch.Tensor) else value
         elif node.op == "output":
             output_node = node
-        else:
+        elif node in live:
             env[node] = _emit_node(g, node, env, values, root)
+        else:
+            env[node] = values[node]
 
-    from rstorch.fx.node import map_arg
     emitted = _flatten_outputs(map_arg(output_node.args[0], lambda n: env[n]))
     concrete = _flatten_outputs(map_arg(output_node.args[0], lambda n: values[n]))
     outputs = []
