@@ -1,7 +1,7 @@
 """How a model becomes an ONNX ModelProto: rstorch.fx traces the forward (modules with an ONNX
-mapping stay whole), the traced graph runs once on the example inputs without autograd so that
-every node has a concrete value (shapes, dtypes, the folding of Python values), and each node is
-mapped to ONNX operators."""
+mapping stay whole) while running each recorded op on the example inputs without autograd, so
+every node has a concrete value (shapes, dtypes, the folding of Python values, the branches of
+Python control flow); then each node the outputs depend on is mapped to ONNX operators."""
 import inspect
 import re
 import warnings
