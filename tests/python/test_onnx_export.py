@@ -194,6 +194,16 @@ def test_file_targets_and_return_values(tmp_path):
         "input_dynamic_axes_1"
 
 
+def test_names_given_to_inputs_and_outputs_stay_unique():
+    # An input named like a parameter, an output named like a value made on the way.
+    model = nn.Sequential(nn.Linear(3, 2), nn.ReLU()).eval()
+    x = rstorch.randn(2, 3)
+    proto, session = _export(model, (x,), input_names=["0.weight"], output_names=["gemm"])
+    assert [i.name for i in proto.graph.input] == ["0.weight"] and [o.name for o in proto.graph.output] == ["gemm"]
+    assert {t.name for t in proto.graph.initializer} == {"0.weight_1", "0.bias"}
+    np.testing.assert_allclose(_run(session, x)[0], model(x).detach().numpy(), atol=1e-6)
+
+
 def test_export_params_and_initializers_as_inputs():
     model = nn.Sequential(nn.Linear(3, 2)).eval()
     proto, _ = _export(model, (rstorch.randn(1, 3),), export_params=False)

@@ -335,6 +335,8 @@ def build_model(model, args, kwargs, *, opset, input_names, output_names, dynami
 
     live = _live_nodes(graph)
     g = GraphBuilder(opset)
+    for name in output_names or ():
+        g.reserve(name)  # no value made on the way takes a name the outputs will have
     env, inputs = {}, []
     # Tensors in tuples or lists (an LSTM's (h, c)) are graph inputs of their own, in order.
     leaves = [leaf for n, v in params if _is_tensor_tree(v) for leaf in _leaves(n, v)]
@@ -372,7 +374,7 @@ def build_model(model, args, kwargs, *, opset, input_names, output_names, dynami
     for i, (value, cvalue) in enumerate(zip(emitted, concrete)):
         if cvalue is None:
             continue
-        name = g.reserve(given[i] if i < len(given) else (f"output_{i}" if len(emitted) > 1 else "output"))
+        name = g.reserve(given[i]) if i < len(given) else g.fresh(f"output_{i}" if len(emitted) > 1 else "output")
         src = as_input(g, value, np_dtype(cvalue))
         g.nodes.append(helper.make_node("Identity", [src], [name], name=g.fresh("node_Identity")))
         shape = list(cvalue.shape) if isinstance(cvalue, rstorch.Tensor) else []

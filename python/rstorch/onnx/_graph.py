@@ -55,6 +55,7 @@ class GraphBuilder:
         self.initializers = {}
         self._taken = set()
         self._consts = {}
+        self._params = {}
 
     def fresh(self, hint):
         hint = hint.replace("::", "_") or "v"
@@ -93,11 +94,13 @@ class GraphBuilder:
         return self.const(np.asarray(values, dtype=np.int64).reshape(-1))
 
     def param(self, name, tensor):
-        """An initializer named as the state_dict key it comes from."""
-        if name not in self.initializers:
-            self.reserve(name)
-            self.initializers[name] = numpy_helper.from_array(np.ascontiguousarray(to_numpy(tensor)), name)
-        return name
+        """An initializer named as the state_dict key it comes from (with a suffix if an input
+        already has that name)."""
+        stored = self._params.get(name)
+        if stored is None:
+            stored = self._params[name] = self.fresh(name)
+            self.initializers[stored] = numpy_helper.from_array(np.ascontiguousarray(to_numpy(tensor)), stored)
+        return stored
 
     def param_array(self, hint, array):
         """An initializer computed from parameters (LSTM weights in ONNX's gate order)."""
