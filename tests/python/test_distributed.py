@@ -139,3 +139,35 @@ def test_launcher_runs_a_torchrun_style_script():
                           env=env, capture_output=True, text=True, timeout=90)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sorted(line for line in proc.stdout.splitlines() if line.startswith("OK ")) == ["OK 0 a --b", "OK 1 a --b"]
+
+
+def test_all_reduce_fast_path_views_the_tensor_memory_once():
+    # The view all_reduce hands MPI is the tensor's own memory, made once per tensor, and made
+    # again when the tensor gets other memory or another layout.
+    import gc
+
+    from rstorch.distributed._buffers import _views, direct_array
+    t = torch.zeros(3, 4)
+    first = direct_array(t)
+    assert direct_array(t) is first and first.shape == (12,)
+    first[5] = 7.0
+    assert t[1, 1].item() == 7.0
+    t.data = torch.ones(3, 4)
+    again = direct_array(t)
+    assert again is not first and again.tolist() == [1.0] * 12
+    t.resize_(2)
+    assert direct_array(t).shape == (2,)
+    m = torch.zeros(2, 3)
+    assert direct_array(m) is not None
+    m.t_()
+    assert direct_array(m) is None   # no longer contiguous: staged
+    leaf = torch.ones(2, requires_grad=True)
+    direct_array(leaf)[0] = 5.0
+    assert leaf[0].item() == 5.0
+    for other in (torch.ones(2, dtype=torch.bool), torch.ones(2, dtype=torch.bfloat16), torch.ones(0),
+                  torch.ones(4)[::2]):
+        assert direct_array(other) is None
+    key = id(t)
+    del t, first, again
+    gc.collect()
+    assert key not in _views   # the cache does not keep a dead tensor's memory
