@@ -102,6 +102,25 @@ def unused_parameters(rank, size):
         assert "Expected to have finished reduction in the prior iteration" in str(e)
 
 
+def overlap(rank, size):
+    """Buckets start during backward: when fc1's gradient (the last produced) is computed, fc2's
+    bucket is already in flight; after backward none is left and every .grad is the average."""
+    rstorch.manual_seed(0)
+    model = DDP(Net().double(), bucket_cap_mb=0.0005)
+    reducer = model._reducer
+    assert len(reducer.buckets) > 2
+    in_flight = []
+    model.module.fc1.weight.register_hook(lambda g: in_flight.append(len(reducer.launched)))
+    x, y = data(5, size)
+    nn.CrossEntropyLoss()(model(shard(x, rank, size)), shard(y, rank, size)).backward()
+    assert in_flight and in_flight[0] >= 1, in_flight
+    assert not reducer.launched and not reducer.started
+    for p in model.module.parameters():
+        everyone = [rstorch.zeros_like(p.grad) for _ in range(size)]
+        dist.all_gather(everyone, p.grad)
+        assert all(rstorch.equal(e, everyone[0]) for e in everyone)
+
+
 def sampler(rank, size):
     """DistributedSampler takes the group's size and rank; the shards partition one permutation per epoch."""
     from rstorch.utils.data import DistributedSampler
@@ -121,6 +140,7 @@ def main():
     for cap, accumulate in ((25, False), (0.0005, False), (0.001, True)):
         train(rank, size, cap, accumulate)
     unused_parameters(rank, size)
+    overlap(rank, size)
     sampler(rank, size)
     dist.barrier()
     print(f"OK {rank}", flush=True)
