@@ -196,3 +196,14 @@ def test_ddp_trains_mnist_net_and_transformer_like_one_process(n, runs):
         assert len(per_model) == 4 and all(len(d) == 1 for d in per_model.values()), out
         seen.append(per_model)
     assert all(s == seen[0] for s in seen)
+
+
+def test_init_process_group_with_a_store_checks_pytorchs_conditions():
+    # Checked before MPI starts, with PyTorch's AssertionErrors.
+    store = dist.HashStore()
+    for kwargs, text in (({"init_method": "env://", "store": store}, "Cannot specify both init_method and store."),
+                         ({"store": store, "rank": 0}, "world_size must be positive if using store"),
+                         ({"store": store, "world_size": 2}, "rank must be non-negative if using store")):
+        with pytest.raises(AssertionError, match=text):
+            dist.init_process_group("gloo", **kwargs)
+    assert not dist.is_initialized()
