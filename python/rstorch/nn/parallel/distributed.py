@@ -3,8 +3,8 @@ start from rank 0's state, and after each backward every parameter's `.grad` is 
 processes' gradients, so one optimizer step keeps the replicas equal.
 
 Gradients are reduced in buckets (about `bucket_cap_mb` each, parameters in reverse registration
-order, which is roughly the order backward produces them). A hook on each parameter's gradient
-accumulator runs once its `.grad` holds this backward's gradient (plus what `no_sync()` passes
+order, which is roughly the order backward produces them). A post-accumulate-grad hook on each
+parameter runs once its `.grad` holds this backward's gradient (plus what `no_sync()` passes
 accumulated); when a bucket is complete its all_reduce starts asynchronously (MPI's Iallreduce)
 while backward goes on computing the next buckets' gradients. Buckets start in index order on every
 process (MPI needs the same order everywhere). Open MPI moves a non-blocking collective on only
@@ -131,14 +131,9 @@ class DistributedDataParallel(Module):
                 dist.broadcast(tensor, src=self._rank0, group=group)
         self._reducer = _Reducer(params, self._buckets(params), group, group.size())
         self._param_index = {id(p): i for i, p in enumerate(params)}
-        # The hooks sit on the parameters' gradient accumulators (run after `.grad` is written);
-        # DDP keeps those nodes alive, as autograd itself holds them only while a graph uses them.
-        self._accumulators = []
-        with rstorch.enable_grad():
-            for i, p in enumerate(params):
-                node = p.view_as(p).grad_fn.next_functions[0][0]
-                node.register_hook(self._make_hook(i))
-                self._accumulators.append(node)
+        # The hooks run once backward has written each parameter's .grad.
+        for i, p in enumerate(params):
+            p.register_post_accumulate_grad_hook(self._make_hook(i))
 
     def _buckets(self, params):
         """Reverse registration order, a new bucket when the cap is reached or the dtype changes. The
@@ -161,7 +156,7 @@ class DistributedDataParallel(Module):
     def _make_hook(self, index):
         reducer = self._reducer
 
-        def hook(grad_inputs, grad_outputs):
+        def hook(param):
             if reducer.armed:   # not under no_sync() nor after a forward outside DDP: plain accumulation
                 reducer.file(index)
         return hook
