@@ -123,6 +123,7 @@ class DistributedDataParallel(Module):
         self.static_graph = static_graph
         self.require_backward_grad_sync = True
         self.require_forward_param_sync = True
+        self._join = None
         self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 1024 * 1024)
         self._rank0 = dist.get_global_rank(group, 0)
         # Every replica starts from rank 0's parameters and buffers.
@@ -183,6 +184,8 @@ class DistributedDataParallel(Module):
         reducer = self._reducer
         if reducer.started:
             raise RuntimeError(_UNFINISHED)
+        if self._join is not None and rstorch.is_grad_enabled():
+            self._join.forward_started()
         if self.broadcast_buffers and self.require_forward_param_sync:
             with rstorch.no_grad():
                 for buffer in self.module.buffers():
@@ -193,6 +196,24 @@ class DistributedDataParallel(Module):
             for i in self._unused_parameters(_tensors_in(output)):
                 reducer.file(i)
         return output
+
+    @contextlib.contextmanager
+    def join(self, divide_by_initial_world_size=True, enable=True, throw_on_early_termination=False):
+        """Train on uneven inputs: see _join.py. With `divide_by_initial_world_size` the gradients
+        are divided by the group's size even when fewer processes contribute (PyTorch's default);
+        otherwise by the number still training. `throw_on_early_termination`: every process raises
+        once one has run out of inputs."""
+        if not enable:
+            yield
+            return
+        from ._join import _Join
+        self._join = _Join(self, divide_by_initial_world_size, throw_on_early_termination)
+        try:
+            yield
+            self._join.shadow_until_all_joined()
+        finally:
+            self._join = None
+            self._reducer.size = self.process_group.size()
 
     @contextlib.contextmanager
     def no_sync(self):
