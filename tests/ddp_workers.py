@@ -102,6 +102,63 @@ def unused_parameters(rank, size):
         assert "Expected to have finished reduction in the prior iteration" in str(e)
 
 
+def overlap(rank, size):
+    """Buckets start during backward: when fc1's gradient (the last produced) is computed, fc2's
+    bucket is already in flight; after backward none is left and every .grad is the average."""
+    rstorch.manual_seed(0)
+    model = DDP(Net().double(), bucket_cap_mb=0.0005)
+    reducer = model._reducer
+    assert len(reducer.buckets) > 2
+    in_flight = []
+    model.module.fc1.weight.register_hook(lambda g: in_flight.append(len(reducer.launched)))
+    x, y = data(5, size)
+    nn.CrossEntropyLoss()(model(shard(x, rank, size)), shard(y, rank, size)).backward()
+    assert in_flight and in_flight[0] >= 1, in_flight
+    assert not reducer.launched and not reducer.started
+    for p in model.module.parameters():
+        everyone = [rstorch.zeros_like(p.grad) for _ in range(size)]
+        dist.all_gather(everyone, p.grad)
+        assert all(rstorch.equal(e, everyone[0]) for e in everyone)
+
+
+def uneven_inputs(rank, size):
+    """join(): rank r trains on 2 + r batches; a joined rank shadows the others' all_reduces. Each
+    step's gradient is the sum over the ranks still training of their mean gradients divided by the
+    group size (PyTorch's divide_by_initial_world_size), which one process reproduces; at the end
+    every replica holds the last rank's parameters, equal to that process's within 1e-10."""
+    rstorch.manual_seed(0)
+    reference = Net().double()
+    rstorch.manual_seed(0)
+    model = DDP(Net().double(), bucket_cap_mb=0.0005)
+    opt = rstorch.optim.SGD(model.parameters(), lr=0.1)
+    ref_opt = rstorch.optim.SGD(reference.parameters(), lr=0.1)
+    loss_fn = nn.CrossEntropyLoss()
+    with model.join():
+        for step in range(2 + rank):
+            x, y = data(200 + step, size)
+            opt.zero_grad()
+            loss_fn(model(shard(x, rank, size)), shard(y, rank, size)).backward()
+            opt.step()
+    for step in range(2 + size - 1):
+        x, y = data(200 + step, size)
+        active = [r for r in range(size) if step < 2 + r]
+        ref_opt.zero_grad()
+        (sum(loss_fn(reference(shard(x, r, size)), shard(y, r, size)) for r in active) / size).backward()
+        ref_opt.step()
+    for name, p in reference.named_parameters():
+        assert_close(model.module.get_parameter(name), p, f"join: {name}")
+    try:
+        with model.join(throw_on_early_termination=True):
+            for _ in range(1 + rank):
+                x, y = data(300, size)
+                model(shard(x, rank, size)).sum().backward()
+        raise AssertionError("throw_on_early_termination must raise")
+    except RuntimeError as e:
+        assert "Detected at least one rank that exhausted inputs" in str(e)
+        model._reducer.reset()
+    dist.barrier()
+
+
 def sampler(rank, size):
     """DistributedSampler takes the group's size and rank; the shards partition one permutation per epoch."""
     from rstorch.utils.data import DistributedSampler
@@ -121,6 +178,8 @@ def main():
     for cap, accumulate in ((25, False), (0.0005, False), (0.001, True)):
         train(rank, size, cap, accumulate)
     unused_parameters(rank, size)
+    overlap(rank, size)
+    uneven_inputs(rank, size)
     sampler(rank, size)
     dist.barrier()
     print(f"OK {rank}", flush=True)

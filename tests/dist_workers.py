@@ -2,6 +2,7 @@
 rstorch.distributed on each rank, checked against expectations NumPy computes from the data every
 rank would hold (each rank's data is a seeded function of its rank, so no rank needs another's).
 Prints "OK <rank>" when every check passed; a failed check raises, and mpiexec exits non-zero."""
+import datetime
 import sys
 import warnings
 
@@ -184,6 +185,40 @@ def test_point_to_point(rank, size):
         assert "should not be the same as the rank of the current process" in str(e)
 
 
+def test_batched_point_to_point_and_monitored_barrier(rank, size):
+    right, left = (rank + 1) % size, (rank - 1) % size
+    outs = [rstorch.zeros(3, dtype=rstorch.float64), rstorch.zeros(2, 2, dtype=rstorch.int32).t()]
+    ops = [dist.P2POp(dist.irecv, outs[0], left), dist.P2POp(dist.isend, rstorch.full((3,), float(rank), dtype=rstorch.float64), right),
+           dist.P2POp(dist.isend, rstorch.full((2, 2), rank, dtype=rstorch.int32), group_peer=right, tag=3),
+           dist.P2POp(dist.irecv, outs[1], group_peer=left, tag=3)]
+    assert "P2POp(irecv pg=0, group_src/group_dst=" in repr(ops[0])
+    works = dist.batch_isend_irecv(ops)
+    assert len(works) == 4
+    for w in works:
+        w.wait()
+    check(outs[0], np.full(3, float(left)), "batch_isend_irecv float64")
+    check(outs[1], np.full((2, 2), left), "batch_isend_irecv into a strided int32 view")
+    for bad, text in ((lambda: dist.P2POp(dist.send, outs[0], right), "Invalid ``op``"),
+                      (lambda: dist.batch_isend_irecv([ops[0], "x"]), "Invalid ``p2p_op_list``")):
+        try:
+            bad()
+            raise AssertionError(f"expected ValueError: {text}")
+        except ValueError as e:
+            assert text in str(e)
+    dist.monitored_barrier()
+    dist.monitored_barrier(timeout=datetime.timedelta(seconds=30), wait_all_ranks=True)
+    if rank == 0:   # the others do not come: rank 0 names who it did not hear from
+        for wait_all, text in ((False, "[Rank 0]: Rank 1 failed to pass monitoredBarrier in 300 ms"),
+                               (True, "[Rank 0]: Ranks " + ", ".join(map(str, range(1, size)))
+                                + " failed to pass monitoredBarrier in 300 ms")):
+            try:
+                dist.monitored_barrier(timeout=datetime.timedelta(seconds=0.3), wait_all_ranks=wait_all)
+                raise AssertionError("monitored_barrier must time out")
+            except RuntimeError as e:
+                assert str(e) == text, str(e)
+    dist.barrier()
+
+
 def test_async_and_objects(rank, size):
     t = rstorch.full((1000,), float(rank + 1), dtype=rstorch.float64)
     work = dist.all_reduce(t, async_op=True)
@@ -318,8 +353,9 @@ BACKEND = sys.argv[1] if len(sys.argv) > 1 else "gloo"
 def main():
     dist.init_process_group(backend=BACKEND)
     rank, size = dist.get_rank(), dist.get_world_size()
-    for test in (test_reductions, test_movement, test_all_to_all, test_point_to_point, test_async_and_objects,
-                 test_groups_and_errors, test_wgpu_tensors):
+    for test in (test_reductions, test_movement, test_all_to_all, test_point_to_point,
+                 test_batched_point_to_point_and_monitored_barrier, test_async_and_objects, test_groups_and_errors,
+                 test_wgpu_tensors):
         test(rank, size)
         dist.barrier()
     dist.destroy_process_group()

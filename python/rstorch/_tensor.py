@@ -158,6 +158,8 @@ def _cuda(self, device=None, non_blocking=False, memory_format=None):
 def install():
     Tensor.grad_fn = property(_grad_fn, doc="The node that created this tensor (None for leaves).")
     Tensor.register_hook = _register_hook
+    from .autograd._post_accumulate import register_post_accumulate_grad_hook
+    Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
     Tensor.__repr__ = _repr
     Tensor.__str__ = _repr
     Tensor.__iter__ = _iter

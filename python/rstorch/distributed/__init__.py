@@ -49,6 +49,10 @@ from ._state import (
     new_group,
 )
 
+from ._p2p import P2POp, batch_isend_irecv, monitored_barrier
+from ._store import DistBackendError, DistError, DistNetworkError, DistStoreError, FileStore, HashStore, PrefixStore, Store
+from ._tcp_store import TCPStore
+
 __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor",
            "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier", "broadcast",
            "broadcast_object_list", "destroy_process_group", "gather", "gather_object", "get_backend",
@@ -57,3 +61,5 @@ __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_ga
            "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "is_ucc_available", "isend",
            "new_group", "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor", "scatter",
            "scatter_object_list", "send"]
+__all__ += ["DistBackendError", "DistError", "DistNetworkError", "DistStoreError", "FileStore", "HashStore", "P2POp",
+            "PrefixStore", "Store", "TCPStore", "batch_isend_irecv", "monitored_barrier"]

@@ -4,12 +4,18 @@ A contiguous CPU tensor goes to MPI as a NumPy view of its own memory (no copy).
 go through a contiguous host array that is written back when the operation completes: strided
 views, wgpu tensors (staged through host memory), bfloat16 (NumPy has no such type: carried as
 float32, which holds every bfloat16 exactly) and bool (carried as uint8, MPI's reductions having
-no C bool)."""
+no C bool).
+
+`direct_array` is the fast path of the common case (all_reduce of a contiguous CPU tensor, as DDP's
+buckets and a training loop's metrics are): the NumPy view of the tensor's memory is made once per
+tensor and reused, so a call costs little more than MPI's own."""
+import weakref
+
 import numpy as np
 
 import rstorch
 
-from ._state import ReduceOp, _mpi
+from ._state import ReduceOp, RedOpType, _mpi
 
 _INTEGRAL = (np.int8, np.uint8, np.int16, np.int32, np.int64)
 
@@ -49,6 +55,59 @@ class Staged:
                 self.tensor.copy_(self.host)
 
 
+_views = {}        # id(tensor) -> (weak reference, data_ptr, numel, flat NumPy view of its memory)
+_DIRECT = frozenset([rstorch.float16, rstorch.float32, rstorch.float64, rstorch.int8, rstorch.uint8, rstorch.int16,
+                     rstorch.int32, rstorch.int64])   # the dtypes NumPy holds as themselves
+_DIRECT_OPS = {}   # (ReduceOp value, integral) -> MPI's reduction; "IN_PLACE" -> MPI.IN_PLACE
+
+
+def _fill_ops():
+    mpi = _mpi()
+    _DIRECT_OPS["IN_PLACE"] = mpi.IN_PLACE
+    ops = {"SUM": mpi.SUM, "AVG": mpi.SUM, "PRODUCT": mpi.PROD, "MIN": mpi.MIN, "MAX": mpi.MAX,
+           "BAND": mpi.BAND, "BOR": mpi.BOR, "BXOR": mpi.BXOR}
+    for name, mop in ops.items():
+        for integral in (False, True) if name not in ("BAND", "BOR", "BXOR") else (True,):
+            _DIRECT_OPS[getattr(ReduceOp, name).value, integral] = mop
+
+
+def _forget(key):
+    return lambda _ref: _views.pop(key, None)
+
+
+def direct_array(tensor):
+    """The memory of a contiguous, non-empty CPU tensor of a NumPy dtype as a flat NumPy array (no
+    copy), or None when the tensor has to be staged. The view is kept while the tensor lives and
+    checked against the tensor's data pointer, size and layout on each use: it holds the storage it
+    was made from, so a tensor given new memory (`.data =`, `set_`, `resize_`) cannot match it."""
+    key = id(tensor)
+    entry = _views.get(key)
+    if entry is not None and entry[0]() is tensor and entry[1] == tensor.data_ptr() and entry[2] == tensor.numel() \
+            and tensor.is_contiguous():
+        return entry[3]
+    if tensor.dtype not in _DIRECT or not tensor.is_cpu or not tensor.is_contiguous() or tensor.numel() == 0:
+        return None
+    array = tensor.detach().numpy().reshape(-1)
+    try:
+        _views[key] = (weakref.ref(tensor, _forget(key)), tensor.data_ptr(), tensor.numel(), array)
+    except TypeError:   # a tensor subclass without weak references: not cached
+        pass
+    return array
+
+
+def direct_op(op, array):
+    """MPI's reduction for `op` on a direct array, or None (not a ReduceOp: the staged path raises)."""
+    if type(op) is not RedOpType:
+        return None
+    if not _DIRECT_OPS:
+        _fill_ops()
+    return _DIRECT_OPS.get((op.value, array.dtype.kind != "f"))
+
+
+def in_place():
+    return _DIRECT_OPS["IN_PLACE"]
+
+
 def mpi_op(op, staged):
     """The MPI reduction for `op` on the staged tensor's dtype (AVG is a SUM the caller divides)."""
     mpi = _mpi()
@@ -66,13 +125,12 @@ def mpi_op(op, staged):
             "BAND": mpi.BAND, "BOR": mpi.BOR, "BXOR": mpi.BXOR}[name]
 
 
-def average(array, n, staged):
-    """AVG on a backend without it: divide the sum by the group size (integers truncate)."""
-    if staged.is_bool:
-        return
-    if staged.integral and array.dtype.kind == "u":
+def average(array, n):
+    """AVG on a backend without it: divide the sum by the group size (integers truncate; a bool
+    array, carried as uint8, is the caller's to skip)."""
+    if array.dtype.kind == "u":
         array //= n
-    elif staged.integral:
+    elif array.dtype.kind == "i":
         quotient = np.abs(array) // n
         array[...] = np.where(array < 0, -quotient, quotient)
     else:

@@ -3,9 +3,11 @@
 results into the caller's tensors; without it the blocking call runs and the call returns None."""
 import numpy as np
 
-from ._buffers import Staged, Work, average, mpi_op
+import rstorch
+
+from ._buffers import Staged, Work, average, direct_array, direct_op, in_place, mpi_op
 from ._checks import check_tensor, check_tensor_list, group_or_none, list_length, peer, same_layout
-from ._state import ReduceOp, _mpi
+from ._state import GroupMember, ReduceOp, _mpi, _world
 
 
 def _start(pg, name, async_op, *args):
@@ -28,8 +30,8 @@ def _finisher(outputs, op=None, size=1):
     """Completion: average if AVG, then write each staged output back into its tensor."""
     def finish():
         for staged in outputs:
-            if op is not None and op == ReduceOp.AVG:
-                average(staged.array, size, staged)
+            if op is not None and op == ReduceOp.AVG and not staged.is_bool:
+                average(staged.array, size)
             staged.finish()
     return finish
 
@@ -51,7 +53,26 @@ def _rows(staged_list, dtype):
     return np.concatenate([s.array.reshape(-1) for s in staged_list])
 
 
+def _averager(array, size):
+    return lambda: average(array, size)
+
+
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    pg = _world["default"] if group is None or group is GroupMember.WORLD else None
+    if pg is not None and isinstance(tensor, rstorch.Tensor):
+        # The fast path: the tensor's own memory, reduced in place, with no staging and no work
+        # object unless the caller asked for one.
+        array = direct_array(tensor)
+        mop = None if array is None else direct_op(op, array)
+        if mop is not None:
+            avg = op.value == ReduceOp.AVG.value and pg.size() > 1
+            if async_op:
+                request = pg.comm.Iallreduce(in_place(), array, mop)
+                return Work([request], _averager(array, pg.size()) if avg else None, keep=(array,))
+            pg.comm.Allreduce(in_place(), array, mop)
+            if avg:
+                average(array, pg.size())
+            return None
     check_tensor(tensor, "tensor")
     pg = group_or_none(group, "all_reduce")
     if pg is None:

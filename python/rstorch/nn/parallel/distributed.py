@@ -3,11 +3,14 @@ start from rank 0's state, and after each backward every parameter's `.grad` is 
 processes' gradients, so one optimizer step keeps the replicas equal.
 
 Gradients are reduced in buckets (about `bucket_cap_mb` each, parameters in reverse registration
-order, which is roughly the order backward produces them). Each parameter's gradient hook files
-its gradient; when a bucket is full its all_reduce starts asynchronously, while backward goes on
-computing the next buckets' gradients. Buckets start in index order on every process (MPI needs
-the same order everywhere). The hook hands autograd a zero gradient and DDP writes the averaged
-one (local `.grad`, accumulated under `no_sync()`, plus this backward's) once the last bucket is in."""
+order, which is roughly the order backward produces them). A post-accumulate-grad hook on each
+parameter runs once its `.grad` holds this backward's gradient (plus what `no_sync()` passes
+accumulated); when a bucket is complete its all_reduce starts asynchronously (MPI's Iallreduce)
+while backward goes on computing the next buckets' gradients. Buckets start in index order on every
+process (MPI needs the same order everywhere). Open MPI moves a non-blocking collective on only
+inside MPI calls (it has no progress thread), so each later hook tests the oldest bucket in flight,
+which lets the transfer advance between the backward's steps; the last hook waits for the rest and
+writes the averaged gradients."""
 import contextlib
 
 import rstorch
@@ -21,6 +24,9 @@ _UNFINISHED = ("Expected to have finished reduction in the prior iteration befor
                "participate in calculating loss.")
 
 
+_FIRST_BUCKET_BYTES = 1024 * 1024
+
+
 class _Reducer:
     """One backward's gradient averaging: which parameters have reported, which buckets are in flight."""
 
@@ -31,36 +37,45 @@ class _Reducer:
         self.group = group
         self.size = size
         self.armed = False
+        self.poll = True                # test in-flight buckets from later hooks (benches turn it off to compare)
         self.reset()
 
     def reset(self):
-        self.grads = {}
+        self.ready = set()
         self.pending = [len(b) for b in self.buckets]
         self.launched = []               # (bucket index, flat tensor, work)
+        self.polled = 0                  # launched buckets known complete
 
     @property
     def started(self):
-        return bool(self.grads)
+        return bool(self.ready)
 
-    def file(self, index, grad):
-        """A parameter's gradient is ready (None: an unused parameter, contributing nothing)."""
-        if index in self.grads:
+    def file(self, index):
+        """A parameter's `.grad` is final for this backward (or the parameter is unused)."""
+        if index in self.ready:
             raise RuntimeError("Expected to mark a variable ready only once. A parameter's gradient was produced "
                                "twice in one backward pass (reentrant backward or a shared parameter).")
-        self.grads[index] = grad
+        self.ready.add(index)
         self.pending[self.bucket_of[index]] -= 1
+        if self.poll:
+            self.progress()
         while len(self.launched) < len(self.buckets) and self.pending[len(self.launched)] == 0:
             self.launch(len(self.launched))
         if len(self.launched) == len(self.buckets):
             self.finish()
 
+    def progress(self):
+        """Let MPI advance the buckets in flight (one test drives its whole progress engine)."""
+        while self.polled < len(self.launched) and self.launched[self.polled][2].is_completed():
+            self.polled += 1
+
     def launch(self, b):
         from ... import distributed as dist
         pieces = []
         for i in self.buckets[b]:
-            p, g = self.params[i], self.grads[i]
-            total = p.grad if g is None else (g if p.grad is None else p.grad + g)
-            pieces.append(rstorch.zeros(p.numel(), dtype=p.dtype) if total is None else total.detach().reshape(-1))
+            p = self.params[i]
+            grad = p.grad
+            pieces.append(rstorch.zeros(p.numel(), dtype=p.dtype) if grad is None else grad.detach().reshape(-1))
         flat = rstorch.cat(pieces) if len(pieces) > 1 else pieces[0].clone()
         # Divide before summing, as PyTorch's default communication hook does.
         flat.div_(self.size)
@@ -108,6 +123,7 @@ class DistributedDataParallel(Module):
         self.static_graph = static_graph
         self.require_backward_grad_sync = True
         self.require_forward_param_sync = True
+        self._join = None
         self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 1024 * 1024)
         self._rank0 = dist.get_global_rank(group, 0)
         # Every replica starts from rank 0's parameters and buffers.
@@ -116,16 +132,20 @@ class DistributedDataParallel(Module):
                 dist.broadcast(tensor, src=self._rank0, group=group)
         self._reducer = _Reducer(params, self._buckets(params), group, group.size())
         self._param_index = {id(p): i for i, p in enumerate(params)}
+        # The hooks run once backward has written each parameter's .grad.
         for i, p in enumerate(params):
-            p.register_hook(self._make_hook(i))
+            p.register_post_accumulate_grad_hook(self._make_hook(i))
 
     def _buckets(self, params):
-        """Reverse registration order, a new bucket when the cap is reached or the dtype changes."""
+        """Reverse registration order, a new bucket when the cap is reached or the dtype changes. The
+        first bucket is capped at 1 MB (PyTorch's `_DEFAULT_FIRST_BUCKET_BYTES`), so that the first
+        all_reduce starts early in backward."""
         buckets, current, size, dtype = [], [], 0, None
         for i in reversed(range(len(params))):
             p = params[i]
             nbytes = p.numel() * p.element_size()
-            if current and (size + nbytes > self.bucket_bytes_cap or p.dtype != dtype):
+            cap = min(_FIRST_BUCKET_BYTES, self.bucket_bytes_cap) if not buckets else self.bucket_bytes_cap
+            if current and (size + nbytes > cap or p.dtype != dtype):
                 buckets.append(current)
                 current, size = [], 0
             current.append(i)
@@ -137,11 +157,9 @@ class DistributedDataParallel(Module):
     def _make_hook(self, index):
         reducer = self._reducer
 
-        def hook(grad):
-            if not reducer.armed:
-                return grad   # no_sync() or a backward DDP's forward did not prepare: plain accumulation
-            reducer.file(index, grad)
-            return rstorch.zeros_like(grad)
+        def hook(param):
+            if reducer.armed:   # not under no_sync() nor after a forward outside DDP: plain accumulation
+                reducer.file(index)
         return hook
 
     def _unused_parameters(self, outputs):
@@ -166,6 +184,8 @@ class DistributedDataParallel(Module):
         reducer = self._reducer
         if reducer.started:
             raise RuntimeError(_UNFINISHED)
+        if self._join is not None and rstorch.is_grad_enabled():
+            self._join.forward_started()
         if self.broadcast_buffers and self.require_forward_param_sync:
             with rstorch.no_grad():
                 for buffer in self.module.buffers():
@@ -174,8 +194,26 @@ class DistributedDataParallel(Module):
         reducer.armed = rstorch.is_grad_enabled() and self.require_backward_grad_sync
         if reducer.armed and self.find_unused_parameters:
             for i in self._unused_parameters(_tensors_in(output)):
-                reducer.file(i, None)
+                reducer.file(i)
         return output
+
+    @contextlib.contextmanager
+    def join(self, divide_by_initial_world_size=True, enable=True, throw_on_early_termination=False):
+        """Train on uneven inputs: see _join.py. With `divide_by_initial_world_size` the gradients
+        are divided by the group's size even when fewer processes contribute (PyTorch's default);
+        otherwise by the number still training. `throw_on_early_termination`: every process raises
+        once one has run out of inputs."""
+        if not enable:
+            yield
+            return
+        from ._join import _Join
+        self._join = _Join(self, divide_by_initial_world_size, throw_on_early_termination)
+        try:
+            yield
+            self._join.shadow_until_all_joined()
+        finally:
+            self._join = None
+            self._reducer.size = self.process_group.size()
 
     @contextlib.contextmanager
     def no_sync(self):
