@@ -372,6 +372,20 @@ impl OpNode {
         self.buffers.lock().unwrap_or_else(|e| e.into_inner()).as_ref()?.get(i).cloned()
     }
 
+    /// What the node saved, as `grad_fn._saved_*` shows it: per input and per output (None
+    /// where it kept nothing), then its buffers. Fails as backward would once they were freed
+    /// or changed in place since.
+    pub fn saved_values(&self) -> Result<(Vec<Option<Tensor>>, Vec<Option<Tensor>>, Vec<Tensor>)> {
+        let kept = |m: &Mutex<Option<Vec<Option<Saved>>>>| -> Result<Vec<bool>> {
+            Ok(m.lock().unwrap_or_else(|e| e.into_inner()).as_ref().ok_or_else(freed)?.iter().map(Option::is_some).collect())
+        };
+        let (kept_in, kept_out) = (kept(&self.saved_inputs)?, kept(&self.saved_outputs)?);
+        let inputs = kept_in.iter().enumerate().map(|(i, &k)| k.then(|| self.input(i)).transpose()).collect::<Result<_>>()?;
+        let outputs = kept_out.iter().enumerate().map(|(i, &k)| k.then(|| self.output(i)).transpose()).collect::<Result<_>>()?;
+        let buffers = self.buffers.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default();
+        Ok((inputs, outputs, buffers))
+    }
+
     /// Whether input `i` needs a gradient at all.
     pub fn needs_grad(&self, i: usize) -> bool {
         self.edges[i].is_some()
