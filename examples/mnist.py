@@ -114,7 +114,7 @@ def plot_training(path, history):
     accuracy.plot(ticks, [100 * a for a in history["test accuracy"]], "s-", color="tab:green", label="test accuracy")
     accuracy.set_ylabel("accuracy (%)")
     lines = epochs.get_lines() + accuracy.get_lines()
-    epochs.legend(lines, [line.get_label() for line in lines], loc="upper center")
+    epochs.legend(lines, [line.get_label() for line in lines], loc="center right")
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
