@@ -45,7 +45,8 @@ def make_dot(var, params=None, show_attrs=False, show_saved=False, max_attr_char
     names = {}
     if params is not None:
         if not all(isinstance(p, _C.Tensor) for p in params.values()):
-            raise TypeError("make_dot: the values of params must be tensors")
+            # torchviz asserts it.
+            raise AssertionError("make_dot: the values of params must be tensors")
         names = {id(p): n for n, p in params.items()}
     dot = Digraph(node_attr=dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
                                  height="0.2", fontname="monospace"), graph_attr=dict(size="12,12"))

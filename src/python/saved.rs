@@ -71,7 +71,7 @@ impl PyNode {
             Ok(PyList::new(py, objs)?.into_any())
         };
         let (inputs, outputs, buffers) = match op.saved_values() {
-            Ok((inputs, outputs, buffers)) => (objects(inputs)?, objects(outputs)?, objects(buffers.into_iter().map(Some).collect())?),
+            Ok(v) => (objects(v.inputs)?, objects(v.outputs)?, objects(v.buffers.into_iter().map(Some).collect())?),
             Err(e) => {
                 let err = PyErr::from(e).into_value(py).into_bound(py).into_any();
                 (err.clone(), err.clone(), err)
