@@ -15,7 +15,6 @@ import pathlib
 import shutil
 import time
 
-import matplotlib
 from tqdm import tqdm
 
 import rstorch as torch
@@ -23,10 +22,6 @@ import rstorch.nn as nn
 import rstorch.nn.functional as F
 from rstorch.utils.data import DataLoader
 from rstorch.utils.data.datasets import MNIST, MNIST5k
-
-# Files only, no display needed.
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 (after the backend is chosen)
 
 
 class Net(nn.Module):
@@ -93,9 +88,19 @@ def evaluate(model, loader):
     return loss / count, correct / count
 
 
+def pyplot():
+    """matplotlib's pyplot drawing to files only (no display needed); imported when drawing, so
+    that benches/demo_compare.py can import this module where matplotlib is not installed."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
 def plot_training(path, history):
-    """Training loss per step (with its running mean over an epoch's steps) beside the test loss
-    and accuracy per epoch."""
+    """Training loss per step (with its running mean over a fifth of an epoch) beside the training
+    and test loss and the test accuracy per epoch."""
+    plt = pyplot()
     fig, (steps, epochs) = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
     losses = history["step loss"]
     window = max(1, len(losses) // max(1, len(history["test loss"])) // 5)
@@ -123,6 +128,7 @@ def plot_predictions(path, model, test_set, count=32, extra_wrong=8):
     """`count` test digits spread over the test set (which may be sorted by label) and up to
     `extra_wrong` misclassified ones, each titled with its predicted and true label; wrong ones
     in red with a red border."""
+    plt = pyplot()
     model.eval()
     images = torch.stack([test_set[i][0] for i in range(len(test_set))])
     labels = [int(test_set[i][1]) for i in range(len(test_set))]
