@@ -38,6 +38,20 @@ def test_mnist_demo_trains_and_writes_its_outputs(tmp_path, monkeypatch):
     assert list(state) == [n for n, _ in mnist.Net().named_parameters()]
 
 
+def test_mnist_demo_without_graphviz_writes_the_dot_source_and_the_command(tmp_path, monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    spec = importlib.util.spec_from_file_location("mnist_example_nodot", EXAMPLES / "mnist.py")
+    mnist = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mnist)
+    monkeypatch.setattr(mnist.shutil, "which", lambda name: None)
+    import rstorch
+    w = rstorch.ones(2, requires_grad=True)
+    written = mnist.draw_graph(tmp_path, rstorch.viz.make_dot((w * 2).sum(), params={"w": w}))
+    assert written == [tmp_path / "graph.dot"] and not (tmp_path / "graph.svg").exists()
+    assert "MulBackward0" in (tmp_path / "graph.dot").read_text()
+    assert f"dot -Tsvg {tmp_path / 'graph.dot'} -o {tmp_path / 'graph.svg'}" in capsys.readouterr().out
+
+
 def _run(name):
     return runpy.run_path(str(EXAMPLES / name))["main"]
 
