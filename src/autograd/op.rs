@@ -285,6 +285,14 @@ impl Saved {
     }
 }
 
+/// The tensors a node saved (see `OpNode::saved_values`): per input and per output (None
+/// where it kept nothing), then its buffers.
+pub struct SavedValues {
+    pub inputs: Vec<Option<Tensor>>,
+    pub outputs: Vec<Option<Tensor>>,
+    pub buffers: Vec<Tensor>,
+}
+
 pub struct OpNode {
     pub op: Op,
     pub(super) name: String,
@@ -370,6 +378,20 @@ impl OpNode {
     /// Buffer `i` the forward pass kept for this node (see `keep_buffers`), if it kept any.
     pub fn buffer(&self, i: usize) -> Option<Tensor> {
         self.buffers.lock().unwrap_or_else(|e| e.into_inner()).as_ref()?.get(i).cloned()
+    }
+
+    /// What the node saved, as `grad_fn._saved_*` shows it. Fails as backward would once the
+    /// tensors were freed or changed in place since.
+    pub fn saved_values(&self) -> Result<SavedValues> {
+        let kept = |m: &Mutex<Option<Vec<Option<Saved>>>>| -> Result<Vec<bool>> {
+            Ok(m.lock().unwrap_or_else(|e| e.into_inner()).as_ref().ok_or_else(freed)?.iter().map(Option::is_some).collect())
+        };
+        let (kept_in, kept_out) = (kept(&self.saved_inputs)?, kept(&self.saved_outputs)?);
+        Ok(SavedValues {
+            inputs: kept_in.iter().enumerate().map(|(i, &k)| k.then(|| self.input(i)).transpose()).collect::<Result<_>>()?,
+            outputs: kept_out.iter().enumerate().map(|(i, &k)| k.then(|| self.output(i)).transpose()).collect::<Result<_>>()?,
+            buffers: self.buffers.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default(),
+        })
     }
 
     /// Whether input `i` needs a gradient at all.

@@ -275,7 +275,7 @@ pub struct PyFunctionNode {
 }
 
 impl PyFunctionNode {
-    fn saved_tensors(&self) -> CoreResult<Vec<Tensor>> {
+    pub(super) fn saved_tensors(&self) -> CoreResult<Vec<Tensor>> {
         let guard = self.saved.lock().unwrap_or_else(|e| e.into_inner());
         let saved = guard.as_ref().ok_or_else(op::freed)?;
         saved.iter().map(|s| s.unpack(|| format!(", which is saved by {},", self.name))).collect()

@@ -18,6 +18,7 @@ mod nn_functional;
 mod optim;
 mod products;
 mod reduce;
+mod saved;
 mod serialize;
 mod spatial;
 mod strided;

@@ -240,7 +240,7 @@ def test_make_dot_names_parameters_and_ops():
     w = torch.randn(3, 2, requires_grad=True)
     loss = (torch.randn(4, 3) @ w).sum()
     dot = torch.viz.make_dot(loss, params={"weight": w}).source
-    assert dot.startswith("digraph {") and "weight\\n (3, 2)" in dot
+    assert dot.startswith("digraph {") and "weight\n (3, 2)" in dot
     assert "SumBackward0" in dot and "MmBackward0" in dot and "->" in dot
 
 

@@ -3,6 +3,7 @@ and the tensor tour runs."""
 import importlib.util
 import pathlib
 import runpy
+import shutil
 import sys
 
 import pytest
@@ -25,12 +26,30 @@ def test_mnist_demo_trains_and_writes_its_outputs(tmp_path, monkeypatch):
     history = mnist.main(["--epochs", "1", "--out", str(tmp_path)])
     # One epoch on 4,000 digits already gets most of the 1,000 test digits right.
     assert history["test accuracy"][0] > 0.75
-    assert (tmp_path / "training.png").read_bytes().startswith(b"\x89PNG")
-    graph = next(tmp_path.glob("graph.*")).read_text()
-    assert "ConvolutionBackward0" in graph and "conv1.weight" in graph
+    for picture in ("training.png", "predictions.png"):
+        assert (tmp_path / picture).read_bytes().startswith(b"\x89PNG")
+    # Rendered where Graphviz's dot is installed, else its DOT source.
+    graph = (tmp_path / "graph.svg") if shutil.which("dot") else (tmp_path / "graph.dot")
+    assert "ConvolutionBackward0" in graph.read_text() and "conv1.weight" in graph.read_text()
+    if shutil.which("dot"):
+        assert (tmp_path / "graph.png").read_bytes().startswith(b"\x89PNG")
     import rstorch
     state = rstorch.load(tmp_path / "mnist_net.safetensors")
     assert list(state) == [n for n, _ in mnist.Net().named_parameters()]
+
+
+def test_mnist_demo_without_graphviz_writes_the_dot_source_and_the_command(tmp_path, monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    spec = importlib.util.spec_from_file_location("mnist_example_nodot", EXAMPLES / "mnist.py")
+    mnist = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mnist)
+    monkeypatch.setattr(mnist.shutil, "which", lambda name: None)
+    import rstorch
+    w = rstorch.ones(2, requires_grad=True)
+    written = mnist.draw_graph(tmp_path, rstorch.viz.make_dot((w * 2).sum(), params={"w": w}))
+    assert written == [tmp_path / "graph.dot"] and not (tmp_path / "graph.svg").exists()
+    assert "MulBackward0" in (tmp_path / "graph.dot").read_text()
+    assert f"dot -Tsvg {tmp_path / 'graph.dot'} -o {tmp_path / 'graph.svg'}" in capsys.readouterr().out
 
 
 def _run(name):
