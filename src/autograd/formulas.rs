@@ -300,14 +300,22 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             let count = mask.sum(Some(&sd), true)?;
             out[0] = Some(div(&mul(&expand_back(&g, &shape(0), dims, *keepdim)?, &mask)?, &count)?);
         }
-        Op::Cumsum { dim } => {
-            let d = *dim as i64;
-            out[0] = Some(g.flip(&[d])?.cumulative(d, false)?.flip(&[d])?);
+        Op::Clamp { min, max } => out[0] = Some(crate::tensor::clamp::clamp_grad(&g, &node.input(0)?, *min, *max)?),
+        Op::IndexedExtremum { dim, keepdim, .. } => {
+            // The indices carry no history (int64): detached from what `output` attaches.
+            let (idx, d) = (node.output(1)?.detach(), *dim as i64);
+            let (g, idx) = if *keepdim { (g.clone(), idx) } else { (g.unsqueeze(d)?, idx.unsqueeze(d)?) };
+            let zeros = zeros_like_shape(&shape(0), &g)?;
+            out[0] = Some(if is_grad_enabled() {
+                zeros.scatter(d, &idx, Arg::T(&g), true)?
+            } else {
+                zeros.scatter_add_of_checked(d, &idx, &g)?
+            });
         }
+        Op::Cumsum { dim } => out[0] = Some(g.reverse_cumsum(*dim)?),
         Op::Cumprod { dim } => {
-            let d = *dim as i64;
             let (x, y) = (node.input(0)?, node.output(0)?);
-            out[0] = Some(div(&mul(&g, &y)?.flip(&[d])?.cumulative(d, false)?.flip(&[d])?, &x)?);
+            out[0] = Some(div(&mul(&g, &y)?.reverse_cumsum(*dim)?, &x)?);
         }
         Op::View { .. } => out[0] = Some(g.reshape(&shape(0).iter().map(|&s| s as i64).collect::<Vec<_>>())?),
         Op::Permute { dims, .. } => {

@@ -82,6 +82,19 @@ pub enum Op {
         max: bool,
         nan_ties: bool,
     },
+    /// clamp with number bounds (None: absent), float inputs; the node is named by the call
+    /// (ClampBackward1, ClampMinBackward0, ClampMaxBackward0). Its input is saved.
+    Clamp {
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    /// max / min along `dim` with their indices (MaxBackward0 / MinBackward0): the gradient
+    /// goes to the indices found, saved as output 1.
+    IndexedExtremum {
+        dim: usize,
+        keepdim: bool,
+        max: bool,
+    },
     Cumsum {
         dim: usize,
     },
@@ -216,6 +229,14 @@ impl Op {
                     "Amax"
                 } else {
                     "Amin"
+                }
+            }
+            Op::Clamp { .. } => return "ClampBackward1".into(),
+            Op::IndexedExtremum { max, .. } => {
+                if *max {
+                    "Max"
+                } else {
+                    "Min"
                 }
             }
             Op::Cumsum { .. } => "Cumsum",

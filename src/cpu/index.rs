@@ -118,28 +118,51 @@ pub fn scatter_index(out: &Array, dim: usize, index: &Array, index_at: &Layout, 
     if n == 0 {
         return Ok(true);
     }
-    let walk = Walk::new(&index_at.shape, [(&index_at.strides, index_at.offset), (&out_at.strides, 0)]);
-    let (len, [index_step, out_step]) = (walk.inner_len(), walk.inner_strides());
+    // Along a dim other than 0, index row r writes only into output row r: rows are split
+    // between threads, each output element still receiving its values in index order (the
+    // same sums on any number of threads).
+    let rows = index_at.shape[0];
+    let by_rows = dim != 0 && index_at.shape.len() > 1 && rows > 1 && crate::cpu::parallel::worth_splitting(n);
     let in_range = with_sum!(out.dtype(), T, sum => with_values::<T, _>(out, src, n, "scatter", |d, v| {
         with_dtype!(index.dtype(), I => index.with_slice::<I, _>("scatter", |ix, _| {
-            let mut next = 0;
-            let mut in_range = true;
-            walk.for_each_row(0..walk.rows(), |[i, to]| {
-                if !in_range {
-                    return;
-                }
-                for (k, &x) in v[next..next + len].iter().enumerate() {
-                    let j = ix[i + k * index_step].to_i64();
-                    if !(0..size).contains(&j) {
-                        in_range = false;
+            // Index rows `r` into `d`, the output from row r.start on, from `v`, their values.
+            let scatter_rows = |d: &mut [T], v: &[T], r: std::ops::Range<usize>| -> bool {
+                let mut shape = index_at.shape.clone();
+                shape[0] = r.len();
+                let from = index_at.offset + r.start * index_at.strides[0];
+                let walk = Walk::new(&shape, [(&index_at.strides, from), (&out_at.strides, 0)]);
+                let (len, [index_step, out_step]) = (walk.inner_len(), walk.inner_strides());
+                let mut next = 0;
+                let mut in_range = true;
+                walk.for_each_row(0..walk.rows(), |[i, to]| {
+                    if !in_range {
                         return;
                     }
-                    let t = &mut d[to + k * out_step + j as usize * stride];
-                    *t = if add { sum(*t, x) } else { x };
+                    for (k, &x) in v[next..next + len].iter().enumerate() {
+                        let j = ix[i + k * index_step].to_i64();
+                        if !(0..size).contains(&j) {
+                            in_range = false;
+                            return;
+                        }
+                        let t = &mut d[to + k * out_step + j as usize * stride];
+                        *t = if add { sum(*t, x) } else { x };
+                    }
+                    next += len;
+                });
+                in_range
+            };
+            if !by_rows {
+                return scatter_rows(d, v, 0..rows);
+            }
+            let (out_row, per_row) = (out_at.strides[0], n / rows);
+            let in_range = AtomicBool::new(true);
+            crate::cpu::parallel::for_each_chunk_weighted(&mut d[..rows * out_row], out_row, per_row.div_ceil(out_row.max(1)), |start, chunk| {
+                let r = start / out_row..(start + chunk.len()) / out_row;
+                if !scatter_rows(chunk, &v[r.start * per_row..r.end * per_row], r) {
+                    in_range.store(false, Ordering::Relaxed);
                 }
-                next += len;
             });
-            in_range
+            in_range.into_inner()
         }))
     }))??;
     Ok(in_range)

@@ -159,6 +159,13 @@ pub fn map_lanes<T: Copy + Send + Sync, U: Copy + Default + Send + Sync>(
         };
         for (k, o) in chunk.chunks_mut(per).enumerate() {
             let base = bases[start / per + k];
+            if stride == 1 {
+                // A contiguous lane is read where it lies, not copied.
+                if let Err(e) = f(&x[base..base + len], o) {
+                    return failed.set(e);
+                }
+                continue;
+            }
             lane.clear();
             lane.extend((0..len).map(|j| x[base + j * stride]));
             if let Err(e) = f(&lane, o) {

@@ -3,6 +3,7 @@
 //! promoted), under PyTorch's node names.
 
 use crate::autograd::composite::{composite, composite_optional};
+use crate::autograd::{record_named, Op};
 use crate::dtype::{result_type, DType, Operand};
 use crate::error::{Error, Result};
 use crate::tensor::arith::Arg;
@@ -26,12 +27,18 @@ impl Tensor {
     /// `clamp_min(min)`: `clamp(min, None)` under PyTorch's overload's node: ClampMinBackward0
     /// for a number, ClampMinBackward1 (listing the bound, which gets its gradient) for a tensor.
     pub fn clamp_min(&self, min: Arg) -> Result<Tensor> {
+        if let Arg::S(s) = min {
+            return self.clamp_scalar_named(Some(s), None, "ClampMinBackward0");
+        }
         let r = self.clamp(Some(min), None)?;
         Ok(one_sided("ClampMin", self, min, r))
     }
 
     /// `clamp_min_(min)`: `clamp_min` written over self.
     pub fn clamp_min_(&self, min: Arg) -> Result<()> {
+        if let Arg::S(s) = min {
+            return self.assign_result_(&self.clamp_scalar_named(Some(s), None, "ClampMinBackward0")?);
+        }
         let values = self.before_write(&[Some(min)])?;
         let r = self.clamp_values(&values, Some(min), None)?;
         self.assign_result_(&one_sided("ClampMin", self, min, r))
@@ -40,12 +47,18 @@ impl Tensor {
     /// `clamp_max(max)`: `clamp(None, max)` under ClampMaxBackward0 for a number,
     /// ClampMaxBackward1 (listing the bound) for a tensor.
     pub fn clamp_max(&self, max: Arg) -> Result<Tensor> {
+        if let Arg::S(s) = max {
+            return self.clamp_scalar_named(None, Some(s), "ClampMaxBackward0");
+        }
         let r = self.clamp(None, Some(max))?;
         Ok(one_sided("ClampMax", self, max, r))
     }
 
     /// `clamp_max_(max)`: `clamp_max` written over self.
     pub fn clamp_max_(&self, max: Arg) -> Result<()> {
+        if let Arg::S(s) = max {
+            return self.assign_result_(&self.clamp_scalar_named(None, Some(s), "ClampMaxBackward0")?);
+        }
         let values = self.before_write(&[Some(max)])?;
         let r = self.clamp_values(&values, None, Some(max))?;
         self.assign_result_(&one_sided("ClampMax", self, max, r))
@@ -74,8 +87,8 @@ impl Tensor {
         };
         let (lo, hi) = (number(min), number(max));
         if let (Ok(lo), Ok(hi)) = (lo, hi) {
-            let r = values.clamp_scalar(lo, hi)?;
-            return Ok(one(composite("ClampBackward1", &[self], vec![r])));
+            // Number bounds keep no values of self: `values` is self here.
+            return values.clamp_scalar(lo, hi);
         }
         // PyTorch has no overload taking a number and a tensor of elements (a zero-dim tensor
         // passes for a number there, and gives the same values either way here).
@@ -101,8 +114,13 @@ impl Tensor {
         Ok(one(composite_optional("ClampBackward0", &[Some(self), tensor(min), tensor(max)], vec![r])))
     }
 
-    /// `clamp(min, max)` with scalar bounds; NaN stays NaN. No node of its own: `clamp` names it.
+    /// `clamp(min, max)` with scalar bounds; NaN stays NaN. Its node is ClampBackward1.
     pub fn clamp_scalar(&self, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
+        self.clamp_scalar_named(min, max, "ClampBackward1")
+    }
+
+    /// `clamp_scalar` under the node `name` (PyTorch's node of the overload called).
+    fn clamp_scalar_named(&self, min: Option<Scalar>, max: Option<Scalar>, name: &str) -> Result<Tensor> {
         if min.is_none() && max.is_none() {
             return Err(Error::Runtime("torch.clamp: At least one of 'min' or 'max' must not be None".into()));
         }
@@ -130,6 +148,13 @@ impl Tensor {
         let min = min.map(|s| saturate(s, "min")).transpose()?;
         let max = max.map(|s| saturate(s, "max")).transpose()?;
         let x = self.to_dtype(dtype)?;
+        if x.device().is_cpu() && matches!(dtype, DType::F32 | DType::F64) {
+            // One pass for the values, one masked pass for the gradient (`clamp_grad`).
+            let (lo, hi) = (min.map(|s| s.to_f64()), max.map(|s| s.to_f64()));
+            let out = Tensor::from_array(crate::cpu::clamp::clamp_numbers(x.array(), lo, hi)?);
+            record_named(Some(name), Op::Clamp { min: lo, max: hi }, &[&x], &[&out], &[0], &[]);
+            return Ok(out);
+        }
         let clamped = {
             let _raw = crate::autograd::GradMode::disabled();
             let mut t = x.clone();
@@ -153,7 +178,31 @@ impl Tensor {
                 out = Tensor::where_(&keep, Arg::T(&out), Arg::T(&clamped))?;
             }
         }
-        Ok(out)
+        Ok(one(composite(name, &[self], vec![out])))
+    }
+}
+
+/// The gradient of a clamp with number bounds (`Op::Clamp`) for its input `x`: `g` where `x`
+/// lies strictly inside the given bounds, else zero. Outside create_graph on the CPU one pass;
+/// otherwise differentiable tensor ops (a mask and `where`).
+pub(crate) fn clamp_grad(g: &Tensor, x: &Tensor, min: Option<f64>, max: Option<f64>) -> Result<Tensor> {
+    let plain = !crate::autograd::is_grad_enabled() && g.device().is_cpu() && x.device().is_cpu();
+    if plain && g.dtype() == x.dtype() && matches!(x.dtype(), DType::F32 | DType::F64) && g.shape() == x.shape() {
+        return Ok(Tensor::from_array(crate::cpu::clamp::clamp_grad(g.array(), x.array(), min, max)?));
+    }
+    let mut keep: Option<Tensor> = None;
+    for (bound, inside) in [(min, BinaryOp::Gt), (max, BinaryOp::Lt)] {
+        if let Some(b) = bound {
+            let k = x.binary_scalar(inside, Scalar::Float(b), false)?;
+            keep = Some(match keep {
+                Some(m) => m.binary(BinaryOp::LogicalAnd, &k)?,
+                None => k,
+            });
+        }
+    }
+    match keep {
+        Some(k) => Tensor::where_(&k, Arg::T(g), Arg::S(Scalar::Float(0.0))),
+        None => Ok(g.clone()),
     }
 }
 

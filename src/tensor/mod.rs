@@ -1,7 +1,7 @@
 //! The tensor: a strided view over shared storage. Cheap to clone (an `Arc`).
 
 pub mod arith;
-mod clamp;
+pub(crate) mod clamp;
 pub mod conv;
 mod conv3d;
 pub mod convolution;

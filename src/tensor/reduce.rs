@@ -122,6 +122,23 @@ impl Tensor {
     /// Values and int64 indices of the max (or min) along `dim`; the first index wins ties, a
     /// NaN wins over numbers.
     pub fn max_min_dim(&self, dim: i64, keepdim: bool, max: bool) -> Result<(Tensor, Tensor)> {
+        if self.device().is_cpu() && self.ndim() > 0 && !self.dtype().is_half() {
+            // Values and indices in one pass (`cpu::extremum`), the gradient scattered to the
+            // indices by one node.
+            let d = wrap_dim(dim, self.ndim())?;
+            if self.shape()[d] == 0 {
+                return Err(Error::Index(format!(
+                    "{}(): Expected reduction dim {d} to have non-zero size.",
+                    if max { "max" } else { "min" }
+                )));
+            }
+            let (_, shape) = self.reduction_shape(Some(&[d as i64]), keepdim)?;
+            let (v, i) = crate::cpu::extremum::max_min_dim(self.array(), d, max, &shape)?;
+            let (values, indices) = (Tensor::from_array(v), Tensor::from_array(i));
+            let node = if max { "MaxBackward0" } else { "MinBackward0" };
+            record_named(Some(node), Op::IndexedExtremum { dim: d, keepdim, max }, &[self], &[&values, &indices], &[], &[1]);
+            return Ok((values, indices));
+        }
         crate::autograd::named_pair(if max { "MaxBackward0" } else { "MinBackward0" }, &[self], || {
             let t = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
             let d = wrap_dim(dim, t.ndim())?;
@@ -287,6 +304,20 @@ impl Tensor {
         Ok(out)
     }
 
+    /// Sums from the end of each lane along `d` (cumsum's gradient): on the CPU outside
+    /// create_graph one reversed scan, else flip, cumsum, flip.
+    pub(crate) fn reverse_cumsum(&self, d: usize) -> Result<Tensor> {
+        if !crate::autograd::is_grad_enabled()
+            && self.device().is_cpu()
+            && matches!(self.dtype(), DType::F32 | DType::F64)
+            && self.ndim() > 0
+        {
+            return Ok(Tensor::from_array(crate::cpu::scan::scan(self.array(), d, false, true)?));
+        }
+        let d = d as i64;
+        self.flip(&[d])?.cumulative(d, false)?.flip(&[d])
+    }
+
     fn cumulative_raw(&self, dim: i64, product: bool) -> Result<Tensor> {
         let t = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
         let d = wrap_dim(dim, t.ndim())?;
@@ -299,6 +330,12 @@ impl Tensor {
             dt
         };
         let t = t.to_dtype(work)?;
+        if t.device().is_cpu() {
+            // In x's shape directly (see `cpu::scan`).
+            let out = Tensor::from_array(crate::cpu::scan::scan(t.array(), d, product, false)?);
+            let out = if dt.is_half() { out.to_dtype(dt)? } else { out };
+            return if self.ndim() == 0 { out.reshape(&[]) } else { Ok(out) };
+        }
         // In the work dtype: float32 (the CPU accumulates it in float64), float64, int64.
         let moved = Tensor::from_array(t.backend().cumulative(t.array(), d, product)?);
         let last = moved.ndim() as i64 - 1;

@@ -74,14 +74,7 @@ impl Tensor {
         }
         let x = if self.ndim() == 0 { self.reshape(&[1])? } else { self.clone() };
         let d = wrap_dim(dim, x.ndim())?;
-        let mut out_shape = x.shape().to_vec();
-        out_shape[d] = index.numel();
-        // The index vector walks `d`; every other dim repeats it.
-        let mut index_at = Layout::contiguous(out_shape.clone())?;
-        index_at.strides = vec![0; out_shape.len()];
-        index_at.strides[d] = if index.ndim() == 1 { index.strides()[0] } else { 0 };
-        index_at.offset = index.storage_offset();
-        if let Some(out) = x.gather_by_index(d, index, index_at, &out_shape)? {
+        if let Some(out) = x.index_select_in_range(d, index)? {
             return if self.ndim() == 0 { out.reshape(&[]) } else { Ok(out) };
         }
         let idx = index_values(index, "index_select")?;
@@ -101,6 +94,20 @@ impl Tensor {
         } else {
             Ok(out)
         }
+    }
+
+    /// `index_select` along `d` of self (at least one dim) by the vector (or zero-dim) `index`:
+    /// the indices read where they lie, whole rows copied. None when the backend cannot serve
+    /// it or an index is out of range, for the caller to word its own error. Records nothing.
+    pub(super) fn index_select_in_range(&self, d: usize, index: &Tensor) -> Result<Option<Tensor>> {
+        let mut out_shape = self.shape().to_vec();
+        out_shape[d] = index.numel();
+        // The index vector walks `d`; every other dim repeats it.
+        let mut index_at = Layout::contiguous(out_shape.clone())?;
+        index_at.strides = vec![0; out_shape.len()];
+        index_at.strides[d] = if index.ndim() == 1 { index.strides()[0] } else { 0 };
+        index_at.offset = index.storage_offset();
+        self.gather_by_index(d, index, index_at, &out_shape)
     }
 
     pub fn gather(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
@@ -384,6 +391,24 @@ impl Tensor {
                 let out = self.take_positions(&positions, index.shape())?;
                 if is_grad_enabled() && self.requires_grad() {
                     record(Op::Take { kind: "TakeBackward0", offsets: Positions::Device(positions) }, &[self], &[&out], &[], &[]);
+                }
+                return Ok(out);
+            }
+        }
+        if n > 0 && self.device().is_cpu() && index.device().is_cpu() {
+            // The indices read where they lie and the elements written straight out (the path
+            // below made three vectors of positions first); None for a negative index or one
+            // out of range, which the path below wraps or words.
+            let flat = {
+                let _raw = crate::autograd::GradMode::disabled();
+                self.contiguous()?.reshape(&[-1])?
+            };
+            let src_at = Layout { shape: index.shape().to_vec(), strides: vec![0; index.ndim()], offset: flat.storage_offset() };
+            if let Some(out) = self.backend().gather_index(flat.array(), &src_at, 0, index.array(), index.layout(), index.shape())? {
+                let out = Tensor::from_array(out);
+                if is_grad_enabled() && self.requires_grad() {
+                    let positions = collect_n(index.numel(), index.to_vec::<i64>()?.into_iter().map(|p| p as usize))?;
+                    record(Op::Take { kind: "TakeBackward0", offsets: Positions::Host(positions) }, &[self], &[&out], &[], &[]);
                 }
                 return Ok(out);
             }

@@ -1,7 +1,7 @@
 //! Python's subscripts: `t[...]` (index) and `t[...] = v` (index_put) over ints, slices, None,
 //! Ellipsis, and integer and bool tensors (advanced indexing, on the host or the device).
 
-use crate::autograd::{is_grad_enabled, record, GradMode, Op, Positions};
+use crate::autograd::{is_grad_enabled, record, record_shown, GradMode, Op, Positions};
 use crate::cpu::buffer::{filled, with_capacity};
 use crate::cpu::reduce::element_offsets;
 use crate::dtype::DType;
@@ -139,21 +139,23 @@ impl Tensor {
     /// Storage offsets selected by advanced indices on `view`, with the result's shape.
     /// An out-of-range index names, as PyTorch does, the position of its index tensor among the
     /// advanced indices, or the dim of `view` it indexes when `report_view_dim` is set.
-    fn advanced_offsets(view: &Tensor, advanced: &[(usize, Tensor)], report_view_dim: bool) -> Result<(Vec<usize>, Vec<usize>)> {
+    /// `view` is the layout of the indexed view: its own for storage offsets, or the contiguous
+    /// layout of its shape for row-major positions in it (what a gradient is added at).
+    fn advanced_offsets(view: &Layout, advanced: &[(usize, Tensor)], report_view_dim: bool) -> Result<(Vec<usize>, Vec<usize>)> {
         let mut bshape: Vec<usize> = vec![];
         for (_, t) in advanced {
             bshape = broadcast_shapes(&bshape, t.shape())?;
         }
         let adv_dims: Vec<usize> = advanced.iter().map(|(d, _)| *d).collect();
         // The offsets (one usize per element of the result) must be allocatable.
-        let rest_shape: Vec<usize> = (0..view.ndim()).filter(|d| !adv_dims.contains(d)).map(|d| view.shape()[d]).collect();
+        let rest_shape: Vec<usize> = (0..view.ndim()).filter(|d| !adv_dims.contains(d)).map(|d| view.shape[d]).collect();
         crate::tensor::check_alloc(&[bshape.clone(), rest_shape].concat(), DType::I64)?;
         let nb: usize = bshape.iter().product();
         // Offset contributed by the indexed dims for each broadcast position.
-        let mut adv_off = filled(nb, view.storage_offset())?;
+        let mut adv_off = filled(nb, view.offset)?;
         for (k, (d, t)) in advanced.iter().enumerate() {
             let vals = t.with_layout(t.layout().broadcast_to(&bshape)).to_vec::<i64>()?;
-            let (size, stride) = (view.shape()[*d], view.strides()[*d]);
+            let (size, stride) = (view.shape[*d], view.strides[*d]);
             let reported = if report_view_dim { *d } else { k };
             for (o, &v) in adv_off.iter_mut().zip(&vals) {
                 *o += wrap_index(v, size, reported)? * stride;
@@ -161,16 +163,16 @@ impl Tensor {
         }
         let rest: Vec<usize> = (0..view.ndim()).filter(|d| !adv_dims.contains(d)).collect();
         let rest_layout = Layout {
-            shape: rest.iter().map(|&d| view.shape()[d]).collect(),
-            strides: rest.iter().map(|&d| view.strides()[d]).collect(),
+            shape: rest.iter().map(|&d| view.shape[d]).collect(),
+            strides: rest.iter().map(|&d| view.strides[d]).collect(),
             offset: 0,
         };
         let rest_off = element_offsets(&rest_layout)?;
         // Adjacent indexed dims keep their place; scattered ones go first (NumPy's rule).
         let adjacent = adv_dims.windows(2).all(|w| w[1] == w[0] + 1);
         let pos = if adjacent { adv_dims[0] } else { 0 };
-        let before: Vec<usize> = rest.iter().filter(|&&d| d < pos).map(|&d| view.shape()[d]).collect();
-        let after: Vec<usize> = rest.iter().filter(|&&d| d >= pos).map(|&d| view.shape()[d]).collect();
+        let before: Vec<usize> = rest.iter().filter(|&&d| d < pos).map(|&d| view.shape[d]).collect();
+        let after: Vec<usize> = rest.iter().filter(|&&d| d >= pos).map(|&d| view.shape[d]).collect();
         let (nbefore, nafter) = (before.iter().product::<usize>(), after.iter().product::<usize>());
         let mut offs = with_capacity(nb * rest_off.len())?;
         for i in 0..nbefore {
@@ -245,10 +247,35 @@ impl Tensor {
             }
             return Ok(out);
         }
-        let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, false)?;
+        if let [(d, idx)] = advanced.as_slice() {
+            if idx.ndim() == 1 && idx.dtype() == DType::I64 && view.device().is_cpu() {
+                // One vector of indices: index_select's row copies, and its gradient (index_add
+                // at the indices) under PyTorch's node; negative or out-of-range indices take
+                // the path below, which wraps them or words the error.
+                let out = {
+                    let _raw = GradMode::disabled();
+                    view.index_select_in_range(*d, idx)?
+                };
+                if let Some(out) = out {
+                    if is_grad_enabled() && view.requires_grad() {
+                        record_shown(Some("IndexBackward0"), Op::IndexSelect { dim: *d }, &[&view, idx], &[&out], &[1], &[], Some(&[0]));
+                    }
+                    return Ok(out);
+                }
+            }
+        }
+        let (offs, shape) = Tensor::advanced_offsets(view.layout(), &advanced, false)?;
         let out = view.take_offsets(&offs, &shape)?;
         if is_grad_enabled() && view.requires_grad() {
-            record(Op::Take { kind: "IndexBackward0", offsets: Positions::Host(view.positions_of(&offs)?) }, &[&view], &[&out], &[], &[]);
+            // The gradient is added at row-major positions in the view: for a strided view they
+            // come from its contiguous layout directly (mapping storage offsets back to them
+            // took a hash map of every element of the view).
+            let positions = if view.is_contiguous() {
+                view.positions_of(&offs)?
+            } else {
+                Tensor::advanced_offsets(&Layout::contiguous(view.shape().to_vec())?, &advanced, false)?.0
+            };
+            record(Op::Take { kind: "IndexBackward0", offsets: Positions::Host(positions) }, &[&view], &[&out], &[], &[]);
         }
         Ok(out)
     }
@@ -285,7 +312,7 @@ impl Tensor {
         let (region, shape) = match on_device {
             Some((positions, shape)) => (Targets::Device(positions), shape),
             None => {
-                let (offs, shape) = Tensor::advanced_offsets(&view, &advanced, report_view_dim)?;
+                let (offs, shape) = Tensor::advanced_offsets(view.layout(), &advanced, report_view_dim)?;
                 (Targets::Host(offs), shape)
             }
         };
