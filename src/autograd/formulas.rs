@@ -224,6 +224,10 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             .collect::<Result<Vec<_>>>()?;
         return Ok(vec![Some(Tensor::cat(&parts, *dim as i64)?)]);
     }
+    if let Op::RnnCell { lstm } = &node.op {
+        // Two outputs (an LSTM's h and c), either of which may have no gradient.
+        return crate::ops::nn::rnn_cell::backward(node, *lstm, &grads);
+    }
     if let Op::NotImplemented { forward } = &node.op {
         return Err(crate::error::Error::Runtime(format!("derivative for aten::{forward} is not implemented")));
     }
@@ -469,6 +473,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 crate::tensor::norm::batch_norm_backward(&x, &g, w.as_ref(), (&mean, &rstd), *training, *eps, [need(0), need(1), need(2)])?;
             out = norm_grads(node, grads)?;
         }
+        Op::RnnCell { .. } => unreachable!("handled above"),
         Op::Composite => unreachable!("a composite op's node runs its body's graph (OpNode::apply)"),
         Op::NllLoss => {
             let (Some(slopes), Some(picks)) = (node.buffer(0), node.buffer(1)) else {

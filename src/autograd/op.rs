@@ -210,6 +210,11 @@ pub enum Op {
     /// nll_loss of (N, C) or (C,) scores; inputs (scores, targets). Buffers: each row's slope
     /// (d loss / d x[t]) and its target's column.
     NllLoss,
+    /// The pointwise step of an LSTM (`lstm`) or GRU cell (`ops::nn::rnn_cell`); inputs (gx, gh,
+    /// state), the gate activations kept as a buffer.
+    RnnCell {
+        lstm: bool,
+    },
     /// An op written in other ops: its gradient is that of the graph its body recorded (kept
     /// in the node's `body`), see `autograd::composite`. Always recorded under its own name.
     Composite,
@@ -272,6 +277,13 @@ impl Op {
             Op::LayerNorm { .. } => "NativeLayerNorm",
             Op::BatchNorm { .. } => "NativeBatchNorm",
             Op::NllLoss => "NllLoss",
+            Op::RnnCell { lstm } => {
+                if *lstm {
+                    "ThnnFusedLstmCell"
+                } else {
+                    "ThnnFusedGruCell"
+                }
+            }
             Op::Composite => "Composite",
         };
         format!("{base}Backward0")

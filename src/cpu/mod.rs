@@ -1,6 +1,7 @@
 //! CPU kernels. They take storage slices plus layouts and handle any strides; contiguous inputs
 //! take fast paths compiled through the one SIMD layer in `simd`.
 
+pub mod act_grad;
 pub mod alloc;
 pub mod arith;
 mod backend;
@@ -24,6 +25,7 @@ pub mod pool;
 mod rank;
 pub mod reduce;
 mod reduce_ops;
+pub mod rnn_cell;
 pub mod scan;
 pub mod simd;
 pub mod special;

@@ -36,6 +36,16 @@ pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     a.binary(BinaryOp::Div, b)
 }
 
+/// gelu's input gradient `g * gelu'(x)` (`tanh`: of the tanh form) as one CPU pass, where no
+/// graph is being built (create_graph needs the formula's ops) and both operands are float32
+/// or float64 CPU tensors of one dtype and shape; None otherwise.
+pub fn gelu_grad_fused(g: &Tensor, x: &Tensor, tanh: bool) -> Result<Option<Tensor>> {
+    if crate::autograd::is_grad_enabled() || g.device() != crate::device::Device::Cpu || x.device() != crate::device::Device::Cpu {
+        return Ok(None);
+    }
+    Ok(crate::cpu::act_grad::gelu_backward(g.array(), x.array(), tanh)?.map(Tensor::from_array))
+}
+
 pub fn un(a: &Tensor, op: UnaryOp) -> Result<Tensor> {
     a.unary(op)
 }

@@ -224,7 +224,7 @@ macro_rules! unary_op_table {
                 name: "gelu", node: "Gelu", ints: false, reads: (true, false), wgpu: 28,
                 py: [], inplace: [],
                 cpu: |x| x.v_gelu(),
-                grad: |g, x, _y| {
+                grad: |g, x, _y| if let Some(fused) = gelu_grad_fused(g, &x()?, false)? { fused } else {
                     let pi = std::f64::consts::PI;
                     let cdf = muls(&adds(&un(&muls(&x()?, std::f64::consts::FRAC_1_SQRT_2)?, UnaryOp::Erf)?, 1.0)?, 0.5)?;
                     let pdf = muls(&un(&muls(&mul(&x()?, &x()?)?, -0.5)?, UnaryOp::Exp)?, 1.0 / (2.0 * pi).sqrt())?;
@@ -235,7 +235,7 @@ macro_rules! unary_op_table {
                 name: "gelu", node: "Gelu", ints: false, reads: (true, false), wgpu: 29,
                 py: [], inplace: [],
                 cpu: |x| x.v_gelu_tanh(),
-                grad: |g, x, _y| {
+                grad: |g, x, _y| if let Some(fused) = gelu_grad_fused(g, &x()?, true)? { fused } else {
                     let k = (2.0 / std::f64::consts::PI).sqrt();
                     let x2 = mul(&x()?, &x()?)?;
                     let inner = muls(&x()?.binary(BinaryOp::Add, &muls(&mul(&x2, &x()?)?, 0.044715)?)?, k)?;

@@ -18,6 +18,7 @@ mod nn_functional;
 mod optim;
 mod products;
 mod reduce;
+mod rnn;
 mod saved;
 mod serialize;
 mod spatial;
@@ -53,5 +54,6 @@ fn _C(m: &Bound<'_, PyModule>) -> PyResult<()> {
     unary::register(m)?;
     binary::register(m)?;
     composite::register(m)?;
+    rnn::register(m)?;
     Ok(())
 }

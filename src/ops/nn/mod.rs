@@ -16,5 +16,6 @@ pub mod normalization;
 mod output_size;
 pub mod pad;
 pub mod resize;
+pub mod rnn_cell;
 #[cfg(test)]
 mod test_support;

@@ -1,4 +1,7 @@
-"""Recurrent layers RNN, LSTM and GRU, composed in Python from matmul, sigmoid, tanh and stack.
+"""Recurrent layers RNN, LSTM and GRU: per layer and direction one matmul projects the whole input
+sequence, then each time step is one matmul of the state and, for LSTM and GRU, one fused
+pointwise cell op (`_C._lstm_cell` / `_C._gru_cell`: the gates activated and combined in one pass
+forward, one node computing every gate's gradient backward).
 
 Weights and gate order follow PyTorch so checkpoints load unchanged: LSTM gates are stacked
 (input, forget, cell, output), GRU gates (reset, update, new), and the GRU's new gate is
@@ -30,19 +33,14 @@ def _rnn_step(gx, h, w_hh, b_hh, nonlinearity):
 
 
 def _lstm_step(gx, h, c, w_hh, b_hh):
-    i, f, g, o = (gx + F.linear(h, w_hh, b_hh)).chunk(4, -1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    return o.sigmoid() * c.tanh(), c
+    # gates (i, f, g, o) = gx + W_hh h + b_hh; c' = f c + i g; h' = o tanh(c'), in one op.
+    return _C._lstm_cell(gx, F.linear(h, w_hh, b_hh), c)
 
 
 def _gru_step(gx, h, w_hh, b_hh):
-    x_r, x_z, x_n = gx.chunk(3, -1)
-    h_r, h_z, h_n = F.linear(h, w_hh, b_hh).chunk(3, -1)
-    r = (x_r + h_r).sigmoid()
-    z = (x_z + h_z).sigmoid()
-    # The reset gate scales the state's projection including its bias, as in PyTorch.
-    n = (x_n + r * h_n).tanh()
-    return n + z * (h - n)
+    # r, z = sigmoid(gx + W_hh h + b_hh); n = tanh(gx_n + r * (W_hn h + b_hn)) (the reset gate
+    # scales the state's projection including its bias, as in PyTorch); h' = n + z (h - n).
+    return _C._gru_cell(gx, F.linear(h, w_hh, b_hh), h)
 
 
 class RNNBase(Module):
@@ -170,7 +168,14 @@ class RNNBase(Module):
         rows advance and the others keep their state, which for the forward direction is their
         final state and for the reverse one the initial state they have not started from yet."""
         outs = [None] * len(steps)
-        for t in (reversed(range(len(steps))) if reverse else range(len(steps))):
+        order = reversed(range(len(steps))) if reverse else range(len(steps))
+        if len(steps) and steps[0].shape[0] == state[0].shape[0] and len(set(s.shape[0] for s in steps)) == 1:
+            # Every step runs the whole batch (not packed, or packed sequences of one length).
+            for t in order:
+                state = self._step(steps[t], state, weights)
+                outs[t] = state[0]
+            return outs, state
+        for t in order:
             rows = steps[t].shape[0]
             if rows == state[0].shape[0]:
                 state = self._step(steps[t], state, weights)
