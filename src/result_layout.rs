@@ -189,7 +189,7 @@ pub fn compute_in_order(
     kernel: impl FnOnce(&[Array], &[usize]) -> Result<Array>,
 ) -> Result<Array> {
     let Some(order) = order else {
-        let same: Vec<Array> = operands.iter().map(|&a| a.clone()).collect();
+        let same: Vec<Array> = operands.iter().copied().cloned().collect();
         return kernel(&same, shape);
     };
     let permuted: Vec<Array> = operands.iter().map(|a| a.with_layout(a.layout().permute(&order.perm))).collect();
