@@ -13,6 +13,7 @@ pub mod layout;
 pub mod ops;
 pub mod optim;
 pub mod random;
+pub mod result_layout;
 pub mod scalar;
 pub mod serialize;
 pub mod shape;

@@ -17,6 +17,7 @@ from ._size import Size
 from . import _tensor, _sampling, return_types
 from . import _shared_memory
 from ._sampling import bernoulli, normal, poisson
+from ._memory_format import memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d
 
 _tensor.install()
 _sampling.install()
@@ -169,11 +170,22 @@ def numel(input):
 
 
 def _like(factory):
-    def like(input, *, dtype=None, device=None, requires_grad=False, **_):
-        return factory(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
-                       requires_grad=requires_grad)
+    def like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, **_):
+        out = factory(*input.shape, dtype=dtype or input.dtype, device=device or input.device)
+        return _in_layout_of(input, out, memory_format, requires_grad)
     like.__name__ = factory.__name__ + "_like"
     return like
+
+
+def _in_layout_of(input, out, memory_format, requires_grad):
+    """`out` (a new row-major tensor of input's shape) laid out as PyTorch's `*_like` factories
+    lay out theirs: in input's memory order (preserve_format, the default), or row-major."""
+    if memory_format is None or memory_format is preserve_format:
+        strides = _C._preserved_strides(input)
+        if tuple(strides) != out.stride():
+            with no_grad():
+                out = _scatter_ops.empty_strided(out.shape, strides, dtype=out.dtype, device=out.device).copy_(out)
+    return out.requires_grad_(requires_grad) if requires_grad else out
 
 
 zeros_like = _like(zeros)
@@ -181,26 +193,26 @@ ones_like = _like(ones)
 empty_like = _like(empty)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
-    return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device,
-                requires_grad=requires_grad)
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    out = full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device)
+    return _in_layout_of(input, out, memory_format, requires_grad)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False):
-    return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
-                requires_grad=requires_grad)
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    out = rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device)
+    return _in_layout_of(input, out, memory_format, requires_grad)
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False):
-    return randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
-                 requires_grad=requires_grad)
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    out = randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device)
+    return _in_layout_of(input, out, memory_format, requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
-                   device=device or input.device)
+    out = randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
+    return _in_layout_of(input, out, memory_format, requires_grad)
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, name=None,

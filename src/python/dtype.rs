@@ -263,5 +263,5 @@ fn cast_to(slf: &Bound<'_, PyTensor>, dtype: DType) -> PyResult<Py<PyAny>> {
         return Ok(slf.clone().into_any().unbind());
     }
     let py = slf.py();
-    Ok(Py::new(py, PyTensor::wrap(run(py, t.numel(), || t.copy_as(dtype))?))?.into_any())
+    Ok(Py::new(py, PyTensor::wrap(run(py, t.numel(), || t.clone_as(dtype))?))?.into_any())
 }

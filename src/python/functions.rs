@@ -629,6 +629,12 @@ fn as_arg(v: &Result<Tensor, Scalar>) -> Arg<'_> {
     }
 }
 
+/// The strides a tensor made like `t` gets (preserve_format: the `*_like` factories).
+#[pyfunction]
+fn _preserved_strides(t: &PyTensor) -> PyResult<Vec<usize>> {
+    Ok(crate::result_layout::preserved_strides(t.tensor().layout())?)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGenerator>()?;
     // `torch.default_generator`: a handle on the process-wide generator, sharing its state.
@@ -664,5 +670,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(can_cast, m)?)?;
     m.add_function(wrap_pyfunction!(set_default_device, m)?)?;
     m.add_function(wrap_pyfunction!(get_default_device, m)?)?;
+    m.add_function(wrap_pyfunction!(_preserved_strides, m)?)?;
     Ok(())
 }

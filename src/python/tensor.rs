@@ -349,7 +349,7 @@ impl PyTensor {
             if !copy {
                 return Ok(slf.clone().into_any().unbind());
             }
-            return Ok(Bound::new(slf.py(), PyTensor::wrap(t.copy_as(dtype)?))?.into_any().unbind());
+            return Ok(Bound::new(slf.py(), PyTensor::wrap(t.clone_as(dtype)?))?.into_any().unbind());
         }
         let out = slf.py().detach(|| convert(t, dtype, device))?;
         Ok(Bound::new(slf.py(), PyTensor::wrap(out))?.into_any().unbind())
@@ -366,7 +366,7 @@ impl PyTensor {
                 if d == t.dtype() {
                     return Ok(slf.clone().into_any().unbind());
                 }
-                Ok(Bound::new(slf.py(), PyTensor::wrap(t.copy_as(d)?))?.into_any().unbind())
+                Ok(Bound::new(slf.py(), PyTensor::wrap(t.clone_as(d)?))?.into_any().unbind())
             }
         }
     }
@@ -389,9 +389,14 @@ impl PyTensor {
 
     #[pyo3(signature = (memory_format=None))]
     fn clone(&self, py: Python<'_>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-        let _ = memory_format;
         let t = &self.tensor();
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.copy_as(t.dtype()))?))
+        let order = match memory_format.map(|m| m.str()).transpose()?.as_ref().map(|s| s.to_string()).as_deref() {
+            None | Some("torch.preserve_format") => crate::result_layout::preserved_order(t.layout()),
+            Some("torch.channels_last") => crate::result_layout::channels_last_order(t.shape())?,
+            Some("torch.contiguous_format") => None,
+            Some(other) => return Err(crate::Error::Runtime(format!("unsupported memory format {other}")).into()),
+        };
+        Ok(PyTensor::wrap(run(py, t.numel(), || t.copy_in_order(order, t.dtype()))?))
     }
 
     /// A tensor sharing storage that does not require grad.

@@ -301,8 +301,38 @@ fn binary_raw(a: Arg, b: Arg, op: BinaryOp) -> Result<Tensor> {
         }
     }
     let (va, vb) = (a.on(device, &shape), b.on(device, &shape));
-    let result = crate::dispatch::of(device).binary(op, a.backend_operand(&va)?, b.backend_operand(&vb)?, &shape, device, compute, out)?;
+    let order = result_order_of(&shape, &[&a, &b]);
+    let arrays: Vec<&Array> = [&va, &vb].into_iter().filter_map(|v| v.as_deref()).collect();
+    let result = crate::result_layout::compute_in_order(order, &shape, &arrays, |xs, pshape| {
+        let mut permuted = xs.iter();
+        let (pa, pb) = (va.as_ref().map(|_| permuted.next()), vb.as_ref().map(|_| permuted.next()));
+        crate::dispatch::of(device).binary(op, permuted_operand(pa, &a)?, permuted_operand(pb, &b)?, pshape, device, compute, out)
+    })?;
     Ok(Tensor::from_array(result))
+}
+
+/// The backend operand of `x` in `compute_in_order`'s kernel: its permuted array where it has
+/// one (`p`), else its number.
+fn permuted_operand<'t>(p: Option<Option<&'t Array>>, x: &Arg) -> Result<crate::backend::Operand<'t>> {
+    match p.flatten() {
+        Some(arr) => Ok(crate::backend::Operand::Array(arr)),
+        None => x.backend_operand(&None),
+    }
+}
+
+/// The memory order of an elementwise result over `args` (`result_layout`'s rule): tensors
+/// vote with their layouts; a number (or a zero-dim tensor of another device) is an operand
+/// of shape [], as PyTorch wraps one.
+fn result_order_of(shape: &[usize], args: &[&Arg]) -> Option<crate::result_layout::ResultOrder> {
+    let scalar = crate::layout::Layout { shape: vec![], strides: vec![], offset: 0 };
+    let layouts: Vec<&crate::layout::Layout> = args
+        .iter()
+        .map(|x| match x {
+            Arg::T(t) => t.layout(),
+            Arg::S(_) => &scalar,
+        })
+        .collect();
+    crate::result_layout::result_order(shape, &layouts)
 }
 
 impl Tensor {
@@ -397,7 +427,15 @@ impl Tensor {
         let (ca, cb) = (converted(&a)?, converted(&b)?);
         let (a, b) = (ca.as_ref().map_or(a, Arg::T), cb.as_ref().map_or(b, Arg::T));
         let (va, vb) = (a.on(device, &shape), b.on(device, &shape));
-        Ok(Tensor::from_array(crate::dispatch::of(device).where_(&c, a.backend_operand(&va)?, b.backend_operand(&vb)?, &shape, dtype)?))
+        let order = result_order_of(&shape, &[&Arg::T(cond), &a, &b]);
+        let mut arrays: Vec<&Array> = vec![&c];
+        arrays.extend([&va, &vb].into_iter().filter_map(|v| v.as_deref()));
+        let result = crate::result_layout::compute_in_order(order, &shape, &arrays, |xs, pshape| {
+            let mut permuted = xs[1..].iter();
+            let (pa, pb) = (va.as_ref().map(|_| permuted.next()), vb.as_ref().map(|_| permuted.next()));
+            crate::dispatch::of(device).where_(&xs[0], permuted_operand(pa, &a)?, permuted_operand(pb, &b)?, pshape, dtype)
+        })?;
+        Ok(Tensor::from_array(result))
     }
 
     /// `frac`: `x - trunc(x)`, for floating point tensors.

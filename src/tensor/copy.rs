@@ -21,9 +21,22 @@ impl Tensor {
 
     /// A new contiguous tensor with the same values, converted to `dtype`.
     pub fn copy_as(&self, dtype: DType) -> Result<Tensor> {
+        self.copy_in_order(None, dtype)
+    }
+
+    /// `clone()` and `.to(dtype)`: a copy converted to `dtype` in self's memory order
+    /// (PyTorch's preserve_format: a transposed tensor's clone is transposed too).
+    pub fn clone_as(&self, dtype: DType) -> Result<Tensor> {
+        self.copy_in_order(crate::result_layout::preserved_order(self.layout()), dtype)
+    }
+
+    /// A copy converted to `dtype` whose memory is in `order` (None: row-major).
+    pub fn copy_in_order(&self, order: Option<crate::result_layout::ResultOrder>, dtype: DType) -> Result<Tensor> {
         check_alloc(self.shape(), dtype)?;
         let src = self.dtype();
-        let out = Tensor::from_array(self.backend().copy_as(self.array(), dtype)?);
+        let x = self.array();
+        let out = crate::result_layout::compute_in_order(order, self.shape(), &[x], |xs, _| self.backend().copy_as(&xs[0], dtype))?;
+        let out = Tensor::from_array(out);
         if src == dtype {
             autograd::record(Op::View { kind: "CloneBackward0" }, &[self], &[&out], &[], &[]);
         } else {
@@ -32,12 +45,13 @@ impl Tensor {
         Ok(out)
     }
 
-    /// Self when the dtype matches, else a converted copy.
+    /// Self when the dtype matches, else a converted copy in self's memory order (as PyTorch's
+    /// `.to(dtype)`).
     pub fn to_dtype(&self, dtype: DType) -> Result<Tensor> {
         if dtype == self.dtype() {
             return Ok(self.clone());
         }
-        self.copy_as(dtype)
+        self.clone_as(dtype)
     }
 
     /// `copy_(src)`: writes `src` (broadcast to self's shape, converted to self's dtype) into

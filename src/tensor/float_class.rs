@@ -32,8 +32,18 @@ impl Tensor {
             return Tensor::full_on(self.shape(), Scalar::Bool(all), DType::Bool, self.device());
         }
         crate::tensor::check_alloc(self.shape(), DType::Bool)?;
-        if let Some(marks) = self.backend().classify(self.array(), class)? {
-            return Ok(Tensor::from_array(marks));
+        // In the input's memory order, as every elementwise result (`result_layout`).
+        let x = self.array();
+        let order = crate::result_layout::result_order(self.shape(), &[x.layout()]);
+        let mut declined = false;
+        let marks = crate::result_layout::compute_in_order(order, self.shape(), &[x], |xs, _| {
+            self.backend().classify(&xs[0], class)?.ok_or_else(|| {
+                declined = true;
+                crate::error::Error::NotImplemented("classify".into())
+            })
+        });
+        if !declined {
+            return Ok(Tensor::from_array(marks?));
         }
         // Through the device's comparisons: NaN is the one value unequal to itself.
         let inf = Scalar::Float(f64::INFINITY);

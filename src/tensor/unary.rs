@@ -62,7 +62,10 @@ impl Tensor {
             }
             _ => {}
         }
-        Ok(Tensor::from_array(self.backend().unary(self.array(), op)?))
+        let x = self.array();
+        let order = crate::result_layout::result_order(self.shape(), &[x.layout()]);
+        let out = crate::result_layout::compute_in_order(order, self.shape(), &[x], |xs, _| self.backend().unary(&xs[0], op))?;
+        Ok(Tensor::from_array(out))
     }
 }
 

@@ -307,8 +307,10 @@ impl Tensor {
             Device(Tensor),
             Host(Vec<usize>),
         }
-        let on_device =
-            if self.is_contiguous() { Tensor::advanced_on_device(&view, &advanced, self.storage_offset(), false)? } else { None };
+        // A dense self (row-major or permuted, as a clone of a permuted tensor is) has its
+        // elements at offsets 0..numel from its first one: those are the positions.
+        let dense = crate::result_layout::is_dense(self.layout());
+        let on_device = if dense { Tensor::advanced_on_device(&view, &advanced, self.storage_offset(), false)? } else { None };
         let (region, shape) = match on_device {
             Some((positions, shape)) => (Targets::Device(positions), shape),
             None => {
@@ -327,7 +329,9 @@ impl Tensor {
             let v = v.with_layout(v.layout().broadcast_to(&shape));
             match &region {
                 Targets::Device(positions) => {
-                    self.backend().put_at_positions(self.array(), positions.array(), v.contiguous()?.to_device(self.device())?.array())?
+                    let span = Layout { shape: vec![self.numel()], strides: vec![1], offset: self.storage_offset() };
+                    let flat = self.array().with_layout(span);
+                    self.backend().put_at_positions(&flat, positions.array(), v.contiguous()?.to_device(self.device())?.array())?
                 }
                 // A number (or a value on another device) is broadcast where it is and moved.
                 Targets::Host(offs) => self.backend().put(self.array(), offs, v.contiguous()?.to_device(self.device())?.array())?,
