@@ -15,8 +15,18 @@ pub mod flags {
 /// One update: the entry point (`sgd`, `adam`, `rmsprop`, `adagrad`), its flags and its
 /// hyperparameters in the order the shader lists them (in float64; float32 parameters' updates
 /// round them to float32 on every backend).
+#[derive(Clone, Copy, Debug)]
 pub struct Step {
     pub entry: &'static str,
     pub flags: u32,
     pub h: [f64; 8],
+}
+
+/// One parameter's part of a multi-tensor optimizer step: its update, the parameter, its
+/// gradient and its state arrays (in the order the update names them).
+pub struct StepJob<'a> {
+    pub step: Step,
+    pub param: &'a super::Array,
+    pub grad: &'a super::Array,
+    pub state: Vec<&'a super::Array>,
 }
