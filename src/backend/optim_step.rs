@@ -1,6 +1,8 @@
 //! What an optimizer update asks of a backend: the entry point, its flag bits and
 //! hyperparameters, as `shaders/optim.wgsl` takes them and `cpu::optim` interprets them.
 
+use super::array::Array;
+
 /// Flag bits of `shaders/optim.wgsl` (see there).
 pub mod flags {
     pub const MAXIMIZE: u32 = 1;
@@ -26,7 +28,7 @@ pub struct Step {
 /// gradient and its state arrays (in the order the update names them).
 pub struct StepJob<'a> {
     pub step: Step,
-    pub param: &'a super::Array,
-    pub grad: &'a super::Array,
-    pub state: Vec<&'a super::Array>,
+    pub param: &'a Array,
+    pub grad: &'a Array,
+    pub state: Vec<&'a Array>,
 }
