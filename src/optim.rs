@@ -4,9 +4,12 @@
 //! point, flag bits, hyperparameters in float64) that the parameter's backend applies (the CPU in
 //! `cpu::optim`, a wgpu device in `wgpu::optim`, both with the same formulas).
 
-use crate::backend::{step_flags as F, Array, Step};
+use crate::backend::{step_flags as F, Step, StepJob};
+use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+use crate::tensor::arith::Arg;
 use crate::tensor::Tensor;
 
 /// Checks that every tensor of one parameter's update is a distinct, contiguous tensor of the
@@ -35,18 +38,89 @@ fn check_buffers(param: &Tensor, others: &[&Tensor]) -> Result<()> {
     Ok(())
 }
 
-/// Checks `param`'s gradient and state (`others`: the gradient, then the state in the order the
-/// update names it), then has the parameter's backend apply `step`.
-fn apply(step: Step, param: &Tensor, others: &[&Tensor]) -> Result<()> {
-    let state: Vec<&Array> = others[1..].iter().map(|t| t.array()).collect();
-    let run = || param.backend().optimizer_step(&step, param.array(), others[0].array(), &state);
-    // Updates exist for float32 and float64 parameters. For another dtype the backend's
-    // refusal, in its own words, comes before any complaint about the state.
-    if !matches!(param.dtype(), DType::F32 | DType::F64) {
-        return run();
+/// The updates of one optimizer step over a parameter list, gathered parameter by parameter
+/// and then applied together: one multi-tensor call per device with all of its parameters.
+#[derive(Default)]
+struct Updates {
+    /// Each parameter's update, the parameter, then its gradient and state tensors.
+    jobs: Vec<(Step, Tensor, Vec<Tensor>)>,
+}
+
+impl Updates {
+    /// Checks `param`'s gradient and state (`others`: the gradient, then the state in the order
+    /// the update names it) and queues `step` for it. For a dtype without an update (neither
+    /// float32 nor float64) the backend's refusal, in its own words, is what the caller gets
+    /// (when the list runs), not a complaint about the state.
+    fn push(&mut self, step: Step, param: &Tensor, others: &[&Tensor]) -> Result<()> {
+        if matches!(param.dtype(), DType::F32 | DType::F64) {
+            check_buffers(param, others)?;
+        }
+        self.jobs.push((step, param.clone(), others.iter().map(|&t| t.clone()).collect()));
+        Ok(())
     }
-    check_buffers(param, others)?;
-    run()
+
+    /// Applies every queued update: each device's parameters in one call to its backend.
+    fn run(self) -> Result<()> {
+        let mut devices = Vec::new();
+        for (_, p, _) in &self.jobs {
+            if !devices.contains(&p.device()) {
+                devices.push(p.device());
+            }
+        }
+        for device in devices {
+            let mine: Vec<&(Step, Tensor, Vec<Tensor>)> = self.jobs.iter().filter(|(_, p, _)| p.device() == device).collect();
+            let jobs: Vec<StepJob<'_>> = mine
+                .iter()
+                .map(|(step, p, others)| StepJob {
+                    step: *step,
+                    param: p.array(),
+                    grad: others[0].array(),
+                    state: others[1..].iter().map(Tensor::array).collect(),
+                })
+                .collect();
+            mine[0].1.backend().optimizer_steps(&jobs)?;
+        }
+        Ok(())
+    }
+}
+
+/// Adds one to each step counter (a one-element float tensor, as PyTorch keeps "step") and
+/// returns the new counts, as the counters hold them (a float32 counter rounds as PyTorch's).
+fn advance(steps: &[Tensor]) -> Result<Vec<f64>> {
+    steps.iter().map(advance_one).collect()
+}
+
+fn advance_one(t: &Tensor) -> Result<f64> {
+    let a = t.array();
+    // A host counter outside autograd (every counter the optimizers create) is bumped in place
+    // directly: a tensor op per parameter would cost more than a small parameter's update.
+    if a.device() == Device::Cpu && a.numel() == 1 && !t.requires_grad() {
+        let next = {
+            let mut g = a.storage().write();
+            let s = g.cpu_mut("optimizer step")?;
+            let off = a.storage_offset();
+            match a.dtype() {
+                DType::F32 => {
+                    let v = &mut s.as_mut_slice::<f32>()[off];
+                    *v += 1.0;
+                    Some(*v as f64)
+                }
+                DType::F64 => {
+                    let v = &mut s.as_mut_slice::<f64>()[off];
+                    *v += 1.0;
+                    Some(*v)
+                }
+                _ => None,
+            }
+        };
+        if let Some(next) = next {
+            a.storage().bump_version();
+            return Ok(next);
+        }
+    }
+    let next = t.item()?.to_f64() + 1.0;
+    t.fill_(Arg::S(Scalar::Float(next)))?;
+    Ok(if t.dtype() == DType::F32 { next as f32 as f64 } else { next })
 }
 
 /// A contiguous copy of `t` in `dtype` when it is not one already.
@@ -88,6 +162,7 @@ pub struct Sgd {
 /// One SGD step for each parameter; returns the momentum buffers (created on the first step).
 pub fn sgd_step(params: &[Tensor], grads: &[Tensor], bufs: Vec<Option<Tensor>>, c: &Sgd) -> Result<Vec<Option<Tensor>>> {
     let mut out = Vec::with_capacity(params.len());
+    let mut updates = Updates::default();
     for ((p, g), buf) in params.iter().zip(grads).zip(bufs) {
         let g = prepared(g, p.dtype())?;
         let fresh = buf.is_none() && c.momentum != 0.0;
@@ -104,9 +179,10 @@ pub fn sgd_step(params: &[Tensor], grads: &[Tensor], bufs: Vec<Option<Tensor>>, 
             | flag(fresh, F::FRESH)
             | flag(c.nesterov, F::NESTEROV);
         let h = hyper(&[c.lr, c.momentum, 1.0 - c.dampening, c.weight_decay]);
-        apply(Step { entry: "sgd", flags, h }, p, &others)?;
+        updates.push(Step { entry: "sgd", flags, h }, p, &others)?;
         out.push(buf);
     }
+    updates.run()?;
     Ok(out)
 }
 
@@ -123,16 +199,19 @@ pub struct Adam {
     pub decoupled: bool,
 }
 
-/// One Adam (or AdamW) step. `state[i]` is (exp_avg, exp_avg_sq, max_exp_avg_sq if amsgrad);
-/// `steps[i]` is the step count after this update.
-pub fn adam_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], steps: &[f64], c: &Adam) -> Result<()> {
-    for (((p, g), st), &step) in params.iter().zip(grads).zip(state).zip(steps) {
+/// One Adam (or AdamW) step of every parameter, in one multi-tensor pass. `state[i]` is
+/// (exp_avg, exp_avg_sq, max_exp_avg_sq if amsgrad); `steps[i]` is the parameter's step counter,
+/// which this step advances by one before reading it, as PyTorch does.
+pub fn adam_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], steps: &[Tensor], c: &Adam) -> Result<()> {
+    if state.iter().any(|st| st.len() < if c.amsgrad { 3 } else { 2 }) {
+        return Err(Error::Runtime("adam: missing optimizer state".into()));
+    }
+    let steps = advance(steps)?;
+    let mut updates = Updates::default();
+    for (((p, g), st), &step) in params.iter().zip(grads).zip(state).zip(&steps) {
         let g = prepared(g, p.dtype())?;
         let mut others = vec![&g];
         others.extend(st.iter().take(if c.amsgrad { 3 } else { 2 }));
-        if others.len() != if c.amsgrad { 4 } else { 3 } {
-            return Err(Error::Runtime("adam: missing optimizer state".into()));
-        }
         let bc1 = 1.0 - c.beta1.powf(step);
         let bc2_sqrt = (1.0 - c.beta2.powf(step)).sqrt();
         let flags = flag(c.maximize, F::MAXIMIZE)
@@ -140,9 +219,9 @@ pub fn adam_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], ste
             | flag(c.amsgrad, F::STATE)
             | flag(c.decoupled, F::DECOUPLED);
         let h = hyper(&[1.0 - c.beta1, c.beta2, 1.0 - c.beta2, c.weight_decay, c.eps, c.lr / bc1, bc2_sqrt, 1.0 - c.lr * c.weight_decay]);
-        apply(Step { entry: "adam", flags, h }, p, &others)?;
+        updates.push(Step { entry: "adam", flags, h }, p, &others)?;
     }
-    Ok(())
+    updates.run()
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -156,15 +235,18 @@ pub struct RmsProp {
     pub maximize: bool,
 }
 
-/// One RMSprop step. `state[i]` is (square_avg, momentum_buffer if momentum > 0, grad_avg if
-/// centered), in that order.
-pub fn rmsprop_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], c: &RmsProp) -> Result<()> {
+/// One RMSprop step of every parameter, in one multi-tensor pass. `state[i]` is (square_avg,
+/// momentum_buffer if momentum > 0, grad_avg if centered), in that order; `steps[i]` is the
+/// parameter's step counter, advanced by one (the update does not read it).
+pub fn rmsprop_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], steps: &[Tensor], c: &RmsProp) -> Result<()> {
     let with_momentum = c.momentum > 0.0;
     let expected = 1 + with_momentum as usize + c.centered as usize;
+    if state.iter().any(|st| st.len() != expected) {
+        return Err(Error::Runtime("rmsprop: missing optimizer state".into()));
+    }
+    advance(steps)?;
+    let mut updates = Updates::default();
     for ((p, g), st) in params.iter().zip(grads).zip(state) {
-        if st.len() != expected {
-            return Err(Error::Runtime("rmsprop: missing optimizer state".into()));
-        }
         let g = prepared(g, p.dtype())?;
         let mut others = vec![&g];
         others.extend(st.iter());
@@ -173,9 +255,9 @@ pub fn rmsprop_step(params: &[Tensor], grads: &[Tensor], state: &[Vec<Tensor>], 
             | flag(with_momentum, F::STATE)
             | flag(c.centered, F::CENTERED);
         let h = hyper(&[c.alpha, 1.0 - c.alpha, c.weight_decay, c.eps, c.lr, c.momentum]);
-        apply(Step { entry: "rmsprop", flags, h }, p, &others)?;
+        updates.push(Step { entry: "rmsprop", flags, h }, p, &others)?;
     }
-    Ok(())
+    updates.run()
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -187,16 +269,18 @@ pub struct Adagrad {
     pub maximize: bool,
 }
 
-/// One Adagrad step; `sums[i]` is the running sum of squared gradients, `steps[i]` the step
-/// count after this update.
-pub fn adagrad_step(params: &[Tensor], grads: &[Tensor], sums: &[Tensor], steps: &[f64], c: &Adagrad) -> Result<()> {
-    for (((p, g), sum), &step) in params.iter().zip(grads).zip(sums).zip(steps) {
+/// One Adagrad step of every parameter, in one multi-tensor pass; `sums[i]` is the running sum
+/// of squared gradients, `steps[i]` the parameter's step counter, advanced by one first.
+pub fn adagrad_step(params: &[Tensor], grads: &[Tensor], sums: &[Tensor], steps: &[Tensor], c: &Adagrad) -> Result<()> {
+    let steps = advance(steps)?;
+    let mut updates = Updates::default();
+    for (((p, g), sum), &step) in params.iter().zip(grads).zip(sums).zip(&steps) {
         let g = prepared(g, p.dtype())?;
         let clr = c.lr / (1.0 + (step - 1.0) * c.lr_decay);
         let flags = flag(c.maximize, F::MAXIMIZE) | flag(c.weight_decay != 0.0, F::DECAY);
-        apply(Step { entry: "adagrad", flags, h: hyper(&[c.weight_decay, c.eps, clr]) }, p, &[&g, sum])?;
+        updates.push(Step { entry: "adagrad", flags, h: hyper(&[c.weight_decay, c.eps, clr]) }, p, &[&g, sum])?;
     }
-    Ok(())
+    updates.run()
 }
 
 #[cfg(test)]

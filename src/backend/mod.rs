@@ -9,7 +9,7 @@ mod optim_step;
 pub mod pool_stats;
 
 pub use array::Array;
-pub use optim_step::{flags as step_flags, Step};
+pub use optim_step::{flags as step_flags, Step, StepJob};
 
 use crate::device::Device;
 use crate::dtype::DType;
@@ -413,11 +413,12 @@ pub trait Backend: Sync {
 
     // ----- optimizers -------------------------------------------------------------------------
 
-    /// Applies `step` in place to `param` with its gradient and state (contiguous, one dtype,
-    /// checked by the caller where the dtype is float32 or float64). A dtype without an update
-    /// is refused before any array is read.
-    fn optimizer_step(&self, _step: &Step, param: &Array, _grad: &Array, _state: &[&Array]) -> Result<()> {
-        Err(not_on_device("optimizer step", param.device()))
+    /// Applies every job's step in place to its parameter with its gradient and state
+    /// (contiguous, one dtype, checked by the caller where the dtype is float32 or float64): one
+    /// multi-tensor pass over a whole parameter list. A dtype without an update is refused
+    /// before any array is read.
+    fn optimizer_steps(&self, jobs: &[StepJob<'_>]) -> Result<()> {
+        Err(not_on_device("optimizer step", jobs.first().map_or(Device::Cpu, |j| j.param.device())))
     }
 }
 

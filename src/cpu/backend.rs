@@ -1,7 +1,7 @@
 //! The CPU behind the device interface: host storage and the kernels of this module, run on the
 //! `Array`s the tensor layer hands over.
 
-use crate::backend::{Array, Backend, NormGrads, Operand, Step};
+use crate::backend::{Array, Backend, NormGrads, Operand, StepJob};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -223,8 +223,8 @@ impl Backend for Cpu {
         super::index::index_add(out, dim, idx, src)
     }
 
-    fn optimizer_step(&self, step: &Step, param: &Array, grad: &Array, state: &[&Array]) -> Result<()> {
-        super::optim::optimizer_step(step, param, grad, state)
+    fn optimizer_steps(&self, jobs: &[StepJob<'_>]) -> Result<()> {
+        super::optim::optimizer_steps(jobs)
     }
 
     fn copy(&self, src: &Array, dst: &Array) -> Result<()> {

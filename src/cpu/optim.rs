@@ -1,41 +1,188 @@
-//! The CPU's optimizer updates (SGD, Adam/AdamW, RMSprop, Adagrad): a `backend::Step` (entry
-//! name, `step_flags` bits, hyperparameters in `shaders/optim.wgsl`'s order) decoded once per
-//! call, then chunked, parallel loops over host memory with PyTorch's formulas in PyTorch's order
-//! of operations. Float32 parameters compute with the hyperparameters rounded to float32, as the
-//! wgpu kernel does.
+//! The CPU's optimizer updates (SGD, Adam/AdamW, RMSprop, Adagrad) as one multi-tensor pass:
+//! each parameter's `backend::Step` (entry name, `step_flags` bits, hyperparameters in
+//! `shaders/optim.wgsl`'s order) is decoded once, every array of every parameter is locked, and
+//! one parallel pass runs PyTorch's formulas in PyTorch's order of operations over all of them
+//! (small parameters share a task; large ones are split into chunks). Float32 parameters
+//! compute with the hyperparameters rounded to float32, as the wgpu kernel does.
 //!
-//! Every update is elementwise, so splitting a parameter across threads cannot change a bit.
+//! Every update is elementwise, so neither the split into tasks nor the grouping of parameters
+//! can change a bit: the pass gives what one call per parameter gives.
 
 use std::sync::Arc;
 
-use crate::backend::{step_flags as F, Array, Step};
+use crate::backend::{step_flags as F, Array, Step, StepJob};
 use crate::cpu::parallel::{get_num_threads, run_tasks};
 use crate::cpu::simd::dispatch;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 
-/// Applies `step` in place to `param` with its gradient and state: contiguous float32 or
-/// float64 arrays of the parameter's element count and dtype, in distinct storages.
-pub fn optimizer_step(step: &Step, param: &Array, grad: &Array, state: &[&Array]) -> Result<()> {
-    match param.dtype() {
-        DType::F32 => apply::<f32>(step, param, grad, state),
-        DType::F64 => apply::<f64>(step, param, grad, state),
-        d => Err(Error::NotImplemented(format!("optimizer step for {} parameters", d.name()))),
+/// Applies every job in one pass. Nothing is written unless every job's dtype, state count and
+/// arrays are right. Jobs whose arrays share a storage (tied or overlapping parameters) run one
+/// after the other instead, as separate steps would.
+pub fn optimizer_steps(jobs: &[StepJob<'_>]) -> Result<()> {
+    let updates: Vec<AnyUpdate> = jobs.iter().map(AnyUpdate::decode).collect::<Result<_>>()?;
+    let mut storages: Vec<usize> = jobs.iter().flat_map(arrays).map(|a| Arc::as_ptr(a.storage()) as usize).collect();
+    storages.sort_unstable();
+    let disjoint = storages.windows(2).all(|w| w[0] != w[1]);
+    if disjoint {
+        return run_locked(jobs, &updates);
+    }
+    for (job, update) in jobs.iter().zip(&updates) {
+        run_locked(std::slice::from_ref(job), std::slice::from_ref(update))?;
+    }
+    Ok(())
+}
+
+/// The parameter, the gradient, then the state arrays of a job.
+fn arrays<'a>(job: &'a StepJob<'a>) -> impl Iterator<Item = &'a Array> + 'a {
+    [job.param, job.grad].into_iter().chain(job.state.iter().copied())
+}
+
+/// A decoded update in the parameter's float type.
+enum AnyUpdate {
+    F32(Update<f32>),
+    F64(Update<f64>),
+}
+
+impl AnyUpdate {
+    fn decode(job: &StepJob<'_>) -> Result<AnyUpdate> {
+        let update = match job.param.dtype() {
+            DType::F32 => AnyUpdate::F32(Update::decode(&job.step)?),
+            DType::F64 => AnyUpdate::F64(Update::decode(&job.step)?),
+            d => return Err(Error::NotImplemented(format!("optimizer step for {} parameters", d.name()))),
+        };
+        let states = match &update {
+            AnyUpdate::F32(u) => u.states(),
+            AnyUpdate::F64(u) => u.states(),
+        };
+        if job.state.len() != states {
+            return Err(Error::Runtime(format!(
+                "optimizer step: `{}` with flags {:#x} takes {} state arrays, got {}",
+                job.step.entry,
+                job.step.flags,
+                states,
+                job.state.len()
+            )));
+        }
+        Ok(update)
     }
 }
 
-fn apply<T: OptFloat>(step: &Step, param: &Array, grad: &Array, state: &[&Array]) -> Result<()> {
-    let update = Update::<T>::decode(step)?;
-    if state.len() != update.states() {
-        return Err(Error::Runtime(format!(
-            "optimizer step: `{}` with flags {:#x} takes {} state arrays, got {}",
-            step.entry,
-            step.flags,
-            update.states(),
-            state.len()
-        )));
+/// One job ready to run: its update and the raw elements of its arrays.
+enum Ready<'u> {
+    F32(&'u Update<f32>, Vec<Raw<f32>>, usize),
+    F64(&'u Update<f64>, Vec<Raw<f64>>, usize),
+}
+
+impl Ready<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Ready::F32(_, _, n) | Ready::F64(_, _, n) => *n,
+        }
     }
-    with_elements::<T>(param, grad, state, |raw, n| update.run(raw, n))
+
+    /// Runs the update over elements `start..start + len`.
+    ///
+    /// # Safety
+    /// The range lies within the job's arrays and no other task holds an overlapping range.
+    unsafe fn run(&self, start: usize, len: usize) {
+        match self {
+            Ready::F32(u, raw, _) => u.run(raw, start, len),
+            Ready::F64(u, raw, _) => u.run(raw, start, len),
+        }
+    }
+}
+
+/// Checks and write-locks every array of `jobs`, runs the pass, unlocks, then bumps every
+/// version counter.
+fn run_locked(jobs: &[StepJob<'_>], updates: &[AnyUpdate]) -> Result<()> {
+    let mut guards = Vec::new();
+    let mut ready = Vec::with_capacity(jobs.len());
+    for (job, update) in jobs.iter().zip(updates) {
+        ready.push(match update {
+            AnyUpdate::F32(u) => Ready::F32(u, lock::<f32>(job, &mut guards)?, job.param.numel()),
+            AnyUpdate::F64(u) => Ready::F64(u, lock::<f64>(job, &mut guards)?, job.param.numel()),
+        });
+    }
+    run_pass(&ready);
+    drop(guards);
+    for a in jobs.iter().flat_map(arrays) {
+        a.storage().bump_version();
+    }
+    Ok(())
+}
+
+/// Write-locks the storages of one job's arrays (into `guards`) and returns their elements.
+fn lock<'g, T: Element>(
+    job: &StepJob<'g>,
+    guards: &mut Vec<std::sync::RwLockWriteGuard<'g, crate::storage::Storage>>,
+) -> Result<Vec<Raw<T>>> {
+    let n = job.param.numel();
+    let all: Vec<&'g Array> = [job.param, job.grad].into_iter().chain(job.state.iter().copied()).collect();
+    for (i, a) in all.iter().enumerate() {
+        if !a.is_contiguous() || a.dtype() != T::DTYPE || a.numel() != n {
+            return Err(Error::Runtime("optimizer: parameters and their state must be contiguous and of one shape and dtype".into()));
+        }
+        // A second write lock on one storage would never be granted.
+        if all[..i].iter().any(|o| Arc::ptr_eq(o.storage(), a.storage())) {
+            return Err(Error::Runtime("optimizer: a gradient or state tensor shares memory with its parameter".into()));
+        }
+    }
+    let mut raws = Vec::with_capacity(all.len());
+    for a in all {
+        let mut g = a.storage().write();
+        let start = a.storage_offset();
+        let elements = g
+            .cpu_mut("optimizer step")?
+            .as_mut_slice::<T>()
+            .get_mut(start..start + n)
+            .ok_or_else(|| Error::Runtime("optimizer: an array lies past the end of its storage".into()))?;
+        raws.push(Raw(elements.as_mut_ptr()));
+        guards.push(g);
+    }
+    Ok(raws)
+}
+
+/// Elements per task of the parallel pass.
+const CHUNK: usize = 1 << 14;
+
+/// Runs every job over all of its elements: in one thread when the whole list is small, else
+/// as tasks of about CHUNK elements (a large parameter cut into chunks, small ones grouped).
+fn run_pass(ready: &[Ready<'_>]) {
+    let total: usize = ready.iter().map(Ready::len).sum();
+    if total < 4 * CHUNK || get_num_threads() <= 1 {
+        for r in ready {
+            // SAFETY: the whole of each job's arrays, checked to hold its element count; one task.
+            unsafe { r.run(0, r.len()) };
+        }
+        return;
+    }
+    // (job, start, len) pieces, and the pieces each task runs.
+    let mut pieces = Vec::new();
+    let mut tasks = vec![0usize];
+    let mut filled = 0;
+    for (j, r) in ready.iter().enumerate() {
+        let mut start = 0;
+        while start < r.len() {
+            let len = (CHUNK - filled).min(r.len() - start);
+            pieces.push((j, start, len));
+            start += len;
+            filled += len;
+            if filled == CHUNK {
+                tasks.push(pieces.len());
+                filled = 0;
+            }
+        }
+    }
+    if filled > 0 {
+        tasks.push(pieces.len());
+    }
+    run_tasks(tasks.len() - 1, |t| {
+        for &(j, start, len) in &pieces[tasks[t]..tasks[t + 1]] {
+            // SAFETY: the pieces cut each job's elements into disjoint ranges within its arrays.
+            unsafe { ready[j].run(start, len) };
+        }
+    });
 }
 
 /// The float types parameters can have, with the few operations the updates need.
@@ -82,18 +229,6 @@ macro_rules! opt_float {
 opt_float!(f32);
 opt_float!(f64);
 
-/// Elements per task when one parameter is split across threads.
-const CHUNK: usize = 1 << 14;
-
-/// Runs `update(index_range_start, chunk_len)` over `0..n`, in parallel when `n` is large.
-fn for_chunks(n: usize, update: impl Fn(usize, usize) + Sync) {
-    if n >= 4 * CHUNK && get_num_threads() > 1 {
-        run_tasks(n.div_ceil(CHUNK), |c| update(c * CHUNK, CHUNK.min(n - c * CHUNK)));
-    } else {
-        update(0, n);
-    }
-}
-
 /// A raw view of a contiguous array's elements, shareable across the chunk tasks; each task
 /// touches a disjoint range.
 #[derive(Clone, Copy)]
@@ -107,42 +242,6 @@ impl<T> Raw<T> {
     unsafe fn range<'a>(self, start: usize, len: usize) -> &'a mut [T] {
         std::slice::from_raw_parts_mut(self.0.add(start), len)
     }
-}
-
-/// Hands `f` the elements of the parameter, the gradient and the state (in that order) and
-/// their count, holding every storage's write lock for the duration of the update; then bumps
-/// every version counter.
-fn with_elements<T: Element>(param: &Array, grad: &Array, state: &[&Array], f: impl FnOnce(&[Raw<T>], usize)) -> Result<()> {
-    let n = param.numel();
-    let all = || [param, grad].into_iter().chain(state.iter().copied());
-    for (i, a) in all().enumerate() {
-        if !a.is_contiguous() || a.dtype() != T::DTYPE || a.numel() != n {
-            return Err(Error::Runtime("optimizer: parameters and their state must be contiguous and of one shape and dtype".into()));
-        }
-        // A second write lock on one storage would never be granted.
-        if all().take(i).any(|o| Arc::ptr_eq(o.storage(), a.storage())) {
-            return Err(Error::Runtime("optimizer: a gradient or state tensor shares memory with its parameter".into()));
-        }
-    }
-    let mut guards = Vec::with_capacity(2 + state.len());
-    let mut raws = Vec::with_capacity(2 + state.len());
-    for a in all() {
-        let mut g = a.storage().write();
-        let start = a.storage_offset();
-        let elements = g
-            .cpu_mut("optimizer step")?
-            .as_mut_slice::<T>()
-            .get_mut(start..start + n)
-            .ok_or_else(|| Error::Runtime("optimizer: an array lies past the end of its storage".into()))?;
-        raws.push(Raw(elements.as_mut_ptr()));
-        guards.push(g);
-    }
-    f(&raws, n);
-    drop(guards);
-    for a in all() {
-        a.storage().bump_version();
-    }
-    Ok(())
 }
 
 /// A decoded `Step`: which update, its options and its hyperparameters in `T`.
@@ -253,84 +352,84 @@ impl<T: OptFloat> Update<T> {
         }
     }
 
-    /// The update over `n` elements of each of `raw`: parameter, gradient, then the states.
-    fn run(&self, raw: &[Raw<T>], n: usize) {
+    /// The update over elements `s..s + len` of each of `raw`: parameter, gradient, then the
+    /// states.
+    ///
+    /// # Safety
+    /// The range lies within every array of `raw` and no other task holds an overlapping range.
+    unsafe fn run(&self, raw: &[Raw<T>], s: usize, len: usize) {
         match self {
-            Update::Sgd(c) => sgd(c, raw, n),
-            Update::Adam(k) => for_chunks(n, |s, len| {
-                // SAFETY: disjoint ranges of arrays checked to hold n elements each.
+            Update::Sgd(c) => sgd(c, raw, s, len),
+            Update::Adam(k) => {
                 let (p, g, m, v) = unsafe { (raw[0].range(s, len), raw[1].range(s, len), raw[2].range(s, len), raw[3].range(s, len)) };
                 let vmax = raw.get(4).map_or(&mut [][..], |b| unsafe { b.range(s, len) });
                 dispatch(AdamChunk { p, g, m, v, vmax, k: *k });
-            }),
-            Update::RmsProp(c) => rmsprop(c, raw, n),
-            Update::Adagrad(c) => adagrad(c, raw, n),
+            }
+            Update::RmsProp(c) => rmsprop(c, raw, s, len),
+            Update::Adagrad(c) => adagrad(c, raw, s, len),
         }
     }
 }
 
-fn sgd<T: OptFloat>(c: &SgdConsts<T>, raw: &[Raw<T>], n: usize) {
-    for_chunks(n, |s, len| {
-        // SAFETY: disjoint ranges of arrays checked to hold n elements each.
-        let (p, g) = unsafe { (raw[0].range(s, len), raw[1].range(s, len)) };
-        let mut buf = c.buffered.then(|| unsafe { raw[2].range(s, len) });
-        for i in 0..len {
-            let mut d = if c.maximize { T::zero() - g[i] } else { g[i] };
-            if c.decay {
-                d += c.wd * p[i];
-            }
-            if let Some(b) = buf.as_deref_mut() {
-                b[i] = if c.fresh { d } else { b[i] * c.momentum + c.damp * d };
-                d = if c.nesterov { d + c.momentum * b[i] } else { b[i] };
-            }
-            p[i] -= c.lr * d;
+/// # Safety
+/// As `Update::run`.
+unsafe fn sgd<T: OptFloat>(c: &SgdConsts<T>, raw: &[Raw<T>], s: usize, len: usize) {
+    let (p, g) = unsafe { (raw[0].range(s, len), raw[1].range(s, len)) };
+    let mut buf = c.buffered.then(|| unsafe { raw[2].range(s, len) });
+    for i in 0..len {
+        let mut d = if c.maximize { T::zero() - g[i] } else { g[i] };
+        if c.decay {
+            d += c.wd * p[i];
         }
-    });
+        if let Some(b) = buf.as_deref_mut() {
+            b[i] = if c.fresh { d } else { b[i] * c.momentum + c.damp * d };
+            d = if c.nesterov { d + c.momentum * b[i] } else { b[i] };
+        }
+        p[i] -= c.lr * d;
+    }
 }
 
-fn rmsprop<T: OptFloat>(c: &RmsPropConsts<T>, raw: &[Raw<T>], n: usize) {
-    for_chunks(n, |s, len| {
-        // SAFETY: disjoint ranges of arrays checked to hold n elements each.
-        let (p, g, sq) = unsafe { (raw[0].range(s, len), raw[1].range(s, len), raw[2].range(s, len)) };
-        let mut buf = c.buffered.then(|| unsafe { raw[3].range(s, len) });
-        let mut gavg = c.centered.then(|| unsafe { raw[raw.len() - 1].range(s, len) });
-        for i in 0..len {
-            let mut d = if c.maximize { T::zero() - g[i] } else { g[i] };
-            if c.decay {
-                d += c.wd * p[i];
-            }
-            sq[i] = sq[i] * c.alpha + c.aw * d * d;
-            let avg = match gavg.as_deref_mut() {
-                Some(ga) => {
-                    ga[i] = ga[i] + c.aw * (d - ga[i]);
-                    (sq[i] - ga[i] * ga[i]).sqrt() + c.eps
-                }
-                None => sq[i].sqrt() + c.eps,
-            };
-            match buf.as_deref_mut() {
-                Some(b) => {
-                    b[i] = b[i] * c.momentum + d / avg;
-                    p[i] -= c.lr * b[i];
-                }
-                None => p[i] -= c.lr * (d / avg),
-            }
+/// # Safety
+/// As `Update::run`.
+unsafe fn rmsprop<T: OptFloat>(c: &RmsPropConsts<T>, raw: &[Raw<T>], s: usize, len: usize) {
+    let (p, g, sq) = unsafe { (raw[0].range(s, len), raw[1].range(s, len), raw[2].range(s, len)) };
+    let mut buf = c.buffered.then(|| unsafe { raw[3].range(s, len) });
+    let mut gavg = c.centered.then(|| unsafe { raw[raw.len() - 1].range(s, len) });
+    for i in 0..len {
+        let mut d = if c.maximize { T::zero() - g[i] } else { g[i] };
+        if c.decay {
+            d += c.wd * p[i];
         }
-    });
+        sq[i] = sq[i] * c.alpha + c.aw * d * d;
+        let avg = match gavg.as_deref_mut() {
+            Some(ga) => {
+                ga[i] = ga[i] + c.aw * (d - ga[i]);
+                (sq[i] - ga[i] * ga[i]).sqrt() + c.eps
+            }
+            None => sq[i].sqrt() + c.eps,
+        };
+        match buf.as_deref_mut() {
+            Some(b) => {
+                b[i] = b[i] * c.momentum + d / avg;
+                p[i] -= c.lr * b[i];
+            }
+            None => p[i] -= c.lr * (d / avg),
+        }
+    }
 }
 
-fn adagrad<T: OptFloat>(c: &AdagradConsts<T>, raw: &[Raw<T>], n: usize) {
-    for_chunks(n, |s, len| {
-        // SAFETY: disjoint ranges of arrays checked to hold n elements each.
-        let (p, g, acc) = unsafe { (raw[0].range(s, len), raw[1].range(s, len), raw[2].range(s, len)) };
-        for i in 0..len {
-            let mut d = if c.maximize { T::zero() - g[i] } else { g[i] };
-            if c.decay {
-                d += c.wd * p[i];
-            }
-            acc[i] += d * d;
-            p[i] -= c.clr * (d / (acc[i].sqrt() + c.eps));
+/// # Safety
+/// As `Update::run`.
+unsafe fn adagrad<T: OptFloat>(c: &AdagradConsts<T>, raw: &[Raw<T>], s: usize, len: usize) {
+    let (p, g, acc) = unsafe { (raw[0].range(s, len), raw[1].range(s, len), raw[2].range(s, len)) };
+    for i in 0..len {
+        let mut d = if c.maximize { T::zero() - g[i] } else { g[i] };
+        if c.decay {
+            d += c.wd * p[i];
         }
-    });
+        acc[i] += d * d;
+        p[i] -= c.clr * (d / (acc[i].sqrt() + c.eps));
+    }
 }
 
 /// How weight decay enters an Adam update: not at all, added to the gradient (Adam), or
@@ -433,6 +532,10 @@ fn adam_elements<T: OptFloat, const MAXIMIZE: bool, const DECAY: u8, const AMSGR
 mod tests {
     use super::*;
 
+    fn optimizer_step(step: Step, param: &Array, grad: &Array, state: &[&Array]) -> Result<()> {
+        optimizer_steps(&[StepJob { step, param, grad, state: state.to_vec() }])
+    }
+
     fn step(entry: &'static str, flags: u32, h: &[f64]) -> Step {
         let mut all = [0f64; 8];
         all[..h.len()].copy_from_slice(h);
@@ -445,9 +548,9 @@ mod tests {
         let g = Array::from_vec(vec![1f32; 4], &[4]).unwrap();
         // Adam with amsgrad reads three states: two are refused before any element is touched.
         let (m, v) = (Array::from_vec(vec![0f32; 4], &[4]).unwrap(), Array::from_vec(vec![0f32; 4], &[4]).unwrap());
-        assert!(optimizer_step(&step("adam", F::STATE, &[0.1, 0.999, 0.001, 0.0, 1e-8, 0.01, 1.0, 1.0]), &p, &g, &[&m, &v]).is_err());
-        assert!(optimizer_step(&step("lbfgs", 0, &[]), &p, &g, &[]).is_err());
-        assert!(optimizer_step(&step("sgd", 0, &[0.5]), &p, &p, &[]).is_err(), "a gradient sharing the parameter's storage");
+        assert!(optimizer_step(step("adam", F::STATE, &[0.1, 0.999, 0.001, 0.0, 1e-8, 0.01, 1.0, 1.0]), &p, &g, &[&m, &v]).is_err());
+        assert!(optimizer_step(step("lbfgs", 0, &[]), &p, &g, &[]).is_err());
+        assert!(optimizer_step(step("sgd", 0, &[0.5]), &p, &p, &[]).is_err(), "a gradient sharing the parameter's storage");
         assert_eq!(p.with_slice::<f32, _>("test", |s, _| s.to_vec()).unwrap(), [1.0; 4]);
     }
 
@@ -463,12 +566,38 @@ mod tests {
             Array::from_vec(old.clone(), &[n]).unwrap(),
         );
         let (lr, mom, damp, wd) = (0.1, 0.9, 0.75, 0.01);
-        optimizer_step(&step("sgd", F::DECAY | F::STATE | F::NESTEROV, &[lr, mom, damp, wd]), &p, &g, &[&b]).unwrap();
+        optimizer_step(step("sgd", F::DECAY | F::STATE | F::NESTEROV, &[lr, mom, damp, wd]), &p, &g, &[&b]).unwrap();
         let got = p.with_slice::<f64, _>("test", |s, _| s.to_vec()).unwrap();
         for i in 0..n {
             let dir = d[i] + wd * x[i];
             let buf = old[i] * mom + damp * dir;
             assert_eq!(got[i], x[i] - lr * (dir + mom * buf), "element {i}");
+        }
+    }
+
+    #[test]
+    fn one_pass_over_many_parameters_equals_one_call_per_parameter() {
+        let sizes = [3, 5 * CHUNK + 7, 0, CHUNK - 1, 10, 2 * CHUNK];
+        let make = |n: usize, k: usize| -> Array {
+            Array::from_vec((0..n).map(|i| ((i * 7 + k) % 31) as f64 / 8.0 - 1.5).collect(), &[n]).unwrap()
+        };
+        let adam = step("adam", F::STATE | F::DECAY | F::DECOUPLED, &[0.1, 0.999, 0.001, 0.01, 1e-8, 0.01, 0.03, 0.9999]);
+        let arrays = |offset: usize| -> Vec<[Array; 5]> { sizes.iter().map(|&n| [0, 1, 2, 3, 4].map(|k| make(n, k + offset))).collect() };
+        let (together, alone) = (arrays(0), arrays(0));
+        let jobs: Vec<StepJob<'_>> =
+            together.iter().map(|[p, g, m, v, x]| StepJob { step: adam, param: p, grad: g, state: vec![m, v, x] }).collect();
+        optimizer_steps(&jobs).unwrap();
+        for [p, g, m, v, x] in &alone {
+            optimizer_step(adam, p, g, &[m, v, x]).unwrap();
+        }
+        for (a, b) in together.iter().zip(&alone) {
+            for (x, y) in a.iter().zip(b) {
+                let (x, y) = (
+                    x.with_slice::<f64, _>("test", |s, _| s.to_vec()).unwrap(),
+                    y.with_slice::<f64, _>("test", |s, _| s.to_vec()).unwrap(),
+                );
+                assert!(x.iter().zip(&y).all(|(a, b)| a.to_bits() == b.to_bits()));
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
-//! The fused optimizer updates behind `rstorch.optim`: one call per step over a parameter list.
+//! The fused optimizer updates behind `rstorch.optim`: one call per step over a parameter list,
+//! applied as one multi-tensor pass per device.
 
 use pyo3::prelude::*;
 
@@ -40,14 +41,19 @@ fn _sgd_step(
     Ok(out.into_iter().map(|b| b.map(PyTensor::wrap)).collect())
 }
 
+/// Adam/AdamW over a whole parameter list in one multi-tensor pass (PyTorch's foreach/fused
+/// step): advances every step counter, then updates every parameter and its state in place.
+/// `max_exp_avg_sqs` is empty without amsgrad.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn _adam_step(
     py: Python<'_>,
     params: Vec<PyRef<'_, PyTensor>>,
     grads: Vec<PyRef<'_, PyTensor>>,
-    state: Vec<Vec<PyRef<'_, PyTensor>>>,
-    steps: Vec<f64>,
+    exp_avgs: Vec<PyRef<'_, PyTensor>>,
+    exp_avg_sqs: Vec<PyRef<'_, PyTensor>>,
+    max_exp_avg_sqs: Vec<PyRef<'_, PyTensor>>,
+    state_steps: Vec<PyRef<'_, PyTensor>>,
     lr: f64,
     beta1: f64,
     beta2: f64,
@@ -57,9 +63,18 @@ fn _adam_step(
     maximize: bool,
     decoupled_weight_decay: bool,
 ) -> PyResult<()> {
-    check_lengths(params.len(), &[grads.len(), state.len(), steps.len()])?;
+    let maxes = if amsgrad { max_exp_avg_sqs.len() } else { params.len() };
+    check_lengths(params.len(), &[grads.len(), exp_avgs.len(), exp_avg_sqs.len(), maxes, state_steps.len()])?;
     let (p, g) = (tensors(&params), tensors(&grads));
-    let st: Vec<Vec<Tensor>> = state.iter().map(|s| tensors(s)).collect();
+    let (m, v, vmax) = (tensors(&exp_avgs), tensors(&exp_avg_sqs), tensors(&max_exp_avg_sqs));
+    let st: Vec<Vec<Tensor>> = (0..p.len())
+        .map(|i| {
+            let mut s = vec![m[i].clone(), v[i].clone()];
+            s.extend(vmax.get(i).filter(|_| amsgrad).cloned());
+            s
+        })
+        .collect();
+    let steps = tensors(&state_steps);
     let c = Adam { lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled: decoupled_weight_decay };
     Ok(py.detach(|| adam_step(&p, &g, &st, &steps, &c))?)
 }
@@ -71,6 +86,7 @@ fn _rmsprop_step(
     params: Vec<PyRef<'_, PyTensor>>,
     grads: Vec<PyRef<'_, PyTensor>>,
     state: Vec<Vec<PyRef<'_, PyTensor>>>,
+    state_steps: Vec<PyRef<'_, PyTensor>>,
     lr: f64,
     alpha: f64,
     eps: f64,
@@ -79,11 +95,12 @@ fn _rmsprop_step(
     centered: bool,
     maximize: bool,
 ) -> PyResult<()> {
-    check_lengths(params.len(), &[grads.len(), state.len()])?;
+    check_lengths(params.len(), &[grads.len(), state.len(), state_steps.len()])?;
     let (p, g) = (tensors(&params), tensors(&grads));
     let st: Vec<Vec<Tensor>> = state.iter().map(|s| tensors(s)).collect();
+    let steps = tensors(&state_steps);
     let c = RmsProp { lr, alpha, eps, weight_decay, momentum, centered, maximize };
-    Ok(py.detach(|| rmsprop_step(&p, &g, &st, &c))?)
+    Ok(py.detach(|| rmsprop_step(&p, &g, &st, &steps, &c))?)
 }
 
 #[pyfunction]
@@ -93,15 +110,16 @@ fn _adagrad_step(
     params: Vec<PyRef<'_, PyTensor>>,
     grads: Vec<PyRef<'_, PyTensor>>,
     state_sums: Vec<PyRef<'_, PyTensor>>,
-    steps: Vec<f64>,
+    state_steps: Vec<PyRef<'_, PyTensor>>,
     lr: f64,
     lr_decay: f64,
     weight_decay: f64,
     eps: f64,
     maximize: bool,
 ) -> PyResult<()> {
-    check_lengths(params.len(), &[grads.len(), state_sums.len(), steps.len()])?;
+    check_lengths(params.len(), &[grads.len(), state_sums.len(), state_steps.len()])?;
     let (p, g, s) = (tensors(&params), tensors(&grads), tensors(&state_sums));
+    let steps = tensors(&state_steps);
     let c = Adagrad { lr, lr_decay, weight_decay, eps, maximize };
     Ok(py.detach(|| adagrad_step(&p, &g, &s, &steps, &c))?)
 }

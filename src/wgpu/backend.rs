@@ -2,7 +2,7 @@
 //! family's launcher (`ops`, `reduce`, `matmul`, `softmax`, `norm`, `loss`, `pooling`, `optim`).
 
 use crate::backend::pool_stats::PoolStats;
-use crate::backend::{Array, Backend, IndexTerm, NormGrads, Operand, Step};
+use crate::backend::{Array, Backend, IndexTerm, NormGrads, Operand, StepJob};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -319,7 +319,7 @@ impl Backend for Wgpu {
         ops::index_offsets_of_checked(walk, terms)
     }
 
-    fn optimizer_step(&self, step: &Step, param: &Array, grad: &Array, state: &[&Array]) -> Result<()> {
-        optim::optimizer_step(step, param, grad, state)
+    fn optimizer_steps(&self, jobs: &[StepJob<'_>]) -> Result<()> {
+        optim::optimizer_steps(jobs)
     }
 }

@@ -7,7 +7,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::storage::{dtype_not_on_device, Storage};
 
-use crate::backend::Step;
+use crate::backend::{Step, StepJob};
 
 use super::batch::{grid, Launch};
 use super::shader::Shader;
@@ -43,10 +43,26 @@ fn params(n: u32, flags: u32, offsets: [u32; 5], h: &[f64; 8], f64: bool) -> Vec
     bytes
 }
 
+/// Applies every job's update: one dispatch per parameter, all recorded into the device's
+/// current command batch (one submission for the whole list, not one per parameter). The jobs'
+/// dtypes are all checked before the first dispatch is recorded.
+pub fn optimizer_steps(jobs: &[StepJob<'_>]) -> Result<()> {
+    for job in jobs {
+        let dt = job.param.dtype();
+        if !matches!(dt, DType::F32 | DType::F64) {
+            return Err(dtype_not_on_device("optimizer step", dt, job.param.device()));
+        }
+    }
+    for job in jobs {
+        optimizer_step(&job.step, job.param, job.grad, &job.state)?;
+    }
+    Ok(())
+}
+
 /// Applies `step` to `param` with its gradient and up to three state tensors, all contiguous
 /// tensors of the parameter's shape and dtype on its device (the caller has checked them); the
 /// dtype is float32, or float64 on a device with float64 shaders.
-pub fn optimizer_step(step: &Step, param: &Array, grad: &Array, state: &[&Array]) -> Result<()> {
+fn optimizer_step(step: &Step, param: &Array, grad: &Array, state: &[&Array]) -> Result<()> {
     let all: Vec<&Array> = [param, grad].into_iter().chain(state.iter().copied()).collect();
     let dt = param.dtype();
     if !matches!(dt, DType::F32 | DType::F64) {

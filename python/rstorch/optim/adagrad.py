@@ -29,12 +29,8 @@ class Adagrad(Optimizer):
             params, grads = with_grads(group)
             if not params:
                 continue
-            sums, steps = [], []
-            for p in params:
-                state = self.state[p]
-                state["step"].add_(1)
-                steps.append(state["step"].item())
-                sums.append(state["sum"])
-            _C._adagrad_step(params, grads, sums, steps, group["lr"], group["lr_decay"], group["weight_decay"],
-                             group["eps"], group["maximize"])
+            states = [self.state[p] for p in params]
+            # One multi-tensor pass, which also advances the step counters.
+            _C._adagrad_step(params, grads, [s["sum"] for s in states], [s["step"] for s in states], group["lr"],
+                             group["lr_decay"], group["weight_decay"], group["eps"], group["maximize"])
         return loss

@@ -23,7 +23,7 @@ class RMSprop(Optimizer):
             params, grads = with_grads(group)
             if not params:
                 continue
-            buffers = []
+            buffers, steps = [], []
             for p in params:
                 state = self.state[p]
                 if not state:
@@ -33,13 +33,14 @@ class RMSprop(Optimizer):
                         state["momentum_buffer"] = zeros_like(p)
                     if group["centered"]:
                         state["grad_avg"] = zeros_like(p)
-                state["step"].add_(1)
+                steps.append(state["step"])
                 names = ["square_avg"]
                 if group["momentum"] > 0:
                     names.append("momentum_buffer")
                 if group["centered"]:
                     names.append("grad_avg")
                 buffers.append([state[n] for n in names])
-            _C._rmsprop_step(params, grads, buffers, group["lr"], group["alpha"], group["eps"],
+            # One multi-tensor pass, which also advances the step counters.
+            _C._rmsprop_step(params, grads, buffers, steps, group["lr"], group["alpha"], group["eps"],
                              group["weight_decay"], group["momentum"], group["centered"], group["maximize"])
         return loss
