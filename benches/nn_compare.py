@@ -103,6 +103,10 @@ WORKLOADS = [
     ("conv2 forward+backward (64x10x12x12, 20 filters 5x5)", build_conv2, 1.0),
     ("Module.__call__ without hooks (per call)", build_call, 1e-2),
 ]
+# F.scaled_dot_product_attention, causal or not, T = 256 / 1024, forward and forward+backward.
+from sdpa_rows import WORKLOADS as SDPA_WORKLOADS  # noqa: E402 - benches/ holds the script run
+
+WORKLOADS += SDPA_WORKLOADS
 
 
 def median_ms(step, repeats=7, number=30, warmup=10, sync=lambda: None):

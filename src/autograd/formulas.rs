@@ -461,6 +461,16 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 crate::tensor::norm::batch_norm_backward(&x, &g, w.as_ref(), (&mean, &rstd), *training, *eps, [need(0), need(1), need(2)])?;
             out = norm_grads(node, grads)?;
         }
+        Op::Attention { dims } => {
+            let (Some(lse), mask) = (node.buffer(0), node.buffer(1)) else {
+                return Err(super::op::freed());
+            };
+            let qkv = (&node.input(0)?, &node.input(1)?, &node.input(2)?);
+            let mask_input = if n == 4 { Some(node.input(3)?) } else { None };
+            let grads =
+                crate::ops::nn::attention::attention_backward(qkv, mask.as_ref(), mask_input.as_ref(), (&node.output(0)?, &lse, &g), dims)?;
+            out = grads.into_iter().take(n).collect();
+        }
         Op::Composite => unreachable!("a composite op's node runs its body's graph (OpNode::apply)"),
         Op::NllLoss => {
             let (Some(slopes), Some(picks)) = (node.buffer(0), node.buffer(1)) else {

@@ -197,6 +197,11 @@ pub enum Op {
     /// nll_loss of (N, C) or (C,) scores; inputs (scores, targets). Buffers: each row's slope
     /// (d loss / d x[t]) and its target's column.
     NllLoss,
+    /// `scaled_dot_product_attention`'s fused kernel; inputs (q, k, v, and a float mask that
+    /// requires grad), its output saved, buffers each row's logsumexp and the additive mask.
+    Attention {
+        dims: crate::ops::attention_dims::AttnDims,
+    },
     /// An op written in other ops: its gradient is that of the graph its body recorded (kept
     /// in the node's `body`), see `autograd::composite`. Always recorded under its own name.
     Composite,
@@ -251,6 +256,7 @@ impl Op {
             Op::LayerNorm { .. } => "NativeLayerNorm",
             Op::BatchNorm { .. } => "NativeBatchNorm",
             Op::NllLoss => "NllLoss",
+            Op::Attention { .. } => "ScaledDotProductFlashAttentionForCpu",
             Op::Composite => "Composite",
         };
         format!("{base}Backward0")

@@ -3,6 +3,7 @@
 
 pub mod alloc;
 pub mod arith;
+pub mod attention;
 mod backend;
 pub mod bessel;
 pub mod buffer;
