@@ -45,6 +45,9 @@ pub struct IndexTerm<'a> {
 /// The results of `layer_norm_backward` / `batch_norm_backward`: the gradients asked for.
 pub type NormGrads = (Option<Array>, Option<Array>, Option<Array>);
 
+/// The results of `attention_backward`: dq, dk, dv and (when wanted) the scores' gradient.
+pub type AttnGrads = (Array, Array, Array, Option<Array>);
+
 /// What an op asks of a device. Every method has the "unavailable" default.
 pub trait Backend: Sync {
     /// The device type, as PyTorch spells it in errors.
@@ -242,7 +245,7 @@ pub trait Backend: Sync {
         _saved: (&Array, &Array, &Array),
         _dims: &AttnDims,
         _want_mask: bool,
-    ) -> Result<Option<(Array, Array, Array, Option<Array>)>> {
+    ) -> Result<Option<AttnGrads>> {
         Ok(None)
     }
 

@@ -12,9 +12,9 @@ use std::sync::Mutex;
 use super::buffer::filled;
 use super::cast::dense_slice;
 use super::matmul::{gemm_into_scaled, MatMut, MatRef};
-use super::norm::NormFloat;
+use super::norm::{row_max, sum1, NormFloat};
 use super::parallel;
-use crate::backend::Array;
+use crate::backend::{Array, AttnGrads};
 use crate::dtype::DType;
 use crate::error::Result;
 pub use crate::ops::attention_dims::AttnDims;
@@ -166,17 +166,17 @@ fn forward_block<T: NormFloat>(
         scores(&mut tile, d, q, k, mask, b, (q0, rows), (k0, cols));
         for i in 0..rows {
             let row = &mut tile[i * cols..(i + 1) * cols];
-            let m = row.iter().fold(max[i], |m, &x| m.max_nan(x));
+            // Lane-wise max and sum (fixed order), so the loops vectorise.
+            let m = row_max(row).max_nan(max[i]);
             if m == minus_inf {
                 // Nothing seen yet in this row: no weight from this tile.
                 row.fill(zero);
                 continue;
             }
-            let mut s = zero;
             for x in row.iter_mut() {
                 *x = x.sub(m).exp_();
-                s = s.add(*x);
             }
+            let s = sum1(row, |x| x);
             // Rescale what the row gathered so far to the new maximum.
             let shrink = max[i].sub(m).exp_();
             if shrink != one {
@@ -290,7 +290,7 @@ fn backward_pair<T: NormFloat>(
     let scale = T::from(d.scale);
     let mut p = vec![zero; BLOCK_Q * BLOCK_K];
     let mut dp = vec![zero; BLOCK_Q * BLOCK_K];
-    let mut rowdot = vec![zero; BLOCK_Q];
+    let mut rowdot = [zero; BLOCK_Q];
     let kv = d.kv_of(b);
     for q0 in (0..d.l).step_by(BLOCK_Q) {
         let rows = BLOCK_Q.min(d.l - q0);
@@ -392,9 +392,6 @@ fn backward_pair<T: NormFloat>(
         }
     }
 }
-
-/// The gradients of `attention_op`: dq, dk, dv and (when wanted) the scores' gradient.
-pub type AttnGrads = (Array, Array, Array, Option<Array>);
 
 /// Reads `mask` (an additive float mask viewed at `(batch dims..., L, S)`, strides of zero where
 /// it broadcasts) in place, each (batch, head) pair's start found from the leading strides.

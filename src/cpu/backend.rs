@@ -101,7 +101,7 @@ impl Backend for Cpu {
         saved: (&Array, &Array, &Array),
         dims: &AttnDims,
         want_mask: bool,
-    ) -> Result<Option<(Array, Array, Array, Option<Array>)>> {
+    ) -> Result<Option<crate::backend::AttnGrads>> {
         super::attention::attention_backward_op(q, k, v, mask, saved, dims, want_mask).map(Some)
     }
 
