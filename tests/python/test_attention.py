@@ -124,12 +124,13 @@ def test_dropout_falls_back_to_the_composed_attention():
     assert q.grad is not None
 
 
-def test_multihead_attention_without_weights_matches_with_weights():
+@pytest.mark.parametrize("masks", ["both", "attn", "padding", "none"])
+def test_multihead_attention_without_weights_matches_with_weights(masks):
     rstorch.manual_seed(0)
     mha = nn.MultiheadAttention(16, 4, dtype=rstorch.float64)
     x = rstorch.randn(9, 2, 16, dtype=rstorch.float64, requires_grad=True)
-    mask = nn.Transformer.generate_square_subsequent_mask(9, dtype=rstorch.float64)
-    pad = rstorch.tensor([[False] * 9, [False] * 6 + [True] * 3])
+    mask = nn.Transformer.generate_square_subsequent_mask(9, dtype=rstorch.float64) if masks in ("both", "attn") else None
+    pad = rstorch.tensor([[False] * 9, [False] * 6 + [True] * 3]) if masks in ("both", "padding") else None
     fast, none = mha(x, x, x, attn_mask=mask, key_padding_mask=pad, need_weights=False)
     slow, w = mha(x, x, x, attn_mask=mask, key_padding_mask=pad, need_weights=True)
     assert none is None and w.shape == (2, 9, 9)

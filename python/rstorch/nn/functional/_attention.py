@@ -121,7 +121,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         # No weights wanted: the fused attention (no L x S matrix), over (N, heads, L, head_dim).
         if attn_mask is not None:
             attn_mask = (attn_mask.unsqueeze(0) if attn_mask.shape[0] == 1
-                         else attn_mask.reshape(bsz, num_heads, tgt_len, src_len))
+                         else attn_mask.reshape(bsz, num_heads, -1, src_len))
         out = scaled_dot_product_attention(q.reshape(bsz, num_heads, tgt_len, head_dim),
                                            k.reshape(bsz, num_heads, src_len, head_dim),
                                            v.reshape(bsz, num_heads, src_len, head_dim), attn_mask, dropout_p,
