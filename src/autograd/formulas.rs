@@ -469,7 +469,12 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             let mask_input = if n == 4 { Some(node.input(3)?) } else { None };
             let grads =
                 crate::ops::nn::attention::attention_backward(qkv, mask.as_ref(), mask_input.as_ref(), (&node.output(0)?, &lse, &g), dims)?;
-            out = grads.into_iter().take(n).collect();
+            let [dq, dk, dv, ds] = grads;
+            let dmask = match (ds, mask_input) {
+                (Some(ds), Some(m)) => Some(sum_to(&ds, m.shape())?),
+                _ => None,
+            };
+            out = [dq, dk, dv, dmask].into_iter().take(n).collect();
         }
         Op::Composite => unreachable!("a composite op's node runs its body's graph (OpNode::apply)"),
         Op::NllLoss => {

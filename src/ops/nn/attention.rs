@@ -123,7 +123,8 @@ fn fused(query: &Tensor, key: &Tensor, value: &Tensor, args: &Attention) -> Resu
     Ok(Some(out))
 }
 
-/// The gradients of the fused attention's inputs `(q, k, v, mask)` from the output gradient `g`:
+/// The gradients of the fused attention's inputs `(q, k, v)` and of its scores (for a mask
+/// input, which the caller sums to its shape) from the output gradient `g`:
 /// the fused backward kernel (probabilities recomputed per tile from `lse`), or, under
 /// `create_graph` or where the backend has no kernel, tensor ops over the recomputed weights
 /// (a graph of their own, for higher-order gradients). `mask` is the additive mask viewed at the
@@ -137,8 +138,8 @@ pub(crate) fn attention_backward(
     dims: &AttnDims,
 ) -> Result<[Option<Tensor>; 4]> {
     let shape_of = |t: &Tensor| t.shape().iter().map(|&d| d as i64).collect::<Vec<_>>();
-    let mask_grad =
-        |ds: Tensor| -> Result<Option<Tensor>> { mask_input.map(|m| crate::autograd::formulas::sum_to(&ds, m.shape())).transpose() };
+    // The scores' gradient, for the caller to sum to the mask's shape.
+    let mask_grad = |ds: Tensor| -> Result<Option<Tensor>> { Ok(mask_input.map(|_| ds)) };
     if !crate::autograd::is_grad_enabled() {
         let kernel = q.backend().attention_backward(
             q.array(),
