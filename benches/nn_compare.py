@@ -201,6 +201,10 @@ WORKLOADS = [
     ("GPT 2-layer training step (width 128, block 64, batch 8, AdamW)", build_gpt, 1.0),
     ("LSTM LM training step (2x200 units, seq 35, batch 20, vocab 10000, SGD)", build_lstm, 1.0),
 ]
+# F.scaled_dot_product_attention, causal or not, T = 256 / 1024, forward and forward+backward.
+from sdpa_rows import WORKLOADS as SDPA_WORKLOADS  # noqa: E402 - benches/ holds the script run
+
+WORKLOADS += SDPA_WORKLOADS
 
 
 def median_ms(step, repeats=7, number=30, warmup=10, sync=lambda: None, clock=time.perf_counter):

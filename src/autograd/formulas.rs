@@ -474,6 +474,21 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             out = norm_grads(node, grads)?;
         }
         Op::RnnCell { .. } => unreachable!("handled above"),
+        Op::Attention { dims } => {
+            let (Some(lse), mask) = (node.buffer(0), node.buffer(1)) else {
+                return Err(super::op::freed());
+            };
+            let qkv = (&node.input(0)?, &node.input(1)?, &node.input(2)?);
+            let mask_input = if n == 4 { Some(node.input(3)?) } else { None };
+            let grads =
+                crate::ops::nn::attention::attention_backward(qkv, mask.as_ref(), mask_input.as_ref(), (&node.output(0)?, &lse, &g), dims)?;
+            let [dq, dk, dv, ds] = grads;
+            let dmask = match (ds, mask_input) {
+                (Some(ds), Some(m)) => Some(sum_to(&ds, m.shape())?),
+                _ => None,
+            };
+            out = [dq, dk, dv, dmask].into_iter().take(n).collect();
+        }
         Op::Composite => unreachable!("a composite op's node runs its body's graph (OpNode::apply)"),
         Op::NllLoss => {
             let (Some(slopes), Some(picks)) = (node.buffer(0), node.buffer(1)) else {

@@ -215,6 +215,11 @@ pub enum Op {
     RnnCell {
         lstm: bool,
     },
+    /// `scaled_dot_product_attention`'s fused kernel; inputs (q, k, v, and a float mask that
+    /// requires grad), its output saved, buffers each row's logsumexp and the additive mask.
+    Attention {
+        dims: crate::ops::attention_dims::AttnDims,
+    },
     /// An op written in other ops: its gradient is that of the graph its body recorded (kept
     /// in the node's `body`), see `autograd::composite`. Always recorded under its own name.
     Composite,
@@ -284,6 +289,7 @@ impl Op {
                     "ThnnFusedGruCell"
                 }
             }
+            Op::Attention { .. } => "ScaledDotProductFlashAttentionForCpu",
             Op::Composite => "Composite",
         };
         format!("{base}Backward0")

@@ -15,6 +15,7 @@ use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::ops::attention_dims::AttnDims;
 use crate::ops::binary::BinaryOp;
 use crate::ops::conv_geometry::ConvGeom;
 use crate::ops::pool_geometry::PoolGeom;
@@ -43,6 +44,9 @@ pub struct IndexTerm<'a> {
 
 /// The results of `layer_norm_backward` / `batch_norm_backward`: the gradients asked for.
 pub type NormGrads = (Option<Array>, Option<Array>, Option<Array>);
+
+/// The results of `attention_backward`: dq, dk, dv and (when wanted) the scores' gradient.
+pub type AttnGrads = (Array, Array, Array, Option<Array>);
 
 /// What an op asks of a device. Every method has the "unavailable" default.
 pub trait Backend: Sync {
@@ -219,6 +223,30 @@ pub trait Backend: Sync {
 
     fn softmax_backward(&self, g: &Array, _y: &Array, _dim: usize, log: bool) -> Result<Array> {
         Err(not_on_device(if log { "log_softmax_backward" } else { "softmax_backward" }, g.device()))
+    }
+
+    /// Fused attention without dropout (`AttnDims`): `(out, lse)`, the output `(batch, L, Ev)`
+    /// and each query row's logsumexp `(batch, L)`, over float32 / float64 operands (`mask` an
+    /// additive float mask viewed at `(batch dims..., L, S)`). None where this backend has no
+    /// fused kernel: the tensor layer composes the attention from matmul and softmax then.
+    fn attention(&self, _q: &Array, _k: &Array, _v: &Array, _mask: Option<&Array>, _dims: &AttnDims) -> Result<Option<(Array, Array)>> {
+        Ok(None)
+    }
+
+    /// The gradients of `attention` from `(out, lse, g)`: `(dq, dk, dv, dscores)`, the scores'
+    /// gradient `(batch, L, S)` only when `want_mask`. None where this backend has no kernel.
+    #[allow(clippy::too_many_arguments)]
+    fn attention_backward(
+        &self,
+        _q: &Array,
+        _k: &Array,
+        _v: &Array,
+        _mask: Option<&Array>,
+        _saved: (&Array, &Array, &Array),
+        _dims: &AttnDims,
+        _want_mask: bool,
+    ) -> Result<Option<AttnGrads>> {
+        Ok(None)
     }
 
     /// `(y, mean, rstd)` of a layer norm over the last `cols` elements of each row.

@@ -6,6 +6,7 @@ use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::ops::attention_dims::AttnDims;
 use crate::ops::binary::BinaryOp;
 use crate::ops::conv_geometry::ConvGeom;
 use crate::ops::pool_geometry::PoolGeom;
@@ -85,6 +86,23 @@ impl Backend for Cpu {
 
     fn softmax_backward(&self, g: &Array, y: &Array, dim: usize, log: bool) -> Result<Array> {
         super::norm_ops::softmax_backward_op(g, y, dim, log)
+    }
+
+    fn attention(&self, q: &Array, k: &Array, v: &Array, mask: Option<&Array>, dims: &AttnDims) -> Result<Option<(Array, Array)>> {
+        super::attention::attention_op(q, k, v, mask, dims).map(Some)
+    }
+
+    fn attention_backward(
+        &self,
+        q: &Array,
+        k: &Array,
+        v: &Array,
+        mask: Option<&Array>,
+        saved: (&Array, &Array, &Array),
+        dims: &AttnDims,
+        want_mask: bool,
+    ) -> Result<Option<crate::backend::AttnGrads>> {
+        super::attention::attention_backward_op(q, k, v, mask, saved, dims, want_mask).map(Some)
     }
 
     fn layer_norm(&self, x: &Array, cols: usize, weight: Option<&Array>, bias: Option<&Array>, eps: f64) -> Result<(Array, Array, Array)> {

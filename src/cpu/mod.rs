@@ -4,6 +4,7 @@
 pub mod act_grad;
 pub mod alloc;
 pub mod arith;
+pub mod attention;
 mod backend;
 pub mod bessel;
 pub mod buffer;

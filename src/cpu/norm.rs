@@ -61,12 +61,12 @@ fn sum2<T: NormFloat>(a: &[T], b: &[T], f: impl Fn(T, T) -> T) -> T {
 }
 
 #[inline(always)]
-fn sum1<T: NormFloat>(a: &[T], f: impl Fn(T) -> T) -> T {
+pub(crate) fn sum1<T: NormFloat>(a: &[T], f: impl Fn(T) -> T) -> T {
     sum2(a, a, |x, _| f(x))
 }
 
 #[inline(always)]
-fn row_max<T: NormFloat>(x: &[T]) -> T {
+pub(crate) fn row_max<T: NormFloat>(x: &[T]) -> T {
     let mut acc = [x[0]; LANES];
     let (chunks, tail) = x.as_chunks::<LANES>();
     for c in chunks {

@@ -2,6 +2,7 @@
 //! op code and Python bindings are generated from that one declaration (see `docs/ADDING_AN_OP.md`);
 //! and the geometry of the ops that slide windows (convolution, pooling), which every backend shares.
 
+pub mod attention_dims;
 pub mod binary;
 pub mod composite;
 pub mod conv_geometry;

@@ -56,8 +56,14 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         raise RuntimeError(
             "Need attn_mask if specifying the is_causal hint. You may use the Transformer module method "
             "`generate_square_subsequent_mask` to create this mask.")
-    # With an explicit mask, is_causal is only a hint that the mask is causal: the mask decides.
-    attn_mask = _canonical_mask(attn_mask, "attn_mask", query.dtype)
+    # With an explicit mask, is_causal is only a hint that the mask is causal. Without weights to
+    # return and without a padding mask or extra key positions, the hint is taken (as PyTorch takes
+    # it): the fused kernel then skips the hidden key blocks instead of reading the mask.
+    if is_causal and key_padding_mask is None and not need_weights and bias_k is None and not add_zero_attn:
+        attn_mask = None
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", query.dtype)
+        is_causal = False
 
     if use_separate_proj_weight:
         w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
@@ -111,6 +117,18 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 
     if not training:
         dropout_p = 0.0
+    if not need_weights:
+        # No weights wanted: the fused attention (no L x S matrix), over (N, heads, L, head_dim).
+        if attn_mask is not None:
+            attn_mask = (attn_mask.unsqueeze(0) if attn_mask.shape[0] == 1
+                         else attn_mask.reshape(bsz, num_heads, -1, src_len))
+        out = scaled_dot_product_attention(q.reshape(bsz, num_heads, tgt_len, head_dim),
+                                           k.reshape(bsz, num_heads, src_len, head_dim),
+                                           v.reshape(bsz, num_heads, src_len, head_dim), attn_mask, dropout_p,
+                                           is_causal)
+        out = out.permute(2, 0, 1, 3).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+        return (out if batched else out.squeeze(1)), None
     scores = (q * math.sqrt(1.0 / head_dim)).matmul(k.transpose(-2, -1))
     if attn_mask is not None:
         scores = scores + attn_mask
