@@ -187,6 +187,8 @@ impl Context {
         if f64 {
             features |= f64_features;
         }
+        // Kernel times for the profiler (src/wgpu/timing.rs), where the adapter has them.
+        features |= adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
         // Everything the adapter allows: big tensors need its largest buffers and bindings.
         let limits = adapter.limits();
         let desc = wgpu::DeviceDescriptor {
@@ -209,7 +211,7 @@ impl Context {
         });
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let readback = wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST;
-        let batch = Batch::new(&device, &limits);
+        let batch = Batch::new(&device, &queue, &limits);
         Ok(Context {
             ordinal,
             pool: BufferPool::new(storage, "rstorch tensor"),
@@ -342,7 +344,7 @@ impl Context {
 
     /// Submits the pending batch, if any.
     pub fn flush(&self) {
-        self.lock_batch().submit(&self.queue);
+        self.lock_batch().submit(&self.device, &self.queue);
     }
 }
 
