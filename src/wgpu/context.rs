@@ -121,6 +121,11 @@ pub fn supports_f64(ordinal: usize) -> Result<bool> {
     Ok(context(ordinal)?.f64)
 }
 
+/// Whether `ordinal`'s device writes kernel timestamps for the profiler (`timing.rs`), opening it if need be.
+pub fn supports_timestamps(ordinal: usize) -> Result<bool> {
+    Ok(context(ordinal)?.device.features().contains(wgpu::Features::TIMESTAMP_QUERY))
+}
+
 /// Submits pending work and waits for the device to finish it.
 pub fn synchronize(ordinal: usize) -> Result<()> {
     let ctx = context(ordinal)?;

@@ -49,6 +49,8 @@ pub mod timing;
 
 #[cfg(feature = "wgpu")]
 pub use backend::Wgpu;
+#[cfg(feature = "wgpu")]
+pub use context::supports_timestamps;
 
 #[cfg(not(feature = "wgpu"))]
 mod stub;

@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 /// Records kept before the oldest are dropped: a profile that never drains cannot grow without bound.
+#[cfg(feature = "wgpu")]
 const LOG_CAPACITY: usize = 1 << 16;
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
@@ -21,17 +22,6 @@ struct KernelTime {
     launched: Instant,
     start: Instant,
     dur_ns: u64,
-}
-
-/// Whether `ordinal`'s device writes kernel timestamps (opening it if need be).
-#[cfg(feature = "wgpu")]
-pub fn supported(ordinal: usize) -> crate::Result<bool> {
-    Ok(super::context::context(ordinal)?.device.features().contains(wgpu::Features::TIMESTAMP_QUERY))
-}
-
-#[cfg(not(feature = "wgpu"))]
-pub fn supported(_ordinal: usize) -> crate::Result<bool> {
-    Ok(false)
 }
 
 /// Switches kernel timing on or off (kernels already recorded keep their timestamps).

