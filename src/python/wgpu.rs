@@ -72,6 +72,31 @@ fn _wgpu_pool_stats(py: Python<'_>, ordinal: usize) -> PyResult<Bound<'_, PyDict
     Ok(d)
 }
 
+/// Switches the timing of wgpu kernels for the profiler on or off.
+#[pyfunction]
+fn _wgpu_kernel_timing(on: bool) {
+    crate::wgpu::timing::set_enabled(on);
+}
+
+/// Whether the device of `ordinal` can time kernels (its adapter offers timestamp queries).
+#[pyfunction]
+fn _wgpu_kernel_timing_supported(py: Python<'_>, ordinal: usize) -> PyResult<bool> {
+    #[cfg(feature = "wgpu")]
+    let supported = py.detach(|| crate::wgpu::supports_timestamps(ordinal))?;
+    #[cfg(not(feature = "wgpu"))]
+    let supported = {
+        let _ = (py, ordinal);
+        false
+    };
+    Ok(supported)
+}
+
+/// Drains the kernel times logged so far: (entry point, shader, launch and start in ns relative to now, duration in ns).
+#[pyfunction]
+fn _wgpu_kernel_times() -> Vec<(&'static str, &'static str, i64, i64, u64)> {
+    crate::wgpu::timing::drain()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_wgpu_is_built, m)?)?;
     m.add_function(wrap_pyfunction!(_wgpu_is_available, m)?)?;
@@ -83,5 +108,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_wgpu_synchronize, m)?)?;
     m.add_function(wrap_pyfunction!(_wgpu_empty_cache, m)?)?;
     m.add_function(wrap_pyfunction!(_wgpu_pool_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(_wgpu_kernel_timing, m)?)?;
+    m.add_function(wrap_pyfunction!(_wgpu_kernel_timing_supported, m)?)?;
+    m.add_function(wrap_pyfunction!(_wgpu_kernel_times, m)?)?;
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! a single `write_buffer` just before the batch is submitted.
 
 use super::shader::Shader;
+use super::timing::Timer;
 
 /// Kernels per batch before it is submitted anyway (bounds latency and the arena's size).
 const MAX_KERNELS: usize = 256;
@@ -16,10 +17,12 @@ pub(crate) struct Batch {
     /// Slot alignment: the device's minimum uniform-binding offset alignment.
     align: usize,
     kernels: usize,
+    /// Kernel timestamps for the profiler, where the device has timestamp queries.
+    timer: Option<Timer>,
 }
 
 impl Batch {
-    pub fn new(device: &wgpu::Device, limits: &wgpu::Limits) -> Batch {
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, limits: &wgpu::Limits) -> Batch {
         let align = (limits.min_uniform_buffer_offset_alignment as usize).max(16);
         let size = (MAX_KERNELS * align.max(256)) as u64;
         let arena = device.create_buffer(&wgpu::BufferDescriptor {
@@ -28,11 +31,12 @@ impl Batch {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        Batch { encoder: None, params: Vec::new(), arena, align, kernels: 0 }
+        let timer = Timer::new(device, queue, MAX_KERNELS);
+        Batch { encoder: None, params: Vec::new(), arena, align, kernels: 0, timer }
     }
 
     fn encoder(&mut self, device: &wgpu::Device) -> &mut wgpu::CommandEncoder {
-        self.encoder.get_or_insert_with(|| device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("rstorch batch") }))
+        self.encoder.get_or_insert_with(|| new_encoder(device))
     }
 
     /// Records one kernel of `l` with its compiled `pipeline` and bind-group layout, submitting
@@ -46,7 +50,7 @@ impl Batch {
         l: &Launch<'_>,
     ) {
         if self.kernels >= MAX_KERNELS {
-            self.submit(queue);
+            self.submit(device, queue);
         }
         let offset = self.params.len();
         let size = l.params.len().div_ceil(16) * 16;
@@ -66,8 +70,9 @@ impl Batch {
         }
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(l.entry), layout: group_layout, entries: &entries });
         {
-            let enc = self.encoder(device);
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(l.entry), timestamp_writes: None });
+            let enc = self.encoder.get_or_insert_with(|| new_encoder(device));
+            let timestamp_writes = self.timer.as_mut().and_then(|t| t.writes(l.entry, l.shader.name));
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(l.entry), timestamp_writes });
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &group, &[]);
             pass.dispatch_workgroups(l.groups[0], l.groups[1], l.groups[2]);
@@ -81,18 +86,28 @@ impl Batch {
     }
 
     /// Submits the batch, if it holds anything.
-    pub fn submit(&mut self, queue: &wgpu::Queue) {
-        if let Some(enc) = self.encoder.take() {
+    pub fn submit(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) {
+        if let Some(mut enc) = self.encoder.take() {
             if !self.params.is_empty() {
                 // Queue writes land before the command buffers of the next submission, which
                 // is exactly this batch.
                 queue.write_buffer(&self.arena, 0, &self.params);
             }
+            if let Some(t) = &self.timer {
+                t.resolve(&mut enc);
+            }
             queue.submit([enc.finish()]);
+            if let Some(t) = &mut self.timer {
+                t.collect(device, std::time::Instant::now());
+            }
         }
         self.params.clear();
         self.kernels = 0;
     }
+}
+
+fn new_encoder(device: &wgpu::Device) -> wgpu::CommandEncoder {
+    device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("rstorch batch") })
 }
 
 /// One kernel launch: a pipeline, its parameters, its storage buffers in binding order and the

@@ -121,6 +121,11 @@ pub fn supports_f64(ordinal: usize) -> Result<bool> {
     Ok(context(ordinal)?.f64)
 }
 
+/// Whether `ordinal`'s device writes kernel timestamps for the profiler (`timing.rs`), opening it if need be.
+pub fn supports_timestamps(ordinal: usize) -> Result<bool> {
+    Ok(context(ordinal)?.device.features().contains(wgpu::Features::TIMESTAMP_QUERY))
+}
+
 /// Submits pending work and waits for the device to finish it.
 pub fn synchronize(ordinal: usize) -> Result<()> {
     let ctx = context(ordinal)?;
@@ -187,6 +192,8 @@ impl Context {
         if f64 {
             features |= f64_features;
         }
+        // Kernel times for the profiler (src/wgpu/timing.rs), where the adapter has them.
+        features |= adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
         // Everything the adapter allows: big tensors need its largest buffers and bindings.
         let limits = adapter.limits();
         let desc = wgpu::DeviceDescriptor {
@@ -209,7 +216,7 @@ impl Context {
         });
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let readback = wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST;
-        let batch = Batch::new(&device, &limits);
+        let batch = Batch::new(&device, &queue, &limits);
         Ok(Context {
             ordinal,
             pool: BufferPool::new(storage, "rstorch tensor"),
@@ -342,7 +349,7 @@ impl Context {
 
     /// Submits the pending batch, if any.
     pub fn flush(&self) {
-        self.lock_batch().submit(&self.queue);
+        self.lock_batch().submit(&self.device, &self.queue);
     }
 }
 

@@ -44,9 +44,13 @@ mod softmax;
 pub mod storage;
 #[cfg(feature = "wgpu")]
 mod strided;
+// The kernel-time log exists without the feature too (it stays empty), so `_C` has one path.
+pub mod timing;
 
 #[cfg(feature = "wgpu")]
 pub use backend::Wgpu;
+#[cfg(feature = "wgpu")]
+pub use context::supports_timestamps;
 
 #[cfg(not(feature = "wgpu"))]
 mod stub;

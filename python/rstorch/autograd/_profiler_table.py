@@ -1,4 +1,6 @@
 """`EventList.table()`: PyTorch's profiler summary table, column for column."""
+from ._profiler_enums import DeviceType
+
 _COLUMN = 12
 _SPACING = 2
 
@@ -35,7 +37,8 @@ def _time(time_us, unit):
 
 
 def build_table(events, sort_by=None, header=None, row_limit=100, max_name_column_width=55,
-                max_shapes_column_width=80, profile_memory=False, top_level_events_only=False, time_unit=None):
+                max_shapes_column_width=80, profile_memory=False, top_level_events_only=False, time_unit=None,
+                use_device=None):
     if len(events) == 0:
         return ""
     has_shapes = any(e.input_shapes is not None and len(e.input_shapes) > 0 for e in events)
@@ -50,6 +53,11 @@ def build_table(events, sort_by=None, header=None, row_limit=100, max_name_colum
         shapes_width = min(shapes_width, max_shapes_column_width)
 
     headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
+    # Device columns only where kernels were timed (profiles with a device activity on a GPU that times them).
+    has_device_time = any(e.self_device_time_total > 0 for e in events)
+    device_name = use_device.upper() if use_device is not None else "None"
+    if has_device_time:
+        headers += [f"Self {device_name}", f"Self {device_name} %", f"{device_name} total", f"{device_name} time avg"]
     if profile_memory:
         headers += ["CPU Mem", "Self CPU Mem"]
     headers.append("# of Calls")
@@ -65,6 +73,9 @@ def build_table(events, sort_by=None, header=None, row_limit=100, max_name_colum
     line_length = sum(w + _SPACING for w in widths) - _SPACING
 
     self_total = sum(e.self_cpu_time_total for e in events)
+    # Kernels carry the device time; CPU ops only add up theirs.
+    device_total = sum(e.self_device_time_total for e in events
+                       if e.device_type != DeviceType.CPU and not e.is_user_annotation)
     lines = []
     if header is not None:
         lines += ["=" * line_length, header]
@@ -85,6 +96,10 @@ def build_table(events, sort_by=None, header=None, row_limit=100, max_name_colum
         e.total_cpu_percent = _format_time_share(e.cpu_time_total, self_total) if not e.is_async else 0
         row = [name, e.self_cpu_percent, _time(e.self_cpu_time_total, time_unit), e.total_cpu_percent,
                _time(e.cpu_time_total, time_unit), _time(e.cpu_time, time_unit)]
+        if has_device_time:
+            e.total_device_percent = _format_time_share(e.self_device_time_total, device_total)
+            row += [_time(e.self_device_time_total, time_unit), e.total_device_percent,
+                    _time(e.device_time_total, time_unit), _time(e.device_time, time_unit)]
         if profile_memory:
             row += [_format_memory(e.cpu_memory_usage), _format_memory(e.self_cpu_memory_usage)]
         row.append(e.count)
@@ -95,4 +110,6 @@ def build_table(events, sort_by=None, header=None, row_limit=100, max_name_colum
         lines.append(row_format.format(*row))
     lines.append(separator)
     lines.append(f"Self CPU time total: {_time(self_total, time_unit)}")
+    if has_device_time:
+        lines.append(f"Self {device_name} time total: {_time(device_total, time_unit)}")
     return "".join(line + "\n" for line in lines)

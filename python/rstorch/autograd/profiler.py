@@ -5,20 +5,24 @@ import time
 import warnings
 
 from . import _profiler_hooks as _hooks
+from . import _profiler_kernels as _kernels
 from ._profiler_enums import DeviceType, ProfilerActivity, ProfilerConfig, ProfilerState, kineto_available
 from .profiler_util import EventList, FunctionEvent, MemRecordsAcc, write_chrome_trace
 
 __all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent", "DeviceType",
            "ProfilerActivity", "ProfilerConfig", "ProfilerState", "kineto_available", "MemRecordsAcc"]
 
-# The devices PyTorch's profiler takes as `use_device`, each with the check of its availability.
-_VALID_DEVICES = ("cuda", "xpu", "mtia", "hpu")
+# The devices PyTorch's profiler takes as `use_device`, each with the check of its availability; PyTorch adds
+# its PrivateUse1 backend's name, which for rstorch is "wgpu" (any adapter, emulated ones included).
+_VALID_DEVICES = ("cuda", "xpu", "mtia", "hpu", "wgpu")
 
 
 def _device_available(device):
     if device == "cuda":
         from .. import cuda
         return cuda.is_available()
+    if device == "wgpu":
+        return _kernels.available()
     return False
 
 
@@ -26,8 +30,11 @@ class profile:
     """Records the ops run (and `record_function` blocks) between `__enter__` and `__exit__`.
 
     Results: `function_events` (an `EventList`), `key_averages()`, `table()`, `total_average()`,
-    `export_chrome_trace(path)`. Times are CPU (host) times; rstorch records no device kernels, so
-    the device columns stay out of the table as they do in PyTorch without device activity."""
+    `export_chrome_trace(path)`. Ops get CPU (host) times; with `use_device` "cuda" or "wgpu" (a
+    device activity), wgpu kernels are timed too where the adapter offers timestamp queries: they
+    become device events (the table's device columns, the trace's kernel lane), their time counted
+    in the op that launched them. Elsewhere the device columns stay out of the table as they do in
+    PyTorch without device activity."""
 
     def __init__(self, enabled=True, *, use_device=None, record_shapes=False, with_flops=False, profile_memory=False,
                  with_stack=False, with_modules=False, use_kineto=False, use_cpu=True, experimental_config=None,
@@ -65,6 +72,7 @@ class profile:
         if not use_cpu and self.use_device is None:
             raise AssertionError("No activities specified for the profiler")
         self.entered = False
+        self._times_kernels = self.use_device in ("cuda", "wgpu")
         self._function_events = None
         self._old_function_events = None
         self._begin = None
@@ -99,11 +107,14 @@ class profile:
         if self.custom_trace_id_callback is not None:
             self.trace_id = self.custom_trace_id_callback()
         self._start_wall_ns = time.time_ns()
+        if self._times_kernels:
+            _kernels.start()
         self._begin, self._start_ns = _hooks.start(self.record_shapes)
 
     def _stop(self):
         ranges = _hooks.stop(self._begin, self.record_shapes)
-        events = _events_of(ranges, self._start_ns, self.use_device, self.profile_memory, self.with_flops)
+        kernels = _kernels.stop() if self._times_kernels else ()
+        events = _events_of(ranges, self._start_ns, self.use_device, self.profile_memory, self.with_flops, kernels)
         if self._old_function_events:
             events[:0] = self._old_function_events
         self._function_events = events
@@ -171,9 +182,10 @@ class profile:
         return self._function_events.self_cpu_time_total
 
 
-def _events_of(ranges, start_ns, use_device, profile_memory, with_flops):
+def _events_of(ranges, start_ns, use_device, profile_memory, with_flops, kernels=()):
     """`FunctionEvent`s of the recorded ranges (in the order they opened, which is their start
-    order), children linked to their parents within the same profile."""
+    order), children linked to their parents within the same profile, then those of the `kernels`
+    launched within the profile."""
     events = {}
     for index, r in enumerate(ranges, 1):
         # Step ranges add up under one name in the summaries; the trace keeps each step's own.
@@ -187,7 +199,10 @@ def _events_of(ranges, start_ns, use_device, profile_memory, with_flops):
         if parent is not None:
             event.set_cpu_parent(parent)
             parent.append_cpu_child(event)
-    return EventList(events.values(), use_device=use_device, profile_memory=profile_memory, with_flops=with_flops)
+    found = list(events.values())
+    if kernels:
+        found += _kernels.device_events(kernels, ranges, events, start_ns, use_device, len(found) + 1)
+    return EventList(found, use_device=use_device, profile_memory=profile_memory, with_flops=with_flops)
 
 
 class _ContextDecorator:

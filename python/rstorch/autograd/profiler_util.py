@@ -173,11 +173,20 @@ class FunctionEvent(_TimeStrings):
 
     @property
     def device_time_total(self):
-        return 0
+        """A CPU op's kernels' time and its children's; a kernel's own duration."""
+        if self.is_async or not self.use_device:
+            return 0
+        if self.device_type == DeviceType.CPU:
+            return sum(k.duration for k in self.kernels) + sum(c.device_time_total for c in self.cpu_children)
+        return self.time_range.elapsed_us()
 
     @property
     def self_device_time_total(self):
-        return 0
+        if self.is_async or not self.use_device:
+            return 0
+        if self.device_type == DeviceType.CPU:
+            return self.device_time_total - sum(c.device_time_total for c in self.cpu_children)
+        return self.device_time_total
 
     def __repr__(self):
         return (f"<FunctionEvent id={self.id} name={self.name} overload_name={self.overload_name} "
@@ -286,7 +295,8 @@ class EventList(list):
         return build_table(self, sort_by=sort_by, header=header, row_limit=row_limit,
                            max_name_column_width=max_name_column_width,
                            max_shapes_column_width=max_shapes_column_width, profile_memory=self._profile_memory,
-                           top_level_events_only=top_level_events_only, time_unit=time_unit)
+                           top_level_events_only=top_level_events_only, time_unit=time_unit,
+                           use_device=self._use_device)
 
     def key_averages(self, group_by_input_shapes=False, group_by_stack_n=0, group_by_overload_name=False,
                      include_python_functions=False):
@@ -340,17 +350,30 @@ class EventList(list):
                     f.write(";".join(reversed(event.stack)) + f" {int(value)}\n")
 
 
-def write_chrome_trace(path, events, base_ns=0, metadata=None, pid=None):
-    """Chrome trace JSON: one complete ('X') event per range, in microseconds."""
+def write_chrome_trace(path, events, base_ns=0, metadata=None, pid=None, device_stream=7):
+    """Chrome trace JSON: one complete ('X') event per range, in microseconds; device kernels on the
+    device's own pid and the `device_stream` tid."""
     pid = os.getpid() if pid is None else pid
     trace = []
-    threads = sorted({getattr(e, "native_thread", e.thread) for e in events})
+    threads = sorted({getattr(e, "native_thread", e.thread) for e in events if e.device_type == DeviceType.CPU})
     trace.append({"ph": "M", "name": "process_name", "ts": 0, "pid": pid, "tid": 0, "args": {"name": "python"}})
     trace.append({"ph": "M", "name": "process_labels", "ts": 0, "pid": pid, "tid": 0, "args": {"labels": "CPU"}})
     for tid in threads:
         trace.append({"ph": "M", "name": "thread_name", "ts": 0, "pid": pid, "tid": tid,
                       "args": {"name": f"thread {tid} (python)"}})
+    devices = sorted({e.device_index for e in events if e.device_type != DeviceType.CPU})
+    for device in devices:
+        # Device kernels go on their own process (the device's index) and thread (the stream), as PyTorch's do.
+        trace.append({"ph": "M", "name": "process_name", "ts": 0, "pid": device, "tid": 0,
+                      "args": {"name": f"GPU {device}"}})
+        trace.append({"ph": "M", "name": "thread_name", "ts": 0, "pid": device, "tid": device_stream,
+                      "args": {"name": f"stream {device_stream}"}})
     for index, e in enumerate(events):
+        if e.device_type != DeviceType.CPU:
+            trace.append({"ph": "X", "cat": "kernel", "name": e.name, "pid": e.device_index, "tid": device_stream,
+                          "ts": e.time_range.start, "dur": e.time_range.elapsed_us(),
+                          "args": {"External id": e.id, "device": e.device_index, "stream": device_stream}})
+            continue
         args = {"External id": e.id, "Ev Idx": index}
         if e.input_shapes:
             args["Input Dims"] = e.input_shapes

@@ -130,7 +130,8 @@ class _KinetoProfile:
         self._recording = False
         self.use_device = None
         for activity, device in ((ProfilerActivity.CUDA, "cuda"), (ProfilerActivity.XPU, "xpu"),
-                                 (ProfilerActivity.MTIA, "mtia"), (ProfilerActivity.HPU, "hpu")):
+                                 (ProfilerActivity.MTIA, "mtia"), (ProfilerActivity.HPU, "hpu"),
+                                 (ProfilerActivity.PrivateUse1, "wgpu")):
             if activity in self.activities:
                 self.use_device = device
                 break
