@@ -17,29 +17,14 @@ ROOT = pathlib.Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT))
 from membound2_cases import capture, cases  # noqa: E402
 
+from _recorded_values import same  # noqa: E402
+
 FIXTURE = json.loads((ROOT / "fixtures" / "membound2.json").read_text())
 CASES = cases(torch)
 
 
 def _same(got, want, path):
-    if isinstance(want, list):
-        assert isinstance(got, list) and len(got) == len(want), path
-        for i, (g, w) in enumerate(zip(got, want)):
-            _same(g, w, f"{path}[{i}]")
-        return
-    if not isinstance(want, dict):
-        assert got == want, path
-        return
-    assert got["dtype"] == want["dtype"], (path, got["dtype"], want["dtype"])
-    assert got["shape"] == want["shape"], (path, got["shape"], want["shape"])
-    tol = 1e-12 if want["dtype"] != "float32" else 1e-6
-    for g, w in zip(got["values"], want["values"]):
-        if w is None:
-            assert g is None, (path, got["values"], want["values"])
-        elif isinstance(w, float) and math.isinf(w):
-            assert g == w, path
-        else:
-            assert g is not None and abs(g - w) <= tol * max(1.0, abs(w)), (path, got["values"], want["values"])
+    same(got, want, path, tol64=1e-12)
 
 
 def test_every_case_recorded():

@@ -1,7 +1,6 @@
 """Reductions, scans, counting and linear algebra against PyTorch (tests/reducelin_cases.py,
 recorded by tests/record_reducelin.py into fixtures/reducelin.json), and gradchecks in float64."""
 import json
-import math
 import pathlib
 import sys
 
@@ -14,30 +13,15 @@ ROOT = pathlib.Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT))
 from reducelin_cases import capture, cases  # noqa: E402
 
+from _recorded_values import same  # noqa: E402
+
 FIXTURE = json.loads((ROOT / "fixtures" / "reducelin.json").read_text())
 CASES = cases(torch)
 
 
+# float64 agrees to rounding; float32 to a few of its ulps (LAPACK's blocking differs by build).
 def _same(got, want, path):
-    if isinstance(want, list):
-        assert isinstance(got, list) and len(got) == len(want), path
-        for i, (g, w) in enumerate(zip(got, want)):
-            _same(g, w, f"{path}[{i}]")
-        return
-    if not isinstance(want, dict):
-        assert got == want, path
-        return
-    assert got["dtype"] == want["dtype"], (path, got["dtype"], want["dtype"])
-    assert got["shape"] == want["shape"], (path, got["shape"], want["shape"])
-    # float64 agrees to rounding; float32 to a few of its ulps (LAPACK's blocking differs by build).
-    tol = 1e-9 if want["dtype"] != "float32" else 1e-6
-    for g, w in zip(got["values"], want["values"]):
-        if w is None:
-            assert g is None, (path, got["values"], want["values"])
-        elif isinstance(w, float) and math.isinf(w):
-            assert g == w, path
-        else:
-            assert g is not None and abs(g - w) <= tol * max(1.0, abs(w)), (path, got["values"], want["values"])
+    same(got, want, path, tol64=1e-9)
 
 
 def test_every_case_recorded():
