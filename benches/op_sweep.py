@@ -1,6 +1,6 @@
 """Every op rstorch has, timed against PyTorch in one process with equal threads (issue 23).
 
-    PYTHONPATH=python /work/torchref/bin/python benches/op_sweep.py [--threads 2] [--sizes 1M 1K]
+    PYTHONPATH=python /work/torchref/bin/python benches/op_sweep.py [--threads 2] [--sizes 1M 1K] [--cpu-time]
         [--only REGEX] [--float64] [--no-backward] [--repeats 7] [--json out.json]
 
 Each row is one op at one size: float32 (float64 too with --float64), a contiguous input and a
@@ -24,6 +24,7 @@ import re
 import shlex
 import statistics
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_torch import cpu_model, fmt_time, median_time  # noqa: E402
@@ -272,23 +273,21 @@ def all_cases():
 
 # ----- running ------------------------------------------------------------------------------
 
-def calibrated_time(fn, repeats):
+def calibrated_time(fn, repeats, clock):
     """Median seconds per call over `repeats` loops of about LOOP_SECONDS each."""
-    import time
-
     fn()
     start = time.perf_counter()
     fn()
     once = max(time.perf_counter() - start, 1e-7)
     number = max(1, min(100_000, int(LOOP_SECONDS / once)))
-    return median_time(fn, number, repeats)
+    return median_time(fn, number, repeats, clock)
 
 
-def measure(tt, case, side, dtype_name, variant, backward, repeats):
+def measure(tt, case, side, dtype_name, variant, backward, repeats, clock):
     try:
         tt.manual_seed(0)
         fn = case.build(tt, side, getattr(tt, dtype_name), variant, backward)
-        return calibrated_time(fn, repeats), None
+        return calibrated_time(fn, repeats, clock), None
     except Exception as e:  # noqa: BLE001 - a case one framework lacks is reported, not fatal
         return None, f"{type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''}"
 
@@ -303,7 +302,10 @@ def main():
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--target", type=float, default=0.8)
     parser.add_argument("--json", help="also write the rows here")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time with the process's CPU time (use with --threads 1 on a loaded host)")
     args = parser.parse_args()
+    clock = time.process_time if args.cpu_time else time.perf_counter
 
     frameworks = [rstorch] + ([torch] if torch else [])
     for tt in frameworks:
@@ -320,9 +322,9 @@ def main():
                 variants = case.variants if dtype_name == "float32" else ("contig",)
                 for variant in variants:
                     for backward in passes:
-                        ours, our_err = measure(rstorch, case, SIZES[size], dtype_name, variant, backward, args.repeats)
+                        ours, our_err = measure(rstorch, case, SIZES[size], dtype_name, variant, backward, args.repeats, clock)
                         settle_short()
-                        theirs, their_err = (measure(torch, case, SIZES[size], dtype_name, variant, backward, args.repeats)
+                        theirs, their_err = (measure(torch, case, SIZES[size], dtype_name, variant, backward, args.repeats, clock)
                                              if torch else (None, None))
                         settle_short()
                         row = dict(family=case.family, op=case.name, size=size, dtype=dtype_name, variant=variant,
@@ -343,7 +345,6 @@ def main():
 
 def settle_short():
     # Shorter than compare_torch's settle: hundreds of rows; the workers' spin ends in ~0.1 s.
-    import time
 
     time.sleep(0.1)
 
@@ -353,7 +354,7 @@ def report(rows, args):
     print(f"- Date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}")
     print(f"- Machine: {cpu_model()}, {os.cpu_count()} logical cores, {platform.system()} {platform.machine()}")
     print(f"- rstorch {rstorch.__version__}; PyTorch {torch.__version__ if torch else 'not installed'}; "
-          f"threads {args.threads}; median of {args.repeats} loops of ~{LOOP_SECONDS * 1e3:.0f} ms")
+          f"threads {args.threads}, {'CPU' if args.cpu_time else 'wall'} time; median of {args.repeats} loops of ~{LOOP_SECONDS * 1e3:.0f} ms")
     print(f"- Command: `{command}`")
     print()
     print("| op | size | dtype | input | pass | rstorch | PyTorch | PyTorch / rstorch |")
