@@ -1,10 +1,8 @@
 """Batch normalisation layers: BatchNorm1d, BatchNorm2d, with running statistics."""
 import rstorch
-from ... import _C
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
 from .module import Module, _place
+from .normalization import _register_affine, _reset_affine
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
@@ -24,15 +22,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(_C.empty(num_features, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_C.empty(num_features, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, num_features, affine, bias, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", rstorch.zeros(num_features, dtype=dtype))
             self.register_buffer("running_var", rstorch.ones(num_features, dtype=dtype))
@@ -52,10 +42,7 @@ class _NormBase(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def _check_input_dim(self, input):
         raise NotImplementedError

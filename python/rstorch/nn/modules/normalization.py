@@ -11,6 +11,28 @@ from .module import Module, _place
 __all__ = ["LayerNorm", "GroupNorm"]
 
 
+def _register_affine(module, shape, affine, bias, dtype):
+    """Registers the norm layers' `weight` and `bias` (None where `affine` or `bias` is off), in
+    PyTorch's order, so that state_dict keys and parameter order match."""
+    if affine:
+        module.weight = Parameter(_C.empty(shape, dtype=dtype))
+        if bias:
+            module.bias = Parameter(_C.empty(shape, dtype=dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module):
+    """weight = 1, bias = 0: the identity affine every norm layer starts from."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """Normalises over the trailing `normalized_shape` dims, with an optional elementwise affine."""
 
@@ -23,23 +45,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_C.empty(self.normalized_shape, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_C.empty(self.normalized_shape, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, self.normalized_shape, elementwise_affine, bias, dtype)
         self.reset_parameters()
         _place(self, device)
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -62,23 +73,12 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(_C.empty(num_channels, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_C.empty(num_channels, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, num_channels, affine, bias, dtype)
         self.reset_parameters()
         _place(self, device)
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
