@@ -63,6 +63,13 @@ impl Tensor {
             }
             return Ok(out);
         }
+        if let Some(dims) = peelable_dims(self.layout()) {
+            let start = self.storage_offset();
+            for &o in offsets {
+                out.push(peel(&dims, o.checked_sub(start).ok_or_else(outside)?).ok_or_else(outside)?);
+            }
+            return Ok(out);
+        }
         let mine = element_offsets(self.layout())?;
         let mut index: HashMap<usize, usize> = HashMap::new();
         let entry = std::mem::size_of::<(usize, usize)>();
@@ -153,5 +160,88 @@ impl Tensor {
             record(Op::Take { kind: "AsStridedBackward0", offsets: Positions::Host(mine) }, &[&target], &[self], &[], &[]);
         }
         Ok(())
+    }
+}
+
+/// One dim of a layout being inverted: its stride and size, and its stride in the row-major
+/// numbering of positions.
+struct PeelDim {
+    stride: usize,
+    size: usize,
+    position_stride: usize,
+}
+
+/// The dims of `layout` ordered by falling stride, where each stride exceeds the whole reach
+/// of the smaller ones: then every storage offset the layout holds has one decomposition, found
+/// greedily from the largest stride down (transposes, narrows and steps of dense tensors are all
+/// like this). None where the layout overlaps itself or interleaves: the caller's hash map
+/// serves those.
+fn peelable_dims(layout: &crate::layout::Layout) -> Option<Vec<PeelDim>> {
+    let position_strides = crate::shape::contiguous_strides(&layout.shape).ok()?;
+    let mut dims: Vec<PeelDim> = (0..layout.shape.len())
+        .filter(|&d| layout.shape[d] > 1)
+        .map(|d| PeelDim { stride: layout.strides[d], size: layout.shape[d], position_stride: position_strides[d] })
+        .collect();
+    dims.sort_by(|a, b| b.stride.cmp(&a.stride));
+    let mut reach = 0usize; // the largest offset the smaller-stride dims reach together
+    for dim in dims.iter().rev() {
+        if dim.stride <= reach {
+            return None;
+        }
+        reach = reach.checked_add(dim.stride.checked_mul(dim.size - 1)?)?;
+    }
+    Some(dims)
+}
+
+/// The row-major position of the element at `relative` (its storage offset less the layout's
+/// offset), or None where the layout holds no element there.
+fn peel(dims: &[PeelDim], mut relative: usize) -> Option<usize> {
+    let mut position = 0;
+    for dim in dims {
+        let index = relative / dim.stride;
+        if index >= dim.size {
+            return None;
+        }
+        relative -= index * dim.stride;
+        position += index * dim.position_stride;
+    }
+    (relative == 0).then_some(position)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::Layout;
+
+    /// Every element's storage offset peels back to its row-major position, and offsets the
+    /// layout does not hold are refused, for the layouts views make; overlapping ones are not
+    /// peelable.
+    #[test]
+    fn peeling_inverts_non_overlapping_layouts() {
+        let layouts = [
+            Layout { shape: vec![4, 3], strides: vec![1, 4], offset: 0 },        // transpose
+            Layout { shape: vec![3, 2], strides: vec![1, 4], offset: 5 },        // narrowed transpose
+            Layout { shape: vec![2, 3, 2], strides: vec![12, 2, 7], offset: 1 }, // steps, permuted
+            Layout { shape: vec![1, 5], strides: vec![99, 3], offset: 2 },
+            Layout { shape: vec![], strides: vec![], offset: 3 },
+        ];
+        for layout in &layouts {
+            let dims = peelable_dims(layout).expect("non-overlapping");
+            let offsets = element_offsets(layout).unwrap();
+            for (position, &offset) in offsets.iter().enumerate() {
+                assert_eq!(peel(&dims, offset - layout.offset), Some(position), "{layout:?}");
+            }
+            let held: std::collections::HashSet<usize> = offsets.iter().copied().collect();
+            let top = offsets.iter().max().copied().unwrap_or(0) + 3;
+            for offset in layout.offset..top {
+                if !held.contains(&offset) {
+                    assert_eq!(peel(&dims, offset - layout.offset), None, "{layout:?} at {offset}");
+                }
+            }
+        }
+        let expanded = Layout { shape: vec![3, 2], strides: vec![0, 1], offset: 0 };
+        assert!(peelable_dims(&expanded).is_none());
+        let interleaved = Layout { shape: vec![3, 3], strides: vec![2, 1], offset: 0 };
+        assert!(peelable_dims(&interleaved).is_none());
     }
 }
