@@ -1,12 +1,13 @@
 //! The wgpu backend behind the device interface: each method is one entry point of a kernel
-//! family's launcher (`ops`, `reduce`, `matmul`, `softmax`, `norm`, `loss`, `pooling`, `optim`).
+//! family's launcher (`ops`, `reduce`, `matmul`, `softmax`, `attention`, `norm`, `loss`, `pooling`, `optim`).
 
 use crate::backend::pool_stats::PoolStats;
-use crate::backend::{Array, Backend, IndexTerm, NormGrads, Operand, StepJob};
+use crate::backend::{Array, AttnGrads, Backend, IndexTerm, NormGrads, Operand, StepJob};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::ops::attention_dims::AttnDims;
 use crate::ops::binary::BinaryOp;
 use crate::ops::conv_geometry::ConvGeom;
 use crate::ops::pool_geometry::PoolGeom;
@@ -15,7 +16,7 @@ use crate::ops::reduction::Reduction;
 use crate::ops::unary::{FloatClass, UnaryOp};
 use crate::storage::Storage;
 
-use super::{context, loss, matmul, norm, operands, ops, optim, pooling, positions, reduce, softmax, storage};
+use super::{attention, context, loss, matmul, norm, operands, ops, optim, pooling, positions, reduce, softmax, storage};
 
 /// The GPU backend: Vulkan, Metal or DX12 through wgpu.
 pub struct Wgpu;
@@ -171,6 +172,23 @@ impl Backend for Wgpu {
 
     fn softmax_backward(&self, g: &Array, y: &Array, dim: usize, log: bool) -> Result<Array> {
         softmax::softmax_backward(g, y, dim, log)
+    }
+
+    fn attention(&self, q: &Array, k: &Array, v: &Array, mask: Option<&Array>, dims: &AttnDims) -> Result<Option<(Array, Array)>> {
+        attention::attention(q, k, v, mask, dims)
+    }
+
+    fn attention_backward(
+        &self,
+        q: &Array,
+        k: &Array,
+        v: &Array,
+        mask: Option<&Array>,
+        saved: (&Array, &Array, &Array),
+        dims: &AttnDims,
+        want_mask: bool,
+    ) -> Result<Option<AttnGrads>> {
+        attention::attention_backward(q, k, v, mask, saved, dims, want_mask)
     }
 
     fn layer_norm(&self, x: &Array, cols: usize, weight: Option<&Array>, bias: Option<&Array>, eps: f64) -> Result<(Array, Array, Array)> {

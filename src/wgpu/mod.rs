@@ -4,6 +4,8 @@
 //! "unavailable" methods.
 
 #[cfg(feature = "wgpu")]
+mod attention;
+#[cfg(feature = "wgpu")]
 mod backend;
 #[cfg(feature = "wgpu")]
 mod batch;
