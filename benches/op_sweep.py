@@ -354,7 +354,8 @@ def report(rows, args):
     print(f"- Date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}")
     print(f"- Machine: {cpu_model()}, {os.cpu_count()} logical cores, {platform.system()} {platform.machine()}")
     print(f"- rstorch {rstorch.__version__}; PyTorch {torch.__version__ if torch else 'not installed'}; "
-          f"threads {args.threads}, {'CPU' if args.cpu_time else 'wall'} time; median of {args.repeats} loops of ~{LOOP_SECONDS * 1e3:.0f} ms")
+          f"threads {args.threads}, {'CPU' if args.cpu_time else 'wall'} time; "
+          f"median of {args.repeats} loops of ~{LOOP_SECONDS * 1e3:.0f} ms")
     print(f"- Command: `{command}`")
     print()
     print("| op | size | dtype | input | pass | rstorch | PyTorch | PyTorch / rstorch |")
