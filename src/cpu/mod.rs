@@ -34,6 +34,7 @@ pub mod special_fns;
 pub mod unary;
 pub mod vecmath;
 mod vecmath_core;
+pub mod vecmath_special;
 mod vecmath_trig;
 pub mod walk;
 pub mod workers;

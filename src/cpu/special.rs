@@ -151,6 +151,9 @@ pub fn polygamma64(n: f64, x: f64) -> f64 {
     if x.is_nan() {
         return x;
     }
+    if n == 1.0 && x > 0.0 {
+        return crate::cpu::vecmath_special::trigamma_positive(x);
+    }
     let factorial: f64 = (1..=n as u64).map(|k| k as f64).product();
     let sign = if (n as u64).is_multiple_of(2) { -1.0 } else { 1.0 };
     sign * factorial * hurwitz_zeta(n + 1.0, x)

@@ -305,7 +305,7 @@ const ERF_SHORT: [f64; 9] = [
 ];
 // Fitted coefficients: the first is close to 2/sqrt(pi) by nature, not a copy of it.
 #[allow(clippy::approx_constant)]
-const ERF_LONG: [f64; 13] = [
+pub(crate) const ERF_LONG: [f64; 13] = [
     1.1283791670955126,
     -0.3761263890318375,
     0.11283791670954879,

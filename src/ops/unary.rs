@@ -306,7 +306,7 @@ macro_rules! unary_op_table {
             Erfinv {
                 name: "erfinv", node: "Erfinv", ints: false, reads: (false, true), wgpu: 49,
                 py: [erfinv], inplace: [erfinv],
-                cpu: |x| T::from_f64(erfinv64(x.to_f64())),
+                cpu: |x| erfinv_elem(x),
                 grad: |g, _y, y| {
                     let y = y()?;
                     muls(&mul(g, &un(&mul(&y, &y)?, UnaryOp::Exp)?)?, std::f64::consts::PI.sqrt() / 2.0)?

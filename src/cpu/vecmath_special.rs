@@ -1,0 +1,170 @@
+//! Fast special functions for the unary kernels: the inverse error function, branch-free for the
+//! vectorised loops (see `vecmath`; it computes in float64, `L = true` for float32 results, short
+//! polynomials inside, `L = false` for float64), and trigamma for positive arguments without the
+//! Hurwitz zeta function's powers.
+
+use crate::cpu::vecmath::{erfc, exp, log, ERF_LONG};
+use crate::cpu::vecmath_core::poly;
+use crate::dtype::{DType, Element};
+
+// First guesses for erfinv(a) / a as polynomials: Giles' float32 approximation ("Approximating
+// the erfinv function", GPU Computing Gems, 2011) in w - 2.5 for w < 5 and in sqrt(w) - 3 up
+// to w = 16 (relative error below 1.2e-7), w = -log((1 - a)(1 + a)); beyond, where Giles'
+// second polynomial drifts (10% at the last float64 below 1), a Chebyshev fit made for this
+// module with mpmath in s = sqrt(w) on [3.9, 6.1] (relative error 1.5e-9).
+const GUESS_CENTRAL: [f64; 9] = [
+    1.50140941,
+    0.246640727,
+    -0.00417768164,
+    -0.00125372503,
+    0.00021858087,
+    -4.39150654e-06,
+    -3.5233877e-06,
+    3.43273939e-07,
+    2.81022636e-08,
+];
+const GUESS_TAIL: [f64; 9] =
+    [2.83297682, 1.00167406, 0.00943887047, -0.0076224613, 0.00573950773, -0.00367342844, 0.00134934322, 0.000100950558, -0.000200214257];
+const GUESS_FAR: [f64; 9] = [
+    0.2382870799593931,
+    0.4510902725589777,
+    0.32032317276390376,
+    -0.10811693594731875,
+    0.0234429300800906,
+    -0.0033242636176514114,
+    0.0002992538523752144,
+    -1.5566527486952948e-05,
+    3.570986358555196e-07,
+];
+const TWO_OVER_SQRT_PI: f64 = std::f64::consts::FRAC_2_SQRT_PI;
+/// sqrt(pi)/2 in two words (mpmath), and 2^-1000, below which it is erfinv's slope to the last bit.
+const SQRT_PI_2_HI: f64 = 0.886226925452758;
+const SQRT_PI_2_LO: f64 = -3.8332932499128993e-17;
+const TINY: f64 = 9.332636185032189e-302;
+/// 2/sqrt(pi) - ERF_LONG[0], the fit's leading coefficient's rounding (mpmath).
+const C0_LO: f64 = 1.533545961316588e-17;
+
+/// `erfinv(y)`: the guess above (relative error e below 1.2e-7), then one Halley step on
+/// erf(x) = a, whose error is of order e^3 (below 1e-20): what remains is the residual's
+/// rounding. The residual is erf(x) - a in extra precision below x = 1 (`erf_minus`) and
+/// (1 - a) - erfc(x) from there, where 1 - a is exact and erfc keeps relative digits, so that results near ±1 keep theirs (erf(x) - a
+/// would leave none). ±inf at ±1, NaN beyond and at NaN, -0.0 at -0.0.
+#[inline(always)]
+pub fn erfinv<const L: bool>(y: f64) -> f64 {
+    let a = y.abs();
+    let t = 1.0 - a;
+    // (1 - a)(1 + a) rather than 1 - a^2: no cancellation near 1. At a = 1 the log is -inf and
+    // every guess infinite or NaN; the selects at the end give the result there.
+    let w = -log::<true>(t * (1.0 + a));
+    let s = w.sqrt();
+    let central = poly(w - 2.5, &GUESS_CENTRAL);
+    let tail = poly(s - 3.0, &GUESS_TAIL);
+    let far = poly(s, &GUESS_FAR);
+    let x0 = a * if w < 5.0 {
+        central
+    } else if w < 16.0 {
+        tail
+    } else {
+        far
+    };
+    let r = if x0 < 1.0 { erf_minus(x0, a) } else { t - erfc::<L>(x0) };
+    // Halley's step for f(x) = erf(x) - a: f'' = -2x f', so x - u / (1 + x u) with u = f / f'.
+    let u = r / (TWO_OVER_SQRT_PI * exp::<L>(-x0 * x0));
+    let x = x0 - u / x0.mul_add(u, 1.0);
+    // Far below 1 erfinv(y) = y sqrt(pi)/2 (1 + pi y^2/12 + ...): the product with the constant's
+    // two words, which keeps the subnormal results that the step above would round twice.
+    let tiny = a.mul_add(SQRT_PI_2_HI, a * SQRT_PI_2_LO);
+    let v = if a < TINY {
+        tiny
+    } else if a < 1.0 {
+        x
+    } else if a == 1.0 {
+        f64::INFINITY
+    } else {
+        f64::NAN
+    };
+    // x0 is 0 at 0 (u too): the sign comes back from y, -0.0 included.
+    v.copysign(y)
+}
+
+/// `erf(x) - a` for x in [0, 1) and a within 1e-7 of erf(x), in more than float64's precision:
+/// erf(x) = x P(x^2) (`vecmath`'s float64 polynomial) with P's leading term and the products
+/// carried in two words, so that the difference, which cancels all but the last digits, keeps
+/// them (a rounded erf would leave up to 1.4 ulp in erfinv, 0.94 with only c0's step compensated;
+/// this leaves 0.68, measured on tests/fixtures/vecspecial.json).
+#[inline(always)]
+fn erf_minus(x: f64, a: f64) -> f64 {
+    let z = x * x;
+    let z_lo = x.mul_add(x, -z);
+    // The last two Horner steps keep their rounding errors: c1 - q and c0 - p are exact (q is
+    // within a factor of 2 of c1, p of c0). C0_LO is 2/sqrt(pi) - c0.
+    let q2 = poly(z, &ERF_LONG[2..]);
+    let q = z.mul_add(q2, ERF_LONG[1]);
+    let q_lo = z.mul_add(q2, ERF_LONG[1] - q);
+    let p = z.mul_add(q, ERF_LONG[0]);
+    let p_lo = z.mul_add(q, ERF_LONG[0] - p) + z_lo.mul_add(q, z.mul_add(q_lo, C0_LO));
+    let hi = x * p;
+    let lo = x.mul_add(p, -hi) + x * p_lo;
+    // hi is within 1e-7 of a: the difference is exact.
+    (hi - a) + lo
+}
+
+/// erfinv of a float32 or float64 element (the op table's kernel is generic over the element).
+#[inline(always)]
+pub fn erfinv_elem<T: Element>(y: T) -> T {
+    if T::DTYPE == DType::F32 {
+        T::from_f64(erfinv::<true>(y.to_f64()))
+    } else {
+        T::from_f64(erfinv::<false>(y.to_f64()))
+    }
+}
+
+// B2k, the Bernoulli numbers, for trigamma's asymptotic series from k = 1 to 8.
+const BERNOULLI: [f64; 8] = [1.0 / 6.0, -1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0, 5.0 / 66.0, -691.0 / 2730.0, 7.0 / 6.0, -3617.0 / 510.0];
+
+/// `trigamma(x) = polygamma(1, x)` for x > 0: the recurrence psi1(x) = psi1(x + 1) + 1/x^2 up to
+/// 12, then psi1(x) ~ 1/x + 1/(2x^2) + sum B2k / x^(2k+1), whose first omitted term is below
+/// 2e-18 of the result from 12 on. All terms are positive but the series' small tail: no digits
+/// cancel. (polygamma's general path sums the Hurwitz zeta function with a power per term.)
+pub fn trigamma_positive(x: f64) -> f64 {
+    let (mut x, mut acc) = (x, 0.0);
+    while x < 12.0 {
+        acc += 1.0 / (x * x);
+        x += 1.0;
+    }
+    let r = 1.0 / x;
+    let z = r * r;
+    acc + (r + 0.5 * z + r * z * poly(z, &BERNOULLI))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erfinv_inverts_erf() {
+        // Away from 0 the residual's rounding bounds the error: a few ulp of the result.
+        for y in [-0.999999, -0.3, 1e-10, 1e-300, 0.5, 0.9, 0.99999999, 1.0 - 1e-15] {
+            let x = erfinv::<false>(y);
+            let back = if y < 0.5 { libm::erf(x) } else { 1.0 - libm::erfc(x) };
+            assert!((back - y).abs() <= 4.0 * f64::EPSILON * y.abs(), "{y}: {x}");
+        }
+        assert_eq!(erfinv::<false>(1.0), f64::INFINITY);
+        assert_eq!(erfinv::<false>(-1.0), f64::NEG_INFINITY);
+        assert!(erfinv::<false>(1.5).is_nan() && erfinv::<false>(f64::NAN).is_nan());
+        assert!(erfinv::<false>(-0.0).is_sign_negative() && erfinv::<false>(-0.0) == 0.0);
+        // Near 1 the digits come from 1 - y: erfinv(1 - 2^-53) = 5.8636..., relative 1e-15.
+        let x = erfinv::<false>(1.0 - f64::EPSILON / 2.0);
+        assert!((x - 5.863_584_748_755_167).abs() < 1e-14, "{x}");
+    }
+
+    #[test]
+    fn trigamma_known_values() {
+        // pi^2/6, pi^2/2 (at 1/2), and psi1(1e-8) = 1e16 + pi^2/6 - 2 zeta(3) 1e-8.
+        let close = |a: f64, b: f64| (a - b).abs() <= 4.0 * f64::EPSILON * b.abs();
+        assert!(close(trigamma_positive(1.0), std::f64::consts::PI.powi(2) / 6.0));
+        assert!(close(trigamma_positive(0.5), std::f64::consts::PI.powi(2) / 2.0));
+        assert!(close(trigamma_positive(1e-8), 1e16 + 1.6449340668482264));
+        assert!(close(trigamma_positive(30.0), 0.033_895_060_357_739_94), "{}", trigamma_positive(30.0));
+    }
+}
