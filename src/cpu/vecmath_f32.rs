@@ -12,7 +12,7 @@
 const SHIFTER: f32 = 12582912.0;
 const LOG2E: f32 = std::f32::consts::LOG2_E;
 /// ln 2 in two words: the first has 16 significant bits, so n * LN2_HI is exact for |n| < 2^8.
-const LN2_HI: f32 = 0.693145751953125;
+const LN2_HI: f32 = 0.693_145_75; // 0.693145751953125 exactly
 const LN2_LO: f32 = 1.4286068e-6;
 /// 2^-64: scales 2^(k + 64) down to a subnormal 2^k exactly.
 const TWO_M64: f32 = 5.421011e-20;
