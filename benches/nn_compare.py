@@ -48,13 +48,13 @@ def build(torch, device="cpu"):
     return step
 
 
-def build_mlp(torch):
+def build_mlp(torch, batch=256):
     nn, F = torch.nn, torch.nn.functional
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    x = torch.from_numpy(np.random.default_rng(0).random((256, 784), dtype=np.float32))
-    y = torch.from_numpy(np.random.default_rng(1).integers(0, 10, 256))
+    x = torch.from_numpy(np.random.default_rng(0).random((batch, 784), dtype=np.float32))
+    y = torch.from_numpy(np.random.default_rng(1).integers(0, 10, batch))
 
     def step():
         opt.zero_grad()
@@ -195,6 +195,7 @@ def build_lstm(torch):
 WORKLOADS = [
     ("MNIST Net training step (batch 64, SGD momentum)", build, 1.0),
     ("MLP 784-512-512-10 step (batch 256, Adam)", build_mlp, 1.0),
+    ("MLP 784-512-512-10 step (batch 64, Adam)", lambda torch: build_mlp(torch, 64), 1.0),
     ("conv1 forward+backward (64x1x28x28, 10 filters 5x5)", build_conv1, 1.0),
     ("conv2 forward+backward (64x10x12x12, 20 filters 5x5)", build_conv2, 1.0),
     ("Module.__call__ without hooks (per call)", build_call, 1e-2),
