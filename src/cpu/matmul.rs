@@ -93,10 +93,10 @@ pub unsafe fn gemm_into_scaled<T: Element>(
         }
     }
     if let Parallelism::Rayon(threads) = par {
-        if threads > 1 && m >= 2 * ROW_BLOCK_ALIGN && m * n * k < SPLIT_ROWS_BELOW {
-            // Bands of rows, one product each on one thread: gemm's k-blocking depends on k
-            // alone, so every element comes out bit for bit as from one call.
-            let band = m.div_ceil(threads).next_multiple_of(ROW_BLOCK_ALIGN);
+        let band = m.div_ceil(threads).next_multiple_of(ROW_BLOCK_ALIGN);
+        if threads > 1 && m >= 2 * ROW_BLOCK_ALIGN && m * n * k < SPLIT_ROWS_BELOW && same_k_blocking(m, band, n, k) {
+            // Bands of rows, one product each on one thread: with the same k-blocking as the
+            // whole product, every element comes out bit for bit as from one call.
             let rs = dst.rs;
             for_each_exact_chunk(&mut dst.data[..(m - 1) * rs + n], band * rs, |i, rows| {
                 let r0 = i * band;
@@ -147,6 +147,22 @@ pub unsafe fn gemm_into_scaled<T: Element>(
 /// band): gemm's own threading sends the whole product to the pool and, on these medium shapes,
 /// gained little or lost (512x256 by 256x784 ran slower on two threads than on one).
 const SPLIT_ROWS_BELOW: usize = 1 << 28;
+
+/// Whether bands of `band` rows (the last one shorter) of an m x n x k product block k as the
+/// whole product does.
+/// gemm sums k in blocks that depend on k alone, except for products of at most
+/// GEMM_SMALL_SIDE rows and columns, which take blocks of GEMM_SMALL_KC: a 48-row band of a
+/// 70 x 64 x 1000 product would sum 512 + 488 where the whole sums 500 + 500.
+fn same_k_blocking(m: usize, band: usize, n: usize, k: usize) -> bool {
+    let small = |rows: usize| rows <= GEMM_SMALL_SIDE && n <= GEMM_SMALL_SIDE;
+    let last_band = m - (m.div_ceil(band) - 1) * band;
+    k <= GEMM_SMALL_KC || (small(band) == small(m) && small(last_band) == small(m))
+}
+
+/// gemm's small-product regime (`gemm-common`'s `gemm_basic_generic`): sides up to this...
+const GEMM_SMALL_SIDE: usize = 64;
+/// ...take k in blocks of this many.
+const GEMM_SMALL_KC: usize = 512;
 
 /// Products whose sides are all at least this long copy a column-major right operand with an
 /// aliasing stride row-major

@@ -65,6 +65,11 @@ def test_long_sum_bitwise_identical(threads):
     # Split into bands of rows on two threads: a transposed left operand, and odd sizes.
     lambda: (_data(256, 512).t(), _data(256, 784, seed=1)),
     lambda: (_data(333, 257), _data(257, 129, seed=1)),
+    # Bands of at most 64 rows by at most 64 columns, with k past 512: gemm blocks k
+    # differently for such small products than for the whole one.
+    lambda: (_data(70, 1000), _data(1000, 64, seed=1)),
+    lambda: (_data(100, 784), _data(784, 10, seed=1)),
+    lambda: (_data(120, 600), _data(600, 10, seed=1).t().contiguous().t()),
 ])
 def test_matmul_bitwise_identical(threads, make):
     a, b = make()
