@@ -319,7 +319,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
         Op::Cumsum { dim } => out[0] = Some(g.reverse_cumsum(*dim)?),
         Op::Cumprod { dim } => {
             let (x, y) = (node.input(0)?, node.output(0)?);
-            out[0] = Some(div(&mul(&g, &y)?.reverse_cumsum(*dim)?, &x)?);
+            out[0] = Some(x.cumprod_backward(&g, &y, *dim)?);
         }
         Op::View { .. } => out[0] = Some(g.reshape(&shape(0).iter().map(|&s| s as i64).collect::<Vec<_>>())?),
         Op::Permute { dims, .. } => {

@@ -1,5 +1,6 @@
 //! Small tensor-op helpers for writing gradient formulas.
 
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
@@ -44,6 +45,21 @@ pub fn gelu_grad_fused(g: &Tensor, x: &Tensor, tanh: bool) -> Result<Option<Tens
         return Ok(None);
     }
     Ok(crate::cpu::act_grad::gelu_backward(g.array(), x.array(), tanh)?.map(Tensor::from_array))
+}
+
+/// hardtanh's input gradient as one CPU pass (`cpu::clamp::hardtanh_grad`), under the same
+/// conditions as `gelu_grad_fused`; None otherwise.
+pub fn hardtanh_grad_fused(g: &Tensor, x: &Tensor, lo: f64, hi: f64) -> Result<Option<Tensor>> {
+    let cpu = g.device() == crate::device::Device::Cpu && x.device() == crate::device::Device::Cpu;
+    if crate::autograd::is_grad_enabled()
+        || !cpu
+        || g.dtype() != x.dtype()
+        || g.shape() != x.shape()
+        || !matches!(x.dtype(), DType::F32 | DType::F64)
+    {
+        return Ok(None);
+    }
+    Ok(Some(Tensor::from_array(crate::cpu::clamp::hardtanh_grad(g.array(), x.array(), lo, hi)?)))
 }
 
 pub fn un(a: &Tensor, op: UnaryOp) -> Result<Tensor> {

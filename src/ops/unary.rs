@@ -562,8 +562,12 @@ macro_rules! unary_op_table {
                 cpu: |x| if x < min_val { min_val } else if x > max_val { max_val } else { x },
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
-                    let outside = cmps(&x, BinaryOp::Le, min_val)?.binary(BinaryOp::LogicalOr, &cmps(&x, BinaryOp::Ge, max_val)?)?;
-                    Tensor::where_(&outside, Arg::S(f(0.0)), Arg::T(g))?
+                    if let Some(fused) = hardtanh_grad_fused(g, &x, min_val, max_val)? {
+                        fused
+                    } else {
+                        let outside = cmps(&x, BinaryOp::Le, min_val)?.binary(BinaryOp::LogicalOr, &cmps(&x, BinaryOp::Ge, max_val)?)?;
+                        Tensor::where_(&outside, Arg::S(f(0.0)), Arg::T(g))?
+                    }
                 },
             }
             Hardsigmoid {} {

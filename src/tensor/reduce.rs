@@ -5,6 +5,7 @@ use crate::autograd::{record, record_named, GradMode, Op};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::{wrap_dim, wrap_dims};
+use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, ReduceOp, Scalar, Tensor, UnaryOp};
 
 impl Tensor {
@@ -316,6 +317,59 @@ impl Tensor {
         }
         let d = d as i64;
         self.flip(&[d])?.cumulative(d, false)?.flip(&[d])
+    }
+
+    /// cumprod's input gradient along `d` from the incoming gradient `g` (self is the input `x`,
+    /// `y` the result). On the CPU outside create_graph one pass (`cpu::scan::cumprod_backward`).
+    /// Elsewhere, as PyTorch: without zeros in x `reverse_cumsum(g * y) / x`; with zeros, where
+    /// that is 0/0, the sum over `j >= k` of `g_j` times the product of x over `i <= j, i != k`,
+    /// built from the first zero of each lane (O(n)), or while a graph is being built from
+    /// products of slices for every k (O(n^2), whose own gradient is cumprod's second one).
+    pub(crate) fn cumprod_backward(&self, g: &Tensor, y: &Tensor, d: usize) -> Result<Tensor> {
+        let x = self;
+        if x.ndim() == 0 || x.shape()[d] <= 1 {
+            return Ok(g.clone());
+        }
+        let cpu = x.device().is_cpu() && g.device().is_cpu() && y.device().is_cpu();
+        let same = g.dtype() == x.dtype() && y.dtype() == x.dtype() && g.shape() == x.shape() && y.shape() == x.shape();
+        if !crate::autograd::is_grad_enabled() && cpu && same && matches!(x.dtype(), DType::F32 | DType::F64) {
+            return Ok(Tensor::from_array(crate::cpu::scan::cumprod_backward(g.array(), x.array(), y.array(), d)?));
+        }
+        let zero = x.binary_scalar(BinaryOp::Eq, Scalar::Int(0), false)?;
+        if !zero.any_true()? {
+            return g.binary(BinaryOp::Mul, y)?.reverse_cumsum(d)?.binary(BinaryOp::Div, x);
+        }
+        let (di, len) = (d as i64, x.shape()[d] as i64);
+        if !crate::autograd::is_grad_enabled() {
+            // Before a lane's first zero: reverse_cumsum(g * y) / x (y is 0 from that zero on).
+            // At it: the same sum over the cumprod of x with that zero taken as one. After: 0.
+            let seen = zero.cumulative(di, false)?;
+            let before = seen.binary_scalar(BinaryOp::Eq, Scalar::Int(0), false)?;
+            let first = zero.binary(BinaryOp::LogicalAnd, &seen.binary_scalar(BinaryOp::Eq, Scalar::Int(1), false)?)?;
+            let one = Scalar::Int(1);
+            let x_safe = Tensor::where_(&before, Arg::T(x), Arg::S(one))?;
+            let a = g.binary(BinaryOp::Mul, y)?.reverse_cumsum(d)?.binary(BinaryOp::Div, &x_safe)?;
+            let x_one = Tensor::where_(&first, Arg::S(one), Arg::T(x))?;
+            let b = g.binary(BinaryOp::Mul, &x_one.cumulative(di, true)?)?.reverse_cumsum(d)?;
+            let at_first = Tensor::where_(&first, Arg::T(&b), Arg::S(Scalar::Int(0)))?;
+            return Tensor::where_(&before, Arg::T(&a), Arg::T(&at_first));
+        }
+        // grad_k = y_(k-1) * (g_k + sum over j > k of g_j * prod(x over k < i <= j)): every
+        // factor a differentiable op of x (y_(k-1) through y's own node).
+        let mut parts = Vec::with_capacity(len as usize);
+        for k in 0..len {
+            let mut part = g.narrow(di, k, 1)?;
+            if k + 1 < len {
+                let from_next = x.narrow(di, k + 1, len - k - 1)?.cumulative(di, true)?;
+                let later = g.narrow(di, k + 1, len - k - 1)?.binary(BinaryOp::Mul, &from_next)?.sum(Some(&[di]), true)?;
+                part = part.binary(BinaryOp::Add, &later)?;
+            }
+            if k > 0 {
+                part = part.binary(BinaryOp::Mul, &y.narrow(di, k - 1, 1)?)?;
+            }
+            parts.push(part);
+        }
+        Tensor::cat(&parts, di)
     }
 
     fn cumulative_raw(&self, dim: i64, product: bool) -> Result<Tensor> {

@@ -5,6 +5,7 @@ use crate::autograd::{is_grad_enabled, record, GradMode, Op, Positions};
 use crate::cpu::reduce::element_offsets;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::layout::Layout;
 use crate::shape::broadcast_shapes;
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor};
@@ -58,18 +59,13 @@ impl Tensor {
             }
             return Ok(out);
         }
-        let (out, offsets) = {
+        let recorded = is_grad_enabled() && self.requires_grad();
+        let (out, positions) = {
             let _raw = GradMode::disabled();
-            self.masked_select_raw(mask)?
+            self.masked_select_raw(mask, recorded)?
         };
-        if is_grad_enabled() && self.requires_grad() {
-            record(
-                Op::Take { kind: "MaskedSelectBackward0", offsets: Positions::Host(self.positions_of(&offsets)?) },
-                &[self],
-                &[&out],
-                &[],
-                &[],
-            );
+        if recorded {
+            record(Op::Take { kind: "MaskedSelectBackward0", offsets: Positions::Host(positions) }, &[self], &[&out], &[], &[]);
         }
         Ok(out)
     }
@@ -93,7 +89,9 @@ impl Tensor {
         Ok(Some((out, positions)))
     }
 
-    fn masked_select_raw(&self, mask: &Tensor) -> Result<(Tensor, Vec<usize>)> {
+    /// The selected values and, when `positions`, their positions in self (row-major element
+    /// indices, what MaskedSelectBackward0 scatters to; empty otherwise).
+    pub(super) fn masked_select_raw(&self, mask: &Tensor, positions: bool) -> Result<(Tensor, Vec<usize>)> {
         if mask.dtype() != DType::Bool {
             return Err(Error::Runtime("masked_select: expected BoolTensor for mask".into()));
         }
@@ -102,7 +100,15 @@ impl Tensor {
         let m = mask.with_layout(mask.layout().broadcast_to(&shape)).to_vec::<bool>()?;
         let (mut offs, mut keep) = (element_offsets(x.layout())?, m.iter());
         offs.retain(|_| *keep.next().expect("a mask value per element"));
-        Ok((x.take_offsets(&offs, &[offs.len()])?, offs))
+        // The positions are the offsets of a contiguous self broadcast the same way (mapping
+        // the storage offsets of a strided self back through a hash map took 140 ms at 1M).
+        let mut at = Vec::new();
+        if positions {
+            at = element_offsets(&Layout::contiguous(self.shape().to_vec())?.broadcast_to(&shape))?;
+            let mut keep = m.iter();
+            at.retain(|_| *keep.next().expect("a mask value per element"));
+        }
+        Ok((x.take_offsets(&offs, &[offs.len()])?, at))
     }
 
     /// Indices of non-zero elements, shape `[count, ndim]`.

@@ -232,6 +232,26 @@ impl Tensor {
 
     /// `self[indices]`.
     pub fn index(&self, indices: &[TensorIndex]) -> Result<Tensor> {
+        if let [TensorIndex::Tensor(mask)] = indices {
+            if mask.dtype() == DType::Bool
+                && mask.ndim() > 0
+                && mask.shape() == self.shape()
+                && self.device().is_cpu()
+                && mask.device().is_cpu()
+            {
+                // A mask of self's shape selects what masked_select does, in one pass over the
+                // mask (its `nonzero` coordinates, then offsets from them, took twice as long).
+                let recorded = is_grad_enabled() && self.requires_grad();
+                let (out, positions) = {
+                    let _raw = GradMode::disabled();
+                    self.masked_select_raw(mask, recorded)?
+                };
+                if recorded {
+                    record(Op::Take { kind: "IndexBackward0", offsets: Positions::Host(positions) }, &[self], &[&out], &[], &[]);
+                }
+                return Ok(out);
+            }
+        }
         let (view, advanced) = self.basic_index(indices)?;
         if advanced.is_empty() {
             if view.identity() == self.identity() {
