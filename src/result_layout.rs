@@ -124,32 +124,109 @@ pub fn is_dense(l: &Layout) -> bool {
 
 /// 4-D and row-major over (N, H, W, C), ignoring dims of one element.
 fn is_channels_last(l: &Layout) -> bool {
-    if l.ndim() != 4 {
-        return false;
-    }
+    l.ndim() == 4 && is_channels_last_nd(l)
+}
+
+/// Row-major over (N, spatial..., C), ignoring dims of one element (PyTorch's channels-last
+/// contiguity, for the 4-D and 5-D formats).
+fn is_channels_last_nd(l: &Layout) -> bool {
+    let nd = l.ndim();
     let mut expected = 1usize;
-    for d in [1, 3, 2, 0] {
+    for d in std::iter::once(1).chain((2..nd).rev()).chain(std::iter::once(0)) {
         if l.shape[d] != 1 {
             if l.strides[d] != expected {
                 return false;
             }
-            expected *= l.shape[d];
+            expected = expected.saturating_mul(l.shape[d]);
         }
     }
     true
 }
 
+/// Channels-last strides of a 4-D or 5-D `shape`: C innermost, then the spatial dims, then N.
 fn channels_last_strides(shape: &[usize]) -> Vec<usize> {
     let m: Vec<usize> = shape.iter().map(|&d| d.max(1)).collect();
-    let (c, w) = (1, m[1]);
-    let h = w * m[3];
-    vec![h * m[2], c, h, w]
+    let mut strides = vec![0; shape.len()];
+    let mut next = 1usize;
+    for d in std::iter::once(1).chain((2..shape.len()).rev()).chain(std::iter::once(0)) {
+        strides[d] = next;
+        next = next.saturating_mul(m[d]);
+    }
+    strides
 }
 
 /// The channels-last order of a 4-D `shape` (`memory_format=torch.channels_last`).
 pub fn channels_last_order(shape: &[usize]) -> Result<Option<ResultOrder>> {
-    if shape.len() != 4 {
-        return Err(crate::error::Error::Runtime("required rank 4 tensor to use channels_last format".into()));
+    format_order(shape, MemoryFormat::ChannelsLast)
+}
+
+/// PyTorch's `suggest_memory_format() == channels_last` for a 4-D layout: its strides grow
+/// in (C, W, H, N) order (ties of size-1 dims read as row-major), which makes conv, pooling
+/// and batch_norm give channels-last results.
+pub fn suggests_channels_last(l: &Layout) -> bool {
+    if l.ndim() != 4 || l.strides[1] == 0 {
+        return false;
+    }
+    let mut min = 0usize;
+    for d in [1, 3, 2, 0] {
+        if l.shape[d] == 0 || l.strides[d] < min || (d == 0 && min == l.strides[1]) {
+            return false;
+        }
+        min = l.strides[d];
+        if l.shape[d] > 1 {
+            min = min.saturating_mul(l.shape[d]);
+        }
+    }
+    true
+}
+
+/// `torch.memory_format`'s values, as the layout of a new tensor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryFormat {
+    Contiguous,
+    Preserve,
+    ChannelsLast,
+    ChannelsLast3d,
+}
+
+impl MemoryFormat {
+    /// From the name PyTorch prints (`torch.channels_last`).
+    pub fn from_name(name: &str) -> Result<MemoryFormat> {
+        Ok(match name.trim_start_matches("torch.") {
+            "contiguous_format" => MemoryFormat::Contiguous,
+            "preserve_format" => MemoryFormat::Preserve,
+            "channels_last" => MemoryFormat::ChannelsLast,
+            "channels_last_3d" => MemoryFormat::ChannelsLast3d,
+            other => return Err(crate::error::Error::Type(format!("unsupported memory format {other}"))),
+        })
+    }
+}
+
+/// `is_contiguous(memory_format=)`: channels-last contiguity for the channels-last formats
+/// (false at another rank), row-major contiguity otherwise (preserve_format included, as in
+/// PyTorch).
+pub fn is_contiguous_in(l: &Layout, format: MemoryFormat) -> bool {
+    match format {
+        MemoryFormat::ChannelsLast => l.ndim() == 4 && is_channels_last_nd(l),
+        MemoryFormat::ChannelsLast3d => l.ndim() == 5 && is_channels_last_nd(l),
+        MemoryFormat::Contiguous | MemoryFormat::Preserve => l.is_contiguous(),
+    }
+}
+
+/// The order of a new tensor of `shape` in `format` (None: row-major); preserve_format has no
+/// order of its own (`preserved_order` gives it from a tensor).
+pub fn format_order(shape: &[usize], format: MemoryFormat) -> Result<Option<ResultOrder>> {
+    let rank = match format {
+        MemoryFormat::ChannelsLast => 4,
+        MemoryFormat::ChannelsLast3d => 5,
+        MemoryFormat::Contiguous => return Ok(None),
+        MemoryFormat::Preserve => {
+            return Err(crate::error::Error::Runtime("preserve memory format is unsupported by the contiguous operator".into()))
+        }
+    };
+    if shape.len() != rank {
+        let name = if rank == 4 { "channels_last" } else { "channels_last_3d" };
+        return Err(crate::error::Error::Runtime(format!("required rank {rank} tensor to use {name} format")));
     }
     let strides = channels_last_strides(shape);
     let row_major = crate::shape::contiguous_strides(shape)?;
@@ -237,6 +314,24 @@ mod tests {
         assert_eq!(strides_of(&[3, 1, 3], &[l(&[1, 1], &[3, 1]), l(&[3, 1, 3], &[3, 1, 1])]), vec![3, 1, 1]);
         // A number is an operand of shape []: a row-major input with odd size-1 strides follows them.
         assert_eq!(strides_of(&[4, 1], &[l(&[4, 1], &[1, 4]), l(&[], &[])]), vec![1, 4]);
+    }
+
+    #[test]
+    fn memory_formats() {
+        // PyTorch 2.15: x.contiguous(memory_format=...).stride() and is_contiguous(memory_format=...).
+        let strides = |shape: &[usize], f| format_order(shape, f).unwrap().map(|o| o.strides);
+        assert_eq!(strides(&[2, 3, 4, 5], MemoryFormat::ChannelsLast), Some(vec![60, 1, 15, 3]));
+        assert_eq!(strides(&[2, 3, 2, 4, 5], MemoryFormat::ChannelsLast3d), Some(vec![120, 1, 60, 15, 3]));
+        assert_eq!(strides(&[1, 3, 1, 5], MemoryFormat::ChannelsLast), Some(vec![15, 1, 15, 3]));
+        assert!(format_order(&[3, 4], MemoryFormat::ChannelsLast).is_err());
+        assert!(format_order(&[2, 3, 4, 5], MemoryFormat::ChannelsLast3d).is_err());
+        assert!(is_contiguous_in(&l(&[2, 3, 4, 5], &[60, 1, 15, 3]), MemoryFormat::ChannelsLast));
+        assert!(!is_contiguous_in(&l(&[2, 3, 4, 5], &[60, 20, 5, 1]), MemoryFormat::ChannelsLast));
+        assert!(!is_contiguous_in(&l(&[2, 1, 4, 5], &[60, 20, 5, 1]), MemoryFormat::ChannelsLast));
+        assert!(suggests_channels_last(&l(&[2, 3, 4, 5], &[60, 1, 15, 3])));
+        assert!(!suggests_channels_last(&l(&[2, 3, 4, 5], &[60, 20, 5, 1])));
+        // N111: ambiguous, read as row-major.
+        assert!(!suggests_channels_last(&l(&[4, 1, 1, 1], &[1, 1, 1, 1])));
     }
 
     #[test]

@@ -71,7 +71,7 @@ fn embed(g: &Tensor, positions: &Positions, shape: &[usize], dtype: DType) -> Re
                 // PyTorch's version error names no origin for these indices.
                 let at = at.unpack(String::new)?;
                 if at.device() == g.device() {
-                    return Ok(Tensor::from_array(g.backend().max_pool2d_backward(g.array(), at.array(), geom, shape)?));
+                    return Ok(Tensor::from_array(g.backend().max_pool2d_backward(g.contiguous()?.array(), at.array(), geom, shape)?));
                 }
             }
         }

@@ -4,6 +4,7 @@ use std::any::Any;
 use std::sync::{Arc, MutexGuard, Weak};
 
 use crate::error::{Error, Result};
+use crate::layout::Layout;
 use crate::tensor::{BinaryOp, Tensor, TensorImpl};
 
 use super::node::{AccumulateGrad, Edge, GradHook, NodeRef};
@@ -288,21 +289,33 @@ impl Tensor {
         self.meta().as_ref().and_then(|m| m.view_base.as_ref()?.upgrade()).map(Tensor::from_impl)
     }
 
-    /// Adds `g` into `.grad` (the first gradient is stored as is when nothing else holds it).
+    /// Adds `g` into `.grad` as PyTorch's AccumulateGrad does. A first gradient is kept as is
+    /// when nothing else sees it, no graph is being built and it obeys the layout contract
+    /// (`obeys_grad_layout`); otherwise `.grad` is a copy laid out by that contract, so that an
+    /// optimizer streams a parameter and its gradient in one memory order. Later gradients are
+    /// added in place (create_graph: out of place, by the elementwise layout rule).
     pub fn accumulate_grad(&self, g: Tensor) -> Result<()> {
-        let g = if g.dtype() != self.dtype() { g.to_dtype(self.dtype())? } else { g };
-        // An expanded gradient (a sum's, say) would make `.grad` a tensor that refuses in-place
-        // updates: store it dense, as PyTorch's AccumulateGrad does.
-        let g = if g.layout().has_internal_overlap() { g.contiguous()? } else { g };
-        let current = self.grad();
-        match current {
+        match self.grad() {
             None => {
-                // Keep the gradient itself when nothing else can see it (or when it carries a
-                // graph for create_graph); otherwise a copy, so that `.grad` never aliases.
-                let g = if super::grad_mode::is_enabled() || g.is_exclusive() { g } else { g.copy_as(g.dtype())? };
+                let keep = !super::grad_mode::is_enabled()
+                    && g.dtype() == self.dtype()
+                    && g.is_exclusive()
+                    && obeys_grad_layout(g.layout(), self.layout());
+                let g = if keep {
+                    g
+                } else {
+                    // A dense parameter's own strides; any other parameter's gradient is row-major.
+                    let order = if crate::result_layout::is_dense(self.layout()) {
+                        crate::result_layout::preserved_order(self.layout())
+                    } else {
+                        None
+                    };
+                    g.copy_in_order(order, self.dtype())?
+                };
                 self.with_meta(|m| m.grad = Some(g));
             }
             Some(cur) => {
+                let g = if g.dtype() != self.dtype() { g.to_dtype(self.dtype())? } else { g };
                 if super::grad_mode::is_enabled() {
                     // create_graph: the sum must itself be differentiable.
                     let sum = cur.binary(BinaryOp::Add, &g)?;
@@ -390,4 +403,14 @@ impl Tensor {
     pub fn detach(&self) -> Tensor {
         self.with_layout(self.layout().clone())
     }
+}
+
+/// PyTorch's gradient layout contract: a gradient for a non-overlapping-and-dense parameter has
+/// the parameter's strides (size-1 dims aside, unless expanded there); any other parameter's
+/// gradient is row-major.
+fn obeys_grad_layout(grad: &Layout, param: &Layout) -> bool {
+    if !crate::result_layout::is_dense(param) {
+        return grad.is_contiguous();
+    }
+    grad.shape.iter().zip(grad.strides.iter().zip(&param.strides)).all(|(&n, (&gs, &ps))| if n != 1 { gs == ps } else { gs != 0 })
 }

@@ -6,6 +6,7 @@ use pyo3::types::{PyList, PyTuple};
 use pyo3::{BoundObject, PyTraverseError, PyVisit};
 
 use crate::dtype::DType;
+use crate::result_layout::MemoryFormat;
 use crate::tensor::{Scalar, Tensor};
 
 use super::convert::{dims_arg, index_int, int_args, int_list, parse_index, scalar_of, to_numpy, to_tensor};
@@ -202,9 +203,9 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (memory_format=None))]
-    fn is_contiguous(&self, memory_format: Option<&Bound<'_, PyAny>>) -> bool {
-        let _ = memory_format;
-        self.tensor().is_contiguous()
+    fn is_contiguous(&self, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
+        let format = memory_format_arg(memory_format)?.unwrap_or(MemoryFormat::Contiguous);
+        Ok(crate::result_layout::is_contiguous_in(self.tensor().layout(), format))
     }
 
     #[getter]
@@ -332,7 +333,7 @@ impl PyTensor {
         to_list(py, &self.tensor())
     }
 
-    #[pyo3(signature = (*args, dtype=None, device=None, non_blocking=false, copy=false))]
+    #[pyo3(signature = (*args, dtype=None, device=None, non_blocking=false, copy=false, memory_format=None))]
     fn to(
         slf: &Bound<'_, Self>,
         args: &Bound<'_, PyTuple>,
@@ -340,18 +341,31 @@ impl PyTensor {
         device: Option<&Bound<'_, PyAny>>,
         non_blocking: bool,
         copy: bool,
+        memory_format: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let _ = non_blocking;
         let t = &slf.get().tensor();
         let (dtype, device) = parse_to(args, dtype, device)?;
         let (dtype, device) = (dtype.unwrap_or(t.dtype()), device.unwrap_or(t.device()));
-        if dtype == t.dtype() && device == t.device() {
+        let format = memory_format_arg(memory_format)?.unwrap_or(MemoryFormat::Preserve);
+        // Another format than preserve_format: the result is laid out in it, as PyTorch's `to`
+        // gives an `empty(memory_format=)` tensor the values are copied into.
+        let order = match format {
+            MemoryFormat::Preserve => None,
+            f if crate::result_layout::is_contiguous_in(t.layout(), f) => None,
+            f => Some(crate::result_layout::format_order(t.shape(), f)?),
+        };
+        if dtype == t.dtype() && device == t.device() && order.is_none() {
             if !copy {
                 return Ok(slf.clone().into_any().unbind());
             }
             return Ok(Bound::new(slf.py(), PyTensor::wrap(t.clone_as(dtype)?))?.into_any().unbind());
         }
-        let out = slf.py().detach(|| convert(t, dtype, device))?;
+        let out = slf.py().detach(|| match order {
+            Some(order) if device == t.device() => t.copy_in_order(order, dtype),
+            Some(order) => convert(t, dtype, device)?.copy_in_order(order, dtype),
+            None => convert(t, dtype, device),
+        })?;
         Ok(Bound::new(slf.py(), PyTensor::wrap(out))?.into_any().unbind())
     }
 
@@ -381,20 +395,23 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (memory_format=None))]
-    fn contiguous(&self, py: Python<'_>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-        let _ = memory_format;
-        let t = &self.tensor();
-        Ok(PyTensor::wrap(run(py, t.numel(), || t.contiguous())?))
+    fn contiguous(slf: &Bound<'_, Self>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let t = &slf.get().tensor();
+        let format = memory_format_arg(memory_format)?.unwrap_or(MemoryFormat::Contiguous);
+        if crate::result_layout::is_contiguous_in(t.layout(), format) {
+            return Ok(slf.clone().into_any().unbind());
+        }
+        let order = crate::result_layout::format_order(t.shape(), format)?;
+        let out = run(slf.py(), t.numel(), || t.copy_in_order(order, t.dtype()))?;
+        Ok(Bound::new(slf.py(), PyTensor::wrap(out))?.into_any().unbind())
     }
 
     #[pyo3(signature = (memory_format=None))]
     fn clone(&self, py: Python<'_>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
         let t = &self.tensor();
-        let order = match memory_format.map(|m| m.str()).transpose()?.as_ref().map(|s| s.to_string()).as_deref() {
-            None | Some("torch.preserve_format") => crate::result_layout::preserved_order(t.layout()),
-            Some("torch.channels_last") => crate::result_layout::channels_last_order(t.shape())?,
-            Some("torch.contiguous_format") => None,
-            Some(other) => return Err(crate::Error::Runtime(format!("unsupported memory format {other}")).into()),
+        let order = match memory_format_arg(memory_format)?.unwrap_or(MemoryFormat::Preserve) {
+            MemoryFormat::Preserve => crate::result_layout::preserved_order(t.layout()),
+            format => crate::result_layout::format_order(t.shape(), format)?,
         };
         Ok(PyTensor::wrap(run(py, t.numel(), || t.copy_in_order(order, t.dtype()))?))
     }
@@ -710,5 +727,14 @@ impl PyTensor {
     #[pyo3(signature = (diagonal=0))]
     fn triu(&self, diagonal: i64) -> PyResult<PyTensor> {
         Ok(PyTensor::wrap(self.tensor().triangle(diagonal, true)?))
+    }
+}
+
+/// A `memory_format=` argument (None where it was not given).
+fn memory_format_arg(memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Option<MemoryFormat>> {
+    match memory_format {
+        None => Ok(None),
+        Some(m) if m.is_none() => Ok(None),
+        Some(m) => Ok(Some(MemoryFormat::from_name(&m.str()?.to_string())?)),
     }
 }

@@ -208,6 +208,8 @@ impl Tensor {
         // The weight gradient will unfold this image again: keep the forward pass's unfolding.
         let keep_patches = is_grad_enabled() && weight.requires_grad() && g.batch_patches() <= KEEP_PATCHES_LIMIT;
         let (out, patches) = run_kernel(Kernel::Forward { keep_patches }, self, weight, bias, &g, &g.result_shape())?;
+        let cl = |t: &Tensor| crate::result_layout::suggests_channels_last(t.layout());
+        let out = out.channels_last_result(cl(self) || cl(weight))?;
         match bias {
             Some(b) => record(Op::Conv { geom: g }, &[self, weight, b], &[&out], &[0, 1], &[]),
             None if self.requires_grad() || weight.requires_grad() => {

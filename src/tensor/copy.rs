@@ -45,6 +45,17 @@ impl Tensor {
         Ok(out)
     }
 
+    /// A new result (not yet recorded) copied into channels-last order where `yes`: PyTorch's
+    /// conv, pooling and batch_norm give channels-last results for channels-last inputs.
+    pub(crate) fn channels_last_result(self, yes: bool) -> Result<Tensor> {
+        use crate::result_layout::{channels_last_order, is_contiguous_in, MemoryFormat};
+        if !yes || is_contiguous_in(self.layout(), MemoryFormat::ChannelsLast) {
+            return Ok(self);
+        }
+        let _raw = GradMode::disabled();
+        self.copy_in_order(channels_last_order(self.shape())?, self.dtype())
+    }
+
     /// Self when the dtype matches, else a converted copy in self's memory order (as PyTorch's
     /// `.to(dtype)`).
     pub fn to_dtype(&self, dtype: DType) -> Result<Tensor> {

@@ -192,7 +192,8 @@ impl Tensor {
             let (w, b) = (w.as_ref().map(Tensor::array), b.as_ref().map(Tensor::array));
             let (out, mean, rstd, var) = self.backend().batch_norm(work_view(self)?.array(), w, b, running, training, eps)?;
             let t = Tensor::from_array;
-            (t(out).to_dtype(self.dtype())?, t(mean), t(rstd), t(var))
+            let out = t(out).to_dtype(self.dtype())?.channels_last_result(crate::result_layout::suggests_channels_last(self.layout()))?;
+            (out, t(mean), t(rstd), t(var))
         };
         let (w, b) = (optional_input(weight, self)?, optional_input(bias, self)?);
         record(Op::BatchNorm { training, eps }, &[self, &w, &b], &[&out], &[0, 1], &[]);

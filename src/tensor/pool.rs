@@ -18,14 +18,21 @@ impl Tensor {
             let _raw = crate::autograd::GradMode::disabled();
             max_pool2d_values(self, &g, &out_shape)?
         };
-        if is_grad_enabled() && self.requires_grad() {
-            let offsets = if self.backend().indices_stay_on_device() {
+        let offsets = if is_grad_enabled() && self.requires_grad() {
+            Some(if self.backend().indices_stay_on_device() {
                 // The positions stay on the device, as the indices within each plane.
                 Positions::Pooled { at: Saved::new(&indices), geom: g }
             } else {
                 let n = indices.numel();
                 Positions::Host(indices.with_slice::<i64, _>("max_pool2d", |s, l| input_offsets(&s[l.offset..][..n], &g))??)
-            };
+            })
+        } else {
+            None
+        };
+        // Read from the row-major results above; a channels-last input gets channels-last ones.
+        let cl = crate::result_layout::suggests_channels_last(self.layout());
+        let (values, indices) = (values.channels_last_result(cl)?, indices.channels_last_result(cl)?);
+        if let Some(offsets) = offsets {
             record(Op::Take { kind: "MaxPool2DWithIndicesBackward0", offsets }, &[self], &[&values], &[], &[]);
         }
         Ok((values, indices))

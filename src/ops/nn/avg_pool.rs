@@ -148,7 +148,12 @@ pub fn avg_pool2d(
     }
     check_geometry(&kernel_size, &stride, &padding)?;
     named("AvgPool2DBackward0", &[input], || {
-        avg_pool(input, &kernel_size, &stride, &padding, ceil_mode, count_include_pad, divisor_override)
+        let out = avg_pool(input, &kernel_size, &stride, &padding, ceil_mode, count_include_pad, divisor_override)?;
+        // A channels-last input gives a channels-last result, as in PyTorch.
+        match crate::result_layout::suggests_channels_last(input.layout()) {
+            true => out.copy_in_order(crate::result_layout::channels_last_order(out.shape())?, out.dtype()),
+            false => Ok(out),
+        }
     })
 }
 

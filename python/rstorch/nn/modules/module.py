@@ -290,7 +290,9 @@ class Module:
 
     def to(self, *args, **kwargs):
         """Moves and/or casts parameters and buffers: `to(device, dtype, non_blocking)`,
-        `to(dtype)`, `to(tensor)`. Only floating-point tensors change dtype."""
+        `to(dtype)`, `to(tensor)`; `memory_format=` lays out the 4-D and 5-D ones (channels_last
+        weights for channels_last inputs). Only floating-point tensors change dtype."""
+        memory_format = kwargs.get("memory_format")
         device, dtype, non_blocking = _parse_to(*args, **kwargs)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
@@ -298,6 +300,8 @@ class Module:
 
         def convert(t):
             t_dtype = dtype if (t.is_floating_point() or t.is_complex()) else None
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(device=device, dtype=t_dtype, non_blocking=non_blocking, memory_format=memory_format)
             return t.to(device=device, dtype=t_dtype, non_blocking=non_blocking)
 
         return self._apply(convert)
