@@ -182,7 +182,7 @@ fn peelable_dims(layout: &crate::layout::Layout) -> Option<Vec<PeelDim>> {
         .filter(|&d| layout.shape[d] > 1)
         .map(|d| PeelDim { stride: layout.strides[d], size: layout.shape[d], position_stride: position_strides[d] })
         .collect();
-    dims.sort_by(|a, b| b.stride.cmp(&a.stride));
+    dims.sort_by_key(|dim| std::cmp::Reverse(dim.stride));
     let mut reach = 0usize; // the largest offset the smaller-stride dims reach together
     for dim in dims.iter().rev() {
         if dim.stride <= reach {
