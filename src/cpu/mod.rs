@@ -34,7 +34,6 @@ pub mod special_fns;
 pub mod unary;
 pub mod vecmath;
 mod vecmath_core;
-pub(crate) mod vecmath_f32;
 pub mod vecmath_special;
 mod vecmath_trig;
 pub mod walk;

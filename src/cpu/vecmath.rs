@@ -16,7 +16,6 @@
 //! digits; fit errors in the comments).
 
 use crate::cpu::vecmath_core::{int_bits, poly, SHIFTER};
-use crate::cpu::vecmath_f32;
 
 pub(crate) use crate::cpu::vecmath_trig::{acos, asin, atan, atan2, cos, sin, tan};
 
@@ -514,28 +513,10 @@ pub trait VecMath: Copy {
     fn v_log_sigmoid(self) -> Self;
 }
 
-// Float32: every function on the widened input, rounded once (within 0.51 ulp, see the tests),
-// but exp and the activations made of it, which take float32 lanes (`vecmath_f32`) unless the
-// `wide-f32-math` feature asks for these.
+// Float32: every function on the widened input, rounded once (within 0.51 ulp, see the tests).
 macro_rules! float32_methods {
     ($($m:ident => $f:ident),*) => {
         impl VecMath for f32 {
-            #[inline(always)]
-            fn v_exp(self) -> Self {
-                if cfg!(feature = "wide-f32-math") { exp::<true>(self as f64) as f32 } else { vecmath_f32::exp(self) }
-            }
-            #[inline(always)]
-            fn v_sigmoid(self) -> Self {
-                if cfg!(feature = "wide-f32-math") { sigmoid::<true>(self as f64) as f32 } else { vecmath_f32::sigmoid(self) }
-            }
-            #[inline(always)]
-            fn v_silu(self) -> Self {
-                if cfg!(feature = "wide-f32-math") { silu::<true>(self as f64) as f32 } else { vecmath_f32::silu(self) }
-            }
-            #[inline(always)]
-            fn v_gelu_tanh(self) -> Self {
-                if cfg!(feature = "wide-f32-math") { gelu_tanh::<true>(self as f64) as f32 } else { vecmath_f32::gelu_tanh(self) }
-            }
             $(
                 #[inline(always)]
                 fn $m(self) -> Self {
@@ -549,10 +530,11 @@ macro_rules! float32_methods {
         }
     };
 }
-float32_methods!(v_log => log, v_log2 => log2, v_log10 => log10, v_log1p => log1p, v_expm1 => expm1, v_tanh => tanh,
+float32_methods!(v_exp => exp, v_log => log, v_log2 => log2, v_log10 => log10, v_log1p => log1p, v_expm1 => expm1, v_tanh => tanh,
       v_sinh => sinh, v_cosh => cosh, v_asinh => asinh, v_acosh => acosh, v_atanh => atanh, v_sin => sin,
       v_cos => cos, v_tan => tan, v_asin => asin, v_acos => acos, v_atan => atan, v_erf => erf, v_erfc => erfc,
-      v_gelu => gelu, v_mish => mish, v_log1p_exp => log1p_exp, v_log_sigmoid => log_sigmoid);
+      v_gelu => gelu, v_gelu_tanh => gelu_tanh, v_mish => mish, v_log1p_exp => log1p_exp, v_sigmoid => sigmoid,
+      v_silu => silu, v_log_sigmoid => log_sigmoid);
 
 // Float64: the C library's functions and PyTorch's formulas on them. PyTorch's float64 results
 // are correctly rounded or nearly (0.50-0.70 ulp on tests/fixtures/vecmath.json's samples); the
