@@ -1,4 +1,5 @@
-//! Launcher of the fused float32 attention kernels (`shaders/attention*.wgsl`, flash attention):
+//! Launcher of the fused float32 attention kernels (`shaders/attention.wgsl`, the shared Params
+//! and helpers, before each kernel's `shaders/attention_*.wgsl`; flash attention):
 //! the forward pass (output and per-row logsumexp, online softmax over 16 x 16 tiles, no L x S
 //! matrix) and the backward pass (row statistics, then the query gradient and the key/value
 //! gradients, each recomputing its tiles' probabilities from the logsumexp). Operands the
