@@ -15,6 +15,7 @@ use crate::cpu::special::{digamma64, i0_64, i1_64, polygamma64};
 use crate::cpu::special_fns::{erfcx64, log_ndtr64, ndtri64};
 use crate::cpu::vecmath::VecMath;
 use crate::cpu::vecmath_special::erfinv_elem;
+use crate::cpu::vecmath_trig::{cos_f32, sin_f32, small_arguments, tan_f32};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
@@ -44,8 +45,39 @@ pub fn unary(x: &Array, op: UnaryOp) -> Result<Array> {
         return integer_unary(x, op);
     }
     match dtype {
-        DType::F32 => x.with_slice::<f32, _>(op.name(), |s, l| Array::from_vec(f32::apply(op, s, l)?, &l.shape))?,
+        DType::F32 => x.with_slice::<f32, _>(op.name(), |s, l| {
+            let data = match op {
+                UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan if small_arguments(s, l) => small_trig(op, s, l)?,
+                _ => f32::apply(op, s, l)?,
+            };
+            Array::from_vec(data, &l.shape)
+        })?,
         _ => x.with_slice::<f64, _>(op.name(), |s, l| Array::from_vec(f64::apply(op, s, l)?, &l.shape))?,
+    }
+}
+
+/// sin, cos or tan of float32 values all within `SMALL_ARGUMENT`: the cheap reduction by π/2
+/// (the general kernels pay for a reduction exact at any size, ten times the work).
+fn small_trig(op: UnaryOp, s: &[f32], l: &Layout) -> Result<Vec<f32>> {
+    match op {
+        UnaryOp::Sin => map1(
+            s,
+            l,
+            #[inline(always)]
+            |x: f32| sin_f32::<true>(x as f64) as f32,
+        ),
+        UnaryOp::Cos => map1(
+            s,
+            l,
+            #[inline(always)]
+            |x: f32| cos_f32::<true>(x as f64) as f32,
+        ),
+        _ => map1(
+            s,
+            l,
+            #[inline(always)]
+            |x: f32| tan_f32::<true>(x as f64) as f32,
+        ),
     }
 }
 
