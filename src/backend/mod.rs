@@ -160,6 +160,13 @@ pub trait Backend: Sync {
         Err(not_on_device(op.name(), device))
     }
 
+    /// `dst op= b` written into dst's memory where this backend has such a kernel for the
+    /// case (b of dst's dtype and shape, or a number; no shared memory): true when it wrote,
+    /// false (nothing touched) where the tensor layer must compute out of place and copy.
+    fn binary_inplace(&self, _op: BinaryOp, _dst: &Array, _b: Operand<'_>) -> Result<bool> {
+        Ok(false)
+    }
+
     /// `cond ? a : b` into a new array of `shape` and `dtype`.
     fn where_(&self, cond: &Array, _a: Operand<'_>, _b: Operand<'_>, _shape: &[usize], _dtype: DType) -> Result<Array> {
         Err(not_on_device("where", cond.device()))

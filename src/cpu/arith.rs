@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use crate::backend::{Array, Operand};
 use crate::cpu::cast::copy_as;
-use crate::cpu::elementwise::{map2, map3};
+use crate::cpu::elementwise::{map2, map3, update};
 use crate::cpu::num::Arith;
 use crate::cpu::special_fns::{chebyshev, hermite_h, hermite_he, igamma64, igammac64, laguerre_l, legendre_p, shifted_chebyshev, zeta64};
 use crate::cpu::vecmath::atan2_elem;
@@ -81,4 +81,35 @@ pub fn where_(cond: &Array, a: Operand<'_>, b: Operand<'_>, shape: &[usize], dty
             Array::from_vec(map3(sc, lc, sa, la, sb, lb, |c: bool, x: T, y: T| if c { x } else { y })?, shape)
         })))???
     })
+}
+
+/// `dst op= other` written straight into dst's memory, for the float arithmetic that in-place
+/// ops run most (add_, sub_, mul_, div_ on float32/float64): `other` is of dst's dtype and shape
+/// (broadcast strides allowed) or a number, and shares no memory with dst. False, untouched,
+/// for anything else: the caller then computes out of place and copies.
+pub fn binary_inplace(op: BinaryOp, dst: &Array, other: Operand<'_>) -> Result<bool> {
+    fn run<T: Element + std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T> + std::ops::Div<Output = T>>(
+        op: BinaryOp,
+        dst: &Array,
+        other: &Operand<'_>,
+    ) -> Result<bool> {
+        let src = operand_as(other, T::DTYPE, dst.shape())?;
+        src.with_slice::<T, _>(op.name(), |s, sl| {
+            dst.with_slice_mut::<T, _>(op.name(), |d, dl| match op {
+                BinaryOp::Add => update(d, dl, s, sl, |a, b| a + b),
+                BinaryOp::Sub => update(d, dl, s, sl, |a, b| a - b),
+                BinaryOp::Mul => update(d, dl, s, sl, |a, b| a * b),
+                _ => update(d, dl, s, sl, |a, b| a / b),
+            })
+        })??;
+        Ok(true)
+    }
+    if !matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div) || dst.layout().has_internal_overlap() {
+        return Ok(false);
+    }
+    match dst.dtype() {
+        DType::F32 => run::<f32>(op, dst, &other),
+        DType::F64 => run::<f64>(op, dst, &other),
+        _ => Ok(false),
+    }
 }

@@ -72,6 +72,10 @@ impl Backend for Cpu {
         super::arith::binary(op, a, b, shape, compute, out)
     }
 
+    fn binary_inplace(&self, op: BinaryOp, dst: &Array, b: Operand<'_>) -> Result<bool> {
+        super::arith::binary_inplace(op, dst, b)
+    }
+
     fn where_(&self, cond: &Array, a: Operand<'_>, b: Operand<'_>, shape: &[usize], dtype: DType) -> Result<Array> {
         super::arith::where_(cond, a, b, shape, dtype)
     }

@@ -301,27 +301,62 @@ fn row3<A: Element, B: Element, C: Element, U: Element>(
 
 /// Writes `src` (viewed through `sl`, shape of `dl`) into `dst` viewed through `dl`, converting
 /// with `f`. The destination may be any strided view; it must not overlap `src`'s memory.
-pub fn assign<S: Element, D: Element>(dst: &mut [D], dl: &Layout, src: &[S], sl: &Layout, f: impl Fn(S) -> D) {
-    if dl.numel() == 0 {
+pub fn assign<S: Element, D: Element>(dst: &mut [D], dl: &Layout, src: &[S], sl: &Layout, f: impl Fn(S) -> D + Sync) {
+    update(dst, dl, src, sl, move |_, s| f(s))
+}
+
+/// `dst = f(dst, src)` element by element, `src` viewed through `sl` (shape of `dl`, broadcast
+/// strides allowed) and `dst` through `dl`, any non-overlapping strided view not overlapping
+/// `src`'s memory: in-place ops without a temporary. A contiguous destination splits across
+/// the kernel threads.
+pub fn update<S: Element, D: Element>(dst: &mut [D], dl: &Layout, src: &[S], sl: &Layout, f: impl Fn(D, S) -> D + Sync) {
+    let n = dl.numel();
+    if n == 0 {
         return;
     }
     let walk = Walk::new(&dl.shape, [(&dl.strides, dl.offset), (&sl.strides, sl.offset)]);
     let (len, [sd, ss]) = (walk.inner_len(), walk.inner_strides());
-    walk.for_each_row(0..walk.rows(), |[od, os]| {
+    // Each row's loop runs inside `vectorized`; the closure around it need not inline.
+    let row = |d: &mut [D], od: usize, sd: usize, os: usize, len: usize| {
         vectorized(
             #[inline(always)]
-            || {
-                if sd == 1 && ss == 1 {
-                    for (d, &s) in dst[od..od + len].iter_mut().zip(&src[os..os + len]) {
-                        *d = f(s);
+            || match (sd, ss) {
+                (1, 1) => {
+                    for (d, &s) in d[od..od + len].iter_mut().zip(&src[os..os + len]) {
+                        *d = f(*d, s);
                     }
-                } else {
+                }
+                (1, 0) => {
+                    let s = src[os];
+                    for d in &mut d[od..od + len] {
+                        *d = f(*d, s);
+                    }
+                }
+                _ => {
                     for i in 0..len {
-                        dst[od + i * sd] = f(src[os + i * ss]);
+                        d[od + i * sd] = f(d[od + i * sd], src[os + i * ss]);
                     }
                 }
             },
         )
+    };
+    if !dl.is_contiguous() {
+        walk.for_each_row(0..walk.rows(), |[od, os]| row(dst, od, sd, os, len));
+        return;
+    }
+    let dst = &mut dst[dl.offset..dl.offset + n];
+    let unit = if walk.rows() == 1 { 1 } else { len };
+    for_each_chunk_mut(dst, unit, |start, d| {
+        if walk.rows() == 1 {
+            // One long row: chunks split it directly.
+            row(d, 0, 1, sl.offset + start * ss, d.len());
+            return;
+        }
+        let mut at = 0;
+        walk.for_each_row(start / len..(start + d.len()) / len, |[_, os]| {
+            row(d, at, 1, os, len);
+            at += len;
+        });
     });
 }
 

@@ -131,6 +131,12 @@ impl PyTensor {
         sub: bool,
     ) -> PyResult<Tensor> {
         let op = if sub { BinaryOp::Sub } else { BinaryOp::Add };
+        let o = self.alpha_scaled(py, name, other, alpha)?;
+        self.binop(py, op, &o, false)
+    }
+
+    /// `alpha * other`, add's and sub's second operand (`other` itself without alpha).
+    fn alpha_scaled(&self, py: Python<'_>, name: &str, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<Other> {
         let o = other_strict(other)?;
         let alpha = alpha.filter(|a| !a.is_none()).map(|a| number_arg(name, "alpha", a)).transpose()?;
         if let Some(a) = alpha {
@@ -138,13 +144,12 @@ impl PyTensor {
             let r = crate::tensor::arith::result_dtype(me, &o.arg());
             crate::tensor::scalar_check::check_alpha(a, r)?;
         }
-        let o = match (alpha, o) {
+        Ok(match (alpha, o) {
             (None, o) => o,
             (Some(a), Other::T(t)) => Other::T(run(py, t.numel(), || t.binary_scalar(BinaryOp::Mul, a, false))?),
             (Some(Scalar::Int(a)), Other::S(Scalar::Int(s))) => Other::S(Scalar::Int(s.wrapping_mul(a))),
             (Some(a), Other::S(s)) => Other::S(Scalar::Float(s.to_f64() * a.to_f64())),
-        };
-        self.binop(py, op, &o, false)
+        })
     }
 }
 
@@ -270,8 +275,9 @@ impl PyTensor {
     #[pyo3(signature = (other, *, alpha=None))]
     fn add_<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>, alpha: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
         let me = slf.get();
-        let r = me.add_alpha(slf.py(), "add_", other, alpha, false)?;
-        me.assign_result(slf.py(), &r)?;
+        let o = me.alpha_scaled(slf.py(), "add_", other, alpha)?;
+        let t = &me.tensor();
+        run(slf.py(), t.numel(), || t.binary_(BinaryOp::Add, o.arg()))?;
         Ok(slf.clone())
     }
 
@@ -288,8 +294,9 @@ impl PyTensor {
     #[pyo3(signature = (other, *, alpha=None))]
     fn sub_<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>, alpha: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, Self>> {
         let me = slf.get();
-        let r = me.add_alpha(slf.py(), "sub_", other, alpha, true)?;
-        me.assign_result(slf.py(), &r)?;
+        let o = me.alpha_scaled(slf.py(), "sub_", other, alpha)?;
+        let t = &me.tensor();
+        run(slf.py(), t.numel(), || t.binary_(BinaryOp::Sub, o.arg()))?;
         Ok(slf.clone())
     }
 
@@ -306,6 +313,10 @@ impl PyTensor {
     #[pyo3(signature = (other, *, rounding_mode=None))]
     fn div_<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>, rounding_mode: Option<&str>) -> PyResult<Bound<'py, Self>> {
         let me = slf.get();
+        if rounding_mode.is_none() {
+            me.inplace(slf.py(), BinaryOp::Div, other)?;
+            return Ok(slf.clone());
+        }
         let r = me.divide_mode(slf.py(), other, rounding_mode)?;
         me.assign_result(slf.py(), &r)?;
         Ok(slf.clone())

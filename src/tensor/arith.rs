@@ -356,7 +356,38 @@ impl Tensor {
 
     /// `self op= other` in place; the result must be castable to self's dtype.
     pub fn binary_(&self, op: BinaryOp, other: Arg) -> Result<()> {
+        if self.binary_in_memory(op, &other)? {
+            return Ok(());
+        }
         self.assign_result_(&binary(Arg::T(self), other, op)?)
+    }
+
+    /// `binary_` without a temporary where nothing records it and the result keeps self's
+    /// dtype and shape: the backend writes into self's memory (one pass instead of computing
+    /// out of place and copying). False, self untouched, where it does not apply.
+    fn binary_in_memory(&self, op: BinaryOp, other: &Arg) -> Result<bool> {
+        let (compute, out) = op_dtypes(op, &Arg::T(self), other)?;
+        if compute != self.dtype() || out != self.dtype() {
+            return Ok(false);
+        }
+        let operand = match other {
+            Arg::T(t)
+                if t.device() != self.device() || t.shares_storage(self) || broadcast_shapes(self.shape(), t.shape())? != self.shape() =>
+            {
+                return Ok(false)
+            }
+            Arg::T(t) => crate::backend::Operand::Array(t.array()),
+            Arg::S(s) => crate::backend::Operand::Scalar(*s),
+        };
+        // Checked last, so that errors come in the order of the general path.
+        let tracked = match other {
+            Arg::T(t) => self.check_inplace(t)?,
+            Arg::S(_) => self.check_inplace(self)?,
+        };
+        if tracked {
+            return Ok(false);
+        }
+        crate::dispatch::of(self.device()).binary_inplace(op, self.array(), operand)
     }
 
     /// Writes the out-of-place result of an op into self, as its in-place form does: PyTorch
