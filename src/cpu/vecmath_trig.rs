@@ -153,7 +153,9 @@ pub fn cos_f32<const SMALL: bool>(x: f64) -> f64 {
 pub fn tan_f32<const SMALL: bool>(x: f64) -> f64 {
     let (r, q) = reduce::<SMALL>(x);
     let (s, c) = sin_cos_reduced(r);
-    let v = if q & 1 == 1 { -c / s } else { s / c };
+    // One division for every lane (a select between two quotients would compute both).
+    let odd = q & 1 == 1;
+    let v = (if odd { -c } else { s }) / (if odd { s } else { c });
     if x == 0.0 {
         x
     } else {
