@@ -241,8 +241,11 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
         Op::Binary(op) => {
             // Only what the needed gradients use was saved (see `binary_recorded`).
             let (ga, gb) = binary_backward(*op, &g, &|| node.input(0), &|| node.input(1), &need)?;
-            out[0] = ga.map(|t| sum_to(&t, &shape(0))).transpose()?;
-            out[1] = gb.map(|t| sum_to(&t, &shape(1))).transpose()?;
+            // Only the needed ones summed to their operand's shape: `x + 1.0`'s formula gives
+            // the number's gradient too, whose sum over the whole gradient (transposed in
+            // `x.t() + 1.0`, read across its rows) cost more than the rest of the backward.
+            out[0] = ga.filter(|_| need(0)).map(|t| sum_to(&t, &shape(0))).transpose()?;
+            out[1] = gb.filter(|_| need(1)).map(|t| sum_to(&t, &shape(1))).transpose()?;
         }
         Op::Unary(op) => {
             let x = || node.input(0);

@@ -1,6 +1,6 @@
 //! Small tensor-op helpers for writing gradient formulas.
 
-use crate::dtype::DType;
+pub use crate::cpu::act_grad::ActGrad;
 use crate::error::{Error, Result};
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
@@ -37,29 +37,15 @@ pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     a.binary(BinaryOp::Div, b)
 }
 
-/// gelu's input gradient `g * gelu'(x)` (`tanh`: of the tanh form) as one CPU pass, where no
+/// An activation's input gradient `g * f'(v)` as one CPU pass (`cpu::act_grad`), where no
 /// graph is being built (create_graph needs the formula's ops) and both operands are float32
 /// or float64 CPU tensors of one dtype and shape; None otherwise.
-pub fn gelu_grad_fused(g: &Tensor, x: &Tensor, tanh: bool) -> Result<Option<Tensor>> {
-    if crate::autograd::is_grad_enabled() || g.device() != crate::device::Device::Cpu || x.device() != crate::device::Device::Cpu {
+pub fn act_grad_fused(g: &Tensor, v: &Tensor, kind: ActGrad) -> Result<Option<Tensor>> {
+    let cpu = g.device() == crate::device::Device::Cpu && v.device() == crate::device::Device::Cpu;
+    if crate::autograd::is_grad_enabled() || !cpu {
         return Ok(None);
     }
-    Ok(crate::cpu::act_grad::gelu_backward(g.array(), x.array(), tanh)?.map(Tensor::from_array))
-}
-
-/// hardtanh's input gradient as one CPU pass (`cpu::clamp::hardtanh_grad`), under the same
-/// conditions as `gelu_grad_fused`; None otherwise.
-pub fn hardtanh_grad_fused(g: &Tensor, x: &Tensor, lo: f64, hi: f64) -> Result<Option<Tensor>> {
-    let cpu = g.device() == crate::device::Device::Cpu && x.device() == crate::device::Device::Cpu;
-    if crate::autograd::is_grad_enabled()
-        || !cpu
-        || g.dtype() != x.dtype()
-        || g.shape() != x.shape()
-        || !matches!(x.dtype(), DType::F32 | DType::F64)
-    {
-        return Ok(None);
-    }
-    Ok(Some(Tensor::from_array(crate::cpu::clamp::hardtanh_grad(g.array(), x.array(), lo, hi)?)))
+    Ok(crate::cpu::act_grad::activation_backward(g.array(), v.array(), kind)?.map(Tensor::from_array))
 }
 
 pub fn un(a: &Tensor, op: UnaryOp) -> Result<Tensor> {
@@ -91,14 +77,18 @@ pub fn elu_family_grad(
     scale: f64,
     input_scale: f64,
 ) -> Result<Tensor> {
+    if from_result && alpha < 0.0 {
+        return Err(in_place_negative_slope("elu"));
+    }
+    let v = if from_result { y()? } else { x()? };
+    if let Some(fused) = act_grad_fused(g, &v, ActGrad::Elu { alpha, scale, input_scale, from_result })? {
+        return Ok(fused);
+    }
     let (negative, slope) = if from_result {
-        if alpha < 0.0 {
-            return Err(in_place_negative_slope("elu"));
-        }
-        let y = y()?;
+        let y = v;
         (cmps(&y, BinaryOp::Le, 0.0)?, muls(&adds(&y, alpha * scale)?, input_scale)?)
     } else {
-        let x = x()?;
+        let x = v;
         let scaled = if input_scale == 1.0 { x.clone() } else { muls(&x, input_scale)? };
         (cmps(&x, BinaryOp::Le, 0.0)?, muls(&un(&scaled, UnaryOp::Exp)?, alpha * scale * input_scale)?)
     };

@@ -224,7 +224,7 @@ macro_rules! unary_op_table {
                 name: "gelu", node: "Gelu", ints: false, reads: (true, false), wgpu: 28,
                 py: [], inplace: [],
                 cpu: |x| x.v_gelu(),
-                grad: |g, x, _y| if let Some(fused) = gelu_grad_fused(g, &x()?, false)? { fused } else {
+                grad: |g, x, _y| if let Some(fused) = act_grad_fused(g, &x()?, ActGrad::Gelu { tanh: false })? { fused } else {
                     let pi = std::f64::consts::PI;
                     let cdf = muls(&adds(&un(&muls(&x()?, std::f64::consts::FRAC_1_SQRT_2)?, UnaryOp::Erf)?, 1.0)?, 0.5)?;
                     let pdf = muls(&un(&muls(&mul(&x()?, &x()?)?, -0.5)?, UnaryOp::Exp)?, 1.0 / (2.0 * pi).sqrt())?;
@@ -235,7 +235,7 @@ macro_rules! unary_op_table {
                 name: "gelu", node: "Gelu", ints: false, reads: (true, false), wgpu: 29,
                 py: [], inplace: [],
                 cpu: |x| x.v_gelu_tanh(),
-                grad: |g, x, _y| if let Some(fused) = gelu_grad_fused(g, &x()?, true)? { fused } else {
+                grad: |g, x, _y| if let Some(fused) = act_grad_fused(g, &x()?, ActGrad::Gelu { tanh: true })? { fused } else {
                     let k = (2.0 / std::f64::consts::PI).sqrt();
                     let x2 = mul(&x()?, &x()?)?;
                     let inner = muls(&x()?.binary(BinaryOp::Add, &muls(&mul(&x2, &x()?)?, 0.044715)?)?, k)?;
@@ -252,7 +252,7 @@ macro_rules! unary_op_table {
                 name: "silu", node: "Silu", ints: false, reads: (true, false), wgpu: 30,
                 py: [], inplace: [],
                 cpu: |x| x.v_silu(),
-                grad: |g, x, _y| {
+                grad: |g, x, _y| if let Some(fused) = act_grad_fused(g, &x()?, ActGrad::Silu)? { fused } else {
                     let s = un(&x()?, UnaryOp::Sigmoid)?;
                     let d = mul(&s, &adds(&mul(&x()?, &one_minus(&s)?)?, 1.0)?)?;
                     mul(g, &d)?
@@ -491,7 +491,7 @@ macro_rules! unary_op_table {
                 py: softplus, in_place: input,
                 ints: [float],
                 cpu: |x| if x * beta > threshold { x } else { (x * beta).v_log1p_exp() / beta },
-                grad: |g, x, _y, _from_result| {
+                grad: |g, x, _y, _from_result| if let Some(fused) = act_grad_fused(g, &x()?, ActGrad::Softplus { beta, threshold })? { fused } else {
                     let bx = muls(&x()?, beta)?;
                     let linear = cmps(&bx, BinaryOp::Gt, threshold)?;
                     mul(g, &Tensor::where_(&linear, Arg::S(f(1.0)), Arg::T(&un(&bx, UnaryOp::Sigmoid)?))?)?
@@ -504,13 +504,14 @@ macro_rules! unary_op_table {
                 cpu: |x| if x > 0.0 { x } else { x * slope },
                 grad: |g, x, y, from_result| {
                     // The result is positive exactly where the input was.
-                    let pos = if !from_result {
-                        cmps(&x()?, BinaryOp::Gt, 0.0)?
-                    } else if slope < 0.0 {
+                    if from_result && slope < 0.0 {
                         return Err(in_place_negative_slope("leakyReLu"));
-                    } else {
-                        cmps(&y()?, BinaryOp::Gt, 0.0)?
-                    };
+                    }
+                    let v = if from_result { y()? } else { x()? };
+                    if let Some(fused) = act_grad_fused(g, &v, ActGrad::LeakyRelu { slope })? {
+                        return Ok(fused);
+                    }
+                    let pos = cmps(&v, BinaryOp::Gt, 0.0)?;
                     Tensor::where_(&pos, Arg::T(g), Arg::T(&muls(g, slope)?))?
                 },
             }
@@ -562,7 +563,8 @@ macro_rules! unary_op_table {
                 cpu: |x| if x < min_val { min_val } else if x > max_val { max_val } else { x },
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
-                    if let Some(fused) = hardtanh_grad_fused(g, &x, min_val, max_val)? {
+                    let bounds = ActGrad::Bounded { lo: Some(min_val), hi: Some(max_val), nan_inside: true };
+                    if let Some(fused) = act_grad_fused(g, &x, bounds)? {
                         fused
                     } else {
                         let outside = cmps(&x, BinaryOp::Le, min_val)?.binary(BinaryOp::LogicalOr, &cmps(&x, BinaryOp::Ge, max_val)?)?;
@@ -578,6 +580,9 @@ macro_rules! unary_op_table {
                 cpu: |x| relu6(x + 3.0) / 6.0,
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
+                    if let Some(fused) = act_grad_fused(g, &x, ActGrad::Hardsigmoid)? {
+                        return Ok(fused);
+                    }
                     let inside = cmps(&x, BinaryOp::Gt, -3.0)?.binary(BinaryOp::LogicalAnd, &cmps(&x, BinaryOp::Lt, 3.0)?)?;
                     Tensor::where_(&inside, Arg::T(&muls(g, 1.0 / 6.0)?), Arg::S(f(0.0)))?
                 },
@@ -591,6 +596,9 @@ macro_rules! unary_op_table {
                 cpu: |x| x * relu6(x + 3.0) / 6.0,
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
+                    if let Some(fused) = act_grad_fused(g, &x, ActGrad::Hardswish)? {
+                        return Ok(fused);
+                    }
                     let mid = mul(g, &adds(&x.binary_scalar(BinaryOp::Div, f(3.0), false)?, 0.5)?)?;
                     let upper = Tensor::where_(&cmps(&x, BinaryOp::Lt, 3.0)?, Arg::T(&mid), Arg::T(g))?;
                     Tensor::where_(&cmps(&x, BinaryOp::Le, -3.0)?, Arg::S(f(0.0)), Arg::T(&upper))?
@@ -615,7 +623,9 @@ macro_rules! unary_op_table {
                 py: _logsigmoid, in_place: input,
                 ints: [float],
                 cpu: |x| x.v_log_sigmoid(),
-                grad: |g, x, _y, _from_result| mul(g, &un(&un(&x()?, UnaryOp::Neg)?, UnaryOp::Sigmoid)?)?,
+                grad: |g, x, _y, _from_result| if let Some(fused) = act_grad_fused(g, &x()?, ActGrad::LogSigmoid)? { fused } else {
+                    mul(g, &un(&un(&x()?, UnaryOp::Neg)?, UnaryOp::Sigmoid)?)?
+                },
             }
             }
         }
