@@ -4,9 +4,11 @@
 use std::borrow::Cow;
 
 use crate::backend::{Array, Operand};
+use crate::cpu::binary_math::{copysign_elem, hypot_elem};
 use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::{map2, map3, update};
 use crate::cpu::num::Arith;
+use crate::cpu::simd::fold_slice;
 use crate::cpu::special_fns::{chebyshev, hermite_h, hermite_he, igamma64, igammac64, laguerre_l, legendre_p, shifted_chebyshev, zeta64};
 use crate::cpu::vecmath::atan2_elem;
 use crate::dtype::{DType, Element};
@@ -45,6 +47,16 @@ pub fn binary(op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], com
     let (ta, tb) = (operand_as(&a, kernel_dtype, shape)?, operand_as(&b, kernel_dtype, shape)?);
     let result = with_arith_dtype!(kernel_dtype, T => {
         ta.with_slice::<T, _>(op.name(), |sa, la| tb.with_slice::<T, _>(op.name(), |sb, lb| {
+            // The quotient ops try their vectorised forms first (`Arith::fmod_quick`).
+            let quick = match op {
+                BinaryOp::Fmod => Some(map2(sa, la, sb, lb, #[inline(always)] |x: T, y: T| x.fmod_quick(y))?),
+                BinaryOp::Rem => Some(map2(sa, la, sb, lb, #[inline(always)] |x: T, y: T| x.rem_quick(y))?),
+                BinaryOp::FloorDiv => Some(map2(sa, la, sb, lb, #[inline(always)] |x: T, y: T| x.floor_div_quick(y))?),
+                _ => None,
+            };
+            if let Some(v) = quick.filter(|v| !any_nan(v)) {
+                return Array::from_vec(v, shape);
+            }
             // The kernel of every declared op (`ops/binary.rs`), by the class of its result.
             macro_rules! kernels {
                 ($($(#[$doc:meta])* $V:ident {
@@ -70,6 +82,11 @@ pub fn binary(op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], com
         return Ok(result);
     }
     copy_as(&result, out)
+}
+
+/// Whether `v` holds a NaN, in one vectorised pass (no early exit: that would not vectorise).
+fn any_nan<T: Arith>(v: &[T]) -> bool {
+    fold_slice::<T, bool, 16>(v, false, &|a, x| a | x.is_nan(), &|a, b| a | b)
 }
 
 /// `cond ? a : b` as a new array of `shape` and `dtype`; the condition is read as truth values.

@@ -7,6 +7,7 @@ pub mod arith;
 pub mod attention;
 mod backend;
 pub mod bessel;
+pub mod binary_math;
 pub mod buffer;
 pub mod cast;
 pub mod clamp;

@@ -3,6 +3,8 @@
 
 use crate::dtype::Element;
 
+use super::binary_math;
+
 pub trait Arith: Element {
     fn add(self, o: Self) -> Self;
     fn sub(self, o: Self) -> Self;
@@ -14,6 +16,22 @@ pub trait Arith: Element {
     fn rem(self, o: Self) -> Self;
     /// C's `fmod`: the result takes the dividend's sign.
     fn fmod(self, o: Self) -> Self;
+    /// `fmod`, `rem` and `floor_div` with float remainders by exact arithmetic
+    /// (`cpu/binary_math.rs`), which vectorises: the same results, except NaN where the quotient
+    /// is too large for one step (the caller recomputes a result holding NaN with the exact
+    /// forms). Integers and bool: the exact forms.
+    #[inline(always)]
+    fn fmod_quick(self, o: Self) -> Self {
+        self.fmod(o)
+    }
+    #[inline(always)]
+    fn rem_quick(self, o: Self) -> Self {
+        self.rem(o)
+    }
+    #[inline(always)]
+    fn floor_div_quick(self, o: Self) -> Self {
+        self.floor_div(o)
+    }
     fn pow(self, o: Self) -> Self;
     fn neg(self) -> Self;
     fn abs(self) -> Self;
@@ -83,31 +101,56 @@ macro_rules! int_arith {
 }
 int_arith!(u8, i8, i16, i32, i64);
 
+/// PyTorch's div_floor: the floor of the true quotient of `a` and `b` of type `$t`, from the
+/// remainder `m = fmod(a, b)`.
+macro_rules! floor_div_from {
+    ($t:ty, $a:expr, $b:expr, $m:expr) => {{
+        let (a, b, m): ($t, $t, $t) = ($a, $b, $m);
+        if b == 0.0 {
+            a / b
+        } else {
+            let q = (a - m) / b;
+            let q = if m != 0.0 && ((b < 0.0) != (m < 0.0)) { q - 1.0 } else { q };
+            if q == 0.0 {
+                (0.0 as $t).copysign(a / b)
+            } else {
+                let fq = q.floor();
+                if q - fq > 0.5 {
+                    fq + 1.0
+                } else {
+                    fq
+                }
+            }
+        }
+    }};
+}
+
+/// Python's `%` from C's `fmod` remainder `r` of a division by `b`: moved to the divisor's sign.
+macro_rules! rem_from {
+    ($r:expr, $b:expr) => {{
+        let (r, b) = ($r, $b);
+        if r != 0.0 && ((r < 0.0) != (b < 0.0)) {
+            r + b
+        } else {
+            r
+        }
+    }};
+}
+
 macro_rules! float_arith {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $quick_fmod:path, $pow:path);*) => {$(
         impl Arith for $t {
             #[inline(always)] fn add(self, o: Self) -> Self { self + o }
             #[inline(always)] fn sub(self, o: Self) -> Self { self - o }
             #[inline(always)] fn mul(self, o: Self) -> Self { self * o }
             #[inline(always)] fn div(self, o: Self) -> Self { self / o }
-            #[inline(always)]
-            fn floor_div(self, o: Self) -> Self {
-                // PyTorch's div_floor: floor of the true quotient, computed from the remainder.
-                if o == 0.0 { return self / o; }
-                let m = self % o;
-                let mut q = (self - m) / o;
-                if m != 0.0 && ((o < 0.0) != (m < 0.0)) { q -= 1.0; }
-                if q == 0.0 { return (0.0 as $t).copysign(self / o); }
-                let fq = q.floor();
-                if q - fq > 0.5 { fq + 1.0 } else { fq }
-            }
-            #[inline(always)]
-            fn rem(self, o: Self) -> Self {
-                let r = self % o;
-                if r != 0.0 && ((r < 0.0) != (o < 0.0)) { r + o } else { r }
-            }
+            #[inline(always)] fn floor_div(self, o: Self) -> Self { floor_div_from!($t, self, o, self % o) }
+            #[inline(always)] fn rem(self, o: Self) -> Self { rem_from!(self % o, o) }
             #[inline(always)] fn fmod(self, o: Self) -> Self { self % o }
-            #[inline(always)] fn pow(self, o: Self) -> Self { self.powf(o) }
+            #[inline(always)] fn fmod_quick(self, o: Self) -> Self { $quick_fmod(self, o) }
+            #[inline(always)] fn rem_quick(self, o: Self) -> Self { rem_from!($quick_fmod(self, o), o) }
+            #[inline(always)] fn floor_div_quick(self, o: Self) -> Self { floor_div_from!($t, self, o, $quick_fmod(self, o)) }
+            #[inline(always)] fn pow(self, o: Self) -> Self { $pow(self, o) }
             #[inline(always)] fn neg(self) -> Self { -self }
             #[inline(always)] fn abs(self) -> Self { self.abs() }
             #[inline(always)]
@@ -123,7 +166,7 @@ macro_rules! float_arith {
         }
     )*};
 }
-float_arith!(f32, f64);
+float_arith!(f32 => binary_math::fmod_f32, binary_math::pow_f32; f64 => binary_math::fmod_f64, f64::powf);
 
 impl Arith for bool {
     #[inline(always)]

@@ -133,7 +133,14 @@ macro_rules! float_ops {
                             let n = e as i32;
                             map1(s, l, move |x: T| x.powi(n))
                         } else {
-                            map1(s, l, move |x: T| x.powf(et))
+                            // `Arith::pow`: float32's vectorises through float64 lanes, where the
+                            // closure inlines (`inline(always)`: see `cpu/simd.rs`).
+                            map1(
+                                s,
+                                l,
+                                #[inline(always)]
+                                move |x: T| Arith::pow(x, et),
+                            )
                         }
                     }
                     UnaryOp::LogicalNot | UnaryOp::BitwiseNot => unreachable!("handled before dispatch"),

@@ -142,6 +142,36 @@ macro_rules! binary_op_table {
                     (Some(div(&mul(g, &b)?, &den)?), Some(un(&div(&mul(g, &a)?, &den)?, UnaryOp::Neg)?))
                 },
             }
+            // `hypot` and `copysign` are reached through their composite ops (`ops/composite.rs`),
+            // which give PyTorch's nodes and dtypes; these are their one-pass CPU kernels.
+            Hypot {
+                name: "hypot", node: "HypotBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Tensor,
+                cpu: |x, y| hypot_elem(x, y),
+                grad: |g, a, b, need| {
+                    // PyTorch's: g a / r and g b / r (NaN where both are 0).
+                    let (a, b) = (a()?, b()?);
+                    let r = a.binary(BinaryOp::Hypot, &b)?;
+                    (need(0).then(|| div(&mul(g, &a)?, &r)).transpose()?, need(1).then(|| div(&mul(g, &b)?, &r)).transpose()?)
+                },
+            }
+            Copysign {
+                name: "copysign", node: "CopysignBackward0", class: Arith, wgpu: (None, None),
+                py: [], other: Tensor,
+                cpu: |x, y| copysign_elem(x, y),
+                grad: |g, a, b, need| {
+                    // PyTorch's: g result / input, 0 where input is 0; `other` gets 0.
+                    let ga = need(0)
+                        .then(|| {
+                            let a = a()?;
+                            let ratio = div(&a.binary(BinaryOp::Copysign, &b()?)?, &a)?;
+                            let zero = a.binary_scalar(BinaryOp::Eq, f(0.0), false)?;
+                            mul(g, &Tensor::where_(&zero, Arg::S(f(0.0)), Arg::T(&ratio))?)
+                        })
+                        .transpose()?;
+                    (ga, Some(muls(g, 0.0)?))
+                },
+            }
             Eq {
                 name: "eq", node: "BinaryBackward0", class: Compare, wgpu: (Some(0), Some(0)),
                 py: [eq eq_], other: Number,
@@ -395,6 +425,8 @@ impl BinaryOp {
         matches!(
             self,
             Div | Atan2
+                | Hypot
+                | Copysign
                 | Zeta
                 | Igamma
                 | Igammac

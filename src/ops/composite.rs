@@ -55,9 +55,14 @@ macro_rules! composite_op_table {
             /// `sqrt(a² + b²)`; infinite where either is (even against NaN).
             hypot(input: &Tensor, other: &Tensor) => ["HypotBackward0"], inplace: hypot_(Cast) {
                 let (a, b) = (input, other);
-                let r = a.binary(B::Mul, a)?.binary(B::Add, &b.binary(B::Mul, b)?)?.unary(U::Sqrt)?;
-                let inf = |t: &Tensor| t.unary(U::Abs)?.binary_scalar(B::Eq, f(f64::INFINITY), false);
-                Tensor::where_(&inf(a)?.binary(B::LogicalOr, &inf(b)?)?, Arg::S(f(f64::INFINITY)), Arg::T(&r))?
+                if a.device().is_cpu() && a.dtype().is_floating_point() && b.dtype().is_floating_point() {
+                    // One pass (`cpu/binary_math.rs`); the device composes it below.
+                    a.binary(B::Hypot, b)?
+                } else {
+                    let r = a.binary(B::Mul, a)?.binary(B::Add, &b.binary(B::Mul, b)?)?.unary(U::Sqrt)?;
+                    let inf = |t: &Tensor| t.unary(U::Abs)?.binary_scalar(B::Eq, f(f64::INFINITY), false);
+                    Tensor::where_(&inf(a)?.binary(B::LogicalOr, &inf(b)?)?, Arg::S(f(f64::INFINITY)), Arg::T(&r))?
+                }
             }
             /// `a * log(b)`, 0 where `a` is 0 and `b` is not NaN; either may be a number. In the
             /// operands' promoted floating dtype (integers compute in the default float dtype).
@@ -91,16 +96,18 @@ macro_rules! composite_op_table {
             /// `|input|` with the sign of `other` (-0.0 is negative), in the operands' promoted
             /// floating dtype (integers compute in the default float dtype). The gradient is
             /// PyTorch's `result / input`: 0 where `input` is 0, NaN where it is infinite or NaN;
-            /// `other`'s is 0. The sign of a NaN in a tensor `other` cannot be read through tensor
-            /// ops: such a NaN counts as positive (that of a number `other` is read).
+            /// `other`'s is 0. On a device the sign of a NaN in a tensor `other` cannot be read
+            /// through tensor ops: there such a NaN counts as positive.
             copysign(input: &Tensor, other: Arg) => ["CopysignBackward0", "CopysignBackward1"], inplace: copysign_(Cast) {
                 let d = floating_result_dtype(&Arg::T(input), &other);
-                let m = magnitude(&input.to_dtype(d)?)?;
+                let abs_input = || magnitude(&input.to_dtype(d)?);
                 match other {
-                    Arg::S(s) if s.to_f64().is_sign_negative() => m.unary(U::Neg)?,
-                    Arg::S(_) => m,
+                    Arg::S(s) if s.to_f64().is_sign_negative() => abs_input()?.unary(U::Neg)?,
+                    Arg::S(_) => abs_input()?,
+                    // One pass on the CPU (`cpu/binary_math.rs`), which reads a NaN's sign too.
+                    Arg::T(b) if input.device().is_cpu() => input.to_dtype(d)?.binary(B::Copysign, &b.to_dtype(d)?)?,
                     Arg::T(b) => {
-                        let b = b.to_dtype(d)?;
+                        let (m, b) = (abs_input()?, b.to_dtype(d)?);
                         let negative = {
                             let _raw = GradMode::disabled();
                             let zero = b.binary_scalar(B::Eq, f(0.0), false)?;

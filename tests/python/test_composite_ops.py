@@ -122,11 +122,12 @@ def positive(*shape):
 GRAD_OPS = {
     # op: (first operand, second operand)
     "copysign": (away_from_zero, away_from_zero),
+    "hypot": (lambda *s: rstorch.rand(*s, dtype=rstorch.float64) * 4 - 2, lambda *s: rstorch.rand(*s, dtype=rstorch.float64) * 4 - 2),
     "float_power": (positive, lambda *s: rstorch.rand(*s, dtype=rstorch.float64) * 4 - 2),
     "xlogy": (lambda *s: rstorch.rand(*s, dtype=rstorch.float64) * 4 - 2, positive),
 }
 # Numbers the second operand takes in the gradient checks (xlogy's log needs a positive one).
-NUMBERS = {"xlogy": [2, 0.5, 3.5]}
+NUMBERS = {"xlogy": [2, 0.5, 3.5], "hypot": []}  # hypot takes no number
 
 
 @pytest.mark.parametrize("op", sorted(GRAD_OPS))
