@@ -78,6 +78,9 @@ fn select_best<T: Arith + PartialOrd>(lane: &[T], o: &mut [i64], largest: bool) 
         }
     };
     let k = o.len();
+    if k == 0 {
+        return Ok(());
+    }
     if k <= BUFFERED_K {
         // The lane is scanned in index order, so an element enters only when strictly ahead of
         // the buffer's last, and lands after the equal ones already held: ties keep index order.
