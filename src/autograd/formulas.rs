@@ -333,6 +333,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             out[0] = Some(g.permute(&inverse)?);
         }
         Op::Expand => out[0] = Some(sum_to(&g, &shape(0))?),
+        Op::Flip { dims } => out[0] = Some(g.flip(&dims.iter().map(|&d| d as i64).collect::<Vec<_>>())?),
         Op::Take { offsets, .. } => out[0] = Some(embed(&g, offsets, &shape(0), g.dtype())?),
         Op::AsStrided { input, output } => out[0] = Some(crate::tensor::strided::as_strided_backward(&g, input, output)?),
         Op::Put { offsets, value_shape, .. } => {

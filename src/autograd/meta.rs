@@ -290,7 +290,9 @@ impl Tensor {
     }
 
     /// Adds `g` into `.grad` as PyTorch's AccumulateGrad does. A first gradient is kept as is
-    /// when nothing else sees it, no graph is being built and it obeys the layout contract
+    /// when no other handle holds it (a fresh view of another tensor's storage, such as a view's
+    /// reshaped gradient, counts as unheld, as in PyTorch, which keeps it without a copy too),
+    /// no graph is being built and it obeys the layout contract
     /// (`obeys_grad_layout`); otherwise `.grad` is a copy laid out by that contract, so that an
     /// optimizer streams a parameter and its gradient in one memory order. Later gradients are
     /// added in place (create_graph: out of place, by the elementwise layout rule).
@@ -299,7 +301,7 @@ impl Tensor {
             None => {
                 let keep = !super::grad_mode::is_enabled()
                     && g.dtype() == self.dtype()
-                    && g.is_exclusive()
+                    && g.is_sole_handle()
                     && obeys_grad_layout(g.layout(), self.layout());
                 let g = if keep {
                     g

@@ -111,6 +111,10 @@ pub enum Op {
         kind: &'static str,
     },
     Expand,
+    /// `flip` of `dims`: its gradient is the gradient flipped back.
+    Flip {
+        dims: Vec<usize>,
+    },
     Copy {
         from: DType,
     },
@@ -253,6 +257,7 @@ impl Op {
             Op::Cumprod { .. } => "Cumprod",
             Op::View { kind } | Op::Permute { kind, .. } | Op::Take { kind, .. } | Op::Put { name: kind, .. } => return kind.to_string(),
             Op::Expand => "Expand",
+            Op::Flip { .. } => "Flip",
             Op::AsStrided { .. } => "AsStrided",
             Op::Copy { .. } | Op::ToDevice { .. } => "ToCopy",
             Op::Cat { .. } => "Cat",

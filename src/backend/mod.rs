@@ -180,6 +180,13 @@ pub trait Backend: Sync {
         Err(not_on_device("reduce", x.device()))
     }
 
+    /// The sum of `x * x` (float32 or float64) over `rdims`, into a new array of `out_shape`,
+    /// equal to `reduce` of the squares. None where this backend has no such kernel: the
+    /// tensor layer then squares and sums.
+    fn sum_squares(&self, _x: &Array, _rdims: &[usize], _out_shape: &[usize]) -> Result<Option<Array>> {
+        Ok(None)
+    }
+
     /// The index (int64) of the max (or min) along `dim`, removed from the shape.
     fn arg_reduce(&self, x: &Array, _dim: usize, _max: bool) -> Result<Array> {
         Err(not_on_device("argmax", x.device()))
@@ -201,6 +208,21 @@ pub trait Backend: Sync {
     /// kernel: the tensor layer then reads the ranks off `sort`.
     fn rank_indices(&self, x: &Array, _dim: usize, _rank: Option<usize>) -> Result<Option<Array>> {
         Err(not_on_device("kthvalue", x.device()))
+    }
+
+    /// Per lane along `dim`, the int64 indices of the `k` largest (or smallest) elements, best
+    /// first, shaped as `x` with `dim` moved last and `k` long: the first `k` of `sort`'s order
+    /// (NaN above every number, ties by index). None where this backend has no such kernel:
+    /// the tensor layer then narrows `sort`.
+    fn topk_indices(&self, _x: &Array, _dim: usize, _k: usize, _largest: bool) -> Result<Option<Array>> {
+        Ok(None)
+    }
+
+    /// `x` with `dims` (at least one, of more than zero elements in all) reversed, in a new
+    /// array in `x`'s memory order. None where this backend has no such kernel: the tensor
+    /// layer then reverses with `index_select`.
+    fn flip(&self, _x: &Array, _dims: &[usize]) -> Result<Option<Array>> {
+        Ok(None)
     }
 
     // ----- matrix products --------------------------------------------------------------------

@@ -84,6 +84,10 @@ impl Backend for Cpu {
         super::reduce_ops::reduce_op(x, op, rdims, out_shape)
     }
 
+    fn sum_squares(&self, x: &Array, rdims: &[usize], out_shape: &[usize]) -> Result<Option<Array>> {
+        super::reduce_ops::sum_squares(x, rdims, out_shape).map(Some)
+    }
+
     fn softmax(&self, x: &Array, dim: usize, log: bool) -> Result<Array> {
         super::norm_ops::softmax_op(x, dim, log)
     }
@@ -199,6 +203,14 @@ impl Backend for Cpu {
 
     fn rank_indices(&self, x: &Array, dim: usize, rank: Option<usize>) -> Result<Option<Array>> {
         super::rank::rank_indices(x, dim, rank).map(Some)
+    }
+
+    fn flip(&self, x: &Array, dims: &[usize]) -> Result<Option<Array>> {
+        super::flip::flip(x, dims).map(Some)
+    }
+
+    fn topk_indices(&self, x: &Array, dim: usize, k: usize, largest: bool) -> Result<Option<Array>> {
+        super::rank::topk_indices(x, dim, k, largest).map(Some)
     }
 
     fn matmul(&self, a: &Array, b: &Array) -> Result<Array> {

@@ -14,6 +14,7 @@ pub mod clamp;
 pub mod conv;
 pub mod elementwise;
 pub mod extremum;
+pub mod flip;
 pub(crate) mod index;
 mod loss;
 pub mod math;

@@ -1,8 +1,9 @@
 //! Selection by rank on the host: per lane, the index of the element of a given rank, or of the
-//! median, as PyTorch's CPU kernels pick it among ties and NaNs (kthvalue and median).
+//! median, as PyTorch's CPU kernels pick it among ties and NaNs (kthvalue and median), and the
+//! indices of the `k` best elements (topk), without sorting whole lanes.
 
 use crate::backend::Array;
-use crate::cpu::buffer::{collect_n, copied};
+use crate::cpu::buffer::{collect_n, copied, with_capacity};
 use crate::cpu::cast::copy_as;
 use crate::cpu::num::Arith;
 use crate::cpu::reduce::map_lanes;
@@ -45,6 +46,75 @@ pub fn rank_indices(x: &Array, dim: usize, rank: Option<usize>) -> Result<Array>
     let mut lanes = x.shape().to_vec();
     lanes.remove(dim);
     Array::from_vec(idx, &lanes)
+}
+
+/// Up to this `k`, topk keeps its best elements in a sorted buffer filled by one scan of the
+/// lane (most elements cost one comparison with the buffer's last); above it, it partitions a
+/// permutation of the lane around rank `k` and sorts the `k` in front.
+const BUFFERED_K: usize = 32;
+
+/// Per lane along `dim`, the int64 indices of the `k` largest (or smallest, for `!largest`)
+/// elements, best first, shaped as `x` with `dim` moved last and `k` long. They are the first `k`
+/// of the stable sort's order (NaN above every number, ties by index), as PyTorch's sorted topk.
+pub fn topk_indices(x: &Array, dim: usize, k: usize, largest: bool) -> Result<Array> {
+    let x = if x.dtype().is_half() { copy_as(x, DType::F32)? } else { x.clone() };
+    let idx: Vec<i64> = with_arith_dtype!(x.dtype(), T => x.with_slice::<T, _>("topk", |s, l| {
+        map_lanes(s, l, dim, k, |lane: &[T], o: &mut [i64]| select_best(lane, o, largest))
+    })??);
+    let mut shape = x.shape().to_vec();
+    shape.remove(dim);
+    shape.push(k);
+    Array::from_vec(idx, &shape)
+}
+
+/// Writes to `o` the indices of the `o.len()` best elements of `lane`, best first.
+fn select_best<T: Arith + PartialOrd>(lane: &[T], o: &mut [i64], largest: bool) -> Result<()> {
+    // Whether `a` comes strictly before `b` by value alone (equal values fall to the index).
+    let ahead = |a: T, b: T| {
+        if largest {
+            (a.is_nan() && !b.is_nan()) || a > b
+        } else {
+            (b.is_nan() && !a.is_nan()) || a < b
+        }
+    };
+    let k = o.len();
+    if k == 0 {
+        return Ok(());
+    }
+    if k <= BUFFERED_K {
+        // The lane is scanned in index order, so an element enters only when strictly ahead of
+        // the buffer's last, and lands after the equal ones already held: ties keep index order.
+        let mut best: Vec<(T, usize)> = with_capacity(k + 1)?;
+        for (i, &v) in lane.iter().enumerate() {
+            if best.len() == k {
+                if !ahead(v, best[k - 1].0) {
+                    continue;
+                }
+                best.pop();
+            }
+            let at = best.iter().position(|&(b, _)| ahead(v, b)).unwrap_or(best.len());
+            best.insert(at, (v, i));
+        }
+        o.iter_mut().zip(best).for_each(|(o, (_, i))| *o = i as i64);
+        return Ok(());
+    }
+    let order = |a: &usize, b: &usize| {
+        if ahead(lane[*a], lane[*b]) {
+            std::cmp::Ordering::Less
+        } else if ahead(lane[*b], lane[*a]) {
+            std::cmp::Ordering::Greater
+        } else {
+            a.cmp(b)
+        }
+    };
+    let mut positions: Vec<usize> = collect_n(lane.len(), 0..lane.len())?;
+    if k < positions.len() {
+        positions.select_nth_unstable_by(k, order);
+    }
+    // A total order (the index breaks every tie), so an unstable sort gives the stable result.
+    positions[..k].sort_unstable_by(order);
+    o.iter_mut().zip(&positions).for_each(|(o, &i)| *o = i as i64);
+    Ok(())
 }
 
 /// Moves the element of 0-based rank `k` of `values` (NaN above every number) to position `k`,
@@ -103,6 +173,48 @@ fn quick_select<T: Arith + PartialOrd>(values: &mut [T], positions: &mut [i64], 
         }
         if j >= k {
             hi = j - 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first `k` of a stable sort, NaN largest: the order topk must reproduce.
+    fn by_sort(lane: &[f32], k: usize, largest: bool) -> Vec<i64> {
+        let key = |a: f32, b: f32| match (a.is_nan(), b.is_nan()) {
+            (true, true) => std::cmp::Ordering::Equal,
+            (true, false) => std::cmp::Ordering::Greater,
+            (false, true) => std::cmp::Ordering::Less,
+            _ => a.partial_cmp(&b).unwrap(),
+        };
+        let mut idx: Vec<usize> = (0..lane.len()).collect();
+        if largest {
+            idx.sort_by(|&a, &b| key(lane[b], lane[a]));
+        } else {
+            idx.sort_by(|&a, &b| key(lane[a], lane[b]));
+        }
+        idx[..k].iter().map(|&i| i as i64).collect()
+    }
+
+    #[test]
+    fn topk_matches_a_stable_sort_with_ties_and_nans() {
+        // Few distinct values (many ties), NaNs and both zeros, at buffered and partitioned k.
+        let lane: Vec<f32> = (0..300u32)
+            .map(|i| match (i * 7919) % 23 {
+                0 => f32::NAN,
+                1 => -0.0,
+                2 => 0.0,
+                r => (r % 9) as f32 - 4.0,
+            })
+            .collect();
+        for k in [0, 1, 5, 32, 33, 100, 299, 300] {
+            for largest in [true, false] {
+                let mut o = vec![0i64; k];
+                select_best(&lane, &mut o, largest).unwrap();
+                assert_eq!(o, by_sort(&lane, k, largest), "k={k} largest={largest}");
+            }
         }
     }
 }

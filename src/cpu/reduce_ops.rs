@@ -18,8 +18,8 @@ pub fn reduce_op(x: &Array, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) 
     if dt.is_half() && !matches!(op, ReduceOp::All | ReduceOp::Any) {
         return copy_as(&reduce_op(&copy_as(x, DType::F32)?, op, rdims, out_shape)?, dt);
     }
-    // Full reductions walk memory in order: make the input dense first.
-    let src = if rdims.len() == x.ndim() && !x.is_contiguous() { copy_as(x, dt)? } else { x.clone() };
+    let (src, rdims) = in_memory_order(x, rdims)?;
+    let rdims = &rdims[..];
     match op {
         ReduceOp::All | ReduceOp::Any => {
             let b = if dt == DType::Bool { src } else { copy_as(&src, DType::Bool)? };
@@ -46,6 +46,37 @@ pub fn reduce_op(x: &Array, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) 
             }?;
             Array::from_vec(v, out_shape)
         })?),
+    }
+}
+
+/// `x` and `rdims` as a reduction should read them. Full reductions walk memory in order: a
+/// permuted dense input (a transpose) is read as the one run of storage it fills, any other
+/// strided one is made dense first.
+fn in_memory_order(x: &Array, rdims: &[usize]) -> Result<(Array, Vec<usize>)> {
+    if rdims.len() != x.ndim() || x.is_contiguous() {
+        return Ok((x.clone(), rdims.to_vec()));
+    }
+    let run = if crate::result_layout::is_dense(x.layout()) {
+        x.with_layout(Layout { shape: vec![x.numel()], strides: vec![1], offset: x.storage_offset() })
+    } else {
+        copy_as(x, x.dtype())?.view_as(&[x.numel()])?
+    };
+    Ok((run, vec![0]))
+}
+
+/// The sum of squares of a float32 or float64 `x` over `rdims`, into a new array of
+/// `out_shape`: `x * x` summed as `reduce_op` sums it (the same order, so the same bits),
+/// without the squares written out.
+pub fn sum_squares(x: &Array, rdims: &[usize], out_shape: &[usize]) -> Result<Array> {
+    let (src, rdims) = in_memory_order(x, rdims)?;
+    match x.dtype() {
+        DType::F32 => {
+            Array::from_vec(src.with_slice::<f32, _>("norm", |s, l| reduce(s, l, &rdims, 0.0, |a, v| a + v * v, |a, b| a + b))??, out_shape)
+        }
+        DType::F64 => {
+            Array::from_vec(src.with_slice::<f64, _>("norm", |s, l| reduce(s, l, &rdims, 0.0, |a, v| a + v * v, |a, b| a + b))??, out_shape)
+        }
+        other => Err(crate::error::Error::Type(format!("sum_squares of {other:?}"))),
     }
 }
 

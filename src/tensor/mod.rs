@@ -221,9 +221,10 @@ impl Tensor {
         Arc::as_ptr(&self.0) as usize
     }
 
-    /// Whether nothing but this handle sees the tensor and its storage.
-    pub fn is_exclusive(&self) -> bool {
-        Arc::strong_count(&self.0) == 1 && Arc::strong_count(self.0.array.storage()) == 1
+    /// Whether no other handle holds this tensor object (its storage may still be shared with
+    /// views: PyTorch's `use_count() == 1`).
+    pub fn is_sole_handle(&self) -> bool {
+        Arc::strong_count(&self.0) == 1
     }
 
     // ----- element access -------------------------------------------------------------------

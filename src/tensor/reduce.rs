@@ -214,7 +214,7 @@ impl Tensor {
             let n: usize = rdims.iter().map(|&d| self.shape()[d]).product();
             let mean = self.mean(dims, true)?;
             let dev = self.binary(BinaryOp::Sub, &mean)?;
-            let ss = dev.binary(BinaryOp::Mul, &dev)?.sum(dims, keepdim)?;
+            let ss = dev.sum_squares(dims, keepdim)?;
             ss.binary_scalar(BinaryOp::Div, Scalar::Float((n as f64 - correction).max(0.0)), false)
         })
     }
@@ -241,7 +241,6 @@ impl Tensor {
                 // In float32 throughout, as PyTorch accumulates 16-bit floats.
                 return self.to_dtype(DType::F32)?.norm(p, dims, keepdim)?.to_dtype(self.dtype());
             }
-            let a = self.unary(UnaryOp::Abs)?;
             // The root of a zero sum has an infinite slope, and PyTorch's gradient there is 0:
             // under autograd the root reads 1 where the sum is zero and its result is replaced
             // by that zero, so no infinity meets a zero gradient (at any order).
@@ -255,8 +254,11 @@ impl Tensor {
                 Tensor::where_(&zero, super::arith::Arg::T(&s), super::arith::Arg::T(&pow(&safe)?))
             };
             if p == 2.0 {
-                root(a.binary(BinaryOp::Mul, &a)?.sum(dims, keepdim)?, 0.5)
-            } else if p == 1.0 {
+                // x * x is |x| * |x|, bit for bit and in its gradient.
+                return root(self.sum_squares(dims, keepdim)?, 0.5);
+            }
+            let a = self.unary(UnaryOp::Abs)?;
+            if p == 1.0 {
                 a.sum(dims, keepdim)
             } else if p == f64::INFINITY {
                 a.reduce(ReduceOp::Max, dims, keepdim)
@@ -271,6 +273,19 @@ impl Tensor {
                 root(a.unary(UnaryOp::PowScalar(p))?.sum(dims, keepdim)?, 1.0 / p)
             }
         })
+    }
+
+    /// `(x * x).sum(dims, keepdim)` of a float32 or float64 tensor: outside autograd in one
+    /// pass through the backend's fused kernel (the same sums, bit for bit), else recorded as
+    /// the square and the sum.
+    fn sum_squares(&self, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+        if !(crate::autograd::is_grad_enabled() && self.requires_grad()) && matches!(self.dtype(), DType::F32 | DType::F64) {
+            let (rdims, shape) = self.reduction_shape(dims, keepdim)?;
+            if let Some(found) = self.backend().sum_squares(self.array(), &rdims, &shape)? {
+                return Ok(Tensor::from_array(found));
+            }
+        }
+        self.binary(BinaryOp::Mul, self)?.sum(dims, keepdim)
     }
 
     /// `log(sum(exp(x)))` over `dims`, computed stably.

@@ -89,8 +89,23 @@ impl Tensor {
     }
 
     pub fn flip(&self, dims: &[i64]) -> Result<Tensor> {
+        let wrapped = crate::shape::wrap_dims(dims, self.ndim())?;
+        if self.ndim() > 0 && self.numel() > 0 && !wrapped.is_empty() {
+            let found = {
+                let _raw = GradMode::disabled();
+                self.backend().flip(self.array(), &wrapped)?
+            };
+            if let Some(found) = found {
+                // One copy read in memory order, its gradient the gradient flipped back.
+                let out = Tensor::from_array(found);
+                if crate::autograd::is_grad_enabled() && self.requires_grad() {
+                    record(Op::Flip { dims: wrapped }, &[self], &[&out], &[], &[]);
+                }
+                return Ok(out);
+            }
+        }
         crate::autograd::named("FlipBackward0", &[self], || {
-            let dims = crate::shape::wrap_dims(dims, self.ndim())?;
+            let dims = wrapped;
             let mut out = self.clone();
             // An empty tensor has nothing to reverse; its dims may still be 2**40 long, too
             // long for an index list.
@@ -218,12 +233,16 @@ impl Tensor {
                 return self.contiguous()?.copy_as(self.dtype());
             }
             let (r, c) = (self.shape()[self.ndim() - 2], self.shape()[self.ndim() - 1]);
+            // Element (i, j) is kept when j - i <= diagonal (tril) or >= it (triu), compared as
+            // j - diagonal against i: one broadcast comparison of a row and a column of indices
+            // writes the bool mask, with no r x c int64 offsets. A diagonal past every column or
+            // row gives the mask it gives clamped there, and clamped it cannot overflow.
+            let diagonal = diagonal.clamp(-(r as i64) - 1, c as i64 + 1);
             let rows = Tensor::arange(Scalar::Int(0), Scalar::Int(r as i64), Scalar::Int(1), DType::I64)?.unsqueeze(1)?;
-            let cols = Tensor::arange(Scalar::Int(0), Scalar::Int(c as i64), Scalar::Int(1), DType::I64)?;
-            let offset = cols.binary(BinaryOp::Sub, &rows)?;
+            let shifted = Tensor::arange(Scalar::Int(-diagonal), Scalar::Int(c as i64 - diagonal), Scalar::Int(1), DType::I64)?;
             let op = if upper { BinaryOp::Ge } else { BinaryOp::Le };
             // The mask is built on the host and moved to the input's device (a no-op on the CPU).
-            let keep = offset.binary_scalar(op, Scalar::Int(diagonal), false)?.to_device(self.device())?;
+            let keep = shifted.binary(op, &rows)?.to_device(self.device())?;
             let zero = Tensor::zeros_on(&[], self.dtype(), self.device())?;
             Tensor::where_(&keep, Arg::T(self), Arg::T(&zero))
         })

@@ -594,7 +594,9 @@ def test_backward_with_inputs_skips_branches_that_do_not_reach_them():
 def test_a_leaf_keeps_an_unshared_gradient_and_copies_a_shared_one():
     """The gradient a leaf receives becomes its .grad without a copy when nothing else holds it
     (as PyTorch's AccumulateGrad steals it); one also reaching another leaf, or the caller's own
-    tensor, is copied, so no two .grad alias each other or the caller's."""
+    tensor, is copied, so no two .grad alias each other or the caller's. A view of the caller's
+    tensor (a reshape's gradient) is a tensor of its own: kept, sharing the caller's memory, as
+    PyTorch 2.15 does."""
     x = torch.randn(3, requires_grad=True)
     w = torch.randn(3, requires_grad=True)
     (x * w).sum().backward()
@@ -610,3 +612,11 @@ def test_a_leaf_keeps_an_unshared_gradient_and_copies_a_shared_one():
     (c * 1).backward(g)
     g.add_(1.0)
     assert c.grad.tolist() == [1.0, 1.0, 1.0]
+    d = torch.randn(3, requires_grad=True)
+    g = torch.ones(3)
+    d.backward(g)
+    assert d.grad.data_ptr() != g.data_ptr()
+    e = torch.randn(2, 3, requires_grad=True)
+    g = torch.ones(6)
+    e.reshape(-1).backward(g)
+    assert e.grad.data_ptr() == g.data_ptr()

@@ -36,6 +36,15 @@ impl Tensor {
             if k < 0 || k as usize > size {
                 return Err(Error::Runtime("selected index k out of range".into()));
             }
+            if self.ndim() > 0 {
+                if let Some(found) = self.backend().topk_indices(self.array(), d, k as usize, largest)? {
+                    // Selected without sorting the lanes: indices with `d` last, values gathered
+                    // (differentiably) with them.
+                    let last = self.ndim() as i64 - 1;
+                    let indices = Tensor::from_array(found).movedim(last, d as i64)?.contiguous()?;
+                    return Ok((self.gather(d as i64, &indices)?, indices));
+                }
+            }
             let (v, i) = self.sort(dim, largest)?;
             if self.ndim() == 0 {
                 return Ok((v, i));
