@@ -158,7 +158,8 @@ pub fn bessel_j1(x: f64) -> f64 {
         return f64::NAN;
     }
     let r = if a < NEAR { jy_series(1, a).0.mul_f(0.5 * a).f64() } else { jy_far(1, a).0 };
-    if x < 0.0 {
+    // -0.0 gives -0.0, as PyTorch's.
+    if x.is_sign_negative() {
         -r
     } else {
         r

@@ -4,17 +4,16 @@
 //! errors are the tensor layer's (`tensor/unary.rs`).
 
 use crate::backend::Array;
-use crate::cpu::bessel::{
-    airy_ai, bessel_j0, bessel_j1, bessel_k0, bessel_k0e, bessel_k1, bessel_k1e, bessel_y0, bessel_y1, i0e_64, i1e_64, spherical_j0,
-};
+use crate::cpu::bessel::{airy_ai, i0e_64, i1e_64, spherical_j0};
 use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::map1;
 use crate::cpu::math::relu6;
 use crate::cpu::num::Arith;
 use crate::cpu::special::{digamma64, i0_64, i1_64, polygamma64};
-use crate::cpu::special_fns::{erfcx64, log_ndtr64, ndtri64};
+use crate::cpu::special_fns::{erfcx64, log_ndtr64};
 use crate::cpu::vecmath::VecMath;
-use crate::cpu::vecmath_special::erfinv_elem;
+use crate::cpu::vecmath_bessel::{j0_elem, j1_elem, k0_elem, k0e_elem, k1_elem, k1e_elem, y0_elem, y1_elem};
+use crate::cpu::vecmath_special::{erfinv_elem, ndtri_elem};
 use crate::cpu::vecmath_trig::{cos_f32, sin_f32, small_arguments, tan_f32};
 use crate::dtype::{DType, Element};
 use crate::error::Result;

@@ -1,8 +1,9 @@
-//! Fast special functions for the unary kernels: the inverse error function, branch-free for the
-//! vectorised loops (see `vecmath`; it computes in float64, `L = true` for float32 results, short
-//! polynomials inside, `L = false` for float64), and trigamma for positive arguments without the
-//! Hurwitz zeta function's powers.
+//! Fast special functions for the unary kernels: the inverse error function and float32 ndtri,
+//! branch-free for the vectorised loops (see `vecmath`; it computes in float64, `L = true` for
+//! float32 results, short polynomials inside, `L = false` for float64), and trigamma for positive
+//! arguments without the Hurwitz zeta function's powers.
 
+use crate::cpu::special_fns::ndtri64;
 use crate::cpu::vecmath::{erfc, exp, log, ERF_LONG};
 use crate::cpu::vecmath_core::poly;
 use crate::dtype::{DType, Element};
@@ -36,6 +37,21 @@ const GUESS_FAR: [f64; 9] = [
     -1.5566527486952948e-05,
     3.570986358555196e-07,
 ];
+// Beyond (float32 ndtri's tail down to t = 2.8e-45, s up to 10.1): erfinv(1 - t) in
+// (s - 8.2) / 2.05 on s in [6.15, 10.25], relative error below 1e-10 (tools/fit_ndtri.py).
+const GUESS_FARTHER: [f64; 11] = [
+    8.07861633644268,
+    2.0652135212335763,
+    -0.001925414807341949,
+    0.00017158791071101242,
+    1.415730953203976e-05,
+    -1.4634023885845576e-05,
+    5.865401499990543e-06,
+    -1.870511646635655e-06,
+    5.532091020432781e-07,
+    -1.9334857762241868e-07,
+    5.270893817617303e-08,
+];
 const TWO_OVER_SQRT_PI: f64 = std::f64::consts::FRAC_2_SQRT_PI;
 /// sqrt(pi)/2 in two words (mpmath), and 2^-1000, below which it is erfinv's slope to the last bit.
 const SQRT_PI_2_HI: f64 = 0.886226925452758;
@@ -52,7 +68,14 @@ const C0_LO: f64 = 1.533545961316588e-17;
 #[inline(always)]
 pub fn erfinv<const L: bool>(y: f64) -> f64 {
     let a = y.abs();
-    let t = 1.0 - a;
+    // x0 is 0 at 0 (u too): the sign comes back from y, -0.0 included.
+    erfinv_abs::<L, false>(a, 1.0 - a).copysign(y)
+}
+
+/// erfinv(a) for a >= 0 given with t = 1 - a exact (below float64's 1 - a when a rounds to 1:
+/// ndtri's tail), the body of `erfinv`. `FAR` adds the guess beyond t = 1e-16 (down to 1e-45).
+#[inline(always)]
+fn erfinv_abs<const L: bool, const FAR: bool>(a: f64, t: f64) -> f64 {
     // (1 - a)(1 + a) rather than 1 - a^2: no cancellation near 1. At a = 1 the log is -inf and
     // every guess infinite or NaN; the selects at the end give the result there.
     let w = -log::<true>(t * (1.0 + a));
@@ -64,8 +87,10 @@ pub fn erfinv<const L: bool>(y: f64) -> f64 {
         central
     } else if w < 16.0 {
         tail
-    } else {
+    } else if !FAR || s < 6.15 {
         far
+    } else {
+        poly((s - 8.2) * (1.0 / 2.05), &GUESS_FARTHER)
     };
     let r = if x0 < 1.0 { erf_minus(x0, a) } else { t - erfc::<L>(x0) };
     // Halley's step for f(x) = erf(x) - a: f'' = -2x f', so x - u / (1 + x u) with u = f / f'.
@@ -74,17 +99,42 @@ pub fn erfinv<const L: bool>(y: f64) -> f64 {
     // Far below 1 erfinv(y) = y sqrt(pi)/2 (1 + pi y^2/12 + ...): the product with the constant's
     // two words, which keeps the subnormal results that the step above would round twice.
     let tiny = a.mul_add(SQRT_PI_2_HI, a * SQRT_PI_2_LO);
-    let v = if a < TINY {
+    // t > 0 is a < 1, t == 0 is a == 1 (and NaN fails every test).
+    if a < TINY {
         tiny
-    } else if a < 1.0 {
+    } else if t > 0.0 {
         x
-    } else if a == 1.0 {
+    } else if t == 0.0 {
         f64::INFINITY
     } else {
         f64::NAN
-    };
-    // x0 is 0 at 0 (u too): the sign comes back from y, -0.0 included.
-    v.copysign(y)
+    }
+}
+
+/// The standard normal quantile of a float32 p, `sqrt(2) erfinv(2p - 1)`, with erfinv's a and
+/// 1 - a both exact: 2p - 1 and 2 - 2p above 1/2, 1 - 2p and 2p below (1 - 2p is rounded only
+/// where erfinv uses 1 - a alone). -inf at 0, inf at 1, NaN outside.
+#[inline(always)]
+fn ndtri_f32(p: f64) -> f64 {
+    let lower = p < 0.5;
+    let (a, t) = if lower { (1.0 - 2.0 * p, 2.0 * p) } else { (2.0 * p - 1.0, 2.0 - 2.0 * p) };
+    let v = std::f64::consts::SQRT_2 * erfinv_abs::<true, true>(a, t);
+    if lower {
+        -v
+    } else {
+        v
+    }
+}
+
+/// ndtri of a float32 or float64 element: the branch-free path above for float32, the float64
+/// path of `special_fns` (Newton on the lower tail) otherwise.
+#[inline(always)]
+pub fn ndtri_elem<T: Element>(p: T) -> T {
+    if T::DTYPE == DType::F32 {
+        T::from_f64(ndtri_f32(p.to_f64()))
+    } else {
+        T::from_f64(ndtri64(p.to_f64()))
+    }
 }
 
 /// `erf(x) - a` for x in [0, 1) and a within 1e-7 of erf(x), in more than float64's precision:
@@ -156,6 +206,26 @@ mod tests {
         // Near 1 the digits come from 1 - y: erfinv(1 - 2^-53) = 5.8636..., relative 1e-15.
         let x = erfinv::<false>(1.0 - f64::EPSILON / 2.0);
         assert!((x - 5.863_584_748_755_167).abs() < 1e-14, "{x}");
+    }
+
+    #[test]
+    fn ndtri_float32_path_matches_float64() {
+        // Every binade down to the smallest subnormal, both tails, and the special values.
+        let mut p = 1.401298464324817e-45f64;
+        while p < 1.0 {
+            for q in [p, 1.0 - p] {
+                let q = q as f32 as f64;
+                let (a, b) = (ndtri_f32(q), ndtri64(q));
+                // The float32 path's erfc and exp are float32-grade (1e-13): 1e-10 is far below
+                // a float32 ulp. (1 - p rounds to 1 in float32 below 2^-25: inf both ways.)
+                assert!(a == b || (a - b).abs() <= 1e-10 * b.abs(), "{q}: {a} vs {b}");
+            }
+            p *= 1.37;
+        }
+        assert_eq!(ndtri_f32(0.0), f64::NEG_INFINITY);
+        assert_eq!(ndtri_f32(1.0), f64::INFINITY);
+        assert!(ndtri_f32(-0.5).is_nan() && ndtri_f32(1.5).is_nan() && ndtri_f32(f64::NAN).is_nan());
+        assert_eq!(ndtri_f32(0.5), 0.0);
     }
 
     #[test]

@@ -71,7 +71,7 @@ const ASIN_LONG: [f64; 14] = [
 /// however close x lies to a multiple of π/2 (the reduction of Payne and Hanek, written without
 /// integer tables).
 #[inline(always)]
-fn reduce_f32(x: f64) -> (f64, i64) {
+pub(crate) fn reduce_f32(x: f64) -> (f64, i64) {
     let (mut s, mut e) = (0.0f64, 0.0f64);
     for c in TWO_OVER_PI_CHUNKS {
         let p = x * c;

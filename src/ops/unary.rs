@@ -395,7 +395,7 @@ macro_rules! unary_op_table {
             }
             Ndtri {
                 name: "special_ndtri", node: "SpecialNdtri", ints: false, reads: (false, true), wgpu: none,
-                py: [_special_ndtri], inplace: [], cpu: |x| T::from_f64(ndtri64(x.to_f64())),
+                py: [_special_ndtri], inplace: [], cpu: |x| ndtri_elem(x),
                 grad: |g, _x, y| {
                     let y = y()?;
                     muls(&mul(g, &un(&muls(&mul(&y, &y)?, 0.5)?, UnaryOp::Exp)?)?, (2.0 * std::f64::consts::PI).sqrt())?
@@ -418,22 +418,22 @@ macro_rules! unary_op_table {
             }
             BesselJ0 {
                 name: "special_bessel_j0", node: "SpecialBesselJ0", ints: false, reads: (true, false), wgpu: none,
-                py: [_special_bessel_j0], inplace: [], cpu: |x| T::from_f64(bessel_j0(x.to_f64())),
+                py: [_special_bessel_j0], inplace: [], cpu: |x| j0_elem(x),
                 grad: |g, x, _y| un(&mul(g, &un(&x()?, UnaryOp::BesselJ1)?)?, UnaryOp::Neg)?,
             }
             BesselJ1 {
                 name: "special_bessel_j1", node: "SpecialBesselJ1", ints: false, reads: (true, false), wgpu: none,
-                py: [_special_bessel_j1], inplace: [], cpu: |x| T::from_f64(bessel_j1(x.to_f64())),
+                py: [_special_bessel_j1], inplace: [], cpu: |x| j1_elem(x),
                 grad: |g, x, _y| order_one_grad(g, &x()?, UnaryOp::BesselJ0, UnaryOp::BesselJ1, 1.0, Some(0.5))?,
             }
             BesselY0 {
                 name: "special_bessel_y0", node: "SpecialBesselY0", ints: false, reads: (true, false), wgpu: none,
-                py: [_special_bessel_y0], inplace: [], cpu: |x| T::from_f64(bessel_y0(x.to_f64())),
+                py: [_special_bessel_y0], inplace: [], cpu: |x| y0_elem(x),
                 grad: |g, x, _y| un(&mul(g, &un(&x()?, UnaryOp::BesselY1)?)?, UnaryOp::Neg)?,
             }
             BesselY1 {
                 name: "special_bessel_y1", node: "SpecialBesselY1", ints: false, reads: (true, false), wgpu: none,
-                py: [_special_bessel_y1], inplace: [], cpu: |x| T::from_f64(bessel_y1(x.to_f64())),
+                py: [_special_bessel_y1], inplace: [], cpu: |x| y1_elem(x),
                 grad: |g, x, _y| order_one_grad(g, &x()?, UnaryOp::BesselY0, UnaryOp::BesselY1, 1.0, None)?,
             }
             ModifiedBesselI0 {
@@ -448,22 +448,22 @@ macro_rules! unary_op_table {
             }
             ModifiedBesselK0 {
                 name: "special_modified_bessel_k0", node: "SpecialModifiedBesselK0", ints: false, reads: (true, false), wgpu: none,
-                py: [_special_modified_bessel_k0], inplace: [], cpu: |x| T::from_f64(bessel_k0(x.to_f64())),
+                py: [_special_modified_bessel_k0], inplace: [], cpu: |x| k0_elem(x),
                 grad: |g, x, _y| un(&mul(g, &un(&x()?, UnaryOp::ModifiedBesselK1)?)?, UnaryOp::Neg)?,
             }
             ModifiedBesselK1 {
                 name: "special_modified_bessel_k1", node: "SpecialModifiedBesselK1", ints: false, reads: (true, false), wgpu: none,
-                py: [_special_modified_bessel_k1], inplace: [], cpu: |x| T::from_f64(bessel_k1(x.to_f64())),
+                py: [_special_modified_bessel_k1], inplace: [], cpu: |x| k1_elem(x),
                 grad: |g, x, _y| order_one_grad(g, &x()?, UnaryOp::ModifiedBesselK0, UnaryOp::ModifiedBesselK1, -1.0, None)?,
             }
             ScaledModifiedBesselK0 {
                 name: "special_scaled_modified_bessel_k0", node: "SpecialScaledModifiedBesselK0", ints: false, reads: (false, false),
-                wgpu: none, py: [_special_scaled_modified_bessel_k0], inplace: [], cpu: |x| T::from_f64(bessel_k0e(x.to_f64())),
+                wgpu: none, py: [_special_scaled_modified_bessel_k0], inplace: [], cpu: |x| k0e_elem(x),
                 grad: |_g, _x, _y| return Err(no_derivative("special_scaled_modified_bessel_k0")),
             }
             ScaledModifiedBesselK1 {
                 name: "special_scaled_modified_bessel_k1", node: "SpecialScaledModifiedBesselK1", ints: false, reads: (false, false),
-                wgpu: none, py: [_special_scaled_modified_bessel_k1], inplace: [], cpu: |x| T::from_f64(bessel_k1e(x.to_f64())),
+                wgpu: none, py: [_special_scaled_modified_bessel_k1], inplace: [], cpu: |x| k1e_elem(x),
                 grad: |_g, _x, _y| return Err(no_derivative("special_scaled_modified_bessel_k1")),
             }
             SphericalBesselJ0 {
