@@ -6,6 +6,8 @@
 use std::f64::consts::{FRAC_1_SQRT_2, PI, SQRT_2};
 
 use super::special::{erfinv64, hurwitz_zeta};
+use super::vecmath_special::ndtri_f32;
+use crate::dtype::{DType, Element};
 
 /// `exp(x²)` with the rounding error of `x²` carried into the result (`x² = hi + lo` exactly).
 fn exp_square(x: f64) -> f64 {
@@ -110,6 +112,17 @@ pub fn ndtri64(p: f64) -> f64 {
         ndtri_lower(p)
     } else {
         -ndtri_lower(1.0 - p)
+    }
+}
+
+/// ndtri of a float32 or float64 element: the branch-free path above for float32, `ndtri64` above
+/// (Newton on the lower tail) otherwise.
+#[inline(always)]
+pub fn ndtri_elem<T: Element>(p: T) -> T {
+    if T::DTYPE == DType::F32 {
+        T::from_f64(ndtri_f32(p.to_f64()))
+    } else {
+        T::from_f64(ndtri64(p.to_f64()))
     }
 }
 
@@ -407,6 +420,26 @@ mod tests {
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol * b.abs()
+    }
+
+    #[test]
+    fn ndtri_float32_path_matches_float64() {
+        // Every binade down to the smallest subnormal, both tails, and the special values.
+        let mut p = 1.401298464324817e-45f64;
+        while p < 1.0 {
+            for q in [p, 1.0 - p] {
+                let q = q as f32 as f64;
+                let (a, b) = (ndtri_f32(q), ndtri64(q));
+                // The float32 path's erfc and exp are float32-grade (1e-13): 1e-10 is far below
+                // a float32 ulp. (1 - p rounds to 1 in float32 below 2^-25: inf both ways.)
+                assert!(a == b || (a - b).abs() <= 1e-10 * b.abs(), "{q}: {a} vs {b}");
+            }
+            p *= 1.37;
+        }
+        assert_eq!(ndtri_f32(0.0), f64::NEG_INFINITY);
+        assert_eq!(ndtri_f32(1.0), f64::INFINITY);
+        assert!(ndtri_f32(-0.5).is_nan() && ndtri_f32(1.5).is_nan() && ndtri_f32(f64::NAN).is_nan());
+        assert_eq!(ndtri_f32(0.5), 0.0);
     }
 
     #[test]
