@@ -321,6 +321,12 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 zeros.scatter_add_of_checked(d, &idx, &g)?
             });
         }
+        Op::Logsumexp { dims, keepdim } => {
+            let (x, y) = (node.input(0)?, node.output(0)?);
+            let y = expand_back(&y, &shape(0), dims, *keepdim)?;
+            let e = x.binary(B::Sub, &y)?.unary(U::Exp)?;
+            out[0] = Some(mul(&expand_back(&g, &shape(0), dims, *keepdim)?, &e)?);
+        }
         Op::Cumsum { dim } => out[0] = Some(g.reverse_cumsum(*dim)?),
         Op::Cumprod { dim } => {
             let (x, y) = (node.input(0)?, node.output(0)?);
