@@ -278,6 +278,8 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
         Op::Prod { dims, keepdim, .. } => {
             let (x, y) = (node.input(0)?, node.output(0)?);
             let gx = expand_back(&g, &shape(0), dims, *keepdim)?;
+            // g * y on the reduced shape, then spread: one pass over the input's size, not two.
+            let gy = || expand_back(&mul(&g, &y)?, &shape(0), dims, *keepdim);
             let has_zero = {
                 let _raw = super::GradMode::disabled();
                 x.binary_scalar(B::Eq, f(0.0), false)?.any_true()?
@@ -285,7 +287,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             out[0] = Some(if x.ndim() == 0 {
                 gx
             } else if !has_zero {
-                div(&mul(&gx, &expand_back(&y, &shape(0), dims, *keepdim)?)?, &x)?
+                div(&gy()?, &x)?
             } else {
                 // result / x divides zero by zero: each element's gradient is the product of
                 // the others, from exclusive products running from either end (over the
@@ -318,6 +320,12 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             } else {
                 zeros.scatter_add_of_checked(d, &idx, &g)?
             });
+        }
+        Op::Logsumexp { dims, keepdim } => {
+            let (x, y) = (node.input(0)?, node.output(0)?);
+            let y = expand_back(&y, &shape(0), dims, *keepdim)?;
+            let e = x.binary(B::Sub, &y)?.unary(U::Exp)?;
+            out[0] = Some(mul(&expand_back(&g, &shape(0), dims, *keepdim)?, &e)?);
         }
         Op::Cumsum { dim } => out[0] = Some(g.reverse_cumsum(*dim)?),
         Op::Cumprod { dim } => {

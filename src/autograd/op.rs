@@ -95,6 +95,11 @@ pub enum Op {
         keepdim: bool,
         max: bool,
     },
+    /// logsumexp over `dims` (one dim) through the fused kernel; input and output saved.
+    Logsumexp {
+        dims: Vec<usize>,
+        keepdim: bool,
+    },
     Cumsum {
         dim: usize,
     },
@@ -253,6 +258,7 @@ impl Op {
                     "Min"
                 }
             }
+            Op::Logsumexp { .. } => "Logsumexp",
             Op::Cumsum { .. } => "Cumsum",
             Op::Cumprod { .. } => "Cumprod",
             Op::View { kind } | Op::Permute { kind, .. } | Op::Take { kind, .. } | Op::Put { name: kind, .. } => return kind.to_string(),

@@ -254,6 +254,13 @@ pub trait Backend: Sync {
         Err(not_on_device(if log { "log_softmax_backward" } else { "softmax_backward" }, g.device()))
     }
 
+    /// `log(Σ exp(x))` along `dim` of a float32 or float64 `x`, into a new array of
+    /// `out_shape`, in one fused pass per lane. None where this backend has no such kernel: the
+    /// tensor layer composes it from max, exp and sum then.
+    fn logsumexp(&self, _x: &Array, _dim: usize, _out_shape: &[usize]) -> Result<Option<Array>> {
+        Ok(None)
+    }
+
     /// Fused attention without dropout (`AttnDims`): `(out, lse)`, the output `(batch, L, Ev)`
     /// and each query row's logsumexp `(batch, L)`, over float32 / float64 operands (`mask` an
     /// additive float mask viewed at `(batch dims..., L, S)`). None where this backend has no

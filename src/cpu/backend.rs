@@ -96,6 +96,10 @@ impl Backend for Cpu {
         super::norm_ops::softmax_backward_op(g, y, dim, log)
     }
 
+    fn logsumexp(&self, x: &Array, dim: usize, out_shape: &[usize]) -> Result<Option<Array>> {
+        super::norm_ops::logsumexp_op(x, dim, out_shape).map(Some)
+    }
+
     fn attention(&self, q: &Array, k: &Array, v: &Array, mask: Option<&Array>, dims: &AttnDims) -> Result<Option<(Array, Array)>> {
         super::attention::attention_op(q, k, v, mask, dims).map(Some)
     }

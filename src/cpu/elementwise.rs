@@ -34,6 +34,19 @@ pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + S
             let mut rows = o.chunks_mut(len);
             walk.for_each_row(rows_range, |[ox]| {
                 let row = rows.next().unwrap();
+                if sx == 0 {
+                    // A broadcast row (the gradient of a sum over the last dim, expanded back):
+                    // one value, stored at memset speed rather than gathered per element.
+                    let v = f(x[ox]);
+                    return vectorized(
+                        #[inline(always)]
+                        || {
+                            for o in row.iter_mut() {
+                                o.write(v);
+                            }
+                        },
+                    );
+                }
                 vectorized(
                     #[inline(always)]
                     || {
@@ -73,7 +86,7 @@ impl Transposed {
     fn of(walk: &Walk<1>) -> Option<Transposed> {
         let (shape, strides) = (walk.shape(), walk.strides(0));
         let nd = shape.len();
-        if nd < 2 || strides[nd - 2] != 1 || strides[nd - 1] == 1 || shape[nd - 1] < Self::MIN_SIDE || shape[nd - 2] < Self::MIN_SIDE {
+        if nd < 2 || strides[nd - 2] != 1 || strides[nd - 1] <= 1 || shape[nd - 1] < Self::MIN_SIDE || shape[nd - 2] < Self::MIN_SIDE {
             return None;
         }
         let lead = Layout { shape: shape[..nd - 2].to_vec(), strides: strides[..nd - 2].to_vec(), offset: walk.offset(0) };

@@ -235,6 +235,88 @@ fn softmax_backward_block<T: NormFloat>(y: &[T], g: &[T], out: &mut [T], l: Lane
     }
 }
 
+/// The shift of a logsumexp: the lane's max, or 0 where that is infinite (which would give
+/// inf - inf), as PyTorch shifts.
+#[inline(always)]
+fn lse_shift<T: NormFloat>(m: T) -> T {
+    if m.f().is_infinite() {
+        T::from(0.0)
+    } else {
+        m
+    }
+}
+
+/// `log(Σ exp(x))` along the lanes of `l` of the contiguous `x` (`outer * inner` results, in
+/// row-major order of the kept dims), shifted by each lane's max: the max, the sum of shifted
+/// exponentials and the logarithm in two passes over the lane, no exponentials written out.
+pub fn logsumexp<T: NormFloat>(x: &[T], l: Lanes) -> Result<Vec<T>> {
+    let mut out = filled(l.outer * l.inner, T::default())?;
+    if out.is_empty() || l.len == 0 {
+        return Ok(out);
+    }
+    let block = l.inner.max(1);
+    let failed = super::buffer::FirstError::default();
+    parallel::for_each_chunk_weighted(&mut out, block, l.len, |start, chunk| {
+        // A lane's shifted exponentials, written out in L1 and summed after: written as a plain
+        // loop they vectorise at the full register width, where folded straight into a sum of a
+        // few accumulators they ran four lanes wide.
+        let mut scratch = match filled(if block == 1 { l.len } else { 0 }, T::default()) {
+            Ok(v) => v,
+            Err(e) => return failed.set(e),
+        };
+        for (i, o) in chunk.chunks_mut(block).enumerate() {
+            let at = (start / block + i) * l.block();
+            let x = &x[at..at + l.block()];
+            if block == 1 {
+                o[0] = lane_logsumexp(x, &mut scratch);
+                continue;
+            }
+            super::simd::vectorized(
+                #[inline(always)]
+                || logsumexp_block(x, o, l.inner),
+            )
+        }
+    });
+    failed.or_ok(out)
+}
+
+/// logsumexp of one contiguous lane, through `scratch` (as long as the lane).
+fn lane_logsumexp<T: NormFloat>(x: &[T], scratch: &mut [T]) -> T {
+    use super::simd::fold_slice;
+    let m = lse_shift(fold_slice::<T, T, 32>(x, x[0], &|a, v| a.max_nan(v), &|a, b| a.max_nan(b)));
+    super::simd::vectorized(
+        #[inline(always)]
+        || {
+            for (e, &v) in scratch.iter_mut().zip(x) {
+                *e = v.sub(m).exp_();
+            }
+        },
+    );
+    fold_slice::<T, T, 32>(scratch, T::default(), &|a, v| a.add(v), &|a, b| a.add(b)).ln_().add(m)
+}
+
+#[inline(always)]
+fn logsumexp_block<T: NormFloat>(x: &[T], out: &mut [T], n: usize) {
+    // Along a dim with `n` lanes side by side: whole rows at a time, each lane's max, then its
+    // sum, accumulated in `out` (zipped rows: the loops vectorise, see softmax_block).
+    let mut m = x[..n].to_vec();
+    for row in x.chunks_exact(n).skip(1) {
+        for (a, &v) in m.iter_mut().zip(row) {
+            *a = a.max_nan(v);
+        }
+    }
+    m.iter_mut().for_each(|a| *a = lse_shift(*a));
+    out.fill(T::default());
+    for row in x.chunks_exact(n) {
+        for ((acc, &v), &mv) in out.iter_mut().zip(row).zip(&m) {
+            *acc = acc.add(v.sub(mv).exp_());
+        }
+    }
+    for (o, &mv) in out.iter_mut().zip(&m) {
+        *o = o.ln_().add(mv);
+    }
+}
+
 /// Mean and `1 / sqrt(biased variance + eps)` of `x`, in two passes (no cancellation).
 #[inline(always)]
 fn moments<T: NormFloat>(x: &[T], eps: f64) -> (T, T) {

@@ -8,7 +8,8 @@ use crate::error::{Error, Result};
 
 use super::cast::dense_slice;
 use super::norm::{
-    batch_norm, batch_norm_backward, channel_moments, layer_norm, layer_norm_backward, softmax, softmax_backward, Lanes, NormFloat, Planes,
+    batch_norm, batch_norm_backward, channel_moments, layer_norm, layer_norm_backward, logsumexp, softmax, softmax_backward, Lanes,
+    NormFloat, Planes,
 };
 
 /// `Lanes` of a softmax along `d` of `shape` (a zero-dim array is one lane of one).
@@ -47,6 +48,33 @@ pub fn softmax_backward_op(g: &Array, y: &Array, d: usize, log: bool) -> Result<
     match y.dtype() {
         DType::F64 => run!(f64),
         _ => run!(f32),
+    }
+}
+
+/// logsumexp along `d` of a float32 or float64 array, in its dtype, into `out_shape` (the
+/// kept dims in order). A permuted dense input whose kept dims keep their order in memory (a
+/// transposed matrix) is read where it lies, along its dim's stride; any other strided one is
+/// made dense first.
+pub fn logsumexp_op(x: &Array, d: usize, out_shape: &[usize]) -> Result<Array> {
+    let l = x.layout();
+    let mut order: Vec<usize> = (0..x.ndim()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(l.strides[k]));
+    let view = crate::layout::Layout {
+        shape: order.iter().map(|&k| l.shape[k]).collect(),
+        strides: order.iter().map(|&k| l.strides[k]).collect(),
+        offset: l.offset,
+    };
+    let kept_in_order = order.iter().filter(|&&k| k != d).is_sorted();
+    let (x, d) = if !x.is_contiguous() && view.is_contiguous() && kept_in_order {
+        let at = order.iter().position(|&k| k == d).unwrap_or(d);
+        (x.with_layout(view), at)
+    } else {
+        (x.clone(), d)
+    };
+    let lanes = lanes_of(x.shape(), d);
+    match x.dtype() {
+        DType::F64 => Array::from_vec(dense_slice::<f64, _>(&x, "logsumexp", |s| logsumexp(s, lanes))??, out_shape),
+        _ => Array::from_vec(dense_slice::<f32, _>(&x, "logsumexp", |s| logsumexp(s, lanes))??, out_shape),
     }
 }
 

@@ -172,7 +172,26 @@ pub fn sort(x: &Array, d: usize, descending: bool) -> Result<Array> {
     use crate::cpu::buffer::collect_n;
     use Arith;
     let len = x.shape()[d];
-    let order: Vec<i64> = crate::with_arith_dtype!(x.dtype(), T => x.with_slice::<T, _>("sort", |s, l| {
+    let order: Vec<i64> = if x.dtype() == DType::F32 && u32::try_from(len).is_ok() {
+        x.with_slice::<f32, _>("sort", |s, l| {
+            map_lanes(s, l, d, len, |lane: &[f32], o: &mut [i64]| {
+                // (key, index) packed into one u64 and sorted unstably: the index breaks ties, so the
+                // order is the stable one, and integer compares of a flat array beat an index sort
+                // whose every compare loads two floats through the permutation.
+                let mut keys: Vec<u64> = collect_n(
+                    lane.len(),
+                    lane.iter().enumerate().map(|(i, &v)| {
+                        let k = if descending { !sort_key(v) } else { sort_key(v) };
+                        (u64::from(k) << 32) | i as u64
+                    }),
+                )?;
+                keys.sort_unstable();
+                o.iter_mut().zip(keys).for_each(|(o, k)| *o = (k & 0xffff_ffff) as i64);
+                Ok(())
+            })
+        })??
+    } else {
+        crate::with_arith_dtype!(x.dtype(), T => x.with_slice::<T, _>("sort", |s, l| {
         map_lanes(s, l, d, len, |lane: &[T], o: &mut [i64]| {
             let mut idx: Vec<usize> = collect_n(lane.len(), 0..lane.len())?;
             let key = |a: T, b: T| {
@@ -191,9 +210,25 @@ pub fn sort(x: &Array, d: usize, descending: bool) -> Result<Array> {
             o.iter_mut().zip(idx).for_each(|(o, i)| *o = i as i64);
             Ok(())
         })
-    })??);
+    })??)
+    };
     let mut moved = x.shape().to_vec();
     let n = moved.remove(d);
     moved.push(n);
     Array::from_vec(order, &moved)
+}
+
+/// A float32's place in sort order as an unsigned integer: -0.0 and 0.0 equal (so ties between
+/// them keep index order, as a stable sort on values does), every NaN above +inf.
+#[inline(always)]
+fn sort_key(v: f32) -> u32 {
+    if v.is_nan() {
+        return u32::MAX;
+    }
+    let bits = (v + 0.0).to_bits();
+    if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 1 << 31
+    }
 }

@@ -6,6 +6,8 @@
 //! Float32 accumulates in float64, as PyTorch's CPU does; every lane is accumulated in order on
 //! one thread, so the results do not depend on the thread count.
 
+use std::mem::MaybeUninit;
+
 use crate::backend::Array;
 use crate::cpu::cast::dense_slice;
 use crate::cpu::num::Arith;
@@ -44,65 +46,100 @@ fn run<T: Element, A: Arith + Send + Sync>(
     widen: impl Fn(T) -> A + Sync,
     narrow: impl Fn(A) -> T + Sync,
 ) -> Result<Vec<T>> {
-    let mut out = crate::cpu::buffer::filled(x.len(), T::zero())?;
+    // Sum or product chosen here, once: decided inside the loop, the flag was reloaded from
+    // memory at every element (the output stores may alias it), and cumsum along rows ran at
+    // half PyTorch's speed.
+    if d.product {
+        scan_with(x, d, A::one(), |a: A, v: T| a.mul(widen(v)), narrow)
+    } else {
+        scan_with(x, d, A::zero(), |a: A, v: T| a.add(widen(v)), narrow)
+    }
+}
+
+fn scan_with<T: Element, A: Arith + Send + Sync>(
+    x: &[T],
+    d: Dims,
+    start: A,
+    fold: impl Fn(A, T) -> A + Sync,
+    narrow: impl Fn(A) -> T + Sync,
+) -> Result<Vec<T>> {
     let block = d.len * d.inner;
     if block == 0 || d.outer == 0 {
-        return Ok(out);
+        return crate::cpu::buffer::filled(x.len(), T::zero());
     }
-    let start = if d.product { A::one() } else { A::zero() };
-    let fold = |a: A, v: A| if d.product { a.mul(v) } else { a.add(v) };
-    // A step of `len` along the lane, in the order it is scanned.
-    let at = |i: usize| if d.reverse { d.len - 1 - i } else { i };
-    for_each_chunk_weighted(&mut out, block, 1, |first, chunk| {
-        let mut done = 0;
-        if d.inner == 1 {
-            // LANES lanes scanned side by side: each lane's running value still takes its
-            // elements in order (the same results), but LANES independent chains of adds or
-            // multiplies overlap, where one lane at a time waited out each one's latency
-            // (cumsum along rows ran at 0.6x PyTorch).
-            const LANES: usize = 8;
-            for (g, o) in chunk.chunks_exact_mut(block * LANES).enumerate() {
-                let xg = &x[first + g * block * LANES..][..block * LANES];
-                let mut acc = [start; LANES];
-                for i in 0..d.len {
-                    let j = at(i);
-                    for (l, a) in acc.iter_mut().enumerate() {
-                        *a = fold(*a, widen(xg[l * block + j]));
-                        o[l * block + j] = narrow(*a);
-                    }
-                }
-                done += LANES;
-            }
-        }
-        for (b, o) in chunk.chunks_mut(block).enumerate().skip(done) {
-            let xb = &x[first + b * block..][..block];
+    // Every element is written below (each lane whole), so the output skips the zero fill.
+    crate::cpu::buffer::written_output(x.len(), |out| {
+        for_each_chunk_weighted(out, block, 1, |first, chunk| {
+            let mut done = 0;
             if d.inner == 1 {
-                let mut acc = start;
-                for i in 0..d.len {
-                    let j = at(i);
-                    acc = fold(acc, widen(xb[j]));
-                    o[j] = narrow(acc);
+                // LANES lanes scanned side by side: each lane's running value still takes its
+                // elements in order (the same results), but LANES independent chains of adds or
+                // multiplies overlap, where one lane at a time waited out each one's latency
+                // (cumsum along rows ran at 0.6x PyTorch).
+                const LANES: usize = 8;
+                for (g, o) in chunk.chunks_exact_mut(block * LANES).enumerate() {
+                    let xg = &x[first + g * block * LANES..][..block * LANES];
+                    // The lanes as their own slices, so that the loop indexes each by its step
+                    // alone (indexed from the group's start, it kept recomputing offsets and
+                    // reloading captured values between the stores).
+                    let rows: [&[T]; LANES] = std::array::from_fn(|l| &xg[l * block..][..block]);
+                    let mut out_rows = o.chunks_exact_mut(block);
+                    let outs: [&mut [MaybeUninit<T>]; LANES] = std::array::from_fn(|_| out_rows.next().unwrap_or_default());
+                    if d.reverse {
+                        scan_group(rows, outs, (0..block).rev(), start, &fold, &narrow);
+                    } else {
+                        scan_group(rows, outs, 0..block, start, &fold, &narrow);
+                    }
+                    done += LANES;
                 }
-                continue;
             }
-            // Whole rows of `inner` at a time: each column keeps its own running value.
-            let mut acc = vec![start; d.inner];
-            for i in 0..d.len {
-                let j = at(i) * d.inner;
-                let (orow, xrow) = (&mut o[j..j + d.inner], &xb[j..j + d.inner]);
-                vectorized(
-                    #[inline(always)]
-                    || {
-                        for ((o, &v), a) in orow.iter_mut().zip(xrow).zip(acc.iter_mut()) {
-                            *a = fold(*a, widen(v));
-                            *o = narrow(*a);
-                        }
-                    },
-                );
+            for (b, o) in chunk.chunks_mut(block).enumerate().skip(done) {
+                let xb = &x[first + b * block..][..block];
+                if d.inner == 1 {
+                    if d.reverse {
+                        scan_group([xb], [o], (0..block).rev(), start, &fold, &narrow);
+                    } else {
+                        scan_group([xb], [o], 0..block, start, &fold, &narrow);
+                    }
+                    continue;
+                }
+                // Whole rows of `inner` at a time: each column keeps its own running value.
+                let mut acc = vec![start; d.inner];
+                for i in 0..d.len {
+                    let j = (if d.reverse { d.len - 1 - i } else { i }) * d.inner;
+                    let (orow, xrow) = (&mut o[j..j + d.inner], &xb[j..j + d.inner]);
+                    vectorized(
+                        #[inline(always)]
+                        || {
+                            for ((o, &v), a) in orow.iter_mut().zip(xrow).zip(acc.iter_mut()) {
+                                *a = fold(*a, v);
+                                o.write(narrow(*a));
+                            }
+                        },
+                    );
+                }
             }
+        })
+    })
+}
+
+/// Scans `L` lanes of one length side by side, stepping through `order` (forward or reverse).
+#[inline(always)]
+fn scan_group<T: Copy, A: Copy, const L: usize>(
+    rows: [&[T]; L],
+    outs: [&mut [MaybeUninit<T>]; L],
+    order: impl Iterator<Item = usize>,
+    start: A,
+    fold: &impl Fn(A, T) -> A,
+    narrow: &impl Fn(A) -> T,
+) {
+    let mut acc = [start; L];
+    for j in order {
+        for l in 0..L {
+            acc[l] = fold(acc[l], rows[l][j]);
+            outs[l][j].write(narrow(acc[l]));
         }
-    });
-    Ok(out)
+    }
 }
 
 /// cumprod's input gradient along `dim` from the incoming gradient `g`, the input `x` and the

@@ -15,7 +15,7 @@ use super::tensor_object::{object_of, PyTensor};
 fn op_attrs<'py>(py: Python<'py>, op: &Op) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     match op {
-        Op::Sum { dims, keepdim, full: false } | Op::Extremum { dims, keepdim, .. } => {
+        Op::Sum { dims, keepdim, full: false } | Op::Extremum { dims, keepdim, .. } | Op::Logsumexp { dims, keepdim } => {
             d.set_item("dim", PyTuple::new(py, dims)?)?;
             d.set_item("keepdim", keepdim)?;
         }

@@ -290,6 +290,9 @@ impl Tensor {
 
     /// `log(sum(exp(x)))` over `dims`, computed stably.
     pub fn logsumexp(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        if let Some(out) = self.logsumexp_fused(dims, keepdim)? {
+            return Ok(out);
+        }
         crate::autograd::named("LogsumexpBackward0", &[self], || {
             let x = if self.dtype().is_floating_point() { self.clone() } else { self.to_dtype(DType::F32)? };
             if x.numel() == 0 {
@@ -304,6 +307,24 @@ impl Tensor {
             let m = if keepdim { m } else { m.squeeze_dims(dims)? };
             s.binary(BinaryOp::Add, &m)
         })
+    }
+
+    /// logsumexp over one dim of a float32 or float64 tensor through the backend's fused kernel
+    /// (no shifted copy or exponentials written out), recorded as one node whose gradient is
+    /// `g * exp(x - result)`, as PyTorch's. None where there is no such kernel or another case.
+    fn logsumexp_fused(&self, dims: &[i64], keepdim: bool) -> Result<Option<Tensor>> {
+        if !matches!(self.dtype(), DType::F32 | DType::F64) || dims.len() != 1 || self.ndim() == 0 || self.numel() == 0 {
+            return Ok(None);
+        }
+        let (rdims, shape) = self.reduction_shape(Some(dims), keepdim)?;
+        let found = {
+            let _raw = GradMode::disabled();
+            self.backend().logsumexp(self.array(), rdims[0], &shape)?
+        };
+        let Some(out) = found else { return Ok(None) };
+        let out = Tensor::from_array(out);
+        record(Op::Logsumexp { dims: rdims, keepdim }, &[self], &[&out], &[0], &[0]);
+        Ok(Some(out))
     }
 
     /// `cumsum` (or `cumprod` when `product`) along `dim`; integers accumulate in int64.
