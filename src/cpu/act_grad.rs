@@ -43,6 +43,10 @@ pub enum ActGrad {
     LogSigmoid,
     /// gelu's, of the erf form or (`tanh`) of the tanh form.
     Gelu { tanh: bool },
+    /// `g (1 - y²)` from tanh's result y.
+    Tanh,
+    /// `g / (x scale + shift)`: the log family's (log 1, 0; log2 ln2, 0; log10 ln10, 0; log1p 1, 1).
+    Reciprocal { scale: f64, shift: f64 },
 }
 
 /// gelu'(x) = Φ(x) + x φ(x) (Φ as erfc(-x/√2)/2, keeping the left tail's digits).
@@ -216,6 +220,24 @@ macro_rules! kernels {
                     #[inline(always)]
                     |g: $t, x: $t| (g as f64 * gelu_tanh_slope::<$l>(x as f64)) as $t,
                 ),
+                // In the element type, rounded as the formulas' passes round (the same values).
+                ActGrad::Tanh => zip_grad(
+                    g,
+                    v,
+                    1,
+                    #[inline(always)]
+                    |g: $t, y: $t| g * (1.0 - y * y),
+                ),
+                ActGrad::Reciprocal { scale, shift } => {
+                    let (scale, shift) = (c(scale), c(shift));
+                    zip_grad(
+                        g,
+                        v,
+                        2,
+                        #[inline(always)]
+                        move |g: $t, x: $t| g / (x * scale + shift),
+                    )
+                }
             }
         }
     };

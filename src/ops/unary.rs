@@ -109,25 +109,33 @@ macro_rules! unary_op_table {
                 name: "log", node: "Log", ints: false, reads: (true, false), wgpu: 11,
                 py: [log], inplace: [log],
                 cpu: |x| x.v_log(),
-                grad: |g, x, _y| div(g, &x()?)?,
+                grad: |g, x, _y| if let Some(fused) = act_grad_fused(g, &x()?, ActGrad::Reciprocal { scale: 1.0, shift: 0.0 })? { fused } else {
+                    div(g, &x()?)?
+                },
             }
             Log2 {
                 name: "log2", node: "Log2", ints: false, reads: (true, false), wgpu: 12,
                 py: [log2], inplace: [log2],
                 cpu: |x| x.v_log2(),
-                grad: |g, x, _y| div(g, &muls(&x()?, std::f64::consts::LN_2)?)?,
+                grad: |g, x, _y| if let Some(fused) = act_grad_fused(g, &x()?, ActGrad::Reciprocal { scale: std::f64::consts::LN_2, shift: 0.0 })? { fused } else {
+                    div(g, &muls(&x()?, std::f64::consts::LN_2)?)?
+                },
             }
             Log10 {
                 name: "log10", node: "Log10", ints: false, reads: (true, false), wgpu: 13,
                 py: [log10], inplace: [log10],
                 cpu: |x| x.v_log10(),
-                grad: |g, x, _y| div(g, &muls(&x()?, std::f64::consts::LN_10)?)?,
+                grad: |g, x, _y| if let Some(fused) = act_grad_fused(g, &x()?, ActGrad::Reciprocal { scale: std::f64::consts::LN_10, shift: 0.0 })? { fused } else {
+                    div(g, &muls(&x()?, std::f64::consts::LN_10)?)?
+                },
             }
             Log1p {
                 name: "log1p", node: "Log1P", ints: false, reads: (true, false), wgpu: 14,
                 py: [log1p], inplace: [log1p],
                 cpu: |x| x.v_log1p(),
-                grad: |g, x, _y| div(g, &adds(&x()?, 1.0)?)?,
+                grad: |g, x, _y| if let Some(fused) = act_grad_fused(g, &x()?, ActGrad::Reciprocal { scale: 1.0, shift: 1.0 })? { fused } else {
+                    div(g, &adds(&x()?, 1.0)?)?
+                },
             }
             Expm1 {
                 name: "expm1", node: "Expm1", ints: false, reads: (false, true), wgpu: 15,
@@ -205,7 +213,7 @@ macro_rules! unary_op_table {
                 name: "tanh", node: "Tanh", ints: false, reads: (false, true), wgpu: 26,
                 py: [tanh], inplace: [tanh],
                 cpu: |x| x.v_tanh(),
-                grad: |g, _x, y| {
+                grad: |g, _x, y| if let Some(fused) = act_grad_fused(g, &y()?, ActGrad::Tanh)? { fused } else {
                     let t = y()?;
                     mul(g, &one_minus(&mul(&t, &t)?)?)?
                 },
