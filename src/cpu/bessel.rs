@@ -310,7 +310,12 @@ pub fn i1e_64(x: f64) -> f64 {
         return x;
     }
     let r = if a < 30.0 { (-a).exp() * i1_64(a) } else { bessel_i_far_scaled(1.0, a) };
-    r.copysign(x)
+    // +0.0 at -0.0, as PyTorch's.
+    if x < 0.0 {
+        -r
+    } else {
+        r
+    }
 }
 
 /// `sin(x) / x`, 1 at 0.

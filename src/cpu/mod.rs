@@ -33,6 +33,7 @@ pub mod rnn_cell;
 pub mod scan;
 pub mod simd;
 pub mod special;
+mod special_f32_tables;
 pub mod special_fns;
 pub mod unary;
 pub mod vecmath;

@@ -219,7 +219,12 @@ pub fn i1_64(x: f64) -> f64 {
     } else {
         bessel_i_far(1.0, a)
     };
-    r.copysign(x)
+    // +0.0 at -0.0, as PyTorch's.
+    if x < 0.0 {
+        -r
+    } else {
+        r
+    }
 }
 
 #[cfg(test)]

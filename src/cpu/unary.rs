@@ -4,7 +4,7 @@
 //! errors are the tensor layer's (`tensor/unary.rs`).
 
 use crate::backend::Array;
-use crate::cpu::bessel::{airy_ai, i0e_64, i1e_64, spherical_j0};
+use crate::cpu::bessel::spherical_j0;
 use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::map1;
 use crate::cpu::math::relu6;
@@ -12,7 +12,9 @@ use crate::cpu::num::Arith;
 use crate::cpu::special::{digamma64, i0_64, i1_64, polygamma64};
 use crate::cpu::special_fns::{erfcx64, log_ndtr64, ndtri_elem};
 use crate::cpu::vecmath::VecMath;
-use crate::cpu::vecmath_bessel::{j0_elem, j1_elem, k0_elem, k0e_elem, k1_elem, k1e_elem, y0_elem, y1_elem};
+use crate::cpu::vecmath_bessel::{
+    airy_ai_elem, i0_elem, i0e_elem, i1_elem, i1e_elem, j0_elem, j1_elem, k0_elem, k0e_elem, k1_elem, k1e_elem, y0_elem, y1_elem,
+};
 use crate::cpu::vecmath_special::erfinv_elem;
 use crate::cpu::vecmath_trig::{cos_f32, sin_f32, small_arguments, tan_f32};
 use crate::dtype::{DType, Element};

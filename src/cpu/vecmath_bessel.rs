@@ -1,4 +1,5 @@
-//! Branch-free float32 kernels of the Bessel family (J0, J1, Y0, Y1, K0, K1 and the scaled K):
+//! Branch-free float32 kernels of the Bessel family (J0, J1, Y0, Y1, K0, K1, I0, I1 and the scaled
+//! K and I):
 //! float64 arithmetic on piecewise polynomial fits (`bessel_tables`, printed by
 //! tools/fit_bessel.py), relative error near 1e-13 before the one rounding to float32, so that
 //! the loops vectorise (`simd::map_slice`). float64 keeps `bessel`'s series and quadrature.
@@ -10,11 +11,19 @@
 //!   cos x come from `vecmath_trig`'s exact reduction of a float32 argument and Taylor
 //!   polynomials to float64's precision (the phase's absolute error sets the error near zeros).
 //! - K splits off its logarithm up to 2, and above fits sqrt(x) e^x K(x) in u = 2/x.
+//! - Airy's Ai (its float64 form is in `bessel`) from intervals of width 1/2 on [-10, 1) as J's,
+//!   above from a fit of Ai(x) e^ζ x^(1/4) in u = x^(-3/2); below -10 the float64 expansion.
+//! - I up to 2 is K's series partner (I0 and I1/x in x^2); above, sqrt(x) e^-x I(x) is fitted in
+//!   u = 2/x, two pieces (`special_f32_tables`, tools/fit_special_f32.py).
 
 use std::f64::consts::{FRAC_1_SQRT_2, FRAC_2_PI};
 
-use crate::cpu::bessel::{bessel_j0, bessel_j1, bessel_k0, bessel_k0e, bessel_k1, bessel_k1e, bessel_y0, bessel_y1};
+use crate::cpu::bessel::{
+    airy_ai, bessel_j0, bessel_j1, bessel_k0, bessel_k0e, bessel_k1, bessel_k1e, bessel_y0, bessel_y1, i0e_64, i1e_64,
+};
 use crate::cpu::bessel_tables::*;
+use crate::cpu::special::{i0_64, i1_64};
+use crate::cpu::special_f32_tables::{AIRY_FAR, AIRY_NEAR, I0_FAR, I1_FAR};
 use crate::cpu::vecmath::{exp, log};
 use crate::cpu::vecmath_core::{int_bits, poly};
 use crate::cpu::vecmath_trig::reduce_f32;
@@ -226,6 +235,76 @@ fn k_f32<const ONE: bool, const SCALED: bool>(x: f64) -> f64 {
     }
 }
 
+/// `I_n(x)` (n = 0, 1) of a float32 value, scaled by `e^-|x|` when `SCALED`: I1 odd (+0.0 at
+/// -0.0, as PyTorch's), I0 even; NaN (I, as PyTorch's and the float64 kernels) or 0 (scaled) at ±inf.
+#[inline(always)]
+fn i_f32<const ONE: bool, const SCALED: bool>(x: f64) -> f64 {
+    let a = x.abs();
+    // Up to 2: I0 and I1/x in s = x^2/2 - 1.
+    let s = (0.5 * a).mul_add(a, -1.0);
+    let small = if ONE { a * poly(s, &I1_SMALL) } else { poly(s, &I0_SMALL) };
+    // Above: sqrt(x) e^-x I(x) in u = 2/x, two pieces as K's (at a = 0 u is inf and the
+    // unselected row the second). Two rows, not more: with more, LLVM left the loop scalar.
+    let u = 2.0 / a;
+    let fi = (u * 2.0).floor().min(1.0);
+    let i = (int_bits(fi) & 1) as usize;
+    let t = 4.0f64.mul_add(u, -2.0f64.mul_add(fi, 1.0));
+    let g = if ONE { poly(t, &I1_FAR[i]) } else { poly(t, &I0_FAR[i]) } / a.sqrt();
+    let v = if SCALED {
+        if a <= 2.0 {
+            small * exp::<false>(-a)
+        } else {
+            g
+        }
+    } else if a <= 2.0 {
+        small
+    } else {
+        // Overflows (to inf) only where float32's I does, near 89, long before float64's exp.
+        g * exp::<false>(a)
+    };
+    let v = if a == f64::INFINITY {
+        if SCALED {
+            0.0
+        } else {
+            f64::NAN
+        }
+    } else {
+        v
+    };
+    if ONE && x < 0.0 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// Airy's Ai of a float32 value. Not branch-free: below -10 (and at NaN and ±inf) it calls the
+/// float64 expansion, so the loop stays scalar (a tenth of the float64 series' time).
+#[inline(always)]
+pub fn airy_ai_f32(x: f64) -> f64 {
+    if !(-10.0..f64::INFINITY).contains(&x) {
+        return airy_ai(x);
+    }
+    if x < 1.0 {
+        // Intervals of width 1/2 from -10 (`near`'s form; 4x + 39 - 2i is exact).
+        let fi = ((x + 10.0) * 2.0).floor().min(21.0);
+        let row = &AIRY_NEAR[fi as usize];
+        let p = poly(4.0f64.mul_add(x, 2.0f64.mul_add(-fi, 39.0)), &row[3..]);
+        if row[2] != 0.0 {
+            ((x - row[0]) - row[1]) * p
+        } else {
+            p
+        }
+    } else {
+        // e^-ζ underflows to 0 beyond float32's range (ζ > 104) and the product with it.
+        let sx = x.sqrt();
+        let u = 1.0 / (x * sx);
+        let fi = (u * 8.0).floor().min(7.0);
+        let p = poly(16.0f64.mul_add(u, -2.0f64.mul_add(fi, 1.0)), &AIRY_FAR[fi as usize]);
+        p * exp::<false>(-(2.0 / 3.0) * x * sx) / sx.sqrt()
+    }
+}
+
 /// The op table's kernels: the float32 paths above, `bessel`'s float64 functions otherwise.
 macro_rules! elem_kernels {
     ($($name:ident: $f32:expr, $f64:ident;)*) => {$(
@@ -248,6 +327,11 @@ elem_kernels! {
     k1_elem: k_f32::<true, false>, bessel_k1;
     k0e_elem: k_f32::<false, true>, bessel_k0e;
     k1e_elem: k_f32::<true, true>, bessel_k1e;
+    i0_elem: i_f32::<false, false>, i0_64;
+    i1_elem: i_f32::<true, false>, i1_64;
+    i0e_elem: i_f32::<false, true>, i0e_64;
+    i1e_elem: i_f32::<true, true>, i1e_64;
+    airy_ai_elem: airy_ai_f32, airy_ai;
 }
 
 #[cfg(test)]
@@ -259,7 +343,7 @@ mod tests {
     #[test]
     fn float32_paths_match_float64() {
         type Pair = (fn(f64) -> f64, fn(f64) -> f64, f64);
-        let pairs: [Pair; 8] = [
+        let pairs: [Pair; 13] = [
             (j0_f32, bessel_j0, -60.0),
             (j1_f32, bessel_j1, -60.0),
             (y0_f32, bessel_y0, 1e-3),
@@ -268,13 +352,19 @@ mod tests {
             (k_f32::<true, false>, bessel_k1, 1e-3),
             (k_f32::<false, true>, bessel_k0e, 1e-3),
             (k_f32::<true, true>, bessel_k1e, 1e-3),
+            (i_f32::<false, false>, i0_64, -60.0),
+            (i_f32::<true, false>, i1_64, -60.0),
+            (i_f32::<false, true>, i0e_64, -60.0),
+            (i_f32::<true, true>, i1e_64, -60.0),
+            (airy_ai_f32, airy_ai, -60.0),
         ];
         for (k, (fast, slow, lo)) in pairs.into_iter().enumerate() {
             let mut x = lo;
             while x < 60.0 {
                 let x32 = x as f32 as f64;
                 let (a, b) = (fast(x32), slow(x32));
-                let tol = 1e-12 * b.abs() + 1e-15 * if k < 4 { 1.0 } else { 0.0 };
+                // Absolute next to the zeros of J, Y and Ai (below 0), relative elsewhere.
+                let tol = 1e-12 * b.abs() + if k < 4 || (k == 12 && x < 0.0) { 1e-15 } else { 0.0 };
                 assert!((a - b).abs() <= tol, "{k} at {x32}: {a} vs {b}");
                 x += 0.0173;
             }
@@ -288,5 +378,11 @@ mod tests {
         assert!(k_f32::<true, false>(-1.0).is_nan());
         assert_eq!(j1_f32(-2.0), -j1_f32(2.0));
         assert!(j1_f32(-0.0).is_sign_negative());
+        assert!(i_f32::<false, false>(f64::INFINITY).is_nan() && i_f32::<true, false>(f64::NEG_INFINITY).is_nan());
+        assert_eq!(i_f32::<false, true>(f64::NEG_INFINITY), 0.0);
+        assert!(i_f32::<true, true>(-0.0).is_sign_positive() && i_f32::<true, false>(f64::NAN).is_nan());
+        assert_eq!(i_f32::<false, false>(0.0) as f32, 1.0);
+        assert!(airy_ai_f32(f64::INFINITY).is_nan() && airy_ai_f32(f64::NEG_INFINITY).is_nan());
+        assert_eq!(airy_ai_f32(1e30), 0.0);
     }
 }

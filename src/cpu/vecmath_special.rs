@@ -1,8 +1,10 @@
 //! Fast special functions for the unary kernels: the inverse error function and float32 ndtri,
 //! branch-free for the vectorised loops (see `vecmath`; it computes in float64, `L = true` for
 //! float32 results, short polynomials inside, `L = false` for float64), and trigamma for positive
-//! arguments without the Hurwitz zeta function's powers.
+//! arguments without the Hurwitz zeta function's powers. Float32 erfinv is a fit of its own
+//! (`special_f32_tables`, tools/fit_special_f32.py), rounded once from float64.
 
+use crate::cpu::special_f32_tables::{ERFINV_CENTRAL, ERFINV_TAIL};
 use crate::cpu::vecmath::{erfc, exp, log, ERF_LONG};
 use crate::cpu::vecmath_core::poly;
 use crate::dtype::{DType, Element};
@@ -147,11 +149,35 @@ fn erf_minus(x: f64, a: f64) -> f64 {
     (hi - a) + lo
 }
 
+/// `erfinv` of a float32 value: a times a fit of erfinv(a)/a in w = -ln((1 - a)(1 + a)) below 5
+/// and in sqrt(w) from 5 to 16 (`special_f32_tables`, relative error near 1e-11), where a float32
+/// a below 1 has w < 15.95: no step on erf is needed before the one rounding to float32. Both
+/// polynomials are evaluated and one selected (no table: a gather left the loop scalar). ±inf at
+/// ±1, NaN beyond and at NaN, -0.0 at -0.0.
+#[inline(always)]
+pub fn erfinv_f32(y: f64) -> f64 {
+    let a = y.abs();
+    // 1 - a is exact; float64's log: w's absolute error moves the result by about as much.
+    let w = -log::<false>((1.0 - a) * (1.0 + a));
+    let central = poly(0.4f64.mul_add(w, -1.0), &ERFINV_CENTRAL);
+    // sqrt(w) in [sqrt(5), 4] mapped onto [-1, 1].
+    let tail = poly((w.sqrt() - 3.118_033_988_749_895) * (1.0 / 0.881_966_011_250_105_1), &ERFINV_TAIL);
+    let v = a * if w < 5.0 { central } else { tail };
+    let r = if a < 1.0 {
+        v
+    } else if a == 1.0 {
+        f64::INFINITY
+    } else {
+        f64::NAN
+    };
+    r.copysign(y)
+}
+
 /// erfinv of a float32 or float64 element (the op table's kernel is generic over the element).
 #[inline(always)]
 pub fn erfinv_elem<T: Element>(y: T) -> T {
     if T::DTYPE == DType::F32 {
-        T::from_f64(erfinv::<true>(y.to_f64()))
+        T::from_f64(erfinv_f32(y.to_f64()))
     } else {
         T::from_f64(erfinv::<false>(y.to_f64()))
     }
@@ -194,6 +220,26 @@ mod tests {
         // Near 1 the digits come from 1 - y: erfinv(1 - 2^-53) = 5.8636..., relative 1e-15.
         let x = erfinv::<false>(1.0 - f64::EPSILON / 2.0);
         assert!((x - 5.863_584_748_755_167).abs() < 1e-14, "{x}");
+    }
+
+    #[test]
+    fn erfinv_f32_matches_float64() {
+        // Float32 arguments across every piece of the fit, up to the last float32 below 1: relative
+        // error below 1e-10 against the float64 path (a few 1e-16).
+        let mut y = 1e-30f32;
+        while y < 1.0 {
+            for v in [y, -y] {
+                let (fast, slow) = (erfinv_f32(v as f64), erfinv::<false>(v as f64));
+                assert!((fast - slow).abs() <= 1e-10 * slow.abs(), "{v}: {fast} vs {slow}");
+            }
+            y = if y < 0.5 { y * 1.01 } else { f32::from_bits(y.to_bits() + 97) };
+        }
+        let last = erfinv_f32(f32::from_bits(1.0f32.to_bits() - 1) as f64);
+        assert!((last - erfinv::<false>(f32::from_bits(1.0f32.to_bits() - 1) as f64)).abs() < 1e-10 * last);
+        assert_eq!(erfinv_f32(1.0), f64::INFINITY);
+        assert_eq!(erfinv_f32(-1.0), f64::NEG_INFINITY);
+        assert!(erfinv_f32(1.5).is_nan() && erfinv_f32(f64::NAN).is_nan() && erfinv_f32(f64::INFINITY).is_nan());
+        assert!(erfinv_f32(-0.0).is_sign_negative() && erfinv_f32(-0.0) == 0.0);
     }
 
     #[test]

@@ -335,14 +335,14 @@ macro_rules! unary_op_table {
             I0 {
                 name: "i0", node: "I0", ints: false, reads: (true, false), wgpu: 52,
                 py: [i0], inplace: [i0],
-                cpu: |x| T::from_f64(i0_64(x.to_f64())),
+                cpu: |x| i0_elem(x),
                 grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::I1)?)?,
             }
             I1 {
                 // `torch.special.i1` (rstorch/special.py), and i0's derivative. I1' = I0 - I1 / x, 1/2 at 0.
                 name: "special_i1", node: "SpecialI1", ints: false, reads: (true, false), wgpu: 53,
                 py: [_special_i1], inplace: [],
-                cpu: |x| T::from_f64(i1_64(x.to_f64())),
+                cpu: |x| i1_elem(x),
                 grad: |g, x, _y| {
                     let x = x()?;
                     let zero = cmps(&x, BinaryOp::Eq, 0.0)?;
@@ -388,13 +388,13 @@ macro_rules! unary_op_table {
             // Airy's Ai) are detached by their Python functions; a Rust caller gets PyTorch's error.
             I0e {
                 name: "special_i0e", node: "SpecialI0E", ints: false, reads: (true, true), wgpu: none,
-                py: [_special_i0e], inplace: [], cpu: |x| T::from_f64(i0e_64(x.to_f64())),
+                py: [_special_i0e], inplace: [], cpu: |x| i0e_elem(x),
                 grad: |g, x, y| mul(g, &un(&x()?, UnaryOp::I1e)?.binary(BinaryOp::Sub, &mul(&un(&x()?, UnaryOp::Sign)?, &y()?)?)?)?,
             }
             I1e {
                 // I1e' = I0e - I1e (sgn x + 1/x), 1/2 at 0.
                 name: "special_i1e", node: "SpecialI1E", ints: false, reads: (true, false), wgpu: none,
-                py: [_special_i1e], inplace: [], cpu: |x| T::from_f64(i1e_64(x.to_f64())),
+                py: [_special_i1e], inplace: [], cpu: |x| i1e_elem(x),
                 grad: |g, x, _y| {
                     let x = x()?;
                     let s = mul(&un(&x, UnaryOp::Sign)?, &un(&x, UnaryOp::I1e)?)?;
@@ -481,7 +481,7 @@ macro_rules! unary_op_table {
             }
             AiryAi {
                 name: "special_airy_ai", node: "SpecialAiryAi", ints: false, reads: (false, false), wgpu: none,
-                py: [_special_airy_ai], inplace: [], cpu: |x| T::from_f64(airy_ai(x.to_f64())),
+                py: [_special_airy_ai], inplace: [], cpu: |x| airy_ai_elem(x),
                 grad: |_g, _x, _y| return Err(no_derivative("special_airy_ai")),
             }
             }
