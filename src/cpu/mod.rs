@@ -38,6 +38,7 @@ pub mod unary;
 pub mod vecmath;
 pub mod vecmath_bessel;
 mod vecmath_core;
+pub(crate) mod vecmath_f32;
 pub mod vecmath_special;
 mod vecmath_trig;
 pub mod walk;
