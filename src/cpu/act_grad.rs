@@ -15,6 +15,7 @@ use super::elementwise::map1;
 use super::parallel::for_each_chunk_weighted;
 use super::simd::zip_slices;
 use super::vecmath::{erfc, exp, sigmoid, tanh};
+use super::vecmath_f32;
 
 const FRAC_1_SQRT_2PI: f64 = 0.3989422804014327; // 1/sqrt(2 pi)
 const SQRT_2_OVER_PI: f64 = 0.7978845608028654; // sqrt(2/pi)
@@ -82,10 +83,11 @@ pub fn activation_backward(g: &Array, v: &Array, kind: ActGrad) -> Result<Option
 // inliner, stayed a call compiled for the baseline instruction set, with fma a library call:
 // gelu fwd+bwd at 1M float32 took 145 ms, not 6); branches are selects between values already
 // computed, so the loops vectorise. Parameters are rounded to the element type where PyTorch's
-// kernels compute in it; transcendental terms are computed on float64 lanes (`L`: float32's
-// shorter polynomials), as the unary kernels do.
+// kernels compute in it. Sigmoid and exp are the element type's (`$sig`, `$exp`: float32 on
+// float32 lanes, as the unary kernels); gelu's terms are computed on float64 lanes (`L`:
+// float32's shorter polynomials).
 macro_rules! kernels {
-    ($name:ident, $t:ty, $l:literal) => {
+    ($name:ident, $t:ty, $l:literal, $sig:path, $exp:path) => {
         fn $name(g: &Array, v: &Array, kind: ActGrad) -> Result<Array> {
             let c = |p: f64| p as $t;
             match kind {
@@ -141,9 +143,8 @@ macro_rules! kernels {
                     8,
                     #[inline(always)]
                     |g: $t, x: $t| {
-                        let (g, x) = (g as f64, x as f64);
-                        let s = sigmoid::<$l>(x);
-                        (g * (s * x.mul_add(1.0 - s, 1.0))) as $t
+                        let s = $sig(x);
+                        g * (s * x.mul_add(1.0 - s, 1.0))
                     },
                 ),
                 ActGrad::Softplus { beta, threshold } => {
@@ -155,7 +156,7 @@ macro_rules! kernels {
                         #[inline(always)]
                         move |g: $t, x: $t| {
                             let bx = x * beta;
-                            let slope = (g as f64 * sigmoid::<$l>(bx as f64)) as $t;
+                            let slope = g * $sig(bx);
                             if bx > threshold {
                                 g
                             } else {
@@ -194,7 +195,7 @@ macro_rules! kernels {
                         8,
                         #[inline(always)]
                         move |g: $t, x: $t| {
-                            let neg = exp::<$l>((x * input_scale) as f64) as $t * k;
+                            let neg = $exp(x * input_scale) * k;
                             g * if x <= 0.0 { neg } else { scale }
                         },
                     )
@@ -204,7 +205,7 @@ macro_rules! kernels {
                     v,
                     8,
                     #[inline(always)]
-                    |g: $t, x: $t| (g as f64 * sigmoid::<$l>(-(x as f64))) as $t,
+                    |g: $t, x: $t| g * $sig(-x),
                 ),
                 ActGrad::Gelu { tanh: false } => zip_grad(
                     g,
@@ -242,8 +243,8 @@ macro_rules! kernels {
         }
     };
 }
-kernels!(run_f32, f32, true);
-kernels!(run_f64, f64, false);
+kernels!(run_f32, f32, true, vecmath_f32::sigmoid, vecmath_f32::exp);
+kernels!(run_f64, f64, false, sigmoid::<false>, exp::<false>);
 
 /// `f(g, v)` elementwise (`weight`: its cost for splitting across threads). Where `v` covers a
 /// run of storage densely (contiguous, or transposed), the pass walks that run in order, `g`

@@ -102,7 +102,7 @@ macro_rules! unary_op_table {
             Exp2 {
                 name: "exp2", node: "Exp2", ints: false, reads: (false, true), wgpu: 10,
                 py: [exp2], inplace: [exp2],
-                cpu: |x| x.exp2(),
+                cpu: |x| x.v_exp2(),
                 grad: |g, _x, y| muls(&mul(g, &y()?)?, std::f64::consts::LN_2)?,
             }
             Log {
