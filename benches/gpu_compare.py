@@ -1,5 +1,6 @@
 """rstorch on wgpu against PyTorch on CUDA, on the same GPU in one process: float32 matrix
-products (TFLOP/s) and the MNIST network's training step (batch 64, SGD with momentum). Without
+products (TFLOP/s) and training steps (the MNIST network, batch 64, SGD with momentum; the GPT and
+LSTM language-model steps of nn_compare.py). Without
 CUDA it times rstorch alone (e.g. on Mesa's lavapipe, to check the script itself).
 
     PYTHONPATH=python python benches/gpu_compare.py [--sizes 2048 4096] [--json results.json]
@@ -13,7 +14,7 @@ import json
 import numpy as np
 
 from nn_compare import build as build_mnist_step
-from nn_compare import median_ms
+from nn_compare import build_gpt, build_lstm, median_ms
 
 
 class Framework:
@@ -77,18 +78,30 @@ def warm_up(found, seconds=1.0):
             fw.sync()
 
 
-def compare_mnist_step(found, repeats, number):
+def compare_step(found, build, repeats, number):
+    """A training step's median time on each framework; a framework whose step fails (an op not
+    yet on its device) is reported with its error and left out of the ratio."""
     results = {}
     for fw in found:
-        step = build_mnist_step(fw.module, fw.device)
-        results[fw.name] = {"ms": median_ms(step, repeats, number, warmup=3, sync=fw.sync)}
+        try:
+            step = build(fw.module, fw.device)
+            results[fw.name] = {"ms": median_ms(step, repeats, number, warmup=3, sync=fw.sync)}
+        except Exception as e:  # noqa: BLE001 - the row records what failed, the others still run
+            print(f"{fw.name}: step failed: {type(e).__name__}: {e}", flush=True)
     return results
+
+
+STEPS = [
+    ("MNIST Net training step (batch 64, SGD momentum)", build_mnist_step, 20),
+    ("GPT 2-layer training step (width 128, block 64, batch 8, AdamW)", build_gpt, 10),
+    ("LSTM LM training step (2x200 units, seq 35, batch 20, vocab 10000, SGD)", build_lstm, 5),
+]
 
 
 def report(title, results, key, unit):
     cells = "  ".join(f"{name} {r['ms']:.3f} ms" + (f" ({r[key]:.2f} {unit})" if key else "") for name, r in results.items())
     line = f"{title}: {cells}"
-    if "PyTorch cuda" in results:
+    if "PyTorch cuda" in results and "rstorch wgpu" in results:
         ours, theirs = results["rstorch wgpu"], results["PyTorch cuda"]
         line += f"  rstorch/PyTorch time {ours['ms'] / theirs['ms']:.2f}"
         if key:
@@ -112,10 +125,10 @@ def main():
             results = compare_matmul(found, n, transposed_b, args.repeats, number)
             report(title, results, "tflops", "TFLOP/s")
             everything[title] = results
-    title = "MNIST Net training step (batch 64, SGD momentum)"
-    results = compare_mnist_step(found, args.repeats, 20)
-    report(title, results, None, None)
-    everything[title] = results
+    for title, build, number in STEPS:
+        results = compare_step(found, build, args.repeats, number)
+        report(title, results, None, None)
+        everything[title] = results
     if args.json:
         with open(args.json, "w") as f:
             json.dump(everything, f, indent=1)

@@ -101,7 +101,7 @@ def build_call(torch):
     return call100
 
 
-def build_gpt(torch):
+def build_gpt(torch, device="cpu"):
     """One training step of a 2-layer GPT as nanoGPT writes it: width 128, 4 heads, block 64,
     batch 8, character vocabulary (65), pre-norm blocks with causal scaled-dot-product attention
     and a GELU MLP, tied token embedding and head, AdamW."""
@@ -133,18 +133,18 @@ def build_gpt(torch):
             self.lm_head.weight = self.wte.weight
 
         def forward(self, idx, targets):
-            x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1]))
+            x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1], device=idx.device))
             for b in self.h:
                 x = b(x)
             logits = self.lm_head(self.ln_f(x))
             return F.cross_entropy(logits.view(-1, vocab), targets.view(-1))
 
     torch.manual_seed(0)
-    model = GPT()
+    model = GPT().to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.1)
     rng = np.random.default_rng(0)
-    idx = torch.from_numpy(rng.integers(0, vocab, (batch, block)))
-    targets = torch.from_numpy(rng.integers(0, vocab, (batch, block)))
+    idx = torch.from_numpy(rng.integers(0, vocab, (batch, block))).to(device)
+    targets = torch.from_numpy(rng.integers(0, vocab, (batch, block))).to(device)
 
     def step():
         opt.zero_grad(set_to_none=True)
@@ -153,7 +153,7 @@ def build_gpt(torch):
     return step
 
 
-def build_lstm(torch):
+def build_lstm(torch, device="cpu"):
     """One training step of pytorch/examples' word_language_model: embedding 200, a 2-layer
     LSTM of 200 units (dropout 0.2 between layers and around it), a decoder to a vocabulary of
     10000, sequence 35, batch 20, the state carried over detached, gradients clipped to 0.25,
@@ -175,12 +175,12 @@ def build_lstm(torch):
             return F.log_softmax(decoded, dim=1), hidden
 
     torch.manual_seed(0)
-    model = RNNModel()
+    model = RNNModel().to(device)
     opt = torch.optim.SGD(model.parameters(), lr=20)
     rng = np.random.default_rng(0)
-    data = torch.from_numpy(rng.integers(0, vocab, (seq, batch)))
-    targets = torch.from_numpy(rng.integers(0, vocab, seq * batch))
-    hidden = [tuple(torch.zeros(layers, batch, units) for _ in range(2))]
+    data = torch.from_numpy(rng.integers(0, vocab, (seq, batch))).to(device)
+    targets = torch.from_numpy(rng.integers(0, vocab, seq * batch)).to(device)
+    hidden = [tuple(torch.zeros(layers, batch, units, device=device) for _ in range(2))]
 
     def step():
         h = tuple(t.detach() for t in hidden[0])
