@@ -83,6 +83,20 @@ fn embed(g: &Tensor, positions: &Positions, shape: &[usize], dtype: DType) -> Re
     flat.index_add(0, &idx, &g.reshape(&[-1])?, Scalar::Int(1))?.reshape(&shape.iter().map(|&s| s as i64).collect::<Vec<_>>())
 }
 
+/// The gradient of a view of distinct elements (narrow, slices, select): zeros of the input's
+/// `shape` with `g` written through `window`, the view's layout over them: one strided copy
+/// where a list of positions would cost a scatter (and the list itself). Under create_graph the
+/// write must be differentiable: `embed`'s scatter of those positions.
+fn window_backward(g: &Tensor, window: &crate::layout::Layout, shape: &[usize]) -> Result<Tensor> {
+    if is_grad_enabled() {
+        let positions = Positions::Host(crate::cpu::reduce::element_offsets(window)?);
+        return embed(g, &positions, shape, g.dtype());
+    }
+    let out = Tensor::zeros_on(shape, g.dtype(), g.device())?;
+    out.with_layout(window.clone()).copy_raw(g)?;
+    Ok(out)
+}
+
 /// The gradient of the matrix product `a @ b` for `a`, laid out as `a` was (`a_transposed`:
 /// stored transposed): a transposed `a` gets its gradient transposed too, so the gradient that
 /// reaches the tensor behind it (and its `.grad`) is contiguous with no copy, as in PyTorch.
@@ -343,6 +357,23 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
         Op::Expand => out[0] = Some(sum_to(&g, &shape(0))?),
         Op::Flip { dims } => out[0] = Some(g.flip(&dims.iter().map(|&d| d as i64).collect::<Vec<_>>())?),
         Op::Take { offsets, .. } => out[0] = Some(embed(&g, offsets, &shape(0), g.dtype())?),
+        Op::Window { window, .. } => out[0] = Some(window_backward(&g, window, &shape(0))?),
+        Op::Roll { shifts, dims } => out[0] = Some(g.roll(shifts, dims)?),
+        Op::Var { dims, correction, keepdim, std } => {
+            let x = node.input(0)?;
+            let mut g = g.clone();
+            if *std {
+                // d std = d var / (2 std), zero where the std is (PyTorch's choice).
+                let y = node.output(0)?;
+                let zero = y.binary_scalar(B::Eq, f(0.0), false)?;
+                g = Tensor::where_(&zero, Arg::S(f(0.0)), Arg::T(&g.binary(B::Div, &muls(&y, 2.0)?)?))?;
+            }
+            let n: usize = dims.iter().map(|&d| shape(0)[d]).product();
+            let all: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+            let mean = x.mean(if all.is_empty() { None } else { Some(&all) }, true)?;
+            let g = expand_back(&muls(&g, 2.0 / (n as f64 - correction))?, &shape(0), dims, *keepdim)?;
+            out[0] = Some(mul(&g, &x.binary(B::Sub, &mean)?)?);
+        }
         Op::AsStrided { input, output } => out[0] = Some(crate::tensor::strided::as_strided_backward(&g, input, output)?),
         Op::Put { offsets, value_shape, .. } => {
             if need(0) {

@@ -177,6 +177,25 @@ pub enum Op {
         kind: &'static str,
         offsets: Positions,
     },
+    /// A view of distinct elements (narrow, slices, select): `window` lays them out over a
+    /// contiguous tensor of the input's shape, so the gradient is one strided write into zeros.
+    Window {
+        kind: &'static str,
+        window: crate::layout::Layout,
+    },
+    /// var (std when `std`) over `dims` with `correction`; saves its input and output.
+    Var {
+        dims: Vec<usize>,
+        correction: f64,
+        keepdim: bool,
+        std: bool,
+    },
+    /// `roll`: the gradient is rolled by `shifts` (the forward's shifts undone) along `dims`
+    /// (none: over the flattened tensor).
+    Roll {
+        shifts: Vec<i64>,
+        dims: Vec<i64>,
+    },
     /// `as_strided`: the input's and the output's layouts over their shared storage.
     AsStrided {
         input: crate::layout::Layout,
@@ -261,9 +280,19 @@ impl Op {
             Op::Logsumexp { .. } => "Logsumexp",
             Op::Cumsum { .. } => "Cumsum",
             Op::Cumprod { .. } => "Cumprod",
-            Op::View { kind } | Op::Permute { kind, .. } | Op::Take { kind, .. } | Op::Put { name: kind, .. } => return kind.to_string(),
+            Op::View { kind } | Op::Permute { kind, .. } | Op::Take { kind, .. } | Op::Window { kind, .. } | Op::Put { name: kind, .. } => {
+                return kind.to_string()
+            }
             Op::Expand => "Expand",
             Op::Flip { .. } => "Flip",
+            Op::Roll { .. } => "Roll",
+            Op::Var { std, .. } => {
+                if *std {
+                    "Std"
+                } else {
+                    "Var"
+                }
+            }
             Op::AsStrided { .. } => "AsStrided",
             Op::Copy { .. } | Op::ToDevice { .. } => "ToCopy",
             Op::Cat { .. } => "Cat",

@@ -34,6 +34,11 @@ pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + S
             let mut rows = o.chunks_mut(len);
             walk.for_each_row(rows_range, |[ox]| {
                 let row = rows.next().unwrap();
+                if sx == 1 {
+                    // Contiguous rows (a narrowed copy, a row broadcast down a matrix): the
+                    // slice loop, which the strided one below ran at half its speed.
+                    return map_slice(&x[ox..ox + row.len()], row, &f);
+                }
                 if sx == 0 {
                     // A broadcast row (the gradient of a sum over the last dim, expanded back):
                     // one value, stored at memset speed rather than gathered per element.
@@ -61,8 +66,10 @@ pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + S
 }
 
 /// A walk whose last two dims are a transposed matrix (the input is contiguous down columns):
-/// copied in 8x8 blocks, each read as eight short contiguous runs of the input and written as
-/// eight short runs of the output, the blocks walked in bands of `BAND` output rows by `BAND`
+/// copied in 16x16 blocks, each read as sixteen contiguous runs of the input and written as
+/// sixteen runs of the output (for float32 a whole cache line each, so that no line is touched
+/// twice: with 8x8 blocks a power-of-two matrix's half-written output lines, all in one cache
+/// set, were evicted between their two halves, and a 512x512 transpose ran at 4x a clone), the blocks walked in bands of `BAND` output rows by `BAND`
 /// columns so that the band's input and output lines stay in cache while it is filled.
 struct Transposed {
     /// Offsets of each matrix, one per index of the leading dims.
@@ -76,8 +83,8 @@ struct Transposed {
 impl Transposed {
     /// Matrices smaller than this in either dim take the general strided walk.
     const MIN_SIDE: usize = 32;
-    /// Side of the register-sized blocks.
-    const BLOCK: usize = 8;
+    /// Side of the blocks.
+    const BLOCK: usize = 16;
     /// Output rows (and columns) a band covers. Measured on a 2048x2048 float32 transpose:
     /// 256 ran 3.6 ms on one core, 32 (one L1 tile) 9.4 ms: the longer input runs let the
     /// prefetchers follow the eight strided input rows.
@@ -124,14 +131,14 @@ impl Transposed {
             let c_end = (c0 + Self::BAND).min(full_cols);
             for c in (c0..c_end).step_by(b) {
                 for r in (0..full_rows).step_by(b) {
-                    // Eight runs of eight input elements (output columns c.., rows r..).
-                    let mut t = [[T::zero(); 8]; 8];
+                    // BLOCK runs of BLOCK input elements (output columns c.., rows r..).
+                    let mut t = [[T::zero(); Self::BLOCK]; Self::BLOCK];
                     for (i, run) in t.iter_mut().enumerate() {
-                        run.copy_from_slice(&x[src + (c + i) * cs + r..][..8]);
+                        run.copy_from_slice(&x[src + (c + i) * cs + r..][..Self::BLOCK]);
                     }
-                    for j in 0..8 {
-                        let dst = &mut o[(r + j) * cols + c..][..8];
-                        for i in 0..8 {
+                    for j in 0..Self::BLOCK {
+                        let dst = &mut o[(r + j) * cols + c..][..Self::BLOCK];
+                        for i in 0..Self::BLOCK {
                             dst[i].write(f(t[i][j]));
                         }
                     }
@@ -335,8 +342,11 @@ pub fn update<S: Element, D: Element>(dst: &mut [D], dl: &Layout, src: &[S], sl:
             #[inline(always)]
             || match (sd, ss) {
                 (1, 1) => {
-                    for (d, &s) in d[od..od + len].iter_mut().zip(&src[os..os + len]) {
-                        *d = f(*d, s);
+                    // Indexed over two slices of one length (no bounds checks left): the zip
+                    // of their iterators stayed a call per row in builds without LTO.
+                    let (d, s) = (&mut d[od..od + len], &src[os..os + len]);
+                    for i in 0..len {
+                        d[i] = f(d[i], s[i]);
                     }
                 }
                 (1, 0) => {

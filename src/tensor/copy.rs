@@ -174,7 +174,9 @@ impl Tensor {
         Ok(())
     }
 
-    fn copy_raw(&self, src: &Tensor) -> Result<()> {
+    /// Writes `src` into self, recording nothing (also the backward of a view, into a window of
+    /// fresh zeros).
+    pub(crate) fn copy_raw(&self, src: &Tensor) -> Result<()> {
         let shape = shape::broadcast_shapes(self.shape(), src.shape())?;
         if shape != self.shape() {
             return Err(Error::Runtime(format!("output with shape {:?} doesn't match the broadcast shape {:?}", self.shape(), shape)));

@@ -202,30 +202,44 @@ impl Tensor {
 
     /// Variance with `correction` (1 = unbiased) over `dims`.
     pub fn var(&self, dims: Option<&[i64]>, correction: f64, keepdim: bool) -> Result<Tensor> {
-        crate::autograd::named("VarBackward0", &[self], || {
-            if !self.dtype().is_floating_point() {
-                return Err(Error::NotImplemented("std and var only support floating point and complex dtypes".into()));
-            }
-            if self.dtype().is_half() {
-                // In float32 throughout, as PyTorch accumulates 16-bit floats.
-                return self.to_dtype(DType::F32)?.var(dims, correction, keepdim)?.to_dtype(self.dtype());
-            }
-            let (rdims, _) = self.reduction_shape(dims, keepdim)?;
+        self.var_std(dims, correction, keepdim, false)
+    }
+
+    pub fn std(&self, dims: Option<&[i64]>, correction: f64, keepdim: bool) -> Result<Tensor> {
+        self.var_std(dims, correction, keepdim, true)
+    }
+
+    /// var, or its square root when `std`, computed unrecorded and recorded as one node whose
+    /// gradient is PyTorch's formula: `g * 2 (x - mean) / (n - correction)` (for std, `g` over
+    /// twice the result first): two passes over x, where the gradients through the mean, the
+    /// difference and its squares took six.
+    fn var_std(&self, dims: Option<&[i64]>, correction: f64, keepdim: bool, std: bool) -> Result<Tensor> {
+        if !self.dtype().is_floating_point() {
+            return Err(Error::NotImplemented("std and var only support floating point and complex dtypes".into()));
+        }
+        if self.dtype().is_half() {
+            // In float32 throughout, as PyTorch accumulates 16-bit floats.
+            return crate::autograd::named(if std { "StdBackward0" } else { "VarBackward0" }, &[self], || {
+                self.to_dtype(DType::F32)?.var_std(dims, correction, keepdim, std)?.to_dtype(self.dtype())
+            });
+        }
+        let (rdims, _) = self.reduction_shape(dims, keepdim)?;
+        let out = {
+            let _raw = GradMode::disabled();
             let n: usize = rdims.iter().map(|&d| self.shape()[d]).product();
             let mean = self.mean(dims, true)?;
             let dev = self.binary(BinaryOp::Sub, &mean)?;
             let ss = dev.sum_squares(dims, keepdim)?;
-            ss.binary_scalar(BinaryOp::Div, Scalar::Float((n as f64 - correction).max(0.0)), false)
-        })
-    }
-
-    pub fn std(&self, dims: Option<&[i64]>, correction: f64, keepdim: bool) -> Result<Tensor> {
-        crate::autograd::named("StdBackward0", &[self], || {
-            if self.dtype().is_half() {
-                return self.to_dtype(DType::F32)?.std(dims, correction, keepdim)?.to_dtype(self.dtype());
+            let var = ss.binary_scalar(BinaryOp::Div, Scalar::Float((n as f64 - correction).max(0.0)), false)?;
+            if std {
+                var.unary(UnaryOp::Sqrt)?
+            } else {
+                var
             }
-            self.var(dims, correction, keepdim)?.unary(UnaryOp::Sqrt)
-        })
+        };
+        // As PyTorch's nodes: var keeps its input, std its result too.
+        record(Op::Var { dims: rdims, correction, keepdim, std }, &[self], &[&out], &[0], if std { &[0] } else { &[] });
+        Ok(out)
     }
 
     /// The `p`-norm over `dims` (`p` may be infinite).

@@ -188,35 +188,55 @@ impl Tensor {
         })
     }
 
+    /// `roll(shifts, dims)`: computed unrecorded, its node's gradient the gradient rolled back
+    /// (one copy, where the parts it is made of would each scatter a full-size gradient).
     pub fn roll(&self, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
-        crate::autograd::named("RollBackward0", &[self], || {
-            if dims.is_empty() {
-                let [s] = shifts else {
-                    return Err(Error::Runtime(format!("shifts and dimensions must align. shifts: {}, dims:0", shifts.len())));
-                };
-                return self.flatten(0, -1)?.roll(&[*s], &[0])?.reshape(&self.shape().iter().map(|&v| v as i64).collect::<Vec<_>>());
+        let out = {
+            let _raw = GradMode::disabled();
+            self.roll_raw(shifts, dims)?
+        };
+        if crate::autograd::is_grad_enabled() && self.requires_grad() {
+            // Each shift undone as `n - s mod n`, which cannot overflow as `-s` could.
+            let back = |s: i64, n: usize| if n == 0 { 0 } else { n as i64 - s.rem_euclid(n as i64) };
+            let undo: Vec<i64> = if dims.is_empty() {
+                shifts.iter().map(|&s| back(s, self.numel())).collect()
+            } else {
+                let sizes =
+                    dims.iter().map(|&d| Ok(self.shape()[crate::shape::wrap_dim_strict(d, self.ndim())?])).collect::<Result<Vec<_>>>()?;
+                shifts.iter().zip(sizes).map(|(&s, n)| back(s, n)).collect()
+            };
+            record(Op::Roll { shifts: undo, dims: dims.to_vec() }, &[self], &[&out], &[], &[]);
+        }
+        Ok(out)
+    }
+
+    fn roll_raw(&self, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
+        if dims.is_empty() {
+            let [s] = shifts else {
+                return Err(Error::Runtime(format!("shifts and dimensions must align. shifts: {}, dims:0", shifts.len())));
+            };
+            return self.flatten(0, -1)?.roll_raw(&[*s], &[0])?.reshape(&self.shape().iter().map(|&v| v as i64).collect::<Vec<_>>());
+        }
+        if shifts.len() != dims.len() {
+            return Err(Error::Runtime(format!("shifts and dimensions must align. shifts: {}, dims:{}", shifts.len(), dims.len())));
+        }
+        let mut out = self.clone();
+        for (&s, &d) in shifts.iter().zip(dims) {
+            let dd = crate::shape::wrap_dim_strict(d, self.ndim())?;
+            let n = self.shape()[dd] as i64;
+            if n == 0 {
+                continue;
             }
-            if shifts.len() != dims.len() {
-                return Err(Error::Runtime(format!("shifts and dimensions must align. shifts: {}, dims:{}", shifts.len(), dims.len())));
+            let s = s.rem_euclid(n);
+            if s == 0 {
+                continue;
             }
-            let mut out = self.clone();
-            for (&s, &d) in shifts.iter().zip(dims) {
-                let dd = crate::shape::wrap_dim_strict(d, self.ndim())?;
-                let n = self.shape()[dd] as i64;
-                if n == 0 {
-                    continue;
-                }
-                let s = s.rem_euclid(n);
-                if s == 0 {
-                    continue;
-                }
-                out = Tensor::cat(&[out.narrow(d, n - s, s)?, out.narrow(d, 0, n - s)?], d)?;
-            }
-            if out.same(self) {
-                out = self.copy_as(self.dtype())?;
-            }
-            Ok(out)
-        })
+            out = Tensor::cat(&[out.narrow(d, n - s, s)?, out.narrow(d, 0, n - s)?], d)?;
+        }
+        if out.same(self) {
+            out = self.copy_as(self.dtype())?;
+        }
+        Ok(out)
     }
 
     /// `tril` (`upper` false) or `triu` (`upper` true) of the last two dims.

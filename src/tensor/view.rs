@@ -2,17 +2,21 @@
 
 use crate::autograd::{record, Op, Positions};
 use crate::error::{Error, Result};
+use crate::layout::Layout;
 use crate::shape::{infer_size, wrap_dim, wrap_dim_strict, wrap_dims};
 use crate::tensor::Tensor;
 
 /// How a view's gradient maps back to its input.
-pub(crate) enum ViewKind {
+pub(crate) enum ViewKind<'a> {
     /// Same elements in the same order (view, reshape, squeeze, unsqueeze).
     Same(&'static str),
     Permute(Vec<usize>, &'static str),
     Expand,
-    /// A selection of the input's elements (narrow, slices, select, unfold).
+    /// A selection of the input's elements, possibly repeated (unfold, diagonal).
     Take(&'static str),
+    /// Distinct elements of the input (narrow, slices, select): the function that made the view's
+    /// layout from the input's, applied to a contiguous layout of the input's shape when recorded.
+    Window(&'static str, &'a dyn Fn(&Layout) -> Result<Layout>),
     /// Any elements of the input's storage (`as_strided`), which need not be the input's own.
     AsStrided,
 }
@@ -20,7 +24,7 @@ pub(crate) enum ViewKind {
 impl Tensor {
     /// A view of self with `layout`, recorded for autograd and remembering its base. `layout`
     /// lies inside self's storage (views of a checked layout, or `Layout::from_user`).
-    pub(crate) fn view_op(&self, layout: crate::layout::Layout, kind: ViewKind) -> Result<Tensor> {
+    pub(crate) fn view_op(&self, layout: Layout, kind: ViewKind<'_>) -> Result<Tensor> {
         let out = self.with_layout(layout);
         if crate::autograd::is_grad_enabled() && self.requires_grad() {
             let op = match kind {
@@ -31,6 +35,7 @@ impl Tensor {
                     let offsets = crate::cpu::reduce::element_offsets(out.layout())?;
                     Op::Take { kind: k, offsets: Positions::Host(self.positions_of(&offsets)?) }
                 }
+                ViewKind::Window(k, pick) => Op::Window { kind: k, window: pick(&Layout::contiguous(self.shape().to_vec())?)? },
                 ViewKind::AsStrided => Op::AsStrided { input: self.layout().clone(), output: out.layout().clone() },
             };
             record(op, &[self], &[&out], &[], &[]);
@@ -49,7 +54,7 @@ impl Tensor {
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.".into(),
             )
         })?;
-        self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same("ViewBackward0"))
+        self.view_op(Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same("ViewBackward0"))
     }
 
     /// `reshape`: a view when possible, else a copy. PyTorch's nodes: ViewBackward0 for a
@@ -60,7 +65,7 @@ impl Tensor {
         match self.layout().view_strides(&shape) {
             Some(strides) => {
                 let kind = if self.is_contiguous() { "ViewBackward0" } else { "ReshapeAliasBackward0" };
-                self.view_op(crate::layout::Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same(kind))
+                self.view_op(Layout { shape, strides, offset: self.storage_offset() }, ViewKind::Same(kind))
             }
             None => self.copy_as(self.dtype())?.unsafe_view(shape),
         }
@@ -71,7 +76,7 @@ impl Tensor {
     pub(crate) fn unsafe_view(&self, shape: Vec<usize>) -> Result<Tensor> {
         debug_assert!(self.is_contiguous());
         let strides = crate::shape::contiguous_strides(&shape)?;
-        let out = self.with_layout(crate::layout::Layout { shape, strides, offset: self.storage_offset() });
+        let out = self.with_layout(Layout { shape, strides, offset: self.storage_offset() });
         record(Op::View { kind: "UnsafeViewBackward0" }, &[self], &[&out], &[], &[]);
         Ok(out)
     }
@@ -141,7 +146,8 @@ impl Tensor {
         if start.checked_add(length).is_none_or(|end| end > size) {
             return Err(Error::Runtime(format!("start ({start}) + length ({length}) exceeds dimension size ({size}).")));
         }
-        self.view_op(self.layout().narrow(d, start as usize, length as usize)?, ViewKind::Take("SliceBackward0"))
+        let pick = |l: &Layout| l.narrow(d, start as usize, length as usize);
+        self.view_op(pick(self.layout())?, ViewKind::Window("SliceBackward0", &pick))
     }
 
     /// Python slicing `start:end:step` along `dim` (bounds clamped as Python does).
@@ -153,7 +159,8 @@ impl Tensor {
         let clamp = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
         let s = start.map_or(0, clamp);
         let e = end.map_or(size, clamp);
-        self.view_op(self.layout().slice(dim, s as usize, e.max(s) as usize, step as usize)?, ViewKind::Take("SliceBackward0"))
+        let pick = |l: &Layout| l.slice(dim, s as usize, e.max(s) as usize, step as usize);
+        self.view_op(pick(self.layout())?, ViewKind::Window("SliceBackward0", &pick))
     }
 
     /// Indexes `dim` with one integer, dropping the dim.
@@ -167,7 +174,8 @@ impl Tensor {
             return Err(Error::IndexOutOfRange { index, dim: d, size: size as usize });
         }
         let i = if index < 0 { index + size } else { index };
-        self.view_op(self.layout().select(d, i as usize)?, ViewKind::Take("SelectBackward0"))
+        let pick = |l: &Layout| l.select(d, i as usize);
+        self.view_op(pick(self.layout())?, ViewKind::Window("SelectBackward0", &pick))
     }
 
     pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
@@ -373,10 +381,7 @@ impl Tensor {
         if self.ndim() == 0 {
             // A 0-dim tensor unfolds into one window of its single element (or none).
             let shape = vec![size as usize];
-            return self.view_op(
-                crate::layout::Layout { shape, strides: vec![1], offset: self.storage_offset() },
-                ViewKind::Take("UnfoldBackward0"),
-            );
+            return self.view_op(Layout { shape, strides: vec![1], offset: self.storage_offset() }, ViewKind::Take("UnfoldBackward0"));
         }
         self.view_op(self.layout().unfold(d, size as usize, step as usize)?, ViewKind::Take("UnfoldBackward0"))
     }
@@ -413,7 +418,7 @@ impl Tensor {
         // Two steps of a diagonal of two or more elements stay inside self; a shorter one never
         // steps, so an overflowing sum (possible only for strides no element uses) is moot.
         strides.push(st1.checked_add(st2).unwrap_or(st1));
-        self.view_op(crate::layout::Layout { shape, strides, offset: start }, ViewKind::Take("DiagonalBackward0"))
+        self.view_op(Layout { shape, strides, offset: start }, ViewKind::Take("DiagonalBackward0"))
     }
 
     /// PyTorch's "`op` expects at least a 1-dimensional tensor" check.
