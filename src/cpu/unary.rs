@@ -9,11 +9,12 @@ use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::map1;
 use crate::cpu::math::relu6;
 use crate::cpu::num::Arith;
-use crate::cpu::special::{digamma64, i0_64, i1_64, polygamma64};
+use crate::cpu::special::{digamma64, polygamma64};
 use crate::cpu::special_fns::{erfcx64, log_ndtr64, ndtri_elem};
 use crate::cpu::vecmath::VecMath;
 use crate::cpu::vecmath_bessel::{
-    airy_ai_elem, i0_elem, i0e_elem, i1_elem, i1e_elem, j0_elem, j1_elem, k0_elem, k0e_elem, k1_elem, k1e_elem, y0_elem, y1_elem,
+    airy_ai_elem, i0_elem, i0e_elem, i1_elem, i1e_elem, j0_elem, j0_f32, j1_elem, j1_f32, k0_elem, k0e_elem, k1_elem, k1e_elem, y0_elem,
+    y0_f32, y1_elem, y1_f32,
 };
 use crate::cpu::vecmath_special::erfinv_elem;
 use crate::cpu::vecmath_trig::{cos_f32, sin_f32, small_arguments, tan_f32};
@@ -48,7 +49,17 @@ pub fn unary(x: &Array, op: UnaryOp) -> Result<Array> {
     match dtype {
         DType::F32 => x.with_slice::<f32, _>(op.name(), |s, l| {
             let data = match op {
-                UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan if small_arguments(s, l) => small_trig(op, s, l)?,
+                UnaryOp::Sin
+                | UnaryOp::Cos
+                | UnaryOp::Tan
+                | UnaryOp::BesselJ0
+                | UnaryOp::BesselJ1
+                | UnaryOp::BesselY0
+                | UnaryOp::BesselY1
+                    if small_arguments(s, l) =>
+                {
+                    small_reduction(op, s, l)?
+                }
                 _ => f32::apply(op, s, l)?,
             };
             Array::from_vec(data, &l.shape)
@@ -57,9 +68,10 @@ pub fn unary(x: &Array, op: UnaryOp) -> Result<Array> {
     }
 }
 
-/// sin, cos or tan of float32 values all within `SMALL_ARGUMENT`: the cheap reduction by π/2
-/// (the general kernels pay for a reduction exact at any size, ten times the work).
-fn small_trig(op: UnaryOp, s: &[f32], l: &Layout) -> Result<Vec<f32>> {
+/// sin, cos, tan, or J and Y of orders 0 and 1 (their phase), of float32 values all within
+/// `SMALL_ARGUMENT`: the cheap reduction by π/2 (the general kernels pay for a reduction exact at
+/// any size, ten times the work).
+fn small_reduction(op: UnaryOp, s: &[f32], l: &Layout) -> Result<Vec<f32>> {
     match op {
         UnaryOp::Sin => map1(
             s,
@@ -72,6 +84,30 @@ fn small_trig(op: UnaryOp, s: &[f32], l: &Layout) -> Result<Vec<f32>> {
             l,
             #[inline(always)]
             |x: f32| cos_f32::<true>(x as f64) as f32,
+        ),
+        UnaryOp::BesselJ0 => map1(
+            s,
+            l,
+            #[inline(always)]
+            |x: f32| j0_f32::<true>(x as f64) as f32,
+        ),
+        UnaryOp::BesselJ1 => map1(
+            s,
+            l,
+            #[inline(always)]
+            |x: f32| j1_f32::<true>(x as f64) as f32,
+        ),
+        UnaryOp::BesselY0 => map1(
+            s,
+            l,
+            #[inline(always)]
+            |x: f32| y0_f32::<true>(x as f64) as f32,
+        ),
+        UnaryOp::BesselY1 => map1(
+            s,
+            l,
+            #[inline(always)]
+            |x: f32| y1_f32::<true>(x as f64) as f32,
         ),
         _ => map1(
             s,

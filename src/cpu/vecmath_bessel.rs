@@ -4,17 +4,20 @@
 //! tools/fit_bessel.py), relative error near 1e-13 before the one rounding to float32, so that
 //! the loops vectorise (`simd::map_slice`). float64 keeps `bessel`'s series and quadrature.
 //!
-//! - Below 8, J and Y come from a table of intervals of width 1/2; where an interval holds a zero
-//!   z the fit is of f(x) / (x - z), multiplied back by x - z with z in two words, so the result
-//!   keeps its relative digits next to the zero. Y near 0 splits off its logarithm.
+//! - Below 8, J and Y come from three or four polynomial pieces, all evaluated and one selected
+//!   by comparisons (a table indexed per element is a gather, and LLVM left such loops scalar:
+//!   J0 took 38 ms a million, 4 ms now); where a piece holds a zero z the fit is of
+//!   f(x) / (x - z), multiplied back by x - z with z in two words, so the result keeps its
+//!   relative digits next to the zero. Y near 0 splits off its logarithm.
 //! - From 8 on, Hankel's form sqrt(2/(πx)) (P cos χ - Q sin χ) with fitted P and Q; sin x and
-//!   cos x come from `vecmath_trig`'s exact reduction of a float32 argument and Taylor
+//!   cos x come from `vecmath_trig`'s reduction of a float32 argument (the exact one, or the
+//!   cheap one when `SMALL`: the caller saw no |x| above `SMALL_ARGUMENT`) and Taylor
 //!   polynomials to float64's precision (the phase's absolute error sets the error near zeros).
 //! - K splits off its logarithm up to 2, and above fits sqrt(x) e^x K(x) in u = 2/x.
 //! - Airy's Ai (its float64 form is in `bessel`) from intervals of width 1/2 on [-10, 1) as J's,
 //!   above from a fit of Ai(x) e^ζ x^(1/4) in u = x^(-3/2); below -10 the float64 expansion.
 //! - I up to 2 is K's series partner (I0 and I1/x in x^2); above, sqrt(x) e^-x I(x) is fitted in
-//!   u = 2/x, two pieces (`special_f32_tables`, tools/fit_special_f32.py).
+//!   u = 2/x, two pieces, both evaluated as J's are (`special_f32_tables`, tools/fit_special_f32.py).
 
 use std::f64::consts::{FRAC_1_SQRT_2, FRAC_2_PI};
 
@@ -26,7 +29,7 @@ use crate::cpu::special::{i0_64, i1_64};
 use crate::cpu::special_f32_tables::{AIRY_FAR, AIRY_NEAR, I0_FAR, I1_FAR};
 use crate::cpu::vecmath::{exp, log};
 use crate::cpu::vecmath_core::{int_bits, poly};
-use crate::cpu::vecmath_trig::reduce_f32;
+use crate::cpu::vecmath_trig::reduce;
 use crate::dtype::{DType, Element};
 
 /// Where Hankel's form takes over from the interval tables.
@@ -62,8 +65,8 @@ const COS_TAYLOR: [f64; 11] = [
 
 /// `(sin x, cos x)` of a float32 value to float64's absolute precision.
 #[inline(always)]
-fn sin_cos(x: f64) -> (f64, f64) {
-    let (r, q) = reduce_f32(x);
+fn sin_cos<const SMALL: bool>(x: f64) -> (f64, f64) {
+    let (r, q) = reduce::<SMALL>(x);
     let z = r * r;
     let s = (r * z).mul_add(poly(z, &SIN_TAYLOR), r);
     let c = z.mul_add(poly(z, &COS_TAYLOR), 1.0);
@@ -78,42 +81,41 @@ fn sin_cos(x: f64) -> (f64, f64) {
 
 /// `(J_n(a), Y_n(a))` for a >= 8 by Hankel's form with the fitted P and x Q.
 #[inline(always)]
-fn hankel(a: f64, p: &[f64], q: &[f64], order_one: bool) -> (f64, f64) {
+fn hankel<const SMALL: bool>(a: f64, p: &[f64], q: &[f64], order_one: bool) -> (f64, f64) {
     let inv = 1.0 / a;
     let t = (128.0 * inv).mul_add(inv, -1.0);
     let pv = poly(t, p);
     let qv = poly(t, q) * inv;
-    let (s, c) = sin_cos(a);
+    let (s, c) = sin_cos::<SMALL>(a);
     // cos χ and sin χ for χ = a - π/4 (order 0) or a - 3π/4 (order 1).
     let (cos_chi, sin_chi) = if order_one { (s - c, -(s + c)) } else { (c + s, s - c) };
     let amp = (FRAC_2_PI * inv).sqrt() * FRAC_1_SQRT_2;
     (amp * pv.mul_add(cos_chi, -(qv * sin_chi)), amp * pv.mul_add(sin_chi, qv * cos_chi))
 }
 
-/// A function on [0, 8) from its table of intervals of width 1/2 (see the module's note).
+/// A function on [0, 8) from its pieces, rows [lo, mid, 1/half-width, z_hi, z_lo, has_zero,
+/// coefficients...] (see the module's note): every row's polynomial is evaluated (the rows are
+/// constants, so the loop unrolls and each has its own length) and the last piece whose lo is
+/// at most `a` selected. Values at a >= 8, below the first lo or NaN are the caller's to discard.
 #[inline(always)]
-fn near<const N: usize>(table: &[[f64; N]; 16], a: f64) -> f64 {
-    // The index through float64 and the integer bits (no float-to-integer conversion, which
-    // does not vectorise), masked into bounds: values at a >= 8, negative a or NaN are
-    // discarded by the caller.
-    let fi = (a * 2.0).floor().min(15.0);
-    let row = &table[(int_bits(fi) & 15) as usize];
-    let t = 4.0f64.mul_add(a, -2.0f64.mul_add(fi, 1.0));
-    let p = poly(t, &row[3..]);
-    let d = (a - row[0]) - row[1];
-    if row[2] != 0.0 {
-        d * p
-    } else {
-        p
+fn near(rows: &[&[f64]], a: f64) -> f64 {
+    let mut v = 0.0;
+    for row in rows {
+        let p = poly((a - row[1]) * row[2], &row[6..]);
+        let p = if row[5] != 0.0 { ((a - row[3]) - row[4]) * p } else { p };
+        if a >= row[0] {
+            v = p;
+        }
     }
+    v
 }
 
-/// J0 of a float32 value (even; NaN at ±inf, as PyTorch's).
+/// J0 of a float32 value (even; NaN at ±inf, as PyTorch's); `SMALL`: see the module's note.
 #[inline(always)]
-pub fn j0_f32(x: f64) -> f64 {
+pub fn j0_f32<const SMALL: bool>(x: f64) -> f64 {
     let a = x.abs();
     let v = near(&J0_NEAR, a);
-    let far = hankel(a, &P0_FAR, &Q0_FAR, false).0;
+    let far = hankel::<SMALL>(a, &P0_FAR, &Q0_FAR, false).0;
     if a < FAR {
         v
     } else if a < f64::INFINITY {
@@ -125,10 +127,10 @@ pub fn j0_f32(x: f64) -> f64 {
 
 /// J1 of a float32 value (odd).
 #[inline(always)]
-pub fn j1_f32(x: f64) -> f64 {
+pub fn j1_f32<const SMALL: bool>(x: f64) -> f64 {
     let a = x.abs();
     let v = near(&J1_NEAR, a);
-    let far = hankel(a, &P1_FAR, &Q1_FAR, true).0;
+    let far = hankel::<SMALL>(a, &P1_FAR, &Q1_FAR, true).0;
     let r = if a < FAR {
         v
     } else if a < f64::INFINITY {
@@ -146,11 +148,11 @@ pub fn j1_f32(x: f64) -> f64 {
 
 /// Y0 of a float32 value: -inf at 0, NaN below 0 and at inf.
 #[inline(always)]
-pub fn y0_f32(x: f64) -> f64 {
+pub fn y0_f32<const SMALL: bool>(x: f64) -> f64 {
     let s = (8.0 * x).mul_add(x, -1.0);
     let small = (FRAC_2_PI * log::<false>(x)).mul_add(poly(s, &J0_SMALL), poly(s, &Y0_SMALL));
     let v = near(&Y0_NEAR, x);
-    let far = hankel(x, &P0_FAR, &Q0_FAR, false).1;
+    let far = hankel::<SMALL>(x, &P0_FAR, &Q0_FAR, false).1;
     y_special(
         x,
         if x < 0.5 {
@@ -165,11 +167,11 @@ pub fn y0_f32(x: f64) -> f64 {
 
 /// Y1 of a float32 value: -inf at 0, NaN below 0 and at inf.
 #[inline(always)]
-pub fn y1_f32(x: f64) -> f64 {
+pub fn y1_f32<const SMALL: bool>(x: f64) -> f64 {
     let s = (0.5 * x).mul_add(x, -1.0);
     let small = x.mul_add((FRAC_2_PI * log::<false>(x)).mul_add(poly(s, &J1_SMALL), poly(s, &Y1_SMALL)), -FRAC_2_PI / x);
     let v = near(&Y1_NEAR, x);
-    let far = hankel(x, &P1_FAR, &Q1_FAR, true).1;
+    let far = hankel::<SMALL>(x, &P1_FAR, &Q1_FAR, true).1;
     y_special(
         x,
         if x < 2.0 {
@@ -243,13 +245,14 @@ fn i_f32<const ONE: bool, const SCALED: bool>(x: f64) -> f64 {
     // Up to 2: I0 and I1/x in s = x^2/2 - 1.
     let s = (0.5 * a).mul_add(a, -1.0);
     let small = if ONE { a * poly(s, &I1_SMALL) } else { poly(s, &I0_SMALL) };
-    // Above: sqrt(x) e^-x I(x) in u = 2/x, two pieces as K's (at a = 0 u is inf and the
-    // unselected row the second). Two rows, not more: with more, LLVM left the loop scalar.
+    // Above: sqrt(x) e^-x I(x) in u = 2/x, two pieces, both evaluated and one selected (a row
+    // indexed per element is a gather: the scaled kernels' loops were left scalar, 10 ms a
+    // million). At a = 0 u is inf, the second piece is selected and discarded.
     let u = 2.0 / a;
-    let fi = (u * 2.0).floor().min(1.0);
-    let i = (int_bits(fi) & 1) as usize;
-    let t = 4.0f64.mul_add(u, -2.0f64.mul_add(fi, 1.0));
-    let g = if ONE { poly(t, &I1_FAR[i]) } else { poly(t, &I0_FAR[i]) } / a.sqrt();
+    let rows = if ONE { &I1_FAR } else { &I0_FAR };
+    let g0 = poly(4.0f64.mul_add(u, -1.0), rows[0]);
+    let g1 = poly(4.0f64.mul_add(u, -3.0), rows[1]);
+    let g = if u < 0.5 { g0 } else { g1 } / a.sqrt();
     let v = if SCALED {
         if a <= 2.0 {
             small * exp::<false>(-a)
@@ -319,10 +322,10 @@ macro_rules! elem_kernels {
     )*};
 }
 elem_kernels! {
-    j0_elem: j0_f32, bessel_j0;
-    j1_elem: j1_f32, bessel_j1;
-    y0_elem: y0_f32, bessel_y0;
-    y1_elem: y1_f32, bessel_y1;
+    j0_elem: j0_f32::<false>, bessel_j0;
+    j1_elem: j1_f32::<false>, bessel_j1;
+    y0_elem: y0_f32::<false>, bessel_y0;
+    y1_elem: y1_f32::<false>, bessel_y1;
     k0_elem: k_f32::<false, false>, bessel_k0;
     k1_elem: k_f32::<true, false>, bessel_k1;
     k0e_elem: k_f32::<false, true>, bessel_k0e;
@@ -343,11 +346,11 @@ mod tests {
     #[test]
     fn float32_paths_match_float64() {
         type Pair = (fn(f64) -> f64, fn(f64) -> f64, f64);
-        let pairs: [Pair; 13] = [
-            (j0_f32, bessel_j0, -60.0),
-            (j1_f32, bessel_j1, -60.0),
-            (y0_f32, bessel_y0, 1e-3),
-            (y1_f32, bessel_y1, 1e-3),
+        let pairs: [Pair; 17] = [
+            (j0_f32::<false>, bessel_j0, -60.0),
+            (j1_f32::<false>, bessel_j1, -60.0),
+            (y0_f32::<false>, bessel_y0, 1e-3),
+            (y1_f32::<false>, bessel_y1, 1e-3),
             (k_f32::<false, false>, bessel_k0, 1e-3),
             (k_f32::<true, false>, bessel_k1, 1e-3),
             (k_f32::<false, true>, bessel_k0e, 1e-3),
@@ -357,6 +360,10 @@ mod tests {
             (i_f32::<false, true>, i0e_64, -60.0),
             (i_f32::<true, true>, i1e_64, -60.0),
             (airy_ai_f32, airy_ai, -60.0),
+            (j0_f32::<true>, bessel_j0, -60.0),
+            (j1_f32::<true>, bessel_j1, -60.0),
+            (y0_f32::<true>, bessel_y0, 1e-3),
+            (y1_f32::<true>, bessel_y1, 1e-3),
         ];
         for (k, (fast, slow, lo)) in pairs.into_iter().enumerate() {
             let mut x = lo;
@@ -364,20 +371,21 @@ mod tests {
                 let x32 = x as f32 as f64;
                 let (a, b) = (fast(x32), slow(x32));
                 // Absolute next to the zeros of J, Y and Ai (below 0), relative elsewhere.
-                let tol = 1e-12 * b.abs() + if k < 4 || (k == 12 && x < 0.0) { 1e-15 } else { 0.0 };
+                let tol = 1e-12 * b.abs() + if !(4..12).contains(&k) && (k != 12 || x < 0.0) { 1e-15 } else { 0.0 };
                 assert!((a - b).abs() <= tol, "{k} at {x32}: {a} vs {b}");
                 x += 0.0173;
             }
         }
-        assert!(j0_f32(f64::INFINITY).is_nan() && j1_f32(f64::NAN).is_nan());
-        assert_eq!(y0_f32(0.0), f64::NEG_INFINITY);
-        assert_eq!(y1_f32(0.0), f64::NEG_INFINITY);
-        assert!(y0_f32(-1.0).is_nan() && y1_f32(f64::INFINITY).is_nan());
+        assert!(j0_f32::<false>(f64::INFINITY).is_nan() && j1_f32::<false>(f64::NAN).is_nan());
+        assert!(j0_f32::<true>(f64::INFINITY).is_nan() && j1_f32::<true>(f64::NAN).is_nan());
+        assert_eq!(y0_f32::<true>(0.0), f64::NEG_INFINITY);
+        assert_eq!(y1_f32::<false>(0.0), f64::NEG_INFINITY);
+        assert!(y0_f32::<true>(-1.0).is_nan() && y1_f32::<true>(f64::INFINITY).is_nan());
         assert_eq!(k_f32::<false, false>(0.0), f64::INFINITY);
         assert_eq!(k_f32::<true, true>(f64::INFINITY), 0.0);
         assert!(k_f32::<true, false>(-1.0).is_nan());
-        assert_eq!(j1_f32(-2.0), -j1_f32(2.0));
-        assert!(j1_f32(-0.0).is_sign_negative());
+        assert_eq!(j1_f32::<true>(-2.0), -j1_f32::<true>(2.0));
+        assert!(j1_f32::<false>(-0.0).is_sign_negative() && j1_f32::<true>(-0.0).is_sign_negative());
         assert!(i_f32::<false, false>(f64::INFINITY).is_nan() && i_f32::<true, false>(f64::NEG_INFINITY).is_nan());
         assert_eq!(i_f32::<false, true>(f64::NEG_INFINITY), 0.0);
         assert!(i_f32::<true, true>(-0.0).is_sign_positive() && i_f32::<true, false>(f64::NAN).is_nan());

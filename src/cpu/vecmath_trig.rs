@@ -103,7 +103,7 @@ fn reduce_small(x: f64) -> (f64, i64) {
 
 /// `x` reduced by π/2 the exact way, or the cheap way when the caller knows |x| is small.
 #[inline(always)]
-fn reduce<const SMALL: bool>(x: f64) -> (f64, i64) {
+pub(crate) fn reduce<const SMALL: bool>(x: f64) -> (f64, i64) {
     if SMALL {
         reduce_small(x)
     } else {

@@ -446,12 +446,12 @@ macro_rules! unary_op_table {
             }
             ModifiedBesselI0 {
                 name: "special_modified_bessel_i0", node: "SpecialModifiedBesselI0", ints: false, reads: (true, false), wgpu: none,
-                py: [_special_modified_bessel_i0], inplace: [], cpu: |x| T::from_f64(i0_64(x.to_f64())),
+                py: [_special_modified_bessel_i0], inplace: [], cpu: |x| i0_elem(x),
                 grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::ModifiedBesselI1)?)?,
             }
             ModifiedBesselI1 {
                 name: "special_modified_bessel_i1", node: "SpecialModifiedBesselI1", ints: false, reads: (true, false), wgpu: none,
-                py: [_special_modified_bessel_i1], inplace: [], cpu: |x| T::from_f64(i1_64(x.to_f64())),
+                py: [_special_modified_bessel_i1], inplace: [], cpu: |x| i1_elem(x),
                 grad: |g, x, _y| order_one_grad(g, &x()?, UnaryOp::ModifiedBesselI0, UnaryOp::ModifiedBesselI1, 1.0, Some(0.5))?,
             }
             ModifiedBesselK0 {
