@@ -341,6 +341,10 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
             let e = x.binary(B::Sub, &y)?.unary(U::Exp)?;
             out[0] = Some(mul(&expand_back(&g, &shape(0), dims, *keepdim)?, &e)?);
         }
+        Op::Pointwise2 { kind } => {
+            let [gx, gy] = crate::ops::grad::pointwise2_grads(*kind, &g, &|| node.input(0), &|| node.input(1), [need(0), need(1)])?;
+            (out[0], out[1]) = (gx, gy);
+        }
         Op::Cumsum { dim } => out[0] = Some(g.reverse_cumsum(*dim)?),
         Op::Cumprod { dim } => {
             let (x, y) = (node.input(0)?, node.output(0)?);

@@ -100,6 +100,11 @@ pub enum Op {
         dims: Vec<usize>,
         keepdim: bool,
     },
+    /// A two-operand pointwise formula of one kernel (`cpu::fused_pointwise`): an unreduced
+    /// loss (inputs saved) or lerp with a scalar weight (nothing saved).
+    Pointwise2 {
+        kind: crate::cpu::fused_pointwise::Fused2,
+    },
     Cumsum {
         dim: usize,
     },
@@ -278,6 +283,12 @@ impl Op {
                 }
             }
             Op::Logsumexp { .. } => "Logsumexp",
+            Op::Pointwise2 { kind } => match kind {
+                crate::cpu::fused_pointwise::Fused2::Mse => "MseLoss",
+                crate::cpu::fused_pointwise::Fused2::SmoothL1 { .. } => "SmoothL1Loss",
+                crate::cpu::fused_pointwise::Fused2::Huber { .. } => "HuberLoss",
+                crate::cpu::fused_pointwise::Fused2::Lerp { .. } => "Lerp",
+            },
             Op::Cumsum { .. } => "Cumsum",
             Op::Cumprod { .. } => "Cumprod",
             Op::View { kind } | Op::Permute { kind, .. } | Op::Take { kind, .. } | Op::Window { kind, .. } | Op::Put { name: kind, .. } => {

@@ -206,12 +206,36 @@ fn row2<A: Element, B: Element, U: Element>(
     match (sa, sb) {
         (1, 1) => zip_slices(&a[oa..oa + n], &b[ob..ob + n], out, f),
         (1, 0) => {
-            let bv = b[ob];
-            map_slice(&a[oa..oa + n], out, &|x| f(x, bv))
+            // A tensor and a number: the number is copied into a local before the loop. Read
+            // through a closure's captures it was reloaded per element (a store to `out` might
+            // alias it), which kept the loop scalar: x * 2.0 took 0.63 ms at 1M float32, x * x
+            // 0.35.
+            let (a, bv) = (&a[oa..oa + n], b[ob]);
+            vectorized(
+                #[inline(always)]
+                move || {
+                    let (out, bv) = (out, bv);
+                    let n = out.len();
+                    let a = &a[..n];
+                    for i in 0..n {
+                        out[i].write(f(a[i], bv));
+                    }
+                },
+            )
         }
         (0, 1) => {
-            let av = a[oa];
-            map_slice(&b[ob..ob + n], out, &|y| f(av, y))
+            let (av, b) = (a[oa], &b[ob..ob + n]);
+            vectorized(
+                #[inline(always)]
+                move || {
+                    let (out, av) = (out, av);
+                    let n = out.len();
+                    let b = &b[..n];
+                    for i in 0..n {
+                        out[i].write(f(av, b[i]));
+                    }
+                },
+            )
         }
         _ => vectorized(
             #[inline(always)]

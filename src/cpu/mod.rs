@@ -16,6 +16,7 @@ pub mod conv;
 pub mod elementwise;
 pub mod extremum;
 pub mod flip;
+pub mod fused_pointwise;
 pub(crate) mod index;
 mod loss;
 pub mod math;

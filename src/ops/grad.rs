@@ -1,6 +1,7 @@
 //! Small tensor-op helpers for writing gradient formulas.
 
 pub use crate::cpu::act_grad::ActGrad;
+use crate::cpu::fused_pointwise::Fused2;
 use crate::error::{Error, Result};
 use crate::tensor::arith::Arg;
 use crate::tensor::{BinaryOp, Scalar, Tensor, UnaryOp};
@@ -35,6 +36,70 @@ pub fn one_minus(a: &Tensor) -> Result<Tensor> {
 
 pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     a.binary(BinaryOp::Div, b)
+}
+
+/// Whether a forward over `inputs` may take a fused CPU kernel (`cpu::fused_pointwise`): all on
+/// the CPU, and no graph to record (grad mode off, or none of them needs a gradient).
+pub fn fusable_forward(inputs: &[&Tensor]) -> bool {
+    let records = crate::autograd::is_grad_enabled() && inputs.iter().any(|t| t.requires_grad());
+    !records && on_cpu(inputs)
+}
+
+fn on_cpu(inputs: &[&Tensor]) -> bool {
+    inputs.iter().all(|t| t.device() == crate::device::Device::Cpu)
+}
+
+/// `kind` of `x` and `y` in one CPU pass (`cpu::fused_pointwise`), recorded as one
+/// `Op::Pointwise2` node (named `name` where given) whose backward is one pass too; None where
+/// the operands do not allow it (other devices, dtypes, shapes or layouts).
+pub fn pointwise2(x: &Tensor, y: &Tensor, kind: Fused2, name: Option<&str>) -> Result<Option<Tensor>> {
+    if !on_cpu(&[x, y]) {
+        return Ok(None);
+    }
+    let Some(out) = crate::cpu::fused_pointwise::fused2(x.array(), y.array(), kind)? else {
+        return Ok(None);
+    };
+    let out = Tensor::from_array(out);
+    // lerp's gradients are the incoming one scaled: nothing to save.
+    let saves: &[usize] = if matches!(kind, Fused2::Lerp { .. }) { &[] } else { &[0, 1] };
+    crate::autograd::op::record_named(name, crate::autograd::op::Op::Pointwise2 { kind }, &[x, y], &[&out], saves, &[]);
+    Ok(Some(out))
+}
+
+/// The gradients of `Op::Pointwise2` for the operands `need` asks for: lerp's `g (1 - w)` and
+/// `g w`; a loss's `g ∂/∂x` (in one pass where no graph is built) and its negation for `y`.
+pub fn pointwise2_grads(
+    kind: Fused2,
+    g: &Tensor,
+    x: &dyn Fn() -> Result<Tensor>,
+    y: &dyn Fn() -> Result<Tensor>,
+    need: [bool; 2],
+) -> Result<[Option<Tensor>; 2]> {
+    if let Fused2::Lerp { weight } = kind {
+        return Ok([need[0].then(|| muls(g, 1.0 - weight)).transpose()?, need[1].then(|| muls(g, weight)).transpose()?]);
+    }
+    let (x, y) = (x()?, y()?);
+    let fused = if crate::autograd::is_grad_enabled() || !on_cpu(&[g, &x, &y]) {
+        None
+    } else {
+        crate::cpu::fused_pointwise::fused2_grad(g.array(), x.array(), y.array(), kind)?.map(Tensor::from_array)
+    };
+    let gx = match fused {
+        Some(gx) => gx,
+        None => {
+            // The composite form, differentiable again under create_graph.
+            let d = x.binary(BinaryOp::Sub, &y)?;
+            let slope = match kind {
+                Fused2::Mse => muls(&d, 2.0)?,
+                Fused2::SmoothL1 { beta } => d.binary_scalar(BinaryOp::Div, f(beta), false)?.clamp_scalar(Some(f(-1.0)), Some(f(1.0)))?,
+                Fused2::Huber { delta } => d.clamp_scalar(Some(f(-delta)), Some(f(delta)))?,
+                Fused2::Lerp { .. } => unreachable!("returned above"),
+            };
+            mul(g, &slope)?
+        }
+    };
+    let gy = if need[1] { Some(gx.unary(UnaryOp::Neg)?) } else { None };
+    Ok([need[0].then_some(gx), gy])
 }
 
 /// An activation's input gradient `g * f'(v)` as one CPU pass (`cpu::act_grad`), where no

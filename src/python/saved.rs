@@ -48,6 +48,7 @@ fn op_attrs<'py>(py: Python<'py>, op: &Op) -> PyResult<Bound<'py, PyDict>> {
             d.set_item("transposed", matches!(op, Op::ConvTranspose { .. }))?;
         }
         Op::Softmax { dim, .. } => d.set_item("dim", dim)?,
+        Op::Pointwise2 { kind: crate::cpu::fused_pointwise::Fused2::Lerp { weight } } => d.set_item("weight", weight)?,
         Op::BatchNorm { training, eps } => {
             d.set_item("eps", eps)?;
             d.set_item("training", training)?;

@@ -7,9 +7,10 @@
 //! place (`reduce`).
 
 use crate::autograd::{named, GradMode};
+use crate::cpu::fused_pointwise::Fused2;
 use crate::error::{python_float, Error, Result};
 use crate::ops::composite::functions::xlogy;
-use crate::ops::grad::f;
+use crate::ops::grad::{f, pointwise2};
 use crate::ops::reduction::Reduction;
 use crate::tensor::arith::{binary_scalar_overload, Arg};
 use crate::tensor::{BinaryOp as B, ReduceOp, Scalar, Tensor, UnaryOp as U};
@@ -85,11 +86,24 @@ fn if_grad(weight: Option<&Tensor>) -> Option<&Tensor> {
     weight.filter(|w| w.requires_grad())
 }
 
+/// The unreduced `kind` of the broadcast operands as one CPU pass with a one-pass backward
+/// (`ops::grad::pointwise2`), where there is no weight; None where the composite form must run
+/// (a weight, another device, dtypes or layouts the kernel does not take).
+fn fused(x: &Tensor, y: &Tensor, kind: Fused2, weight: Option<&Tensor>) -> Result<Option<Tensor>> {
+    if weight.is_some() {
+        return Ok(None);
+    }
+    pointwise2(x, y, kind, None)
+}
+
 /// `F.mse_loss`: `(input - target)²` (times `weight` where given) over the broadcast operands.
 pub fn mse_loss(input: &Tensor, target: &Tensor, weight: Option<&Tensor>, reduction: Reduction) -> Result<Tensor> {
     let (x, y) = broadcast_pair(input, target)?;
     named("MseLossBackward0", &inputs(&[&x, &y], &[weight]), || {
-        let loss = weighted(square(&x.binary(B::Sub, &y)?)?, weight)?;
+        let loss = match fused(&x, &y, Fused2::Mse, weight)? {
+            Some(loss) => loss,
+            None => weighted(square(&x.binary(B::Sub, &y)?)?, weight)?,
+        };
         reduce(&loss, reduction)
     })
 }
@@ -108,6 +122,12 @@ pub fn smooth_l1_loss(input: &Tensor, target: &Tensor, reduction: Reduction, bet
         return Err(Error::Runtime("smooth_l1_loss does not support negative values for beta.".into()));
     }
     named("SmoothL1LossBackward0", &[&x, &y], || {
+        // beta 0 is the l1 loss, recorded as its parts.
+        if beta != 0.0 {
+            if let Some(loss) = fused(&x, &y, Fused2::SmoothL1 { beta }, None)? {
+                return reduce(&loss, reduction);
+            }
+        }
         let diff = x.binary(B::Sub, &y)?.unary(U::Abs)?;
         let loss = if beta == 0.0 {
             diff
@@ -128,6 +148,9 @@ pub fn huber_loss(input: &Tensor, target: &Tensor, reduction: Reduction, delta: 
         return Err(Error::Runtime("huber_loss does not support non-positive values for delta.".into()));
     }
     named("HuberLossBackward0", &inputs(&[&x, &y], &[weight]), || {
+        if let Some(loss) = fused(&x, &y, Fused2::Huber { delta }, weight)? {
+            return reduce(&loss, reduction);
+        }
         let diff = x.binary(B::Sub, &y)?.unary(U::Abs)?;
         let quadratic = square(&diff)?.binary_scalar(B::Mul, f(0.5), false)?;
         let linear = diff.binary_scalar(B::Sub, f(0.5 * delta), false)?.binary_scalar(B::Mul, f(delta), false)?;
