@@ -8,6 +8,7 @@ pub mod composite;
 pub mod conv_geometry;
 pub(crate) mod grad;
 pub mod nn;
+pub(crate) mod pointwise2;
 pub mod pool_geometry;
 pub mod reduce;
 pub mod reduction;

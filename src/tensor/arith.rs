@@ -490,7 +490,7 @@ impl Tensor {
         if let Arg::S(w) = weight {
             // One pass, recorded as one node (float32/float64 CPU operands of one shape).
             let kind = crate::cpu::fused_pointwise::Fused2::Lerp { weight: w.to_f64() };
-            if let Some(out) = crate::ops::grad::pointwise2(self, end, kind, Some(name))? {
+            if let Some(out) = crate::ops::pointwise2::pointwise2(self, end, kind, Some(name))? {
                 return Ok(out);
             }
         }
@@ -550,7 +550,7 @@ impl Tensor {
     /// in that dtype (truncated for integers).
     pub fn addc(&self, t1: &Tensor, t2: &Tensor, value: Scalar, divide: bool) -> Result<Tensor> {
         let name = if divide { "AddcdivBackward0" } else { "AddcmulBackward0" };
-        if crate::ops::grad::fusable_forward(&[self, t1, t2]) {
+        if crate::ops::pointwise2::fusable_forward(&[self, t1, t2]) {
             if let Some(out) = crate::cpu::fused_pointwise::addc(self.array(), t1.array(), t2.array(), value.to_f64(), divide)? {
                 return Ok(Tensor::from_array(out));
             }

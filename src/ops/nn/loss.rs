@@ -10,7 +10,8 @@ use crate::autograd::{named, GradMode};
 use crate::cpu::fused_pointwise::Fused2;
 use crate::error::{python_float, Error, Result};
 use crate::ops::composite::functions::xlogy;
-use crate::ops::grad::{f, pointwise2};
+use crate::ops::grad::f;
+use crate::ops::pointwise2::pointwise2;
 use crate::ops::reduction::Reduction;
 use crate::tensor::arith::{binary_scalar_overload, Arg};
 use crate::tensor::{BinaryOp as B, ReduceOp, Scalar, Tensor, UnaryOp as U};
@@ -87,7 +88,7 @@ fn if_grad(weight: Option<&Tensor>) -> Option<&Tensor> {
 }
 
 /// The unreduced `kind` of the broadcast operands as one CPU pass with a one-pass backward
-/// (`ops::grad::pointwise2`), where there is no weight; None where the composite form must run
+/// (`ops::pointwise2`), where there is no weight; None where the composite form must run
 /// (a weight, another device, dtypes or layouts the kernel does not take).
 fn fused(x: &Tensor, y: &Tensor, kind: Fused2, weight: Option<&Tensor>) -> Result<Option<Tensor>> {
     if weight.is_some() {
