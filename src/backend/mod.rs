@@ -354,6 +354,34 @@ pub trait Backend: Sync {
         Err(not_on_device("nll_loss", scores.device()))
     }
 
+    /// One LSTM time step's pointwise cell (`ops::nn::rnn_cell`) from the gate pre-activations
+    /// `gx` and `gh` (rows, 4H) and the cell state `c` (rows, H), all float32 or all float64
+    /// (the tensor layer composes half precision from elementwise ops): `(h', c',
+    /// saved)`, `saved` (rows, 5H: the activated gates and tanh c', as `cpu::rnn_cell` lays them
+    /// out) when `keep`, else (0, 5H). None where this backend has no fused kernel for these
+    /// operands: the tensor layer composes the step from elementwise ops.
+    fn lstm_cell(&self, _gx: &Array, _gh: &Array, _c: &Array, _keep: bool) -> Result<Option<(Array, Array, Array)>> {
+        Ok(None)
+    }
+
+    /// The backward of `lstm_cell`: `(d gates, d c)` from its `saved`, `c` and the gradients of
+    /// h' and c'. None as for `lstm_cell`.
+    fn lstm_cell_backward(&self, _saved: &Array, _c: &Array, _dh: &Array, _dc: &Array) -> Result<Option<(Array, Array)>> {
+        Ok(None)
+    }
+
+    /// One GRU time step's pointwise cell from `gx` and `gh` (rows, 3H) and the state `h`:
+    /// `(h', saved)`, `saved` (rows, 4H) when `keep`, else (0, 4H). None as for `lstm_cell`.
+    fn gru_cell(&self, _gx: &Array, _gh: &Array, _h: &Array, _keep: bool) -> Result<Option<(Array, Array)>> {
+        Ok(None)
+    }
+
+    /// The backward of `gru_cell`: `(d gx, d gh, d h)` from its `saved`, `h` and the gradient
+    /// of h'. None as for `lstm_cell`.
+    fn gru_cell_backward(&self, _saved: &Array, _h: &Array, _dy: &Array) -> Result<Option<(Array, Array, Array)>> {
+        Ok(None)
+    }
+
     /// conv2d of the float32 or float64 image `x` (N, C, H, W) with `weight` and `bias` (one
     /// dtype) as `g` describes it: the result (N, O, oh, ow) and, when `keep_patches`, the patch
     /// matrices (`g.batch_patches()` elements, laid out as this backend's `conv2d_weight_grad`

@@ -170,6 +170,22 @@ impl Backend for Cpu {
         super::loss::nll_loss(scores, target, weight, classes, ignore_index, reduction, out_shape)
     }
 
+    fn lstm_cell(&self, gx: &Array, gh: &Array, c: &Array, keep: bool) -> Result<Option<(Array, Array, Array)>> {
+        super::rnn_cell::lstm_forward_op(gx, gh, c, keep).map(Some)
+    }
+
+    fn lstm_cell_backward(&self, saved: &Array, c: &Array, dh: &Array, dc: &Array) -> Result<Option<(Array, Array)>> {
+        super::rnn_cell::lstm_backward_op(saved, c, dh, dc).map(Some)
+    }
+
+    fn gru_cell(&self, gx: &Array, gh: &Array, h: &Array, keep: bool) -> Result<Option<(Array, Array)>> {
+        super::rnn_cell::gru_forward_op(gx, gh, h, keep).map(Some)
+    }
+
+    fn gru_cell_backward(&self, saved: &Array, h: &Array, dy: &Array) -> Result<Option<(Array, Array, Array)>> {
+        super::rnn_cell::gru_backward_op(saved, h, dy).map(Some)
+    }
+
     fn conv2d(
         &self,
         x: &Array,

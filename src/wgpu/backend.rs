@@ -16,7 +16,7 @@ use crate::ops::reduction::Reduction;
 use crate::ops::unary::{FloatClass, UnaryOp};
 use crate::storage::Storage;
 
-use super::{attention, context, loss, matmul, norm, operands, ops, optim, pooling, positions, reduce, softmax, storage};
+use super::{attention, context, loss, matmul, norm, operands, ops, optim, pooling, positions, reduce, rnn_cell, softmax, storage};
 
 /// The GPU backend: Vulkan, Metal or DX12 through wgpu.
 pub struct Wgpu;
@@ -242,6 +242,22 @@ impl Backend for Wgpu {
         out_shape: &[usize],
     ) -> Result<Option<(Array, Array, Array)>> {
         loss::nll_loss(scores, target, weight, classes, ignore_index, reduction, out_shape)
+    }
+
+    fn lstm_cell(&self, gx: &Array, gh: &Array, c: &Array, keep: bool) -> Result<Option<(Array, Array, Array)>> {
+        rnn_cell::lstm_forward(gx, gh, c, keep).map(Some)
+    }
+
+    fn lstm_cell_backward(&self, saved: &Array, c: &Array, dh: &Array, dc: &Array) -> Result<Option<(Array, Array)>> {
+        rnn_cell::lstm_backward(saved, c, dh, dc).map(Some)
+    }
+
+    fn gru_cell(&self, gx: &Array, gh: &Array, h: &Array, keep: bool) -> Result<Option<(Array, Array)>> {
+        rnn_cell::gru_forward(gx, gh, h, keep).map(Some)
+    }
+
+    fn gru_cell_backward(&self, saved: &Array, h: &Array, dy: &Array) -> Result<Option<(Array, Array, Array)>> {
+        rnn_cell::gru_backward(saved, h, dy).map(Some)
     }
 
     /// The convolutions are composed by the tensor layer from strided views, `matmul` and

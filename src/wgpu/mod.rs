@@ -38,6 +38,8 @@ mod positions;
 #[cfg(feature = "wgpu")]
 mod reduce;
 #[cfg(feature = "wgpu")]
+mod rnn_cell;
+#[cfg(feature = "wgpu")]
 mod shader;
 #[cfg(feature = "wgpu")]
 mod softmax;

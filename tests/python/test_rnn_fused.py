@@ -2,7 +2,7 @@
 run per time step: values against the composite step written in tensor ops, gradients by
 gradcheck (float64, non-contiguous operands, one output's gradient missing), second derivatives
 (create_graph runs the backward in tensor ops), the node the layers record, the argument checks,
-and the composite fallback on wgpu."""
+and on wgpu the same cell as one kernel each way."""
 import numpy as np
 import pytest
 
@@ -10,7 +10,7 @@ import rstorch
 from rstorch import _C, nn
 from rstorch.autograd import gradcheck, gradgradcheck
 
-from _wgpu_helpers import close, needs_gpu
+from _wgpu_helpers import close, launched, needs_f64, needs_gpu
 
 F64 = rstorch.float64
 
@@ -115,20 +115,94 @@ def test_half_precision_runs_the_composite_step():
     np.testing.assert_allclose(c1.float().numpy(), want_c.float().numpy(), atol=1e-2)
 
 
+def _on_both(*shapes, dtype, seed=0):
+    """Leaves of `shapes` (random, of `dtype`) on the CPU and the same values on wgpu."""
+    cpu = [_t(*shape, seed=seed + k, dtype=dtype).requires_grad_(True) for k, shape in enumerate(shapes)]
+    return cpu, [t.detach().to("wgpu").requires_grad_(True) for t in cpu]
+
+
 @needs_gpu
-def test_wgpu_runs_the_composite_step_under_the_same_node():
-    lstm = nn.LSTM(3, 4)
-    x = _t(5, 2, 3, dtype=rstorch.float32)
-    want, _ = lstm(x)
-    want.sum().backward()
-    want_grad = lstm.weight_hh_l0.grad.clone()
-    lstm.zero_grad()
-    gpu = lstm.to("wgpu")
-    got, _ = gpu(x.to("wgpu"))
-    got.sum().backward()
-    close(got, want)
-    close(gpu.weight_hh_l0.grad, want_grad)
+@pytest.mark.parametrize("cell", ["lstm", "gru"])
+def test_wgpu_cell_is_one_kernel_each_way(cell):
+    """On wgpu the cell step is one kernel forward and one backward, under the fused node, with
+    values and gradients as on the CPU (wide rows: several workgroups; a transposed operand)."""
+    gates = 4 if cell == "lstm" else 3
+    step = _C._lstm_cell if cell == "lstm" else _C._gru_cell
+    cpu, gpu = _on_both((7, gates * 300), (7, gates * 300), (7, 300), dtype=rstorch.float32)
+    with rstorch.no_grad():
+        step(*(t.detach() for t in gpu))
+        before = launched()
+        step(*(t.detach() for t in gpu))
+        assert launched() - before == 1
+    outs = {}
+    for dev, leaves in (("cpu", cpu), ("wgpu", gpu)):
+        out = step(*leaves)
+        out = out if isinstance(out, tuple) else (out,)
+        assert out[0].grad_fn.name() == ("ThnnFusedLstmCellBackward0" if cell == "lstm" else "ThnnFusedGruCellBackward0")
+        weights = [rstorch.linspace(-1, 1, o.numel()).reshape(o.shape).to(dev) for o in out]
+        loss = sum((o * w).sum() for o, w in zip(out, weights))
+        grads = rstorch.autograd.grad(loss, leaves)
+        outs[dev] = (out, grads)
+    for got, want in zip(outs["wgpu"][0] + outs["wgpu"][1], outs["cpu"][0] + outs["cpu"][1]):
+        close(got, want, tol=1e-5)
+    # The transposed state is copied dense; the kernel reads it from there.
+    t_state = cpu[2].detach().t().contiguous().t()
+    assert not t_state.is_contiguous()
+    got = step(gpu[0].detach(), gpu[1].detach(), t_state.to("wgpu").t().contiguous().t())
+    want = step(cpu[0].detach(), cpu[1].detach(), t_state)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        close(g, w, tol=1e-5)
+
+
+@needs_gpu
+def test_wgpu_layers_match_the_cpu_and_keep_no_elementwise_nodes():
+    for layer in (nn.LSTM(3, 20, num_layers=2), nn.GRU(3, 20, num_layers=2, bidirectional=True)):
+        x = _t(6, 4, 3, dtype=rstorch.float32)
+        want, _ = layer(x)
+        want.sum().backward()
+        want_grad = next(layer.parameters()).grad.clone()
+        layer.zero_grad()
+        gpu = layer.to("wgpu")
+        got, _ = gpu(x.to("wgpu"))
+        names, seen, stack = [], set(), [got.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            names.append(node.name())
+            stack.extend(f for f, _ in node.next_functions)
+        assert not any(n.startswith(("SigmoidBackward", "TanhBackward")) for n in names)
+        got.sum().backward()
+        close(got, want)
+        close(next(gpu.parameters()).grad, want_grad)
+
+
+@needs_gpu
+def test_wgpu_cell_without_grad_and_under_create_graph():
     f32 = rstorch.float32
-    h = _C._gru_cell(*(t.to("wgpu").requires_grad_(True) for t in (_t(2, 6, dtype=f32), _t(2, 6, seed=1, dtype=f32))),
-                     _t(2, 2, seed=2, dtype=f32).to("wgpu"))
-    assert h.grad_fn.name() == "ThnnFusedGruCellBackward0"
+    cpu, gpu = _on_both((3, 8), (3, 8), (3, 2), dtype=f32)
+    with rstorch.no_grad():
+        h, c = _C._lstm_cell(*gpu)
+    assert h.grad_fn is None and c.grad_fn is None
+    for got, want in zip((h, c), lstm_reference(*(t.detach() for t in cpu))):
+        close(got, want, tol=1e-5)
+    # create_graph: the backward in tensor ops, so its own gradient exists, as on the CPU.
+    firsts = {}
+    for dev, leaves in (("cpu", cpu), ("wgpu", gpu)):
+        h, c = _C._lstm_cell(*leaves)
+        (g,) = rstorch.autograd.grad((h * h).sum() + c.sum(), leaves[0], create_graph=True)
+        (gg,) = rstorch.autograd.grad(g.sum(), leaves[0])
+        firsts[dev] = (g, gg)
+    for got, want in zip(firsts["wgpu"], firsts["cpu"]):
+        close(got, want, tol=1e-5)
+
+
+@needs_f64
+def test_wgpu_float64_cell_gradcheck():
+    _, lstm = _on_both((3, 8), (3, 8), (3, 2), dtype=F64)
+    _, gru = _on_both((3, 6), (3, 6), (3, 2), dtype=F64, seed=3)
+    for step, leaves in ((_C._lstm_cell, lstm), (_C._gru_cell, gru)):
+        got = step(*leaves)
+        assert (got[0] if isinstance(got, tuple) else got).device.type == "wgpu"
+        assert gradcheck(lambda *a: step(*a), tuple(leaves))

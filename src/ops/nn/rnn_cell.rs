@@ -2,15 +2,14 @@
 //! `_thnn_fused_lstm_cell` / `_thnn_fused_gru_cell`, which its CUDA build runs): the gate
 //! pre-activations come in as the input's projection `gx` and the state's `gh` (each with its
 //! bias, so the sum rounds as the composite cell's), the new state goes out, and one node per
-//! step computes every gate's gradient in one pass. On the CPU in float32 and float64 the
-//! kernels of `cpu::rnn_cell` run; elsewhere (wgpu, half precision) the same step is composed of
-//! tensor ops under the same node name. Under create_graph the backward is written in tensor
-//! ops, so higher derivatives exist.
+//! step computes every gate's gradient in one pass. In float32 and float64 the backend's fused
+//! kernels run (`Backend::lstm_cell` and friends: `cpu::rnn_cell`, wgpu's `rnn_cell.wgsl`);
+//! where a backend has none, and in half precision, the same step is composed of tensor ops
+//! under the same node name. Under create_graph the backward is written in tensor ops, so
+//! higher derivatives exist.
 
 use crate::autograd::op::OpNode;
-use crate::autograd::{composite, is_grad_enabled, keep_buffers, record, GradMode, Op};
-use crate::cpu::rnn_cell;
-use crate::device::Device;
+use crate::autograd::{composite, is_grad_enabled, keep_buffers, record, Op};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::grad::{mul, one_minus};
@@ -43,9 +42,10 @@ fn check(op: &str, gates: usize, gx: &Tensor, gh: &Tensor, state: &Tensor) -> Re
     Ok(*hidden)
 }
 
-/// Whether the fused kernels run these operands (else the composite step does).
-fn fused(t: &Tensor) -> bool {
-    t.device() == Device::Cpu && matches!(t.dtype(), DType::F32 | DType::F64)
+/// Whether the backends' fused kernels may take operands of `t`'s dtype (else the composite
+/// step runs).
+fn fused_dtype(t: &Tensor) -> bool {
+    matches!(t.dtype(), DType::F32 | DType::F64)
 }
 
 fn needs_node(inputs: &[&Tensor]) -> bool {
@@ -69,17 +69,17 @@ fn lstm_composite(gx: &Tensor, gh: &Tensor, c: &Tensor) -> Result<(Tensor, Tenso
 /// cell state `c` (rows, H).
 pub fn lstm_cell(gx: &Tensor, gh: &Tensor, c: &Tensor) -> Result<(Tensor, Tensor)> {
     check("_thnn_fused_lstm_cell", 4, gx, gh, c)?;
-    if !fused(c) {
+    let keep = needs_node(&[gx, gh, c]);
+    let fused = match fused_dtype(c) {
+        true => c.backend().lstm_cell(gx.array(), gh.array(), c.array(), keep)?,
+        false => None,
+    };
+    let Some((h, c_new, saved)) = fused else {
         let (h, c_new) = lstm_composite(gx, gh, c)?;
         let mut out = composite(LSTM_NODE, &[gx, gh, c], vec![h, c_new]).into_iter();
         return Ok((out.next().expect("two outputs"), out.next().expect("two outputs")));
-    }
-    let keep = needs_node(&[gx, gh, c]);
-    let (h, c_new, saved) = {
-        let _raw = GradMode::disabled();
-        let (h, c_new, saved) = rnn_cell::lstm_forward_op(gx.array(), gh.array(), c.array(), keep)?;
-        (Tensor::from_array(h), Tensor::from_array(c_new), Tensor::from_array(saved))
     };
+    let (h, c_new, saved) = (Tensor::from_array(h), Tensor::from_array(c_new), Tensor::from_array(saved));
     if keep {
         // The inputs are saved for create_graph's tensor-op backward; the kernel's backward reads
         // `c` and the activations kept as a buffer.
@@ -101,16 +101,16 @@ fn gru_composite(gx: &Tensor, gh: &Tensor, h: &Tensor) -> Result<Tensor> {
 /// One GRU step: h' from the gate pre-activations `gx` and `gh` (rows, 3H) and the state `h`.
 pub fn gru_cell(gx: &Tensor, gh: &Tensor, h: &Tensor) -> Result<Tensor> {
     check("_thnn_fused_gru_cell", 3, gx, gh, h)?;
-    if !fused(h) {
+    let keep = needs_node(&[gx, gh, h]);
+    let fused = match fused_dtype(h) {
+        true => h.backend().gru_cell(gx.array(), gh.array(), h.array(), keep)?,
+        false => None,
+    };
+    let Some((out, saved)) = fused else {
         let out = gru_composite(gx, gh, h)?;
         return Ok(composite(GRU_NODE, &[gx, gh, h], vec![out]).pop().expect("one output"));
-    }
-    let keep = needs_node(&[gx, gh, h]);
-    let (out, saved) = {
-        let _raw = GradMode::disabled();
-        let (out, saved) = rnn_cell::gru_forward_op(gx.array(), gh.array(), h.array(), keep)?;
-        (Tensor::from_array(out), Tensor::from_array(saved))
     };
+    let (out, saved) = (Tensor::from_array(out), Tensor::from_array(saved));
     if keep {
         record(Op::RnnCell { lstm: false }, &[gx, gh, h], &[&out], &[0, 1, 2], &[]);
         keep_buffers(&out, vec![saved]);
@@ -158,11 +158,12 @@ fn lstm_backward(
         return Ok(vec![None; 3]);
     }
     let (dh, dc) = (grad_or_zeros(dh.as_ref(), c)?, grad_or_zeros(dc.as_ref(), c)?);
-    if !is_grad_enabled() && fused(&dh) && dh.dtype() == c.dtype() && dc.dtype() == c.dtype() {
+    if !is_grad_enabled() && fused_dtype(&dh) && dh.dtype() == c.dtype() && dc.dtype() == c.dtype() {
         let saved = node.buffer(0).ok_or_else(crate::autograd::op::freed)?;
-        let (dgates, dc_prev) = rnn_cell::lstm_backward_op(saved.array(), c.array(), dh.array(), dc.array())?;
-        let dgates = Tensor::from_array(dgates);
-        return Ok(vec![Some(dgates.clone()), Some(dgates), Some(Tensor::from_array(dc_prev))]);
+        if let Some((dgates, dc_prev)) = c.backend().lstm_cell_backward(saved.array(), c.array(), dh.array(), dc.array())? {
+            let dgates = Tensor::from_array(dgates);
+            return Ok(vec![Some(dgates.clone()), Some(dgates), Some(Tensor::from_array(dc_prev))]);
+        }
     }
     // create_graph: the same formulas in tensor ops, from the gates recomputed.
     let g = chunks(&gx.binary(B::Add, gh)?, 4)?;
@@ -179,10 +180,11 @@ fn lstm_backward(
 
 fn gru_backward(node: &OpNode, gx: &Tensor, gh: &Tensor, h: &Tensor, dy: Option<Tensor>) -> Result<Vec<Option<Tensor>>> {
     let Some(dy) = dy else { return Ok(vec![None; 3]) };
-    if !is_grad_enabled() && fused(&dy) && dy.dtype() == h.dtype() {
+    if !is_grad_enabled() && fused_dtype(&dy) && dy.dtype() == h.dtype() {
         let saved = node.buffer(0).ok_or_else(crate::autograd::op::freed)?;
-        let (dgx, dgh, dh) = rnn_cell::gru_backward_op(saved.array(), h.array(), dy.array())?;
-        return Ok(vec![Some(Tensor::from_array(dgx)), Some(Tensor::from_array(dgh)), Some(Tensor::from_array(dh))]);
+        if let Some((dgx, dgh, dh)) = h.backend().gru_cell_backward(saved.array(), h.array(), dy.array())? {
+            return Ok(vec![Some(Tensor::from_array(dgx)), Some(Tensor::from_array(dgh)), Some(Tensor::from_array(dh))]);
+        }
     }
     let (x, g) = (chunks(gx, 3)?, chunks(gh, 3)?);
     let r = x[0].binary(B::Add, &g[0])?.unary(U::Sigmoid)?;
