@@ -11,6 +11,7 @@ use crate::tensor::{BinaryOp, Tensor};
 
 use super::grad_mode::GradMode;
 use super::node::{Edge, NodeRef};
+use super::profile;
 
 static DETECT_ANOMALY: AtomicBool = AtomicBool::new(false);
 
@@ -157,7 +158,10 @@ pub(crate) fn execute(roots: Vec<(Edge, Tensor)>, pass: &Pass<'_>) -> Result<Vec
         let post = node.hooks().post.lock().unwrap_or_else(|e| e.into_inner()).clone();
         // Post hooks see the incoming gradients too; without them the node takes the only
         // handles (so a leaf keeps its gradient instead of copying it).
-        let outputs = if post.is_empty() { node.apply(std::mem::take(&mut grads))? } else { node.apply(grads.clone())? };
+        let outputs = profile::timed(
+            || node.name(),
+            || if post.is_empty() { node.apply(std::mem::take(&mut grads)) } else { node.apply(grads.clone()) },
+        )?;
         if is_anomaly_enabled() {
             check_nan(&node, &outputs)?;
         }

@@ -11,6 +11,7 @@ pub(crate) use inplace::Written;
 pub mod meta;
 pub mod node;
 pub mod op;
+pub mod profile;
 pub(crate) mod teardown;
 
 pub use composite::{composite, named, named_pair};

@@ -479,6 +479,20 @@ fn _backward(
     Ok(())
 }
 
+/// Starts (the records count nanoseconds from now) or stops timing each node the backward
+/// passes evaluate, for the profiler.
+#[pyfunction]
+fn _profile_backward(on: bool) {
+    crate::autograd::profile::set_recording(on);
+}
+
+/// The (node name, start ns, end ns) records this thread's backward passes made since the last
+/// call.
+#[pyfunction]
+fn _backward_records() -> Vec<(String, u64, u64)> {
+    crate::autograd::profile::take_records().into_iter().map(|r| (r.name, r.start_ns, r.end_ns)).collect()
+}
+
 #[pyfunction]
 fn _grad(
     py: Python<'_>,
@@ -701,6 +715,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_bump_versions, m)?)?;
     m.add_function(wrap_pyfunction!(_backward, m)?)?;
     m.add_function(wrap_pyfunction!(_grad, m)?)?;
+    m.add_function(wrap_pyfunction!(_profile_backward, m)?)?;
+    m.add_function(wrap_pyfunction!(_backward_records, m)?)?;
     m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_inference_mode, m)?)?;

@@ -453,3 +453,32 @@ def test_acc_events_keeps_earlier_cycles(monkeypatch):
     monkeypatch.setattr(torch.profiler.profiler, "_warned_clearing", False)
     with pytest.warns(UserWarning, match="Profiler clears events at the end of each cycle"):
         assert run(False) == ([1, 1, 1], 1)
+
+
+def test_backward_nodes_recorded_inside_the_backward_call():
+    """The engine's nodes appear as PyTorch names them: `autograd::engine::evaluate_function:
+    <node>` around `<node>`, inside the `autograd::backward` (or `autograd::grad`) that ran them,
+    once per evaluated node, within its span."""
+    x = torch.randn(8, 5, requires_grad=True)
+    w = torch.randn(5, 3, requires_grad=True)
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        ((x @ w).relu() * 2).sum().backward()
+        torch.autograd.grad((x.exp()).sum(), x)
+    events = prof.events()
+    backward, grad = [e for e in events if e.name in ("autograd::backward", "autograd::grad")]
+    assert (backward.name, grad.name) == ("autograd::backward", "autograd::grad")
+    evaluated = [e for e in events if e.name.startswith("autograd::engine::evaluate_function: ")]
+    under_backward = [e.name.split(": ")[1] for e in evaluated if e.cpu_parent is backward]
+    assert under_backward[:4] == ["SumBackward0", "MulBackward0", "ReluBackward0", "MmBackward0"]
+    assert under_backward.count("AccumulateGrad") == 2 and len(under_backward) == 6
+    assert [e.name.split(": ")[1] for e in evaluated if e.cpu_parent is grad] == ["SumBackward0", "ExpBackward0"]
+    for e in evaluated:
+        (inner,) = e.cpu_children
+        assert inner.name == e.name.split(": ")[1]
+        parent = e.cpu_parent
+        assert parent.time_range.start <= e.time_range.start <= e.time_range.end <= parent.time_range.end
+    # The nodes' time is no longer the backward call's own.
+    assert backward.self_cpu_time_total < backward.cpu_time_total
+    # Nothing is recorded once the profiler stopped.
+    ((x * 3).sum()).backward()
+    assert torch._C._backward_records() == []

@@ -65,6 +65,8 @@ class _State:
         self.lock = threading.Lock()
         self.threads = {}
         self.patches = []
+        # perf_counter_ns() when the core began timing backward nodes (their records count from it).
+        self.node_anchor = 0
 
 
 _state = _State()
@@ -133,6 +135,34 @@ def _wrap(fn, name, inner=False):
     return _named(op, fn)
 
 
+def _wrap_engine(fn, name):
+    """`autograd::backward` and `autograd::grad`: the call's range, and inside it one range per
+    node the engine evaluated (PyTorch's `autograd::engine::evaluate_function: <node>` around
+    `<node>`), from the core's records of this thread."""
+    def op(*args, **kwargs):
+        r = open_range(name, args)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            stack = _stack()
+            parent = r if r is not None else (stack[-1] if stack else None)
+            close_range(r)
+            _add_node_ranges(parent)
+    return _named(op, fn)
+
+
+def _add_node_ranges(parent):
+    thread = parent.thread if parent is not None else _local.thread
+    native = parent.native_thread if parent is not None else _local.native
+    anchor = _state.node_anchor
+    for node, start, end in _C._backward_records():
+        outer = _Range("autograd::engine::evaluate_function: " + node, thread, native, [], parent, False)
+        inner = _Range(node, thread, native, [], outer, False)
+        for r in (outer, inner):
+            r.start_ns, r.end_ns = anchor + start, anchor + end
+            _state.ranges.append(r)
+
+
 def _wrap_indexing(fn, names):
     """`t[key]` and `t[key] = v`: the op PyTorch records depends on the key."""
     basic, sliced, advanced = names
@@ -181,8 +211,8 @@ _NOT_OPS = frozenset("""
 """.split())
 # `_C` functions that are no ops: flags, registries, seeds, devices, I/O.
 _C_NOT_OPS = frozenset("""
-    _binary_ops _unary_ops _composite_ops _record_function _simd_level _cuda_device_count _storage_from_bytes
-    _tensor_bytes _bump_versions can_cast promote_types result_type manual_seed seed initial_seed
+    _binary_ops _unary_ops _composite_ops _record_function _profile_backward _backward_records _simd_level
+    _cuda_device_count _storage_from_bytes _tensor_bytes _bump_versions can_cast promote_types result_type manual_seed seed initial_seed
 """.split())
 _C_NOT_OP_PREFIXES = ("_wgpu", "_set_", "_is_", "_safetensors", "get_", "set_", "is_")
 # `_C`'s private op functions under the names PyTorch records for them.
@@ -239,13 +269,14 @@ def _install():
             op_name = _tensor_op_name(name, value)
             if op_name is None:
                 continue
-            wrapper = _wrap(value, op_name)
+            wrapper = _wrap_engine(value, op_name) if op_name == "autograd::backward" else _wrap(value, op_name)
         wrappers[id(value)] = (value, wrapper)
         _patch(Tensor, name, wrapper)
     for name, value in list(vars(_C).items()):
         op_name = _c_op_name(name, value)
         if op_name is not None:
-            wrapper = _wrap(value, op_name, inner=name in _C_INNER)
+            engine = op_name in ("autograd::backward", "autograd::grad")
+            wrapper = _wrap_engine(value, op_name) if engine else _wrap(value, op_name, inner=name in _C_INNER)
             wrappers[id(value)] = (value, wrapper)
             _patch(_C, name, wrapper)
     functional = sys.modules.get("rstorch.nn.functional")
@@ -292,6 +323,10 @@ def start(record_shapes):
             _state.ranges = []
             _state.threads = {}
             _install()
+            # The core's clock starts inside the call: between the two readings.
+            before = perf_counter_ns()
+            _C._profile_backward(True)
+            _state.node_anchor = (before + perf_counter_ns()) // 2
         _state.profilers += 1
         _state.shapes += bool(record_shapes)
         _state.on = True
@@ -307,6 +342,7 @@ def stop(begin, record_shapes):
         _state.shapes -= bool(record_shapes)
         if _state.profilers == 0:
             _state.on = False
+            _C._profile_backward(False)
             _uninstall()
             _state.ranges = []
         return taken
