@@ -3,7 +3,9 @@ tests/python/test_vecmath_f32grid.py (rstorch side): every 1021st float32 bit pa
 signs (about 4.2 million points, every binade), the float64 reference of each function on it
 (numpy; a float64 result is within 2^-28 float32 ulp of exact, far below what is measured), and
 the error in float32 ulps as the Rust tests measure it (subnormal ulps below the normal range;
-NaN and infinities must match exactly). Imports numpy only."""
+NaN and infinities must match exactly). Imports numpy (and math, for erf and erfc) only."""
+import math
+
 import numpy as np
 
 SELU_A, SELU_S = 1.6732632423543772, 1.0507009873554805
@@ -39,6 +41,14 @@ def _gelu_tanh(x):
         return x / (1.0 + np.exp(-2.0 * u))
 
 
+_erf = np.frompyfunc(math.erf, 1, 1)
+_erfc = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _gelu(x):
+    return 0.5 * x * _erfc(-x * 0.7071067811865476).astype(np.float64)
+
+
 def _mish(x):
     with np.errstate(over="ignore", invalid="ignore"):
         return x * np.tanh(_log1p_exp(x))
@@ -63,6 +73,9 @@ REFERENCE = {
     "celu": lambda x: _where(x > 0, x, CELU_ALPHA * np.expm1(x / CELU_ALPHA)),
     "logsigmoid": lambda x: np.minimum(x, 0.0) - np.log1p(np.exp(-np.abs(x))),
     "gelu_tanh": _gelu_tanh,
+    "erf": lambda x: _erf(x).astype(np.float64),
+    "erfc": lambda x: _erfc(x).astype(np.float64),
+    "gelu": _gelu,
 }
 
 

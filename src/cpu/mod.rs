@@ -41,6 +41,7 @@ pub mod vecmath;
 pub mod vecmath_bessel;
 mod vecmath_core;
 pub(crate) mod vecmath_f32;
+mod vecmath_f32erf;
 mod vecmath_f32log;
 pub mod vecmath_special;
 mod vecmath_trig;

@@ -21,11 +21,11 @@ const LN2_TAIL: f32 = -1.904_654_2e-9;
 const LN2_HI: f32 = 0.693_145_75;
 const LN2_LO: f32 = 1.428_606_8e-6;
 /// exp(r) = 1 + r + r^2/2 + r^3 P(r).
-const EXP_P: [f32; 5] = [0.166_666_67, 0.041_666_26, 0.008_333_281, 0.001_394_644_6, 0.000_199_096_47];
+pub(crate) const EXP_P: [f32; 5] = [0.166_666_67, 0.041_666_26, 0.008_333_281, 0.001_394_644_6, 0.000_199_096_47];
 
 /// `c[0] + c[1] x + ...` by Horner's rule with fused multiply-adds.
 #[inline(always)]
-fn poly(x: f32, c: &[f32]) -> f32 {
+pub(crate) fn poly(x: f32, c: &[f32]) -> f32 {
     let mut p = c[c.len() - 1];
     for &k in c[..c.len() - 1].iter().rev() {
         p = p.mul_add(x, k);
@@ -35,7 +35,7 @@ fn poly(x: f32, c: &[f32]) -> f32 {
 
 /// 2^k for an integer `k` in [-126, 127] (the bits of the float; others give garbage, no panic).
 #[inline(always)]
-fn pow2(k: i32) -> f32 {
+pub(crate) fn pow2(k: i32) -> f32 {
     f32::from_bits((k.wrapping_add(127) as u32) << 23)
 }
 
@@ -63,7 +63,7 @@ fn exp_core(r: f32, rl: f32) -> (f32, f32) {
 
 /// x = n ln2 + r + rl (|r| <= ln2/2), as (r, rl, n as an integer), for a clamped `x`.
 #[inline(always)]
-fn reduce(xc: f32) -> (f32, f32, i32) {
+pub(crate) fn reduce(xc: f32) -> (f32, f32, i32) {
     let t = xc.mul_add(LOG2E, SHIFTER);
     let n = t - SHIFTER;
     let r1 = (-n).mul_add(LN2_HI, xc); // exact: n LN2_HI has at most 24 bits and lies near x
