@@ -63,6 +63,9 @@ REFERENCE = {
     "celu": lambda x: _where(x > 0, x, CELU_ALPHA * np.expm1(x / CELU_ALPHA)),
     "logsigmoid": lambda x: np.minimum(x, 0.0) - np.log1p(np.exp(-np.abs(x))),
     "gelu_tanh": _gelu_tanh,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atanh": np.arctanh,
 }
 
 

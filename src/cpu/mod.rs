@@ -42,6 +42,7 @@ pub mod vecmath_bessel;
 mod vecmath_core;
 pub(crate) mod vecmath_f32;
 mod vecmath_f32log;
+mod vecmath_f32trig;
 pub mod vecmath_special;
 mod vecmath_trig;
 pub mod walk;

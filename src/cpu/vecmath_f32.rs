@@ -25,7 +25,7 @@ const EXP_P: [f32; 5] = [0.166_666_67, 0.041_666_26, 0.008_333_281, 0.001_394_64
 
 /// `c[0] + c[1] x + ...` by Horner's rule with fused multiply-adds.
 #[inline(always)]
-fn poly(x: f32, c: &[f32]) -> f32 {
+pub(crate) fn poly(x: f32, c: &[f32]) -> f32 {
     let mut p = c[c.len() - 1];
     for &k in c[..c.len() - 1].iter().rev() {
         p = p.mul_add(x, k);
