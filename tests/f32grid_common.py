@@ -76,6 +76,9 @@ REFERENCE = {
     "erf": lambda x: _erf(x).astype(np.float64),
     "erfc": lambda x: _erfc(x).astype(np.float64),
     "gelu": _gelu,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atanh": np.arctanh,
 }
 
 

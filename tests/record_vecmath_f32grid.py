@@ -1,8 +1,8 @@
 """Records PyTorch's float32 accuracy on the dense grid of tests/f32grid_common.py for
 tests/python/test_vecmath_f32grid.py:
     /path/to/venv-with-torch/bin/python tests/record_vecmath_f32grid.py
-writes tests/fixtures/vecmath_f32grid.json: for each function of the exp/log/activation and erf families,
-PyTorch's largest error in float32 ulps over the grid (and the input where it is), and PyTorch's
+writes tests/fixtures/vecmath_f32grid.json: for each function of the exp/log/activation and erf
+families, asin, acos and atanh, PyTorch's largest error in float32 ulps over the grid (and the input where it is), and PyTorch's
 results at the special values (stored as repr strings)."""
 import json
 import os
@@ -23,6 +23,7 @@ TORCH = {
     "softplus": F.softplus, "mish": F.mish, "elu": F.elu, "selu": F.selu,
     "celu": lambda x: F.celu(x, alpha=g.CELU_ALPHA), "logsigmoid": F.logsigmoid,
     "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"), "erf": torch.erf, "erfc": torch.erfc, "gelu": F.gelu,
+    "asin": torch.asin, "acos": torch.acos, "atanh": torch.atanh,
 }
 
 

@@ -8,6 +8,9 @@ helpers it uses):
 - erfinv(a) / a of a float32 a as a function of w = -ln((1 - a)(1 + a)) in [0, 5) and of
   sqrt(w) for w in [5, 16) (a float32 below 1 has w < 15.95), to a relative error near 1e-11: no
   Newton or Halley step is needed for a float32 result.
+- ndtri's far tail: erfinv(a) / a for w from 16 (s = sqrt(w) from 4) to float32 ndtri's last
+  t = 2p = 2.8e-45 (s = 10.1), as a function of s on [4, 10.25], to the same relative error (at
+  120 digits: a = 1 - t is within 1e-45 of 1).
 - Airy's Ai on [-10, 1): intervals of width 1/2, with fit_bessel's treatment of zeros (the fit of
   Ai(x) / (x - z), z in two words); from 1 on, Ai(x) e^zeta x^(1/4) (zeta = (2/3) x^(3/2)) as a
   function of u = x^(-3/2) in (0, 1], piecewise in u.
@@ -48,6 +51,14 @@ def erfinv_over_a(w):
         return mp.sqrt(mp.pi) / 2
     a = mp.sqrt(-mp.expm1(-w))
     return mp.erfinv(a) / a
+
+
+def ndtri_far(s):
+    """erfinv(a) / a at w = s^2, with 1 - a = t = q / (1 + sqrt(1 - q)), q = e^-w."""
+    with mp.workdps(120):
+        q = mp.exp(-s * s)
+        a = 1 - q / (1 + mp.sqrt(1 - q))
+        return +(mp.erfinv(a) / a)
 
 
 def airy_near():
@@ -92,7 +103,8 @@ I_PIECES = 2
 
 
 def main():
-    print("//! Coefficient tables of float32 kernels (`vecmath_bessel`'s I0, I1 and Ai, `vecmath_special`'s erfinv),")
+    print("//! Coefficient tables of float32 kernels (`vecmath_bessel`'s I0, I1 and Ai, `vecmath_special`'s erfinv")
+    print("//! and ndtri),")
     print("//! printed by tools/fit_special_f32.py (Chebyshev fits made with mpmath; see that script for the forms).")
     print("#![allow(clippy::excessive_precision, clippy::unreadable_literal)]")
     print()
@@ -106,6 +118,8 @@ def main():
              fb.fit(erfinv_over_a, mp.mpf(0), mp.mpf(5), 1))
     fb.emit1("ERFINV_TAIL", "erfinv(a) / a for w in [5, 16), in t = (sqrt(w) - 3.118) / 0.882.",
              fb.fit(lambda s: erfinv_over_a(s * s), mp.sqrt(5), mp.mpf(4), 1))
+    fb.emit1("NDTRI_FAR", "erfinv(a) / a for w >= 16 (ndtri's tail), in t = (sqrt(w) - 7.125) / 3.125.",
+             fb.fit(ndtri_far, mp.mpf(4), mp.mpf("10.25"), 1))
     fb.emit("AIRY_NEAR", "Ai on [-10 + i/2, -10 + (i+1)/2): [z_hi, z_lo, has_zero, coefficients in t = 4x + 40 - (2i + 1)].",
             airy_near())
     fb.emit("AIRY_FAR", f"Ai(x) e^zeta x^(1/4) for x >= 1 on u = x^(-3/2) in [i/{AIRY_PIECES}, (i+1)/{AIRY_PIECES}): "

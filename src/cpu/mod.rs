@@ -43,6 +43,7 @@ mod vecmath_core;
 pub(crate) mod vecmath_f32;
 mod vecmath_f32erf;
 mod vecmath_f32log;
+mod vecmath_f32trig;
 pub mod vecmath_special;
 mod vecmath_trig;
 pub mod walk;

@@ -1,4 +1,5 @@
-//! Coefficient tables of float32 kernels (`vecmath_bessel`'s I0, I1 and Ai, `vecmath_special`'s erfinv),
+//! Coefficient tables of float32 kernels (`vecmath_bessel`'s I0, I1 and Ai, `vecmath_special`'s erfinv
+//! and ndtri),
 //! printed by tools/fit_special_f32.py (Chebyshev fits made with mpmath; see that script for the forms).
 #![allow(clippy::excessive_precision, clippy::unreadable_literal)]
 
@@ -20,6 +21,9 @@ pub(crate) const ERFINV_CENTRAL: [f64; 15] = [1.5014093511111337, 0.616600691827
 /// erfinv(a) / a for w in [5, 16), in t = (sqrt(w) - 3.118) / 0.882.
 #[rustfmt::skip]
 pub(crate) const ERFINV_TAIL: [f64; 16] = [2.9513285783445924, 0.8851584844830481, 0.005569334021415329, -0.0037101358104049574, 0.0023495665123563466, -0.0013730403600297249, 0.0006008030276382088, -0.00013425942519873618, -3.5825481450603075e-05, 4.527126500231016e-05, -1.7088577399626876e-05, 3.130899509591755e-07, 3.0138681742215e-06, -1.2626008342184158e-06, -1.025742694562828e-07, 1.4763036256257612e-07];
+/// erfinv(a) / a for w >= 16 (ndtri's tail), in t = (sqrt(w) - 7.125) / 3.125.
+#[rustfmt::skip]
+pub(crate) const NDTRI_FAR: [f64; 20] = [6.995086107995573, 3.1514618673120194, -0.004978132366297874, 0.00027681230209622144, 0.00048756627113964653, -0.0004173186005960643, 0.00025235756149466845, -0.00013417236624439113, 6.431529278115267e-05, -2.9288990330225843e-05, 2.1379561935332125e-05, -1.3185697777469479e-05, -1.1841668409710565e-05, 1.1821379291830353e-05, 1.8954064142586565e-05, -1.5646108488866676e-05, -1.2791157798469722e-05, 1.0339940957569326e-05, 3.9639029027432325e-06, -3.147119142268037e-06];
 /// Ai on [-10 + i/2, -10 + (i+1)/2): [z_hi, z_lo, has_zero, coefficients in t = 4x + 40 - (2i + 1)].
 #[rustfmt::skip]
 pub(crate) const AIRY_NEAR: [[f64; 16]; 22] = [

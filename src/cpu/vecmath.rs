@@ -19,8 +19,11 @@ use crate::cpu::vecmath_core::{int_bits, poly, SHIFTER};
 use crate::cpu::vecmath_f32 as f32exp;
 use crate::cpu::vecmath_f32erf as f32erf;
 use crate::cpu::vecmath_f32log as f32log;
+use crate::cpu::vecmath_f32trig as f32trig;
 
-pub(crate) use crate::cpu::vecmath_trig::{acos, asin, atan, atan2, cos, sin, tan};
+// Public: asin and acos's float64-lane forms are no float32 kernel's now (`vecmath_f32trig` is),
+// only the tests' and the crate's users'.
+pub use crate::cpu::vecmath_trig::{acos, asin, atan, atan2, cos, sin, tan};
 
 const LN2_HI: f64 = 0.6931471806019545; // ln 2 to 32 bits: k * LN2_HI is exact for |k| < 2^21
 const LN2_LO: f64 = -4.2009150726810846e-11;
@@ -548,8 +551,8 @@ pub trait VecMath: Copy {
 }
 
 // Float32: the functions before the `;` on the widened input, rounded once (within 0.51 ulp);
-// those after it on float32 lanes (`vecmath_f32`, `vecmath_f32erf`, `vecmath_f32log`: twice the lanes, never less
-// accurate than PyTorch's own float32 results). See the tests.
+// those after it on float32 lanes (`vecmath_f32`, `vecmath_f32erf`, `vecmath_f32log`, `vecmath_f32trig`: twice
+// the lanes, never less accurate than PyTorch's own float32 results). See the tests.
 macro_rules! float32_methods {
     ($($m:ident => $f:ident),*; $($m32:ident => $f32:path),*) => {
         impl VecMath for f32 {
@@ -573,13 +576,14 @@ macro_rules! float32_methods {
     };
 }
 float32_methods!(v_tanh => tanh,
-      v_sinh => sinh, v_cosh => cosh, v_asinh => asinh, v_acosh => acosh, v_atanh => atanh, v_sin => sin,
-      v_cos => cos, v_tan => tan, v_asin => asin, v_acos => acos, v_atan => atan, v_erfc => erfc,
+      v_sinh => sinh, v_cosh => cosh, v_asinh => asinh, v_acosh => acosh, v_sin => sin,
+      v_cos => cos, v_tan => tan, v_atan => atan, v_erfc => erfc,
       v_gelu => gelu, v_gelu_tanh => gelu_tanh, v_mish => mish, v_log1p_exp => log1p_exp,
       v_log_sigmoid => log_sigmoid;
       v_erf => f32erf::erf,
       v_exp => f32exp::exp, v_exp2 => f32exp::exp2, v_expm1 => f32exp::expm1, v_sigmoid => f32exp::sigmoid, v_silu => f32exp::silu,
-      v_log => f32log::log_f32, v_log2 => f32log::log2_f32, v_log10 => f32log::log10_f32, v_log1p => f32log::log1p_f32);
+      v_log => f32log::log_f32, v_log2 => f32log::log2_f32, v_log10 => f32log::log10_f32, v_log1p => f32log::log1p_f32,
+      v_asin => f32trig::asin, v_acos => f32trig::acos, v_atanh => f32trig::atanh);
 
 // Float64: the C library's functions and PyTorch's formulas on them. PyTorch's float64 results
 // are correctly rounded or nearly (0.50-0.70 ulp on tests/fixtures/vecmath.json's samples); the

@@ -4,7 +4,7 @@
 //! arguments without the Hurwitz zeta function's powers. Float32 erfinv is a fit of its own
 //! (`special_f32_tables`, tools/fit_special_f32.py), rounded once from float64.
 
-use crate::cpu::special_f32_tables::{ERFINV_CENTRAL, ERFINV_TAIL};
+use crate::cpu::special_f32_tables::{ERFINV_CENTRAL, ERFINV_TAIL, NDTRI_FAR};
 use crate::cpu::vecmath::{erfc, exp, log, ERF_LONG};
 use crate::cpu::vecmath_core::poly;
 use crate::dtype::{DType, Element};
@@ -38,21 +38,6 @@ const GUESS_FAR: [f64; 9] = [
     -1.5566527486952948e-05,
     3.570986358555196e-07,
 ];
-// Beyond (float32 ndtri's tail down to t = 2.8e-45, s up to 10.1): erfinv(1 - t) in
-// (s - 8.2) / 2.05 on s in [6.15, 10.25], relative error below 1e-10 (tools/fit_ndtri.py).
-const GUESS_FARTHER: [f64; 11] = [
-    8.07861633644268,
-    2.0652135212335763,
-    -0.001925414807341949,
-    0.00017158791071101242,
-    1.415730953203976e-05,
-    -1.4634023885845576e-05,
-    5.865401499990543e-06,
-    -1.870511646635655e-06,
-    5.532091020432781e-07,
-    -1.9334857762241868e-07,
-    5.270893817617303e-08,
-];
 const TWO_OVER_SQRT_PI: f64 = std::f64::consts::FRAC_2_SQRT_PI;
 /// sqrt(pi)/2 in two words (mpmath), and 2^-1000, below which it is erfinv's slope to the last bit.
 const SQRT_PI_2_HI: f64 = 0.886226925452758;
@@ -70,13 +55,12 @@ const C0_LO: f64 = 1.533545961316588e-17;
 pub fn erfinv<const L: bool>(y: f64) -> f64 {
     let a = y.abs();
     // x0 is 0 at 0 (u too): the sign comes back from y, -0.0 included.
-    erfinv_abs::<L, false>(a, 1.0 - a).copysign(y)
+    erfinv_abs::<L>(a, 1.0 - a).copysign(y)
 }
 
-/// erfinv(a) for a >= 0 given with t = 1 - a exact (below float64's 1 - a when a rounds to 1:
-/// ndtri's tail), the body of `erfinv`. `FAR` adds the guess beyond t = 1e-16 (down to 1e-45).
+/// erfinv(a) for a >= 0 given with t = 1 - a exact, the body of `erfinv`.
 #[inline(always)]
-fn erfinv_abs<const L: bool, const FAR: bool>(a: f64, t: f64) -> f64 {
+fn erfinv_abs<const L: bool>(a: f64, t: f64) -> f64 {
     // (1 - a)(1 + a) rather than 1 - a^2: no cancellation near 1. At a = 1 the log is -inf and
     // every guess infinite or NaN; the selects at the end give the result there.
     let w = -log::<true>(t * (1.0 + a));
@@ -88,10 +72,8 @@ fn erfinv_abs<const L: bool, const FAR: bool>(a: f64, t: f64) -> f64 {
         central
     } else if w < 16.0 {
         tail
-    } else if !FAR || s < 6.15 {
-        far
     } else {
-        poly((s - 8.2) * (1.0 / 2.05), &GUESS_FARTHER)
+        far
     };
     let r = if x0 < 1.0 { erf_minus(x0, a) } else { t - erfc::<L>(x0) };
     // Halley's step for f(x) = erf(x) - a: f'' = -2x f', so x - u / (1 + x u) with u = f / f'.
@@ -113,17 +95,28 @@ fn erfinv_abs<const L: bool, const FAR: bool>(a: f64, t: f64) -> f64 {
 }
 
 /// The standard normal quantile of a float32 p, `sqrt(2) erfinv(2p - 1)`, with erfinv's a and
-/// 1 - a both exact: 2p - 1 and 2 - 2p above 1/2, 1 - 2p and 2p below (1 - 2p is rounded only
-/// where erfinv uses 1 - a alone). -inf at 0, inf at 1, NaN outside.
+/// t = 1 - a both exact: 2p - 1 and 2 - 2p above 1/2, 1 - 2p and 2p below. As `erfinv_f32`: a
+/// times the fit of erfinv(a)/a in w = -ln(t (1 + a)), whose third piece (`NDTRI_FAR`, s = sqrt(w)
+/// from 4) reaches the last subnormal p (s = 10.1), with no step on erfc after it (the guess and
+/// Halley step of `erfinv_abs` took 26 ms a million, this a fifth of it). -inf at 0, inf at 1,
+/// NaN outside.
 #[inline(always)]
 pub(crate) fn ndtri_f32(p: f64) -> f64 {
     let lower = p < 0.5;
     let (a, t) = if lower { (1.0 - 2.0 * p, 2.0 * p) } else { (2.0 * p - 1.0, 2.0 - 2.0 * p) };
-    let v = std::f64::consts::SQRT_2 * erfinv_abs::<true, true>(a, t);
-    if lower {
-        -v
-    } else {
+    let v = std::f64::consts::SQRT_2 * a * erfinv_over_a::<true>(-log::<false>(t * (1.0 + a)));
+    // t > 0 inside (0, 1), t == 0 at 0 and 1; t < 0 beyond and NaN fail both.
+    let r = if t > 0.0 {
         v
+    } else if t == 0.0 {
+        f64::INFINITY
+    } else {
+        f64::NAN
+    };
+    if lower {
+        -r
+    } else {
+        r
     }
 }
 
@@ -149,6 +142,25 @@ fn erf_minus(x: f64, a: f64) -> f64 {
     (hi - a) + lo
 }
 
+/// erfinv(a) / a at w = -ln((1 - a)(1 + a)) from the float32 fits (`special_f32_tables`): in w
+/// below 5, in sqrt(w) from 5 to 16 (a float32 a below 1 has w < 15.95), and with `FAR` (ndtri,
+/// whose 1 - a reaches 2.8e-45) in sqrt(w) from 16 to 105. Each piece is evaluated and one
+/// selected (no table: a gather left the loop scalar).
+#[inline(always)]
+fn erfinv_over_a<const FAR: bool>(w: f64) -> f64 {
+    let s = w.sqrt();
+    let central = poly(0.4f64.mul_add(w, -1.0), &ERFINV_CENTRAL);
+    // sqrt(w) in [sqrt(5), 4] mapped onto [-1, 1], and [4, 10.25] for the far piece.
+    let tail = poly((s - 3.118_033_988_749_895) * (1.0 / 0.881_966_011_250_105_1), &ERFINV_TAIL);
+    if w < 5.0 {
+        central
+    } else if !FAR || w < 16.0 {
+        tail
+    } else {
+        poly((s - 7.125) * (1.0 / 3.125), &NDTRI_FAR)
+    }
+}
+
 /// `erfinv` of a float32 value: a times a fit of erfinv(a)/a in w = -ln((1 - a)(1 + a)) below 5
 /// and in sqrt(w) from 5 to 16 (`special_f32_tables`, relative error near 1e-11), where a float32
 /// a below 1 has w < 15.95: no step on erf is needed before the one rounding to float32. Both
@@ -159,11 +171,7 @@ pub fn erfinv_f32(y: f64) -> f64 {
     let a = y.abs();
     // 1 - a is exact; w's absolute error moves the result by about as much: the float32 log
     // (2^-34 relative, its short series) leaves the result within 2^-30 before its rounding.
-    let w = -log::<true>((1.0 - a) * (1.0 + a));
-    let central = poly(0.4f64.mul_add(w, -1.0), &ERFINV_CENTRAL);
-    // sqrt(w) in [sqrt(5), 4] mapped onto [-1, 1].
-    let tail = poly((w.sqrt() - 3.118_033_988_749_895) * (1.0 / 0.881_966_011_250_105_1), &ERFINV_TAIL);
-    let v = a * if w < 5.0 { central } else { tail };
+    let v = a * erfinv_over_a::<false>(-log::<true>((1.0 - a) * (1.0 + a)));
     let r = if a < 1.0 {
         v
     } else if a == 1.0 {

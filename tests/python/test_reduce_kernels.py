@@ -72,7 +72,7 @@ def test_logsumexp_gradcheck_and_gradgradcheck(case):
     assert gradgradcheck(fn, inputs)
 
 
-@pytest.mark.parametrize("cols", [1, 7, 64, 257])
+@pytest.mark.parametrize("cols", [1, 7, 64, 257, 512, 1024])  # 512, 1024: rows 4 KiB apart (one row at a time)
 @pytest.mark.parametrize("rows", [1, 5, 8, 19])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
 def test_cumsum_cumprod_of_row_groups_match_a_row_at_a_time(rows, cols, dtype):

@@ -1,5 +1,5 @@
-"""Float32 accuracy of the exp/log/activation and erf families over a dense grid of the whole float32 range
-(every 1021st bit pattern of both signs, tests/f32grid_common.py) against PyTorch 2.15's own
+"""Float32 accuracy of the exp/log/activation and erf families, asin, acos and atanh over a dense grid
+of the whole float32 range (every 1021st bit pattern of both signs, tests/f32grid_common.py) against PyTorch 2.15's own
 float32 results on the same grid, recorded by tests/record_vecmath_f32grid.py in
 fixtures/vecmath_f32grid.json: rstorch's largest error in ulps (against float64 references) is
 never larger than PyTorch's, and the special values (NaN, infinities, signed zeros, subnormals,
@@ -27,6 +27,7 @@ OPS = {
     "softplus": F.softplus, "mish": F.mish, "elu": F.elu, "selu": F.selu,
     "celu": lambda x: F.celu(x, alpha=g.CELU_ALPHA), "logsigmoid": F.logsigmoid,
     "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"), "erf": rstorch.erf, "erfc": rstorch.erfc, "gelu": F.gelu,
+    "asin": rstorch.asin, "acos": rstorch.acos, "atanh": rstorch.atanh,
 }
 
 
