@@ -86,8 +86,8 @@ pub fn map_slice_split<T: Copy, U>(
                 let end = (start + SPLIT_BLOCK).min(n);
                 let (x, out) = (&self.x[start..end], &mut self.out[start..end]);
                 let mut all = true;
-                for i in 0..x.len() {
-                    all &= (self.ok)(x[i]);
+                for &v in x {
+                    all &= (self.ok)(v);
                 }
                 if all {
                     for i in 0..x.len() {
