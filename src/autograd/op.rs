@@ -287,6 +287,7 @@ impl Op {
                 crate::cpu::fused_pointwise::Fused2::Mse => "MseLoss",
                 crate::cpu::fused_pointwise::Fused2::SmoothL1 { .. } => "SmoothL1Loss",
                 crate::cpu::fused_pointwise::Fused2::Huber { .. } => "HuberLoss",
+                crate::cpu::fused_pointwise::Fused2::BceWithLogits => "BinaryCrossEntropyWithLogits",
                 crate::cpu::fused_pointwise::Fused2::Lerp { .. } => "Lerp",
             },
             Op::Cumsum { .. } => "Cumsum",

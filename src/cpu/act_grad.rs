@@ -46,6 +46,8 @@ pub enum ActGrad {
     Gelu { tanh: bool },
     /// `g (1 - y²)` from tanh's result y.
     Tanh,
+    /// `g (1 - y) y` from sigmoid's result y (PyTorch's order).
+    Sigmoid,
     /// `g / (x scale + shift)`: the log family's (log 1, 0; log2 ln2, 0; log10 ln10, 0; log1p 1, 1).
     Reciprocal { scale: f64, shift: f64 },
 }
@@ -228,6 +230,13 @@ macro_rules! kernels {
                     1,
                     #[inline(always)]
                     |g: $t, y: $t| g * (1.0 - y * y),
+                ),
+                ActGrad::Sigmoid => zip_grad(
+                    g,
+                    v,
+                    1,
+                    #[inline(always)]
+                    |g: $t, y: $t| g * (1.0 - y) * y,
                 ),
                 ActGrad::Reciprocal { scale, shift } => {
                     let (scale, shift) = (c(scale), c(shift));

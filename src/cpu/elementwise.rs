@@ -5,7 +5,7 @@ use std::mem::MaybeUninit;
 
 use crate::cpu::buffer::written_output;
 use crate::cpu::parallel::for_each_chunk_mut;
-use crate::cpu::simd::{map_slice, vectorized, zip_slices};
+use crate::cpu::simd::{map_slice, map_slice_split, vectorized, zip_slices};
 use crate::cpu::walk::Walk;
 use crate::dtype::Element;
 use crate::error::Result;
@@ -62,6 +62,26 @@ pub fn map1<T: Element, U: Element>(x: &[T], xl: &Layout, f: impl Fn(T) -> U + S
                 )
             });
         });
+    })
+}
+
+/// `map1` of `slow`, except that a contiguous input takes `fast` on each block whose elements
+/// all pass `ok` (`simd::map_slice_split`); `fast` must equal `slow` wherever `ok` holds.
+#[inline(never)]
+pub fn map1_split<T: Element, U: Element>(
+    x: &[T],
+    xl: &Layout,
+    ok: impl Fn(T) -> bool + Sync,
+    fast: impl Fn(T) -> U + Sync,
+    slow: impl Fn(T) -> U + Sync,
+) -> Result<Vec<U>> {
+    if !xl.is_contiguous() {
+        return map1(x, xl, slow);
+    }
+    let n = xl.numel();
+    written_output(n, |out| {
+        let x = &x[xl.offset..xl.offset + n];
+        for_each_chunk_mut(out, 1, |start, o| map_slice_split(&x[start..start + o.len()], o, &ok, &fast, &slow));
     })
 }
 

@@ -1,5 +1,5 @@
 //! Pointwise formulas that PyTorch computes in one kernel (the unreduced regression losses mse,
-//! smooth_l1 and huber and their input gradients; lerp with a scalar weight; addcmul and
+//! smooth_l1 and huber and binary_cross_entropy_with_logits, and their input gradients; lerp with a scalar weight; addcmul and
 //! addcdiv) over float32 or float64 CPU operands of one dtype and shape, in one vectorised pass.
 //! The composite forms (`ops/nn/loss.rs`, `tensor/arith.rs`, the formulas in `ops/grad.rs`),
 //! still used for other dtypes, devices, broadcasts and create_graph, take up to seven passes
@@ -21,6 +21,7 @@ use super::buffer::written_output;
 use super::num::Arith;
 use super::parallel::for_each_chunk_mut;
 use super::simd::vectorized;
+use super::vecmath::VecMath;
 
 /// Which two-operand formula, with its parameter as the op takes it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -31,13 +32,24 @@ pub enum Fused2 {
     SmoothL1 { beta: f64 },
     /// `0.5 d²` where `d = |x - y| < delta`, else `delta (d - 0.5 delta)`.
     Huber { delta: f64 },
+    /// `(1 - y) x - log_sigmoid(x)`: binary_cross_entropy_with_logits without weights (y the
+    /// target), as PyTorch's forward composes it; at 1M float32 the composite took 13 passes.
+    BceWithLogits,
     /// `x + w (y - x)` where `|w| < 0.5`, else `y - (y - x)(1 - w)` (so that w = 1 gives y).
     Lerp { weight: f64 },
 }
 
 /// The float element types the kernels take.
 trait Real:
-    Element + Arith + PartialOrd + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Neg<Output = Self>
+    Element
+    + Arith
+    + VecMath
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
 {
 }
 impl Real for f32 {}
@@ -195,6 +207,14 @@ fn forward<T: Real>(x: &Array, y: &Array, kind: Fused2) -> Result<Option<Array>>
                 }
             })
         }
+        Fused2::BceWithLogits => fill3(
+            n,
+            xs,
+            ys,
+            ys,
+            #[inline(always)]
+            |a, b, _| (T::one() - b) * a - a.v_log_sigmoid(),
+        ),
         Fused2::Lerp { weight } => {
             let w = T::from_f64(weight);
             let (small, rest) = (Arith::abs(w) < half, T::one() - w);
@@ -257,6 +277,15 @@ fn backward<T: Real>(g: &Array, x: &Array, y: &Array, kind: Fused2) -> Result<Op
                 }
             })
         }
+        // PyTorch's `(sigmoid(x) - y) g`.
+        Fused2::BceWithLogits => fill3(
+            n,
+            xs,
+            ys,
+            gs,
+            #[inline(always)]
+            |a, b, g| (a.v_sigmoid() - b) * g,
+        ),
         Fused2::Lerp { .. } => unreachable!("returned above"),
     })
 }

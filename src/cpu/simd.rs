@@ -58,6 +58,57 @@ pub fn map_slice<T: Copy, U>(x: &[T], out: &mut [MaybeUninit<U>], f: &impl Fn(T)
     arch().dispatch(Op { x, out, f })
 }
 
+/// `map_slice` with a kernel chosen per block of `SPLIT_BLOCK` elements: `fast` where every
+/// element of the block passes `ok`, else `slow` (exp without its subnormal path where no result
+/// is subnormal). The test is one vectorised pass over a block already in L1.
+#[inline(always)]
+pub fn map_slice_split<T: Copy, U>(
+    x: &[T],
+    out: &mut [MaybeUninit<U>],
+    ok: &impl Fn(T) -> bool,
+    fast: &impl Fn(T) -> U,
+    slow: &impl Fn(T) -> U,
+) {
+    struct Op<'a, T, U, K, F, S> {
+        x: &'a [T],
+        out: &'a mut [MaybeUninit<U>],
+        ok: &'a K,
+        fast: &'a F,
+        slow: &'a S,
+    }
+    impl<T: Copy, U, K: Fn(T) -> bool, F: Fn(T) -> U, S: Fn(T) -> U> pulp::WithSimd for Op<'_, T, U, K, F, S> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<Sd: pulp::Simd>(self, _: Sd) {
+            let n = self.out.len();
+            let mut start = 0;
+            while start < n {
+                let end = (start + SPLIT_BLOCK).min(n);
+                let (x, out) = (&self.x[start..end], &mut self.out[start..end]);
+                let mut all = true;
+                for &v in x {
+                    all &= (self.ok)(v);
+                }
+                if all {
+                    for i in 0..x.len() {
+                        out[i].write((self.fast)(x[i]));
+                    }
+                } else {
+                    for i in 0..x.len() {
+                        out[i].write((self.slow)(x[i]));
+                    }
+                }
+                start = end;
+            }
+        }
+    }
+    arch().dispatch(Op { x, out, ok, fast, slow })
+}
+
+/// `map_slice_split`'s block: 2 KiB of float32, small against L1 and long against the loop's
+/// start-up.
+const SPLIT_BLOCK: usize = 512;
+
 /// `out[i] = f(a[i], b[i])` over equal-length slices; `out` may be uninitialised.
 #[inline(always)]
 pub fn zip_slices<A: Copy, B: Copy, U>(a: &[A], b: &[B], out: &mut [MaybeUninit<U>], f: &impl Fn(A, B) -> U) {

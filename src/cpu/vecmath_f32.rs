@@ -95,21 +95,40 @@ fn scale_once(hi: f32, tail: f32, i: i32) -> f32 {
     }
 }
 
-/// `exp(x)`, within 0.57 ulp (PyTorch 2.15's float32 exp: 0.570); overflow to inf, underflow
-/// through the subnormals (rounded once) to 0; NaN stays NaN.
+/// exp(x) = (hi + tail) 2^i, for `exp` and `exp_normal`.
 #[inline(always)]
-pub fn exp(x: f32) -> f32 {
+fn exp_parts(x: f32) -> (f32, f32, i32) {
     // Comparisons rather than min/max: a NaN fails both and flows into the result.
     let xc = if x < -104.0 { -104.0 } else { x };
     let xc = if xc > 89.0 { 89.0 } else { xc };
     let (r, rl, i) = reduce(xc);
     let (hi, tail) = exp_core(r, rl);
+    (hi, tail, i)
+}
+
+/// `exp(x)`, within 0.57 ulp (PyTorch 2.15's float32 exp: 0.570); overflow to inf, underflow
+/// through the subnormals (rounded once) to 0; NaN stays NaN.
+#[inline(always)]
+pub fn exp(x: f32) -> f32 {
+    let (hi, tail, i) = exp_parts(x);
     scale_once(hi, tail, i)
 }
 
-/// `2^x`: x = n + f exactly, 2^f = exp(f ln2) with f ln2 in two words.
+/// From here up exp's results are normal (e^-87.33 is the smallest normal float32): inputs that
+/// all pass `x >= EXP_NORMAL_FLOOR` may take `exp_normal`.
+pub const EXP_NORMAL_FLOOR: f32 = -87.0;
+
+/// `exp(x)` for `x >= EXP_NORMAL_FLOOR` (and +inf), bit for bit `exp`'s: without `scale_once`'s
+/// subnormal path, a third of exp's work. Below the floor its results are wrong (not a panic).
 #[inline(always)]
-pub fn exp2(x: f32) -> f32 {
+pub fn exp_normal(x: f32) -> f32 {
+    let (hi, tail, i) = exp_parts(x);
+    scale2(hi + tail, i)
+}
+
+/// 2^x = (hi + tail) 2^n: x = n + f exactly, 2^f = exp(f ln2) with f ln2 in two words.
+#[inline(always)]
+fn exp2_parts(x: f32) -> (f32, f32, i32) {
     let xc = if x < -152.0 { -152.0 } else { x };
     let xc = if xc > 129.0 { 129.0 } else { xc };
     let t = xc + SHIFTER;
@@ -118,7 +137,24 @@ pub fn exp2(x: f32) -> f32 {
     let r = f * LN2;
     let rl = f.mul_add(LN2, -r) + f * LN2_TAIL;
     let (hi, tail) = exp_core(r, rl);
-    scale_once(hi, tail, (t.to_bits() as i32).wrapping_sub(SHIFTER.to_bits() as i32))
+    (hi, tail, (t.to_bits() as i32).wrapping_sub(SHIFTER.to_bits() as i32))
+}
+
+/// `2^x`, within 0.83 ulp (PyTorch 2.15's float32 exp2: 0.828), subnormal results rounded once.
+#[inline(always)]
+pub fn exp2(x: f32) -> f32 {
+    let (hi, tail, i) = exp2_parts(x);
+    scale_once(hi, tail, i)
+}
+
+/// As `EXP_NORMAL_FLOOR`, for exp2.
+pub const EXP2_NORMAL_FLOOR: f32 = -125.5;
+
+/// `2^x` for `x >= EXP2_NORMAL_FLOOR`, bit for bit `exp2`'s (as `exp_normal`).
+#[inline(always)]
+pub fn exp2_normal(x: f32) -> f32 {
+    let (hi, tail, i) = exp2_parts(x);
+    scale2(hi + tail, i)
 }
 
 /// `exp(x) - 1` = hi 2^i - 1 + tail 2^i: hi 2^i - 1 in two words (TwoSum), so the one

@@ -40,7 +40,8 @@ pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 /// The gradients of `Op::Pointwise2` for the operands `need` asks for: lerp's `g (1 - w)` and
-/// `g w`; a loss's `g ∂/∂x` (in one pass where no graph is built) and its negation for `y`.
+/// `g w`; a loss's `g ∂/∂x` (in one pass where no graph is built) and for `y` its negation
+/// (`-x g` for binary_cross_entropy_with_logits).
 pub fn pointwise2_grads(
     kind: Fused2,
     g: &Tensor,
@@ -61,17 +62,25 @@ pub fn pointwise2_grads(
         Some(gx) => gx,
         None => {
             // The composite form, differentiable again under create_graph.
-            let d = x.binary(BinaryOp::Sub, &y)?;
+            let d = || x.binary(BinaryOp::Sub, &y);
             let slope = match kind {
-                Fused2::Mse => muls(&d, 2.0)?,
-                Fused2::SmoothL1 { beta } => d.binary_scalar(BinaryOp::Div, f(beta), false)?.clamp_scalar(Some(f(-1.0)), Some(f(1.0)))?,
-                Fused2::Huber { delta } => d.clamp_scalar(Some(f(-delta)), Some(f(delta)))?,
+                Fused2::Mse => muls(&d()?, 2.0)?,
+                Fused2::SmoothL1 { beta } => {
+                    d()?.binary_scalar(BinaryOp::Div, f(beta), false)?.clamp_scalar(Some(f(-1.0)), Some(f(1.0)))?
+                }
+                Fused2::Huber { delta } => d()?.clamp_scalar(Some(f(-delta)), Some(f(delta)))?,
+                Fused2::BceWithLogits => un(&x, UnaryOp::Sigmoid)?.binary(BinaryOp::Sub, &y)?,
                 Fused2::Lerp { .. } => unreachable!("returned above"),
             };
             mul(g, &slope)?
         }
     };
-    let gy = if need[1] { Some(gx.unary(UnaryOp::Neg)?) } else { None };
+    let gy = match (need[1], kind) {
+        (false, _) => None,
+        // The target's gradient, PyTorch's `-x g`.
+        (true, Fused2::BceWithLogits) => Some(mul(g, &x.unary(UnaryOp::Neg)?)?),
+        (true, _) => Some(gx.unary(UnaryOp::Neg)?),
+    };
     Ok([need[0].then_some(gx), gy])
 }
 

@@ -222,7 +222,7 @@ macro_rules! unary_op_table {
                 name: "sigmoid", node: "Sigmoid", ints: false, reads: (false, true), wgpu: 27,
                 py: [sigmoid], inplace: [sigmoid],
                 cpu: |x| x.v_sigmoid(),
-                grad: |g, _x, y| {
+                grad: |g, _x, y| if let Some(fused) = act_grad_fused(g, &y()?, ActGrad::Sigmoid)? { fused } else {
                     let s = y()?;
                     mul(g, &mul(&s, &one_minus(&s)?)?)?
                 },

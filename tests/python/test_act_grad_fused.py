@@ -26,6 +26,7 @@ OPS = {
     "celu": lambda t: F.celu(t, 0.7),
     "selu": F.selu,
     "logsigmoid": F.logsigmoid,
+    "sigmoid": rstorch.sigmoid,
     "clamp": lambda t: t.clamp(-0.5, 0.5),
     "clamp_min": lambda t: t.clamp(min=0.0),
     "clamp_nan_bound": lambda t: t.clamp(max=float("nan")),
@@ -138,7 +139,8 @@ def inputs(*shape):
     return t
 
 
-@pytest.mark.parametrize("name", ["silu", "gelu", "gelu_tanh", "clamp", "clamp_min", "hardtanh", "hardswish"])
+@pytest.mark.parametrize("name", ["silu", "gelu", "gelu_tanh", "clamp", "clamp_min", "hardtanh", "hardswish", "sigmoid",
+                                  "logsigmoid", "softplus"])
 def test_gradcheck_on_layouts(name):
     rstorch.manual_seed(7)
     f = OPS[name]

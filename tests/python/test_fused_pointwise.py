@@ -1,4 +1,5 @@
-"""The fused CPU kernels of `src/cpu/fused_pointwise.rs` (mse, smooth_l1 and huber losses and
+"""The fused CPU kernels of `src/cpu/fused_pointwise.rs` (mse, smooth_l1, huber and
+binary_cross_entropy_with_logits losses and
 their input gradients, lerp with a scalar weight, addcmul, addcdiv: one pass each) against the
 same formulas written in separate tensor ops (`REFERENCE`): equal values (within a rounding where
 a parameter is rounded differently) at special points in float32 and float64, on contiguous,
@@ -202,3 +203,97 @@ def test_fused_result_keeps_the_operands_layout():
     a, b = rstorch.randn(5, 3).t(), rstorch.randn(5, 3).t()
     for out in (rstorch.lerp(a, b, 0.3), F.mse_loss(a, b, reduction="none"), rstorch.addcmul(a, a, b)):
         assert out.shape == (3, 5) and out.stride() == (1, 3)
+
+
+def _softplus(v):
+    """log(1 + e^v) in float64, without overflow."""
+    return max(v, 0.0) + math.log1p(math.exp(-abs(v)))
+
+
+def _bce_reference(x, y):
+    """(1 - y) x + log(1 + e^-x) and its size (the sum of the terms' magnitudes, against which
+    the rounding of either term counts), in float64."""
+    if math.isnan(x) or math.isnan(y):
+        return math.nan, 0.0
+    if math.isinf(x):
+        a = (1 - y) * x
+        return a + _softplus(-x), 0.0
+    a, b = (1 - y) * x, _softplus(-x)
+    return a + b, abs(a) + abs(b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bce_with_logits_fused_forward(dtype):
+    """The unweighted loss in one pass: the float64 formula's value within a few roundings of
+    its terms at special points and on every layout; the recorded node computes the same."""
+    dt = getattr(rstorch, dtype)
+    rstorch.manual_seed(6)
+    n = 4 * 16
+    xs = SPECIAL + (rstorch.randn(n - len(SPECIAL), dtype=rstorch.float64) * 8).tolist()
+    ys = rstorch.rand(n, dtype=rstorch.float64).tolist()
+    ys[:4] = [0.0, 1.0, 0.25, 1.0]
+    tol = 5e-7 if dtype == "float32" else 1e-15
+    for xl, x in layouts(xs, dt).items():
+        for yl, y in layouts(ys, dt).items():
+            fused = F.binary_cross_entropy_with_logits(x, y, reduction="none")
+            recorded = F.binary_cross_entropy_with_logits(x.detach().requires_grad_(), y, reduction="none")
+            assert recorded.grad_fn.name() == "BinaryCrossEntropyWithLogitsBackward0" and fused.grad_fn is None
+            assert rstorch.equal(recorded.detach(), fused) or fused.isnan().any()
+            assert fused.dtype == dt and fused.shape == x.shape
+            for p, a, b in zip(fused.reshape(-1).tolist(), x.reshape(-1).tolist(), y.reshape(-1).tolist()):
+                want, size = _bce_reference(a, b)
+                if math.isnan(want):
+                    assert math.isnan(p), (xl, yl, a, b, p)
+                elif math.isinf(want):
+                    assert p == want, (xl, yl, a, b, p)
+                else:
+                    assert abs(p - want) <= tol * size + 1e-300, (xl, yl, a, b, p, want)
+            for red in ("mean", "sum"):
+                got = F.binary_cross_entropy_with_logits(x, y, reduction=red)
+                assert rstorch.equal(got, getattr(fused, red)()) or got.isnan().item()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bce_with_logits_fused_backward(dtype):
+    """The input gradient (sigmoid(x) - y) g in one pass and the target's -x g, against the
+    formulas in float64 and against create_graph's composite."""
+    dt = getattr(rstorch, dtype)
+    rstorch.manual_seed(7)
+    n = 4 * 16
+    xs = (rstorch.randn(n, dtype=rstorch.float64) * 6).tolist()
+    ys = rstorch.rand(n, dtype=rstorch.float64).tolist()
+    rel = 2e-6 if dtype == "float32" else 1e-14
+    for xl, x in layouts(xs, dt).items():
+        for yl, y in layouts(ys, dt).items():
+            got = []
+            for create_graph in (False, True):
+                a, b = x.detach().requires_grad_(), y.detach().requires_grad_()
+                out = F.binary_cross_entropy_with_logits(a, b, reduction="none")
+                seed = rstorch.linspace(-2, 3, out.numel(), dtype=dt).reshape(out.shape)
+                got.append(rstorch.autograd.grad(out, (a, b), seed, create_graph=create_graph))
+            seed = rstorch.linspace(-2, 3, n, dtype=rstorch.float64).tolist()
+            xv, yv = x.reshape(-1).tolist(), y.reshape(-1).tolist()
+            want_x = [(1 / (1 + math.exp(-a)) - b) * g for a, b, g in zip(xv, yv, seed)]
+            want_y = [-a * g for a, g in zip(xv, seed)]
+            for gx, gy in got:
+                assert gx.dtype == dt and gy.dtype == dt
+                for p, q in zip(gx.reshape(-1).tolist(), want_x):
+                    assert abs(p - q) <= rel * max(abs(q), 1.0), (xl, yl, p, q)
+                for p, q in zip(gy.reshape(-1).tolist(), want_y):
+                    assert abs(p - q) <= rel * max(abs(q), 1.0), (xl, yl, p, q)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_bce_with_logits_gradcheck_on_layouts(reduction):
+    rstorch.manual_seed(8)
+    f = lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=reduction)  # noqa: E731
+    base = rstorch.randn(3, 4, dtype=rstorch.float64) * 3
+    other = rstorch.randn(4, 3, dtype=rstorch.float64) * 3
+    dense = rstorch.rand(3, 4, dtype=rstorch.float64)
+    # The first two pairs are dense in one order (the fused kernels), the others are not.
+    cases = [(base, dense), (other.t(), dense.t().contiguous().t()), (base, dense.t().contiguous().t()),
+             (rstorch.randn(3, 8, dtype=rstorch.float64)[:, ::2], dense)]
+    for a, b in cases:
+        a, b = a.detach().requires_grad_(), b.detach().requires_grad_()
+        assert gradcheck(f, (a, b), eps=1e-6, atol=1e-5, rtol=1e-3)
+        assert gradgradcheck(f, (a, b), eps=1e-6, atol=1e-5, rtol=1e-3)

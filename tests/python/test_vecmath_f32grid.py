@@ -75,3 +75,23 @@ def test_special_values_as_pytorch(name):
         else:
             mine, torch_err = g.max_ulp([a], ref[j:j + 1])[0], g.max_ulp([w], ref[j:j + 1])[0]
             assert mine <= max(torch_err, 0.5), f"{name}({x!r}): {a!r} ({mine:.3g} ulp), PyTorch {w!r} ({torch_err:.3g} ulp)"
+
+
+@pytest.mark.parametrize("name", ["exp", "exp2"])
+def test_blocks_without_subnormal_results_take_the_same_values(name):
+    """Contiguous float32 exp and exp2 choose per block of elements a kernel without the
+    subnormal path where no result is subnormal (`map1_split`): bit for bit the values of the
+    full kernel, which a strided view always takes, in blocks with and without such inputs."""
+    rng = np.random.default_rng(11)
+    low = -104.0 if name == "exp" else -151.0
+    x = rng.uniform(-80.0, 80.0, 8192).astype(np.float32)
+    # Every third block of 512 gets a subnormal result, a NaN or -inf at a varying place.
+    for k, block in enumerate(range(0, 8192, 1536)):
+        x[block + (k * 97) % 512] = [low + 2.0, float("nan"), -float("inf")][k % 3]
+    x[-1] = low + 10.0
+    contiguous = run(name, x)
+    base = np.zeros((8192, 2), dtype=np.float32)
+    base[:, 0] = x
+    strided = OPS[name](rstorch.from_numpy(base)[:, 0]).numpy()
+    assert not rstorch.from_numpy(base)[:, 0].is_contiguous()
+    np.testing.assert_array_equal(contiguous.view(np.uint32), strided.view(np.uint32))

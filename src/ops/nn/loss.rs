@@ -195,21 +195,6 @@ pub fn binary_cross_entropy(input: &Tensor, target: &Tensor, weight: Option<&Ten
     })
 }
 
-/// `log(1 + e^-x)` without overflow: `log1p(e^-x)` where `x >= 0`, `-x + log1p(e^x)` elsewhere
-/// (PyTorch's `-log_sigmoid(x)`, `max(-x, 0) + log1p(e^-|x|)`, to the bit). Split on the sign rather
-/// than written with `|x|` and `max`, whose zero subgradients at `x = 0` would lose the gradient
-/// there (-1/2); each branch reads only the values it is selected for, so neither overflows into a
-/// NaN gradient.
-fn softplus_of_negated(x: &Tensor) -> Result<Tensor> {
-    let non_negative = x.binary_scalar(B::Ge, Scalar::Int(0), false)?;
-    let zero = Arg::S(Scalar::Int(0));
-    let positive = Tensor::where_(&non_negative, Arg::T(x), zero)?;
-    let negative = Tensor::where_(&non_negative, zero, Arg::T(x))?;
-    let at_positive = positive.unary(U::Neg)?.unary(U::Exp)?.unary(U::Log1p)?;
-    let at_negative = negative.unary(U::Exp)?.unary(U::Log1p)?.binary(B::Add, &negative.unary(U::Neg)?)?;
-    Tensor::where_(&non_negative, Arg::T(&at_positive), Arg::T(&at_negative))
-}
-
 /// `F.binary_cross_entropy_with_logits`: `(1 - t) x + (1 + (p - 1) t) log(1 + e^-x)` with
 /// `p = pos_weight` (1 where not given), times `weight` where given. The node lists each weight
 /// only where it needs a gradient.
@@ -228,16 +213,23 @@ pub fn binary_cross_entropy_with_logits(
         )));
     }
     named("BinaryCrossEntropyWithLogitsBackward0", &inputs(&[input, target], &[if_grad(weight), if_grad(pos_weight)]), || {
-        let log_sigmoid_neg = softplus_of_negated(input)?;
+        if pos_weight.is_none() {
+            if let Some(loss) = fused(input, target, Fused2::BceWithLogits, weight)? {
+                return reduce(&loss, reduction);
+            }
+        }
+        // log(1 + e^-x) = -log_sigmoid(x), as PyTorch composes it: no overflow either way, and
+        // log_sigmoid's own gradient, sigmoid(-x), is whole at x = 0.
+        let log_sigmoid = input.unary(U::LogSigmoid {})?;
         let negative_part = one_minus(target)?.binary(B::Mul, input)?;
         let positive_part = match pos_weight {
             Some(p) => {
                 let coefficient = p.binary_scalar(B::Sub, Scalar::Int(1), false)?.binary(B::Mul, target)?;
-                coefficient.binary_scalar(B::Add, Scalar::Int(1), true)?.binary(B::Mul, &log_sigmoid_neg)?
+                coefficient.binary_scalar(B::Add, Scalar::Int(1), true)?.binary(B::Mul, &log_sigmoid)?
             }
-            None => log_sigmoid_neg,
+            None => log_sigmoid,
         };
-        let loss = negative_part.binary(B::Add, &positive_part)?;
+        let loss = negative_part.binary(B::Sub, &positive_part)?;
         reduce(&weighted(loss, weight)?, reduction)
     })
 }
