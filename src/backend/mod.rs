@@ -225,6 +225,13 @@ pub trait Backend: Sync {
         Ok(None)
     }
 
+    /// `parts` (at least one, of one dtype, each of `shape` but along `dim`) joined along `dim`
+    /// into a new contiguous array of `shape`. None where this backend has no such kernel (or
+    /// not for these parts): the tensor layer then copies each part into its place.
+    fn cat(&self, _parts: &[&Array], _dim: usize, _shape: &[usize]) -> Result<Option<Array>> {
+        Ok(None)
+    }
+
     // ----- matrix products --------------------------------------------------------------------
 
     fn matmul(&self, a: &Array, _b: &Array) -> Result<Array> {

@@ -54,7 +54,7 @@ fn scores<T: NormFloat>(
     // SAFETY: the row and column ranges lie inside the (batch, L or S, E) operands.
     unsafe {
         gemm_into_scaled(
-            MatMut { data: &mut tile[..rows * cols], rs: cols },
+            MatMut::new(&mut tile[..rows * cols], cols),
             rows,
             cols,
             d.e,
@@ -190,7 +190,7 @@ fn forward_block<T: NormFloat>(
         let pm = MatRef { offset: 0, rs: cols, cs: 1 };
         let vm = MatRef { offset: (d.kv_of(b) * d.s + k0) * d.ev, rs: d.ev, cs: 1 };
         // SAFETY: the tile holds rows x cols; the value rows k0..k0 + cols lie inside `v`.
-        unsafe { gemm_into_scaled(MatMut { data: o, rs: d.ev }, rows, d.ev, cols, &tile, pm, v, vm, true, one, Parallelism::None) };
+        unsafe { gemm_into_scaled(MatMut::new(o, d.ev), rows, d.ev, cols, &tile, pm, v, vm, true, one, Parallelism::None) };
     }
     for i in 0..rows {
         let row = &mut o[i * d.ev..(i + 1) * d.ev];
@@ -317,7 +317,7 @@ fn backward_pair<T: NormFloat>(
             unsafe {
                 // dV_j += Pᵀ dO
                 gemm_into_scaled(
-                    MatMut { data: &mut dv[k0 * d.ev..], rs: d.ev },
+                    MatMut::new(&mut dv[k0 * d.ev..], d.ev),
                     cols,
                     d.ev,
                     rows,
@@ -332,7 +332,7 @@ fn backward_pair<T: NormFloat>(
                 // dP = dO Vᵀ
                 let vt = MatRef { offset: (kv * d.s + k0) * d.ev, rs: 1, cs: d.ev };
                 gemm_into_scaled(
-                    MatMut { data: &mut dp[..rows * cols], rs: cols },
+                    MatMut::new(&mut dp[..rows * cols], cols),
                     rows,
                     cols,
                     d.ev,
@@ -361,33 +361,9 @@ fn backward_pair<T: NormFloat>(
             let dst = MatRef { offset: 0, rs: 1, cs: cols };
             unsafe {
                 // dQ_i += scale dS K
-                gemm_into_scaled(
-                    MatMut { data: &mut dq[q0 * d.e..], rs: d.e },
-                    rows,
-                    d.e,
-                    cols,
-                    &dp,
-                    pm,
-                    k,
-                    km,
-                    true,
-                    scale,
-                    Parallelism::None,
-                );
+                gemm_into_scaled(MatMut::new(&mut dq[q0 * d.e..], d.e), rows, d.e, cols, &dp, pm, k, km, true, scale, Parallelism::None);
                 // dK_j += scale dSᵀ Q
-                gemm_into_scaled(
-                    MatMut { data: &mut dk[k0 * d.e..], rs: d.e },
-                    cols,
-                    d.e,
-                    rows,
-                    &dp,
-                    dst,
-                    q,
-                    qm,
-                    true,
-                    scale,
-                    Parallelism::None,
-                );
+                gemm_into_scaled(MatMut::new(&mut dk[k0 * d.e..], d.e), cols, d.e, rows, &dp, dst, q, qm, true, scale, Parallelism::None);
             }
         }
     }

@@ -229,6 +229,10 @@ impl Backend for Cpu {
         super::flip::flip(x, dims).map(Some)
     }
 
+    fn cat(&self, parts: &[&Array], dim: usize, shape: &[usize]) -> Result<Option<Array>> {
+        super::cat::cat(parts, dim, shape)
+    }
+
     fn topk_indices(&self, x: &Array, dim: usize, k: usize, largest: bool) -> Result<Option<Array>> {
         super::rank::topk_indices(x, dim, k, largest).map(Some)
     }

@@ -97,16 +97,43 @@ pub fn written_output<U>(n: usize, fill: impl FnOnce(&mut [MaybeUninit<U>])) -> 
 /// `written_output` for a `fill` that can fail part way (a scratch buffer it could not have):
 /// then its error comes back and the partly written buffer is freed unread.
 pub fn try_written_output<U>(n: usize, fill: impl FnOnce(&mut [MaybeUninit<U>]) -> Result<()>) -> Result<Vec<U>> {
-    let mut out: Vec<MaybeUninit<U>> = with_capacity(n)?;
-    // SAFETY: MaybeUninit needs no initialisation.
-    unsafe { out.set_len(n) };
+    let mut out = uninit(n)?;
     if n > 0 {
         fill(&mut out)?;
     }
-    let mut out = std::mem::ManuallyDrop::new(out);
-    // SAFETY: `fill` wrote all `n` elements (each caller's contract), and MaybeUninit<U> has
-    // U's layout, so the allocation is a valid Vec<U> of the same capacity.
-    Ok(unsafe { Vec::from_raw_parts(out.as_mut_ptr() as *mut U, n, out.capacity()) })
+    // SAFETY: `fill` wrote all `n` elements (each caller's contract).
+    Ok(unsafe { assume_written(out) })
+}
+
+/// `n` elements not yet written, for a kernel with several outputs that writes every element
+/// of each (one output alone goes through `written_output`); `assume_written` then gives the
+/// result.
+pub fn uninit<U>(n: usize) -> Result<Vec<MaybeUninit<U>>> {
+    let mut out: Vec<MaybeUninit<U>> = with_capacity(n)?;
+    // SAFETY: MaybeUninit needs no initialisation.
+    unsafe { out.set_len(n) };
+    Ok(out)
+}
+
+/// The vector `v` once every element of it has been written.
+///
+/// # Safety
+/// Every element of `v` must have been written.
+pub unsafe fn assume_written<U>(v: Vec<MaybeUninit<U>>) -> Vec<U> {
+    let mut v = std::mem::ManuallyDrop::new(v);
+    // SAFETY: MaybeUninit<U> has U's layout, so the allocation is a valid Vec<U> of the same
+    // capacity, and the caller vouches for the elements.
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut U, v.len(), v.capacity()) }
+}
+
+/// The slice `s` once every element of it has been written: for a kernel that writes a block
+/// in a first pass and then reads it back.
+///
+/// # Safety
+/// Every element of `s` must have been written.
+pub unsafe fn assume_written_mut<U>(s: &mut [MaybeUninit<U>]) -> &mut [U] {
+    // SAFETY: as `assume_written`.
+    unsafe { &mut *(s as *mut [MaybeUninit<U>] as *mut [U]) }
 }
 
 /// The first allocation failure among the tasks of a parallel kernel, which cannot return it

@@ -317,7 +317,7 @@ fn conv2d_forward_into<T: Arith>(
                     row.fill(b);
                 }
             }
-            let dst = MatMut { data: &mut prod, rs: width };
+            let dst = MatMut::new(&mut prod, width);
             let wm = MatRef { offset: grp * og * taps, rs: taps, cs: 1 };
             let bm = MatRef { offset: 0, rs: width, cs: 1 };
             // SAFETY: the weight holds O x taps elements, `cols` taps x width.
@@ -351,7 +351,7 @@ pub fn conv2d_transpose<T: Arith>(dy: &[T], weight: &[T], g: &ConvGeom) -> Resul
             let mut cols = filled(taps * width, T::zero())?;
             let am = MatRef { offset: grp * og * taps, rs: 1, cs: taps };
             let bm = MatRef { offset: grp * og * width, rs: width, cs: 1 };
-            let dst = MatMut { data: &mut cols, rs: width };
+            let dst = MatMut::new(&mut cols, width);
             // SAFETY: (taps x og) @ (og x width) within the weight and dyp.
             unsafe { gemm_into(dst, taps, width, og, weight, am, &dyp, bm, false, par) };
             for (i, image) in images.chunks_mut(g.in_image()).enumerate() {
@@ -390,7 +390,7 @@ pub fn conv2d_weight_grad<T: Arith>(x: &[T], dy: &[T], g: &ConvGeom, patches: Op
                     &scratch[..]
                 }
             };
-            let dst = MatMut { data: &mut acc[grp * og * taps..][..og * taps], rs: og };
+            let dst = MatMut::new(&mut acc[grp * og * taps..][..og * taps], og);
             let am = MatRef { offset: 0, rs: width, cs: 1 };
             // dy read transposed, as width x og.
             let bm = MatRef { offset: grp * og * width, rs: 1, cs: width };

@@ -2,7 +2,7 @@
 //! parallel), on strided operands, copied only where gemm packs a layout slowly.
 
 use crate::backend::{Array, Operand};
-use crate::cpu::buffer::filled;
+use crate::cpu::buffer::{filled, written_output};
 use crate::cpu::cast::copy_as;
 use crate::cpu::parallel::{for_each_exact_chunk, get_num_threads, pool};
 use crate::dtype::{DType, Element};
@@ -11,6 +11,7 @@ use crate::layout::Layout;
 use crate::ops::binary::BinaryOp;
 use crate::scalar::Scalar;
 use gemm::Parallelism;
+use std::mem::MaybeUninit;
 
 /// A strided matrix: element `(i, j)` is at `offset + i * rs + j * cs`.
 #[derive(Clone, Copy, Debug)]
@@ -20,10 +21,27 @@ pub struct MatRef {
     pub cs: usize,
 }
 
-/// A contiguous-row destination matrix: element `(i, j)` is `data[i * rs + j]`.
+/// A contiguous-row destination matrix: element `(i, j)` is `data[i * rs + j]`. Its elements
+/// may be unwritten (`uninit`) where the product overwrites them: no zero fill first.
 pub struct MatMut<'a, T> {
-    pub data: &'a mut [T],
-    pub rs: usize,
+    data: &'a mut [MaybeUninit<T>],
+    rs: usize,
+}
+
+impl<'a, T> MatMut<'a, T> {
+    /// A destination of written elements.
+    pub fn new(data: &'a mut [T], rs: usize) -> Self {
+        // SAFETY: MaybeUninit<T> has T's layout; the products only ever store written values
+        // through this view, so `data` stays initialised.
+        let data = unsafe { &mut *(data as *mut [T] as *mut [MaybeUninit<T>]) };
+        MatMut { data, rs }
+    }
+
+    /// A destination whose elements may be unwritten: only for a product that does not
+    /// accumulate into it (see `gemm_into_scaled`).
+    pub fn uninit(data: &'a mut [MaybeUninit<T>], rs: usize) -> Self {
+        MatMut { data, rs }
+    }
 }
 
 /// `dst (= or +=) a @ b` for one `m x k` by `k x n` product.
@@ -51,7 +69,9 @@ pub unsafe fn gemm_into<T: Element>(
 ///
 /// # Safety
 /// Every element `(i, p)` of `am` (`i < m`, `p < k`) must lie inside `a`, every `(p, j)` of `bm`
-/// inside `b`; `dst.data` must hold `(m - 1) * dst.rs + n` elements.
+/// inside `b`; `dst.data` must hold `(m - 1) * dst.rs + n` elements. When `accumulate`, the
+/// destination's elements must be written (`MatMut::new`); otherwise every one of the `m x n`
+/// elements is written, never read.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn gemm_into_scaled<T: Element>(
     dst: MatMut<'_, T>,
@@ -73,7 +93,7 @@ pub unsafe fn gemm_into_scaled<T: Element>(
     if k == 0 {
         if !accumulate {
             for i in 0..m {
-                dst.data[i * dst.rs..i * dst.rs + n].fill(T::zero());
+                dst.data[i * dst.rs..i * dst.rs + n].fill(MaybeUninit::new(T::zero()));
             }
         }
         return;
@@ -85,10 +105,10 @@ pub unsafe fn gemm_into_scaled<T: Element>(
         // about as much as the product here. Computed as `c^T` into a row-major scratch matrix,
         // gemm's transposed problem is `c = a b` again and packs only the small `a` that way;
         // `c^T` is then added into place. 64x512 by a transposed 512x512: 555 -> 235 us.
-        if let Ok(mut ct) = filled(n * m, T::zero()) {
-            let bt = MatRef { offset: bm.offset, rs: bm.cs, cs: bm.rs };
-            let at = MatRef { offset: am.offset, rs: am.cs, cs: am.rs };
-            gemm_into_scaled(MatMut { data: &mut ct, rs: m }, n, m, k, b, bt, a, at, false, scale, par);
+        let bt = MatRef { offset: bm.offset, rs: bm.cs, cs: bm.rs };
+        let at = MatRef { offset: am.offset, rs: am.cs, cs: am.rs };
+        // The scratch is overwritten whole (no accumulation): no zero fill.
+        if let Ok(ct) = written_output(n * m, |ct| gemm_into_scaled(MatMut::uninit(ct, m), n, m, k, b, bt, a, at, false, scale, par)) {
             store_transposed(&ct, n, m, dst, accumulate);
             return;
         }
@@ -122,7 +142,9 @@ pub unsafe fn gemm_into_scaled<T: Element>(
             return;
         }
     }
-    let dst_ptr = SendPtr(dst.data.as_mut_ptr());
+    // gemm reads the destination only when `accumulate` (its `read_dst`): otherwise it may be
+    // unwritten.
+    let dst_ptr = SendPtr(dst.data.as_mut_ptr() as *mut T);
     let call = move || {
         // Use the whole wrapper (closures capture single fields otherwise, and the bare pointer
         // is not Send).
@@ -182,11 +204,13 @@ fn store_transposed<T: Element>(ct: &[T], rows: usize, cols: usize, dst: MatMut<
                     if accumulate {
                         // Exact for every float type gemm takes: one rounding of the float64 sum.
                         for (jj, o) in out.iter_mut().enumerate() {
-                            *o = T::from_f64(o.to_f64() + ct[(j0 + jj) * cols + i].to_f64());
+                            // SAFETY: an accumulating destination is written (`gemm_into_scaled`).
+                            let old = unsafe { o.assume_init() };
+                            *o = MaybeUninit::new(T::from_f64(old.to_f64() + ct[(j0 + jj) * cols + i].to_f64()));
                         }
                     } else {
                         for (jj, o) in out.iter_mut().enumerate() {
-                            *o = ct[(j0 + jj) * cols + i];
+                            *o = MaybeUninit::new(ct[(j0 + jj) * cols + i]);
                         }
                     }
                 }
@@ -243,34 +267,34 @@ const PARALLEL_WORK: usize = 1 << 22;
 
 /// `out[b] = a[b] @ b[b]` for each batch; `out` is contiguous `[batch, m, n]`.
 pub fn batched_gemm<T: Element>(a: &[T], a_mats: &[MatRef], b: &[T], b_mats: &[MatRef], m: usize, k: usize, n: usize) -> Result<Vec<T>> {
-    let mut out = filled(a_mats.len() * m * n, T::zero())?;
-    if m * n == 0 {
-        return Ok(out);
-    }
     let work = m * n * k.max(1);
     let threads = get_num_threads();
     let per_product = if work >= PARALLEL_WORK && threads > 1 { Parallelism::Rayon(threads) } else { Parallelism::None };
-    let run = |out: &mut [T], am: MatRef, bm: MatRef, par: Parallelism| {
-        let dst = MatMut { data: out, rs: n };
+    let run = |out: &mut [MaybeUninit<T>], am: MatRef, bm: MatRef, par: Parallelism| {
+        // Not accumulating, gemm writes every element of the product: no zero fill first.
+        let dst = MatMut::uninit(out, n);
         // SAFETY: `MatRef`s were built from layouts whose every element lies inside `a` and `b`
         // (checked by the caller).
         unsafe { gemm_into(dst, m, n, k, a, am, b, bm, false, par) }
     };
-    if a_mats.len() > 1 && matches!(per_product, Parallelism::None) && a_mats.len() * work >= PARALLEL_WORK && threads > 1 {
-        // Many small products: one per task.
-        for_each_exact_chunk(&mut out, m * n, |i, o| run(o, a_mats[i], b_mats[i], Parallelism::None));
-    } else if matches!(per_product, Parallelism::Rayon(_)) {
-        pool().install(|| {
+    // Each of the `a_mats.len()` products writes its own m x n block (none when m * n is 0,
+    // and then the output is empty).
+    written_output(a_mats.len() * m * n, |out| {
+        if a_mats.len() > 1 && matches!(per_product, Parallelism::None) && a_mats.len() * work >= PARALLEL_WORK && threads > 1 {
+            // Many small products: one per task.
+            for_each_exact_chunk(out, m * n, |i, o| run(o, a_mats[i], b_mats[i], Parallelism::None));
+        } else if matches!(per_product, Parallelism::Rayon(_)) {
+            pool().install(|| {
+                for (i, o) in out.chunks_mut(m * n).enumerate() {
+                    run(o, a_mats[i], b_mats[i], per_product);
+                }
+            });
+        } else {
             for (i, o) in out.chunks_mut(m * n).enumerate() {
-                run(o, a_mats[i], b_mats[i], per_product);
+                run(o, a_mats[i], b_mats[i], Parallelism::None);
             }
-        });
-    } else {
-        for (i, o) in out.chunks_mut(m * n).enumerate() {
-            run(o, a_mats[i], b_mats[i], Parallelism::None);
         }
-    }
-    Ok(out)
+    })
 }
 
 /// `bias + alpha * (a @ b)` for one `m x k` by `k x n` product, `bias` being the destination
@@ -288,17 +312,19 @@ pub fn addmm_gemm<T: Element>(
     n: usize,
     alpha: T,
 ) -> Result<Vec<T>> {
-    let accumulate = bias.is_some();
-    let mut out = match bias {
-        Some(bias) => bias,
-        None => filled(m * n, T::zero())?,
-    };
-    assert_eq!(out.len(), m * n, "addmm bias buffer has the output's size");
     let threads = get_num_threads();
     let par = if m * n * k.max(1) >= PARALLEL_WORK && threads > 1 { Parallelism::Rayon(threads) } else { Parallelism::None };
-    // SAFETY: the caller built `am` / `bm` from layouts whose every element lies inside `a` / `b`.
-    unsafe { gemm_into_scaled(MatMut { data: &mut out, rs: n }, m, n, k, a, am, b, bm, accumulate, alpha, par) };
-    Ok(out)
+    // SAFETY (both calls): the caller built `am` / `bm` from layouts whose every element lies
+    // inside `a` / `b`.
+    match bias {
+        Some(mut out) => {
+            assert_eq!(out.len(), m * n, "addmm bias buffer has the output's size");
+            unsafe { gemm_into_scaled(MatMut::new(&mut out, n), m, n, k, a, am, b, bm, true, alpha, par) };
+            Ok(out)
+        }
+        // Without a bias gemm overwrites every element: no zero fill first.
+        None => written_output(m * n, |out| unsafe { gemm_into_scaled(MatMut::uninit(out, n), m, n, k, a, am, b, bm, false, alpha, par) }),
+    }
 }
 
 /// addmm's `beta * input + alpha * (a @ b)` of float32, float64 or float16 matrices, `input`

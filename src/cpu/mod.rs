@@ -11,6 +11,7 @@ mod bessel_tables;
 pub mod binary_math;
 pub mod buffer;
 pub mod cast;
+pub mod cat;
 pub mod clamp;
 pub mod conv;
 pub mod elementwise;

@@ -5,7 +5,9 @@
 //! channel sums on one thread each, cross-row sums over fixed blocks added in order), so the
 //! results are the same bits on one thread or many.
 
-use super::buffer::filled;
+use std::mem::MaybeUninit;
+
+use super::buffer::{assume_written, assume_written_mut, filled, uninit, written_output};
 use super::math::FloatMath;
 use super::parallel;
 use crate::error::Result;
@@ -103,27 +105,30 @@ fn for_blocks<T: Send>(out: &mut [T], block: usize, f: impl Fn(usize, &mut [T]) 
 
 /// softmax (or log_softmax when `log`) of the contiguous `x` along the lanes of `l`.
 pub fn softmax<T: NormFloat>(x: &[T], l: Lanes, log: bool) -> Result<Vec<T>> {
-    let mut out = filled(x.len(), T::default())?;
-    if x.is_empty() || l.len == 0 {
-        return Ok(out);
+    if l.len == 0 {
+        return filled(x.len(), T::default());
     }
-    for_blocks(&mut out, l.block(), |start, o| {
-        let x = &x[start..start + o.len()];
-        super::simd::vectorized(
-            #[inline(always)]
-            || softmax_block(x, o, l, log),
-        )
-    });
-    Ok(out)
+    // Every block is written whole (its first pass writes each element): no zero fill first.
+    written_output(x.len(), |out| {
+        for_blocks(out, l.block(), |start, o| {
+            let x = &x[start..start + o.len()];
+            super::simd::vectorized(
+                #[inline(always)]
+                || softmax_block(x, o, l, log),
+            )
+        })
+    })
 }
 
 #[inline(always)]
-fn softmax_block<T: NormFloat>(x: &[T], out: &mut [T], l: Lanes, log: bool) {
+fn softmax_block<T: NormFloat>(x: &[T], out: &mut [MaybeUninit<T>], l: Lanes, log: bool) {
     if l.inner == 1 {
         let m = row_max(x);
         for (o, &v) in out.iter_mut().zip(x) {
-            *o = v.sub(m).exp_();
+            *o = MaybeUninit::new(v.sub(m).exp_());
         }
+        // SAFETY: the loop above wrote the whole block (`out` is as long as `x`).
+        let out = unsafe { assume_written_mut(out) };
         let s = sum1(out, |e| e);
         if log {
             // x - max - log(sum): the shift applied before the logarithm, as PyTorch does.
@@ -152,10 +157,12 @@ fn softmax_block<T: NormFloat>(x: &[T], out: &mut [T], l: Lanes, log: bool) {
     for (orow, xrow) in out.chunks_exact_mut(n).zip(x.chunks_exact(n)) {
         for ((o, &v), (acc, &mv)) in orow.iter_mut().zip(xrow).zip(s.iter_mut().zip(&m)) {
             let e = v.sub(mv).exp_();
-            *o = e;
+            *o = MaybeUninit::new(e);
             *acc = acc.add(e);
         }
     }
+    // SAFETY: the block is whole rows of `n` (`len * inner` elements), all written above.
+    let out = unsafe { assume_written_mut(out) };
     if log {
         // m + log(sum): subtracted at once, the shift applied before the logarithm as above.
         let ls: Vec<T> = s.iter().map(|&v| v.ln_()).collect();
@@ -177,32 +184,33 @@ fn softmax_block<T: NormFloat>(x: &[T], out: &mut [T], l: Lanes, log: bool) {
 /// The input gradient of softmax (log_softmax when `log`) from its output `y` and the output
 /// gradient `g`, both contiguous: `y * (g - Σ g y)`, or `g - exp(y) Σ g`.
 pub fn softmax_backward<T: NormFloat>(y: &[T], g: &[T], l: Lanes, log: bool) -> Result<Vec<T>> {
-    let mut out = filled(y.len(), T::default())?;
-    if y.is_empty() || l.len == 0 {
-        return Ok(out);
+    if l.len == 0 {
+        return filled(y.len(), T::default());
     }
-    for_blocks(&mut out, l.block(), |start, o| {
-        let (y, g) = (&y[start..start + o.len()], &g[start..start + o.len()]);
-        super::simd::vectorized(
-            #[inline(always)]
-            || softmax_backward_block(y, g, o, l, log),
-        )
-    });
-    Ok(out)
+    // Every element of every block is written once: no zero fill first.
+    written_output(y.len(), |out| {
+        for_blocks(out, l.block(), |start, o| {
+            let (y, g) = (&y[start..start + o.len()], &g[start..start + o.len()]);
+            super::simd::vectorized(
+                #[inline(always)]
+                || softmax_backward_block(y, g, o, l, log),
+            )
+        })
+    })
 }
 
 #[inline(always)]
-fn softmax_backward_block<T: NormFloat>(y: &[T], g: &[T], out: &mut [T], l: Lanes, log: bool) {
+fn softmax_backward_block<T: NormFloat>(y: &[T], g: &[T], out: &mut [MaybeUninit<T>], l: Lanes, log: bool) {
     if l.inner == 1 {
         if log {
             let s = sum1(g, |v| v);
             for ((o, &yv), &gv) in out.iter_mut().zip(y).zip(g) {
-                *o = gv.sub(yv.exp_().mul(s));
+                *o = MaybeUninit::new(gv.sub(yv.exp_().mul(s)));
             }
         } else {
             let dot = sum2(g, y, |a, b| a.mul(b));
             for ((o, &yv), &gv) in out.iter_mut().zip(y).zip(g) {
-                *o = yv.mul(gv.sub(dot));
+                *o = MaybeUninit::new(yv.mul(gv.sub(dot)));
             }
         }
         return;
@@ -225,11 +233,11 @@ fn softmax_backward_block<T: NormFloat>(y: &[T], g: &[T], out: &mut [T], l: Lane
         let rows = orow.iter_mut().zip(yrow.iter().zip(grow)).zip(&s);
         if log {
             for ((o, (&yv, &gv)), &sv) in rows {
-                *o = gv.sub(yv.exp_().mul(sv));
+                *o = MaybeUninit::new(gv.sub(yv.exp_().mul(sv)));
             }
         } else {
             for ((o, (&yv, &gv)), &sv) in rows {
-                *o = yv.mul(gv.sub(sv));
+                *o = MaybeUninit::new(yv.mul(gv.sub(sv)));
             }
         }
     }
@@ -341,8 +349,9 @@ pub fn layer_norm<T: NormFloat>(
     eps: f64,
 ) -> Result<(Vec<T>, Vec<T>, Vec<T>)> {
     let rows = x.len().checked_div(cols).unwrap_or(0);
-    let mut out = filled(x.len(), T::default())?;
-    let mut stats = filled(rows, (T::default(), T::default()))?;
+    // Every row of `out` and every row's stats are written below: no zero fill first.
+    let mut out = uninit::<T>(x.len())?;
+    let mut stats = uninit::<(T, T)>(rows)?;
     if cols > 0 {
         parallel::for_each_exact_chunk_pair(&mut out, cols * 16, &mut stats, 16, |i, o, st| {
             let x = &x[i * cols * 16..][..o.len()];
@@ -351,26 +360,26 @@ pub fn layer_norm<T: NormFloat>(
                 || {
                     for ((orow, xrow), s) in o.chunks_exact_mut(cols).zip(x.chunks_exact(cols)).zip(st.iter_mut()) {
                         let (mean, rstd) = moments(xrow, eps);
-                        *s = (mean, rstd);
+                        *s = MaybeUninit::new((mean, rstd));
                         match (weight, bias) {
                             (Some(w), Some(b)) => {
                                 for (((o, &v), &w), &b) in orow.iter_mut().zip(xrow).zip(w).zip(b) {
-                                    *o = v.sub(mean).mul(rstd).mul(w).add(b);
+                                    *o = MaybeUninit::new(v.sub(mean).mul(rstd).mul(w).add(b));
                                 }
                             }
                             (Some(w), None) => {
                                 for ((o, &v), &w) in orow.iter_mut().zip(xrow).zip(w) {
-                                    *o = v.sub(mean).mul(rstd).mul(w);
+                                    *o = MaybeUninit::new(v.sub(mean).mul(rstd).mul(w));
                                 }
                             }
                             (None, Some(b)) => {
                                 for ((o, &v), &b) in orow.iter_mut().zip(xrow).zip(b) {
-                                    *o = v.sub(mean).mul(rstd).add(b);
+                                    *o = MaybeUninit::new(v.sub(mean).mul(rstd).add(b));
                                 }
                             }
                             (None, None) => {
                                 for (o, &v) in orow.iter_mut().zip(xrow) {
-                                    *o = v.sub(mean).mul(rstd);
+                                    *o = MaybeUninit::new(v.sub(mean).mul(rstd));
                                 }
                             }
                         }
@@ -379,6 +388,10 @@ pub fn layer_norm<T: NormFloat>(
             )
         });
     }
+    // SAFETY: with `cols > 0` the chunks above cover all of `out` and `stats` (`rows * cols` and
+    // `rows` elements, 16 rows a chunk) and write every element; with `cols == 0` both are empty
+    // (`x` is, and `rows` is 0).
+    let (out, stats) = unsafe { (assume_written(out), assume_written(stats)) };
     let (mean, rstd) = stats.into_iter().unzip();
     Ok((out, mean, rstd))
 }
@@ -405,35 +418,42 @@ pub fn layer_norm_backward<T: NormFloat>(
 ) -> Result<LayerNormGrads<T>> {
     let rows = mean.len();
     let dx = want_x.then(|| {
-        let mut dx = filled(x.len(), T::default())?;
         let inv_n = T::from(1.0 / cols as f64);
-        for_blocks(&mut dx, cols, |start, d| {
-            let r = start / cols;
-            let (xrow, grow) = (&x[start..start + cols], &g[start..start + cols]);
-            let (m, rs) = (mean[r], rstd[r]);
-            super::simd::vectorized(
-                #[inline(always)]
-                || {
-                    // dxhat = g * w; dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)).
-                    // The weight decided outside a zipped loop: indexed, with the Option looked at
-                    // per element, the loop stayed scalar (LayerNorm's backward at 0.6x PyTorch).
-                    match weight {
-                        Some(w) => {
-                            for ((o, &gv), &wv) in d.iter_mut().zip(grow).zip(w) {
-                                *o = gv.mul(wv);
+        // Each row is written whole by its first pass, then read back: no zero fill first.
+        written_output(x.len(), |dx| {
+            for_blocks(dx, cols, |start, d| {
+                let r = start / cols;
+                let (xrow, grow) = (&x[start..start + cols], &g[start..start + cols]);
+                let (m, rs) = (mean[r], rstd[r]);
+                super::simd::vectorized(
+                    #[inline(always)]
+                    || {
+                        // dxhat = g * w; dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)).
+                        // The weight decided outside a zipped loop: indexed, with the Option looked at
+                        // per element, the loop stayed scalar (LayerNorm's backward at 0.6x PyTorch).
+                        match weight {
+                            Some(w) => {
+                                for ((o, &gv), &wv) in d.iter_mut().zip(grow).zip(w) {
+                                    *o = MaybeUninit::new(gv.mul(wv));
+                                }
+                            }
+                            None => {
+                                for (o, &gv) in d.iter_mut().zip(grow) {
+                                    *o = MaybeUninit::new(gv);
+                                }
                             }
                         }
-                        None => d.copy_from_slice(grow),
-                    }
-                    let a = sum1(d, |v| v).mul(inv_n);
-                    let b = sum2(d, xrow, |dh, v| dh.mul(v.sub(m).mul(rs))).mul(inv_n);
-                    for (o, &v) in d.iter_mut().zip(xrow) {
-                        *o = rs.mul(o.sub(a).sub(v.sub(m).mul(rs).mul(b)));
-                    }
-                },
-            )
-        });
-        Ok(dx)
+                        // SAFETY: the row (`cols` elements, as `grow`) was written just above.
+                        let d = unsafe { assume_written_mut(d) };
+                        let a = sum1(d, |v| v).mul(inv_n);
+                        let b = sum2(d, xrow, |dh, v| dh.mul(v.sub(m).mul(rs))).mul(inv_n);
+                        for (o, &v) in d.iter_mut().zip(xrow) {
+                            *o = rs.mul(o.sub(a).sub(v.sub(m).mul(rs).mul(b)));
+                        }
+                    },
+                )
+            })
+        })
     });
     let dx = dx.transpose()?;
     if !want_w && !want_b {
@@ -514,25 +534,26 @@ pub fn channel_moments<T: NormFloat>(x: &[T], s: Planes) -> (Vec<T>, Vec<T>) {
 
 /// `(x - mean) * rstd * weight + bias` per channel.
 pub fn batch_norm<T: NormFloat>(x: &[T], s: Planes, mean: &[T], rstd: &[T], weight: Option<&[T]>, bias: Option<&[T]>) -> Result<Vec<T>> {
-    let mut out = filled(x.len(), T::default())?;
     if s.plane == 0 {
-        return Ok(out);
+        return filled(x.len(), T::default());
     }
-    for_blocks(&mut out, s.plane, |start, o| {
-        let c = (start / s.plane) % s.channels;
-        let scale = weight.map_or(rstd[c], |w| rstd[c].mul(w[c]));
-        let shift = bias.map_or(T::default(), |b| b[c]).sub(mean[c].mul(scale));
-        let x = &x[start..start + o.len()];
-        super::simd::vectorized(
-            #[inline(always)]
-            || {
-                for (o, &v) in o.iter_mut().zip(x) {
-                    *o = v.mul(scale).add(shift);
-                }
-            },
-        )
-    });
-    Ok(out)
+    // Every plane is written whole: no zero fill first.
+    written_output(x.len(), |out| {
+        for_blocks(out, s.plane, |start, o| {
+            let c = (start / s.plane) % s.channels;
+            let scale = weight.map_or(rstd[c], |w| rstd[c].mul(w[c]));
+            let shift = bias.map_or(T::default(), |b| b[c]).sub(mean[c].mul(scale));
+            let x = &x[start..start + o.len()];
+            super::simd::vectorized(
+                #[inline(always)]
+                || {
+                    for (o, &v) in o.iter_mut().zip(x) {
+                        *o = MaybeUninit::new(v.mul(scale).add(shift));
+                    }
+                },
+            )
+        })
+    })
 }
 
 /// Gradients of a batch norm: of `x` (when `want_x`; `training`: through the batch statistics
@@ -561,33 +582,34 @@ pub fn batch_norm_backward<T: NormFloat>(
     });
     let (sum_gx, sum_g): (Vec<T>, Vec<T>) = sums.into_iter().unzip();
     let dx = want_x.then(|| {
-        let mut dx = filled(x.len(), T::default())?;
         let inv_count = T::from(1.0 / (s.batch * s.plane) as f64);
         if s.plane == 0 {
-            return Ok(dx);
+            return filled(x.len(), T::default());
         }
-        for_blocks(&mut dx, s.plane, |start, d| {
-            let c = (start / s.plane) % s.channels;
-            let (m, rs) = (mean[c], rstd[c]);
-            let k = weight.map_or(rs, |w| rs.mul(w[c]));
-            let (xp, gp) = (&x[start..start + d.len()], &g[start..start + d.len()]);
-            super::simd::vectorized(
-                #[inline(always)]
-                || {
-                    if training {
-                        let (a, b) = (sum_g[c].mul(inv_count), sum_gx[c].mul(inv_count));
-                        for ((o, &gv), &v) in d.iter_mut().zip(gp).zip(xp) {
-                            *o = k.mul(gv.sub(a).sub(v.sub(m).mul(rs).mul(b)));
+        // Every plane is written whole: no zero fill first.
+        written_output(x.len(), |dx| {
+            for_blocks(dx, s.plane, |start, d| {
+                let c = (start / s.plane) % s.channels;
+                let (m, rs) = (mean[c], rstd[c]);
+                let k = weight.map_or(rs, |w| rs.mul(w[c]));
+                let (xp, gp) = (&x[start..start + d.len()], &g[start..start + d.len()]);
+                super::simd::vectorized(
+                    #[inline(always)]
+                    || {
+                        if training {
+                            let (a, b) = (sum_g[c].mul(inv_count), sum_gx[c].mul(inv_count));
+                            for ((o, &gv), &v) in d.iter_mut().zip(gp).zip(xp) {
+                                *o = MaybeUninit::new(k.mul(gv.sub(a).sub(v.sub(m).mul(rs).mul(b))));
+                            }
+                        } else {
+                            for (o, &gv) in d.iter_mut().zip(gp) {
+                                *o = MaybeUninit::new(k.mul(gv));
+                            }
                         }
-                    } else {
-                        for (o, &gv) in d.iter_mut().zip(gp) {
-                            *o = k.mul(gv);
-                        }
-                    }
-                },
-            )
-        });
-        Ok(dx)
+                    },
+                )
+            })
+        })
     });
     Ok((dx.transpose()?, sum_gx, sum_g))
 }

@@ -9,13 +9,14 @@
 //! bias. The additions and products round in the element type in the composite's order, and the
 //! activations are the unary ops' own (`VecMath`), so results match the composite cell.
 
+use std::mem::MaybeUninit;
 use std::ops::{Add, Mul, Sub};
 
 use crate::backend::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 
-use super::buffer::filled;
+use super::buffer::{assume_written, uninit};
 use super::cast::dense_slice;
 use super::math::FloatMath;
 use super::vecmath::VecMath;
@@ -35,11 +36,11 @@ pub const GRU_SAVED: usize = 4;
 /// x 5H, see `LSTM_SAVED`) is empty unless `keep`.
 pub fn lstm_forward<T: CellFloat>(gx: &[T], gh: &[T], c: &[T], hidden: usize, keep: bool) -> Result<(Vec<T>, Vec<T>, Vec<T>)> {
     let rows = c.len().checked_div(hidden).unwrap_or(0);
-    let mut h_out = filled(rows * hidden, T::default())?;
-    let mut c_out = filled(rows * hidden, T::default())?;
-    let mut saved = filled(if keep { rows * hidden * LSTM_SAVED } else { 0 }, T::default())?;
+    let mut h_out = uninit::<T>(rows * hidden)?;
+    let mut c_out = uninit::<T>(rows * hidden)?;
+    let mut saved = uninit::<T>(if keep { rows * hidden * LSTM_SAVED } else { 0 })?;
     // Without `keep` each row's activations go to one scratch row.
-    let mut scratch = filled(if keep { 0 } else { hidden * LSTM_SAVED }, T::default())?;
+    let mut scratch = uninit::<T>(if keep { 0 } else { hidden * LSTM_SAVED })?;
     let h = hidden;
     super::simd::vectorized(
         #[inline(always)]
@@ -63,14 +64,16 @@ pub fn lstm_forward<T: CellFloat>(gx: &[T], gh: &[T], c: &[T], hidden: usize, ke
                     let (gv, o) = ((xg[j] + gg[j]).v_tanh(), (xo[j] + go[j]).v_sigmoid());
                     let cn = f * c[j] + i * gv;
                     let tc = cn.v_tanh();
-                    (si[j], sf[j], sg[j], so[j], st[j]) = (i, f, gv, o, tc);
-                    co[j] = cn;
-                    ho[j] = o * tc;
+                    (si[j], sf[j], sg[j], so[j], st[j]) =
+                        (MaybeUninit::new(i), MaybeUninit::new(f), MaybeUninit::new(gv), MaybeUninit::new(o), MaybeUninit::new(tc));
+                    co[j] = MaybeUninit::new(cn);
+                    ho[j] = MaybeUninit::new(o * tc);
                 }
             }
         },
     );
-    Ok((h_out, c_out, saved))
+    // SAFETY: the loops wrote every element of each row of every output.
+    Ok(unsafe { (assume_written(h_out), assume_written(c_out), assume_written(saved)) })
 }
 
 /// The LSTM step's backward: `(d gates, d c)` from the saved activations, `c`, and the
@@ -78,8 +81,8 @@ pub fn lstm_forward<T: CellFloat>(gx: &[T], gh: &[T], c: &[T], hidden: usize, ke
 /// both `gx` and `gh`.
 pub fn lstm_backward<T: CellFloat>(saved: &[T], c: &[T], dh: &[T], dc: &[T], hidden: usize) -> Result<(Vec<T>, Vec<T>)> {
     let rows = c.len().checked_div(hidden).unwrap_or(0);
-    let mut dgates = filled(rows * 4 * hidden, T::default())?;
-    let mut dc_prev = filled(rows * hidden, T::default())?;
+    let mut dgates = uninit::<T>(rows * 4 * hidden)?;
+    let mut dc_prev = uninit::<T>(rows * hidden)?;
     let one = T::from(1.0);
     super::simd::vectorized(
         #[inline(always)]
@@ -103,25 +106,26 @@ pub fn lstm_backward<T: CellFloat>(saved: &[T], c: &[T], dh: &[T], dc: &[T], hid
                 for j in 0..hidden {
                     let (i, f, g, o, tc) = (si[j], sf[j], sg[j], so[j], st[j]);
                     let dct = dc[j] + dh[j] * o * (one - tc * tc);
-                    di[j] = dct * g * i * (one - i);
-                    df[j] = dct * c[j] * f * (one - f);
-                    dgg[j] = dct * i * (one - g * g);
-                    do_[j] = dh[j] * tc * o * (one - o);
-                    dcp[j] = dct * f;
+                    di[j] = MaybeUninit::new(dct * g * i * (one - i));
+                    df[j] = MaybeUninit::new(dct * c[j] * f * (one - f));
+                    dgg[j] = MaybeUninit::new(dct * i * (one - g * g));
+                    do_[j] = MaybeUninit::new(dh[j] * tc * o * (one - o));
+                    dcp[j] = MaybeUninit::new(dct * f);
                 }
             }
         },
     );
-    Ok((dgates, dc_prev))
+    // SAFETY: the loops wrote every element of each row of both outputs.
+    Ok(unsafe { (assume_written(dgates), assume_written(dc_prev)) })
 }
 
 /// One GRU step: `(h', saved)` from `gx`, `gh` (rows x 3H) and `h` (rows x H); `saved` (rows x
 /// 4H, see `GRU_SAVED`) is empty unless `keep`.
 pub fn gru_forward<T: CellFloat>(gx: &[T], gh: &[T], h: &[T], hidden: usize, keep: bool) -> Result<(Vec<T>, Vec<T>)> {
     let rows = h.len().checked_div(hidden).unwrap_or(0);
-    let mut h_out = filled(rows * hidden, T::default())?;
-    let mut saved = filled(if keep { rows * hidden * GRU_SAVED } else { 0 }, T::default())?;
-    let mut scratch = filled(if keep { 0 } else { hidden * GRU_SAVED }, T::default())?;
+    let mut h_out = uninit::<T>(rows * hidden)?;
+    let mut saved = uninit::<T>(if keep { rows * hidden * GRU_SAVED } else { 0 })?;
+    let mut scratch = uninit::<T>(if keep { 0 } else { hidden * GRU_SAVED })?;
     let n_ = hidden;
     super::simd::vectorized(
         #[inline(always)]
@@ -142,21 +146,22 @@ pub fn gru_forward<T: CellFloat>(gx: &[T], gh: &[T], h: &[T], hidden: usize, kee
                     let z = (xz[j] + gz[j]).v_sigmoid();
                     let hn = gn[j];
                     let n = (xn[j] + rg * hn).v_tanh();
-                    (sr[j], sz[j], sn[j], sh[j]) = (rg, z, n, hn);
-                    ho[j] = n + z * (h[j] - n);
+                    (sr[j], sz[j], sn[j], sh[j]) = (MaybeUninit::new(rg), MaybeUninit::new(z), MaybeUninit::new(n), MaybeUninit::new(hn));
+                    ho[j] = MaybeUninit::new(n + z * (h[j] - n));
                 }
             }
         },
     );
-    Ok((h_out, saved))
+    // SAFETY: the loops wrote every element of each row of both outputs.
+    Ok(unsafe { (assume_written(h_out), assume_written(saved)) })
 }
 
 /// The GRU step's backward: `(d gx, d gh, d h)` from the saved gates, `h` and the gradient of h'.
 pub fn gru_backward<T: CellFloat>(saved: &[T], h: &[T], dy: &[T], hidden: usize) -> Result<(Vec<T>, Vec<T>, Vec<T>)> {
     let rows = h.len().checked_div(hidden).unwrap_or(0);
-    let mut dgx = filled(rows * 3 * hidden, T::default())?;
-    let mut dgh = filled(rows * 3 * hidden, T::default())?;
-    let mut dh = filled(rows * hidden, T::default())?;
+    let mut dgx = uninit::<T>(rows * 3 * hidden)?;
+    let mut dgh = uninit::<T>(rows * 3 * hidden)?;
+    let mut dh = uninit::<T>(rows * hidden)?;
     let one = T::from(1.0);
     super::simd::vectorized(
         #[inline(always)]
@@ -177,14 +182,15 @@ pub fn gru_backward<T: CellFloat>(saved: &[T], h: &[T], dy: &[T], hidden: usize)
                     let dn = dy[j] * (one - z) * (one - n * n);
                     let dr = dn * hn * rg * (one - rg);
                     let dz = dy[j] * (h[j] - n) * z * (one - z);
-                    (xr[j], xz[j], xn[j]) = (dr, dz, dn);
-                    (hr[j], hz[j], hn_[j]) = (dr, dz, dn * rg);
-                    dhp[j] = dy[j] * z;
+                    (xr[j], xz[j], xn[j]) = (MaybeUninit::new(dr), MaybeUninit::new(dz), MaybeUninit::new(dn));
+                    (hr[j], hz[j], hn_[j]) = (MaybeUninit::new(dr), MaybeUninit::new(dz), MaybeUninit::new(dn * rg));
+                    dhp[j] = MaybeUninit::new(dy[j] * z);
                 }
             }
         },
     );
-    Ok((dgx, dgh, dh))
+    // SAFETY: the loops wrote every element of each row of every output.
+    Ok(unsafe { (assume_written(dgx), assume_written(dgh), assume_written(dh)) })
 }
 
 // ---- the same over Arrays (float32 or float64 operands of one dtype, made dense) ----------

@@ -57,6 +57,15 @@ impl Tensor {
             total = total.checked_add(t.shape()[d]).ok_or_else(|| Error::SizeOverflow("cat".into()))?;
         }
         shape[d] = total;
+        crate::tensor::check_alloc(&shape, dtype)?;
+        // Parts of the result's dtype, laid out densely: the backend writes them straight into
+        // a new array.
+        if parts.iter().all(|t| t.dtype() == dtype) {
+            let arrays: Vec<&crate::backend::Array> = parts.iter().map(|t| t.array()).collect();
+            if let Some(out) = first.backend().cat(&arrays, d, &shape)? {
+                return Ok(Tensor::from_array(out));
+            }
+        }
         // Every element is written below, so the output needs no clearing.
         let out = Tensor::empty_on(&shape, dtype, device)?;
         let mut start = 0i64;
