@@ -79,9 +79,8 @@ def test_gradients_reach_only_what_needs_them():
         assert _C._gru_cell(gx[:, :6], gh[:, :6], c).grad_fn is None
 
 
-def test_layers_record_one_cell_node_per_step():
-    lstm = nn.LSTM(3, 4, num_layers=2, dtype=F64)
-    out, (h, c) = lstm(_t(5, 2, 3))
+def _node_names(out):
+    """The names of the nodes of `out`'s graph, each once."""
     names, seen, stack = [], set(), [out.grad_fn]
     while stack:
         node = stack.pop()
@@ -90,6 +89,13 @@ def test_layers_record_one_cell_node_per_step():
         seen.add(id(node))
         names.append(node.name())
         stack.extend(f for f, _ in node.next_functions)
+    return names
+
+
+def test_layers_record_one_cell_node_per_step():
+    lstm = nn.LSTM(3, 4, num_layers=2, dtype=F64)
+    out, (h, c) = lstm(_t(5, 2, 3))
+    names = _node_names(out)
     assert names.count("ThnnFusedLstmCellBackward0") == 10
     assert not any(n.startswith(("SigmoidBackward", "TanhBackward")) for n in names)
     gru = nn.GRUCell(3, 4, dtype=F64)
@@ -164,14 +170,7 @@ def test_wgpu_layers_match_the_cpu_and_keep_no_elementwise_nodes():
         layer.zero_grad()
         gpu = layer.to("wgpu")
         got, _ = gpu(x.to("wgpu"))
-        names, seen, stack = [], set(), [got.grad_fn]
-        while stack:
-            node = stack.pop()
-            if node is None or id(node) in seen:
-                continue
-            seen.add(id(node))
-            names.append(node.name())
-            stack.extend(f for f, _ in node.next_functions)
+        names = _node_names(got)
         assert not any(n.startswith(("SigmoidBackward", "TanhBackward")) for n in names)
         got.sum().backward()
         close(got, want)
