@@ -15,8 +15,15 @@ use super::op::{composite_node, freed, OpNode};
 /// recorded, down to the node's edges (the op's inputs).
 pub(super) fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
     let body = node.body.lock().unwrap_or_else(|e| e.into_inner()).clone().ok_or_else(freed)?;
-    let edges = node.next_edges();
     let roots: Vec<(Edge, Tensor)> = body.into_iter().zip(grads).filter_map(|(e, g)| Some((e?, g?))).collect();
+    run_to_edges(roots, &node.next_edges())
+}
+
+/// Runs the gradients `roots` through the graph behind them down to `edges` (a node's edges to
+/// its inputs), not past them: what reaches each edge, in order (None for a missing edge). The
+/// graph runs retaining (a composite's body is kept with its node); under create_graph its
+/// formulas record a differentiable graph.
+pub(crate) fn run_to_edges(roots: Vec<(Edge, Tensor)>, edges: &[Option<Edge>]) -> Result<Vec<Option<Tensor>>> {
     if roots.is_empty() {
         return Ok(vec![None; edges.len()]);
     }
@@ -33,8 +40,6 @@ pub(super) fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<
         }
     }
     let capture: Vec<Edge> = wanted.iter().map(|(_, e)| e.clone()).collect();
-    // The body's graph is kept until this node is released (its saved tensors with it), so
-    // it runs retaining; under create_graph its formulas record a differentiable graph.
     let got = execute(
         roots,
         &Pass { retain_graph: true, create_graph: super::grad_mode::is_enabled(), capture: &capture, accumulate: false, boundary: true },

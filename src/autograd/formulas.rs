@@ -242,6 +242,10 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
         // Two outputs (an LSTM's h and c), either of which may have no gradient.
         return crate::ops::nn::rnn_cell::backward(node, *lstm, &grads);
     }
+    if let Op::LstmLayer { reverse } = &node.op {
+        // Three outputs (output, h_n, c_n), any of which may have no gradient.
+        return crate::ops::nn::rnn_layer::backward(node, *reverse, &grads);
+    }
     if let Op::NotImplemented { forward } = &node.op {
         return Err(crate::error::Error::Runtime(format!("derivative for aten::{forward} is not implemented")));
     }
@@ -520,7 +524,7 @@ pub fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<
                 crate::tensor::norm::batch_norm_backward(&x, &g, w.as_ref(), (&mean, &rstd), *training, *eps, [need(0), need(1), need(2)])?;
             out = norm_grads(node, grads)?;
         }
-        Op::RnnCell { .. } => unreachable!("handled above"),
+        Op::RnnCell { .. } | Op::LstmLayer { .. } => unreachable!("handled above"),
         Op::Attention { dims } => {
             let (Some(lse), mask) = (node.buffer(0), node.buffer(1)) else {
                 return Err(super::op::freed());

@@ -248,6 +248,12 @@ pub enum Op {
     RnnCell {
         lstm: bool,
     },
+    /// A whole LSTM layer over a sequence (`ops::nn::rnn_layer`); inputs (gx, h0, c0, w_hh and
+    /// b_hh when given), all saved with the output; buffers each step's cell activations, then
+    /// the cell state entering each step, in the order the steps ran.
+    LstmLayer {
+        reverse: bool,
+    },
     /// `scaled_dot_product_attention`'s fused kernel; inputs (q, k, v, and a float mask that
     /// requires grad), its output saved, buffers each row's logsumexp and the additive mask.
     Attention {
@@ -341,6 +347,7 @@ impl Op {
                     "ThnnFusedGruCell"
                 }
             }
+            Op::LstmLayer { .. } => "MkldnnRnnLayer",
             Op::Attention { .. } => "ScaledDotProductFlashAttentionForCpu",
             Op::Composite => "Composite",
         };

@@ -93,7 +93,8 @@ def _node_names(out):
 
 
 def test_layers_record_one_cell_node_per_step():
-    lstm = nn.LSTM(3, 4, num_layers=2, dtype=F64)
+    # With a projection the LSTM runs its steps one by one (without, one layer node: test_rnn_layer).
+    lstm = nn.LSTM(3, 4, num_layers=2, proj_size=2, dtype=F64)
     out, (h, c) = lstm(_t(5, 2, 3))
     names = _node_names(out)
     assert names.count("ThnnFusedLstmCellBackward0") == 10

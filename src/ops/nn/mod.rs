@@ -17,5 +17,6 @@ mod output_size;
 pub mod pad;
 pub mod resize;
 pub mod rnn_cell;
+pub mod rnn_layer;
 #[cfg(test)]
 mod test_support;

@@ -44,7 +44,7 @@ fn check(op: &str, gates: usize, gx: &Tensor, gh: &Tensor, state: &Tensor) -> Re
 
 /// Whether the backends' fused kernels may take operands of `t`'s dtype (else the composite
 /// step runs).
-fn fused_dtype(t: &Tensor) -> bool {
+pub(crate) fn fused_dtype(t: &Tensor) -> bool {
     matches!(t.dtype(), DType::F32 | DType::F64)
 }
 

@@ -1,7 +1,8 @@
 """Recurrent layers RNN, LSTM and GRU: per layer and direction one matmul projects the whole input
 sequence, then each time step is one matmul of the state and, for LSTM and GRU, one fused
 pointwise cell op (`_C._lstm_cell` / `_C._gru_cell`: the gates activated and combined in one pass
-forward, one node computing every gate's gradient backward).
+forward, one node computing every gate's gradient backward). An LSTM layer over whole-batch steps
+without projection runs as one op per direction (`_C._lstm_layer`, one node).
 
 Weights and gate order follow PyTorch so checkpoints load unchanged: LSTM gates are stacked
 (input, forget, cell, output), GRU gates (reset, update, new), and the GRU's new gate is
@@ -162,6 +163,11 @@ class RNNBase(Module):
         (its first tensor is the step's output)."""
         raise NotImplementedError
 
+    def _whole_layer(self, gx, state, weights, reverse):
+        """One direction of one layer over a whole sequence (every step the whole batch) as one
+        op, or None where the steps run one by one."""
+        return None
+
     def _direction(self, steps, state, weights, reverse):
         """Runs one direction of one layer over `steps`, the per-step input projections. When the
         input is packed, step t holds only the first rows (the sequences longer than t): those
@@ -199,9 +205,15 @@ class RNNBase(Module):
                 weights = self._layer_weights(index)
                 # The input projection does not depend on the state: one matmul for the whole sequence.
                 gx = F.linear(layer_input, weights[0], weights[2] if self.bias else None)
-                steps = gx.unbind(0) if batch_sizes is None else gx.split(batch_sizes, 0)
-                outs, final = self._direction(steps, [s[index] for s in states], weights, direction == 1)
-                outputs.append(rstorch.stack(outs, 0) if batch_sizes is None else rstorch.cat(outs, 0))
+                state = [s[index] for s in states]
+                whole = self._whole_layer(gx, state, weights, direction == 1) if batch_sizes is None else None
+                if whole is not None:
+                    output, final = whole
+                    outputs.append(output)
+                else:
+                    steps = gx.unbind(0) if batch_sizes is None else gx.split(batch_sizes, 0)
+                    outs, final = self._direction(steps, state, weights, direction == 1)
+                    outputs.append(rstorch.stack(outs, 0) if batch_sizes is None else rstorch.cat(outs, 0))
                 for i, f in enumerate(final):
                     finals[i].append(f)
             layer_input = outputs[0] if num_directions == 1 else rstorch.cat(outputs, -1)
@@ -304,6 +316,14 @@ class LSTM(RNNBase):
                  bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          proj_size, device, dtype)
+
+    def _whole_layer(self, gx, state, weights, reverse):
+        # One node per layer and direction (PyTorch's MkldnnRnnLayerBackward0), whose backward
+        # forms the recurrent weight's gradient for all steps in one product.
+        if self.proj_size > 0 or gx.shape[0] == 0:
+            return None
+        out, h, c = _C._lstm_layer(gx, state[0], state[1], weights[1], weights[3] if self.bias else None, reverse)
+        return out, [h, c]
 
     def _step(self, gx, state, weights):
         h, c = _lstm_step(gx, state[0], state[1], weights[1], weights[3] if self.bias else None)
