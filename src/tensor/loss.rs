@@ -171,7 +171,18 @@ pub(crate) fn nll_loss_backward(g: &Tensor, shape: &[usize], slopes: &Tensor, pi
     let per_row = slopes.binary(BinaryOp::Mul, &g.reshape(&[if g.ndim() == 0 { 1 } else { rows }])?)?;
     let classes = *shape.last().expect("one or two dims");
     let per_row = per_row.reshape(&[rows, 1])?;
-    let grad = if !g.backend().indices_stay_on_device() {
+    let grad = if !is_grad_enabled() && g.device() == crate::device::Device::Cpu {
+        // Outside create_graph: the zeros written once, then one value per row in place (the
+        // out-of-place scatter below copies the zeros first: two writes of every score's
+        // gradient, 7.3 ms of a language model's 700 x 10000 step).
+        let out = Tensor::zeros_on(&[rows as usize, classes], g.dtype(), g.device())?;
+        let per_row = per_row.contiguous()?;
+        if crate::cpu::index::scatter_index(out.array(), 1, picks.array(), picks.layout(), per_row.array(), false)? {
+            out
+        } else {
+            out.scatter(1, picks, Arg::T(&per_row), false)?
+        }
+    } else if !g.backend().indices_stay_on_device() {
         // One write per row.
         Tensor::zeros_on(&[rows as usize, classes], g.dtype(), g.device())?.scatter(1, picks, Arg::T(&per_row), false)?
     } else {
