@@ -113,6 +113,20 @@ pub unsafe fn gemm_into_scaled<T: Element>(
             return;
         }
     }
+    if am.rs == 1 && am.cs != 1 && bm.cs == 1 && bm.rs != 1 && tall_left_product_pays(m, n, k) {
+        // A column-major `a` of many rows by a row-major `b` of few columns (the weight gradient
+        // `g.t() @ x` of a wide layer, as a language model's decoder has): gemm runs a row-major
+        // destination as `c^T = b^T a^T` and packs `a^T`, the large operand, from rows `m`
+        // elements apart. As `c^T` into a row-major scratch matrix, gemm's problem is `c = a b`
+        // again with `a` packed from its contiguous columns; `c^T` is then stored in place.
+        // 700x10000 (transposed) by 700x200, one thread: 26.1 -> 22.3 ms (PyTorch 20.7).
+        let bt = MatRef { offset: bm.offset, rs: bm.cs, cs: bm.rs };
+        let at = MatRef { offset: am.offset, rs: am.cs, cs: am.rs };
+        if let Ok(ct) = written_output(n * m, |ct| gemm_into_scaled(MatMut::uninit(ct, m), n, m, k, b, bt, a, at, false, scale, par)) {
+            store_transposed(&ct, n, m, dst, accumulate);
+            return;
+        }
+    }
     let aliasing_stride = (bm.cs * std::mem::size_of::<T>()).is_multiple_of(ALIASING_STRIDE_BYTES);
     if bm.rs == 1 && bm.cs != 1 && aliasing_stride && m.min(n).min(k) >= REPACK_MIN_SIDE {
         // A column-major right operand (a weight used as `w.t()`, as `linear` does) whose
@@ -185,6 +199,17 @@ pub unsafe fn gemm_into_scaled<T: Element>(
 fn transposed_product_pays(m: usize, n: usize, k: usize) -> bool {
     2 * m * (k + n) < n * k
 }
+
+/// Whether a column-major m x k by row-major k x n product runs faster transposed (see
+/// `gemm_into_scaled`): many more rows than columns, and enough work that writing the m x n
+/// result twice costs little beside it.
+fn tall_left_product_pays(m: usize, n: usize, k: usize) -> bool {
+    m >= TALL_LEFT_RATIO * n && m * n * k >= TALL_LEFT_MIN_WORK
+}
+
+/// See `tall_left_product_pays`.
+const TALL_LEFT_RATIO: usize = 8;
+const TALL_LEFT_MIN_WORK: usize = 1 << 24;
 
 /// `dst (= or +=) ct^T` for the row-major `rows x cols` matrix `ct`: each destination row is
 /// written contiguously from a column of `ct`, in bands of `BAND` of them so that the band's
@@ -468,6 +493,29 @@ mod tests {
             for i in 0..m {
                 for j in 0..n {
                     let dot: f64 = (0..k).map(|p| a[i * k + p] * b[j * k + p]).sum();
+                    let want = if with_bias { bias[i * n + j] } else { 0.0 } + 0.5 * dot;
+                    assert!((out[i * n + j] - want).abs() < 1e-9, "({i}, {j}): {} vs {want}", out[i * n + j]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_tall_column_major_left_operand_multiplies_transposed() {
+        // The transpose of a row-major 300 x 4000 gradient by a row-major 300 x 64 input (a wide
+        // layer's weight gradient): computed as its transpose and stored back, with and
+        // without a destination to add to.
+        let (m, k, n) = (4000, 300, 64);
+        assert!(tall_left_product_pays(m, n, k));
+        let a: Vec<f64> = (0..k * m).map(|i| ((i * 37 % 101) as f64) / 50.0 - 1.0).collect();
+        let b: Vec<f64> = (0..k * n).map(|i| ((i * 53 % 97) as f64) / 40.0 - 1.2).collect();
+        let (am, bm) = (MatRef { offset: 0, rs: 1, cs: m }, MatRef { offset: 0, rs: n, cs: 1 });
+        let bias: Vec<f64> = (0..m * n).map(|i| i as f64 / 1000.0).collect();
+        for with_bias in [false, true] {
+            let out = addmm_gemm(with_bias.then(|| bias.clone()), &a, am, &b, bm, m, k, n, 0.5).unwrap();
+            for i in (0..m).step_by(7) {
+                for j in 0..n {
+                    let dot: f64 = (0..k).map(|p| a[p * m + i] * b[p * n + j]).sum();
                     let want = if with_bias { bias[i * n + j] } else { 0.0 } + 0.5 * dot;
                     assert!((out[i * n + j] - want).abs() < 1e-9, "({i}, {j}): {} vs {want}", out[i * n + j]);
                 }
