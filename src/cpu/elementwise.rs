@@ -179,6 +179,15 @@ impl Transposed {
     }
 }
 
+/// `x` viewed through `xl` copied into a new contiguous array (and its layout) when its last two
+/// dims are a transposed matrix (`Transposed`); None for any other view.
+fn dense_if_transposed<T: Element>(x: &[T], xl: &Layout) -> Result<Option<(Vec<T>, Layout)>> {
+    if xl.is_contiguous() || Transposed::of(&Walk::new(&xl.shape, [(&xl.strides, xl.offset)])).is_none() {
+        return Ok(None);
+    }
+    Ok(Some((map1(x, xl, |v| v)?, Layout::contiguous(xl.shape.clone())?)))
+}
+
 /// `out[i] = f(a[i], b[i])` with both inputs viewed through layouts of the output's shape.
 // Never inlined: each instantiation gets its own inlining budget, so the element
 // function always inlines into the vectorised loops (inside one big caller it did not).
@@ -282,6 +291,21 @@ pub fn map3<A: Element, B: Element, C: Element, U: Element>(
     f: impl Fn(A, B, C) -> U + Sync,
 ) -> Result<Vec<U>> {
     let n = al.numel();
+    // An operand that is a matrix transposed against the output (masked_fill or tril of `x.t()`)
+    // is first copied dense in blocks, as PyTorch clones it: walked in the output's order it read
+    // one element per cache line, its lines 4 KiB apart in one cache set (masked_fill of a
+    // transposed 1024x1024 float32 took 15 ms, 1.7x PyTorch).
+    if n >= Transposed::MIN_SIDE * Transposed::MIN_SIDE {
+        if let Some((a, al)) = dense_if_transposed(a, al)? {
+            return map3(&a, &al, b, bl, c, cl, f);
+        }
+        if let Some((b, bl)) = dense_if_transposed(b, bl)? {
+            return map3(a, al, &b, &bl, c, cl, f);
+        }
+        if let Some((c, cl)) = dense_if_transposed(c, cl)? {
+            return map3(a, al, b, bl, &c, &cl, f);
+        }
+    }
     written_output(n, |out| {
         let walk = Walk::new(&al.shape, [(&al.strides, al.offset), (&bl.strides, bl.offset), (&cl.strides, cl.offset)]);
         let (len, [sa, sb, sc]) = (walk.inner_len(), walk.inner_strides());

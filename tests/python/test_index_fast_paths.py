@@ -70,6 +70,60 @@ def test_gather_with_strided_index(threads, dim):
         rstorch.tensor(x).gather(dim, rstorch.full((2, 2), x.shape[dim]))
 
 
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_gather_from_transposed_src(threads, dim):
+    # A transposed src read about whole is copied dense first: same values, same errors, and
+    # the gradient still reaches the transposed leaf.
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((300, 200))
+    full = rng.integers(0, x.shape[dim], (300, 200))
+    leaf = rstorch.tensor(np.ascontiguousarray(x.T), requires_grad=True)
+    got = leaf.t().gather(dim, rstorch.tensor(full))
+    np.testing.assert_array_equal(arr(got), np.take_along_axis(x, full, axis=dim))
+    got.sum().backward()
+    expected = np.zeros_like(x)
+    np.add.at(expected, tuple(full if d == dim else np.indices(full.shape)[d] for d in range(2)), 1.0)
+    np.testing.assert_array_equal(arr(leaf.grad), expected.T)
+    for bad in (x.shape[dim], -1):
+        index = rstorch.tensor(full)
+        index[7, 3] = bad
+        with pytest.raises(RuntimeError, match=f"index {bad} is out of bounds"):
+            leaf.detach().t().gather(dim, index)
+
+
+def test_gather_gradcheck_transposed_src():
+    rng = np.random.default_rng(6)
+    x = rstorch.tensor(rng.standard_normal((40, 36)), dtype=rstorch.float64).t().requires_grad_()
+    index = rstorch.tensor(rng.integers(0, 40, (36, 40)))
+    assert rstorch.autograd.gradcheck(lambda t: t.gather(1, index), (x,), eps=1e-6, atol=1e-5, rtol=1e-3)
+    assert rstorch.autograd.gradgradcheck(lambda t: t.gather(1, index), (x,), eps=1e-6, atol=1e-5, rtol=1e-3)
+
+
+@pytest.mark.parametrize("op", ["masked_fill", "tril", "triu", "where_scalar", "clamp"])
+def test_three_operand_ops_of_a_transposed_matrix(threads, op):
+    # An operand transposed against the output is copied dense in blocks before the map:
+    # square, ragged and batched shapes against NumPy.
+    rng = np.random.default_rng(7)
+    for shape in [(64, 64), (70, 45), (3, 40, 33)]:
+        a = rng.standard_normal(shape)
+        t = rstorch.tensor(np.ascontiguousarray(np.swapaxes(a, -1, -2))).transpose(-1, -2)
+        m = a > 0.3
+        if op == "masked_fill":
+            got, expected = t.masked_fill(rstorch.tensor(m), 0.0), np.where(m, 0.0, a)
+        elif op == "tril":
+            got, expected = t.tril(1), np.tril(a, 1)
+        elif op == "triu":
+            got, expected = t.triu(-2), np.triu(a, -2)
+        elif op == "where_scalar":
+            got, expected = rstorch.where(rstorch.tensor(m), 1.5, t), np.where(m, 1.5, a)
+        else:
+            lo, hi = rng.standard_normal(shape) - 1, rng.standard_normal(shape) + 1
+            got, expected = t.clamp(rstorch.tensor(lo), rstorch.tensor(hi)), np.minimum(np.maximum(a, lo), hi)
+        if op != "clamp":  # clamp's result follows its input's (transposed) order
+            assert got.is_contiguous()
+        np.testing.assert_array_equal(arr(got), expected)
+
 def test_scatter_last_write_wins_and_adds_in_order(threads):
     x = np.zeros((3, 4))
     idx = np.array([[1, 1, 3], [0, 0, 0], [2, 3, 2]])
