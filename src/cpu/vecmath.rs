@@ -479,16 +479,48 @@ pub fn mish<const L: bool>(x: f64) -> f64 {
     }
 }
 
+/// log1p(y)/y in powers of y - 1/2 on y in [0, 1] (a least-squares fit on Chebyshev nodes
+/// against mpmath, degree 13: 2^-38 relative), for float32 results.
+const LOG1P_UNIT: [f64; 14] = [
+    0.8109302162187563,
+    -0.2885270991110095,
+    0.13260975281017268,
+    -0.06768864158013009,
+    0.0366119143213062,
+    -0.020548885881885075,
+    0.011832377384599486,
+    -0.006944007275575304,
+    0.004152005679040259,
+    -0.002505109375597783,
+    0.0014257636000267716,
+    -0.0008618892302917644,
+    0.0008159025212134494,
+    -0.0005209280078050014,
+];
+
+/// `log1p(y)` for y = exp(-|x|) in [0, 1] (NaN stays NaN), float32 results: y P(y - 1/2), with
+/// no division and no split of y into exponent and mantissa (`log1p` has both, twice the time).
+#[inline(always)]
+fn log1p_unit(y: f64) -> f64 {
+    y * poly(y - 0.5, &LOG1P_UNIT)
+}
+
 /// `log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))`: no overflow either way.
 #[inline(always)]
 pub fn log_sigmoid<const L: bool>(x: f64) -> f64 {
-    (if x < 0.0 { x } else { 0.0 }) - log1p::<L>(exp::<L>(-x.abs()))
+    let y = exp::<L>(-x.abs());
+    (if x < 0.0 { x } else { 0.0 }) - if L { log1p_unit(y) } else { log1p::<L>(y) }
 }
 
-/// `log1p(exp(x))` (softplus's body; the linear part past its threshold is the caller's).
+/// `log1p(exp(x))` (softplus's body; the linear part past its threshold is the caller's): for
+/// float32 results max(x, 0) + log1p(exp(-|x|)) (the two terms of one sign: no cancellation).
 #[inline(always)]
 pub fn log1p_exp<const L: bool>(x: f64) -> f64 {
-    log1p::<L>(exp::<L>(x))
+    if L {
+        (if x > 0.0 { x } else { 0.0 }) + log1p_unit(exp::<L>(-x.abs()))
+    } else {
+        log1p::<L>(exp::<L>(x))
+    }
 }
 
 /// `atanh(x) = log1p(2|x| / (1 - |x|)) / 2`, odd: no digits lost near 0 or near ±1.

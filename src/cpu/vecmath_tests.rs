@@ -126,6 +126,10 @@ fn float32_within_half_an_ulp() {
     sweep32("atan2(x, 0.75)", |x| x.v_atan2(0.75), |x| x.atan2(0.75), BOUND32);
     sweep32("sigmoid", |x| sigmoid::<true>(x as f64) as f32, |x| 1.0 / (1.0 + (-x).exp()), BOUND32);
     sweep32("atan2(-1.5, x)", |x| (-1.5f32).v_atan2(x), |x| (-1.5f64).atan2(x), BOUND32);
+    // softplus's body and log_sigmoid: max(x, 0) + log1p(exp(-|x|)) in the references too, which
+    // the C library's exp would overflow past 709 otherwise.
+    sweep32("log1p_exp", |x| x.v_log1p_exp(), |x| x.max(0.0) + (-x.abs()).exp().ln_1p(), BOUND32);
+    sweep32("log_sigmoid", |x| x.v_log_sigmoid(), |x| x.min(0.0) - (-x.abs()).exp().ln_1p(), BOUND32);
 }
 
 // The float64 forms are not the float64 kernels yet (see `VecMath for f64`); exp's is within
