@@ -16,7 +16,7 @@ use super::op::{composite_node, freed, OpNode};
 pub(super) fn backward(node: &OpNode, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
     let body = node.body.lock().unwrap_or_else(|e| e.into_inner()).clone().ok_or_else(freed)?;
     let roots: Vec<(Edge, Tensor)> = body.into_iter().zip(grads).filter_map(|(e, g)| Some((e?, g?))).collect();
-    run_to_edges(roots, &node.next_edges())
+    run_to_edges(roots, node.next_edges())
 }
 
 /// Runs the gradients `roots` through the graph behind them down to `edges` (a node's edges to
