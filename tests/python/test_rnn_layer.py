@@ -10,6 +10,8 @@ import rstorch
 from rstorch import _C, nn
 from rstorch.autograd import gradcheck, gradgradcheck
 
+from test_rnn_fused import _node_names
+
 F64 = rstorch.float64
 
 
@@ -106,18 +108,6 @@ def test_gradients_match_the_steps_and_reach_only_what_needs_them():
             assert g.grad is None
     with rstorch.no_grad():
         assert _C._lstm_layer(*got_leaves)[0].grad_fn is None
-
-
-def _node_names(out):
-    names, seen, stack = [], set(), [out.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.append(node.name())
-        stack.extend(f for f, _ in node.next_functions)
-    return names
 
 
 def test_lstm_records_one_node_per_layer_and_direction():
