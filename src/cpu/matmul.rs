@@ -98,30 +98,24 @@ pub unsafe fn gemm_into_scaled<T: Element>(
         }
         return;
     }
-    if bm.rs == 1 && bm.cs != 1 && am.cs == 1 && am.rs != 1 && transposed_product_pays(m, n, k) {
-        // A row-major `a` with few rows by a column-major `b` (`x @ w.t()`, as `linear` runs
-        // it): gemm computes into a row-major destination as the transposed problem
-        // `c^T = b^T a^T`, packing `b^T`'s n x k elements by a transposing gather that costs
-        // about as much as the product here. Computed as `c^T` into a row-major scratch matrix,
-        // gemm's transposed problem is `c = a b` again and packs only the small `a` that way;
-        // `c^T` is then added into place. 64x512 by a transposed 512x512: 555 -> 235 us.
+    // Two layouts gemm runs slowly as given, both computed as `c^T = b^T a^T` into a row-major
+    // scratch matrix (gemm's own transposition of that problem is then `c = a b` again, packed
+    // from contiguous rows) and `c^T` stored back in place:
+    // - A row-major `a` with few rows by a column-major `b` (`x @ w.t()`, as `linear` runs it):
+    //   gemm, computing into a row-major destination as `c^T = b^T a^T`, would pack `b^T`'s
+    //   n x k elements by a transposing gather that costs about as much as the product here.
+    //   64x512 by a transposed 512x512: 555 -> 235 us.
+    // - A column-major `a` of many rows by a row-major `b` of few columns (the weight gradient
+    //   `g.t() @ x` of a wide layer, as a language model's decoder has): gemm would pack `a^T`,
+    //   the large operand, from rows `m` elements apart. 700x10000 (transposed) by 700x200, one
+    //   thread: 26.1 -> 22.3 ms (PyTorch 20.7).
+    let few_rows_by_column_major = bm.rs == 1 && bm.cs != 1 && am.cs == 1 && am.rs != 1 && transposed_product_pays(m, n, k);
+    let tall_column_major_by_row_major = am.rs == 1 && am.cs != 1 && bm.cs == 1 && bm.rs != 1 && tall_left_product_pays(m, n, k);
+    if few_rows_by_column_major || tall_column_major_by_row_major {
         let bt = MatRef { offset: bm.offset, rs: bm.cs, cs: bm.rs };
         let at = MatRef { offset: am.offset, rs: am.cs, cs: am.rs };
-        // The scratch is overwritten whole (no accumulation): no zero fill.
-        if let Ok(ct) = written_output(n * m, |ct| gemm_into_scaled(MatMut::uninit(ct, m), n, m, k, b, bt, a, at, false, scale, par)) {
-            store_transposed(&ct, n, m, dst, accumulate);
-            return;
-        }
-    }
-    if am.rs == 1 && am.cs != 1 && bm.cs == 1 && bm.rs != 1 && tall_left_product_pays(m, n, k) {
-        // A column-major `a` of many rows by a row-major `b` of few columns (the weight gradient
-        // `g.t() @ x` of a wide layer, as a language model's decoder has): gemm runs a row-major
-        // destination as `c^T = b^T a^T` and packs `a^T`, the large operand, from rows `m`
-        // elements apart. As `c^T` into a row-major scratch matrix, gemm's problem is `c = a b`
-        // again with `a` packed from its contiguous columns; `c^T` is then stored in place.
-        // 700x10000 (transposed) by 700x200, one thread: 26.1 -> 22.3 ms (PyTorch 20.7).
-        let bt = MatRef { offset: bm.offset, rs: bm.cs, cs: bm.rs };
-        let at = MatRef { offset: am.offset, rs: am.cs, cs: am.rs };
+        // The scratch is overwritten whole (no accumulation): no zero fill. If it cannot be
+        // allocated, the product runs as given below.
         if let Ok(ct) = written_output(n * m, |ct| gemm_into_scaled(MatMut::uninit(ct, m), n, m, k, b, bt, a, at, false, scale, par)) {
             store_transposed(&ct, n, m, dst, accumulate);
             return;
