@@ -443,12 +443,13 @@ pub fn conv2d_transpose<T: Arith>(dy: &[T], weight: &[T], g: &ConvGeom) -> Resul
         let dyp = channels_first(dy, g, n0, count)?;
         for grp in 0..g.groups {
             // patches (taps x width) = weight[grp]^T (taps x og) @ dy[grp] (og x width)
-            let mut cols = filled(taps * width, T::zero())?;
             let am = MatRef { offset: grp * og * taps, rs: 1, cs: taps };
             let bm = MatRef { offset: grp * og * width, rs: width, cs: 1 };
-            let dst = MatMut::new(&mut cols, width);
-            // SAFETY: (taps x og) @ (og x width) within the weight and dyp.
-            unsafe { gemm_into(dst, taps, width, og, weight, am, &dyp, bm, false, par) };
+            // SAFETY: (taps x og) @ (og x width) within the weight and dyp; without accumulation
+            // gemm writes every element of `cols` (no zero fill needed).
+            let cols = written_output(taps * width, |cols| unsafe {
+                gemm_into(MatMut::uninit(cols, width), taps, width, og, weight, am, &dyp, bm, false, par)
+            })?;
             let mut scratch = Vec::new();
             for (i, image) in images.chunks_mut(g.in_image()).enumerate() {
                 fold_add(&cols[i * positions..], g, &plan, &mut image[grp * cg * plane..][..cg * plane], width, &mut scratch);
