@@ -45,6 +45,7 @@ pub(crate) mod vecmath_f32;
 mod vecmath_f32erf;
 mod vecmath_f32log;
 mod vecmath_f32trig;
+pub(crate) mod vecmath_gamma;
 pub mod vecmath_special;
 mod vecmath_trig;
 pub mod walk;

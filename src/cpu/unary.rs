@@ -9,7 +9,7 @@ use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::{map1, map1_split};
 use crate::cpu::math::relu6;
 use crate::cpu::num::Arith;
-use crate::cpu::special::{digamma64, polygamma64};
+use crate::cpu::special::polygamma64;
 use crate::cpu::special_fns::{erfcx64, log_ndtr64, ndtri_elem};
 use crate::cpu::vecmath::VecMath;
 use crate::cpu::vecmath_bessel::{
@@ -17,6 +17,7 @@ use crate::cpu::vecmath_bessel::{
     y0_f32, y1_elem, y1_f32,
 };
 use crate::cpu::vecmath_f32 as f32exp;
+use crate::cpu::vecmath_gamma::{digamma_elem, lgamma_elem, trigamma_f32};
 use crate::cpu::vecmath_special::erfinv_elem;
 use crate::cpu::vecmath_trig::{cos_f32, sin_f32, small_arguments, tan_f32};
 use crate::dtype::{DType, Element};
@@ -81,6 +82,14 @@ pub fn unary(x: &Array, op: UnaryOp) -> Result<Array> {
                     |x: f32| f32exp::exp2_normal(x),
                     #[inline(always)]
                     |x: f32| f32exp::exp2(x),
+                )?,
+                // Trigamma, lgamma's second derivative, has a float32 kernel of its own; the
+                // other orders keep polygamma's general path (the table's kernel).
+                UnaryOp::Polygamma { n } if n == 1.0 => map1(
+                    s,
+                    l,
+                    #[inline(always)]
+                    |x: f32| trigamma_f32(x as f64) as f32,
                 )?,
                 _ => f32::apply(op, s, l)?,
             };

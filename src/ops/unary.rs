@@ -323,13 +323,13 @@ macro_rules! unary_op_table {
             Lgamma {
                 name: "lgamma", node: "Lgamma", ints: false, reads: (true, false), wgpu: 50,
                 py: [lgamma], inplace: [lgamma],
-                cpu: |x| T::from_f64(libm::lgamma(x.to_f64())),
+                cpu: |x| lgamma_elem(x),
                 grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::Digamma)?)?,
             }
             Digamma {
                 name: "digamma", node: "Digamma", ints: false, reads: (true, false), wgpu: 51,
                 py: [digamma], inplace: [digamma],
-                cpu: |x| T::from_f64(digamma64(x.to_f64())),
+                cpu: |x| digamma_elem(x),
                 grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::Polygamma { n: 1.0 })?)?,
             }
             I0 {
