@@ -41,6 +41,7 @@ pub mod unary;
 pub mod vecmath;
 pub mod vecmath_bessel;
 mod vecmath_core;
+mod vecmath_erfcx;
 pub(crate) mod vecmath_f32;
 mod vecmath_f32erf;
 mod vecmath_f32log;

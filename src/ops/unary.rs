@@ -412,7 +412,7 @@ macro_rules! unary_op_table {
             LogNdtr {
                 // φ(x) / Φ(x) = exp(-x²/2 - log Φ(x)) / √(2π).
                 name: "special_log_ndtr", node: "SpecialLogNdtr", ints: false, reads: (true, true), wgpu: none,
-                py: [_special_log_ndtr], inplace: [], cpu: |x| T::from_f64(log_ndtr64(x.to_f64())),
+                py: [_special_log_ndtr], inplace: [], cpu: |x| log_ndtr_elem(x),
                 grad: |g, x, y| {
                     let x = x()?;
                     let e = muls(&mul(&x, &x)?, -0.5)?.binary(BinaryOp::Sub, &y()?)?;
@@ -421,7 +421,7 @@ macro_rules! unary_op_table {
             }
             Erfcx {
                 name: "special_erfcx", node: "SpecialErfcx", ints: false, reads: (true, true), wgpu: none,
-                py: [_special_erfcx], inplace: [], cpu: |x| T::from_f64(erfcx64(x.to_f64())),
+                py: [_special_erfcx], inplace: [], cpu: |x| erfcx_elem(x),
                 grad: |g, x, y| mul(g, &adds(&muls(&mul(&x()?, &y()?)?, 2.0)?, -2.0 / std::f64::consts::PI.sqrt())?)?,
             }
             BesselJ0 {
