@@ -74,7 +74,8 @@ pub fn digamma64(x: f64) -> f64 {
             return f64::NAN;
         }
         // tan(πx) from the fractional part keeps the digits of large |x|.
-        let r = x - x.floor();
+        // Below 1e-8 in size x itself: x - floor(x) would round to 1 (tan's period is π).
+        let r = if x > -1e-8 { x } else { x - x.floor() };
         return digamma64(1.0 - x) - PI / (PI * r).tan();
     }
     let (mut x, mut acc) = (x, 0.0);

@@ -9,14 +9,16 @@ use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::{map1, map1_split};
 use crate::cpu::math::relu6;
 use crate::cpu::num::Arith;
-use crate::cpu::special::{digamma64, polygamma64};
-use crate::cpu::special_fns::{erfcx64, log_ndtr64, ndtri_elem};
+use crate::cpu::special::polygamma64;
+use crate::cpu::special_fns::ndtri_elem;
 use crate::cpu::vecmath::VecMath;
 use crate::cpu::vecmath_bessel::{
     airy_ai_elem, i0_elem, i0e_elem, i1_elem, i1e_elem, j0_elem, j0_f32, j1_elem, j1_f32, k0_elem, k0e_elem, k1_elem, k1e_elem, y0_elem,
     y0_f32, y1_elem, y1_f32,
 };
+use crate::cpu::vecmath_erfcx::{erfcx_elem, log_ndtr_elem};
 use crate::cpu::vecmath_f32 as f32exp;
+use crate::cpu::vecmath_gamma::{digamma_elem, lgamma_elem, trigamma_f32};
 use crate::cpu::vecmath_special::erfinv_elem;
 use crate::cpu::vecmath_trig::{cos_f32, sin_f32, small_arguments, tan_f32};
 use crate::dtype::{DType, Element};
@@ -81,6 +83,14 @@ pub fn unary(x: &Array, op: UnaryOp) -> Result<Array> {
                     |x: f32| f32exp::exp2_normal(x),
                     #[inline(always)]
                     |x: f32| f32exp::exp2(x),
+                )?,
+                // Trigamma, lgamma's second derivative, has a float32 kernel of its own; the
+                // other orders keep polygamma's general path (the table's kernel).
+                UnaryOp::Polygamma { n: 1.0 } => map1(
+                    s,
+                    l,
+                    #[inline(always)]
+                    |x: f32| trigamma_f32(x as f64) as f32,
                 )?,
                 _ => f32::apply(op, s, l)?,
             };

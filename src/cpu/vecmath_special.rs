@@ -193,7 +193,8 @@ pub fn erfinv_elem<T: Element>(y: T) -> T {
 }
 
 // B2k, the Bernoulli numbers, for trigamma's asymptotic series from k = 1 to 8.
-const BERNOULLI: [f64; 8] = [1.0 / 6.0, -1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0, 5.0 / 66.0, -691.0 / 2730.0, 7.0 / 6.0, -3617.0 / 510.0];
+pub(crate) const BERNOULLI: [f64; 8] =
+    [1.0 / 6.0, -1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0, 5.0 / 66.0, -691.0 / 2730.0, 7.0 / 6.0, -3617.0 / 510.0];
 
 /// `trigamma(x) = polygamma(1, x)` for x > 0: the recurrence psi1(x) = psi1(x + 1) + 1/x^2 up to
 /// 12, then psi1(x) ~ 1/x + 1/(2x^2) + sum B2k / x^(2k+1), whose first omitted term is below
