@@ -73,8 +73,9 @@ pub fn digamma64(x: f64) -> f64 {
         if x == x.floor() {
             return f64::NAN;
         }
-        // tan(πx) from the fractional part keeps the digits of large |x|.
-        let r = x - x.floor();
+        // tan(πx) = tan(πr) with r = x - round(x) in [-1/2, 1/2], exact: it keeps the digits
+        // of large |x| and of x just below an integer (x - floor(x) rounds there, to 1 near -0).
+        let r = x - x.round();
         return digamma64(1.0 - x) - PI / (PI * r).tan();
     }
     let (mut x, mut acc) = (x, 0.0);

@@ -14,7 +14,12 @@ fn exp_square(x: f64) -> f64 {
     let hi = x * x;
     let lo = x.mul_add(x, -hi);
     let e = hi.exp();
-    e + e * lo
+    // inf + inf * lo would be NaN where lo < 0.
+    if e.is_infinite() {
+        e
+    } else {
+        e + e * lo
+    }
 }
 
 /// `erfcx(x) = exp(x²) erfc(x)`: the product where `erfc` has not underflowed, Laplace's

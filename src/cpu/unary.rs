@@ -9,15 +9,17 @@ use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::{map1, map1_split};
 use crate::cpu::math::relu6;
 use crate::cpu::num::Arith;
-use crate::cpu::special::{digamma64, polygamma64};
-use crate::cpu::special_fns::{erfcx64, log_ndtr64, ndtri_elem};
+use crate::cpu::special::polygamma64;
+use crate::cpu::special_fns::ndtri_elem;
 use crate::cpu::vecmath::VecMath;
 use crate::cpu::vecmath_bessel::{
-    airy_ai_elem, i0_elem, i0e_elem, i1_elem, i1e_elem, j0_elem, j0_f32, j1_elem, j1_f32, k0_elem, k0e_elem, k1_elem, k1e_elem, y0_elem,
-    y0_f32, y1_elem, y1_f32,
+    airy_ai_elem, i0_elem, i0e_elem, i1_elem, i1e_elem, i_f32, i_f32_near, j0_elem, j0_f32, j0_f32_near, j1_elem, j1_f32, k0_elem,
+    k0e_elem, k1_elem, k1e_elem, y0_elem, y0_f32, y1_elem, y1_f32, I_NEAR_LIMIT, J0_NEAR_LIMIT,
 };
+use crate::cpu::vecmath_erfcx::{erfcx_elem, log_ndtr_elem};
 use crate::cpu::vecmath_f32 as f32exp;
-use crate::cpu::vecmath_special::erfinv_elem;
+use crate::cpu::vecmath_gamma::{digamma_elem, lgamma_elem, lgamma_f32, lgamma_f32_near, trigamma_f32, LGAMMA_NEAR_LIMIT};
+use crate::cpu::vecmath_special::{erfinv_elem, erfinv_f32, erfinv_f32_central, ERFINV_CENTRAL_LIMIT};
 use crate::cpu::vecmath_trig::{cos_f32, sin_f32, small_arguments, tan_f32};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
@@ -50,13 +52,62 @@ pub fn unary(x: &Array, op: UnaryOp) -> Result<Array> {
     match dtype {
         DType::F32 => x.with_slice::<f32, _>(op.name(), |s, l| {
             let data = match op {
-                UnaryOp::Sin
-                | UnaryOp::Cos
-                | UnaryOp::Tan
-                | UnaryOp::BesselJ0
-                | UnaryOp::BesselJ1
-                | UnaryOp::BesselY0
-                | UnaryOp::BesselY1
+                // Blocks whose every |x| is below 8 skip Hankel's form, and the phase's cheap
+                // reduction serves where no |x| is huge.
+                UnaryOp::BesselJ0 if small_arguments(s, l) => map1_split(
+                    s,
+                    l,
+                    #[inline(always)]
+                    |x: f32| x.abs() < J0_NEAR_LIMIT,
+                    #[inline(always)]
+                    |x: f32| j0_f32_near(x as f64) as f32,
+                    #[inline(always)]
+                    |x: f32| j0_f32::<true>(x as f64) as f32,
+                )?,
+                UnaryOp::BesselJ0 => map1_split(
+                    s,
+                    l,
+                    #[inline(always)]
+                    |x: f32| x.abs() < J0_NEAR_LIMIT,
+                    #[inline(always)]
+                    |x: f32| j0_f32_near(x as f64) as f32,
+                    #[inline(always)]
+                    |x: f32| j0_f32::<false>(x as f64) as f32,
+                )?,
+                // Blocks whose every |x| is at most 2 skip the far pieces.
+                UnaryOp::I1e => map1_split(
+                    s,
+                    l,
+                    #[inline(always)]
+                    |x: f32| x.abs() <= I_NEAR_LIMIT,
+                    #[inline(always)]
+                    |x: f32| i_f32_near::<true, true>(x as f64) as f32,
+                    #[inline(always)]
+                    |x: f32| i_f32::<true, true>(x as f64) as f32,
+                )?,
+                // Blocks whose every x is in (0, 8) skip lgamma's Stirling series and reflection.
+                UnaryOp::Lgamma => map1_split(
+                    s,
+                    l,
+                    #[inline(always)]
+                    |x: f32| x > 0.0 && x < LGAMMA_NEAR_LIMIT,
+                    #[inline(always)]
+                    |x: f32| lgamma_f32_near(x as f64) as f32,
+                    #[inline(always)]
+                    |x: f32| lgamma_f32(x as f64) as f32,
+                )?,
+                // Blocks whose every |x| is at most 0.99 skip erfinv's tail piece.
+                UnaryOp::Erfinv => map1_split(
+                    s,
+                    l,
+                    #[inline(always)]
+                    |x: f32| x.abs() <= ERFINV_CENTRAL_LIMIT,
+                    #[inline(always)]
+                    |x: f32| erfinv_f32_central(x as f64) as f32,
+                    #[inline(always)]
+                    |x: f32| erfinv_f32(x as f64) as f32,
+                )?,
+                UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan | UnaryOp::BesselJ1 | UnaryOp::BesselY0 | UnaryOp::BesselY1
                     if small_arguments(s, l) =>
                 {
                     small_reduction(op, s, l)?
@@ -82,6 +133,14 @@ pub fn unary(x: &Array, op: UnaryOp) -> Result<Array> {
                     #[inline(always)]
                     |x: f32| f32exp::exp2(x),
                 )?,
+                // Trigamma, lgamma's second derivative, has a float32 kernel of its own; the
+                // other orders keep polygamma's general path (the table's kernel).
+                UnaryOp::Polygamma { n: 1.0 } => map1(
+                    s,
+                    l,
+                    #[inline(always)]
+                    |x: f32| trigamma_f32(x as f64) as f32,
+                )?,
                 _ => f32::apply(op, s, l)?,
             };
             Array::from_vec(data, &l.shape)
@@ -90,7 +149,7 @@ pub fn unary(x: &Array, op: UnaryOp) -> Result<Array> {
     }
 }
 
-/// sin, cos, tan, or J and Y of orders 0 and 1 (their phase), of float32 values all within
+/// sin, cos, tan, or J1, Y0 and Y1 (their phase), of float32 values all within
 /// `SMALL_ARGUMENT`: the cheap reduction by π/2 (the general kernels pay for a reduction exact at
 /// any size, ten times the work).
 fn small_reduction(op: UnaryOp, s: &[f32], l: &Layout) -> Result<Vec<f32>> {
@@ -106,12 +165,6 @@ fn small_reduction(op: UnaryOp, s: &[f32], l: &Layout) -> Result<Vec<f32>> {
             l,
             #[inline(always)]
             |x: f32| cos_f32::<true>(x as f64) as f32,
-        ),
-        UnaryOp::BesselJ0 => map1(
-            s,
-            l,
-            #[inline(always)]
-            |x: f32| j0_f32::<true>(x as f64) as f32,
         ),
         UnaryOp::BesselJ1 => map1(
             s,

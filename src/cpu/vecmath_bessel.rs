@@ -110,6 +110,18 @@ fn near(rows: &[&[f64]], a: f64) -> f64 {
     v
 }
 
+/// Where every float32 |x| is below this, J0 is its interval pieces (`j0_f32_near`), Hankel's
+/// form (a division, a square root, sin and cos) is not needed, and I0, I1 and the scaled I are
+/// their series (`i_f32_near`).
+pub const J0_NEAR_LIMIT: f32 = FAR as f32;
+pub const I_NEAR_LIMIT: f32 = 2.0;
+
+/// `j0_f32(x)` for |x| < `J0_NEAR_LIMIT`: the same bits (the piece `j0_f32` selects there).
+#[inline(always)]
+pub fn j0_f32_near(x: f64) -> f64 {
+    near(&J0_NEAR, x.abs())
+}
+
 /// J0 of a float32 value (even; NaN at ±inf, as PyTorch's); `SMALL`: see the module's note.
 #[inline(always)]
 pub fn j0_f32<const SMALL: bool>(x: f64) -> f64 {
@@ -240,11 +252,9 @@ fn k_f32<const ONE: bool, const SCALED: bool>(x: f64) -> f64 {
 /// `I_n(x)` (n = 0, 1) of a float32 value, scaled by `e^-|x|` when `SCALED`: I1 odd (+0.0 at
 /// -0.0, as PyTorch's), I0 even; NaN (I, as PyTorch's and the float64 kernels) or 0 (scaled) at ±inf.
 #[inline(always)]
-fn i_f32<const ONE: bool, const SCALED: bool>(x: f64) -> f64 {
+pub(crate) fn i_f32<const ONE: bool, const SCALED: bool>(x: f64) -> f64 {
     let a = x.abs();
-    // Up to 2: I0 and I1/x in s = x^2/2 - 1.
-    let s = (0.5 * a).mul_add(a, -1.0);
-    let small = if ONE { a * poly(s, &I1_SMALL) } else { poly(s, &I0_SMALL) };
+    let small = i_series::<ONE>(a);
     // Above: sqrt(x) e^-x I(x) in u = 2/x, two pieces, both evaluated and one selected (a row
     // indexed per element is a gather: the scaled kernels' loops were left scalar, 10 ms a
     // million). At a = 0 u is inf, the second piece is selected and discarded.
@@ -274,6 +284,31 @@ fn i_f32<const ONE: bool, const SCALED: bool>(x: f64) -> f64 {
     } else {
         v
     };
+    if ONE && x < 0.0 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// Up to 2: I0 and I1 (of a = |x|) from their series' fits in s = a^2/2 - 1.
+#[inline(always)]
+fn i_series<const ONE: bool>(a: f64) -> f64 {
+    let s = (0.5 * a).mul_add(a, -1.0);
+    if ONE {
+        a * poly(s, &I1_SMALL)
+    } else {
+        poly(s, &I0_SMALL)
+    }
+}
+
+/// `i_f32::<ONE, SCALED>(x)` for |x| <= `I_NEAR_LIMIT`: the same bits (the series `i_f32` selects
+/// there) without the far pieces' division, square root and two polynomials.
+#[inline(always)]
+pub fn i_f32_near<const ONE: bool, const SCALED: bool>(x: f64) -> f64 {
+    let a = x.abs();
+    let small = i_series::<ONE>(a);
+    let v = if SCALED { small * exp::<false>(-a) } else { small };
     if ONE && x < 0.0 {
         -v
     } else {
@@ -392,5 +427,21 @@ mod tests {
         assert_eq!(i_f32::<false, false>(0.0) as f32, 1.0);
         assert!(airy_ai_f32(f64::INFINITY).is_nan() && airy_ai_f32(f64::NEG_INFINITY).is_nan());
         assert_eq!(airy_ai_f32(1e30), 0.0);
+    }
+
+    #[test]
+    fn near_paths_give_the_general_bits() {
+        // Every 97th float32 of either sign inside the limits (the split loops' fast kernels).
+        let mut bits = 0u32;
+        while bits < 0x4100_0000 {
+            for x in [f32::from_bits(bits), -f32::from_bits(bits)] {
+                let x64 = x as f64;
+                assert_eq!(j0_f32_near(x64).to_bits(), j0_f32::<true>(x64).to_bits(), "{x}");
+                if x.abs() <= I_NEAR_LIMIT {
+                    assert_eq!(i_f32_near::<true, true>(x64).to_bits(), i_f32::<true, true>(x64).to_bits(), "{x}");
+                }
+            }
+            bits += 97;
+        }
     }
 }

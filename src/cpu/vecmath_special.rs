@@ -149,7 +149,7 @@ fn erf_minus(x: f64, a: f64) -> f64 {
 #[inline(always)]
 fn erfinv_over_a<const FAR: bool>(w: f64) -> f64 {
     let s = w.sqrt();
-    let central = poly(0.4f64.mul_add(w, -1.0), &ERFINV_CENTRAL);
+    let central = erfinv_central(w);
     // sqrt(w) in [sqrt(5), 4] mapped onto [-1, 1], and [4, 10.25] for the far piece.
     let tail = poly((s - 3.118_033_988_749_895) * (1.0 / 0.881_966_011_250_105_1), &ERFINV_TAIL);
     if w < 5.0 {
@@ -159,6 +159,23 @@ fn erfinv_over_a<const FAR: bool>(w: f64) -> f64 {
     } else {
         poly((s - 7.125) * (1.0 / 3.125), &NDTRI_FAR)
     }
+}
+
+/// The central piece of `erfinv_over_a`, w < 5.
+#[inline(always)]
+fn erfinv_central(w: f64) -> f64 {
+    poly(0.4f64.mul_add(w, -1.0), &ERFINV_CENTRAL)
+}
+
+/// Where every float32 |y| is at most this, w < 3.92 and `erfinv_f32` takes its central piece:
+/// `erfinv_f32_central` gives the same bits without the tail's square root and polynomial.
+pub const ERFINV_CENTRAL_LIMIT: f32 = 0.99;
+
+/// `erfinv_f32(y)` for |y| <= `ERFINV_CENTRAL_LIMIT` (the same operations on the piece selected there).
+#[inline(always)]
+pub fn erfinv_f32_central(y: f64) -> f64 {
+    let a = y.abs();
+    (a * erfinv_central(-log::<true>((1.0 - a) * (1.0 + a)))).copysign(y)
 }
 
 /// `erfinv` of a float32 value: a times a fit of erfinv(a)/a in w = -ln((1 - a)(1 + a)) below 5
@@ -193,7 +210,8 @@ pub fn erfinv_elem<T: Element>(y: T) -> T {
 }
 
 // B2k, the Bernoulli numbers, for trigamma's asymptotic series from k = 1 to 8.
-const BERNOULLI: [f64; 8] = [1.0 / 6.0, -1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0, 5.0 / 66.0, -691.0 / 2730.0, 7.0 / 6.0, -3617.0 / 510.0];
+pub(crate) const BERNOULLI: [f64; 8] =
+    [1.0 / 6.0, -1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0, 5.0 / 66.0, -691.0 / 2730.0, 7.0 / 6.0, -3617.0 / 510.0];
 
 /// `trigamma(x) = polygamma(1, x)` for x > 0: the recurrence psi1(x) = psi1(x + 1) + 1/x^2 up to
 /// 12, then psi1(x) ~ 1/x + 1/(2x^2) + sum B2k / x^(2k+1), whose first omitted term is below
@@ -249,6 +267,17 @@ mod tests {
         assert_eq!(erfinv_f32(-1.0), f64::NEG_INFINITY);
         assert!(erfinv_f32(1.5).is_nan() && erfinv_f32(f64::NAN).is_nan() && erfinv_f32(f64::INFINITY).is_nan());
         assert!(erfinv_f32(-0.0).is_sign_negative() && erfinv_f32(-0.0) == 0.0);
+    }
+
+    #[test]
+    fn erfinv_central_gives_the_general_bits() {
+        let mut bits = 0u32;
+        while f32::from_bits(bits) <= ERFINV_CENTRAL_LIMIT {
+            for y in [f32::from_bits(bits) as f64, -f32::from_bits(bits) as f64] {
+                assert_eq!(erfinv_f32_central(y).to_bits(), erfinv_f32(y).to_bits(), "{y}");
+            }
+            bits += 97;
+        }
     }
 
     #[test]

@@ -323,13 +323,13 @@ macro_rules! unary_op_table {
             Lgamma {
                 name: "lgamma", node: "Lgamma", ints: false, reads: (true, false), wgpu: 50,
                 py: [lgamma], inplace: [lgamma],
-                cpu: |x| T::from_f64(libm::lgamma(x.to_f64())),
+                cpu: |x| lgamma_elem(x),
                 grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::Digamma)?)?,
             }
             Digamma {
                 name: "digamma", node: "Digamma", ints: false, reads: (true, false), wgpu: 51,
                 py: [digamma], inplace: [digamma],
-                cpu: |x| T::from_f64(digamma64(x.to_f64())),
+                cpu: |x| digamma_elem(x),
                 grad: |g, x, _y| mul(g, &un(&x()?, UnaryOp::Polygamma { n: 1.0 })?)?,
             }
             I0 {
@@ -412,7 +412,7 @@ macro_rules! unary_op_table {
             LogNdtr {
                 // φ(x) / Φ(x) = exp(-x²/2 - log Φ(x)) / √(2π).
                 name: "special_log_ndtr", node: "SpecialLogNdtr", ints: false, reads: (true, true), wgpu: none,
-                py: [_special_log_ndtr], inplace: [], cpu: |x| T::from_f64(log_ndtr64(x.to_f64())),
+                py: [_special_log_ndtr], inplace: [], cpu: |x| log_ndtr_elem(x),
                 grad: |g, x, y| {
                     let x = x()?;
                     let e = muls(&mul(&x, &x)?, -0.5)?.binary(BinaryOp::Sub, &y()?)?;
@@ -421,7 +421,7 @@ macro_rules! unary_op_table {
             }
             Erfcx {
                 name: "special_erfcx", node: "SpecialErfcx", ints: false, reads: (true, true), wgpu: none,
-                py: [_special_erfcx], inplace: [], cpu: |x| T::from_f64(erfcx64(x.to_f64())),
+                py: [_special_erfcx], inplace: [], cpu: |x| erfcx_elem(x),
                 grad: |g, x, y| mul(g, &adds(&muls(&mul(&x()?, &y()?)?, 2.0)?, -2.0 / std::f64::consts::PI.sqrt())?)?,
             }
             BesselJ0 {
