@@ -7,6 +7,7 @@ import pytest
 
 import rstorch
 import rstorch.nn.functional as F
+from test_nn_functional import _conv2d_reference as reference
 
 GEOMETRIES = {
     "plain": dict(stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1),
@@ -17,25 +18,6 @@ GEOMETRIES = {
     "dilated_columns": dict(stride=(1, 1), padding=(0, 3), dilation=(1, 3), groups=2),
     "everything": dict(stride=(2, 3), padding=(2, 1), dilation=(2, 2), groups=2),
 }
-
-
-def reference(x, w, stride, padding, dilation, groups):
-    """Direct convolution: y[n, o, i, j] = sum over the group's channels and taps."""
-    n, c, h, wd = x.shape
-    o, cg, kh, kw = w.shape
-    xp = np.pad(x, ((0, 0), (0, 0), (padding[0],) * 2, (padding[1],) * 2))
-    oh = (h + 2 * padding[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
-    ow = (wd + 2 * padding[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
-    y = np.zeros((n, o, oh, ow))
-    og = o // groups
-    for oc in range(o):
-        g = oc // og
-        for ky in range(kh):
-            for kx in range(kw):
-                rows = xp[:, g * cg:(g + 1) * cg, ky * dilation[0]:, kx * dilation[1]:]
-                rows = rows[:, :, ::stride[0], ::stride[1]][:, :, :oh, :ow]
-                y[:, oc] += np.einsum("nchw,c->nhw", rows, w[oc, :, ky, kx])
-    return y
 
 
 @pytest.mark.parametrize("name", GEOMETRIES)
