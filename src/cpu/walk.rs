@@ -67,7 +67,14 @@ impl<const N: usize> Walk<N> {
     }
 
     /// Calls `f` with the starting offsets of each row in `rows`, in row-major order.
-    pub fn for_each_row(&self, rows: Range<usize>, mut f: impl FnMut([usize; N])) {
+    pub fn for_each_row(&self, rows: Range<usize>, f: impl FnMut([usize; N])) {
+        self.for_each_row_inlined(rows, f)
+    }
+
+    /// `for_each_row` inlined into its caller, so that `f`'s loops compile for the instruction
+    /// set of a SIMD dispatch around the call.
+    #[inline(always)]
+    pub fn for_each_row_inlined(&self, rows: Range<usize>, mut f: impl FnMut([usize; N])) {
         let outer = self.shape.len() - 1;
         if rows.is_empty() {
             return;
