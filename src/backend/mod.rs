@@ -345,8 +345,9 @@ pub trait Backend: Sync {
     /// nll_loss of the float32 or float64 `scores` (rows of `classes`) against the int64 `target`
     /// (one per row), with optional per-class `weight`s: the loss (of `out_shape`: one per row
     /// without reduction), and per row the slope d loss / d score at the target and that target
-    /// (`(rows, 1)`, 0 where ignored), as the backward needs them. None where a target is out of
-    /// range: the tensor layer then finds it for the error.
+    /// (`(rows, 1)`, 0 where ignored), as the backward needs them (only where `keep`: else those
+    /// two may come back empty). None where a target is out of range: the tensor layer then
+    /// finds it for the error.
     #[allow(clippy::too_many_arguments)]
     fn nll_loss(
         &self,
@@ -357,6 +358,7 @@ pub trait Backend: Sync {
         _ignore_index: i64,
         _reduction: Reduction,
         _out_shape: &[usize],
+        _keep: bool,
     ) -> Result<Option<(Array, Array, Array)>> {
         Err(not_on_device("nll_loss", scores.device()))
     }

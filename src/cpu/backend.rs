@@ -166,8 +166,9 @@ impl Backend for Cpu {
         ignore_index: i64,
         reduction: Reduction,
         out_shape: &[usize],
+        keep: bool,
     ) -> Result<Option<(Array, Array, Array)>> {
-        super::loss::nll_loss(scores, target, weight, classes, ignore_index, reduction, out_shape)
+        super::loss::nll_loss(scores, target, weight, classes, ignore_index, reduction, out_shape, keep)
     }
 
     fn lstm_cell(&self, gx: &Array, gh: &Array, c: &Array, keep: bool) -> Result<Option<(Array, Array, Array)>> {

@@ -141,19 +141,20 @@ impl Tensor {
         }
         // One kernel checks the targets, picks and sums; on a GPU only a flag word comes back.
         let out_shape = if reduction == Reduction::None { target.shape().to_vec() } else { vec![] };
+        let keep = is_grad_enabled() && self.requires_grad();
         let fused = {
             let _raw = crate::autograd::GradMode::disabled();
             let w = weight.map(Tensor::array);
             let t = Tensor::from_array;
             self.backend()
-                .nll_loss(self.array(), target.array(), w, classes, ignore_index, reduction, &out_shape)?
+                .nll_loss(self.array(), target.array(), w, classes, ignore_index, reduction, &out_shape, keep)?
                 .map(|(out, slopes, picks)| (t(out), t(slopes), t(picks)))
         };
         let Some((out, slopes, picks)) = fused else {
             let bad = target.to_vec::<i64>()?.into_iter().find(|&t| t != ignore_index && (t < 0 || t as usize >= classes)).unwrap_or(-1);
             return Err(Error::Index(format!("Target {bad} is out of bounds.")));
         };
-        if is_grad_enabled() && self.requires_grad() {
+        if keep {
             // The backward needs, per row, d loss / d x[t] (before the incoming gradient) and
             // where t is: the slopes and picks.
             record_shown(None, Op::NllLoss, &[self, target], &[&out], &[], &[], Some(&[0]));

@@ -240,7 +240,9 @@ impl Backend for Wgpu {
         ignore_index: i64,
         reduction: Reduction,
         out_shape: &[usize],
+        _keep: bool,
     ) -> Result<Option<(Array, Array, Array)>> {
+        // The slopes and picks come from the same kernel: made whether kept or not.
         loss::nll_loss(scores, target, weight, classes, ignore_index, reduction, out_shape)
     }
 
