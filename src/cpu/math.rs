@@ -5,12 +5,6 @@
 /// polynomial, then scaling by 2^n through the exponent bits. Within 2 ulp over the whole range.
 #[inline(always)]
 pub fn exp_f32(x: f32) -> f32 {
-    const LOG2E: f32 = std::f32::consts::LOG2_E;
-    const LN2_HI: f32 = 0.693_145_75;
-    const LN2_LO: f32 = 1.428_606_8e-6;
-    // Adding 1.5 * 2^23 rounds to the nearest integer (ties to even) and leaves that integer in
-    // the low mantissa bits: no float-to-int conversion, so the loop vectorises.
-    const SHIFTER: f32 = 12_582_912.0;
     // Below -104 the result is 0. Those lanes compute at 0 instead and are zeroed at the end:
     // computing their tiny value would take a microcode assist on Intel for every element,
     // which made masked softmax and causal attention (half their scores -inf) several times
@@ -19,16 +13,7 @@ pub fn exp_f32(x: f32) -> f32 {
     let dead = x < -104.0;
     let xc = if dead { 0.0 } else { x };
     let xc = if xc > 88.8 { 88.8 } else { xc };
-    let shifted = xc * LOG2E + SHIFTER;
-    let n = shifted - SHIFTER;
-    let ni = (shifted.to_bits() as i32).wrapping_sub(0x4B40_0000);
-    // Fused multiply-adds: half the instructions of separate multiplies and adds, and one
-    // rounding each, so every instruction set that has FMA gives the same bits.
-    let r = (-n).mul_add(LN2_LO, (-n).mul_add(LN2_HI, xc));
-    let mut p = 1.984_127e-4f32;
-    for c in [1.388_889_3e-3, 8.333_452e-3, 4.166_666_8e-2, 1.666_666_7e-1, 0.5, 1.0, 1.0] {
-        p = p.mul_add(r, c);
-    }
+    let (p, ni) = exp_f32_reduced(xc);
     // 2^n in two factors so that results in the subnormal range stay exact.
     let h = ni >> 1;
     let s1 = f32::from_bits(((h + 127) as u32) << 23);
@@ -40,6 +25,37 @@ pub fn exp_f32(x: f32) -> f32 {
     } else {
         v
     }
+}
+
+/// `exp(x) = p * 2^n` for `x` in [-104, 88.8]: `(p, n)`, `p` in [0.7, 1.42] (exp_f32's core).
+#[inline(always)]
+fn exp_f32_reduced(x: f32) -> (f32, i32) {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    const LN2_HI: f32 = 0.693_145_75;
+    const LN2_LO: f32 = 1.428_606_8e-6;
+    // Adding 1.5 * 2^23 rounds to the nearest integer (ties to even) and leaves that integer in
+    // the low mantissa bits: no float-to-int conversion, so the loop vectorises.
+    const SHIFTER: f32 = 12_582_912.0;
+    let shifted = x * LOG2E + SHIFTER;
+    let n = shifted - SHIFTER;
+    let ni = (shifted.to_bits() as i32).wrapping_sub(0x4B40_0000);
+    // Fused multiply-adds: half the instructions of separate multiplies and adds, and one
+    // rounding each, so every instruction set that has FMA gives the same bits.
+    let r = (-n).mul_add(LN2_LO, (-n).mul_add(LN2_HI, x));
+    let mut p = 1.984_127e-4f32;
+    for c in [1.388_889_3e-3, 8.333_452e-3, 4.166_666_8e-2, 1.666_666_7e-1, 0.5, 1.0, 1.0] {
+        p = p.mul_add(r, c);
+    }
+    (p, ni)
+}
+
+/// `exp(x)` for `x` in [-87, 0], where every result is a normal float and none overflows (a
+/// softmax row's scores less their maximum, when they span under 87): `exp_f32`'s bits there,
+/// without its clamps, dead-lane masks and two-factor scaling (a third of its instructions).
+#[inline(always)]
+pub fn exp_f32_normal(x: f32) -> f32 {
+    let (p, ni) = exp_f32_reduced(x);
+    p * f32::from_bits(((ni + 127) as u32) << 23)
 }
 
 /// Floating-point math used by the unary kernels, for f32 and f64.

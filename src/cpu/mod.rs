@@ -33,6 +33,8 @@ pub mod reduce;
 mod reduce_ops;
 pub mod rnn_cell;
 pub mod scan;
+#[cfg(target_arch = "x86_64")]
+mod scan_f32;
 pub mod simd;
 pub mod special;
 mod special_f32_tables;

@@ -4,7 +4,8 @@
 //! the end of each lane: cumsum's gradient, without flipping the gradient twice.
 //!
 //! Float32 accumulates in float64, as PyTorch's CPU does; every lane is accumulated in order on
-//! one thread, so the results do not depend on the thread count.
+//! one thread, so the results do not depend on the thread count. Float32 sums along contiguous
+//! rows take `scan_f32`'s AVX-512 prefix sums where the CPU has them.
 
 use std::mem::MaybeUninit;
 
@@ -23,6 +24,12 @@ pub fn scan(x: &Array, dim: usize, product: bool, reverse: bool) -> Result<Array
     let (outer, len, inner) = (shape[..dim].iter().product::<usize>(), shape[dim], shape[dim + 1..].iter().product::<usize>());
     let name = if product { "cumprod" } else { "cumsum" };
     let dims = Dims { outer, len, inner, product, reverse };
+    #[cfg(target_arch = "x86_64")]
+    if x.dtype() == DType::F32 && !product && inner == 1 {
+        if let Some(simd) = crate::cpu::simd::avx512() {
+            return Array::from_vec(dense_slice::<f32, _>(x, name, |s| super::scan_f32::sum_rows(simd, s, len, reverse))??, shape);
+        }
+    }
     match x.dtype() {
         DType::F32 => Array::from_vec(dense_slice::<f32, _>(x, name, |s| run(s, dims, |v: f32| v as f64, |a: f64| a as f32))??, shape),
         DType::F64 => Array::from_vec(dense_slice::<f64, _>(x, name, |s| run(s, dims, |v: f64| v, |a: f64| a))??, shape),

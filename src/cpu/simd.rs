@@ -25,6 +25,17 @@ pub fn dispatch<W: pulp::WithSimd>(w: W) -> W::Output {
     arch().dispatch(w)
 }
 
+/// The AVX-512 instruction set when the CPU has it, for the few kernels written with its
+/// intrinsics (pulp's safe wrappers) because no plain loop vectorises them (a running sum
+/// along a row); None elsewhere, where those kernels keep their plain loops.
+#[cfg(target_arch = "x86_64")]
+pub fn avx512() -> Option<pulp::x86::V4> {
+    match arch() {
+        pulp::Arch::V4(simd) => Some(simd),
+        _ => None,
+    }
+}
+
 /// The instruction set `vectorized` uses: "avx512", "avx2" or "scalar".
 pub fn simd_level() -> &'static str {
     match arch() {
