@@ -11,9 +11,8 @@ use super::cast::dense_slice;
 
 /// One pass over the rows of `classes` scores (the score of class `c` in row `i` at
 /// `x[i * row_step + c * class_step]`: read where they lie, as only one a row is read), in plain
-/// indexed loops (the iterator chains it
-/// replaced, two f64 vectors then three more passes, cost ~6.5 ns a row, twice PyTorch's whole
-/// call at 1000 rows): the sums of the losses `-w[t] * x[t]` and of the weights `w[t]` (both in
+/// indexed loops (the iterator chains they replaced, two f64 vectors then three more passes,
+/// cost ~6.5 ns a row, twice PyTorch's whole call at 1000 rows): the sums of the losses `-w[t] * x[t]` and of the weights `w[t]` (both in
 /// float64 from +0.0, in row order), with per row the loss (where `losses` is given), the weight
 /// (to scale into the slope) and the target (0 where ignored, whose loss and weight are 0),
 /// those two only where `KEEP` (a forward pass without gradient leaves them empty).
