@@ -124,10 +124,7 @@ impl Tensor {
         let base = self.view_base().filter(|b| b.shares_storage(self));
         let whole = region.is_none();
         let target = self.write_target();
-        let (positions, shape): (Positions, Vec<usize>) = match region {
-            Some((p, s)) => (p, s.to_vec()),
-            None => (Positions::Host(target.positions_of(&element_offsets(self.layout())?)?), self.shape().to_vec()),
-        };
+        let shape: Vec<usize> = region.as_ref().map_or_else(|| self.shape().to_vec(), |(_, s)| s.to_vec());
         let sizes: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
         let v = if value.shape() == shape.as_slice() { value.clone() } else { value.expand(&sizes)? };
         let v = v.to_dtype(target.dtype())?;
@@ -153,6 +150,12 @@ impl Tensor {
             (None, false) => "IndexPutBackward0",
         };
         let shown: Option<&[usize]> = if let Written::Number = written { Some(&[0]) } else { None };
+        // Found only here: a whole tensor replaced by a result (above) needs no positions, and
+        // listing a million of them cost 5x the op (`relu_` in a training step).
+        let positions = match region {
+            Some((p, _)) => p,
+            None => Positions::Host(target.positions_of(&element_offsets(self.layout())?)?),
+        };
         record_shown(Some(name), Op::Put { name, offsets: positions, value_shape: shape }, &[&target, &v], &[&target], &[], &[], shown);
         if base.is_some() {
             // The view reads the new base.

@@ -423,11 +423,18 @@ pub(crate) fn freed() -> Error {
     )
 }
 
+/// The op a node records, as PyTorch names it in the message of a modified saved tensor: the
+/// node's name less its `Backward<N>` suffix (`MulBackward0` is `Mul`).
+fn forward_name(node: &str) -> &str {
+    let trimmed = node.trim_end_matches(|c: char| c.is_ascii_digit());
+    trimmed.strip_suffix("Backward").unwrap_or(node)
+}
+
 fn check_version(s: &Saved, origin: impl FnOnce() -> String) -> Result<Tensor> {
     if s.tensor.version() != s.version {
         let origin = origin();
         return Err(Error::Runtime(format!(
-            "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.{}Tensor {:?}]{} is at version {}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).",
+            "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.{}Tensor {:?}]{} is at version {}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
             s.tensor.dtype().title_name(),
             s.tensor.shape(),
             origin,
@@ -449,7 +456,7 @@ impl OpNode {
         let guard = self.saved_inputs.lock().unwrap_or_else(|e| e.into_inner());
         let s = guard.as_ref().ok_or_else(freed)?[i].as_ref().expect("formula reads an input it did not save");
         check_version(s, || match s.tensor.grad_fn() {
-            Some(f) => format!(", which is output {} of {},", s.tensor.output_nr(), f.name()),
+            Some(f) => format!(", which is output {} of {},", s.tensor.output_nr(), forward_name(&f.name())),
             None => String::new(),
         })
     }
@@ -458,7 +465,7 @@ impl OpNode {
     pub fn output(&self, i: usize) -> Result<Tensor> {
         let guard = self.saved_outputs.lock().unwrap_or_else(|e| e.into_inner());
         let s = guard.as_ref().ok_or_else(freed)?[i].as_ref().expect("formula reads an output it did not save");
-        let t = check_version(s, || format!(", which is output {i} of {},", self.name))?;
+        let t = check_version(s, || format!(", which is output {i} of {},", forward_name(&self.name)))?;
         if super::grad_mode::is_enabled() {
             if let Some(me) = self.this.upgrade() {
                 let t = t.detach();
