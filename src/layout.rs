@@ -52,6 +52,23 @@ impl Layout {
         true
     }
 
+    /// Where the view covers a run of storage exactly once with no gaps (its dims of more than
+    /// one element, by increasing stride, are packed one after the other from stride 1: a
+    /// contiguous tensor or a permutation of one): that run. Work that keeps each element where
+    /// it is (an in-place unary op, a clamp laid out as its input) may walk it in storage order.
+    pub fn dense_run(&self) -> Option<std::ops::Range<usize>> {
+        let mut dims: Vec<(usize, usize)> = self.shape.iter().zip(&self.strides).filter(|&(&n, _)| n != 1).map(|(&n, &s)| (s, n)).collect();
+        dims.sort_unstable();
+        let mut expected = 1usize;
+        for (stride, n) in dims {
+            if stride != expected {
+                return None;
+            }
+            expected = expected.checked_mul(n)?;
+        }
+        Some(self.offset..self.offset.checked_add(expected)?)
+    }
+
     /// Whether two positions of this view surely share one storage element: a dim of more than
     /// one element with stride 0 (an `expand`, a zero-stride `as_strided`). Writing through such
     /// a view is refused, as PyTorch refuses it; overlaps it cannot see this simply (an

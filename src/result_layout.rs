@@ -104,22 +104,9 @@ fn order_of_strides(shape: &[usize], strides: Vec<usize>) -> ResultOrder {
     ResultOrder { perm, strides }
 }
 
-/// Non-overlapping and dense: the dims of more than one element, by increasing stride, are
-/// packed one after the other from stride 1.
+/// Non-overlapping and dense (`Layout::dense_run`); an empty layout counts as dense.
 pub fn is_dense(l: &Layout) -> bool {
-    if l.numel() == 0 {
-        return true;
-    }
-    let mut dims: Vec<usize> = (0..l.ndim()).filter(|&d| l.shape[d] != 1).collect();
-    dims.sort_by_key(|&d| l.strides[d]);
-    let mut expected = 1usize;
-    for d in dims {
-        if l.strides[d] != expected {
-            return false;
-        }
-        expected *= l.shape[d];
-    }
-    true
+    l.numel() == 0 || l.dense_run().is_some()
 }
 
 /// 4-D and row-major over (N, H, W, C), ignoring dims of one element.

@@ -85,10 +85,18 @@ def _original(self, args=(), kwargs=None):
     return self
 
 
-# In-place forms written over `_assign_`: the declared unary ops' (`src/ops/unary.rs`), then others.
-_IN_PLACE = list(_C._unary_ops()[1]) + [
-    "round", "square", "pow", "logical_not", "bitwise_not", "tril", "triu", "silu", "frac",
-]
+def _unary_in_place(name, index):
+    """`X_` of the declared unary op `X` (`src/ops/unary.rs`), number `index` of its in-place
+    names: written over self in Rust."""
+    def method(self):
+        return self._unary_(index)
+    method.__name__ = name + "_"
+    method.__doc__ = f"In-place version of `{name}`."
+    return method
+
+
+# In-place forms written over `_assign_`.
+_IN_PLACE = ["round", "square", "pow", "logical_not", "bitwise_not", "tril", "triu", "silu", "frac"]
 
 
 def _grad_fn(self):
@@ -177,5 +185,7 @@ def install():
     Tensor.new_ones = _new_factory(_C.ones)
     Tensor.new_empty = _new_factory(_C.empty)
     Tensor.new_full = _new_full
+    for index, name in enumerate(_C._unary_ops()[1]):
+        setattr(Tensor, name + "_", _unary_in_place(name, index))
     for name in _IN_PLACE:
         setattr(Tensor, name + "_", _in_place(name))

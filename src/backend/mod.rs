@@ -138,6 +138,13 @@ pub trait Backend: Sync {
         Err(not_on_device("unary", x.device()))
     }
 
+    /// `op(dst)` written over dst's memory (dst's dtype kept) where this backend has such a
+    /// kernel for the case: true when it wrote, false (nothing touched) where the tensor layer
+    /// must compute out of place and copy.
+    fn unary_inplace(&self, _dst: &Array, _op: UnaryOp) -> Result<bool> {
+        Ok(false)
+    }
+
     /// A bool array marking the elements of the floating-point `x` that are of `class`, where
     /// this backend has a kernel for it; None where it has not: the tensor layer then composes
     /// the marks from comparisons.

@@ -250,6 +250,10 @@ impl Backend for Cpu {
         super::unary::unary(x, op)
     }
 
+    fn unary_inplace(&self, dst: &Array, op: UnaryOp) -> Result<bool> {
+        super::unary::unary_inplace(dst, op)
+    }
+
     fn classify(&self, x: &Array, class: FloatClass) -> Result<Option<Array>> {
         super::unary::classify(x, class).map(Some)
     }

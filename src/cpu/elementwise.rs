@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use crate::cpu::buffer::written_output;
 use crate::cpu::parallel::for_each_chunk_mut;
-use crate::cpu::simd::{dispatch, map_slice, map_slice_split, vectorized, zip_slices};
+use crate::cpu::simd::{dispatch, map_slice, map_slice_in_place, map_slice_split, map_slice_split_in_place, vectorized, zip_slices};
 use crate::cpu::walk::Walk;
 use crate::dtype::Element;
 use crate::error::Result;
@@ -115,6 +115,24 @@ pub fn map1_split<T: Element, U: Element>(
         let x = &x[xl.offset..xl.offset + n];
         for_each_chunk_mut(out, 1, |start, o| map_slice_split(&x[start..start + o.len()], o, &ok, &fast, &slow));
     })
+}
+
+/// `x[i] = f(x[i])` over a run of storage, in place (the in-place unary ops, over a dense
+/// view's run: each element stays where it is, so storage order serves any layout).
+#[inline(never)]
+pub fn map_in_place<T: Element>(x: &mut [T], f: impl Fn(T) -> T + Sync) {
+    for_each_chunk_mut(x, 1, |_, c| map_slice_in_place(c, &f));
+}
+
+/// `map_in_place` with `map1_split`'s choice of kernel per block.
+#[inline(never)]
+pub fn map_split_in_place<T: Element>(
+    x: &mut [T],
+    ok: impl Fn(T) -> bool + Sync,
+    fast: impl Fn(T) -> T + Sync,
+    slow: impl Fn(T) -> T + Sync,
+) {
+    for_each_chunk_mut(x, 1, |_, c| map_slice_split_in_place(c, &ok, &fast, &slow));
 }
 
 /// A walk whose last two dims are a transposed matrix (the input is contiguous down columns):

@@ -96,11 +96,7 @@ pub fn map_slice_split<T: Copy, U>(
             while start < n {
                 let end = (start + SPLIT_BLOCK).min(n);
                 let (x, out) = (&self.x[start..end], &mut self.out[start..end]);
-                let mut all = true;
-                for &v in x {
-                    all &= (self.ok)(v);
-                }
-                if all {
+                if all_pass(x, self.ok) {
                     for i in 0..x.len() {
                         out[i].write((self.fast)(x[i]));
                     }
@@ -114,6 +110,65 @@ pub fn map_slice_split<T: Copy, U>(
         }
     }
     arch().dispatch(Op { x, out, ok, fast, slow })
+}
+
+/// `x[i] = f(x[i])` in place (the in-place unary ops).
+#[inline(always)]
+pub fn map_slice_in_place<T: Copy>(x: &mut [T], f: &impl Fn(T) -> T) {
+    struct Op<'a, T, F> {
+        x: &'a mut [T],
+        f: &'a F,
+    }
+    impl<T: Copy, F: Fn(T) -> T> pulp::WithSimd for Op<'_, T, F> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: pulp::Simd>(self, _: S) {
+            for v in self.x.iter_mut() {
+                *v = (self.f)(*v);
+            }
+        }
+    }
+    arch().dispatch(Op { x, f })
+}
+
+/// `map_slice_split` in place.
+#[inline(always)]
+pub fn map_slice_split_in_place<T: Copy>(x: &mut [T], ok: &impl Fn(T) -> bool, fast: &impl Fn(T) -> T, slow: &impl Fn(T) -> T) {
+    struct Op<'a, T, K, F, S> {
+        x: &'a mut [T],
+        ok: &'a K,
+        fast: &'a F,
+        slow: &'a S,
+    }
+    impl<T: Copy, K: Fn(T) -> bool, F: Fn(T) -> T, S: Fn(T) -> T> pulp::WithSimd for Op<'_, T, K, F, S> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<Sd: pulp::Simd>(self, _: Sd) {
+            for block in self.x.chunks_mut(SPLIT_BLOCK) {
+                if all_pass(block, self.ok) {
+                    for v in block.iter_mut() {
+                        *v = (self.fast)(*v);
+                    }
+                } else {
+                    for v in block.iter_mut() {
+                        *v = (self.slow)(*v);
+                    }
+                }
+            }
+        }
+    }
+    arch().dispatch(Op { x, ok, fast, slow })
+}
+
+/// Whether every element of `block` passes `ok`: one pass without an early exit, so that it
+/// vectorises (inlined into the split maps' SIMD functions).
+#[inline(always)]
+fn all_pass<T: Copy>(block: &[T], ok: &impl Fn(T) -> bool) -> bool {
+    let mut all = true;
+    for &v in block {
+        all &= ok(v);
+    }
+    all
 }
 
 /// `map_slice_split`'s block: 2 KiB of float32, small against L1 and long against the loop's

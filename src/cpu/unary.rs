@@ -6,7 +6,7 @@
 use crate::backend::Array;
 use crate::cpu::bessel::spherical_j0;
 use crate::cpu::cast::copy_as;
-use crate::cpu::elementwise::{map1, map1_split};
+use crate::cpu::elementwise::{map1, map1_split, map_in_place, map_split_in_place};
 use crate::cpu::math::relu6;
 use crate::cpu::num::Arith;
 use crate::cpu::special::polygamma64;
@@ -50,143 +50,204 @@ pub fn unary(x: &Array, op: UnaryOp) -> Result<Array> {
         return integer_unary(x, op);
     }
     match dtype {
-        DType::F32 => x.with_slice::<f32, _>(op.name(), |s, l| {
-            let data = match op {
-                // Blocks whose every |x| is below 8 skip Hankel's form, and the phase's cheap
-                // reduction serves where no |x| is huge.
-                UnaryOp::BesselJ0 if small_arguments(s, l) => map1_split(
-                    s,
-                    l,
-                    #[inline(always)]
-                    |x: f32| x.abs() < J0_NEAR_LIMIT,
-                    #[inline(always)]
-                    |x: f32| j0_f32_near(x as f64) as f32,
-                    #[inline(always)]
-                    |x: f32| j0_f32::<true>(x as f64) as f32,
-                )?,
-                UnaryOp::BesselJ0 => map1_split(
-                    s,
-                    l,
-                    #[inline(always)]
-                    |x: f32| x.abs() < J0_NEAR_LIMIT,
-                    #[inline(always)]
-                    |x: f32| j0_f32_near(x as f64) as f32,
-                    #[inline(always)]
-                    |x: f32| j0_f32::<false>(x as f64) as f32,
-                )?,
-                // Blocks whose every |x| is at most 2 skip the far pieces.
-                UnaryOp::I1e => map1_split(
-                    s,
-                    l,
-                    #[inline(always)]
-                    |x: f32| x.abs() <= I_NEAR_LIMIT,
-                    #[inline(always)]
-                    |x: f32| i_f32_near::<true, true>(x as f64) as f32,
-                    #[inline(always)]
-                    |x: f32| i_f32::<true, true>(x as f64) as f32,
-                )?,
-                // Blocks whose every x is in (0, 8) skip lgamma's Stirling series and reflection.
-                UnaryOp::Lgamma => map1_split(
-                    s,
-                    l,
-                    #[inline(always)]
-                    |x: f32| x > 0.0 && x < LGAMMA_NEAR_LIMIT,
-                    #[inline(always)]
-                    |x: f32| lgamma_f32_near(x as f64) as f32,
-                    #[inline(always)]
-                    |x: f32| lgamma_f32(x as f64) as f32,
-                )?,
-                // Blocks whose every |x| is at most 0.99 skip erfinv's tail piece.
-                UnaryOp::Erfinv => map1_split(
-                    s,
-                    l,
-                    #[inline(always)]
-                    |x: f32| x.abs() <= ERFINV_CENTRAL_LIMIT,
-                    #[inline(always)]
-                    |x: f32| erfinv_f32_central(x as f64) as f32,
-                    #[inline(always)]
-                    |x: f32| erfinv_f32(x as f64) as f32,
-                )?,
-                UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan | UnaryOp::BesselJ1 | UnaryOp::BesselY0 | UnaryOp::BesselY1
-                    if small_arguments(s, l) =>
-                {
-                    small_reduction(op, s, l)?
-                }
-                // Blocks with no subnormal result skip exp's subnormal path (a third of its work).
-                UnaryOp::Exp => map1_split(
-                    s,
-                    l,
-                    #[inline(always)]
-                    |x: f32| x >= f32exp::EXP_NORMAL_FLOOR,
-                    #[inline(always)]
-                    |x: f32| f32exp::exp_normal(x),
-                    #[inline(always)]
-                    |x: f32| f32exp::exp(x),
-                )?,
-                UnaryOp::Exp2 => map1_split(
-                    s,
-                    l,
-                    #[inline(always)]
-                    |x: f32| x >= f32exp::EXP2_NORMAL_FLOOR,
-                    #[inline(always)]
-                    |x: f32| f32exp::exp2_normal(x),
-                    #[inline(always)]
-                    |x: f32| f32exp::exp2(x),
-                )?,
-                // Trigamma, lgamma's second derivative, has a float32 kernel of its own; the
-                // other orders keep polygamma's general path (the table's kernel).
-                UnaryOp::Polygamma { n: 1.0 } => map1(
-                    s,
-                    l,
-                    #[inline(always)]
-                    |x: f32| trigamma_f32(x as f64) as f32,
-                )?,
-                _ => f32::apply(op, s, l)?,
-            };
-            Array::from_vec(data, &l.shape)
-        })?,
-        _ => x.with_slice::<f64, _>(op.name(), |s, l| Array::from_vec(f64::apply(op, s, l)?, &l.shape))?,
+        DType::F32 => x.with_slice::<f32, _>(op.name(), |s, l| Array::from_vec(float32(op, Fresh { s, l })?, &l.shape))?,
+        _ => x.with_slice::<f64, _>(op.name(), |s, l| Array::from_vec(f64::apply(op, Fresh { s, l })?, &l.shape))?,
+    }
+}
+
+/// `op` over a float32 or float64 array in place, where its elements fill a run of storage
+/// (any dense layout): one pass, no temporary. False, the array untouched, elsewhere.
+pub fn unary_inplace(dst: &Array, op: UnaryOp) -> Result<bool> {
+    fn over<T: Element>(
+        dst: &Array,
+        op: UnaryOp,
+        run: std::ops::Range<usize>,
+        kernel: impl FnOnce(Over<'_, T>) -> Result<()>,
+    ) -> Result<bool> {
+        dst.with_slice_mut::<T, _>(op.name(), |d, _| {
+            let n = run.len();
+            let x = d.get_mut(run).ok_or_else(|| crate::error::Error::Runtime("unary_inplace: a view past its storage".into()))?;
+            kernel(Over { x, l: Layout { shape: vec![n], strides: vec![1], offset: 0 } })
+        })??;
+        Ok(true)
+    }
+    if matches!(op, UnaryOp::LogicalNot | UnaryOp::BitwiseNot) || dst.layout().numel() == 0 {
+        return Ok(false);
+    }
+    let Some(run) = dst.layout().dense_run() else { return Ok(false) };
+    match dst.dtype() {
+        DType::F32 => over(dst, op, run, |t: Over<'_, f32>| float32(op, t)),
+        DType::F64 => over(dst, op, run, |t: Over<'_, f64>| f64::apply(op, t)),
+        _ => Ok(false),
+    }
+}
+
+/// Where a float kernel's results go: a new contiguous array read from a strided view
+/// (`Fresh`), or back over the values read (`Over`, an in-place op on a dense view's run).
+/// Each op's choice of kernel is written once, for both.
+pub trait Target<T: Element> {
+    type Out;
+    /// The values the kernel reads, and the layout viewing them.
+    fn input(&self) -> (&[T], &Layout);
+    fn map(self, f: impl Fn(T) -> T + Sync) -> Result<Self::Out>;
+    /// `map` with `map1_split`'s choice of kernel per block.
+    fn map_split(self, ok: impl Fn(T) -> bool + Sync, fast: impl Fn(T) -> T + Sync, slow: impl Fn(T) -> T + Sync) -> Result<Self::Out>;
+}
+
+/// The values of a strided view, mapped into a new contiguous array.
+pub struct Fresh<'a, T> {
+    s: &'a [T],
+    l: &'a Layout,
+}
+
+impl<T: Element> Target<T> for Fresh<'_, T> {
+    type Out = Vec<T>;
+    fn input(&self) -> (&[T], &Layout) {
+        (self.s, self.l)
+    }
+    #[inline(always)]
+    fn map(self, f: impl Fn(T) -> T + Sync) -> Result<Vec<T>> {
+        map1(self.s, self.l, f)
+    }
+    #[inline(always)]
+    fn map_split(self, ok: impl Fn(T) -> bool + Sync, fast: impl Fn(T) -> T + Sync, slow: impl Fn(T) -> T + Sync) -> Result<Vec<T>> {
+        map1_split(self.s, self.l, ok, fast, slow)
+    }
+}
+
+/// A run of storage mapped in place; `l` views it as one contiguous dim.
+pub struct Over<'a, T> {
+    x: &'a mut [T],
+    l: Layout,
+}
+
+impl<T: Element> Target<T> for Over<'_, T> {
+    type Out = ();
+    fn input(&self) -> (&[T], &Layout) {
+        (self.x, &self.l)
+    }
+    #[inline(always)]
+    fn map(self, f: impl Fn(T) -> T + Sync) -> Result<()> {
+        map_in_place(self.x, f);
+        Ok(())
+    }
+    #[inline(always)]
+    fn map_split(self, ok: impl Fn(T) -> bool + Sync, fast: impl Fn(T) -> T + Sync, slow: impl Fn(T) -> T + Sync) -> Result<()> {
+        map_split_in_place(self.x, ok, fast, slow);
+        Ok(())
+    }
+}
+
+/// Whether every float32 value `t` reads is within `SMALL_ARGUMENT` (`small_arguments`).
+fn small<D: Target<f32>>(t: &D) -> bool {
+    let (s, l) = t.input();
+    small_arguments(s, l)
+}
+
+/// The float32 kernels: the ops with kernels of their own, then the float ones (`FloatOps`).
+fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
+    match op {
+        // Blocks whose every |x| is below 8 skip Hankel's form, and the phase's cheap
+        // reduction serves where no |x| is huge.
+        UnaryOp::BesselJ0 if small(&t) => t.map_split(
+            #[inline(always)]
+            |x: f32| x.abs() < J0_NEAR_LIMIT,
+            #[inline(always)]
+            |x: f32| j0_f32_near(x as f64) as f32,
+            #[inline(always)]
+            |x: f32| j0_f32::<true>(x as f64) as f32,
+        ),
+        UnaryOp::BesselJ0 => t.map_split(
+            #[inline(always)]
+            |x: f32| x.abs() < J0_NEAR_LIMIT,
+            #[inline(always)]
+            |x: f32| j0_f32_near(x as f64) as f32,
+            #[inline(always)]
+            |x: f32| j0_f32::<false>(x as f64) as f32,
+        ),
+        // Blocks whose every |x| is at most 2 skip the far pieces.
+        UnaryOp::I1e => t.map_split(
+            #[inline(always)]
+            |x: f32| x.abs() <= I_NEAR_LIMIT,
+            #[inline(always)]
+            |x: f32| i_f32_near::<true, true>(x as f64) as f32,
+            #[inline(always)]
+            |x: f32| i_f32::<true, true>(x as f64) as f32,
+        ),
+        // Blocks whose every x is in (0, 8) skip lgamma's Stirling series and reflection.
+        UnaryOp::Lgamma => t.map_split(
+            #[inline(always)]
+            |x: f32| x > 0.0 && x < LGAMMA_NEAR_LIMIT,
+            #[inline(always)]
+            |x: f32| lgamma_f32_near(x as f64) as f32,
+            #[inline(always)]
+            |x: f32| lgamma_f32(x as f64) as f32,
+        ),
+        // Blocks whose every |x| is at most 0.99 skip erfinv's tail piece.
+        UnaryOp::Erfinv => t.map_split(
+            #[inline(always)]
+            |x: f32| x.abs() <= ERFINV_CENTRAL_LIMIT,
+            #[inline(always)]
+            |x: f32| erfinv_f32_central(x as f64) as f32,
+            #[inline(always)]
+            |x: f32| erfinv_f32(x as f64) as f32,
+        ),
+        UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan | UnaryOp::BesselJ1 | UnaryOp::BesselY0 | UnaryOp::BesselY1 if small(&t) => {
+            small_reduction(op, t)
+        }
+        // Blocks with no subnormal result skip exp's subnormal path (a third of its work).
+        UnaryOp::Exp => t.map_split(
+            #[inline(always)]
+            |x: f32| x >= f32exp::EXP_NORMAL_FLOOR,
+            #[inline(always)]
+            |x: f32| f32exp::exp_normal(x),
+            #[inline(always)]
+            |x: f32| f32exp::exp(x),
+        ),
+        UnaryOp::Exp2 => t.map_split(
+            #[inline(always)]
+            |x: f32| x >= f32exp::EXP2_NORMAL_FLOOR,
+            #[inline(always)]
+            |x: f32| f32exp::exp2_normal(x),
+            #[inline(always)]
+            |x: f32| f32exp::exp2(x),
+        ),
+        // Trigamma, lgamma's second derivative, has a float32 kernel of its own; the
+        // other orders keep polygamma's general path (the table's kernel).
+        UnaryOp::Polygamma { n: 1.0 } => t.map(
+            #[inline(always)]
+            |x: f32| trigamma_f32(x as f64) as f32,
+        ),
+        _ => f32::apply(op, t),
     }
 }
 
 /// sin, cos, tan, or J1, Y0 and Y1 (their phase), of float32 values all within
 /// `SMALL_ARGUMENT`: the cheap reduction by π/2 (the general kernels pay for a reduction exact at
 /// any size, ten times the work).
-fn small_reduction(op: UnaryOp, s: &[f32], l: &Layout) -> Result<Vec<f32>> {
+fn small_reduction<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
     match op {
-        UnaryOp::Sin => map1(
-            s,
-            l,
+        UnaryOp::Sin => t.map(
             #[inline(always)]
             |x: f32| sin_f32::<true>(x as f64) as f32,
         ),
-        UnaryOp::Cos => map1(
-            s,
-            l,
+        UnaryOp::Cos => t.map(
             #[inline(always)]
             |x: f32| cos_f32::<true>(x as f64) as f32,
         ),
-        UnaryOp::BesselJ1 => map1(
-            s,
-            l,
+        UnaryOp::BesselJ1 => t.map(
             #[inline(always)]
             |x: f32| j1_f32::<true>(x as f64) as f32,
         ),
-        UnaryOp::BesselY0 => map1(
-            s,
-            l,
+        UnaryOp::BesselY0 => t.map(
             #[inline(always)]
             |x: f32| y0_f32::<true>(x as f64) as f32,
         ),
-        UnaryOp::BesselY1 => map1(
-            s,
-            l,
+        UnaryOp::BesselY1 => t.map(
             #[inline(always)]
             |x: f32| y1_f32::<true>(x as f64) as f32,
         ),
-        _ => map1(
-            s,
-            l,
+        _ => t.map(
             #[inline(always)]
             |x: f32| tan_f32::<true>(x as f64) as f32,
         ),
@@ -221,14 +282,14 @@ fn integer_unary(x: &Array, op: UnaryOp) -> Result<Array> {
 }
 
 /// The per-type body of the float kernels; a macro writes it once for f32 and f64.
-pub trait FloatOps: Sized {
-    fn apply(op: UnaryOp, s: &[Self], l: &crate::layout::Layout) -> Result<Vec<Self>>;
+pub trait FloatOps: Element {
+    fn apply<D: Target<Self>>(op: UnaryOp, t: D) -> Result<D::Out>;
 }
 
 macro_rules! float_ops {
     ($T:ty) => {
         impl FloatOps for $T {
-            fn apply(op: UnaryOp, s: &[$T], l: &crate::layout::Layout) -> Result<Vec<$T>> {
+            fn apply<D: Target<$T>>(op: UnaryOp, t: D) -> Result<D::Out> {
                 type T = $T;
                 match op {
                     UnaryOp::PowScalar(e) => {
@@ -236,20 +297,18 @@ macro_rules! float_ops {
                         // PyTorch takes x ** 0.5 as sqrt and x ** -0.5 as rsqrt, so that
                         // (-inf) ** 0.5 is NaN and (-0.0) ** 0.5 is -0.0 (C's pow says inf, +0).
                         if e == 0.5 {
-                            map1(s, l, |x: T| x.sqrt())
+                            t.map(|x: T| x.sqrt())
                         } else if e == -0.5 {
-                            map1(s, l, |x: T| 1.0 / x.sqrt())
+                            t.map(|x: T| 1.0 / x.sqrt())
                         } else if e == 2.0 {
-                            map1(s, l, |x: T| x * x)
+                            t.map(|x: T| x * x)
                         } else if e == e.trunc() && e.abs() < 64.0 {
                             let n = e as i32;
-                            map1(s, l, move |x: T| x.powi(n))
+                            t.map(move |x: T| x.powi(n))
                         } else {
                             // `Arith::pow`: float32's vectorises through float64 lanes, where the
                             // closure inlines (`inline(always)`: see `cpu/simd.rs`).
-                            map1(
-                                s,
-                                l,
+                            t.map(
                                 #[inline(always)]
                                 move |x: T| Arith::pow(x, et),
                             )
@@ -257,7 +316,7 @@ macro_rules! float_ops {
                     }
                     UnaryOp::LogicalNot | UnaryOp::BitwiseNot => unreachable!("handled before dispatch"),
                     // Every other op is declared in `crate::ops::unary`; its kernel is expanded below.
-                    _ => <T as RegisteredFloat>::apply_registered(op, s, l),
+                    _ => <T as RegisteredFloat>::apply_registered(op, t),
                 }
             }
         }
@@ -267,8 +326,8 @@ float_ops!(f32);
 float_ops!(f64);
 
 /// The float32/float64 kernels of the ops declared in `ops/unary.rs`.
-trait RegisteredFloat: Sized {
-    fn apply_registered(op: UnaryOp, s: &[Self], l: &Layout) -> Result<Vec<Self>>;
+trait RegisteredFloat: Element {
+    fn apply_registered<D: Target<Self>>(op: UnaryOp, t: D) -> Result<D::Out>;
 }
 
 /// The declared ops' kernels for one float type. An op's parameters are given to its kernel in
@@ -277,7 +336,7 @@ macro_rules! registered_float {
     ($T:ty; $($V:ident |$cx:ident| $cpu:expr;)* ; $($PV:ident { $($p:ident),* } |$pcx:ident| $pcpu:expr;)*) => {
         impl RegisteredFloat for $T {
             #[inline]
-            fn apply_registered(op: UnaryOp, s: &[$T], l: &Layout) -> Result<Vec<$T>> {
+            fn apply_registered<D: Target<$T>>(op: UnaryOp, t: D) -> Result<D::Out> {
                 #[allow(dead_code)]
                 type T = $T;
                 match op {
@@ -285,10 +344,10 @@ macro_rules! registered_float {
                     // target-feature loop compiles for the baseline instruction set, where
                     // `mul_add` and `round_ties_even` are library calls (vecmath's sin ran 25x
                     // slower than the C library's that way).
-                    $(UnaryOp::$V => map1(s, l, #[inline(always)] |$cx: T| $cpu),)*
+                    $(UnaryOp::$V => t.map(#[inline(always)] |$cx: T| $cpu),)*
                     $(UnaryOp::$PV { $($p),* } => {
                         $(let $p = $p as T;)*
-                        map1(s, l, #[inline(always)] move |$pcx: T| $pcpu)
+                        t.map(#[inline(always)] move |$pcx: T| $pcpu)
                     })*
                     _ => unreachable!("{} has a kernel of its own", op.name()),
                 }

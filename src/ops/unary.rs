@@ -765,6 +765,22 @@ macro_rules! define_unary_ops {
             }
         }
 
+        impl UnaryOp {
+            /// The declared op with parameters bound as `Tensor.<py>` (`"_leaky_relu"`), its
+            /// parameters in declaration order; None for another name or count.
+            pub fn with_params(py: &str, params: &[f64]) -> Option<UnaryOp> {
+                match py {
+                    $(stringify!($ppy) => {
+                        #[allow(unused_mut, unused_variables)]
+                        let mut values = params.iter().copied();
+                        let op = UnaryOp::$PV { $($p: values.next()?),* };
+                        values.next().is_none().then_some(op)
+                    })*
+                    _ => None,
+                }
+            }
+        }
+
         /// Every declared op without parameters.
         pub const DECLARED: &[UnaryOp] = &[$(UnaryOp::$V,)*];
         /// Every declared op with parameters, at their Python defaults.
@@ -775,6 +791,8 @@ macro_rules! define_unary_ops {
         pub const PY_METHODS: &[&str] = &[$($(stringify!($py),)*)*];
         /// The declared ops' names that also get `Tensor.X_`.
         pub const PY_IN_PLACE: &[&str] = &[$($(stringify!($ip),)*)*];
+        /// The op of each name of `PY_IN_PLACE`, at the same index.
+        pub const PY_IN_PLACE_OPS: &[UnaryOp] = &[$($({ let _ = stringify!($ip); UnaryOp::$V },)*)*];
     };
 }
 

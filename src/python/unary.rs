@@ -4,7 +4,7 @@
 
 use pyo3::prelude::*;
 
-use crate::ops::unary::{unary_op_table, PY_IN_PLACE, PY_METHODS};
+use crate::ops::unary::{unary_op_table, PY_IN_PLACE, PY_IN_PLACE_OPS, PY_METHODS};
 use crate::tensor::UnaryOp;
 
 use super::gil::run;
@@ -44,6 +44,27 @@ macro_rules! bind_unary_ops {
 }
 
 unary_op_table!(bind_unary_ops);
+
+#[pymethods]
+impl PyTensor {
+    /// `Tensor.X_` of the declared op `PY_IN_PLACE[index]`: the op written over self.
+    fn _unary_<'py>(slf: &Bound<'py, Self>, index: usize) -> PyResult<Bound<'py, Self>> {
+        let op = *PY_IN_PLACE_OPS.get(index).ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("no such in-place unary op"))?;
+        let t = &slf.get().tensor();
+        run(slf.py(), t.numel(), || t.unary_(op))?;
+        Ok(slf.clone())
+    }
+
+    /// The in-place form of the op with parameters bound as `Tensor.<py>` (`F.leaky_relu(x,
+    /// 0.2, inplace=True)` is `x._unary_param_("_leaky_relu", [0.2])`): the op written over self.
+    fn _unary_param_<'py>(slf: &Bound<'py, Self>, py: &str, params: Vec<f64>) -> PyResult<Bound<'py, Self>> {
+        let op = UnaryOp::with_params(py, &params)
+            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("no unary op {py} with {} parameters", params.len())))?;
+        let t = &slf.get().tensor();
+        run(slf.py(), t.numel(), || t.unary_(op))?;
+        Ok(slf.clone())
+    }
+}
 
 /// The declared unary ops' Python names: (those bound as `Tensor.X`, those with `Tensor.X_`).
 #[pyfunction]

@@ -20,8 +20,30 @@ impl Tensor {
 
     /// `clamp_(min, max)`: `clamp` written over self.
     pub fn clamp_(&self, min: Option<Arg>, max: Option<Arg>) -> Result<()> {
+        if self.clamp_in_memory(min, max)? {
+            return Ok(());
+        }
         let values = self.before_write(&[min, max])?;
         self.assign_result_(&self.clamp_values(&values, min, max)?)
+    }
+
+    /// `clamp_` with number bounds in one pass over self's memory, where nothing records it and
+    /// self is a dense float32 / float64 view on the CPU (number bounds keep its dtype): as
+    /// `p.clamp_(-c, c)` on weights under `no_grad`. False, self untouched, elsewhere.
+    fn clamp_in_memory(&self, min: Option<Arg>, max: Option<Arg>) -> Result<bool> {
+        let number = |b: Option<Arg>| match b {
+            Some(Arg::S(s)) => Some(Some(s.to_f64())),
+            Some(Arg::T(_)) => None,
+            None => Some(None),
+        };
+        let (Some(lo), Some(hi)) = (number(min), number(max)) else { return Ok(false) };
+        if (lo.is_none() && hi.is_none()) || !self.device().is_cpu() || !matches!(self.dtype(), DType::F32 | DType::F64) {
+            return Ok(false);
+        }
+        if self.layout().has_internal_overlap() || self.check_inplace(self)? {
+            return Ok(false);
+        }
+        crate::cpu::clamp::clamp_numbers_inplace(self.array(), lo, hi)
     }
 
     /// `clamp_min(min)`: `clamp(min, None)` under PyTorch's overload's node: ClampMinBackward0

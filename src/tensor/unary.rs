@@ -22,6 +22,44 @@ impl Tensor {
         Ok(out)
     }
 
+    /// `self.X_()`: the op written over self.
+    pub fn unary_(&self, op: UnaryOp) -> Result<()> {
+        if self.unary_in_memory(op)? {
+            return Ok(());
+        }
+        self.assign_result_(&self.unary(op)?)
+    }
+
+    /// `unary_` in one pass over self's memory, where self is a dense float view the backend
+    /// maps in place and autograd's record of it needs no copy: untracked, or tracked with a
+    /// formula that reads at most the result (relu_, sigmoid_, tanh_, exp_, and leaky_relu_ and
+    /// the elu family, which keep it: the result then is self at its new version) on a tensor
+    /// that views no other. False, self untouched, where it
+    /// does not apply; the caller then computes out of place and writes back, as before.
+    fn unary_in_memory(&self, op: UnaryOp) -> Result<bool> {
+        if !matches!(self.dtype(), DType::F32 | DType::F64) || self.layout().dense_run().is_none() {
+            return Ok(false);
+        }
+        let tracked = self.check_inplace(self)?;
+        let (reads_input, reads_output) = op.backward_reads();
+        // leaky_relu_ and the elu family keep their result, their formula then reading it.
+        let keeps_result = op.inplace_keeps_result();
+        if tracked && ((reads_input && !keeps_result) || self.view_base().is_some_and(|b| b.shares_storage(self))) {
+            return Ok(false);
+        }
+        {
+            let _raw = GradMode::disabled();
+            if !self.backend().unary_inplace(self.array(), op)? {
+                return Ok(false);
+            }
+        }
+        if tracked {
+            // The node's edge is read from self before self takes the node as its grad_fn.
+            record(Op::Unary(op), &[self], &[self], &[], if reads_output || keeps_result { &[0] } else { &[] });
+        }
+        Ok(true)
+    }
+
     fn unary_raw(&self, op: UnaryOp) -> Result<Tensor> {
         let dtype = self.dtype();
         crate::tensor::check_alloc(self.shape(), dtype)?;

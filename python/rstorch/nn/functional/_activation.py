@@ -4,17 +4,18 @@ import warnings
 from ... import _C
 
 
-def _inplace_or_not(input, out, inplace):
-    return input._assign_(out) if inplace else out
+def _activation(input, op, params, inplace):
+    """The declared op bound as `Tensor.<op>`, with `params`; in place, written over the input
+    by the core (one pass where it can, else computed out of place and written back)."""
+    return input._unary_param_(op, params) if inplace else getattr(input, op)(*params)
 
 
 # The pointwise activations are primitive ops of the core (`src/ops/unary.rs`), each with its
-# node, its gradient and its in-place rule; an in-place form computes out of place and writes
-# the result over the input (`_assign_`).
+# node, its gradient and its in-place rule.
 
 
 def threshold(input, threshold, value, inplace=False):
-    return _inplace_or_not(input, input._threshold(threshold, value), inplace)
+    return _activation(input, "_threshold", [threshold, value], inplace)
 
 
 def relu(input, inplace=False):
@@ -28,23 +29,23 @@ def relu6(input, inplace=False):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _inplace_or_not(input, input._hardtanh(min_val, max_val), inplace)
+    return _activation(input, "_hardtanh", [min_val, max_val], inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _inplace_or_not(input, input._leaky_relu(negative_slope), inplace)
+    return _activation(input, "_leaky_relu", [negative_slope], inplace)
 
 
 def elu(input, alpha=1.0, inplace=False):
-    return _inplace_or_not(input, input._elu(alpha), inplace)
+    return _activation(input, "_elu", [alpha], inplace)
 
 
 def selu(input, inplace=False):
-    return _inplace_or_not(input, input._selu(), inplace)
+    return _activation(input, "_selu", [], inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
-    return _inplace_or_not(input, input._celu(alpha), inplace)
+    return _activation(input, "_celu", [alpha], inplace)
 
 
 def gelu(input, approximate="none"):
@@ -56,15 +57,15 @@ def silu(input, inplace=False):
 
 
 def mish(input, inplace=False):
-    return _inplace_or_not(input, input._mish(), inplace)
+    return _activation(input, "_mish", [], inplace)
 
 
 def hardsigmoid(input, inplace=False):
-    return _inplace_or_not(input, input._hardsigmoid(), inplace)
+    return _activation(input, "_hardsigmoid", [], inplace)
 
 
 def hardswish(input, inplace=False):
-    return _inplace_or_not(input, input._hardswish(), inplace)
+    return _activation(input, "_hardswish", [], inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
