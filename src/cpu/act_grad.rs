@@ -14,7 +14,7 @@ use super::buffer::written_output;
 use super::elementwise::map1;
 use super::parallel::for_each_chunk_weighted;
 use super::simd::zip_slices;
-use super::vecmath::{erfc, exp, sigmoid, tanh};
+use super::vecmath::{erfc_gauss, exp, sigmoid, tanh};
 use super::vecmath_f32;
 
 const FRAC_1_SQRT_2PI: f64 = 0.3989422804014327; // 1/sqrt(2 pi)
@@ -55,7 +55,9 @@ pub enum ActGrad {
 /// gelu'(x) = Φ(x) + x φ(x) (Φ as erfc(-x/√2)/2, keeping the left tail's digits).
 #[inline(always)]
 fn gelu_slope<const L: bool>(x: f64) -> f64 {
-    0.5 * erfc::<L>(-x * std::f64::consts::FRAC_1_SQRT_2) + x * FRAC_1_SQRT_2PI * exp::<L>(-0.5 * x * x)
+    // e^(-u^2) at u = -x / sqrt 2 is the density's e^(-x^2 / 2): erfc's own, not a second exp.
+    let (c, gauss) = erfc_gauss::<L>(-x * std::f64::consts::FRAC_1_SQRT_2);
+    0.5 * c + x * FRAC_1_SQRT_2PI * gauss
 }
 
 /// The tanh form's slope: (1 + t)/2 + x (1 - t²) u'/2 with t = tanh(u), u = √(2/π)(x + 0.044715 x³).

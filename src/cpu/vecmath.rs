@@ -399,10 +399,16 @@ fn erf_small<const L: bool>(a: f64) -> f64 {
     }
 }
 
-/// erfc(a) for a >= 1 (0 from 27.3 on; NaN stays NaN). exp(-a^2) from the exact square's two
-/// words, exp(-hi) (1 - lo).
+/// erfc(a) for a >= 1 (0 from 27.3 on; NaN stays NaN).
 #[inline(always)]
 fn erfc_large<const L: bool>(a: f64) -> f64 {
+    erfc_large_gauss::<L>(a).0
+}
+
+/// `erfc_large` with the e^(-a^2) it computes (0 where erfc is, past the clamp), for any
+/// a >= 0: from the exact square's two words, exp(-hi) (1 - lo).
+#[inline(always)]
+fn erfc_large_gauss<const L: bool>(a: f64) -> (f64, f64) {
     // Float32 results: 0 from 10.6 on (gelu's left tail x erfc(-x/sqrt2)/2 too), so e^(-a^2)
     // stays normal: one power of 2 (`exp_normal`). t is one float64 division: a float32
     // quotient refined once had more throughput but a longer dependency chain, and these loops
@@ -416,9 +422,9 @@ fn erfc_large<const L: bool>(a: f64) -> f64 {
     let p = if L { poly(t, &ERFC_SHORT) } else { poly(t, &ERFC_LONG) };
     let v = e * t * p;
     if a > top {
-        0.0
+        (0.0, 0.0)
     } else {
-        v
+        (v, e)
     }
 }
 
@@ -433,16 +439,19 @@ pub fn erf<const L: bool>(x: f64) -> f64 {
 /// The complementary error function, relative accuracy kept far into the right tail.
 #[inline(always)]
 pub fn erfc<const L: bool>(x: f64) -> f64 {
+    erfc_gauss::<L>(x).0
+}
+
+/// `erfc(x)` and e^(-x^2) (0 where it is below what the results can hold: gelu's slope takes
+/// its density term from it rather than from a second exp).
+#[inline(always)]
+pub fn erfc_gauss<const L: bool>(x: f64) -> (f64, f64) {
     let a = x.abs();
-    let tail = erfc_large::<L>(a);
+    let (tail, gauss) = erfc_large_gauss::<L>(a);
     let small = erf_small::<L>(a);
     let pos = if a < 1.0 { 1.0 - small } else { tail };
     let neg = if a < 1.0 { 1.0 + small } else { 2.0 - tail };
-    if x < 0.0 {
-        neg
-    } else {
-        pos
-    }
+    (if x < 0.0 { neg } else { pos }, gauss)
 }
 
 /// `gelu(x) = x Φ(x) = x erfc(-x / sqrt 2) / 2`: erfc rather than 1 + erf, so the left tail keeps
