@@ -21,8 +21,9 @@
 //! parameters, `Softplus { beta = 1.0, threshold = 20.0 }`: named f64 fields of its variant with
 //! their Python defaults. Its kernel reads them (in the element type), as does its gradient (in
 //! f64), and the shader gets the first two as `t_alpha()` and `t_beta()`. `ints` says what
-//! integer inputs do: `[float]`, compute in the default float dtype, or `[|x| ...]`, keep their
-//! dtype through that body in tensor ops (threshold, hardtanh). `py` is the one `Tensor` method
+//! integer inputs do: `[float]`, compute in the default float dtype, or `[|x| ...]`, that body in
+//! tensor ops: keep their dtype (threshold, hardtanh) or refuse them as PyTorch's CPU kernel does
+//! (`refuse_integers(x, "leaky_relu_cpu")?`). `py` is the one `Tensor` method
 //! that takes the parameters as keywords (for `nn.functional`, hence mostly private); `in_place`
 //! says what the node of its in-place form keeps, `input` (a copy of the values the input had, as
 //! for every op) or `result` (PyTorch's rule for leaky_relu_ and the elu family), and the
@@ -497,7 +498,7 @@ macro_rules! unary_op_table {
             Softplus { beta = 1.0, threshold = 20.0 } {
                 name: "softplus", node: "Softplus", reads: (true, false), wgpu: 33,
                 py: softplus, in_place: input,
-                ints: [float],
+                ints: [|x| refuse_integers(x, "softplus_cpu")?],
                 cpu: |x| if x * beta > threshold { x } else { (x * beta).v_log1p_exp() / beta },
                 grad: |g, x, _y, _from_result| if let Some(fused) = act_grad_fused(g, &x()?, ActGrad::Softplus { beta, threshold })? { fused } else {
                     let bx = muls(&x()?, beta)?;
@@ -508,7 +509,7 @@ macro_rules! unary_op_table {
             LeakyRelu { slope = 0.01 } {
                 name: "leaky_relu", node: "LeakyRelu", reads: (true, false), wgpu: 34,
                 py: _leaky_relu, in_place: result,
-                ints: [float],
+                ints: [|x| refuse_integers(x, "leaky_relu_cpu")?],
                 cpu: |x| if x > 0.0 { x } else { x * slope },
                 grad: |g, x, y, from_result| {
                     // The result is positive exactly where the input was.
@@ -526,7 +527,7 @@ macro_rules! unary_op_table {
             Elu { alpha = 1.0 } {
                 name: "elu", node: "Elu", reads: (true, false), wgpu: 35,
                 py: _elu, in_place: result,
-                ints: [float],
+                ints: [|x| refuse_integers(x, "elu_cpu")?],
                 cpu: |x| if x > 0.0 { x } else { alpha * x.v_expm1() },
                 grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, alpha, 1.0, 1.0)?,
             }
@@ -534,7 +535,7 @@ macro_rules! unary_op_table {
                 // PyTorch's elu with input_scale 1 / alpha.
                 name: "celu", node: "Celu", reads: (true, false), wgpu: 45,
                 py: _celu, in_place: result,
-                ints: [float],
+                ints: [|x| refuse_integers(x, "elu_cpu")?],
                 cpu: |x| if x > 0.0 { x } else { (x * (1.0 / alpha)).v_expm1() * alpha },
                 grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, alpha, 1.0, 1.0 / alpha)?,
             }
@@ -542,7 +543,7 @@ macro_rules! unary_op_table {
                 // PyTorch's elu with fixed alpha and scale, under elu's node.
                 name: "selu", node: "Elu", reads: (true, false), wgpu: 46,
                 py: _selu, in_place: result,
-                ints: [float],
+                ints: [|x| refuse_integers(x, "elu_cpu")?],
                 cpu: |x| if x > 0.0 { x * SELU_SCALE as T } else { x.v_expm1() * ((SELU_ALPHA as T) * (SELU_SCALE as T)) },
                 grad: |g, x, y, from_result| elu_family_grad(g, x, y, from_result, SELU_ALPHA, SELU_SCALE, 1.0)?,
             }
@@ -584,7 +585,7 @@ macro_rules! unary_op_table {
                 // `clamp(x + 3, 0, 6) / 6`; the gradient stops at NaN and at ±3.
                 name: "hardsigmoid", node: "Hardsigmoid", reads: (true, false), wgpu: 42,
                 py: _hardsigmoid, in_place: input,
-                ints: [float],
+                ints: [|x| refuse_integers(x, "hardsigmoid_cpu")?],
                 cpu: |x| relu6(x + 3.0) / 6.0,
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
@@ -600,7 +601,7 @@ macro_rules! unary_op_table {
                 // PyTorch; the gradient passes whole from 3 up and at NaN.
                 name: "hardswish", node: "Hardswish", reads: (true, false), wgpu: 43,
                 py: _hardswish, in_place: input,
-                ints: [float],
+                ints: [|x| refuse_integers(x, "hardswish_cpu")?],
                 cpu: |x| x * relu6(x + 3.0) / 6.0,
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
@@ -616,7 +617,7 @@ macro_rules! unary_op_table {
                 // `x * tanh(log1p(exp(x)))`, with no softplus threshold: -inf gives NaN.
                 name: "mish", node: "Mish", reads: (true, false), wgpu: 44,
                 py: _mish, in_place: input,
-                ints: [float],
+                ints: [|x| refuse_integers(x, "mish_cpu")?],
                 cpu: |x| x.v_mish(),
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
@@ -629,7 +630,7 @@ macro_rules! unary_op_table {
                 // `min(x, 0) - log1p(exp(-|x|))`: no overflow either way.
                 name: "log_sigmoid", node: "LogSigmoid", reads: (true, false), wgpu: 47,
                 py: _logsigmoid, in_place: input,
-                ints: [float],
+                ints: [|x| refuse_integers(x, "log_sigmoid_cpu")?],
                 cpu: |x| x.v_log_sigmoid(),
                 grad: |g, x, _y, _from_result| if let Some(fused) = act_grad_fused(g, &x()?, ActGrad::LogSigmoid)? { fused } else {
                     mul(g, &un(&un(&x()?, UnaryOp::Neg)?, UnaryOp::Sigmoid)?)?

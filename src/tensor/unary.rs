@@ -88,6 +88,10 @@ impl Tensor {
             UnaryOp::Relu if dtype == DType::Bool => {
                 return Err(Error::NotImplemented("Boolean inputs not supported for relu".into()))
             }
+            // Float-only kernels in PyTorch (the other float functions take integers as floats).
+            UnaryOp::Gelu | UnaryOp::GeluTanh | UnaryOp::Silu if !dtype.is_floating_point() => {
+                return refuse_integers(self, if op == UnaryOp::Silu { "silu_cpu" } else { "GeluKernelImpl" })
+            }
             UnaryOp::BitwiseNot if dtype.is_floating_point() => {
                 return Err(Error::Runtime(format!(
                     "\"bitwise_not_cpu\" not implemented for '{}'",
@@ -149,6 +153,12 @@ macro_rules! define_integer_forms {
     };
 }
 unary_op_table!(define_integer_forms);
+
+/// PyTorch's refusal of integer and bool inputs by a float-only kernel named `kernel`
+/// (`"leaky_relu_cpu" not implemented for 'Long'`).
+fn refuse_integers(x: &Tensor, kernel: &str) -> Result<Tensor> {
+    Err(Error::NotImplemented(format!("\"{kernel}\" not implemented for '{}'", x.dtype().title_name())))
+}
 
 /// PyTorch's refusal of a bool input where integers are computed as they are.
 fn refuse_bool(x: &Tensor, message: &str) -> Result<()> {

@@ -11,6 +11,7 @@ import pathlib
 import pytest
 
 import rstorch
+import rstorch.nn.functional as F
 from rstorch.autograd import gradcheck, gradgradcheck
 
 ALL_CASES = json.loads((pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "unary_ops.json").read_text())["cases"]
@@ -236,3 +237,34 @@ def test_in_place_forms_refuse_a_result_self_cannot_hold():
     assert y.logical_not_().tolist() == [0.0, 1.0]
     z = torch.tensor([1, 2])
     assert z.square_().tolist() == [1, 4] and z.dtype == torch.int64
+
+
+# PyTorch's float-only activation kernels refuse integer and bool inputs (its other float
+# functions take them as floats); relu6, hardtanh and threshold keep integers.
+FLOAT_ONLY = {
+    "leaky_relu": "leaky_relu_cpu", "elu": "elu_cpu", "celu": "elu_cpu", "selu": "elu_cpu", "mish": "mish_cpu",
+    "hardsigmoid": "hardsigmoid_cpu", "hardswish": "hardswish_cpu", "silu": "silu_cpu", "gelu": "GeluKernelImpl",
+    "softplus": "softplus_cpu", "logsigmoid": "log_sigmoid_cpu",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_ONLY))
+@pytest.mark.parametrize("dtype,title", [(rstorch.int64, "Long"), (rstorch.int32, "Int"), (rstorch.bool, "Bool")])
+def test_float_only_activations_refuse_integers(name, dtype, title):
+    x = rstorch.tensor([1, 0], dtype=dtype)
+    message = f'"{FLOAT_ONLY[name]}" not implemented for \'{title}\''
+    with pytest.raises(NotImplementedError, match=message):
+        getattr(F, name)(x)
+    if name not in ("gelu", "softplus", "logsigmoid"):
+        with pytest.raises(NotImplementedError, match=message):
+            getattr(F, name)(x, inplace=True)
+    if name == "gelu":
+        with pytest.raises(NotImplementedError, match=message):
+            F.gelu(x, approximate="tanh")
+    assert getattr(F, name)(x.float()).dtype == rstorch.float32
+
+
+def test_integer_keeping_activations():
+    x = rstorch.tensor([-3, 2, 9])
+    assert F.relu6(x).tolist() == [0, 2, 6] and F.relu6(x).dtype == rstorch.int64
+    assert F.threshold(x, 1, 5).tolist() == [5, 2, 9]
