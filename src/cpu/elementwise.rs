@@ -117,6 +117,35 @@ pub fn map1_split<T: Element, U: Element>(
     })
 }
 
+/// A kernel that maps whole slices of values (explicit SIMD, tables in registers) rather than
+/// one value at a time; `map` and `map_in_place` give the same bits.
+pub trait SliceKernel<T>: Sync {
+    fn map(&self, x: &[T], out: &mut [MaybeUninit<T>]);
+    fn map_in_place(&self, x: &mut [T]);
+}
+
+/// `map1` through a slice kernel: a contiguous input chunk by chunk; any other layout gathered
+/// into the output first and mapped there in place, so that every layout gets the same bits.
+#[inline(never)]
+pub fn map1_slices<T: Element>(x: &[T], xl: &Layout, k: &impl SliceKernel<T>) -> Result<Vec<T>> {
+    if !xl.is_contiguous() {
+        let mut out = map1(x, xl, |v: T| v)?;
+        map_slices_in_place(&mut out, k);
+        return Ok(out);
+    }
+    let n = xl.numel();
+    written_output(n, |out| {
+        let x = &x[xl.offset..xl.offset + n];
+        for_each_chunk_mut(out, 1, |start, o| k.map(&x[start..start + o.len()], o));
+    })
+}
+
+/// A slice kernel over a run of storage, in place.
+#[inline(never)]
+pub fn map_slices_in_place<T: Element>(x: &mut [T], k: &impl SliceKernel<T>) {
+    for_each_chunk_mut(x, 1, |_, c| k.map_in_place(c));
+}
+
 /// `x[i] = f(x[i])` over a run of storage, in place (the in-place unary ops, over a dense
 /// view's run: each element stays where it is, so storage order serves any layout).
 #[inline(never)]

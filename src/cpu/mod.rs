@@ -41,6 +41,8 @@ mod special_f32_tables;
 pub mod special_fns;
 pub mod unary;
 pub mod vecmath;
+#[cfg(target_arch = "x86_64")]
+mod vecmath_avx512;
 pub mod vecmath_bessel;
 mod vecmath_core;
 mod vecmath_erfcx;

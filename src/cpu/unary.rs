@@ -6,12 +6,16 @@
 use crate::backend::Array;
 use crate::cpu::bessel::spherical_j0;
 use crate::cpu::cast::copy_as;
-use crate::cpu::elementwise::{map1, map1_split, map_in_place, map_split_in_place};
+use crate::cpu::elementwise::{map1, map1_slices, map1_split, map_in_place, map_slices_in_place, map_split_in_place, SliceKernel};
 use crate::cpu::math::relu6;
 use crate::cpu::num::Arith;
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::simd::avx512;
 use crate::cpu::special::polygamma64;
 use crate::cpu::special_fns::ndtri_elem;
 use crate::cpu::vecmath::VecMath;
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::vecmath_avx512;
 use crate::cpu::vecmath_bessel::{
     airy_ai_elem, i0_elem, i0e_elem, i1_elem, i1e_elem, i_f32, i_f32_near, j0_elem, j0_f32, j0_f32_near, j1_elem, j1_f32, k0_elem,
     k0e_elem, k1_elem, k1e_elem, y0_elem, y0_f32, y1_elem, y1_f32, I_NEAR_LIMIT, J0_NEAR_LIMIT,
@@ -92,6 +96,8 @@ pub trait Target<T: Element> {
     fn map(self, f: impl Fn(T) -> T + Sync) -> Result<Self::Out>;
     /// `map` with `map1_split`'s choice of kernel per block.
     fn map_split(self, ok: impl Fn(T) -> bool + Sync, fast: impl Fn(T) -> T + Sync, slow: impl Fn(T) -> T + Sync) -> Result<Self::Out>;
+    /// `map` through a kernel of whole slices.
+    fn map_slices(self, k: impl SliceKernel<T>) -> Result<Self::Out>;
 }
 
 /// The values of a strided view, mapped into a new contiguous array.
@@ -112,6 +118,10 @@ impl<T: Element> Target<T> for Fresh<'_, T> {
     #[inline(always)]
     fn map_split(self, ok: impl Fn(T) -> bool + Sync, fast: impl Fn(T) -> T + Sync, slow: impl Fn(T) -> T + Sync) -> Result<Vec<T>> {
         map1_split(self.s, self.l, ok, fast, slow)
+    }
+    #[inline(always)]
+    fn map_slices(self, k: impl SliceKernel<T>) -> Result<Vec<T>> {
+        map1_slices(self.s, self.l, &k)
     }
 }
 
@@ -134,6 +144,11 @@ impl<T: Element> Target<T> for Over<'_, T> {
     #[inline(always)]
     fn map_split(self, ok: impl Fn(T) -> bool + Sync, fast: impl Fn(T) -> T + Sync, slow: impl Fn(T) -> T + Sync) -> Result<()> {
         map_split_in_place(self.x, ok, fast, slow);
+        Ok(())
+    }
+    #[inline(always)]
+    fn map_slices(self, k: impl SliceKernel<T>) -> Result<()> {
+        map_slices_in_place(self.x, &k);
         Ok(())
     }
 }
@@ -195,6 +210,11 @@ fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
         UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan | UnaryOp::BesselJ1 | UnaryOp::BesselY0 | UnaryOp::BesselY1 if small(&t) => {
             small_reduction(op, t)
         }
+        // AVX-512 kernels of their own (`vecmath_avx512`): at memory speed.
+        #[cfg(target_arch = "x86_64")]
+        UnaryOp::Exp | UnaryOp::Exp2 | UnaryOp::Sigmoid | UnaryOp::Silu | UnaryOp::Tanh if avx512().is_some() => {
+            avx512_kernel(op, avx512().expect("checked"), t)
+        }
         // Blocks with no subnormal result skip exp's subnormal path (a third of its work).
         UnaryOp::Exp => t.map_split(
             #[inline(always)]
@@ -219,6 +239,19 @@ fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
             |x: f32| trigamma_f32(x as f64) as f32,
         ),
         _ => f32::apply(op, t),
+    }
+}
+
+/// The float32 ops with AVX-512 kernels of their own.
+#[cfg(target_arch = "x86_64")]
+fn avx512_kernel<D: Target<f32>>(op: UnaryOp, simd: pulp::x86::V4, t: D) -> Result<D::Out> {
+    use vecmath_avx512 as k;
+    match op {
+        UnaryOp::Exp => t.map_slices(k::Exp(simd)),
+        UnaryOp::Exp2 => t.map_slices(k::Exp2(simd)),
+        UnaryOp::Sigmoid => t.map_slices(k::Sigmoid(simd)),
+        UnaryOp::Silu => t.map_slices(k::Silu(simd)),
+        _ => t.map_slices(k::Tanh(simd)),
     }
 }
 

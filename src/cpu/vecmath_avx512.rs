@@ -1,0 +1,498 @@
+//! Float32 exp on AVX-512 lanes, written with its intrinsics (pulp's safe wrappers), and the
+//! slice kernels of the unary ops built on it. A plain loop of `vecmath_f32::exp` vectorises to
+//! about 37 instructions per 16 elements (its scaling and two-word tail in integer and float
+//! steps), which left it compute bound at 1.6x memory speed; here a 16-entry table of 2^(j/16)
+//! (in two words, read by `vpermps`) shortens the polynomial, and `vscalefps` scales by 2^k in
+//! one step, overflow included: 17 instructions, at memory speed.
+//!
+//! Accuracy: x = (16k + j) ln2/16 + r with |r| <= ln2/32, the reduction exact but for r's last
+//! rounding; exp(x) = 2^k (T_j + (T_j p + T_j')) with p = expm1(r) to degree 4 (2^-34 relative)
+//! and T_j + T_j' = 2^(j/16) to 2^-48: the sum rounds once, within 0.547 ulp of exact over every
+//! float32 from -87 up (PyTorch 2.15's float32 exp: 0.570 on the tests' grid). Below -87, where
+//! results turn subnormal, the lanes take `vecmath_f32::exp` (one rounding there too), so each
+//! element's result depends on its value only, never on its neighbours or the thread count.
+
+use std::arch::x86_64::__m512;
+use std::mem::MaybeUninit;
+
+use pulp::cast;
+use pulp::x86::V4;
+
+use crate::cpu::elementwise::SliceKernel;
+use crate::cpu::vecmath_f32 as f32exp;
+
+/// 2^(j/16) rounded to float32, and what that rounding left out.
+const EXP2_J16_HI: [f32; 16] = [
+    1.0,
+    1.044_273_7,
+    1.090_507_7,
+    1.138_788_6,
+    1.189_207_1,
+    1.241_857_8,
+    1.296_839_6,
+    1.354_255_6,
+    std::f32::consts::SQRT_2,
+    1.476_826_2,
+    1.542_210_8,
+    1.610_490_3,
+    1.681_792_9,
+    1.756_252_2,
+    1.834_008_1,
+    1.915_206_6,
+];
+const EXP2_J16_LO: [f32; 16] = [
+    0.0,
+    4.83347e-8,
+    -1.307754e-8,
+    5.3862223e-8,
+    3.7976353e-8,
+    4.496838e-8,
+    -4.0189995e-8,
+    -1.0123349e-8,
+    2.4203235e-8,
+    -4.500899e-8,
+    8.070905e-9,
+    9.836217e-9,
+    -2.4755327e-8,
+    -9.23577e-9,
+    -1.1239278e-8,
+    9.845328e-9,
+];
+/// 1.5 * 2^23: x 16/ln2 + SHIFTER holds round(x 16/ln2) in its low mantissa bits, whose last
+/// four are the table index (`vpermps` reads only those).
+const SHIFTER: f32 = 12_582_912.0;
+const SIXTEEN_OVER_LN2: f32 = 23.083_12;
+/// ln2/16 in two words, the first of 12 significant bits: n LN2_16_HI is exact for |n| < 2^12.
+const LN2_16_HI: f32 = 0.043_319_702;
+const LN2_16_LO: f32 = 1.996_636_5e-6;
+/// ln 2 - LN_2 as float32: exp2's reduced argument in two words.
+const LN2_TAIL: f32 = -1.904_654_2e-9;
+/// tanh(a) = a + a^3 P(a^2) for a <= ln2/2: a least-squares fit made for this module (numpy,
+/// Chebyshev nodes, relative weights, each coefficient rounded to float32 before the next is
+/// fitted), within 3e-8 of (tanh(a) - a) / a^3.
+const TANH_P: [f32; 5] = [-0.333_333_34, 0.133_334_38, -0.053_997_2, 0.022_135_548, -0.009_224_62];
+/// Below this |x| tanh takes its polynomial: above it 1 - e (e = exp(-2|x|)) keeps at least
+/// half of 1's bits, so e's own error (2^-29 of e) stays below 0.03 ulp of the result.
+const TANH_NEAR: f32 = 0.34;
+
+/// exp(x) = (hi + lo) 2^floor(y) for x clamped to [-104, 89] (NaN kept): hi = 2^(j/16) from the
+/// table, exact, and lo the rest (|lo| <= 0.022 hi, within 2^-29.5 of hi), so that callers may
+/// carry exp in two words; `y` is n/16 for `vscalefps`.
+#[inline(always)]
+fn exp16_parts(simd: V4, x: __m512) -> (__m512, __m512, __m512) {
+    let f = simd.avx512f;
+    let c = |v: f32| f._mm512_set1_ps(v);
+    // max/min return their second operand where either is NaN: NaN flows through.
+    let xc = f._mm512_min_ps(c(89.0), f._mm512_max_ps(c(-104.0), x));
+    let t = f._mm512_fmadd_ps(xc, c(SIXTEEN_OVER_LN2), c(SHIFTER));
+    let n = f._mm512_sub_ps(t, c(SHIFTER));
+    let r = f._mm512_fnmadd_ps(n, c(LN2_16_LO), f._mm512_fnmadd_ps(n, c(LN2_16_HI), xc));
+    let (hi, lo) = table_times_expm1(simd, t, r, None);
+    (hi, lo, f._mm512_mul_ps(n, c(1.0 / 16.0)))
+}
+
+/// 2^(j/16) exp(r + rl) = hi + lo for the table index j in `t`'s low bits (rl a low word of
+/// the reduced argument, where it has one): expm1(r) = r + r^2 (1/2 + r/6 + r^2/24), |r| <=
+/// ln2/32, and exp(r + rl) = exp(r) + rl to float32's precision of the sum.
+#[inline(always)]
+fn table_times_expm1(simd: V4, t: __m512, r: __m512, rl: Option<__m512>) -> (__m512, __m512) {
+    let f = simd.avx512f;
+    let c = |v: f32| f._mm512_set1_ps(v);
+    let hi = f._mm512_permutexvar_ps(cast(t), cast(EXP2_J16_HI));
+    let lo = f._mm512_permutexvar_ps(cast(t), cast(EXP2_J16_LO));
+    let lo = match rl {
+        Some(rl) => f._mm512_fmadd_ps(hi, rl, lo),
+        None => lo,
+    };
+    let q = f._mm512_fmadd_ps(f._mm512_fmadd_ps(r, c(1.0 / 24.0), c(1.0 / 6.0)), r, c(0.5));
+    let p = f._mm512_fmadd_ps(f._mm512_mul_ps(r, r), q, r);
+    (hi, f._mm512_fmadd_ps(hi, p, lo))
+}
+
+/// exp(x) of 16 lanes, for lanes at or above `vecmath_f32::EXP_NORMAL_FLOOR` (normal results),
+/// +inf and NaN; 2^k overflows to inf past 88.72.
+#[inline(always)]
+fn exp16_normal(simd: V4, x: __m512) -> __m512 {
+    let f = simd.avx512f;
+    let (hi, lo, y) = exp16_parts(simd, x);
+    // scalef multiplies by 2^floor(y) = 2^k.
+    f._mm512_scalef_ps(f._mm512_add_ps(hi, lo), y)
+}
+
+/// The lanes of `x` below `floor` (NaN is not).
+#[inline(always)]
+fn below(simd: V4, x: __m512, floor: f32) -> u16 {
+    simd.avx512f._mm512_cmp_ps_mask::<{ std::arch::x86_64::_CMP_LT_OQ }>(x, simd.avx512f._mm512_set1_ps(floor))
+}
+
+/// `v` with the lanes set in `low` replaced by `scalar` of `x`'s: out of line and cold, so that
+/// the hot loop stays small enough for LLVM to inline its helpers.
+#[cold]
+#[inline(never)]
+fn scalar_lanes(x: __m512, v: __m512, low: u16, scalar: fn(f32) -> f32) -> __m512 {
+    let (x, mut v): ([f32; 16], [f32; 16]) = (cast(x), cast(v));
+    for i in 0..16 {
+        if low & (1 << i) != 0 {
+            v[i] = scalar(x[i]);
+        }
+    }
+    cast(v)
+}
+
+/// `v`, but `scalar`'s result in the lanes where x is below `floor` (rare: subnormal results).
+#[inline(always)]
+fn with_scalar_below(simd: V4, x: __m512, v: __m512, floor: f32, scalar: fn(f32) -> f32) -> __m512 {
+    let low = below(simd, x, floor);
+    if low == 0 {
+        v
+    } else {
+        scalar_lanes(x, v, low, scalar)
+    }
+}
+
+/// exp(x) of 16 lanes, any input: lanes below the normal floor take `vecmath_f32::exp`.
+#[inline(always)]
+fn exp16(simd: V4, x: __m512) -> __m512 {
+    with_scalar_below(simd, x, exp16_normal(simd, x), f32exp::EXP_NORMAL_FLOOR, f32exp::exp)
+}
+
+/// 2^x of 16 lanes: x = n/16 + g exactly (|g| <= 1/32), 2^g = exp(g ln2) with g ln2 in two
+/// words; lanes below the normal floor take `vecmath_f32::exp2`.
+#[inline(always)]
+fn exp2_16(simd: V4, x: __m512) -> __m512 {
+    let f = simd.avx512f;
+    let c = |v: f32| f._mm512_set1_ps(v);
+    let xc = f._mm512_min_ps(c(129.0), f._mm512_max_ps(c(-152.0), x));
+    let t = f._mm512_fmadd_ps(xc, c(16.0), c(SHIFTER));
+    let n = f._mm512_sub_ps(t, c(SHIFTER));
+    let g = f._mm512_fnmadd_ps(n, c(1.0 / 16.0), xc);
+    let r = f._mm512_mul_ps(g, c(std::f32::consts::LN_2));
+    let rl = f._mm512_fmadd_ps(g, c(LN2_TAIL), f._mm512_fmsub_ps(g, c(std::f32::consts::LN_2), r));
+    let (hi, lo) = table_times_expm1(simd, t, r, Some(rl));
+    let v = f._mm512_scalef_ps(f._mm512_add_ps(hi, lo), f._mm512_mul_ps(n, c(1.0 / 16.0)));
+    with_scalar_below(simd, x, v, f32exp::EXP2_NORMAL_FLOOR, f32exp::exp2)
+}
+
+/// e = exp(a) in two words (eh, el), for lanes a in [-87, 0]: eh exact, el below eh's last bit.
+#[inline(always)]
+fn exp16_two_words(simd: V4, a: __m512) -> (__m512, __m512) {
+    let f = simd.avx512f;
+    let (hi, lo, y) = exp16_parts(simd, a);
+    // Fast2Sum: v + vl = hi + lo exactly, vl below v's last bit.
+    let v = f._mm512_add_ps(hi, lo);
+    let vl = f._mm512_add_ps(f._mm512_sub_ps(hi, v), lo);
+    (f._mm512_scalef_ps(v, y), f._mm512_scalef_ps(vl, y))
+}
+
+/// (nh + nl) / (dh + dl) as (q, c): q the float32 quotient, c its correction from the remainder
+/// of both words (|c| below q's last bit), so that q + c rounds once. 1/dh from `vrcp14ps` and one
+/// Newton step (2^-28): no divide.
+#[inline(always)]
+fn quotient(simd: V4, nh: __m512, nl: __m512, dh: __m512, dl: __m512) -> (__m512, __m512) {
+    let f = simd.avx512f;
+    let r0 = f._mm512_rcp14_ps(dh);
+    let inv = f._mm512_fmadd_ps(r0, f._mm512_fnmadd_ps(dh, r0, f._mm512_set1_ps(1.0)), r0);
+    let q = f._mm512_mul_ps(nh, inv);
+    let rem = f._mm512_add_ps(f._mm512_fnmadd_ps(q, dh, nh), f._mm512_fnmadd_ps(q, dl, nl));
+    (q, f._mm512_mul_ps(rem, inv))
+}
+
+/// sigmoid(x) as (q, c) (q + c rounds to it), for lanes x >= `SIGMOID_FLOOR`: with e = exp(-|x|) in two
+/// words, 1 / (1 + e) for x >= 0 and e / (1 + e) below.
+#[inline(always)]
+fn sigmoid16_parts(simd: V4, x: __m512) -> (__m512, __m512) {
+    let f = simd.avx512f;
+    let one = f._mm512_set1_ps(1.0);
+    // -|x|, kept at -87 where e would not be normal (there 1 + e is 1 to the last bit).
+    let a = f._mm512_max_ps(f._mm512_set1_ps(-87.0), simd.avx512dq._mm512_or_ps(x, f._mm512_set1_ps(-0.0)));
+    let (eh, el) = exp16_two_words(simd, a);
+    let dh = f._mm512_add_ps(one, eh);
+    let dl = f._mm512_add_ps(f._mm512_add_ps(f._mm512_sub_ps(one, dh), eh), el);
+    let neg = below(simd, x, 0.0);
+    let nh = f._mm512_mask_blend_ps(neg, one, eh);
+    let nl = f._mm512_maskz_mov_ps(neg, el);
+    quotient(simd, nh, nl, dh, dl)
+}
+
+/// Below this, exp(x)'s low word (2^-24 of it) would be subnormal and lose the bits the quotient
+/// needs: sigmoid and silu take `vecmath_f32`'s kernels there (rare lanes).
+const SIGMOID_FLOOR: f32 = -64.0;
+
+/// sigmoid of 16 lanes; below `SIGMOID_FLOOR`, `vecmath_f32::sigmoid`.
+#[inline(always)]
+fn sigmoid16(simd: V4, x: __m512) -> __m512 {
+    let (q, c) = sigmoid16_parts(simd, x);
+    with_scalar_below(simd, x, simd.avx512f._mm512_add_ps(q, c), SIGMOID_FLOOR, f32exp::sigmoid)
+}
+
+/// x sigmoid(x) of 16 lanes, x (q + c) rounded once; x itself from 32 on (infinity included)
+/// and `vecmath_f32::silu` below `SIGMOID_FLOOR`.
+#[inline(always)]
+fn silu16(simd: V4, x: __m512) -> __m512 {
+    let f = simd.avx512f;
+    let (q, c) = sigmoid16_parts(simd, x);
+    let v = f._mm512_fmadd_ps(x, q, f._mm512_mul_ps(x, c));
+    let far = f._mm512_cmp_ps_mask::<{ std::arch::x86_64::_CMP_GT_OQ }>(x, f._mm512_set1_ps(32.0));
+    with_scalar_below(simd, x, f._mm512_mask_blend_ps(far, v, x), SIGMOID_FLOOR, f32exp::silu)
+}
+
+/// tanh of 16 lanes, odd: (1 - e) / (1 + e) with e = exp(-2|x|) in two words; below
+/// `TANH_NEAR`, |x| + |x|^3 P(x^2), where 1 - e would cancel. From 43.5 on e is clamped (tanh
+/// is 1 to the last bit).
+#[inline(always)]
+fn tanh16(simd: V4, x: __m512) -> __m512 {
+    let f = simd.avx512f;
+    let dq = simd.avx512dq;
+    let c = |v: f32| f._mm512_set1_ps(v);
+    let one = c(1.0);
+    let sign = dq._mm512_and_ps(x, c(-0.0));
+    let ax = dq._mm512_andnot_ps(c(-0.0), x);
+    let a = f._mm512_max_ps(c(-87.0), f._mm512_mul_ps(ax, c(-2.0)));
+    let (eh, el) = exp16_two_words(simd, a);
+    let nh = f._mm512_sub_ps(one, eh);
+    let nl = f._mm512_sub_ps(f._mm512_sub_ps(f._mm512_sub_ps(one, nh), eh), el);
+    let dh = f._mm512_add_ps(one, eh);
+    let dl = f._mm512_add_ps(f._mm512_add_ps(f._mm512_sub_ps(one, dh), eh), el);
+    let (q, corr) = quotient(simd, nh, nl, dh, dl);
+    let far = f._mm512_add_ps(q, corr);
+    let z = f._mm512_mul_ps(ax, ax);
+    let mut p = c(TANH_P[4]);
+    for k in TANH_P[..4].iter().rev() {
+        p = f._mm512_fmadd_ps(p, z, c(*k));
+    }
+    let near = f._mm512_fmadd_ps(f._mm512_mul_ps(ax, z), p, ax);
+    let small = below(simd, ax, TANH_NEAR);
+    dq._mm512_or_ps(f._mm512_mask_blend_ps(small, far, near), sign)
+}
+
+/// A function of 16 float32 lanes.
+trait Lanes: Copy + Sync {
+    fn lanes(self, simd: V4, x: __m512) -> __m512;
+}
+
+/// `f` over `x` into `out`, 16 lanes a step; the last partial step pads a copy, so every element
+/// takes the same lane function. A struct rather than a closure passed to `vectorize` (a
+/// closure's body compiled outside the AVX-512 context, each intrinsic a call), and raw loads
+/// and stores rather than iterators over arrays (left as calls in the loop, 1.7x slower).
+struct Each16<'a, F> {
+    simd: V4,
+    f: F,
+    x: &'a [f32],
+    out: &'a mut [MaybeUninit<f32>],
+}
+
+impl<F: Lanes> pulp::NullaryFnOnce for Each16<'_, F> {
+    type Output = ();
+    #[inline(always)]
+    fn call(self) {
+        let Each16 { simd, f, x, out } = self;
+        let n = x.len().min(out.len());
+        let whole = n - n % 16;
+        let (src, dst) = (x.as_ptr(), out.as_mut_ptr().cast::<f32>());
+        let mut i = 0;
+        while i < whole {
+            // SAFETY: i + 16 <= n, within both slices; unaligned 16-float loads and stores, and
+            // `MaybeUninit<f32>` has f32's layout.
+            unsafe {
+                let v = simd.avx512f._mm512_loadu_ps(src.add(i));
+                simd.avx512f._mm512_storeu_ps(dst.add(i), f.lanes(simd, v));
+            }
+            i += 16;
+        }
+        if whole < n {
+            let mut pad = [0f32; 16];
+            pad[..n - whole].copy_from_slice(&x[whole..n]);
+            let v: [f32; 16] = cast(f.lanes(simd, cast(pad)));
+            out[whole..n].write_copy_of_slice(&v[..n - whole]);
+        }
+    }
+}
+
+/// `Each16` in place.
+struct Each16InPlace<'a, F> {
+    simd: V4,
+    f: F,
+    x: &'a mut [f32],
+}
+
+impl<F: Lanes> pulp::NullaryFnOnce for Each16InPlace<'_, F> {
+    type Output = ();
+    #[inline(always)]
+    fn call(self) {
+        let Each16InPlace { simd, f, x } = self;
+        let n = x.len();
+        let whole = n - n % 16;
+        let p = x.as_mut_ptr();
+        let mut i = 0;
+        while i < whole {
+            // SAFETY: i + 16 <= n; unaligned 16-float loads and stores.
+            unsafe {
+                let v = simd.avx512f._mm512_loadu_ps(p.add(i));
+                simd.avx512f._mm512_storeu_ps(p.add(i), f.lanes(simd, v));
+            }
+            i += 16;
+        }
+        if whole < n {
+            let mut pad = [0f32; 16];
+            pad[..n - whole].copy_from_slice(&x[whole..]);
+            let v: [f32; 16] = cast(f.lanes(simd, cast(pad)));
+            x[whole..].copy_from_slice(&v[..n - whole]);
+        }
+    }
+}
+
+/// The slice kernels of this module's functions (`SliceKernel`), each holding the CPU's AVX-512
+/// token.
+macro_rules! slice_kernels {
+    ($($(#[$doc:meta])* $name:ident => $f:ident;)*) => {
+        $(
+            $(#[$doc])*
+            #[derive(Clone, Copy)]
+            pub struct $name(pub V4);
+
+            impl Lanes for $name {
+                #[inline(always)]
+                fn lanes(self, simd: V4, x: __m512) -> __m512 {
+                    $f(simd, x)
+                }
+            }
+
+            impl SliceKernel<f32> for $name {
+                fn map(&self, x: &[f32], out: &mut [MaybeUninit<f32>]) {
+                    self.0.vectorize(Each16 { simd: self.0, f: *self, x, out })
+                }
+                fn map_in_place(&self, x: &mut [f32]) {
+                    self.0.vectorize(Each16InPlace { simd: self.0, f: *self, x })
+                }
+            }
+        )*
+    };
+}
+
+slice_kernels! {
+    /// `exp` of float32.
+    Exp => exp16;
+    /// `exp2` of float32.
+    Exp2 => exp2_16;
+    /// `sigmoid` of float32.
+    Sigmoid => sigmoid16;
+    /// `silu` of float32.
+    Silu => silu16;
+    /// `tanh` of float32.
+    Tanh => tanh16;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ulps(got: f32, want: f64) -> f64 {
+        if got.is_infinite() && want.abs() >= 3.402_823_567_797_336_6e38 && (got > 0.0) == (want > 0.0) {
+            return 0.0; // the correct rounding of a value past the largest float plus half an ulp
+        }
+        let w = want.abs();
+        let e = if w < f32::MIN_POSITIVE as f64 { -149 } else { w.log2().floor() as i32 - 23 };
+        ((got as f64) - want).abs() / 2f64.powi(e.max(-149))
+    }
+
+    fn run(k: &impl SliceKernel<f32>, x: &[f32]) -> Vec<f32> {
+        let mut out = vec![MaybeUninit::uninit(); x.len()];
+        k.map(x, &mut out);
+        let got: Vec<f32> = out.into_iter().map(|v| unsafe { v.assume_init() }).collect();
+        let mut again = x.to_vec();
+        k.map_in_place(&mut again);
+        assert_eq!(got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), again.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        got
+    }
+
+    /// Every 61st float32 of both signs (a length that is not a multiple of 16: a padded tail).
+    fn grid() -> Vec<f32> {
+        (0..0x7f80_0000u32).step_by(61).flat_map(|b| [f32::from_bits(b), -f32::from_bits(b)]).collect()
+    }
+
+    /// The largest error of `k` against `exact` over the grid where `x >= floor`; every other
+    /// point within `elsewhere` (the scalar kernels' subnormal results).
+    fn worst(k: &impl SliceKernel<f32>, exact: fn(f64) -> f64, floor: f32, elsewhere: f64) -> (f64, f32) {
+        let x = grid();
+        let got = run(k, &x);
+        let mut worst = (0.0f64, 0.0f32);
+        for (&x, &y) in x.iter().zip(&got) {
+            let e = ulps(y, exact(x as f64));
+            assert!(e <= elsewhere, "{x:e}: {y:e}, {e} ulp");
+            if x >= floor && e > worst.0 {
+                worst = (e, x);
+            }
+        }
+        worst
+    }
+
+    #[test]
+    fn exp2_sigmoid_silu_and_tanh_within_their_bounds() {
+        let Some(simd) = crate::cpu::simd::avx512() else {
+            return;
+        };
+        // Bounds: the largest errors over every float32 (a separate exhaustive run) for exp2 and
+        // tanh, `vecmath_f32`'s for sigmoid and silu; PyTorch 2.15's own float32 results exceed
+        // them all (tests/python/test_vecmath_f32grid.py).
+        let report = |name: &str, (e, at): (f64, f32)| {
+            eprintln!("{name}: {e:.4} ulp at {at:e}");
+            (e, at)
+        };
+        let (e, at) = report("exp2", worst(&Exp2(simd), f64::exp2, f32exp::EXP2_NORMAL_FLOOR, 0.6));
+        assert!(e <= 0.55, "exp2: {e} ulp at {at:e}");
+        let (e, at) = report("tanh", worst(&Tanh(simd), f64::tanh, f32::NEG_INFINITY, 0.549));
+        assert!(e <= 0.549, "tanh: {e} ulp at {at:e}");
+        let (e, at) = report("sigmoid", worst(&Sigmoid(simd), |x| 1.0 / (1.0 + (-x).exp()), SIGMOID_FLOOR, 0.75));
+        assert!(e <= 0.57, "sigmoid: {e} ulp at {at:e}");
+        let (e, at) = report("silu", worst(&Silu(simd), |x| x / (1.0 + (-x).exp()), SIGMOID_FLOOR, 0.77));
+        assert!(e <= 0.57, "silu: {e} ulp at {at:e}");
+        for x in [0.0f32, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN] {
+            let t = run(&Tanh(simd), &[x])[0];
+            let s = run(&Sigmoid(simd), &[x])[0];
+            let l = run(&Silu(simd), &[x])[0];
+            let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+            assert!(same(t, f32exp_tanh_reference(x)), "tanh({x}): {t}");
+            assert!(same(s, f32exp::sigmoid(x)), "sigmoid({x}): {s}");
+            assert!(same(l, f32exp::silu(x)), "silu({x}): {l}");
+        }
+    }
+
+    /// tanh's values at NaN, the infinities and the zeros.
+    fn f32exp_tanh_reference(x: f32) -> f32 {
+        if x.is_nan() {
+            x
+        } else {
+            (x as f64).tanh() as f32
+        }
+    }
+
+    #[test]
+    fn exp_within_its_bound_everywhere_and_exact_at_the_edges() {
+        let Some(simd) = crate::cpu::simd::avx512() else {
+            return;
+        };
+        let x = grid();
+        let got = run(&Exp(simd), &x);
+        let mut worst = 0.0f64;
+        for (&x, &y) in x.iter().zip(&got) {
+            let e = ulps(y, (x as f64).exp());
+            assert!(e <= 0.6, "exp({x:e}) = {y:e}: {e} ulp");
+            if x >= f32exp::EXP_NORMAL_FLOOR {
+                worst = worst.max(e);
+            }
+        }
+        assert!(worst <= 0.547, "{worst} ulp");
+        let specials =
+            [0.0f32, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 88.722_83, 88.722_84, -87.0, -87.5, -103.97, -104.0, -150.0, 1e-45];
+        for (&x, y) in specials.iter().zip(run(&Exp(simd), &specials)) {
+            let scalar = f32exp::exp(x);
+            let same = y.to_bits() == scalar.to_bits() || (y.is_nan() && scalar.is_nan());
+            assert!(same || ulps(y, (x as f64).exp()) <= 0.547, "exp({x:e}): {y:e}, scalar {scalar:e}");
+        }
+        // Each element's bits are its own: the same value gets the same result beside any neighbour.
+        let mixed = [1.5f32, -100.0, 1.5, -90.0, 0.25, 3.0, -88.0, 1.5, 2.0, 7.0, -120.0, 1.5, 0.0, 9.0, 1.5, -87.0, 1.5];
+        let got = run(&Exp(simd), &mixed);
+        let alone = run(&Exp(simd), &[1.5f32]);
+        assert!(mixed.iter().zip(&got).filter(|(x, _)| **x == 1.5).all(|(_, y)| y.to_bits() == alone[0].to_bits()));
+    }
+}
