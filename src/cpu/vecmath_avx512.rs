@@ -281,6 +281,31 @@ struct Each16<'a, F> {
     out: &'a mut [MaybeUninit<f32>],
 }
 
+/// `f` over the 16-float steps of `n` floats from `src` into `dst` (which may be `src`).
+///
+/// # Safety
+/// `src` must be readable and `dst` writable for `n` floats, `n` a multiple of 16.
+#[inline(always)]
+unsafe fn each_step<F: Lanes>(simd: V4, f: F, src: *const f32, dst: *mut f32, n: usize) {
+    let mut i = 0;
+    while i < n {
+        // SAFETY: i + 16 <= n (the caller's bounds); unaligned 16-float loads and stores.
+        unsafe {
+            let v = simd.avx512f._mm512_loadu_ps(src.add(i));
+            simd.avx512f._mm512_storeu_ps(dst.add(i), f.lanes(simd, v));
+        }
+        i += 16;
+    }
+}
+
+/// `f` of a last partial step (under 16 floats), padded with zeros.
+#[inline(always)]
+fn padded_step<F: Lanes>(simd: V4, f: F, tail: &[f32]) -> [f32; 16] {
+    let mut pad = [0f32; 16];
+    pad[..tail.len()].copy_from_slice(tail);
+    cast(f.lanes(simd, cast(pad)))
+}
+
 impl<F: Lanes> pulp::NullaryFnOnce for Each16<'_, F> {
     type Output = ();
     #[inline(always)]
@@ -288,21 +313,10 @@ impl<F: Lanes> pulp::NullaryFnOnce for Each16<'_, F> {
         let Each16 { simd, f, x, out } = self;
         let n = x.len().min(out.len());
         let whole = n - n % 16;
-        let (src, dst) = (x.as_ptr(), out.as_mut_ptr().cast::<f32>());
-        let mut i = 0;
-        while i < whole {
-            // SAFETY: i + 16 <= n, within both slices; unaligned 16-float loads and stores, and
-            // `MaybeUninit<f32>` has f32's layout.
-            unsafe {
-                let v = simd.avx512f._mm512_loadu_ps(src.add(i));
-                simd.avx512f._mm512_storeu_ps(dst.add(i), f.lanes(simd, v));
-            }
-            i += 16;
-        }
+        // SAFETY: `whole <= n` floats of both slices; `MaybeUninit<f32>` has f32's layout.
+        unsafe { each_step(simd, f, x.as_ptr(), out.as_mut_ptr().cast::<f32>(), whole) };
         if whole < n {
-            let mut pad = [0f32; 16];
-            pad[..n - whole].copy_from_slice(&x[whole..n]);
-            let v: [f32; 16] = cast(f.lanes(simd, cast(pad)));
+            let v = padded_step(simd, f, &x[whole..n]);
             out[whole..n].write_copy_of_slice(&v[..n - whole]);
         }
     }
@@ -323,19 +337,10 @@ impl<F: Lanes> pulp::NullaryFnOnce for Each16InPlace<'_, F> {
         let n = x.len();
         let whole = n - n % 16;
         let p = x.as_mut_ptr();
-        let mut i = 0;
-        while i < whole {
-            // SAFETY: i + 16 <= n; unaligned 16-float loads and stores.
-            unsafe {
-                let v = simd.avx512f._mm512_loadu_ps(p.add(i));
-                simd.avx512f._mm512_storeu_ps(p.add(i), f.lanes(simd, v));
-            }
-            i += 16;
-        }
+        // SAFETY: `whole <= n` floats of the slice, read and written in place.
+        unsafe { each_step(simd, f, p, p, whole) };
         if whole < n {
-            let mut pad = [0f32; 16];
-            pad[..n - whole].copy_from_slice(&x[whole..]);
-            let v: [f32; 16] = cast(f.lanes(simd, cast(pad)));
+            let v = padded_step(simd, f, &x[whole..]);
             x[whole..].copy_from_slice(&v[..n - whole]);
         }
     }
