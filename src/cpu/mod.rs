@@ -43,6 +43,8 @@ pub mod unary;
 pub mod vecmath;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512;
+#[cfg(target_arch = "x86_64")]
+mod vecmath_avx512_log;
 pub mod vecmath_bessel;
 mod vecmath_core;
 mod vecmath_erfcx;

@@ -16,6 +16,8 @@ use crate::cpu::special_fns::ndtri_elem;
 use crate::cpu::vecmath::VecMath;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512;
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::vecmath_avx512_log;
 use crate::cpu::vecmath_bessel::{
     airy_ai_elem, i0_elem, i0e_elem, i1_elem, i1e_elem, i_f32, i_f32_near, j0_elem, j0_f32, j0_f32_near, j1_elem, j1_f32, k0_elem,
     k0e_elem, k1_elem, k1e_elem, y0_elem, y0_f32, y1_elem, y1_f32, I_NEAR_LIMIT, J0_NEAR_LIMIT,
@@ -210,9 +212,11 @@ fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
         UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan | UnaryOp::BesselJ1 | UnaryOp::BesselY0 | UnaryOp::BesselY1 if small(&t) => {
             small_reduction(op, t)
         }
-        // AVX-512 kernels of their own (`vecmath_avx512`): at memory speed.
+        // AVX-512 kernels of their own (`vecmath_avx512`, `vecmath_avx512_log`).
         #[cfg(target_arch = "x86_64")]
-        UnaryOp::Exp | UnaryOp::Exp2 | UnaryOp::Sigmoid | UnaryOp::Silu | UnaryOp::Tanh if avx512().is_some() => {
+        UnaryOp::Exp | UnaryOp::Exp2 | UnaryOp::Sigmoid | UnaryOp::Silu | UnaryOp::Tanh | UnaryOp::Log | UnaryOp::Log2 | UnaryOp::Log10
+            if avx512().is_some() =>
+        {
             avx512_kernel(op, avx512().expect("checked"), t)
         }
         // Blocks with no subnormal result skip exp's subnormal path (a third of its work).
@@ -246,12 +250,17 @@ fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
 #[cfg(target_arch = "x86_64")]
 fn avx512_kernel<D: Target<f32>>(op: UnaryOp, simd: pulp::x86::V4, t: D) -> Result<D::Out> {
     use vecmath_avx512 as k;
+    use vecmath_avx512_log as l;
     match op {
         UnaryOp::Exp => t.map_slices(k::Exp(simd)),
         UnaryOp::Exp2 => t.map_slices(k::Exp2(simd)),
         UnaryOp::Sigmoid => t.map_slices(k::Sigmoid(simd)),
         UnaryOp::Silu => t.map_slices(k::Silu(simd)),
-        _ => t.map_slices(k::Tanh(simd)),
+        UnaryOp::Tanh => t.map_slices(k::Tanh(simd)),
+        UnaryOp::Log => t.map_slices(l::Log(simd)),
+        UnaryOp::Log2 => t.map_slices(l::Log2(simd)),
+        UnaryOp::Log10 => t.map_slices(l::Log10(simd)),
+        _ => f32::apply(op, t),
     }
 }
 

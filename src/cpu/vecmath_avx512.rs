@@ -18,7 +18,6 @@ use std::mem::MaybeUninit;
 use pulp::cast;
 use pulp::x86::V4;
 
-use crate::cpu::elementwise::SliceKernel;
 use crate::cpu::vecmath_f32 as f32exp;
 
 /// 2^(j/16) rounded to float32, and what that rounding left out.
@@ -129,7 +128,7 @@ fn below(simd: V4, x: __m512, floor: f32) -> u16 {
 /// the hot loop stays small enough for LLVM to inline its helpers.
 #[cold]
 #[inline(never)]
-fn scalar_lanes(x: __m512, v: __m512, low: u16, scalar: fn(f32) -> f32) -> __m512 {
+pub(crate) fn scalar_lanes(x: __m512, v: __m512, low: u16, scalar: fn(f32) -> f32) -> __m512 {
     let (x, mut v): ([f32; 16], [f32; 16]) = (cast(x), cast(v));
     for i in 0..16 {
         if low & (1 << i) != 0 {
@@ -266,7 +265,7 @@ fn tanh16(simd: V4, x: __m512) -> __m512 {
 }
 
 /// A function of 16 float32 lanes.
-trait Lanes: Copy + Sync {
+pub(crate) trait Lanes: Copy + Sync {
     fn lanes(self, simd: V4, x: __m512) -> __m512;
 }
 
@@ -274,11 +273,11 @@ trait Lanes: Copy + Sync {
 /// takes the same lane function. A struct rather than a closure passed to `vectorize` (a
 /// closure's body compiled outside the AVX-512 context, each intrinsic a call), and raw loads
 /// and stores rather than iterators over arrays (left as calls in the loop, 1.7x slower).
-struct Each16<'a, F> {
-    simd: V4,
-    f: F,
-    x: &'a [f32],
-    out: &'a mut [MaybeUninit<f32>],
+pub(crate) struct Each16<'a, F> {
+    pub(crate) simd: V4,
+    pub(crate) f: F,
+    pub(crate) x: &'a [f32],
+    pub(crate) out: &'a mut [MaybeUninit<f32>],
 }
 
 /// `f` over the 16-float steps of `n` floats from `src` into `dst` (which may be `src`).
@@ -323,10 +322,10 @@ impl<F: Lanes> pulp::NullaryFnOnce for Each16<'_, F> {
 }
 
 /// `Each16` in place.
-struct Each16InPlace<'a, F> {
-    simd: V4,
-    f: F,
-    x: &'a mut [f32],
+pub(crate) struct Each16InPlace<'a, F> {
+    pub(crate) simd: V4,
+    pub(crate) f: F,
+    pub(crate) x: &'a mut [f32],
 }
 
 impl<F: Lanes> pulp::NullaryFnOnce for Each16InPlace<'_, F> {
@@ -346,33 +345,34 @@ impl<F: Lanes> pulp::NullaryFnOnce for Each16InPlace<'_, F> {
     }
 }
 
-/// The slice kernels of this module's functions (`SliceKernel`), each holding the CPU's AVX-512
-/// token.
+/// The slice kernels of lane functions (`SliceKernel`), each holding the CPU's AVX-512 token.
 macro_rules! slice_kernels {
     ($($(#[$doc:meta])* $name:ident => $f:ident;)*) => {
         $(
             $(#[$doc])*
             #[derive(Clone, Copy)]
-            pub struct $name(pub V4);
+            pub struct $name(pub pulp::x86::V4);
 
-            impl Lanes for $name {
+            impl $crate::cpu::vecmath_avx512::Lanes for $name {
                 #[inline(always)]
-                fn lanes(self, simd: V4, x: __m512) -> __m512 {
+                fn lanes(self, simd: pulp::x86::V4, x: std::arch::x86_64::__m512) -> std::arch::x86_64::__m512 {
                     $f(simd, x)
                 }
             }
 
-            impl SliceKernel<f32> for $name {
-                fn map(&self, x: &[f32], out: &mut [MaybeUninit<f32>]) {
-                    self.0.vectorize(Each16 { simd: self.0, f: *self, x, out })
+            impl $crate::cpu::elementwise::SliceKernel<f32> for $name {
+                fn map(&self, x: &[f32], out: &mut [std::mem::MaybeUninit<f32>]) {
+                    self.0.vectorize($crate::cpu::vecmath_avx512::Each16 { simd: self.0, f: *self, x, out })
                 }
                 fn map_in_place(&self, x: &mut [f32]) {
-                    self.0.vectorize(Each16InPlace { simd: self.0, f: *self, x })
+                    self.0.vectorize($crate::cpu::vecmath_avx512::Each16InPlace { simd: self.0, f: *self, x })
                 }
             }
         )*
     };
 }
+
+pub(crate) use slice_kernels;
 
 slice_kernels! {
     /// `exp` of float32.
@@ -388,10 +388,11 @@ slice_kernels! {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::cpu::elementwise::SliceKernel;
 
-    fn ulps(got: f32, want: f64) -> f64 {
+    pub(crate) fn ulps(got: f32, want: f64) -> f64 {
         if got.is_infinite() && want.abs() >= 3.402_823_567_797_336_6e38 && (got > 0.0) == (want > 0.0) {
             return 0.0; // the correct rounding of a value past the largest float plus half an ulp
         }
@@ -400,7 +401,7 @@ mod tests {
         ((got as f64) - want).abs() / 2f64.powi(e.max(-149))
     }
 
-    fn run(k: &impl SliceKernel<f32>, x: &[f32]) -> Vec<f32> {
+    pub(crate) fn run(k: &impl SliceKernel<f32>, x: &[f32]) -> Vec<f32> {
         let mut out = vec![MaybeUninit::uninit(); x.len()];
         k.map(x, &mut out);
         let got: Vec<f32> = out.into_iter().map(|v| unsafe { v.assume_init() }).collect();
@@ -411,7 +412,7 @@ mod tests {
     }
 
     /// Every 61st float32 of both signs (a length that is not a multiple of 16: a padded tail).
-    fn grid() -> Vec<f32> {
+    pub(crate) fn grid() -> Vec<f32> {
         (0..0x7f80_0000u32).step_by(61).flat_map(|b| [f32::from_bits(b), -f32::from_bits(b)]).collect()
     }
 
