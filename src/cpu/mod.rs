@@ -45,6 +45,8 @@ pub mod vecmath;
 mod vecmath_avx512;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_log;
+#[cfg(target_arch = "x86_64")]
+mod vecmath_avx512_trig;
 pub mod vecmath_bessel;
 mod vecmath_core;
 mod vecmath_erfcx;

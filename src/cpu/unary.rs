@@ -18,6 +18,8 @@ use crate::cpu::vecmath::VecMath;
 use crate::cpu::vecmath_avx512;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_log;
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::vecmath_avx512_trig;
 use crate::cpu::vecmath_bessel::{
     airy_ai_elem, i0_elem, i0e_elem, i1_elem, i1e_elem, i_f32, i_f32_near, j0_elem, j0_f32, j0_f32_near, j1_elem, j1_f32, k0_elem,
     k0e_elem, k1_elem, k1e_elem, y0_elem, y0_f32, y1_elem, y1_f32, I_NEAR_LIMIT, J0_NEAR_LIMIT,
@@ -209,6 +211,8 @@ fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
             #[inline(always)]
             |x: f32| erfinv_f32(x as f64) as f32,
         ),
+        #[cfg(target_arch = "x86_64")]
+        UnaryOp::Sin | UnaryOp::Cos if avx512().is_some() => avx512_kernel(op, avx512().expect("checked"), t),
         UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan | UnaryOp::BesselJ1 | UnaryOp::BesselY0 | UnaryOp::BesselY1 if small(&t) => {
             small_reduction(op, t)
         }
@@ -260,6 +264,8 @@ fn avx512_kernel<D: Target<f32>>(op: UnaryOp, simd: pulp::x86::V4, t: D) -> Resu
         UnaryOp::Log => t.map_slices(l::Log(simd)),
         UnaryOp::Log2 => t.map_slices(l::Log2(simd)),
         UnaryOp::Log10 => t.map_slices(l::Log10(simd)),
+        UnaryOp::Sin => t.map_slices(vecmath_avx512_trig::Sin(simd)),
+        UnaryOp::Cos => t.map_slices(vecmath_avx512_trig::Cos(simd)),
         _ => f32::apply(op, t),
     }
 }
