@@ -80,9 +80,16 @@ const TANH_NEAR: f32 = 0.34;
 #[inline(always)]
 fn exp16_parts(simd: V4, x: __m512) -> (__m512, __m512, __m512) {
     let f = simd.avx512f;
-    let c = |v: f32| f._mm512_set1_ps(v);
     // max/min return their second operand where either is NaN: NaN flows through.
-    let xc = f._mm512_min_ps(c(89.0), f._mm512_max_ps(c(-104.0), x));
+    let xc = f._mm512_min_ps(f._mm512_set1_ps(89.0), f._mm512_max_ps(f._mm512_set1_ps(-104.0), x));
+    exp16_parts_within(simd, xc)
+}
+
+/// `exp16_parts` for lanes already within [-104, 89] (or NaN).
+#[inline(always)]
+fn exp16_parts_within(simd: V4, xc: __m512) -> (__m512, __m512, __m512) {
+    let f = simd.avx512f;
+    let c = |v: f32| f._mm512_set1_ps(v);
     let t = f._mm512_fmadd_ps(xc, c(SIXTEEN_OVER_LN2), c(SHIFTER));
     let n = f._mm512_sub_ps(t, c(SHIFTER));
     let r = f._mm512_fnmadd_ps(n, c(LN2_16_LO), f._mm512_fnmadd_ps(n, c(LN2_16_HI), xc));
@@ -176,7 +183,7 @@ fn exp2_16(simd: V4, x: __m512) -> __m512 {
 #[inline(always)]
 fn exp16_two_words(simd: V4, a: __m512) -> (__m512, __m512) {
     let f = simd.avx512f;
-    let (hi, lo, y) = exp16_parts(simd, a);
+    let (hi, lo, y) = exp16_parts_within(simd, a);
     // Fast2Sum: v + vl = hi + lo exactly, vl below v's last bit.
     let v = f._mm512_add_ps(hi, lo);
     let vl = f._mm512_add_ps(f._mm512_sub_ps(hi, v), lo);
@@ -189,11 +196,18 @@ fn exp16_two_words(simd: V4, a: __m512) -> (__m512, __m512) {
 #[inline(always)]
 fn quotient(simd: V4, nh: __m512, nl: __m512, dh: __m512, dl: __m512) -> (__m512, __m512) {
     let f = simd.avx512f;
-    let r0 = f._mm512_rcp14_ps(dh);
-    let inv = f._mm512_fmadd_ps(r0, f._mm512_fnmadd_ps(dh, r0, f._mm512_set1_ps(1.0)), r0);
+    let inv = reciprocal(simd, dh);
     let q = f._mm512_mul_ps(nh, inv);
     let rem = f._mm512_add_ps(f._mm512_fnmadd_ps(q, dh, nh), f._mm512_fnmadd_ps(q, dl, nl));
     (q, f._mm512_mul_ps(rem, inv))
+}
+
+/// 1/d to 2^-28: `vrcp14ps` (2^-14) and one Newton step.
+#[inline(always)]
+fn reciprocal(simd: V4, d: __m512) -> __m512 {
+    let f = simd.avx512f;
+    let r0 = f._mm512_rcp14_ps(d);
+    f._mm512_fmadd_ps(r0, f._mm512_fnmadd_ps(d, r0, f._mm512_set1_ps(1.0)), r0)
 }
 
 /// sigmoid(x) as (q, c) (q + c rounds to it), for lanes x >= `SIGMOID_FLOOR`: with e = exp(-|x|) in two
@@ -248,12 +262,15 @@ fn tanh16(simd: V4, x: __m512) -> __m512 {
     let ax = dq._mm512_andnot_ps(c(-0.0), x);
     let a = f._mm512_max_ps(c(-87.0), f._mm512_mul_ps(ax, c(-2.0)));
     let (eh, el) = exp16_two_words(simd, a);
-    let nh = f._mm512_sub_ps(one, eh);
-    let nl = f._mm512_sub_ps(f._mm512_sub_ps(f._mm512_sub_ps(one, nh), eh), el);
     let dh = f._mm512_add_ps(one, eh);
     let dl = f._mm512_add_ps(f._mm512_add_ps(f._mm512_sub_ps(one, dh), eh), el);
-    let (q, corr) = quotient(simd, nh, nl, dh, dl);
-    let far = f._mm512_add_ps(q, corr);
+    // 1 - e = 2 - (dh + dl): 2 - dh is exact (dh in [1, 1.51]), so the numerator's low word
+    // is -dl, and the remainder n - q d is (2 - dh - q dh) - dl (1 + q).
+    let inv = reciprocal(simd, dh);
+    let nh = f._mm512_sub_ps(c(2.0), dh);
+    let q = f._mm512_mul_ps(nh, inv);
+    let rem = f._mm512_sub_ps(f._mm512_fnmadd_ps(q, dh, nh), f._mm512_fmadd_ps(q, dl, dl));
+    let far = f._mm512_fmadd_ps(rem, inv, q);
     let z = f._mm512_mul_ps(ax, ax);
     let mut p = c(TANH_P[4]);
     for k in TANH_P[..4].iter().rev() {
