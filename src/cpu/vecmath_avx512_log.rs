@@ -27,8 +27,9 @@ use pulp::x86::V4;
 use crate::cpu::vecmath_avx512::{scalar_lanes, slice_kernels};
 use crate::cpu::vecmath_f32log as f32log;
 
-/// 1/c of each interval of m: multiples of 2^-5 or finer, chosen (for each interval) with the
-/// most fraction bits that keep m (1/c) - 1 exact at both ends, and the smallest |r| among those.
+/// 1/c of each interval of m (`tools/fit_avx512_tables.py`): multiples of 2^-5 or finer, chosen
+/// (for each interval) with the most fraction bits that keep m (1/c) - 1 exact at both ends, and
+/// the smallest |r| among those.
 const INV_C: [f32; 32] = [
     1.0, 0.953125, 0.921875, 0.90625, 0.875, 0.8515625, 0.828125, 0.8125, 0.7890625, 0.7734375, 0.75, 0.734375, 0.71875, 0.703125, 0.6875,
     0.671875, 1.3125, 1.296875, 1.265625, 1.25, 1.21875, 1.203125, 1.171875, 1.15625, 1.125, 1.109375, 1.09375, 1.078125, 1.0625, 1.046875,
@@ -108,8 +109,9 @@ const LN_C_LO: [f32; 32] = [
 /// ln 2 in two words, the first of 16 fraction bits: e LN2.0 + LN_C_HI is exact for |e| < 2^7.
 const LN2: (f32, f32) = (0.69314575, 1.4286068e-6);
 /// (log1p(r) - r + r^2/2) / r^3 on [-0.0206, 0.0313]: a minimax fit made for this module
-/// (Lawson's iteration over Chebyshev nodes, weighted by r^2, each coefficient rounded to
-/// float32 before the next is fitted), within 2^-38 of log1p(r) relative to r.
+/// (`tools/fit_avx512_tables.py`: Lawson's iteration over Chebyshev nodes, weighted by r^2, each
+/// coefficient rounded to float32 before the next is fitted), within 2^-38 of log1p(r) relative
+/// to r.
 const Q: [f32; 4] = [0.3333333, -0.2500012, 0.20009772, -0.16367228];
 /// log2(e) and log10(e) in two words.
 const LOG2E: (f32, f32) = (std::f32::consts::LOG2_E, 1.925_963e-8);

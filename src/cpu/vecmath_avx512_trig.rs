@@ -24,9 +24,10 @@ const EIGHT_OVER_PI: f64 = 2.5464790894703255;
 /// past PIO8.1 is below 2^-83 for |n| < 2^23.
 const PIO8: (f64, f64) = (std::f64::consts::FRAC_PI_8, 1.5308084989341915e-17);
 /// (sin r / r - 1) / r^2 and (cos r - 1) / r^2 in z = r^2, |r| <= π/16: minimax fits made for
-/// this module (Lawson's iteration), within 5.6e-14 and 5.1e-13 of the functions they stand for.
-const SIN_P: [f64; 3] = [-0.16666666663754043, 0.008333328757350733, -0.00019820831341654037];
-const COS_P: [f64; 3] = [-0.499999999737909, 0.04166662548894306, -0.0013870496253010592];
+/// this module (`tools/fit_avx512_tables.py`), within 5.6e-14 and 5.1e-13 of the functions they
+/// stand for.
+const SIN_P: [f64; 3] = [-0.16666666663754054, 0.00833332875735498, -0.0001982083135061931];
+const COS_P: [f64; 3] = [-0.49999999973790893, 0.04166662548896038, -0.0013870496257038169];
 /// sin(jπ/8); the first entry is -0.0 so that sin(-0.0) = -0.0 + -0.0 keeps its sign.
 const SIN_J: [f64; 16] = [
     -0.0,

@@ -1,0 +1,106 @@
+"""Builds the tables and fits of src/cpu/vecmath_avx512_log.rs and src/cpu/vecmath_avx512_trig.rs with mpmath and numpy:
+    /work/torchref/bin/python tools/fit_avx512_tables.py
+prints INV_C, LN_C_HI, LN_C_LO, LN2 and Q (float32 log family) and SIN_P, COS_P (float32 sin and cos through float64).
+
+The log table: m in [0.75, 1.5) falls in 32 intervals by its five leading fraction bits (width 1/32 above 1, 1/64 below).
+Each interval's 1/c is a multiple of 2^-q with q as large as keeps r = m (1/c) - 1 exact at both ends (r is a multiple of
+ulp(m) 2^-q, exact below 2^24 of those), the one with the smallest |r| among those; the two intervals next to 1 take c = 1.
+ln c (plus ln 2 below 1, where vgetexpps's exponent is one short) is split into a first word of 16 fraction bits and the
+rest. Fits: Lawson's iteration (a weighted least-squares loop converging to the minimax fit) over Chebyshev nodes; the
+float32 ones coefficient by coefficient, each rounded to float32 before the next ones are refitted."""
+
+import numpy as np
+import mpmath as mp
+
+mp.mp.dps = 50
+
+
+def f32(v):
+    return np.float32(float(v))
+
+
+def lawson(a, y, scale, iterations=300):
+    """Coefficients c minimising max |a c - y| scale (Lawson's reweighting)."""
+    u = np.ones(len(y)) / len(y)
+    for _ in range(iterations):
+        w = np.sqrt(u) * scale
+        c, *_ = np.linalg.lstsq(a * w[:, None], y * w, rcond=None)
+        err = np.abs(a @ c - y) * scale
+        u = u * err
+        u /= u.sum()
+    return c
+
+
+def fit(xs, ys, scale, degree, rounding):
+    """Powers-of-x coefficients fitted one at a time: each rounded by `rounding`, the rest refitted."""
+    fixed = []
+    for k in range(degree + 1):
+        rest = ys - sum(c * xs**j for j, c in enumerate(fixed))
+        a = np.stack([xs**j for j in range(k, degree + 1)], 1)
+        fixed.append(rounding(lawson(a, rest, scale)[0]))
+    p = sum(c * xs**j for j, c in enumerate(fixed))
+    return fixed, float(np.max(np.abs(p - ys) * scale))
+
+
+def chebyshev_nodes(lo, hi, n=2000):
+    return (np.cos(np.pi * (np.arange(n) + 0.5) / n) + 1) / 2 * (hi - lo) + lo
+
+
+def log_table():
+    ln2 = mp.log(2)
+    ln2_hi = mp.floor(ln2 * 2**16) / 2**16
+    rows, r_max = [], 0
+    for j in range(32):
+        if j < 16:
+            lo, hi, exact_below = mp.mpf(32 + j) / 32, mp.mpf(33 + j) / 32, lambda q: mp.mpf(2) ** (1 - q)
+        else:
+            lo, hi, exact_below = mp.mpf(32 + j) / 64, mp.mpf(33 + j) / 64, lambda q: mp.mpf(2) ** (-q)
+        if j in (0, 31):
+            inv_c, worst = mp.mpf(1), max(abs(lo - 1), abs(hi - 1))
+        else:
+            best = None
+            for q in range(12, 2, -1):
+                centre = mp.nint(2 / (lo + hi) * 2**q)
+                for step in range(-3, 4):
+                    c = (centre + step) / mp.mpf(2) ** q
+                    rm = max(abs(lo * c - 1), abs(hi * c - 1))
+                    if rm < exact_below(q) and (best is None or rm < best[0]):
+                        best = (rm, c)
+                if best is not None:
+                    break
+            worst, inv_c = best
+        ln_c = -mp.log(inv_c) + (ln2 if j >= 16 else 0)
+        ln_c_hi = ln2_hi if j == 31 else mp.nint(ln_c * 2**16) / 2**16
+        rows.append((f32(inv_c), f32(ln_c_hi), f32(ln_c - ln_c_hi)))
+        r_max = max(r_max, worst)
+    print("INV_C", [float(r[0]) for r in rows])
+    print("LN_C_HI", [float(r[1]) for r in rows])
+    print("LN_C_LO", [float(r[2]) for r in rows])
+    print("LN2", float(ln2_hi), float(f32(ln2 - ln2_hi)), "; |r| <=", float(r_max))
+    return float(r_max)
+
+
+def log_q(r_lo, r_hi):
+    rs = chebyshev_nodes(r_lo, r_hi)
+    ys = np.array([float((mp.log1p(mp.mpf(r)) - r + mp.mpf(r) ** 2 / 2) / mp.mpf(r) ** 3) for r in rs])
+    # r^3 Q's error relative to log1p(r) ~ r: weight r^2.
+    q, err = fit(rs, ys, rs**2, 3, lambda v: float(f32(v)))
+    print("Q", q, "; max error relative to r:", err)
+
+
+def sin_cos():
+    big = float(mp.pi / 16) * 1.001
+    zs = chebyshev_nodes(0, big * big)
+    s = np.array([float((mp.sin(mp.sqrt(z)) / mp.sqrt(z) - 1) / z) for z in zs])
+    c = np.array([float((mp.cos(mp.sqrt(z)) - 1) / z) for z in zs])
+    # Float64 coefficients: fitted together (their rounding is far below the float32 result's).
+    a = np.stack([zs**k for k in range(3)], 1)
+    for name, ys in (("SIN_P", s), ("COS_P", c)):
+        p = lawson(a, ys, zs)
+        print(name, [float(v) for v in p], "; max error:", float(np.max(np.abs(a @ p - ys) * zs)))
+
+
+if __name__ == "__main__":
+    log_table()
+    log_q(-0.0206, 0.03126)
+    sin_cos()
