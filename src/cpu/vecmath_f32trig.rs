@@ -36,47 +36,53 @@ fn asin_core(s: f32, sl: f32) -> (f32, f32) {
     (h, ((s - h) + m) + sl * 0.5f32.mul_add(z, 1.0))
 }
 
-/// asin(s) for s = sqrt((1 - a) / 2), a in (1/2, 1], as h + l; NaN above 1.
+/// asin's argument for |x| = a: a itself up to 1/2, above it s = sqrt((1 - a) / 2) in two
+/// words (NaN above 1), and whether a is above 1/2. One `asin_core` then serves both pieces
+/// (a select of its argument, not of two polynomials' results).
 #[inline(always)]
-fn far_parts(a: f32) -> (f32, f32) {
+fn core_argument(a: f32) -> (f32, f32, bool) {
     let w = (1.0 - a) * 0.5;
     let s = w.sqrt();
     // s's rounding, (w - s^2) / 2s (exact residual); nothing at s = 0.
     let sl = if s == 0.0 { 0.0 } else { (-s).mul_add(s, w) * (0.5 / s) };
-    asin_core(s, sl)
+    if a <= 0.5 {
+        (a, 0.0, false)
+    } else {
+        (s, sl, true)
+    }
 }
 
-/// c - (h + l) for c in two words, |h| <= |c| (Fast2Sum), rounded once but for l.
+/// c - (h + l) for c in two words, |h| <= |c| (Fast2Sum), rounded once but for l. With c = 0
+/// it is -h - l exactly as that sum rounds (0 - h is exact, and so is the rest's first part).
 #[inline(always)]
 fn minus(c: (f32, f32), h: f32, l: f32) -> f32 {
     let hi = c.0 - h;
     hi + (((c.0 - hi) - h) + (c.1 - l))
 }
 
-/// `asin(x)`, odd: NaN outside [-1, 1] and at NaN.
+/// `asin(x)`, odd: NaN outside [-1, 1] and at NaN. h + l up to 1/2, pi/2 - 2 (h + l) above.
 #[inline(always)]
 pub fn asin(x: f32) -> f32 {
-    let a = x.abs();
-    let (h, l) = asin_core(a, 0.0);
-    let (fh, fl) = far_parts(a);
-    let v = if a <= 0.5 { h + l } else { minus(PIO2, 2.0 * fh, 2.0 * fl) };
-    v.copysign(x)
+    let (u, ul, far) = core_argument(x.abs());
+    let (h, l) = asin_core(u, ul);
+    let (c, k) = if far { (PIO2, 2.0) } else { ((0.0, 0.0), -1.0) };
+    minus(c, k * h, k * l).copysign(x)
 }
 
-/// `acos(x)`: pi/2 - asin(x) up to 1/2, 2 asin(s) above, pi - 2 asin(s) below -1/2.
+/// `acos(x)`: pi/2 - asin(x) up to 1/2, 2 asin(s) above, pi - 2 asin(s) below -1/2; each as
+/// c - k (h + l) with the constant and the factor selected.
 #[inline(always)]
 pub fn acos(x: f32) -> f32 {
-    let a = x.abs();
     let neg = x < 0.0;
-    let (h, l) = asin_core(a, 0.0);
-    let (fh, fl) = far_parts(a);
-    let near = if neg { minus(PIO2, -h, -l) } else { minus(PIO2, h, l) };
-    let far = if neg { minus(PI, 2.0 * fh, 2.0 * fl) } else { 2.0 * fh + 2.0 * fl };
-    if a <= 0.5 {
-        near
-    } else {
-        far
-    }
+    let (u, ul, far) = core_argument(x.abs());
+    let (h, l) = asin_core(u, ul);
+    let (c, k) = match (far, neg) {
+        (false, false) => (PIO2, 1.0),
+        (false, true) => (PIO2, -1.0),
+        (true, false) => ((0.0, 0.0), -2.0),
+        (true, true) => (PI, 2.0),
+    };
+    minus(c, k * h, k * l)
 }
 
 /// `atanh(x)`, odd: x + x z P(z) up to 1/2, log1p(2a / (1 - a)) / 2 above; +-inf at +-1, NaN
