@@ -433,6 +433,32 @@ pub(crate) mod tests {
         (0..0x7f80_0000u32).step_by(61).flat_map(|b| [f32::from_bits(b), -f32::from_bits(b)]).collect()
     }
 
+    /// The largest error of `got` (a kernel's results over `x`) against `exact` where `inside(x)`,
+    /// as (ulp, at); everywhere else each result is `outside`'s, bit for bit (NaN as NaN).
+    pub(crate) fn worst_inside(
+        name: &str,
+        x: &[f32],
+        got: &[f32],
+        exact: fn(f64) -> f64,
+        inside: impl Fn(f32) -> bool,
+        outside: fn(f32) -> f32,
+    ) -> (f64, f32) {
+        let mut worst = (0.0f64, 0.0f32);
+        for (&x, &y) in x.iter().zip(got) {
+            if inside(x) {
+                let e = ulps(y, exact(x as f64));
+                if e > worst.0 {
+                    worst = (e, x);
+                }
+            } else {
+                let want = outside(x);
+                assert!(y.to_bits() == want.to_bits() || (y.is_nan() && want.is_nan()), "{name}({x:e}): {y:e}, not {want:e}");
+            }
+        }
+        eprintln!("{name}: {:.4} ulp at {:e}", worst.0, worst.1);
+        worst
+    }
+
     /// The largest error of `k` against `exact` over the grid where `x >= floor`; every other
     /// point within `elsewhere` (the scalar kernels' subnormal results).
     fn worst(k: &impl SliceKernel<f32>, exact: fn(f64) -> f64, floor: f32, elsewhere: f64) -> (f64, f32) {
