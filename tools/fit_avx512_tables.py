@@ -1,6 +1,8 @@
 """Builds the tables and fits of src/cpu/vecmath_avx512_log.rs and src/cpu/vecmath_avx512_trig.rs with mpmath and numpy:
     /work/torchref/bin/python tools/fit_avx512_tables.py
-prints INV_C, LN_C_HI, LN_C_LO, LN2 and Q (float32 log family) and SIN_P, COS_P (float32 sin and cos through float64).
+prints INV_C, LN_C_HI, LN_C_LO, LN2 and Q (float32 log family) and SIN_P, COS_P (float32 sin and cos through float64);
+    /work/torchref/bin/python tools/fit_avx512_tables.py gelu > src/cpu/vecmath_avx512_gelu_tables.rs
+writes the module of gelu's tables (src/cpu/vecmath_avx512_gelu.rs), which `cargo fmt` then leaves as it is.
 
 The log table: m in [0.75, 1.5) falls in 32 intervals by its five leading fraction bits (width 1/32 above 1, 1/64 below).
 Each interval's 1/c is a multiple of 2^-q with q as large as keeps r = m (1/c) - 1 exact at both ends (r is a multiple of
@@ -100,7 +102,56 @@ def sin_cos():
         print(name, [float(v) for v in p], "; max error:", float(np.max(np.abs(a @ p - ys) * zs)))
 
 
+def piecewise(f, intervals, degree):
+    """Per interval k (u in [-1/2, 1/2], the first [0, 1/2]; `intervals(k, u)` the argument), f's polynomial in u fitted
+    for relative error: its value at the centre in two float32 words, the other coefficients float32, fitted one at a
+    time."""
+    cols, worst, step = [[] for _ in range(degree + 2)], 0.0, 0.0
+    for k in range(32):
+        u = chebyshev_nodes(-0.5 if k else 0.0, 0.5, 600)
+        y = np.array([float(f(mp.mpf(float(v)))) for v in intervals(k, u)])
+        # The value at the centre, exactly: at x = 0 (Phi(0) = 1/2) the rest is +0, so gelu(-0) = -0.
+        c0 = f(mp.mpf(float(intervals(k, 0.0))))
+        c0h = f32(c0)
+        c0l = f32(c0 - mp.mpf(float(c0h)))
+        rest, fixed = y - float(c0h) - float(c0l), []
+        for j in range(1, degree + 1):
+            a = np.stack([u**i for i in range(j, degree + 1)], 1)
+            fitted = sum(c * u**i for i, c in enumerate(fixed, 1))
+            fixed.append(f32(lawson(a, rest - fitted, 1 / y, 100)[0]))
+        s = sum(float(c) * u**i for i, c in enumerate(fixed, 1))
+        worst = max(worst, float(np.max(np.abs((float(c0h) + float(c0l) + s) / y - 1))))
+        step = max(step, float(np.max(np.abs(s / y))))
+        for col, c in zip(cols, [c0h, c0l, *fixed]):
+            col.append(float(c))
+    return cols, worst, step
+
+
+def gelu_tables():
+    print("//! Coefficient tables of `vecmath_avx512_gelu`, printed by tools/fit_avx512_tables.py (`gelu`): per")
+    print("//! interval, a polynomial in u whose value at 0 has two float32 words (`*_C0`, `*_C0L`).")
+    print("#![allow(clippy::excessive_precision, clippy::unreadable_literal)]")
+    phi = lambda a: mp.erfc(a / mp.sqrt(2)) / 2  # noqa: E731
+    half_erfcx = lambda a: mp.erfc(a / mp.sqrt(2)) * mp.exp(a * a / 2) / 2  # noqa: E731
+    for name, f, scale, degree, what in (
+        ("NEAR", phi, 8, 5, "Phi(-a) for a = |x| in [0, 3.9375): a = (k + u) / 8"),
+        ("FAR", half_erfcx, 2, 6, "Phi(-a) e^(a^2/2) for a = |x| in [0, 15.75): a = (k + u) / 2"),
+    ):
+        cols, worst, step = piecewise(f, lambda k, u, s=scale: (k + u) / s, degree)
+        print()
+        print(f"// {what}, degree {degree}: within {worst:.2e} (2^{np.log2(worst):.1f}) relative; |rest / value| <= {step:.3f}.")
+        names = ["C0", "C0L"] + [f"C{j}" for j in range(1, degree + 1)]
+        for n, col in zip(names, cols):
+            print("#[rustfmt::skip]")
+            print(f"pub(crate) const {name}_{n}: [f32; 32] = [{', '.join(repr(v) for v in col)}];")
+
+
 if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] == ["gelu"]:
+        gelu_tables()
+        sys.exit()
     log_table()
     log_q(-0.0206, 0.03126)
     sin_cos()

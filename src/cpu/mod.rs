@@ -44,6 +44,10 @@ pub mod vecmath;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512;
 #[cfg(target_arch = "x86_64")]
+mod vecmath_avx512_gelu;
+#[cfg(target_arch = "x86_64")]
+mod vecmath_avx512_gelu_tables;
+#[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_log;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_trig;

@@ -17,6 +17,8 @@ use crate::cpu::vecmath::VecMath;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512;
 #[cfg(target_arch = "x86_64")]
+use crate::cpu::vecmath_avx512_gelu;
+#[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_log;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_trig;
@@ -216,9 +218,17 @@ fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
         UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan | UnaryOp::BesselJ1 | UnaryOp::BesselY0 | UnaryOp::BesselY1 if small(&t) => {
             small_reduction(op, t)
         }
-        // AVX-512 kernels of their own (`vecmath_avx512`, `vecmath_avx512_log`).
+        // AVX-512 kernels of their own (`vecmath_avx512`, `vecmath_avx512_log`, `vecmath_avx512_gelu`).
         #[cfg(target_arch = "x86_64")]
-        UnaryOp::Exp | UnaryOp::Exp2 | UnaryOp::Sigmoid | UnaryOp::Silu | UnaryOp::Tanh | UnaryOp::Log | UnaryOp::Log2 | UnaryOp::Log10
+        UnaryOp::Exp
+        | UnaryOp::Exp2
+        | UnaryOp::Sigmoid
+        | UnaryOp::Silu
+        | UnaryOp::Tanh
+        | UnaryOp::Log
+        | UnaryOp::Log2
+        | UnaryOp::Log10
+        | UnaryOp::Gelu
             if avx512().is_some() =>
         {
             avx512_kernel(op, avx512().expect("checked"), t)
@@ -266,6 +276,7 @@ fn avx512_kernel<D: Target<f32>>(op: UnaryOp, simd: pulp::x86::V4, t: D) -> Resu
         UnaryOp::Log10 => t.map_slices(l::Log10(simd)),
         UnaryOp::Sin => t.map_slices(vecmath_avx512_trig::Sin(simd)),
         UnaryOp::Cos => t.map_slices(vecmath_avx512_trig::Cos(simd)),
+        UnaryOp::Gelu => t.map_slices(vecmath_avx512_gelu::Gelu(simd)),
         _ => f32::apply(op, t),
     }
 }

@@ -12,7 +12,7 @@
 //! results turn subnormal, the lanes take `vecmath_f32::exp` (one rounding there too), so each
 //! element's result depends on its value only, never on its neighbours or the thread count.
 
-use std::arch::x86_64::__m512;
+use std::arch::x86_64::{__m512, __m512i};
 use std::mem::MaybeUninit;
 
 use pulp::cast;
@@ -59,7 +59,7 @@ const EXP2_J16_LO: [f32; 16] = [
 ];
 /// 1.5 * 2^23: x 16/ln2 + SHIFTER holds round(x 16/ln2) in its low mantissa bits, whose last
 /// four are the table index (`vpermps` reads only those).
-const SHIFTER: f32 = 12_582_912.0;
+pub(crate) const SHIFTER: f32 = 12_582_912.0;
 const SIXTEEN_OVER_LN2: f32 = 23.083_12;
 /// ln2/16 in two words, the first of 12 significant bits: n LN2_16_HI is exact for |n| < 2^12.
 const LN2_16_HI: f32 = 0.043_319_702;
@@ -88,11 +88,24 @@ fn exp16_parts(simd: V4, x: __m512) -> (__m512, __m512, __m512) {
 /// `exp16_parts` for lanes already within [-104, 89] (or NaN).
 #[inline(always)]
 fn exp16_parts_within(simd: V4, xc: __m512) -> (__m512, __m512, __m512) {
+    exp16_parts_with_low(simd, xc, None)
+}
+
+/// exp(x + xl) as `exp16_parts` for lanes x within [-104, 89], xl a low word of the argument
+/// (below x's last bit) added to the reduced argument while that is exact: its first-order
+/// term alone (`table_times_expm1`'s) would leave xl (e^r - 1) out, 2^-18 x 0.022 at x = 84.
+#[inline(always)]
+pub(crate) fn exp16_parts_with_low(simd: V4, xc: __m512, xl: Option<__m512>) -> (__m512, __m512, __m512) {
     let f = simd.avx512f;
     let c = |v: f32| f._mm512_set1_ps(v);
     let t = f._mm512_fmadd_ps(xc, c(SIXTEEN_OVER_LN2), c(SHIFTER));
     let n = f._mm512_sub_ps(t, c(SHIFTER));
-    let r = f._mm512_fnmadd_ps(n, c(LN2_16_LO), f._mm512_fnmadd_ps(n, c(LN2_16_HI), xc));
+    let r = f._mm512_fnmadd_ps(n, c(LN2_16_HI), xc);
+    let r = match xl {
+        Some(xl) => f._mm512_add_ps(r, xl),
+        None => r,
+    };
+    let r = f._mm512_fnmadd_ps(n, c(LN2_16_LO), r);
     let (hi, lo) = table_times_expm1(simd, t, r, None);
     (hi, lo, f._mm512_mul_ps(n, c(1.0 / 16.0)))
 }
@@ -113,6 +126,13 @@ fn table_times_expm1(simd: V4, t: __m512, r: __m512, rl: Option<__m512>) -> (__m
     let q = f._mm512_fmadd_ps(f._mm512_fmadd_ps(r, c(1.0 / 24.0), c(1.0 / 6.0)), r, c(0.5));
     let p = f._mm512_fmadd_ps(f._mm512_mul_ps(r, r), q, r);
     (hi, f._mm512_fmadd_ps(hi, p, lo))
+}
+
+/// `table[i]` for the index i in each lane's low five bits (`vpermt2ps`).
+#[inline(always)]
+pub(crate) fn pick32(simd: V4, index: __m512i, table: &[f32; 32]) -> __m512 {
+    let [low, high]: [[f32; 16]; 2] = cast(*table);
+    simd.avx512f._mm512_permutex2var_ps(cast(low), index, cast(high))
 }
 
 /// exp(x) of 16 lanes, for lanes at or above `vecmath_f32::EXP_NORMAL_FLOOR` (normal results),

@@ -24,7 +24,7 @@ use std::arch::x86_64::__m512;
 use pulp::cast;
 use pulp::x86::V4;
 
-use crate::cpu::vecmath_avx512::{scalar_lanes, slice_kernels};
+use crate::cpu::vecmath_avx512::{pick32, scalar_lanes, slice_kernels};
 use crate::cpu::vecmath_f32log as f32log;
 
 /// 1/c of each interval of m (`tools/fit_avx512_tables.py`): multiples of 2^-5 or finer, chosen
@@ -127,10 +127,7 @@ fn ln16_two_words(simd: V4, x: __m512) -> (__m512, __m512) {
     let e = f._mm512_getexp_ps(x);
     // m's bits 22..18 (`vpermt2ps` reads an index's low five bits): its fraction's leading five.
     let index = f._mm512_srli_epi32::<18>(cast(m));
-    let pick = |table: [f32; 32]| {
-        let [low, high]: [[f32; 16]; 2] = cast(table);
-        f._mm512_permutex2var_ps(cast(low), index, cast(high))
-    };
+    let pick = |table: [f32; 32]| pick32(simd, index, &table);
     let r = f._mm512_fmsub_ps(m, pick(INV_C), c(1.0));
     // -r^2/2 = t + t_err exactly (-r/2 is exact).
     let half_r = f._mm512_mul_ps(r, c(-0.5));
