@@ -102,14 +102,15 @@ def sin_cos():
         print(name, [float(v) for v in p], "; max error:", float(np.max(np.abs(a @ p - ys) * zs)))
 
 
-def piecewise(f, intervals, degree):
+def piecewise(f, intervals, degree, floor=0.0):
     """Per interval k (u in [-1/2, 1/2], the first [0, 1/2]; `intervals(k, u)` the argument), f's polynomial in u fitted
-    for relative error: its value at the centre in two float32 words, the other coefficients float32, fitted one at a
-    time."""
+    for error relative to |f| + floor (floor > 0 where f crosses zero): its value at the centre in two float32 words, the
+    other coefficients float32, fitted one at a time."""
     cols, worst, step = [[] for _ in range(degree + 2)], 0.0, 0.0
     for k in range(32):
         u = chebyshev_nodes(-0.5 if k else 0.0, 0.5, 600)
         y = np.array([float(f(mp.mpf(float(v)))) for v in intervals(k, u)])
+        weight = 1 / (np.abs(y) + floor)
         # The value at the centre, exactly: at x = 0 (Phi(0) = 1/2) the rest is +0, so gelu(-0) = -0.
         c0 = f(mp.mpf(float(intervals(k, 0.0))))
         c0h = f32(c0)
@@ -118,10 +119,10 @@ def piecewise(f, intervals, degree):
         for j in range(1, degree + 1):
             a = np.stack([u**i for i in range(j, degree + 1)], 1)
             fitted = sum(c * u**i for i, c in enumerate(fixed, 1))
-            fixed.append(f32(lawson(a, rest - fitted, 1 / y, 100)[0]))
+            fixed.append(f32(lawson(a, rest - fitted, weight, 100)[0]))
         s = sum(float(c) * u**i for i, c in enumerate(fixed, 1))
-        worst = max(worst, float(np.max(np.abs((float(c0h) + float(c0l) + s) / y - 1))))
-        step = max(step, float(np.max(np.abs(s / y))))
+        worst = max(worst, float(np.max(np.abs(float(c0h) + float(c0l) + s - y) * weight)))
+        step = max(step, float(np.max(np.abs(s) * weight)))
         for col, c in zip(cols, [c0h, c0l, *fixed]):
             col.append(float(c))
     return cols, worst, step
@@ -133,13 +134,16 @@ def gelu_tables():
     print("#![allow(clippy::excessive_precision, clippy::unreadable_literal)]")
     phi = lambda a: mp.erfc(a / mp.sqrt(2)) / 2  # noqa: E731
     half_erfcx = lambda a: mp.erfc(a / mp.sqrt(2)) * mp.exp(a * a / 2) / 2  # noqa: E731
-    for name, f, scale, degree, what in (
-        ("NEAR", phi, 8, 5, "Phi(-a) for a = |x| in [0, 3.9375): a = (k + u) / 8"),
-        ("FAR", half_erfcx, 2, 6, "Phi(-a) e^(a^2/2) for a = |x| in [0, 15.75): a = (k + u) / 2"),
+    slope = lambda a: phi(a) - a * mp.exp(-a * a / 2) / mp.sqrt(2 * mp.pi)  # noqa: E731
+    for name, f, scale, degree, floor, what in (
+        ("NEAR", phi, 8, 5, 0.0, "Phi(-a) for a = |x| in [0, 3.9375): a = (k + u) / 8"),
+        ("FAR", half_erfcx, 2, 6, 0.0, "Phi(-a) e^(a^2/2) for a = |x| in [0, 15.75): a = (k + u) / 2"),
+        ("SLOPE", slope, 8, 5, 2**-6, "gelu'(-a) = Phi(-a) - a phi(a) for a = |x| in [0, 3.9375): a = (k + u) / 8"),
     ):
-        cols, worst, step = piecewise(f, lambda k, u, s=scale: (k + u) / s, degree)
+        cols, worst, step = piecewise(f, lambda k, u, s=scale: (k + u) / s, degree, floor)
+        relative = "relative" if floor == 0 else f"relative to |value| + 2^{np.log2(floor):.0f}"
         print()
-        print(f"// {what}, degree {degree}: within {worst:.2e} (2^{np.log2(worst):.1f}) relative; |rest / value| <= {step:.3f}.")
+        print(f"// {what}, degree {degree}: within {worst:.2e} (2^{np.log2(worst):.1f}) {relative}; |rest| <= {step:.3f} of that.")
         names = ["C0", "C0L"] + [f"C{j}" for j in range(1, degree + 1)]
         for n, col in zip(names, cols):
             print("#[rustfmt::skip]")

@@ -5,6 +5,8 @@
 //! (a transposed input) are walked in the saved tensor's storage order, and the gradient comes
 //! back in that layout, so the view's backward hands a contiguous gradient to its base.
 
+use std::mem::MaybeUninit;
+
 use crate::backend::Array;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
@@ -52,6 +54,12 @@ pub enum ActGrad {
     Reciprocal { scale: f64, shift: f64 },
 }
 
+/// g gelu'(x) of float32 operands (float64 lanes, float32's polynomials): the AVX-512 kernel's
+/// for the lanes it leaves out, as `run_f32`'s.
+pub(crate) fn gelu_grad_f32(g: f32, x: f32) -> f32 {
+    (g as f64 * gelu_slope::<true>(x as f64)) as f32
+}
+
 /// gelu'(x) = Φ(x) + x φ(x) (Φ as erfc(-x/√2)/2, keeping the left tail's digits).
 #[inline(always)]
 fn gelu_slope<const L: bool>(x: f64) -> f64 {
@@ -74,6 +82,11 @@ fn gelu_tanh_slope<const L: bool>(x: f64) -> f64 {
 pub fn activation_backward(g: &Array, v: &Array, kind: ActGrad) -> Result<Option<Array>> {
     if g.dtype() != v.dtype() || g.shape() != v.shape() {
         return Ok(None);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if let (DType::F32, ActGrad::Gelu { tanh: false }, Some(simd)) = (v.dtype(), kind, super::simd::avx512()) {
+        let kernel = super::vecmath_avx512_gelu::GeluGrad(simd);
+        return Ok(Some(zip_grad_with(g, v, 4, move |g: &[f32], x: &[f32], out: &mut [MaybeUninit<f32>]| kernel.zip(g, x, out))?));
     }
     Ok(match v.dtype() {
         DType::F32 => Some(run_f32(g, v, kind)?),
@@ -262,6 +275,16 @@ kernels!(run_f64, f64, false, sigmoid::<false>, exp::<false>);
 /// read in the same order (copied into it first unless it already is laid out so, a blocked
 /// copy for a transpose), and the result takes `v`'s layout. Otherwise both are read row-major.
 fn zip_grad<T: Element>(g: &Array, v: &Array, weight: usize, f: impl Fn(T, T) -> T + Sync + Copy) -> Result<Array> {
+    zip_grad_with(g, v, weight, move |a: &[T], b: &[T], out: &mut [MaybeUninit<T>]| zip_slices(a, b, out, &f))
+}
+
+/// `zip_grad` with a kernel over runs of both operands rather than an elementwise function.
+fn zip_grad_with<T: Element>(
+    g: &Array,
+    v: &Array,
+    weight: usize,
+    kernel: impl Fn(&[T], &[T], &mut [MaybeUninit<T>]) + Sync + Copy,
+) -> Result<Array> {
     g.with_slice::<T, _>("activation_backward", |gs, gl| {
         v.with_slice::<T, _>("activation_backward", |vs, vl| {
             let n = vl.numel();
@@ -284,24 +307,24 @@ fn zip_grad<T: Element>(g: &Array, v: &Array, weight: usize, f: impl Fn(T, T) ->
                     copied = map1(gs, &gp, |x: T| x)?;
                     &copied[..]
                 };
-                let data = zip(g_run, &vs[start..start + n], weight, f)?;
+                let data = zip(g_run, &vs[start..start + n], weight, kernel)?;
                 let layout = Layout { shape: vl.shape.clone(), strides: vl.strides.clone(), offset: 0 };
                 return Ok(Array::from_vec(data, &[n])?.with_layout(layout));
             }
             // v strided with gaps or broadcast: both read row-major (blocked for transposes).
             let dense = |s: &[T], l: &Layout| -> Result<Vec<T>> { map1(s, l, |x: T| x) };
             let (gd, vd) = (dense(gs, gl)?, dense(vs, vl)?);
-            Array::from_vec(zip(&gd, &vd, weight, f)?, &vl.shape)
+            Array::from_vec(zip(&gd, &vd, weight, kernel)?, &vl.shape)
         })?
     })?
 }
 
-/// `f` over two equal-length slices, split across threads, vectorised.
-fn zip<T: Element>(a: &[T], b: &[T], weight: usize, f: impl Fn(T, T) -> T + Sync + Copy) -> Result<Vec<T>> {
+/// `kernel` over two equal-length slices, split across threads.
+fn zip<T: Element>(a: &[T], b: &[T], weight: usize, kernel: impl Fn(&[T], &[T], &mut [MaybeUninit<T>]) + Sync) -> Result<Vec<T>> {
     written_output(a.len(), |out| {
         for_each_chunk_weighted(out, 1, weight, |start, o| {
             let end = start + o.len();
-            zip_slices(&a[start..end], &b[start..end], o, &f)
+            kernel(&a[start..end], &b[start..end], o)
         })
     })
 }

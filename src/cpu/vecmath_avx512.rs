@@ -382,6 +382,60 @@ impl<F: Lanes> pulp::NullaryFnOnce for Each16InPlace<'_, F> {
     }
 }
 
+/// A function of two 16-lane float32 operands (a gradient and the input it flows back through).
+pub(crate) trait ZipLanes: Copy + Sync {
+    fn lanes(self, simd: V4, a: __m512, b: __m512) -> __m512;
+}
+
+/// `f` over `a` and `b` into `out`, 16 lanes a step, as `Each16`.
+pub(crate) struct Zip16<'a, F> {
+    pub(crate) simd: V4,
+    pub(crate) f: F,
+    pub(crate) a: &'a [f32],
+    pub(crate) b: &'a [f32],
+    pub(crate) out: &'a mut [MaybeUninit<f32>],
+}
+
+impl<F: ZipLanes> pulp::NullaryFnOnce for Zip16<'_, F> {
+    type Output = ();
+    #[inline(always)]
+    fn call(self) {
+        let Zip16 { simd, f, a, b, out } = self;
+        let n = out.len().min(a.len()).min(b.len());
+        let whole = n - n % 16;
+        let (pa, pb, po) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr().cast::<f32>());
+        let mut i = 0;
+        while i < whole {
+            // SAFETY: i + 16 <= whole <= n floats of each slice; `MaybeUninit<f32>` has f32's layout.
+            unsafe {
+                let v = f.lanes(simd, simd.avx512f._mm512_loadu_ps(pa.add(i)), simd.avx512f._mm512_loadu_ps(pb.add(i)));
+                simd.avx512f._mm512_storeu_ps(po.add(i), v);
+            }
+            i += 16;
+        }
+        if whole < n {
+            let (mut pad_a, mut pad_b) = ([0f32; 16], [0f32; 16]);
+            pad_a[..n - whole].copy_from_slice(&a[whole..n]);
+            pad_b[..n - whole].copy_from_slice(&b[whole..n]);
+            let v: [f32; 16] = cast(f.lanes(simd, cast(pad_a), cast(pad_b)));
+            out[whole..n].write_copy_of_slice(&v[..n - whole]);
+        }
+    }
+}
+
+/// `scalar_lanes` of two operands.
+#[cold]
+#[inline(never)]
+pub(crate) fn scalar_lanes2(a: __m512, b: __m512, v: __m512, lanes: u16, scalar: fn(f32, f32) -> f32) -> __m512 {
+    let (a, b, mut v): ([f32; 16], [f32; 16], [f32; 16]) = (cast(a), cast(b), cast(v));
+    for i in 0..16 {
+        if lanes & (1 << i) != 0 {
+            v[i] = scalar(a[i], b[i]);
+        }
+    }
+    cast(v)
+}
+
 /// The slice kernels of lane functions (`SliceKernel`), each holding the CPU's AVX-512 token.
 macro_rules! slice_kernels {
     ($($(#[$doc:meta])* $name:ident => $f:ident;)*) => {

@@ -1,6 +1,6 @@
-//! Float32 gelu of the erf form, x Φ(x), on AVX-512 lanes. The scalar kernel (`vecmath::gelu`:
-//! erfc in float64, a division and an exp) ran at a quarter of PyTorch's speed; here Φ(-|x|)
-//! comes from tables of polynomials (`vpermt2ps` reads a coefficient for 16 lanes at once).
+//! Float32 gelu of the erf form, x Φ(x), and its gradient g gelu'(x), on AVX-512 lanes. The
+//! scalar kernels (erfc in float64: a division and an exp) ran at a quarter of PyTorch's speed;
+//! here Φ(-|x|) comes from tables of polynomials (`vpermt2ps` reads a coefficient for 16 lanes).
 //!
 //! Near zero (|x| < 3.9375, where networks' activations are) Φ(-|x|) is one degree-5
 //! polynomial per interval of 1/8: about 25 instructions per 16 elements, no exp, no divide.
@@ -12,14 +12,20 @@
 //! Accuracy over every 61st float32 of both signs (the tests): within 1.005 ulp near zero and
 //! 1.43 ulp beyond (PyTorch 2.15's float32 gelu: 5.2 ulp on [0, 4)). From |x| = 13 on
 //! (results turn subnormal below -13.2), infinities and NaN, lanes take `vecmath::gelu`.
+//!
+//! The gradient g gelu'(x) takes the same two paths with D(a) = Φ(-a) - a φ(a) (gelu'(-a);
+//! gelu'(a) = 1 - D(a)): its own tables near zero, within 1.6 x 2^-24 (|gelu'| + 2^-6) (D
+//! crosses zero at gelu's minimum, -0.75), and e^(-a²/2) (R(a) - a/√(2π)) in two words beyond,
+//! within 0.57 ulp (`act_grad`'s float64 lanes serve the other dtypes and CPUs).
 
 use std::arch::x86_64::{__m512, __m512i};
 
 use pulp::cast;
 use pulp::x86::V4;
 
+use crate::cpu::act_grad::gelu_grad_f32;
 use crate::cpu::vecmath::VecMath;
-use crate::cpu::vecmath_avx512::{exp16_parts_with_low, pick32, scalar_lanes, slice_kernels, SHIFTER};
+use crate::cpu::vecmath_avx512::{exp16_parts_with_low, pick32, scalar_lanes, scalar_lanes2, slice_kernels, Zip16, ZipLanes, SHIFTER};
 use crate::cpu::vecmath_avx512_gelu_tables as tables;
 
 /// |x| below this takes the near tables: 32 intervals of 1/8 centred on k/8.
@@ -30,6 +36,12 @@ const SCALAR_FROM: f32 = 13.0;
 /// Φ(-a) for a = |x| < `NEAR_LIMIT`.
 const NEAR: [&[f32; 32]; 7] =
     [&tables::NEAR_C0, &tables::NEAR_C0L, &tables::NEAR_C1, &tables::NEAR_C2, &tables::NEAR_C3, &tables::NEAR_C4, &tables::NEAR_C5];
+/// D(a) = Φ(-a) - a φ(a) for a = |x| < `NEAR_LIMIT`: gelu'(-a).
+const SLOPE: [&[f32; 32]; 7] =
+    [&tables::SLOPE_C0, &tables::SLOPE_C0L, &tables::SLOPE_C1, &tables::SLOPE_C2, &tables::SLOPE_C3, &tables::SLOPE_C4, &tables::SLOPE_C5];
+/// 1/√(2π), the density's factor, in two words.
+const FRAC_1_SQRT_2PI: f32 = 0.398_942_3;
+const FRAC_1_SQRT_2PI_LO: f32 = -1.133_517e-8;
 /// Φ(-a) e^(a²/2) for a = |x| < 15.75.
 const FAR: [&[f32; 32]; 8] = [
     &tables::FAR_C0,
@@ -73,6 +85,17 @@ fn near16(simd: V4, x: __m512, ax: __m512) -> __m512 {
     f._mm512_mask_blend_ps(not_positive, positive, negative)
 }
 
+/// e^(-a²/2) = (hi + lo) 2^floor(scale) for lanes a < 13.7 (`exp16_parts`' form), the argument in
+/// two words (sq + sql = a² exactly), so the tail keeps its relative accuracy.
+#[inline(always)]
+fn gauss16(simd: V4, ax: __m512) -> (__m512, __m512, __m512) {
+    let f = simd.avx512f;
+    let c = |v: f32| f._mm512_set1_ps(v);
+    let sq = f._mm512_mul_ps(ax, ax);
+    let sql = f._mm512_fmsub_ps(ax, ax, sq);
+    exp16_parts_with_low(simd, f._mm512_mul_ps(sq, c(-0.5)), Some(f._mm512_mul_ps(sql, c(-0.5))))
+}
+
 /// gelu of lanes with |x| < `SCALAR_FROM` through Φ(-a) = e^(-a²/2) R(a); the others take the
 /// scalar kernel.
 #[inline(always)]
@@ -80,10 +103,7 @@ fn far16(simd: V4, x: __m512, ax: __m512) -> __m512 {
     let f = simd.avx512f;
     let c = |v: f32| f._mm512_set1_ps(v);
     let (c0, s) = piecewise(simd, ax, 2.0, &FAR);
-    // -a²/2 in two words: sq + sql = a² exactly.
-    let sq = f._mm512_mul_ps(ax, ax);
-    let sql = f._mm512_fmsub_ps(ax, ax, sq);
-    let (hi, lo, scale) = exp16_parts_with_low(simd, f._mm512_mul_ps(sq, c(-0.5)), Some(f._mm512_mul_ps(sql, c(-0.5))));
+    let (hi, lo, scale) = gauss16(simd, ax);
     // (hi + lo)(c0 + s) = hi c0 + m: lo is up to 0.022 hi, so lo s stays in m.
     let m = f._mm512_fmadd_ps(f._mm512_add_ps(hi, lo), s, f._mm512_mul_ps(lo, c0));
     let phi = f._mm512_fmadd_ps(hi, c0, m);
@@ -112,6 +132,73 @@ fn gelu16(simd: V4, x: __m512) -> __m512 {
         v
     } else {
         f._mm512_mask_blend_ps(far, v, far16(simd, x, ax))
+    }
+}
+
+/// g gelu'(x) of 16 lanes: gelu'(x) = D(|x|) for x <= 0 and 1 - D(|x|) above, with
+/// D(a) = Φ(-a) - a φ(a) from the slope tables near zero (fitted within 2^-27.8 of |D| + 2^-6:
+/// D crosses zero at a = 0.75, gelu's minimum); beyond them `far_grad16`.
+#[inline(always)]
+fn gelu_grad16(simd: V4, g: __m512, x: __m512) -> __m512 {
+    let f = simd.avx512f;
+    let c = |v: f32| f._mm512_set1_ps(v);
+    let ax = simd.avx512dq._mm512_andnot_ps(c(-0.0), x);
+    let (c0, s) = piecewise(simd, ax, 8.0, &SLOPE);
+    let negative = f._mm512_fmadd_ps(g, c0, f._mm512_mul_ps(g, s));
+    let positive = f._mm512_fnmadd_ps(g, f._mm512_add_ps(c0, s), g);
+    let not_positive = f._mm512_cmp_ps_mask::<{ std::arch::x86_64::_CMP_LE_OQ }>(x, f._mm512_setzero_ps());
+    let v = f._mm512_mask_blend_ps(not_positive, positive, negative);
+    let far = f._mm512_cmp_ps_mask::<{ std::arch::x86_64::_CMP_NLT_UQ }>(ax, c(NEAR_LIMIT));
+    if far == 0 {
+        v
+    } else {
+        f._mm512_mask_blend_ps(far, v, far_grad16(simd, g, x, ax))
+    }
+}
+
+/// g gelu'(x) for lanes with |x| < `SCALAR_FROM`: D(a) = e^(-a²/2) (R(a) - a/√(2π)), where R(a)
+/// is below a tenth of a/√(2π) (a >= 3.9375): no cancellation. Other lanes: `scalar`.
+#[inline(always)]
+fn far_grad16(simd: V4, g: __m512, x: __m512, ax: __m512) -> __m512 {
+    let f = simd.avx512f;
+    let c = |v: f32| f._mm512_set1_ps(v);
+    let (c0, s) = piecewise(simd, ax, 2.0, &FAR);
+    let (hi, lo, scale) = gauss16(simd, ax);
+    // w = R - a/√(2π) in two words: a/√(2π) = ak + akl, then Fast2Sum of c0 - ak (|ak| > c0).
+    let ak = f._mm512_mul_ps(ax, c(FRAC_1_SQRT_2PI));
+    let akl = f._mm512_fmadd_ps(ax, c(FRAC_1_SQRT_2PI_LO), f._mm512_fmsub_ps(ax, c(FRAC_1_SQRT_2PI), ak));
+    let wh = f._mm512_sub_ps(c0, ak);
+    let wl = f._mm512_add_ps(f._mm512_sub_ps(c0, f._mm512_add_ps(wh, ak)), f._mm512_sub_ps(s, akl));
+    // (hi + lo)(wh + wl) = hi wh + m, rounded once.
+    let m = f._mm512_fmadd_ps(f._mm512_add_ps(hi, lo), wl, f._mm512_mul_ps(lo, wh));
+    let d = f._mm512_scalef_ps(f._mm512_fmadd_ps(hi, wh, m), scale);
+    let negative = f._mm512_mul_ps(g, d);
+    let positive = f._mm512_fnmadd_ps(g, d, g);
+    let below = f._mm512_cmp_ps_mask::<{ std::arch::x86_64::_CMP_LT_OQ }>(x, c(0.0));
+    let v = f._mm512_mask_blend_ps(below, positive, negative);
+    let scalar = f._mm512_cmp_ps_mask::<{ std::arch::x86_64::_CMP_NLT_UQ }>(ax, c(SCALAR_FROM));
+    if scalar == 0 {
+        v
+    } else {
+        scalar_lanes2(g, x, v, scalar, gelu_grad_f32)
+    }
+}
+
+/// `g gelu'(x)` over float32 slices (`act_grad`'s fused backward).
+#[derive(Clone, Copy)]
+pub struct GeluGrad(pub V4);
+
+impl ZipLanes for GeluGrad {
+    #[inline(always)]
+    fn lanes(self, simd: V4, g: __m512, x: __m512) -> __m512 {
+        gelu_grad16(simd, g, x)
+    }
+}
+
+impl GeluGrad {
+    /// `g gelu'(x)` into `out` (all three of one length).
+    pub fn zip(&self, g: &[f32], x: &[f32], out: &mut [std::mem::MaybeUninit<f32>]) {
+        self.0.vectorize(Zip16 { simd: self.0, f: *self, a: g, b: x, out })
     }
 }
 
@@ -161,6 +248,61 @@ mod tests {
         }
     }
 
+    /// gelu'(x) in float64.
+    fn slope(x: f64) -> f64 {
+        0.5 * libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2) + x * (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt()
+    }
+
+    fn run_grad(g: &[f32], x: &[f32]) -> Vec<f32> {
+        let simd = crate::cpu::simd::avx512().expect("checked");
+        let mut out = vec![std::mem::MaybeUninit::uninit(); x.len()];
+        GeluGrad(simd).zip(g, x, &mut out);
+        out.into_iter().map(|v| unsafe { v.assume_init() }).collect()
+    }
+
+    #[test]
+    fn gradient_within_its_bounds_and_the_scalar_kernel_past_them() {
+        if crate::cpu::simd::avx512().is_none() {
+            return;
+        }
+        let x = grid();
+        let ones = vec![1.0f32; x.len()];
+        let got = run_grad(&ones, &x);
+        // Near zero the error in units of 2^-24 (|gelu'| + 2^-6) (the slope crosses zero at
+        // -0.75); beyond, in ulps.
+        let (mut near, mut far) = ((0.0f64, 0.0f32), (0.0f64, 0.0f32));
+        for (&x, &y) in x.iter().zip(&got) {
+            let want = slope(x as f64);
+            let (worst, e) = if x.abs() < NEAR_LIMIT {
+                (&mut near, ((y as f64) - want).abs() / (2f64.powi(-24) * (want.abs() + 2f64.powi(-6))))
+            } else if x.abs() < SCALAR_FROM {
+                (&mut far, ulps(y, want))
+            } else {
+                let scalar = gelu_grad_f32(1.0, x);
+                assert!(y.to_bits() == scalar.to_bits() || (y.is_nan() && scalar.is_nan()), "gelu'({x:e}): {y:e}, not {scalar:e}");
+                continue;
+            };
+            if e > worst.0 {
+                *worst = (e, x);
+            }
+        }
+        eprintln!("gelu': near {:.4} units at {:e}, far {:.4} ulp at {:e}", near.0, near.1, far.0, far.1);
+        assert!(near.0 <= 1.6 && far.0 <= 0.6);
+        // The gradient multiplies: g gelu'(x) for other g, rounded once more at most.
+        let g: Vec<f32> = (0..x.len()).map(|i| [0.37f32, -2.5, 1e-20, -0.0][i % 4]).collect();
+        for ((&g, &x), &y) in g.iter().zip(&x).zip(&run_grad(&g, &x)) {
+            let want = g as f64 * slope(x as f64);
+            if x.abs() < NEAR_LIMIT {
+                assert!(
+                    ((y as f64) - want).abs() <= 2f64.powi(-23) * (want.abs() + g.abs() as f64 * 2f64.powi(-6)),
+                    "{g} gelu'({x:e}) = {y:e}"
+                );
+            } else if x.abs() < SCALAR_FROM && want.abs() > 1e-37 {
+                assert!(ulps(y, want) <= 2.5, "{g} gelu'({x:e}) = {y:e}, not {want:e}");
+            }
+        }
+    }
+
     #[test]
     fn each_lane_takes_its_own_path() {
         let Some(simd) = crate::cpu::simd::avx512() else {
@@ -172,6 +314,12 @@ mod tests {
         for (x, y) in values.iter().zip(&together) {
             let alone = run(&Gelu(simd), &[*x])[0];
             assert!(alone.to_bits() == y.to_bits() || (alone.is_nan() && y.is_nan()), "gelu({x:e}): {y:e} beside others, {alone:e} alone");
+        }
+        let g = [1.5f32; 16];
+        let together = run_grad(&g, &values);
+        for (x, y) in values.iter().zip(&together) {
+            let alone = run_grad(&[1.5], &[*x])[0];
+            assert!(alone.to_bits() == y.to_bits() || (alone.is_nan() && y.is_nan()), "gelu'({x:e}): {y:e} beside others, {alone:e} alone");
         }
     }
 }
