@@ -177,6 +177,12 @@ fn forward_block<T: NormFloat>(
                 *x = x.sub(m).exp_();
             }
             let s = sum1(row, |x| x);
+            if max[i] == minus_inf {
+                // The row's first weights: nothing gathered to rescale.
+                sum[i] = s;
+                max[i] = m;
+                continue;
+            }
             // Rescale what the row gathered so far to the new maximum.
             let shrink = max[i].sub(m).exp_();
             if shrink != one {

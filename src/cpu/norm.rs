@@ -87,7 +87,22 @@ pub(crate) fn row_max<T: NormFloat>(x: &[T]) -> T {
             acc[k] = acc[k].max_nan(c[k]);
         }
     }
-    tail.iter().fold(acc.iter().fold(acc[0], |m, &v| m.max_nan(v)), |m, &v| m.max_nan(v))
+    // The tail as one more chunk padded with x[0], then halving the accumulators: whole-vector
+    // steps (a fold over the 32 was one chain of dependent scalar steps per row, most of flash
+    // attention's softmax at 64 keys).
+    if !tail.is_empty() {
+        let mut last = [x[0]; MAX_LANES];
+        last[..tail.len()].copy_from_slice(tail);
+        for k in 0..MAX_LANES {
+            acc[k] = acc[k].max_nan(last[k]);
+        }
+    }
+    for width in [16, 8, 4, 2, 1] {
+        for k in 0..width {
+            acc[k] = acc[k].max_nan(acc[k + width]);
+        }
+    }
+    acc[0]
 }
 
 /// The row's maximum (NaN when it holds one) and minimum, in one pass.
