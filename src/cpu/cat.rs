@@ -6,17 +6,43 @@ use crate::cpu::buffer::try_written_output;
 use crate::error::Result;
 use crate::layout::Layout;
 
+/// Where each of a part's rows along `dim` (its elements at one index of the dims before `dim`)
+/// is one contiguous run of storage: the runs' starts, in row-major order of those dims.
+/// A contiguous part qualifies, and so does a narrow of one along `dim` (`roll` is made of
+/// such), whose rows lie apart.
+fn row_starts(l: &Layout, dim: usize) -> Option<Vec<usize>> {
+    let mut run = 1usize;
+    for k in (dim..l.shape.len()).rev() {
+        if l.shape[k] != 1 && l.strides[k] != run {
+            return None;
+        }
+        run = run.checked_mul(l.shape[k])?;
+    }
+    let mut starts = vec![l.offset];
+    for k in 0..dim {
+        let stride = l.strides[k];
+        starts = starts
+            .iter()
+            .flat_map(|&s| (0..l.shape[k]).map(move |i| i.checked_mul(stride).and_then(|v| v.checked_add(s))))
+            .collect::<Option<Vec<_>>>()?;
+    }
+    Some(starts)
+}
+
 /// `parts` (each of `shape` but along `dim`) joined along `dim` into a new contiguous array of
-/// `shape`. None unless every part has the first one's dtype and is contiguous: the tensor
-/// layer then copies part by part.
+/// `shape`. None unless every part has the first one's dtype and rows of one run each
+/// (`row_starts`): the tensor layer then copies part by part.
 pub fn cat(parts: &[&Array], dim: usize, shape: &[usize]) -> Result<Option<Array>> {
     let Some(first) = parts.first() else {
         return Ok(None);
     };
     let dtype = first.dtype();
-    if parts.iter().any(|p| p.dtype() != dtype || !p.layout().is_contiguous()) {
+    if parts.iter().any(|p| p.dtype() != dtype) {
         return Ok(None);
     }
+    let Some(starts) = parts.iter().map(|p| row_starts(p.layout(), dim)).collect::<Option<Vec<_>>>() else {
+        return Ok(None);
+    };
     // The output's size was checked by the caller; its pieces are no larger.
     let n = Layout::contiguous(shape.to_vec())?.numel();
     let outer: usize = shape[..dim].iter().product();
@@ -25,16 +51,15 @@ pub fn cat(parts: &[&Array], dim: usize, shape: &[usize]) -> Result<Option<Array
     crate::with_dtype!(dtype, T => {
         let data = try_written_output::<T>(n, |out| {
             let mut at = 0;
-            for p in parts {
+            for (p, starts) in parts.iter().zip(&starts) {
                 // Each outer row of the part: `len` contiguous elements, `at` into the output row.
                 let len = p.shape()[dim] * inner;
                 if len == 0 {
                     continue;
                 }
-                p.with_slice::<T, _>("cat", |s, l| {
-                    let src = &s[l.offset..][..outer * len];
-                    for o in 0..outer {
-                        let (from, to) = (&src[o * len..][..len], &mut out[o * row + at..][..len]);
+                p.with_slice::<T, _>("cat", |s, _| {
+                    for (o, &start) in starts.iter().enumerate().take(outer) {
+                        let (from, to) = (&s[start..][..len], &mut out[o * row + at..][..len]);
                         // SAFETY: both ranges were bounds checked just above and are `len` long;
                         // a new buffer and a part's storage do not overlap.
                         unsafe { std::ptr::copy_nonoverlapping(from.as_ptr(), to.as_mut_ptr().cast::<T>(), len) };

@@ -640,6 +640,34 @@ def test_cat_stack(data):
     check(rstorch.stack([t for t, _ in same], sd), np.stack([a.astype(dtype) for _, a in same], sd), dtype)
 
 
+@settings(max_examples=60)
+@given(st.data())
+def test_cat_of_views(data):
+    """Parts that are narrows (rows apart, each one run: the copy takes them in place),
+    transposes and steps of wider tensors, joined along any dim, as numpy joins copies."""
+    shape = data.draw(nonempty_shapes)
+    d = data.draw(st.integers(0, len(shape) - 1))
+    parts, arrays = [], []
+    for _ in range(data.draw(st.integers(1, 3))):
+        s = list(shape)
+        s[d] = data.draw(st.integers(0, 3))
+        wide = list(s)
+        wide[d] += data.draw(st.integers(0, 3))
+        base = rstorch.arange(int(np.prod(wide)), dtype=rstorch.float32).reshape(wide)
+        start = data.draw(st.integers(0, wide[d] - s[d]))
+        view = data.draw(st.sampled_from(["narrow", "transposed", "stepped"]))
+        if view == "narrow":
+            t = base.narrow(d, start, s[d])
+        elif view == "transposed":
+            t = base.narrow(d, start, s[d]).transpose(0, -1).contiguous().transpose(0, -1)
+        else:
+            doubled = rstorch.cat([base, base], -1)
+            t = doubled[..., ::2].narrow(d, start, s[d])
+        parts.append(t)
+        arrays.append(t.numpy().copy())
+    check(rstorch.cat(parts, d), np.concatenate(arrays, d), "float32")
+
+
 @given(tensors(shape_st=nonempty_shapes), st.data())
 def test_unbind(pair, data):
     x, a = pair
