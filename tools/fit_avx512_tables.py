@@ -135,12 +135,17 @@ def gelu_tables():
     phi = lambda a: mp.erfc(a / mp.sqrt(2)) / 2  # noqa: E731
     half_erfcx = lambda a: mp.erfc(a / mp.sqrt(2)) * mp.exp(a * a / 2) / 2  # noqa: E731
     slope = lambda a: phi(a) - a * mp.exp(-a * a / 2) / mp.sqrt(2 * mp.pi)  # noqa: E731
+    log_erfcx = lambda t: -mp.log(mp.erfc(t) * mp.exp(t * t))  # noqa: E731
     for name, f, scale, degree, floor, what in (
         ("NEAR", phi, 8, 5, 0.0, "Phi(-a) for a = |x| in [0, 3.9375): a = (k + u) / 8"),
         ("FAR", half_erfcx, 2, 6, 0.0, "Phi(-a) e^(a^2/2) for a = |x| in [0, 15.75): a = (k + u) / 2"),
         ("SLOPE", slope, 8, 5, 2**-6, "gelu'(-a) = Phi(-a) - a phi(a) for a = |x| in [0, 3.9375): a = (k + u) / 8"),
+        ("LOG_ERFCX", log_erfcx, None, 6, 1.0, "-ln erfcx(t), t = |x| < 11.875: t = (k + u) / 4 below 3.875, (k + u - 7.75) / 2 above"),
     ):
-        cols, worst, step = piecewise(f, lambda k, u, s=scale: (k + u) / s, degree, floor)
+        if scale is None:
+            cols, worst, step = piecewise(f, lambda k, u: (k + u) / 4 if k < 16 else (k + u - 7.75) / 2, degree, floor)
+        else:
+            cols, worst, step = piecewise(f, lambda k, u, s=scale: (k + u) / s, degree, floor)
         relative = "relative" if floor == 0 else f"relative to |value| + 2^{np.log2(floor):.0f}"
         print()
         print(f"// {what}, degree {degree}: within {worst:.2e} (2^{np.log2(worst):.1f}) {relative}; |rest| <= {step:.3f} of that.")

@@ -16,10 +16,9 @@ use super::buffer::written_output;
 use super::elementwise::map1;
 use super::parallel::for_each_chunk_weighted;
 use super::simd::zip_slices;
-use super::vecmath::{erfc_gauss, exp, sigmoid, tanh};
+use super::vecmath::{exp, gelu_slope, sigmoid, tanh};
 use super::vecmath_f32;
 
-const FRAC_1_SQRT_2PI: f64 = 0.3989422804014327; // 1/sqrt(2 pi)
 const SQRT_2_OVER_PI: f64 = 0.7978845608028654; // sqrt(2/pi)
 
 /// Which derivative multiplies the incoming gradient (the parameters as the ops take them).
@@ -52,20 +51,6 @@ pub enum ActGrad {
     Sigmoid,
     /// `g / (x scale + shift)`: the log family's (log 1, 0; log2 ln2, 0; log10 ln10, 0; log1p 1, 1).
     Reciprocal { scale: f64, shift: f64 },
-}
-
-/// g gelu'(x) of float32 operands (float64 lanes, float32's polynomials): the AVX-512 kernel's
-/// for the lanes it leaves out, as `run_f32`'s.
-pub(crate) fn gelu_grad_f32(g: f32, x: f32) -> f32 {
-    (g as f64 * gelu_slope::<true>(x as f64)) as f32
-}
-
-/// gelu'(x) = Φ(x) + x φ(x) (Φ as erfc(-x/√2)/2, keeping the left tail's digits).
-#[inline(always)]
-fn gelu_slope<const L: bool>(x: f64) -> f64 {
-    // e^(-u^2) at u = -x / sqrt 2 is the density's e^(-x^2 / 2): erfc's own, not a second exp.
-    let (c, gauss) = erfc_gauss::<L>(-x * std::f64::consts::FRAC_1_SQRT_2);
-    0.5 * c + x * FRAC_1_SQRT_2PI * gauss
 }
 
 /// The tanh form's slope: (1 + t)/2 + x (1 - t²) u'/2 with t = tanh(u), u = √(2/π)(x + 0.044715 x³).

@@ -229,6 +229,7 @@ fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
         | UnaryOp::Log2
         | UnaryOp::Log10
         | UnaryOp::Gelu
+        | UnaryOp::Erfc
             if avx512().is_some() =>
         {
             avx512_kernel(op, avx512().expect("checked"), t)
@@ -277,6 +278,7 @@ fn avx512_kernel<D: Target<f32>>(op: UnaryOp, simd: pulp::x86::V4, t: D) -> Resu
         UnaryOp::Sin => t.map_slices(vecmath_avx512_trig::Sin(simd)),
         UnaryOp::Cos => t.map_slices(vecmath_avx512_trig::Cos(simd)),
         UnaryOp::Gelu => t.map_slices(vecmath_avx512_gelu::Gelu(simd)),
+        UnaryOp::Erfc => t.map_slices(vecmath_avx512_gelu::Erfc(simd)),
         _ => f32::apply(op, t),
     }
 }

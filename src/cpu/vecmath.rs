@@ -461,6 +461,15 @@ pub fn gelu<const L: bool>(x: f64) -> f64 {
     0.5 * x * erfc::<L>(-x * std::f64::consts::FRAC_1_SQRT_2)
 }
 
+/// gelu'(x) = Φ(x) + x φ(x) (Φ as erfc(-x/√2)/2, keeping the left tail's digits).
+#[inline(always)]
+pub fn gelu_slope<const L: bool>(x: f64) -> f64 {
+    const FRAC_1_SQRT_2PI: f64 = 0.3989422804014327; // 1/sqrt(2 pi)
+                                                     // e^(-u^2) at u = -x / sqrt 2 is the density's e^(-x^2 / 2): erfc's own, not a second exp.
+    let (c, gauss) = erfc_gauss::<L>(-x * std::f64::consts::FRAC_1_SQRT_2);
+    0.5 * c + x * FRAC_1_SQRT_2PI * gauss
+}
+
 /// `gelu(x, approximate='tanh') = x (1 + tanh(u)) / 2 = x sigmoid(2u)`,
 /// u = sqrt(2/pi) (x + 0.044715 x^3).
 #[inline(always)]
