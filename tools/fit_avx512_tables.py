@@ -2,7 +2,9 @@
     /work/torchref/bin/python tools/fit_avx512_tables.py
 prints INV_C, LN_C_HI, LN_C_LO, LN2 and Q (float32 log family) and SIN_P, COS_P (float32 sin and cos through float64);
     /work/torchref/bin/python tools/fit_avx512_tables.py gelu > src/cpu/vecmath_avx512_gelu_tables.rs
-writes the module of gelu's tables (src/cpu/vecmath_avx512_gelu.rs), which `cargo fmt` then leaves as it is.
+writes the module of gelu's tables (src/cpu/vecmath_avx512_gelu.rs), which `cargo fmt` then leaves as it is;
+    /work/torchref/bin/python tools/fit_avx512_tables.py erfinv > src/cpu/vecmath_avx512_erfinv_tables.rs
+the module of erfinv's float64 tables (src/cpu/vecmath_avx512_erfinv.rs).
 
 The log table: m in [0.75, 1.5) falls in 32 intervals by its five leading fraction bits (width 1/32 above 1, 1/64 below).
 Each interval's 1/c is a multiple of 2^-q with q as large as keeps r = m (1/c) - 1 exact at both ends (r is a multiple of
@@ -155,11 +157,53 @@ def gelu_tables():
             print(f"pub(crate) const {name}_{n}: [f32; 32] = [{', '.join(repr(v) for v in col)}];")
 
 
+def erfinv_tables():
+    """erfinv's float64 tables: its log's 1/c and -ln(1/c) for m in [1, 2) by four leading fraction bits (c the interval's
+    centre, 1/c rounded to float64 and its log taken of the rounded value), and erfinv(a)/a per interval of w = -ln(1 - a^2)
+    in [k, k + 1), k < 16, as a degree-6 polynomial in u = w - k (float64 coefficients, fitted together)."""
+    print("//! Coefficient tables of `vecmath_avx512_erfinv`, printed by tools/fit_avx512_tables.py (`erfinv`).")
+    print("#![allow(clippy::excessive_precision, clippy::unreadable_literal)]")
+    inv_c = [float(1 / (1 + (mp.mpf(j) + 0.5) / 16)) for j in range(16)]
+    print()
+    print("/// 1/c for m in [1 + j/16, 1 + (j + 1)/16), c its centre, rounded to float64.")
+    print("#[rustfmt::skip]")
+    print(f"pub(crate) const LOG_INV_C: [f64; 16] = [{', '.join(repr(v) for v in inv_c)}];")
+    print("/// -ln of each `LOG_INV_C` (of the float64 value): ln m = ln(1 + r) + this, r = m (1/c) - 1.")
+    print("#[rustfmt::skip]")
+    print(f"pub(crate) const LOG_LN_C: [f64; 16] = [{', '.join(repr(float(-mp.log(mp.mpf(v)))) for v in inv_c)}];")
+
+    def ratio(w):
+        if w == 0:
+            return mp.sqrt(mp.pi) / 2
+        a = mp.sqrt(-mp.expm1(-w))
+        return mp.erfinv(a) / a
+
+    degree, cols, worst = 6, [[] for _ in range(7)], 0.0
+    u = chebyshev_nodes(0.0, 1.0, 200)
+    powers = np.stack([u**j for j in range(degree + 1)], 1)
+    for k in range(16):
+        y = np.array([float(ratio(mp.mpf(k) + mp.mpf(float(v)))) for v in u])
+        c = lawson(powers, y, 1 / y, 20)
+        worst = max(worst, float(np.max(np.abs(powers @ c - y) / y)))
+        for col, v in zip(cols, c):
+            col.append(float(v))
+    print()
+    print(f"/// erfinv(a)/a for w = -ln(1 - a^2) in [k, k + 1): coefficient j of u^j, u = w - k, within {worst:.1e} relative.")
+    print("#[rustfmt::skip]")
+    print("pub(crate) const RATIO: [[f64; 16]; 7] = [")
+    for col in cols:
+        print(f"    [{', '.join(repr(v) for v in col)}],")
+    print("];")
+
+
 if __name__ == "__main__":
     import sys
 
     if sys.argv[1:] == ["gelu"]:
         gelu_tables()
+        sys.exit()
+    if sys.argv[1:] == ["erfinv"]:
+        erfinv_tables()
         sys.exit()
     log_table()
     log_q(-0.0206, 0.03126)

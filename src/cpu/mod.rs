@@ -44,6 +44,10 @@ pub mod vecmath;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512;
 #[cfg(target_arch = "x86_64")]
+mod vecmath_avx512_erfinv;
+#[cfg(target_arch = "x86_64")]
+mod vecmath_avx512_erfinv_tables;
+#[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_gelu;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_gelu_tables;
@@ -60,7 +64,7 @@ mod vecmath_f32log;
 mod vecmath_f32trig;
 pub(crate) mod vecmath_gamma;
 pub mod vecmath_special;
-mod vecmath_trig;
+pub(crate) mod vecmath_trig;
 pub mod walk;
 pub mod workers;
 pub use backend::Cpu;

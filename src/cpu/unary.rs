@@ -17,6 +17,8 @@ use crate::cpu::vecmath::VecMath;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512;
 #[cfg(target_arch = "x86_64")]
+use crate::cpu::vecmath_avx512_erfinv;
+#[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_gelu;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_log;
@@ -204,6 +206,8 @@ fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
             #[inline(always)]
             |x: f32| lgamma_f32(x as f64) as f32,
         ),
+        #[cfg(target_arch = "x86_64")]
+        UnaryOp::Erfinv if avx512().is_some() => avx512_kernel(op, avx512().expect("checked"), t),
         // Blocks whose every |x| is at most 0.99 skip erfinv's tail piece.
         UnaryOp::Erfinv => t.map_split(
             #[inline(always)]
@@ -279,6 +283,7 @@ fn avx512_kernel<D: Target<f32>>(op: UnaryOp, simd: pulp::x86::V4, t: D) -> Resu
         UnaryOp::Cos => t.map_slices(vecmath_avx512_trig::Cos(simd)),
         UnaryOp::Gelu => t.map_slices(vecmath_avx512_gelu::Gelu(simd)),
         UnaryOp::Erfc => t.map_slices(vecmath_avx512_gelu::Erfc(simd)),
+        UnaryOp::Erfinv => t.map_slices(vecmath_avx512_erfinv::Erfinv(simd)),
         _ => f32::apply(op, t),
     }
 }
