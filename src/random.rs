@@ -75,6 +75,27 @@ impl Rng {
         (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
     }
 
+    /// Standard normal values written to every element of `out`, `map` applied to each (a mean and std, a cast): Box-Muller
+    /// on pairs of draws, both values of each pair kept. A block of `NORMAL_BLOCK` pairs draws its
+    /// u1s, then its u2s, and gives its cosines, then its sines; the transform runs vectorised on
+    /// the block (float32-accurate when `FLOAT32`, the C library's log, sin and cos otherwise).
+    pub fn fill_normal<const FLOAT32: bool, T>(&mut self, out: &mut [std::mem::MaybeUninit<T>], map: impl Fn(f64) -> T) {
+        let mut draws = [0u64; 2 * NORMAL_BLOCK];
+        let mut z = [0f64; 2 * NORMAL_BLOCK];
+        for chunk in out.chunks_mut(2 * NORMAL_BLOCK) {
+            let pairs = chunk.len().div_ceil(2);
+            for d in &mut draws[..2 * pairs] {
+                *d = self.next_u64();
+            }
+            let (u1, u2) = draws[..2 * pairs].split_at(pairs);
+            let (cos_part, sin_part) = z[..2 * pairs].split_at_mut(pairs);
+            crate::cpu::simd::dispatch(BoxMuller::<FLOAT32> { u1, u2, cos_part, sin_part });
+            for (o, &v) in chunk.iter_mut().zip(&z[..]) {
+                o.write(map(v));
+            }
+        }
+    }
+
     /// Uniform integer in [0, n), without modulo bias.
     pub fn below(&mut self, n: u64) -> u64 {
         if n == 0 {
@@ -85,6 +106,41 @@ impl Rng {
             let v = self.next_u64();
             if v <= zone {
                 return v % n;
+            }
+        }
+    }
+}
+
+/// Pairs of draws per block of `Rng::fill_normal`: enough for the transform to vectorise, few
+/// enough to stay in the first-level cache.
+const NORMAL_BLOCK: usize = 128;
+
+/// Box-Muller on a block: r = sqrt(-2 ln u1) with u1 in (0, 1], θ = 2π u2 with u2 in [0, 1) (53
+/// random bits each), r cos θ and r sin θ. A `WithSimd` loop so that it compiles for the CPU's
+/// widest vectors (`cpu::simd`).
+struct BoxMuller<'a, const FLOAT32: bool> {
+    u1: &'a [u64],
+    u2: &'a [u64],
+    cos_part: &'a mut [f64],
+    sin_part: &'a mut [f64],
+}
+
+impl<const FLOAT32: bool> pulp::WithSimd for BoxMuller<'_, FLOAT32> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _: S) {
+        let unit = |d: u64| (d >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        let parts = self.cos_part.iter_mut().zip(self.sin_part.iter_mut());
+        for ((c, s), (&d1, &d2)) in parts.zip(self.u1.iter().zip(self.u2)) {
+            let (u1, u2) = (1.0 - unit(d1), unit(d2));
+            if FLOAT32 {
+                let r = (-2.0 * crate::cpu::vecmath::log::<true>(u1)).sqrt();
+                let (sin, cos) = crate::cpu::vecmath_trig::sin_cos_turns(u2);
+                (*c, *s) = (r * cos, r * sin);
+            } else {
+                let r = (-2.0 * u1.ln()).sqrt();
+                let (sin, cos) = (2.0 * std::f64::consts::PI * u2).sin_cos();
+                (*c, *s) = (r * cos, r * sin);
             }
         }
     }
@@ -119,5 +175,37 @@ impl Generator {
     pub fn default_generator() -> &'static Generator {
         static DEFAULT: OnceLock<Generator> = OnceLock::new();
         DEFAULT.get_or_init(|| Generator::new(67280421310721))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::MaybeUninit;
+
+    fn normals<const FLOAT32: bool>(seed: u64, n: usize) -> Vec<f64> {
+        let mut out = vec![MaybeUninit::uninit(); n];
+        Rng::new(seed).fill_normal::<FLOAT32, f64>(&mut out, |z| z);
+        out.into_iter().map(|v| unsafe { v.assume_init() }).collect()
+    }
+
+    #[test]
+    fn normal_fill_has_the_standard_moments_and_both_paths_agree() {
+        // An odd length across several blocks: the last pair's sine is dropped.
+        let n = 1_000_001;
+        let (fast, exact) = (normals::<true>(7, n), normals::<false>(7, n));
+        for (a, b) in fast.iter().zip(&exact) {
+            assert!((a - b).abs() <= 1e-11 * (1.0 + b.abs()), "{a} vs {b}");
+        }
+        let mean = exact.iter().sum::<f64>() / n as f64;
+        let moment = |k: i32| exact.iter().map(|z| (z - mean).powi(k)).sum::<f64>() / n as f64;
+        // Standard errors at a million samples: 1e-3 (mean), 1.4e-3 (variance), 5e-3 (skew), 2.5e-2 (kurtosis).
+        assert!(mean.abs() < 5e-3 && (moment(2) - 1.0).abs() < 7e-3, "{mean} {}", moment(2));
+        assert!(moment(3).abs() < 2.5e-2 && (moment(4) - 3.0).abs() < 0.12, "{} {}", moment(3), moment(4));
+        // The tail past 4 sigma: 6.3e-5 of the samples.
+        let tail = exact.iter().filter(|z| z.abs() > 4.0).count() as f64 / n as f64;
+        assert!((tail - 6.334e-5).abs() < 2.5e-5, "{tail}");
+        // A prefix of a longer fill is not the shorter fill (blocks pair draws), but the same length repeats.
+        assert_eq!(normals::<true>(7, 300), normals::<true>(7, 300));
     }
 }

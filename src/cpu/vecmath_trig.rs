@@ -118,6 +118,20 @@ fn sin_cos_reduced(r: f64) -> (f64, f64) {
     ((r * z).mul_add(poly(z, &SIN_SHORT), r), z.mul_add(poly(z, &COS_SHORT), 1.0))
 }
 
+/// sin and cos of 2π u for u in [0, 1], to float32's needs (`SIN_SHORT`, `COS_SHORT`): 4u = q + f
+/// exactly (q = round(4u), |f| <= 1/2), so the reduced argument f π/2 has no reduction error,
+/// then q quarter turns as `cos_f32`'s quadrants. Branch-free: Box-Muller's angles
+/// (`Rng::fill_normal`) vectorise.
+#[inline(always)]
+pub(crate) fn sin_cos_turns(u: f64) -> (f64, f64) {
+    let v = 4.0 * u;
+    let n = v.round_ties_even();
+    let (s, c) = sin_cos_reduced((v - n) * std::f64::consts::FRAC_PI_2);
+    let q = int_bits(n);
+    let odd = q & 1 == 1;
+    (negate_if(if odd { c } else { s }, q), negate_if(if odd { s } else { c }, q + 1))
+}
+
 /// `v` or `-v` by bit 1 of `q`.
 #[inline(always)]
 fn negate_if(v: f64, q: i64) -> f64 {

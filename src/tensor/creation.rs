@@ -1,6 +1,6 @@
 //! Factories: filled tensors, ranges, identity matrices and random tensors.
 
-use crate::cpu::buffer::{collect_n, filled, with_capacity};
+use crate::cpu::buffer::{collect_n, filled, with_capacity, written_output};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::random::Generator;
@@ -95,7 +95,17 @@ impl Tensor {
     pub fn rand_normal(shape: &[usize], mean: f64, std: f64, dtype: DType, gen: &Generator) -> Result<Tensor> {
         let n = elements(shape, dtype)?;
         let mut g = gen.lock();
-        with_dtype!(dtype, T => Tensor::from_vec(collect_n(n, (0..n).map(|_| T::from_f64(mean + std * g.next_normal())))?, shape))
+        with_dtype!(dtype, T => {
+            let at = |z: f64| T::from_f64(mean + std * z);
+            let v: Vec<T> = written_output(n, |out| {
+                if dtype == DType::F64 {
+                    g.fill_normal::<false, T>(out, at)
+                } else {
+                    g.fill_normal::<true, T>(out, at)
+                }
+            })?;
+            Tensor::from_vec(v, shape)
+        })
     }
 
     /// Integers uniform in [low, high).
