@@ -1,4 +1,4 @@
-//! Float32 sin and cos on AVX-512 lanes, computed in float64 halves (8 lanes each) and rounded
+//! Float32 sin, cos and tan on AVX-512 lanes, computed in float64 halves (8 lanes each) and rounded
 //! once. Float64 leaves 29 bits to spare, so a two-constant reduction is exact enough and the
 //! polynomials short: x = n π/8 + r, |r| <= π/16, and sin x = sin(jπ/8) cos r + cos(jπ/8) sin r
 //! with j = n mod 16 read from a 16-entry table by `vpermt2pd` (t's low mantissa bits are n's).
@@ -9,13 +9,13 @@
 //! Past 2^24 (±inf included) lanes take `vecmath_trig`'s exact reduction out of line; NaN flows
 //! through. sin(-0.0) is -0.0 through the table's first entry, -0.0.
 
-use std::arch::x86_64::{__m256, __m512, __m512i, _CMP_GT_OQ};
+use std::arch::x86_64::{__m256, __m512, __m512i, _CMP_EQ_OQ, _CMP_GT_OQ};
 
 use pulp::cast;
 use pulp::x86::V4;
 
 use crate::cpu::vecmath_avx512::{scalar_lanes, slice_kernels};
-use crate::cpu::vecmath_trig::{cos_f32, sin_f32, SMALL_ARGUMENT};
+use crate::cpu::vecmath_trig::{cos_f32, sin_f32, tan_f32, SMALL_ARGUMENT};
 
 /// 1.5 2^52: x 8/π + SHIFTER holds n = round(x 8/π) in its low mantissa bits.
 const SHIFTER: f64 = 6_755_399_441_055_744.0;
@@ -87,7 +87,39 @@ fn half<const COS: bool>(simd: V4, x: __m256) -> __m256 {
     f._mm512_cvtpd_ps(f._mm512_fmadd_pd(at_a, cos_r, f._mm512_mul_pd(slope, sin_r)))
 }
 
-/// sin (or cos) of 16 lanes: two float64 halves; lanes past `SMALL_ARGUMENT` out of line.
+/// tan of 8 float32 lanes through float64: sin(a + r) / cos(a + r) from the same table and
+/// polynomials as `half`, the quotient from `vrcp14pd`, one Newton step (2^-28) and the
+/// remainder's correction (2^-53 more): no divide, whose throughput (16 cycles per 8 lanes)
+/// would bound the loop. cos(a + r) keeps its relative digits near its zeros: there j = 4 or
+/// 12, where it is ∓sin r alone, and elsewhere |a + r| stays π/16 from them.
+#[inline(always)]
+fn tan_half(simd: V4, x: __m256) -> __m256 {
+    let f = simd.avx512f;
+    let c = |v: f64| f._mm512_set1_pd(v);
+    let xd = f._mm512_cvtps_pd(x);
+    let t = f._mm512_fmadd_pd(xd, c(EIGHT_OVER_PI), c(SHIFTER));
+    let n = f._mm512_sub_pd(t, c(SHIFTER));
+    let r = f._mm512_fnmadd_pd(n, c(PIO8.1), f._mm512_fnmadd_pd(n, c(PIO8.0), xd));
+    let z = f._mm512_mul_pd(r, r);
+    let sp = f._mm512_fmadd_pd(f._mm512_fmadd_pd(z, c(SIN_P[2]), c(SIN_P[1])), z, c(SIN_P[0]));
+    let sin_r = f._mm512_mul_pd(r, f._mm512_fmadd_pd(z, sp, c(1.0)));
+    let cp = f._mm512_fmadd_pd(f._mm512_fmadd_pd(z, c(COS_P[2]), c(COS_P[1])), z, c(COS_P[0]));
+    let cos_r = f._mm512_fmadd_pd(z, cp, c(1.0));
+    let index: __m512i = cast(t);
+    let pick = |table: [f64; 16]| {
+        let [low, high]: [[f64; 8]; 2] = cast(table);
+        f._mm512_permutex2var_pd(cast(low), index, cast(high))
+    };
+    let (sin_a, cos_a) = (pick(SIN_J), pick(COS_J));
+    let num = f._mm512_fmadd_pd(sin_a, cos_r, f._mm512_mul_pd(cos_a, sin_r));
+    let den = f._mm512_fnmadd_pd(sin_a, sin_r, f._mm512_mul_pd(cos_a, cos_r));
+    let inv = f._mm512_rcp14_pd(den);
+    let inv = f._mm512_fmadd_pd(inv, f._mm512_fnmadd_pd(den, inv, c(1.0)), inv);
+    let q = f._mm512_mul_pd(num, inv);
+    f._mm512_cvtpd_ps(f._mm512_fmadd_pd(f._mm512_fnmadd_pd(q, den, num), inv, q))
+}
+
+/// sin (or cos, when `COS`) of 16 lanes: two float64 halves; lanes past `SMALL_ARGUMENT` out of line.
 #[inline(always)]
 fn sin_cos16<const COS: bool>(simd: V4, x: __m512) -> __m512 {
     let f = simd.avx512f;
@@ -95,13 +127,34 @@ fn sin_cos16<const COS: bool>(simd: V4, x: __m512) -> __m512 {
     let low = half::<COS>(simd, f._mm512_castps512_ps256(x));
     let high = half::<COS>(simd, dq._mm512_extractf32x8_ps::<1>(x));
     let v = dq._mm512_insertf32x8::<1>(f._mm512_castps256_ps512(low), high);
-    let magnitude = dq._mm512_andnot_ps(f._mm512_set1_ps(-0.0), x);
+    with_exact_past_small(simd, x, v, if COS { exact_cos } else { exact_sin })
+}
+
+/// `v` with its lanes past `SMALL_ARGUMENT` (and ±inf) replaced by `exact` of them.
+#[inline(always)]
+fn with_exact_past_small(simd: V4, x: __m512, v: __m512, exact: fn(f32) -> f32) -> __m512 {
+    let f = simd.avx512f;
+    let magnitude = simd.avx512dq._mm512_andnot_ps(f._mm512_set1_ps(-0.0), x);
     let far = f._mm512_cmp_ps_mask::<_CMP_GT_OQ>(magnitude, f._mm512_set1_ps(SMALL_ARGUMENT));
     if far == 0 {
         v
     } else {
-        scalar_lanes(x, v, far, if COS { exact_cos } else { exact_sin })
+        scalar_lanes(x, v, far, exact)
     }
+}
+
+/// tan of 16 lanes; ±0 gives itself (the quotient's correction would turn -0 into +0).
+#[inline(always)]
+fn tan16(simd: V4, x: __m512) -> __m512 {
+    let f = simd.avx512f;
+    let dq = simd.avx512dq;
+    // The halves written out (as `sin_cos16`): a lane function passed as a value was left
+    // uninlined, every intrinsic a call (40 times slower).
+    let low = tan_half(simd, f._mm512_castps512_ps256(x));
+    let high = tan_half(simd, dq._mm512_extractf32x8_ps::<1>(x));
+    let v = dq._mm512_insertf32x8::<1>(f._mm512_castps256_ps512(low), high);
+    let zero = f._mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, f._mm512_setzero_ps());
+    with_exact_past_small(simd, x, f._mm512_mask_blend_ps(zero, v, x), exact_tan)
 }
 
 /// The exact reduction's sin and cos (`vecmath_trig`), for the lanes past `SMALL_ARGUMENT`.
@@ -111,6 +164,10 @@ fn exact_sin(x: f32) -> f32 {
 
 fn exact_cos(x: f32) -> f32 {
     cos_f32::<false>(x as f64) as f32
+}
+
+fn exact_tan(x: f32) -> f32 {
+    tan_f32::<false>(x as f64) as f32
 }
 
 #[inline(always)]
@@ -128,6 +185,8 @@ slice_kernels! {
     Sin => sin16;
     /// `cos` of float32.
     Cos => cos16;
+    /// `tan` of float32.
+    Tan => tan16;
 }
 
 #[cfg(test)]
@@ -136,14 +195,17 @@ mod tests {
     use crate::cpu::vecmath_avx512::tests::{grid, run, worst_inside};
 
     #[test]
-    fn sin_and_cos_within_half_an_ulp_and_the_exact_reduction_past_it() {
+    fn sin_cos_and_tan_within_half_an_ulp_and_the_exact_reduction_past_it() {
         let Some(simd) = crate::cpu::simd::avx512() else {
             return;
         };
         let x = grid();
         type Case = (&'static str, fn(f64) -> f64, fn(f32) -> f32);
-        let cases: [(Case, Vec<f32>); 2] =
-            [(("sin", f64::sin, exact_sin), run(&Sin(simd), &x)), (("cos", f64::cos, exact_cos), run(&Cos(simd), &x))];
+        let cases: [(Case, Vec<f32>); 3] = [
+            (("sin", f64::sin, exact_sin), run(&Sin(simd), &x)),
+            (("cos", f64::cos, exact_cos), run(&Cos(simd), &x)),
+            (("tan", f64::tan, exact_tan), run(&Tan(simd), &x)),
+        ];
         for ((name, exact, far), got) in cases {
             let (e, at) = worst_inside(name, &x, &got, exact, |x| x.abs() <= SMALL_ARGUMENT, far);
             assert!(e <= 0.5001, "{name}: {e} ulp at {at:e}");
@@ -153,6 +215,9 @@ mod tests {
         for (&x, (s, c)) in specials.iter().zip(run(&Sin(simd), &specials).into_iter().zip(run(&Cos(simd), &specials))) {
             assert!(same(s, exact_sin(x)), "sin({x:e}): {s:e}");
             assert!(same(c, exact_cos(x)), "cos({x:e}): {c:e}");
+        }
+        for (&x, t) in specials.iter().zip(run(&Tan(simd), &specials)) {
+            assert!(same(t, exact_tan(x)), "tan({x:e}): {t:e}");
         }
     }
 }
