@@ -295,6 +295,25 @@ def test_dropout():
         F.dropout(x, 1.5)
 
 
+def test_dropout_of_a_view_keeps_its_layout_and_masks_elementwise():
+    # The mask is drawn in the input's memory order (PyTorch's empty_like(input).bernoulli_()):
+    # a transposed input gives a transposed result; the gradient flows through the same mask.
+    rstorch.manual_seed(1)
+    base = rstorch.randn(60, 40)
+    x = base.t().requires_grad_()
+    y = F.dropout(x, 0.25)
+    assert y.shape == (40, 60) and y.stride() == x.stride() == (1, 40)
+    got, want = y.detach().numpy(), x.detach().numpy()
+    dropped = got == 0
+    np.testing.assert_allclose(got[~dropped], want[~dropped] / 0.75, rtol=1e-6)
+    assert 0.19 < dropped.mean() < 0.31
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.where(dropped, 0.0, 1 / 0.75), rtol=1e-6)
+    stepped = rstorch.ones(30, 40)[::2, 1::3]
+    z = F.dropout(stepped, 0.5).numpy()
+    assert z.shape == (15, 13) and set(np.unique(z)) <= {0.0, 2.0}
+
+
 def test_one_hot_and_interpolate_nearest_values():
     assert F.one_hot(rstorch.tensor([0, 2, 1])).tolist() == [[1, 0, 0], [0, 0, 1], [0, 1, 0]]
     assert F.one_hot(rstorch.tensor([1]), 4).dtype == rstorch.int64

@@ -25,7 +25,7 @@ fn apply_mask(input: &Tensor, mask_shape: &[usize], p: f64, inplace: bool) -> Re
         if !dtype.is_floating_point() {
             return Err(Error::Runtime(format!("result type Float can't be cast to the desired output type {}", dtype.title_name())));
         }
-        let draws = Tensor::rand_uniform(mask_shape, 0.0, 1.0, dtype, Generator::default_generator())?.to_device(input.device())?;
+        let draws = draws_like(input, mask_shape)?;
         let keep = draws.binary_scalar(B::Ge, Scalar::Float(p), false)?;
         // The mask holds 0 or the scale in the input's dtype: one kernel after the comparison.
         let scale = Tensor::scalar_tensor(Scalar::Float(1.0 / (1.0 - p)), dtype)?.to_device(input.device())?;
@@ -36,6 +36,26 @@ fn apply_mask(input: &Tensor, mask_shape: &[usize], p: f64, inplace: bool) -> Re
     }
     input.assign_result_(&out)?;
     Ok(input.clone())
+}
+
+/// Uniform draws of `mask_shape` on `input`'s device; an elementwise mask is laid out in
+/// `input`'s memory order (PyTorch's `empty_like(input).bernoulli_()`), so that the product
+/// streams through both storages instead of reading one across its rows.
+fn draws_like(input: &Tensor, mask_shape: &[usize]) -> Result<Tensor> {
+    let generator = Generator::default_generator();
+    let order = if mask_shape == input.shape() { crate::result_layout::preserved_order(input.layout()) } else { None };
+    let draws = match order {
+        None => Tensor::rand_uniform(mask_shape, 0.0, 1.0, input.dtype(), generator)?,
+        Some(order) => {
+            let permuted: Vec<usize> = order.perm.iter().map(|&d| mask_shape[d]).collect();
+            let mut back = vec![0i64; order.perm.len()];
+            for (i, &d) in order.perm.iter().enumerate() {
+                back[d] = i as i64;
+            }
+            Tensor::rand_uniform(&permuted, 0.0, 1.0, input.dtype(), generator)?.permute(&back)?
+        }
+    };
+    draws.to_device(input.device())
 }
 
 /// `F.dropout(input, p, training, inplace)`: `input` itself outside training or for `p` 0.
