@@ -249,7 +249,12 @@ pub(crate) fn atan_core<const L: bool>(a: f64) -> f64 {
     let far = c == f64::INFINITY;
     let num = if far { -1.0 } else { a - c };
     let den = if far { a } else { a.mul_add(c, 1.0) };
-    let t = num / den;
+    atan_series::<L>(num / den, hi, lo)
+}
+
+/// atan c + atan t for |t| <= 1/4, atan c given in two words.
+#[inline(always)]
+fn atan_series<const L: bool>(t: f64, hi: f64, lo: f64) -> f64 {
     let z = t * t;
     let p = if L { poly(z, &ATAN_SHORT) } else { poly(z, &ATAN_LONG) };
     hi + (t + (t * z).mul_add(p, lo))
@@ -268,12 +273,24 @@ pub fn atan2<const L: bool>(y: f64, x: f64) -> f64 {
     let (ay, ax) = (y.abs(), x.abs());
     let swap = ay > ax;
     let (num, den) = if swap { (ax, ay) } else { (ay, ax) };
-    let t = num / den;
-    // Both infinite: π/4 (reflected); the smaller zero (both zero included): 0 (reflected).
-    // A NaN fails every comparison and stays.
-    let t = if num == den { 1.0 } else { t };
-    let t = if num == 0.0 && !den.is_nan() { 0.0 } else { t };
-    let v = atan_core::<L>(t);
+    // atan(num/den) = atan c + atan((num - c den) / (den + c num)), c in {0, 1/2, 1} chosen so
+    // that the second quotient stays within 1/4: one division rather than num/den and then
+    // atan_core's (the loop waits on each). num - c den is exact (c den is, and within the
+    // chosen range the two are near enough).
+    let zero = num == 0.0 && !den.is_nan();
+    let (c, hi, lo): (f64, f64, f64) = if zero || num < 0.25 * den {
+        (0.0, 0.0, 0.0)
+    } else if num < 0.8 * den {
+        (0.5, 0.4636476090008061, 2.2698777452961687e-17)
+    } else {
+        (1.0, std::f64::consts::FRAC_PI_4, 3.061616997868383e-17)
+    };
+    let t = (-c).mul_add(den, num) / c.mul_add(num, den);
+    // Both infinite: π/4 (reflected); the smaller zero (both zero included) or finite against
+    // an infinite larger (where c den would be 0 inf): 0 (reflected). A NaN fails every
+    // comparison and stays.
+    let t = if num == den || zero || (den == f64::INFINITY && num < den) { 0.0 } else { t };
+    let v = atan_series::<L>(t, hi, lo);
     let v = if swap { pio2_minus(v) } else { v };
     let v = if x.is_sign_negative() { pi_minus(v) } else { v };
     v.copysign(y)
