@@ -9,7 +9,7 @@
 //! Past 2^24 (±inf included) lanes take `vecmath_trig`'s exact reduction out of line; NaN flows
 //! through. sin(-0.0) is -0.0 through the table's first entry, -0.0.
 
-use std::arch::x86_64::{__m256, __m512, __m512i, _CMP_EQ_OQ, _CMP_GT_OQ};
+use std::arch::x86_64::{__m256, __m512, __m512d, __m512i, _CMP_EQ_OQ, _CMP_GT_OQ};
 
 use pulp::cast;
 use pulp::x86::V4;
@@ -62,9 +62,10 @@ const fn rotated(quarter: bool, negate: bool) -> [f64; 16] {
 const COS_J: [f64; 16] = rotated(true, false);
 const MINUS_SIN_J: [f64; 16] = rotated(false, true);
 
-/// sin (or cos, when `COS`) of 8 float32 lanes, through float64.
+/// 8 float32 lanes reduced in float64: x = n π/8 + r, as (sin r, cos r, n) with n's low
+/// bits the table index.
 #[inline(always)]
-fn half<const COS: bool>(simd: V4, x: __m256) -> __m256 {
+fn reduced(simd: V4, x: __m256) -> (__m512d, __m512d, __m512i) {
     let f = simd.avx512f;
     let c = |v: f64| f._mm512_set1_pd(v);
     let xd = f._mm512_cvtps_pd(x);
@@ -77,13 +78,24 @@ fn half<const COS: bool>(simd: V4, x: __m256) -> __m256 {
     let sin_r = f._mm512_mul_pd(r, f._mm512_fmadd_pd(z, sp, c(1.0)));
     let cp = f._mm512_fmadd_pd(f._mm512_fmadd_pd(z, c(COS_P[2]), c(COS_P[1])), z, c(COS_P[0]));
     let cos_r = f._mm512_fmadd_pd(z, cp, c(1.0));
-    let index: __m512i = cast(t);
-    let pick = |table: [f64; 16]| {
-        let [low, high]: [[f64; 8]; 2] = cast(table);
-        f._mm512_permutex2var_pd(cast(low), index, cast(high))
-    };
+    (sin_r, cos_r, cast(t))
+}
+
+/// The 16-entry `table` at each lane's index.
+#[inline(always)]
+fn pick(simd: V4, table: [f64; 16], index: __m512i) -> __m512d {
+    let [low, high]: [[f64; 8]; 2] = cast(table);
+    simd.avx512f._mm512_permutex2var_pd(cast(low), index, cast(high))
+}
+
+/// sin (or cos, when `COS`) of 8 float32 lanes, through float64.
+#[inline(always)]
+fn half<const COS: bool>(simd: V4, x: __m256) -> __m256 {
+    let f = simd.avx512f;
+    let (sin_r, cos_r, index) = reduced(simd, x);
     // sin(a + r) = sin a cos r + cos a sin r; cos(a + r) = cos a cos r - sin a sin r.
-    let (at_a, slope) = if COS { (pick(COS_J), pick(MINUS_SIN_J)) } else { (pick(SIN_J), pick(COS_J)) };
+    let (at_a, slope) =
+        if COS { (pick(simd, COS_J, index), pick(simd, MINUS_SIN_J, index)) } else { (pick(simd, SIN_J, index), pick(simd, COS_J, index)) };
     f._mm512_cvtpd_ps(f._mm512_fmadd_pd(at_a, cos_r, f._mm512_mul_pd(slope, sin_r)))
 }
 
@@ -95,26 +107,13 @@ fn half<const COS: bool>(simd: V4, x: __m256) -> __m256 {
 #[inline(always)]
 fn tan_half(simd: V4, x: __m256) -> __m256 {
     let f = simd.avx512f;
-    let c = |v: f64| f._mm512_set1_pd(v);
-    let xd = f._mm512_cvtps_pd(x);
-    let t = f._mm512_fmadd_pd(xd, c(EIGHT_OVER_PI), c(SHIFTER));
-    let n = f._mm512_sub_pd(t, c(SHIFTER));
-    let r = f._mm512_fnmadd_pd(n, c(PIO8.1), f._mm512_fnmadd_pd(n, c(PIO8.0), xd));
-    let z = f._mm512_mul_pd(r, r);
-    let sp = f._mm512_fmadd_pd(f._mm512_fmadd_pd(z, c(SIN_P[2]), c(SIN_P[1])), z, c(SIN_P[0]));
-    let sin_r = f._mm512_mul_pd(r, f._mm512_fmadd_pd(z, sp, c(1.0)));
-    let cp = f._mm512_fmadd_pd(f._mm512_fmadd_pd(z, c(COS_P[2]), c(COS_P[1])), z, c(COS_P[0]));
-    let cos_r = f._mm512_fmadd_pd(z, cp, c(1.0));
-    let index: __m512i = cast(t);
-    let pick = |table: [f64; 16]| {
-        let [low, high]: [[f64; 8]; 2] = cast(table);
-        f._mm512_permutex2var_pd(cast(low), index, cast(high))
-    };
-    let (sin_a, cos_a) = (pick(SIN_J), pick(COS_J));
+    let (sin_r, cos_r, index) = reduced(simd, x);
+    let (sin_a, cos_a) = (pick(simd, SIN_J, index), pick(simd, COS_J, index));
     let num = f._mm512_fmadd_pd(sin_a, cos_r, f._mm512_mul_pd(cos_a, sin_r));
     let den = f._mm512_fnmadd_pd(sin_a, sin_r, f._mm512_mul_pd(cos_a, cos_r));
+    let one = f._mm512_set1_pd(1.0);
     let inv = f._mm512_rcp14_pd(den);
-    let inv = f._mm512_fmadd_pd(inv, f._mm512_fnmadd_pd(den, inv, c(1.0)), inv);
+    let inv = f._mm512_fmadd_pd(inv, f._mm512_fnmadd_pd(den, inv, one), inv);
     let q = f._mm512_mul_pd(num, inv);
     f._mm512_cvtpd_ps(f._mm512_fmadd_pd(f._mm512_fnmadd_pd(q, den, num), inv, q))
 }
