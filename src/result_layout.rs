@@ -29,6 +29,17 @@ pub struct ResultOrder {
     pub strides: Vec<usize>,
 }
 
+impl ResultOrder {
+    /// The permutation that views a tensor laid out in `perm`'s order back in the original dims.
+    pub fn inverse_perm(&self) -> Vec<usize> {
+        let mut inverse = vec![0; self.perm.len()];
+        for (i, &d) in self.perm.iter().enumerate() {
+            inverse[d] = i;
+        }
+        inverse
+    }
+}
+
 /// The order of an elementwise result of `shape` over operands viewed by `operands` (each of a
 /// shape broadcastable to `shape`, in the op's argument order), or None where it is row-major.
 pub fn result_order(shape: &[usize], operands: &[&Layout]) -> Option<ResultOrder> {
@@ -259,11 +270,7 @@ pub fn compute_in_order(
     let permuted: Vec<Array> = operands.iter().map(|a| a.with_layout(a.layout().permute(&order.perm))).collect();
     let pshape: Vec<usize> = order.perm.iter().map(|&d| shape[d]).collect();
     let out = kernel(&permuted, &pshape)?;
-    let mut inverse = vec![0; order.perm.len()];
-    for (i, &d) in order.perm.iter().enumerate() {
-        inverse[d] = i;
-    }
-    let back = out.layout().permute(&inverse);
+    let back = out.layout().permute(&order.inverse_perm());
     if out.is_contiguous() {
         // The same elements; the strides of size-1 dims as the rule gives them.
         return Ok(out.with_layout(Layout { strides: order.strides, ..back }));

@@ -48,10 +48,7 @@ fn draws_like(input: &Tensor, mask_shape: &[usize]) -> Result<Tensor> {
         None => Tensor::rand_uniform(mask_shape, 0.0, 1.0, input.dtype(), generator)?,
         Some(order) => {
             let permuted: Vec<usize> = order.perm.iter().map(|&d| mask_shape[d]).collect();
-            let mut back = vec![0i64; order.perm.len()];
-            for (i, &d) in order.perm.iter().enumerate() {
-                back[d] = i as i64;
-            }
+            let back: Vec<i64> = order.inverse_perm().into_iter().map(|d| d as i64).collect();
             Tensor::rand_uniform(&permuted, 0.0, 1.0, input.dtype(), generator)?.permute(&back)?
         }
     };
