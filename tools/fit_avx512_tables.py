@@ -4,7 +4,9 @@ prints INV_C, LN_C_HI, LN_C_LO, LN2 and Q (float32 log family) and SIN_P, COS_P 
     /work/torchref/bin/python tools/fit_avx512_tables.py gelu > src/cpu/vecmath_avx512_gelu_tables.rs
 writes the module of gelu's tables (src/cpu/vecmath_avx512_gelu.rs), which `cargo fmt` then leaves as it is;
     /work/torchref/bin/python tools/fit_avx512_tables.py erfinv > src/cpu/vecmath_avx512_erfinv_tables.rs
-the module of erfinv's float64 tables (src/cpu/vecmath_avx512_erfinv.rs).
+the module of erfinv's float64 tables (src/cpu/vecmath_avx512_erfinv.rs);
+    /work/torchref/bin/python tools/fit_avx512_tables.py atan > src/cpu/vecmath_avx512_atan_tables.rs
+the module of atan's float32 tables (src/cpu/vecmath_avx512_atan.rs).
 
 The log table: m in [0.75, 1.5) falls in 32 intervals by its five leading fraction bits (width 1/32 above 1, 1/64 below).
 Each interval's 1/c is a multiple of 2^-q with q as large as keeps r = m (1/c) - 1 exact at both ends (r is a multiple of
@@ -196,11 +198,39 @@ def erfinv_tables():
     print("];")
 
 
+def atan_tables():
+    """atan's float32 tables: atan(c) at the centres c = k/8 (k < 16) and c = 2 + (k - 16)/4 (16 <= k < 31) and π/2 at
+    31, each in two float32 words, and the odd polynomial q + q^3 P(q^2) for |q| <= 1/5.625 (the reduced argument's range),
+    fitted for error relative to atan q with float32 coefficients."""
+    print("//! Coefficient tables of `vecmath_avx512_atan`, printed by tools/fit_avx512_tables.py (`atan`).")
+    print("#![allow(clippy::excessive_precision, clippy::unreadable_literal)]")
+    values = [mp.atan(mp.mpf(k) / 8) for k in range(16)] + [mp.atan(2 + mp.mpf(k) / 4) for k in range(15)] + [mp.pi / 2]
+    high = [f32(v) for v in values]
+    low = [f32(v - mp.mpf(float(h))) for v, h in zip(values, high)]
+    print()
+    print("/// atan(k/8) for k < 16, atan(2 + (k - 16)/4) for 16 <= k < 31, π/2 at 31: the float32 nearest.")
+    print("#[rustfmt::skip]")
+    print(f"pub(crate) const CENTRE_HI: [f32; 32] = [{', '.join(repr(float(v)) for v in high)}];")
+    print("/// What `CENTRE_HI` leaves, rounded to float32.")
+    print("#[rustfmt::skip]")
+    print(f"pub(crate) const CENTRE_LO: [f32; 32] = [{', '.join(repr(float(v)) for v in low)}];")
+    zs = chebyshev_nodes(1e-12, (1 / 5.625) ** 2)
+    ys = np.array([float((mp.atan(mp.sqrt(z)) - mp.sqrt(z)) / mp.sqrt(z) ** 3) for z in zs])
+    # q^3 P's error relative to atan q ~ q: weight q^2.
+    p, err = fit(zs, ys, zs, 3, lambda v: float(f32(v)))
+    print()
+    print(f"/// atan q = q + q^3 (P[0] + P[1] q^2 + P[2] q^4 + P[3] q^6) for |q| <= 1/5.625, within {err:.1e} relative.")
+    print(f"pub(crate) const P: [f32; 4] = [{', '.join(repr(float(v)) for v in p)}];")
+
+
 if __name__ == "__main__":
     import sys
 
     if sys.argv[1:] == ["gelu"]:
         gelu_tables()
+        sys.exit()
+    if sys.argv[1:] == ["atan"]:
+        atan_tables()
         sys.exit()
     if sys.argv[1:] == ["erfinv"]:
         erfinv_tables()

@@ -44,6 +44,10 @@ pub mod vecmath;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512;
 #[cfg(target_arch = "x86_64")]
+mod vecmath_avx512_atan;
+#[cfg(target_arch = "x86_64")]
+mod vecmath_avx512_atan_tables;
+#[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_erfinv;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_erfinv_tables;

@@ -17,6 +17,8 @@ use crate::cpu::vecmath::VecMath;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512;
 #[cfg(target_arch = "x86_64")]
+use crate::cpu::vecmath_avx512_atan;
+#[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_erfinv;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_gelu;
@@ -234,6 +236,7 @@ fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
         | UnaryOp::Log10
         | UnaryOp::Gelu
         | UnaryOp::Erfc
+        | UnaryOp::Atan
             if avx512().is_some() =>
         {
             avx512_kernel(op, avx512().expect("checked"), t)
@@ -285,6 +288,7 @@ fn avx512_kernel<D: Target<f32>>(op: UnaryOp, simd: pulp::x86::V4, t: D) -> Resu
         UnaryOp::Gelu => t.map_slices(vecmath_avx512_gelu::Gelu(simd)),
         UnaryOp::Erfc => t.map_slices(vecmath_avx512_gelu::Erfc(simd)),
         UnaryOp::Erfinv => t.map_slices(vecmath_avx512_erfinv::Erfinv(simd)),
+        UnaryOp::Atan => t.map_slices(vecmath_avx512_atan::Atan(simd)),
         _ => f32::apply(op, t),
     }
 }

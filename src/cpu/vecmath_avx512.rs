@@ -12,7 +12,7 @@
 //! results turn subnormal, the lanes take `vecmath_f32::exp` (one rounding there too), so each
 //! element's result depends on its value only, never on its neighbours or the thread count.
 
-use std::arch::x86_64::{__m512, __m512i};
+use std::arch::x86_64::{__m512, __m512d, __m512i};
 use std::mem::MaybeUninit;
 
 use pulp::cast;
@@ -133,6 +133,16 @@ fn table_times_expm1(simd: V4, t: __m512, r: __m512, rl: Option<__m512>) -> (__m
 pub(crate) fn pick32(simd: V4, index: __m512i, table: &[f32; 32]) -> __m512 {
     let [low, high]: [[f32; 16]; 2] = cast(*table);
     simd.avx512f._mm512_permutex2var_ps(cast(low), index, cast(high))
+}
+
+/// 1.5 2^52: v + SHIFTER_F64 holds round(v) in its low mantissa bits (the float64 kernels' index).
+pub(crate) const SHIFTER_F64: f64 = 6_755_399_441_055_744.0;
+
+/// `table[i]` for the index i in the low four bits of each 64-bit lane (`vpermt2pd`).
+#[inline(always)]
+pub(crate) fn pick16(simd: V4, index: __m512i, table: &[f64; 16]) -> __m512d {
+    let [low, high]: [[f64; 8]; 2] = cast(*table);
+    simd.avx512f._mm512_permutex2var_pd(cast(low), index, cast(high))
 }
 
 /// exp(x) of 16 lanes, for lanes at or above `vecmath_f32::EXP_NORMAL_FLOOR` (normal results),

@@ -15,18 +15,8 @@ use std::arch::x86_64::{__m256, __m512, __m512d, __m512i, _CMP_EQ_OQ, _CMP_LT_OQ
 use pulp::cast;
 use pulp::x86::V4;
 
-use crate::cpu::vecmath_avx512::slice_kernels;
+use crate::cpu::vecmath_avx512::{pick16, slice_kernels, SHIFTER_F64};
 use crate::cpu::vecmath_avx512_erfinv_tables::{LOG_INV_C, LOG_LN_C, RATIO};
-
-/// 1.5 2^52: v + SHIFTER holds round(v) in its low mantissa bits.
-const SHIFTER: f64 = 6_755_399_441_055_744.0;
-
-/// A 16-entry float64 table read at the low four bits of each 64-bit lane of `index`.
-#[inline(always)]
-fn pick16(simd: V4, table: &[f64; 16], index: __m512i) -> __m512d {
-    let [low, high]: [[f64; 8]; 2] = cast(*table);
-    simd.avx512f._mm512_permutex2var_pd(cast(low), index, cast(high))
-}
 
 /// -ln(t) for t in (0, 1]: t = m 2^e (m in [1, 2)), ln m = ln(1 + r) - ln(1/c) with r = m/c - 1,
 /// |r| <= 1/33, and ln(1 + r) from its Taylor series to r^5 (the rest below 2^-32).
@@ -38,14 +28,14 @@ fn minus_log(simd: V4, t: __m512d) -> __m512d {
     let e = f._mm512_getexp_pd(t);
     // m's top four fraction bits: the table index.
     let index = f._mm512_srli_epi64::<48>(cast(m));
-    let r = f._mm512_fmsub_pd(m, pick16(simd, &LOG_INV_C, index), c(1.0));
+    let r = f._mm512_fmsub_pd(m, pick16(simd, index, &LOG_INV_C), c(1.0));
     let mut p = c(-1.0 / 5.0);
     for k in [1.0 / 4.0, -1.0 / 3.0, 1.0 / 2.0] {
         p = f._mm512_fmadd_pd(p, r, c(k));
     }
     // -ln(1 + r) = -r + r^2 (1/2 - r/3 + ...) = r (p r - 1).
     let minus_log1p = f._mm512_mul_pd(r, f._mm512_fmsub_pd(p, r, c(1.0)));
-    let minus_ln_m = f._mm512_sub_pd(minus_log1p, pick16(simd, &LOG_LN_C, index));
+    let minus_ln_m = f._mm512_sub_pd(minus_log1p, pick16(simd, index, &LOG_LN_C));
     f._mm512_fnmadd_pd(e, c(std::f64::consts::LN_2), minus_ln_m)
 }
 
@@ -60,12 +50,12 @@ fn half(simd: V4, a: __m256) -> __m256 {
     // Where t rounds to 1, w may come out a hair below 0: the first interval takes it.
     let w = f._mm512_max_pd(minus_log(simd, t), c(0.0));
     // k = round(w - 1/2) (floor(w) but at ties), u = w - k in [0, 1].
-    let shifted = f._mm512_add_pd(f._mm512_sub_pd(w, c(0.5)), c(SHIFTER));
-    let u = f._mm512_sub_pd(w, f._mm512_sub_pd(shifted, c(SHIFTER)));
+    let shifted = f._mm512_add_pd(f._mm512_sub_pd(w, c(0.5)), c(SHIFTER_F64));
+    let u = f._mm512_sub_pd(w, f._mm512_sub_pd(shifted, c(SHIFTER_F64)));
     let index: __m512i = cast(shifted);
-    let mut p = pick16(simd, &RATIO[6], index);
+    let mut p = pick16(simd, index, &RATIO[6]);
     for coefficients in RATIO[..6].iter().rev() {
-        p = f._mm512_fmadd_pd(p, u, pick16(simd, coefficients, index));
+        p = f._mm512_fmadd_pd(p, u, pick16(simd, index, coefficients));
     }
     f._mm512_cvtpd_ps(f._mm512_mul_pd(ad, p))
 }
