@@ -6,7 +6,9 @@ writes the module of gelu's tables (src/cpu/vecmath_avx512_gelu.rs), which `carg
     /work/torchref/bin/python tools/fit_avx512_tables.py erfinv > src/cpu/vecmath_avx512_erfinv_tables.rs
 the module of erfinv's float64 tables (src/cpu/vecmath_avx512_erfinv.rs);
     /work/torchref/bin/python tools/fit_avx512_tables.py atan > src/cpu/vecmath_avx512_atan_tables.rs
-the module of atan's float32 tables (src/cpu/vecmath_avx512_atan.rs).
+the module of atan's float32 tables (src/cpu/vecmath_avx512_atan.rs);
+    /work/torchref/bin/python tools/fit_avx512_tables.py tanh > src/cpu/vecmath_avx512_tanh_tables.rs
+the module of tanh's float32 tables (src/cpu/vecmath_avx512_tanh.rs).
 
 The log table: m in [0.75, 1.5) falls in 32 intervals by its five leading fraction bits (width 1/32 above 1, 1/64 below).
 Each interval's 1/c is a multiple of 2^-q with q as large as keeps r = m (1/c) - 1 exact at both ends (r is a multiple of
@@ -223,11 +225,70 @@ def atan_tables():
     print(f"pub(crate) const P: [f32; 4] = [{', '.join(repr(float(v)) for v in p)}];")
 
 
+def tanh_interval(k):
+    """tanh's interval k: (centre, w), x = centre + w u with u in [-1/2, 1/2] ([0, 1/2] for k = 0). k = 0 is [0, 2^-4]
+    (it takes x below 1.25 2^-5), 1 to 30 the quarter binades from 1.25 2^-5 to 7, 31 is [7, 9.5] (x is held at 9.5,
+    where tanh rounds to 1; its w of 4 keeps the rescaling exact). Every w is a power of two, so the coefficients of x - centre are exact rescalings."""
+    if k == 0:
+        return mp.mpf(0), mp.mpf(2) ** -3
+    if k == 31:
+        return mp.mpf(8.25), mp.mpf(4)
+    e, quarter = k // 4 - 5, k % 4
+    return mp.mpf(2) ** e * (1 + mp.mpf(quarter) / 4 + mp.mpf(1) / 8), mp.mpf(2) ** e / 4
+
+
+def tanh_tables():
+    """tanh's float32 tables: per interval (`tanh_interval`) its centre, tanh(centre) and the slope in two float32 words
+    each, and degree-2 to 6 coefficients in float32, fitted one at a time for error relative to tanh, each rounded before
+    the next are refitted; all as coefficients of x - centre."""
+    print("//! Coefficient tables of `vecmath_avx512_tanh`, printed by tools/fit_avx512_tables.py (`tanh`): per interval,")
+    print("//! tanh(centre + u) = VALUE + VALUE_LO + (SLOPE + SLOPE_LO) u + C2 u^2 + ... + C6 u^6.")
+    print("#![allow(clippy::excessive_precision, clippy::unreadable_literal)]")
+    degree, names = 6, ["CENTRE", "VALUE", "VALUE_LO", "SLOPE", "SLOPE_LO", "C2", "C3", "C4", "C5", "C6"]
+    cols, worst = {n: [] for n in names}, 0.0
+    for k in range(32):
+        centre, w = tanh_interval(k)
+        # Interval 31's x runs from 7 to 9.5 only.
+        u = chebyshev_nodes(-0.3125, 0.3125, 600) if k == 31 else chebyshev_nodes(0.0 if k == 0 else -0.5, 0.5, 600)
+        y = np.array([float(mp.tanh(centre + w * mp.mpf(float(v)))) for v in u])
+        weight = 1 / np.abs(y)
+        value = mp.tanh(centre)
+        hi = f32(value)
+        lo = f32(value - mp.mpf(float(hi)))
+        rest = y - float(hi) - float(lo)
+        if k == 0:
+            slope = mp.mpf(1) * w  # tanh'(0) = 1 exactly: tanh of a subnormal is itself.
+        else:
+            a = np.stack([u**j for j in range(1, degree + 1)], 1)
+            slope = mp.mpf(float(lawson(a, rest, weight, 100)[0]))
+        s_hi = f32(slope)
+        s_lo = f32(slope - mp.mpf(float(s_hi)))
+        rest = rest - (float(s_hi) + float(s_lo)) * u
+        fixed = []
+        for j in range(2, degree + 1):
+            a = np.stack([u**i for i in range(j, degree + 1)], 1)
+            fitted = sum(c * u**i for i, c in enumerate(fixed, 2))
+            fixed.append(f32(lawson(a, rest - fitted, weight, 100)[0]))
+        err = rest - sum(float(c) * u**i for i, c in enumerate(fixed, 2))
+        worst = max(worst, float(np.max(np.abs(err) * weight)))
+        # Coefficients of x - centre = w u: divide by w^j (a power of two: exact).
+        row = [centre, hi, lo, s_hi / w, s_lo / w] + [c / w**j for j, c in enumerate(fixed, 2)]
+        for n, v in zip(names, row):
+            cols[n].append(float(v))
+    print(f"// Within {worst:.1e} (2^{np.log2(worst):.1f}) relative on every interval.")
+    for n in names:
+        print("#[rustfmt::skip]")
+        print(f"pub(crate) const {n}: [f32; 32] = [{', '.join(repr(v) for v in cols[n])}];")
+
+
 if __name__ == "__main__":
     import sys
 
     if sys.argv[1:] == ["gelu"]:
         gelu_tables()
+        sys.exit()
+    if sys.argv[1:] == ["tanh"]:
+        tanh_tables()
         sys.exit()
     if sys.argv[1:] == ["atan"]:
         atan_tables()

@@ -25,6 +25,8 @@ use crate::cpu::vecmath_avx512_gelu;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_log;
 #[cfg(target_arch = "x86_64")]
+use crate::cpu::vecmath_avx512_tanh;
+#[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_trig;
 use crate::cpu::vecmath_bessel::{
     airy_ai_elem, i0_elem, i0e_elem, i1_elem, i1e_elem, i_f32, i_f32_near, j0_elem, j0_f32, j0_f32_near, j1_elem, j1_f32, k0_elem,
@@ -278,7 +280,7 @@ fn avx512_kernel<D: Target<f32>>(op: UnaryOp, simd: pulp::x86::V4, t: D) -> Resu
         UnaryOp::Exp2 => t.map_slices(k::Exp2(simd)),
         UnaryOp::Sigmoid => t.map_slices(k::Sigmoid(simd)),
         UnaryOp::Silu => t.map_slices(k::Silu(simd)),
-        UnaryOp::Tanh => t.map_slices(k::Tanh(simd)),
+        UnaryOp::Tanh => t.map_slices(vecmath_avx512_tanh::Tanh(simd)),
         UnaryOp::Log => t.map_slices(l::Log(simd)),
         UnaryOp::Log2 => t.map_slices(l::Log2(simd)),
         UnaryOp::Log10 => t.map_slices(l::Log10(simd)),
