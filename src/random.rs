@@ -68,13 +68,6 @@ impl Rng {
         (self.next_u64() >> 40) as f32 * (1.0 / (1u32 << 24) as f32)
     }
 
-    /// Standard normal (Box-Muller).
-    pub fn next_normal(&mut self) -> f64 {
-        let u1 = 1.0 - self.next_f64(); // (0, 1]: log stays finite
-        let u2 = self.next_f64();
-        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
-    }
-
     /// Standard normal values written to every element of `out`, `map` applied to each (a mean and std, a cast): Box-Muller
     /// on pairs of draws, both values of each pair kept. A block of `NORMAL_BLOCK` pairs draws its
     /// u1s, then its u2s, and gives its cosines, then its sines; the transform runs vectorised on

@@ -3,7 +3,7 @@
 //! `Generator` on the host (the probabilities are read there), so a seed gives the same samples
 //! on every device and thread count.
 
-use crate::cpu::buffer::with_capacity;
+use crate::cpu::buffer::{with_capacity, written_output};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -71,6 +71,7 @@ pub enum Law {
 }
 
 impl Law {
+    /// One draw of a law sampled element by element (log-normal draws come in blocks: `sample_law`).
     fn draw(self, rng: &mut Rng) -> f64 {
         // 1 - U lies in (0, 1], so its logarithm is finite.
         let open = |rng: &mut Rng| 1.0 - rng.next_f64();
@@ -78,7 +79,7 @@ impl Law {
             Law::Exponential { lambd } => -open(rng).ln() / lambd,
             // The number of trials to the first success: ceil(ln U / ln(1 - p)), at least one.
             Law::Geometric { p } => (open(rng).ln() / (-p).ln_1p()).ceil().max(1.0),
-            Law::LogNormal { mean, std } => (mean + std * rng.next_normal()).exp(),
+            Law::LogNormal { .. } => unreachable!("log-normal draws are made in blocks by sample_law"),
             Law::Cauchy { median, sigma } => median + sigma * (std::f64::consts::PI * (rng.next_f64() - 0.5)).tan(),
             Law::Bernoulli { p } => f64::from(u8::from(rng.next_f64() < p)),
         }
@@ -89,9 +90,15 @@ impl Tensor {
     /// Draws of `law`, one per element of `shape`, in `dtype` (float64 draws rounded to it).
     pub fn sample_law(shape: &[usize], law: Law, dtype: DType, gen: &Generator) -> Result<Tensor> {
         let n: usize = shape.iter().product();
-        let mut out = with_capacity::<f64>(n)?;
         let mut rng = gen.lock();
-        out.extend((0..n).map(|_| law.draw(&mut rng)));
+        let out = if let Law::LogNormal { mean, std } = law {
+            // exp of normal draws, both values of each Box-Muller pair kept (as randn).
+            written_output(n, |out| rng.fill_normal::<false, f64>(out, |z| (mean + std * z).exp()))?
+        } else {
+            let mut out = with_capacity::<f64>(n)?;
+            out.extend((0..n).map(|_| law.draw(&mut rng)));
+            out
+        };
         drop(rng);
         Tensor::from_vec(out, shape)?.to_dtype(dtype)
     }
