@@ -222,7 +222,9 @@ fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
             |x: f32| erfinv_f32(x as f64) as f32,
         ),
         #[cfg(target_arch = "x86_64")]
-        UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan if avx512().is_some() => avx512_kernel(op, avx512().expect("checked"), t),
+        UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan | UnaryOp::SphericalBesselJ0 if avx512().is_some() => {
+            avx512_kernel(op, avx512().expect("checked"), t)
+        }
         UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan | UnaryOp::BesselJ1 | UnaryOp::BesselY0 | UnaryOp::BesselY1 if small(&t) => {
             small_reduction(op, t)
         }
@@ -287,6 +289,7 @@ fn avx512_kernel<D: Target<f32>>(op: UnaryOp, simd: pulp::x86::V4, t: D) -> Resu
         UnaryOp::Sin => t.map_slices(vecmath_avx512_trig::Sin(simd)),
         UnaryOp::Cos => t.map_slices(vecmath_avx512_trig::Cos(simd)),
         UnaryOp::Tan => t.map_slices(vecmath_avx512_trig::Tan(simd)),
+        UnaryOp::SphericalBesselJ0 => t.map_slices(vecmath_avx512_trig::SphericalJ0(simd)),
         UnaryOp::Gelu => t.map_slices(vecmath_avx512_gelu::Gelu(simd)),
         UnaryOp::Erfc => t.map_slices(vecmath_avx512_gelu::Erfc(simd)),
         UnaryOp::Erfinv => t.map_slices(vecmath_avx512_erfinv::Erfinv(simd)),

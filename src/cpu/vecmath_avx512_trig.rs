@@ -1,4 +1,4 @@
-//! Float32 sin, cos and tan on AVX-512 lanes, computed in float64 halves (8 lanes each) and rounded
+//! Float32 sin, cos and tan (and the spherical Bessel j0, sin x / x) on AVX-512 lanes, computed in float64 halves (8 lanes each) and rounded
 //! once. Float64 leaves 29 bits to spare, so a two-constant reduction is exact enough and the
 //! polynomials short: x = n π/8 + r, |r| <= π/16, and sin x = sin(jπ/8) cos r + cos(jπ/8) sin r
 //! with j = n mod 16 read from a 16-entry table by `vpermt2pd` (t's low mantissa bits are n's).
@@ -14,6 +14,7 @@ use std::arch::x86_64::{__m256, __m512, __m512d, __m512i, _CMP_EQ_OQ, _CMP_GT_OQ
 use pulp::cast;
 use pulp::x86::V4;
 
+use crate::cpu::bessel::spherical_j0;
 use crate::cpu::vecmath_avx512::{scalar_lanes, slice_kernels};
 use crate::cpu::vecmath_trig::{cos_f32, sin_f32, tan_f32, SMALL_ARGUMENT};
 
@@ -88,15 +89,34 @@ fn pick(simd: V4, table: [f64; 16], index: __m512i) -> __m512d {
     simd.avx512f._mm512_permutex2var_pd(cast(low), index, cast(high))
 }
 
-/// sin (or cos, when `COS`) of 8 float32 lanes, through float64.
+/// sin (or cos, when `COS`) of 8 float32 lanes in float64, before its rounding.
 #[inline(always)]
-fn half<const COS: bool>(simd: V4, x: __m256) -> __m256 {
+fn sin_cos_wide<const COS: bool>(simd: V4, x: __m256) -> __m512d {
     let f = simd.avx512f;
     let (sin_r, cos_r, index) = reduced(simd, x);
     // sin(a + r) = sin a cos r + cos a sin r; cos(a + r) = cos a cos r - sin a sin r.
     let (at_a, slope) =
         if COS { (pick(simd, COS_J, index), pick(simd, MINUS_SIN_J, index)) } else { (pick(simd, SIN_J, index), pick(simd, COS_J, index)) };
-    f._mm512_cvtpd_ps(f._mm512_fmadd_pd(at_a, cos_r, f._mm512_mul_pd(slope, sin_r)))
+    f._mm512_fmadd_pd(at_a, cos_r, f._mm512_mul_pd(slope, sin_r))
+}
+
+/// sin (or cos, when `COS`) of 8 float32 lanes, through float64.
+#[inline(always)]
+fn half<const COS: bool>(simd: V4, x: __m256) -> __m256 {
+    simd.avx512f._mm512_cvtpd_ps(sin_cos_wide::<COS>(simd, x))
+}
+
+/// sin x / x of 8 float32 lanes through float64, the quotient as tan's (no divide).
+#[inline(always)]
+fn spherical_j0_half(simd: V4, x: __m256) -> __m256 {
+    let f = simd.avx512f;
+    let sin = sin_cos_wide::<false>(simd, x);
+    let xd = f._mm512_cvtps_pd(x);
+    let one = f._mm512_set1_pd(1.0);
+    let inv = f._mm512_rcp14_pd(xd);
+    let inv = f._mm512_fmadd_pd(inv, f._mm512_fnmadd_pd(xd, inv, one), inv);
+    let q = f._mm512_mul_pd(sin, inv);
+    f._mm512_cvtpd_ps(f._mm512_fmadd_pd(f._mm512_fnmadd_pd(q, xd, sin), inv, q))
 }
 
 /// tan of 8 float32 lanes through float64: sin(a + r) / cos(a + r) from the same table and
@@ -156,6 +176,23 @@ fn tan16(simd: V4, x: __m512) -> __m512 {
     with_exact_past_small(simd, x, f._mm512_mask_blend_ps(zero, v, x), exact_tan)
 }
 
+/// j0 of 16 lanes: 1 at ±0 (where the quotient is 0/0), the exact reduction's past `SMALL_ARGUMENT`
+/// (0 at ±inf).
+#[inline(always)]
+fn spherical_j0_16(simd: V4, x: __m512) -> __m512 {
+    let f = simd.avx512f;
+    let dq = simd.avx512dq;
+    let low = spherical_j0_half(simd, f._mm512_castps512_ps256(x));
+    let high = spherical_j0_half(simd, dq._mm512_extractf32x8_ps::<1>(x));
+    let v = dq._mm512_insertf32x8::<1>(f._mm512_castps256_ps512(low), high);
+    let zero = f._mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, f._mm512_setzero_ps());
+    with_exact_past_small(simd, x, f._mm512_mask_blend_ps(zero, v, f._mm512_set1_ps(1.0)), exact_spherical_j0)
+}
+
+fn exact_spherical_j0(x: f32) -> f32 {
+    spherical_j0(x as f64) as f32
+}
+
 /// The exact reduction's sin and cos (`vecmath_trig`), for the lanes past `SMALL_ARGUMENT`.
 fn exact_sin(x: f32) -> f32 {
     sin_f32::<false>(x as f64) as f32
@@ -186,6 +223,8 @@ slice_kernels! {
     Cos => cos16;
     /// `tan` of float32.
     Tan => tan16;
+    /// `special_spherical_bessel_j0` of float32.
+    SphericalJ0 => spherical_j0_16;
 }
 
 #[cfg(test)]
@@ -194,16 +233,17 @@ mod tests {
     use crate::cpu::vecmath_avx512::tests::{grid, run, worst_inside};
 
     #[test]
-    fn sin_cos_and_tan_within_half_an_ulp_and_the_exact_reduction_past_it() {
+    fn sin_cos_tan_and_spherical_j0_within_half_an_ulp_and_the_exact_reduction_past_it() {
         let Some(simd) = crate::cpu::simd::avx512() else {
             return;
         };
         let x = grid();
         type Case = (&'static str, fn(f64) -> f64, fn(f32) -> f32);
-        let cases: [(Case, Vec<f32>); 3] = [
+        let cases: [(Case, Vec<f32>); 4] = [
             (("sin", f64::sin, exact_sin), run(&Sin(simd), &x)),
             (("cos", f64::cos, exact_cos), run(&Cos(simd), &x)),
             (("tan", f64::tan, exact_tan), run(&Tan(simd), &x)),
+            (("spherical_j0", spherical_j0, exact_spherical_j0), run(&SphericalJ0(simd), &x)),
         ];
         for ((name, exact, far), got) in cases {
             let (e, at) = worst_inside(name, &x, &got, exact, |x| x.abs() <= SMALL_ARGUMENT, far);
@@ -217,6 +257,9 @@ mod tests {
         }
         for (&x, t) in specials.iter().zip(run(&Tan(simd), &specials)) {
             assert!(same(t, exact_tan(x)), "tan({x:e}): {t:e}");
+        }
+        for (&x, j) in specials.iter().zip(run(&SphericalJ0(simd), &specials)) {
+            assert!(same(j, exact_spherical_j0(x)), "spherical_j0({x:e}): {j:e}");
         }
     }
 }
