@@ -228,7 +228,7 @@ def atan_tables():
 def tanh_interval(k):
     """tanh's interval k: (centre, w), x = centre + w u with u in [-1/2, 1/2] ([0, 1/2] for k = 0). k = 0 is [0, 2^-4]
     (it takes x below 1.25 2^-5), 1 to 30 the quarter binades from 1.25 2^-5 to 7, 31 is [7, 9.5] (x is held at 9.5,
-    where tanh rounds to 1; its w of 4 keeps the rescaling exact). Every w is a power of two, so the coefficients of x - centre are exact rescalings."""
+    where tanh rounds to 1). Every w is a power of two, so the coefficients of x - centre are exact rescalings."""
     if k == 0:
         return mp.mpf(0), mp.mpf(2) ** -3
     if k == 31:
