@@ -500,6 +500,13 @@ pub(crate) mod tests {
 
     /// The largest error of `got` (a kernel's results over `x`) against `exact` where `inside(x)`,
     /// as (ulp, at); everywhere else each result is `outside`'s, bit for bit (NaN as NaN).
+    /// Asserts each result of `got` (a kernel's over `x`) is `want`'s, bit for bit (NaN as NaN).
+    pub(crate) fn assert_bits(name: &str, x: &[f32], got: &[f32], want: &[f32]) {
+        for ((&v, &g), &w) in x.iter().zip(got).zip(want) {
+            assert!(g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()), "{name}({v}): {g}, want {w}");
+        }
+    }
+
     pub(crate) fn worst_inside(
         name: &str,
         x: &[f32],

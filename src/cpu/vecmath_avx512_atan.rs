@@ -82,29 +82,19 @@ slice_kernels! {
 mod tests {
     use super::*;
     use crate::cpu::simd::avx512;
-    use crate::cpu::vecmath_avx512::tests::{grid, run, ulps};
+    use crate::cpu::vecmath_avx512::tests::{assert_bits, grid, run, worst_inside};
     use crate::cpu::vecmath_trig::atan;
 
     #[test]
     fn atan_within_its_bound_and_exact_at_the_edges() {
         let Some(simd) = avx512() else { return eprintln!("no AVX-512: skipped") };
         let x = grid();
-        let got = run(&Atan(simd), &x);
-        let mut worst = (0.0f64, 0.0f32);
-        for (&v, &g) in x.iter().zip(&got) {
-            let e = ulps(g, atan::<false>(v as f64));
-            if e > worst.0 {
-                worst = (e, v);
-            }
-        }
-        eprintln!("atan: {:.6} ulp at {:e}", worst.0, worst.1);
-        assert!(worst.0 <= 0.503, "atan: {} ulp at {:e}", worst.0, worst.1);
+        let (e, at) = worst_inside("atan", &x, &run(&Atan(simd), &x), atan::<false>, |_| true, |v| v);
+        assert!(e <= 0.503, "atan: {e} ulp at {at:e}");
         let pio2 = std::f32::consts::FRAC_PI_2;
         let edges = [0.0f32, -0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MAX, f32::from_bits(1)];
         let want =
             [0.0f32, -0.0, std::f32::consts::FRAC_PI_4, -std::f32::consts::FRAC_PI_4, pio2, -pio2, f32::NAN, pio2, f32::from_bits(1)];
-        for ((&v, &g), &w) in edges.iter().zip(&run(&Atan(simd), &edges)).zip(&want) {
-            assert!(g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()), "atan({v}): {g}, want {w}");
-        }
+        assert_bits("atan", &edges, &run(&Atan(simd), &edges), &want);
     }
 }

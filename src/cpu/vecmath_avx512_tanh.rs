@@ -63,26 +63,16 @@ mod tests {
     use super::*;
     use crate::cpu::simd::avx512;
     use crate::cpu::vecmath::tanh;
-    use crate::cpu::vecmath_avx512::tests::{grid, run, ulps};
+    use crate::cpu::vecmath_avx512::tests::{assert_bits, grid, run, worst_inside};
 
     #[test]
     fn tanh_within_its_bound_and_exact_at_the_edges() {
         let Some(simd) = avx512() else { return eprintln!("no AVX-512: skipped") };
         let x = grid();
-        let got = run(&Tanh(simd), &x);
-        let mut worst = (0.0f64, 0.0f32);
-        for (&v, &g) in x.iter().zip(&got) {
-            let e = ulps(g, tanh::<false>(v as f64));
-            if e > worst.0 {
-                worst = (e, v);
-            }
-        }
-        eprintln!("tanh table: {:.6} ulp at {:e}", worst.0, worst.1);
-        assert!(worst.0 <= 0.53, "tanh: {} ulp at {:e}", worst.0, worst.1);
+        let (e, at) = worst_inside("tanh", &x, &run(&Tanh(simd), &x), tanh::<false>, |_| true, |v| v);
+        assert!(e <= 0.53, "tanh: {e} ulp at {at:e}");
         let edges = [0.0f32, -0.0, 9.5, -10.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::from_bits(1), -f32::from_bits(1)];
         let want = [0.0f32, -0.0, 1.0, -1.0, 1.0, -1.0, f32::NAN, f32::from_bits(1), -f32::from_bits(1)];
-        for ((&v, &g), &w) in edges.iter().zip(&run(&Tanh(simd), &edges)).zip(&want) {
-            assert!(g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()), "tanh({v}): {g}, want {w}");
-        }
+        assert_bits("tanh", &edges, &run(&Tanh(simd), &edges), &want);
     }
 }

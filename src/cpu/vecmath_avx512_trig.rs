@@ -162,31 +162,35 @@ fn with_exact_past_small(simd: V4, x: __m512, v: __m512, exact: fn(f32) -> f32) 
     }
 }
 
-/// tan of 16 lanes; ±0 gives itself (the quotient's correction would turn -0 into +0).
+/// tan (or, when `J0`, the spherical j0, sin x / x) of 16 lanes: at ±0 tan gives itself (the
+/// quotient's correction would turn -0 into +0) and j0 gives 1 (0/0); the exact reduction's past
+/// `SMALL_ARGUMENT` (j0 is 0 at ±inf).
 #[inline(always)]
-fn tan16(simd: V4, x: __m512) -> __m512 {
+fn quotient16<const J0: bool>(simd: V4, x: __m512) -> __m512 {
     let f = simd.avx512f;
     let dq = simd.avx512dq;
-    // The halves written out (as `sin_cos16`): a lane function passed as a value was left
-    // uninlined, every intrinsic a call (40 times slower).
-    let low = tan_half(simd, f._mm512_castps512_ps256(x));
-    let high = tan_half(simd, dq._mm512_extractf32x8_ps::<1>(x));
+    // The halves written out (as `sin_cos16`), each chosen by a constant: a lane function passed
+    // as a value was left uninlined, every intrinsic a call (40 times slower).
+    let (x_low, x_high) = (f._mm512_castps512_ps256(x), dq._mm512_extractf32x8_ps::<1>(x));
+    let (low, high) = if J0 {
+        (spherical_j0_half(simd, x_low), spherical_j0_half(simd, x_high))
+    } else {
+        (tan_half(simd, x_low), tan_half(simd, x_high))
+    };
     let v = dq._mm512_insertf32x8::<1>(f._mm512_castps256_ps512(low), high);
     let zero = f._mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, f._mm512_setzero_ps());
-    with_exact_past_small(simd, x, f._mm512_mask_blend_ps(zero, v, x), exact_tan)
+    let at_zero = if J0 { f._mm512_set1_ps(1.0) } else { x };
+    with_exact_past_small(simd, x, f._mm512_mask_blend_ps(zero, v, at_zero), if J0 { exact_spherical_j0 } else { exact_tan })
 }
 
-/// j0 of 16 lanes: 1 at ±0 (where the quotient is 0/0), the exact reduction's past `SMALL_ARGUMENT`
-/// (0 at ±inf).
+#[inline(always)]
+fn tan16(simd: V4, x: __m512) -> __m512 {
+    quotient16::<false>(simd, x)
+}
+
 #[inline(always)]
 fn spherical_j0_16(simd: V4, x: __m512) -> __m512 {
-    let f = simd.avx512f;
-    let dq = simd.avx512dq;
-    let low = spherical_j0_half(simd, f._mm512_castps512_ps256(x));
-    let high = spherical_j0_half(simd, dq._mm512_extractf32x8_ps::<1>(x));
-    let v = dq._mm512_insertf32x8::<1>(f._mm512_castps256_ps512(low), high);
-    let zero = f._mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, f._mm512_setzero_ps());
-    with_exact_past_small(simd, x, f._mm512_mask_blend_ps(zero, v, f._mm512_set1_ps(1.0)), exact_spherical_j0)
+    quotient16::<true>(simd, x)
 }
 
 fn exact_spherical_j0(x: f32) -> f32 {
