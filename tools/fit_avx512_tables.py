@@ -8,7 +8,9 @@ the module of erfinv's float64 tables (src/cpu/vecmath_avx512_erfinv.rs);
     /work/torchref/bin/python tools/fit_avx512_tables.py atan > src/cpu/vecmath_avx512_atan_tables.rs
 the module of atan's float32 tables (src/cpu/vecmath_avx512_atan.rs);
     /work/torchref/bin/python tools/fit_avx512_tables.py tanh > src/cpu/vecmath_avx512_tanh_tables.rs
-the module of tanh's float32 tables (src/cpu/vecmath_avx512_tanh.rs).
+the module of tanh's float32 tables (src/cpu/vecmath_avx512_tanh.rs);
+    /work/torchref/bin/python tools/fit_avx512_tables.py tan > src/cpu/vecmath_avx512_tan_tables.rs
+the module of tan's float32 tables (src/cpu/vecmath_avx512_tan.rs).
 
 The log table: m in [0.75, 1.5) falls in 32 intervals by its five leading fraction bits (width 1/32 above 1, 1/64 below).
 Each interval's 1/c is a multiple of 2^-q with q as large as keeps r = m (1/c) - 1 exact at both ends (r is a multiple of
@@ -281,6 +283,42 @@ def tanh_tables():
         print(f"pub(crate) const {n}: [f32; 32] = [{', '.join(repr(v) for v in cols[n])}];")
 
 
+def tan_tables():
+    """tan's float32 tables: π/32 in three float32 words, tan(jπ/32) in two (j = 16, the pole, as -1 with ONE = 0, so
+    that (T + ONE t) / (ONE - T t) is -1/t there), and tan r = r + r^3 P(r^2) for |r| <= 1.01 π/64 with float32
+    coefficients, fitted for error relative to tan r."""
+    print("//! Coefficient tables of `vecmath_avx512_tan`, printed by tools/fit_avx512_tables.py (`tan`).")
+    print("#![allow(clippy::excessive_precision, clippy::unreadable_literal)]")
+    step = mp.pi / 32
+    words = []
+    for _ in range(3):
+        words.append(f32(step - sum(mp.mpf(float(w)) for w in words)))
+    print()
+    print("/// π/32 = PI_32[0] + PI_32[1] + PI_32[2] to 2^-75 relative.")
+    print(f"pub(crate) const PI_32: [f32; 3] = [{', '.join(repr(float(w)) for w in words)}];")
+    print(f"pub(crate) const INV_PI_32: f32 = {float(f32(1 / step))!r};")
+    values = [mp.tan(j * step) if j != 16 else mp.mpf(-1) for j in range(32)]
+    high = [f32(v) for v in values]
+    low = [f32(v - mp.mpf(float(h))) for v, h in zip(values, high)]
+    print()
+    print("/// tan(jπ/32) as the float32 nearest, -1 at the pole (j = 16).")
+    print("#[rustfmt::skip]")
+    print(f"pub(crate) const T_HI: [f32; 32] = [{', '.join(repr(float(v)) for v in high)}];")
+    print("/// What `T_HI` leaves, rounded to float32.")
+    print("#[rustfmt::skip]")
+    print(f"pub(crate) const T_LO: [f32; 32] = [{', '.join(repr(float(v)) for v in low)}];")
+    print("/// 1 but at the pole, 0.")
+    print("#[rustfmt::skip]")
+    print(f"pub(crate) const ONE: [f32; 32] = [{', '.join('0.0' if j == 16 else '1.0' for j in range(32))}];")
+    # |r| reaches a little past π/64 where n = round(x 32/π) is rounded from float32's x 32/π.
+    zs = chebyshev_nodes(1e-12, float(step / 2 * 1.01) ** 2)
+    ys = np.array([float((mp.tan(mp.sqrt(z)) - mp.sqrt(z)) / mp.sqrt(z) ** 3) for z in zs])
+    p, err = fit(zs, ys, zs, 1, lambda v: float(f32(v)))
+    print()
+    print(f"/// tan r = r + r^3 (P[0] + P[1] r^2) for |r| <= 1.01 π/64, within {err:.1e} relative.")
+    print(f"pub(crate) const P: [f32; 2] = [{', '.join(repr(float(v)) for v in p)}];")
+
+
 if __name__ == "__main__":
     import sys
 
@@ -289,6 +327,9 @@ if __name__ == "__main__":
         sys.exit()
     if sys.argv[1:] == ["tanh"]:
         tanh_tables()
+        sys.exit()
+    if sys.argv[1:] == ["tan"]:
+        tan_tables()
         sys.exit()
     if sys.argv[1:] == ["atan"]:
         atan_tables()

@@ -58,6 +58,10 @@ mod vecmath_avx512_gelu_tables;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_log;
 #[cfg(target_arch = "x86_64")]
+mod vecmath_avx512_tan;
+#[cfg(target_arch = "x86_64")]
+mod vecmath_avx512_tan_tables;
+#[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_tanh;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_tanh_tables;

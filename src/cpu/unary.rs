@@ -25,6 +25,8 @@ use crate::cpu::vecmath_avx512_gelu;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_log;
 #[cfg(target_arch = "x86_64")]
+use crate::cpu::vecmath_avx512_tan;
+#[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_tanh;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_trig;
@@ -288,7 +290,7 @@ fn avx512_kernel<D: Target<f32>>(op: UnaryOp, simd: pulp::x86::V4, t: D) -> Resu
         UnaryOp::Log10 => t.map_slices(l::Log10(simd)),
         UnaryOp::Sin => t.map_slices(vecmath_avx512_trig::Sin(simd)),
         UnaryOp::Cos => t.map_slices(vecmath_avx512_trig::Cos(simd)),
-        UnaryOp::Tan => t.map_slices(vecmath_avx512_trig::Tan(simd)),
+        UnaryOp::Tan => t.map_slices(vecmath_avx512_tan::Tan(simd)),
         UnaryOp::SphericalBesselJ0 => t.map_slices(vecmath_avx512_trig::SphericalJ0(simd)),
         UnaryOp::Gelu => t.map_slices(vecmath_avx512_gelu::Gelu(simd)),
         UnaryOp::Erfc => t.map_slices(vecmath_avx512_gelu::Erfc(simd)),

@@ -498,8 +498,6 @@ pub(crate) mod tests {
         (0..0x7f80_0000u32).step_by(61).flat_map(|b| [f32::from_bits(b), -f32::from_bits(b)]).collect()
     }
 
-    /// The largest error of `got` (a kernel's results over `x`) against `exact` where `inside(x)`,
-    /// as (ulp, at); everywhere else each result is `outside`'s, bit for bit (NaN as NaN).
     /// Asserts each result of `got` (a kernel's over `x`) is `want`'s, bit for bit (NaN as NaN).
     pub(crate) fn assert_bits(name: &str, x: &[f32], got: &[f32], want: &[f32]) {
         for ((&v, &g), &w) in x.iter().zip(got).zip(want) {
@@ -507,6 +505,8 @@ pub(crate) mod tests {
         }
     }
 
+    /// The largest error of `got` (a kernel's results over `x`) against `exact` where `inside(x)`,
+    /// as (ulp, at); everywhere else each result is `outside`'s, bit for bit (NaN as NaN).
     pub(crate) fn worst_inside(
         name: &str,
         x: &[f32],

@@ -1,10 +1,12 @@
-//! Float32 sin, cos and tan (and the spherical Bessel j0, sin x / x) on AVX-512 lanes, computed in float64 halves (8 lanes each) and rounded
-//! once. Float64 leaves 29 bits to spare, so a two-constant reduction is exact enough and the
+//! Float32 sin, cos and tan (and the spherical Bessel j0, sin x / x) on AVX-512 lanes, computed
+//! in float64 halves (8 lanes each) and rounded once; tan here only for the blocks past
+//! `vecmath_avx512_tan`'s float32 reduction. Float64 leaves 29 bits to spare, so a two-constant reduction is exact enough and the
 //! polynomials short: x = n π/8 + r, |r| <= π/16, and sin x = sin(jπ/8) cos r + cos(jπ/8) sin r
 //! with j = n mod 16 read from a 16-entry table by `vpermt2pd` (t's low mantissa bits are n's).
 //! Within 2^-40 of the exact value before the rounding to float32: 0.5000 ulp over every 101st
 //! float32 up to 2^24 in magnitude. The float32-lane alternative needs the reduced argument in
-//! two words (its error relative to a tiny r otherwise reaches the result), which costs as much.
+//! two words (its error relative to a tiny r otherwise reaches the result); for sin and cos that
+//! costs as much.
 //!
 //! Past 2^24 (±inf included) lanes take `vecmath_trig`'s exact reduction out of line; NaN flows
 //! through. sin(-0.0) is -0.0 through the table's first entry, -0.0.
@@ -183,8 +185,10 @@ fn quotient16<const J0: bool>(simd: V4, x: __m512) -> __m512 {
     with_exact_past_small(simd, x, f._mm512_mask_blend_ps(zero, v, at_zero), if J0 { exact_spherical_j0 } else { exact_tan })
 }
 
+/// tan of 16 lanes through float64 halves: `vecmath_avx512_tan`'s kernel for blocks past its
+/// float32 reduction's reach.
 #[inline(always)]
-fn tan16(simd: V4, x: __m512) -> __m512 {
+pub(crate) fn tan16_through_f64(simd: V4, x: __m512) -> __m512 {
     quotient16::<false>(simd, x)
 }
 
@@ -225,8 +229,6 @@ slice_kernels! {
     Sin => sin16;
     /// `cos` of float32.
     Cos => cos16;
-    /// `tan` of float32.
-    Tan => tan16;
     /// `special_spherical_bessel_j0` of float32.
     SphericalJ0 => spherical_j0_16;
 }
@@ -235,6 +237,11 @@ slice_kernels! {
 mod tests {
     use super::*;
     use crate::cpu::vecmath_avx512::tests::{grid, run, worst_inside};
+
+    slice_kernels! {
+        /// The float64 halves' tan alone (`vecmath_avx512_tan` takes it past its own reach).
+        Tan => tan16_through_f64;
+    }
 
     #[test]
     fn sin_cos_tan_and_spherical_j0_within_half_an_ulp_and_the_exact_reduction_past_it() {
