@@ -163,7 +163,7 @@ pub fn map_slice_split_in_place<T: Copy>(x: &mut [T], ok: &impl Fn(T) -> bool, f
 /// Whether every element of `block` passes `ok`: one pass without an early exit, so that it
 /// vectorises (inlined into the split maps' SIMD functions).
 #[inline(always)]
-fn all_pass<T: Copy>(block: &[T], ok: &impl Fn(T) -> bool) -> bool {
+pub(crate) fn all_pass<T: Copy>(block: &[T], ok: &impl Fn(T) -> bool) -> bool {
     let mut all = true;
     for &v in block {
         all &= ok(v);
@@ -173,7 +173,7 @@ fn all_pass<T: Copy>(block: &[T], ok: &impl Fn(T) -> bool) -> bool {
 
 /// `map_slice_split`'s block: 2 KiB of float32, small against L1 and long against the loop's
 /// start-up.
-const SPLIT_BLOCK: usize = 512;
+pub(crate) const SPLIT_BLOCK: usize = 512;
 
 /// `out[i] = f(a[i], b[i])` over equal-length slices; `out` may be uninitialised.
 #[inline(always)]

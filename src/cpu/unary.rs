@@ -36,7 +36,7 @@ use crate::cpu::vecmath_bessel::{
 };
 use crate::cpu::vecmath_erfcx::{erfcx_elem, log_ndtr_elem};
 use crate::cpu::vecmath_f32 as f32exp;
-use crate::cpu::vecmath_gamma::{digamma_elem, lgamma_elem, lgamma_f32, lgamma_f32_near, trigamma_f32, LGAMMA_NEAR_LIMIT};
+use crate::cpu::vecmath_gamma::{digamma_elem, lgamma_elem, trigamma_f32, LgammaF32};
 use crate::cpu::vecmath_special::{erfinv_elem, erfinv_f32, erfinv_f32_central, ERFINV_CENTRAL_LIMIT};
 use crate::cpu::vecmath_trig::{cos_f32, sin_f32, small_arguments, tan_f32};
 use crate::dtype::{DType, Element};
@@ -203,15 +203,8 @@ fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
             #[inline(always)]
             |x: f32| i_f32::<true, true>(x as f64) as f32,
         ),
-        // Blocks whose every x is in (0, 8) skip lgamma's Stirling series and reflection.
-        UnaryOp::Lgamma => t.map_split(
-            #[inline(always)]
-            |x: f32| x > 0.0 && x < LGAMMA_NEAR_LIMIT,
-            #[inline(always)]
-            |x: f32| lgamma_f32_near(x as f64) as f32,
-            #[inline(always)]
-            |x: f32| lgamma_f32(x as f64) as f32,
-        ),
+        // Per block, the cheapest of lgamma's kernels that covers it.
+        UnaryOp::Lgamma => t.map_slices(LgammaF32),
         #[cfg(target_arch = "x86_64")]
         UnaryOp::Erfinv if avx512().is_some() => avx512_kernel(op, avx512().expect("checked"), t),
         // Blocks whose every |x| is at most 0.99 skip erfinv's tail piece.

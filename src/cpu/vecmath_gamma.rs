@@ -4,6 +4,10 @@
 //! where a series holds and reflects x <= 0 onto 1 - x, computing in float64 so that the one
 //! rounding to float32 is what remains: within 0.51 ulp on tests/fixtures/vecgamma.json.
 
+use std::mem::MaybeUninit;
+
+use crate::cpu::elementwise::SliceKernel;
+use crate::cpu::simd::{all_pass, map_slice, map_slice_in_place, SPLIT_BLOCK};
 use crate::cpu::special::digamma64;
 use crate::cpu::vecmath::log;
 use crate::cpu::vecmath_core::{poly, SHIFTER};
@@ -58,24 +62,133 @@ fn reciprocal_sum<const P: i32>(z: f64) -> f64 {
 /// takes z to f in [2, 3), lgamma(z) = (f - 2) P(f) + log(q) with q the recurrence's product
 /// (or its inverse below 2); from 8 on, Stirling's series. For x <= 0 the reflection
 /// lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x), whose logarithm takes q in with it (one
-/// logarithm of the product rather than two). +inf at the poles (x a non-positive integer) and
-/// at ±inf, as PyTorch.
+/// logarithm of the product rather than two, and one division). +inf at the poles (x a
+/// non-positive integer) and at ±inf, as PyTorch.
 #[inline(always)]
 pub fn lgamma_f32(x: f64) -> f64 {
-    let pos = x > 0.0;
+    lgamma_f32_pieces::<false, false>(x)
+}
+
+/// lgamma of float32 slices, a kernel chosen per block of `SPLIT_BLOCK`: the pieces its values
+/// need, of the recurrence below 8 (z = x or 1 - x), Stirling's series from 8 on, and the
+/// reflection for x <= 0. Each kernel gives `lgamma_f32`'s bits on its range (the same
+/// operations on the pieces selected there), so a value's result never depends on its
+/// neighbours.
+pub struct LgammaF32;
+
+/// x in (0, 8): the recurrence alone.
+#[inline(always)]
+fn positive_near(x: f32) -> bool {
+    x > 0.0 && x < FAR as f32
+}
+
+/// x in (0, inf): no reflection.
+#[inline(always)]
+fn positive(x: f32) -> bool {
+    x > 0.0 && x < f32::INFINITY
+}
+
+/// x in (-7, 8), z below 8: no Stirling series.
+#[inline(always)]
+fn near(x: f32) -> bool {
+    x > 1.0 - FAR as f32 && x < FAR as f32
+}
+
+/// The kernel for a block: 0 (x in (0, 8)), 1 (x > 0), 2 (x in (-7, 8)) or 3 (any x), the
+/// narrowest range holding all of `x`.
+fn block_kind(x: &[f32]) -> usize {
+    if all_pass(x, &positive_near) {
+        0
+    } else if all_pass(x, &positive) {
+        1
+    } else if all_pass(x, &near) {
+        2
+    } else {
+        3
+    }
+}
+
+impl SliceKernel<f32> for LgammaF32 {
+    fn map(&self, x: &[f32], out: &mut [MaybeUninit<f32>]) {
+        let k = lgamma_kernels();
+        for (x, out) in x.chunks(SPLIT_BLOCK).zip(out.chunks_mut(SPLIT_BLOCK)) {
+            match block_kind(x) {
+                0 => map_slice(x, out, &k.0),
+                1 => map_slice(x, out, &k.1),
+                2 => map_slice(x, out, &k.2),
+                _ => map_slice(x, out, &k.3),
+            }
+        }
+    }
+
+    fn map_in_place(&self, x: &mut [f32]) {
+        let k = lgamma_kernels();
+        for x in x.chunks_mut(SPLIT_BLOCK) {
+            match block_kind(x) {
+                0 => map_slice_in_place(x, &k.0),
+                1 => map_slice_in_place(x, &k.1),
+                2 => map_slice_in_place(x, &k.2),
+                _ => map_slice_in_place(x, &k.3),
+            }
+        }
+    }
+}
+
+/// The four kernels of `block_kind`, as closures marked `#[inline(always)]` (an attribute Rust
+/// takes on a closure passed as an argument): as plain functions LLVM left them uninlined in
+/// pulp's target-feature loop, every `mul_add` a call to a software FMA.
+#[inline(always)]
+fn lgamma_kernels() -> (impl Kernel, impl Kernel, impl Kernel, impl Kernel) {
+    four(
+        #[inline(always)]
+        |x: f32| lgamma_f32_pieces::<true, true>(x as f64) as f32,
+        #[inline(always)]
+        |x: f32| lgamma_f32_pieces::<false, true>(x as f64) as f32,
+        #[inline(always)]
+        |x: f32| lgamma_f32_pieces::<true, false>(x as f64) as f32,
+        #[inline(always)]
+        |x: f32| lgamma_f32(x as f64) as f32,
+    )
+}
+
+/// A float32 kernel of one value.
+trait Kernel: Fn(f32) -> f32 {}
+impl<F: Fn(f32) -> f32> Kernel for F {}
+
+#[inline(always)]
+fn four<A, B, C, D>(a: A, b: B, c: C, d: D) -> (A, B, C, D) {
+    (a, b, c, d)
+}
+
+/// `lgamma_f32`, or with `NEAR` its pieces for z < 8 alone, or with `POSITIVE` those for x > 0
+/// alone (no reflection).
+#[inline(always)]
+fn lgamma_f32_pieces<const NEAR: bool, const POSITIVE: bool>(x: f64) -> f64 {
+    let pos = POSITIVE || x > 0.0;
     let z = if pos { x } else { 1.0 - x };
-    let near = z < FAR;
+    let near = NEAR || z < FAR;
     let zn = if near { z } else { 1.0 };
-    let (core_near, w_near) = lgamma_near(zn);
-    // Far: (z - 1/2) log z - z + log(2 pi) / 2 + series.
-    let zf = if near { FAR } else { z };
-    let r = 1.0 / zf;
-    let core_far = (zf - 0.5).mul_add(log::<false>(zf), -zf) + r.mul_add(poly(r * r, &STIRLING), LN_SQRT_2PI);
-    let core = if near { core_near } else { core_far };
-    let w = if near { w_near } else { 1.0 };
+    let (core_near, num_near, den_near) = lgamma_near(zn);
+    let (core, num, den) = if NEAR {
+        (core_near, num_near, den_near)
+    } else {
+        // Far: (z - 1/2) log z - z + log(2 pi) / 2 + series, and q = 1.
+        let zf = if near { FAR } else { z };
+        let r = 1.0 / zf;
+        let core_far = (zf - 0.5).mul_add(log::<false>(zf), -zf) + r.mul_add(poly(r * r, &STIRLING), LN_SQRT_2PI);
+        if near {
+            (core_near, num_near, den_near)
+        } else {
+            (core_far, 1.0, 1.0)
+        }
+    };
+    if POSITIVE {
+        return core + log::<false>(num / den);
+    }
     let t = reduced(x);
     let s = (t * poly(t * t, &SINPI)).abs();
-    let b = if pos { w } else { PI / (s * w) };
+    // b = q = num/den for x > 0, pi / (s q) for x <= 0.
+    let b = if pos { num } else { PI * den } / if pos { den } else { s * num };
     let lb = log::<false>(b);
     let v = if pos { core + lb } else { lb - core };
     if x.abs() == f64::INFINITY {
@@ -85,11 +198,11 @@ pub fn lgamma_f32(x: f64) -> f64 {
     }
 }
 
-/// lgamma(z) = core + log(w) for 0 < z < 8 (`lgamma_f32`'s near pieces): z = f + n - 2 with
-/// n = floor(z), f in [2, 3), core the fit on [2, 3) and w the recurrence's product over its
-/// quotient.
+/// lgamma(z) = core + log(num / den) for 0 < z < 8 (`lgamma_f32`'s near pieces): z = f + n - 2
+/// with n = floor(z), f in [2, 3), core the fit on [2, 3) and num / den the recurrence's
+/// product over its quotient.
 #[inline(always)]
-fn lgamma_near(zn: f64) -> (f64, f64) {
+fn lgamma_near(zn: f64) -> (f64, f64, f64) {
     let rn = (zn + SHIFTER) - SHIFTER;
     let n = if rn > zn { rn - 1.0 } else { rn };
     let f = zn - n + 2.0;
@@ -99,18 +212,7 @@ fn lgamma_near(zn: f64) -> (f64, f64) {
         num *= if (j as f64) < n - 2.0 { t } else { 1.0 };
     }
     let den = if n < 2.0 { zn } else { 1.0 } * if n < 1.0 { zn + 1.0 } else { 1.0 };
-    ((f - 2.0) * poly(2.0f64.mul_add(f, -5.0), &LGAMMA_2_3), num / den)
-}
-
-/// Where every float32 x is in (0, 8), `lgamma_f32` takes its near pieces: `lgamma_f32_near`
-/// gives the same bits without Stirling's series, the reflection's sine and their divisions.
-pub const LGAMMA_NEAR_LIMIT: f32 = FAR as f32;
-
-/// `lgamma_f32(x)` for 0 < x < `LGAMMA_NEAR_LIMIT` (the same operations on the pieces selected there).
-#[inline(always)]
-pub fn lgamma_f32_near(x: f64) -> f64 {
-    let (core, w) = lgamma_near(x);
-    core + log::<false>(w)
+    ((f - 2.0) * poly(2.0f64.mul_add(f, -5.0), &LGAMMA_2_3), num, den)
 }
 
 /// `digamma` of a float32 value. For z = x (x > 0) or 1 - x (x <= 0): below 8,
@@ -192,12 +294,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lgamma_near_gives_the_general_bits() {
-        // Every 97th float32 in (0, 8), the split loop's fast kernel's range.
-        let mut bits = 1u32;
-        while f32::from_bits(bits) < LGAMMA_NEAR_LIMIT {
-            let x = f32::from_bits(bits) as f64;
-            assert_eq!(lgamma_f32_near(x).to_bits(), lgamma_f32(x).to_bits(), "{x}");
+    fn each_lgamma_kernel_gives_the_general_bits_on_its_range() {
+        // Every 97th float32 of both signs below 64, and the kernels whose range holds it.
+        let k = lgamma_kernels();
+        let mut bits = 0u32;
+        while f32::from_bits(bits) < 64.0 {
+            for x in [f32::from_bits(bits), -f32::from_bits(bits)] {
+                let general = lgamma_f32(x as f64) as f32;
+                assert_eq!(k.3(x).to_bits(), general.to_bits(), "{x}");
+                for (kind, got) in [(positive_near as fn(f32) -> bool, k.0(x)), (positive, k.1(x)), (near, k.2(x))] {
+                    if kind(x) {
+                        assert_eq!(got.to_bits(), general.to_bits(), "{x}");
+                    }
+                }
+            }
             bits += 97;
         }
     }
