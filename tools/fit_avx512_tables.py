@@ -202,6 +202,18 @@ def erfinv_tables():
     print("];")
 
 
+def two_word_table(name, doc, values):
+    """Prints NAME_HI, the float32 nearest each value (documented by `doc`), and NAME_LO, what it leaves, rounded."""
+    high = [f32(v) for v in values]
+    low = [f32(v - mp.mpf(float(h))) for v, h in zip(values, high)]
+    print(f"/// {doc}")
+    print("#[rustfmt::skip]")
+    print(f"pub(crate) const {name}_HI: [f32; 32] = [{', '.join(repr(float(v)) for v in high)}];")
+    print(f"/// What `{name}_HI` leaves, rounded to float32.")
+    print("#[rustfmt::skip]")
+    print(f"pub(crate) const {name}_LO: [f32; 32] = [{', '.join(repr(float(v)) for v in low)}];")
+
+
 def atan_tables():
     """atan's float32 tables: atan(c) at the centres c = k/8 (k < 16) and c = 2 + (k - 16)/4 (16 <= k < 31) and π/2 at
     31, each in two float32 words, and the odd polynomial q + q^3 P(q^2) for |q| <= 1/5.625 (the reduced argument's range),
@@ -209,15 +221,8 @@ def atan_tables():
     print("//! Coefficient tables of `vecmath_avx512_atan`, printed by tools/fit_avx512_tables.py (`atan`).")
     print("#![allow(clippy::excessive_precision, clippy::unreadable_literal)]")
     values = [mp.atan(mp.mpf(k) / 8) for k in range(16)] + [mp.atan(2 + mp.mpf(k) / 4) for k in range(15)] + [mp.pi / 2]
-    high = [f32(v) for v in values]
-    low = [f32(v - mp.mpf(float(h))) for v, h in zip(values, high)]
     print()
-    print("/// atan(k/8) for k < 16, atan(2 + (k - 16)/4) for 16 <= k < 31, π/2 at 31: the float32 nearest.")
-    print("#[rustfmt::skip]")
-    print(f"pub(crate) const CENTRE_HI: [f32; 32] = [{', '.join(repr(float(v)) for v in high)}];")
-    print("/// What `CENTRE_HI` leaves, rounded to float32.")
-    print("#[rustfmt::skip]")
-    print(f"pub(crate) const CENTRE_LO: [f32; 32] = [{', '.join(repr(float(v)) for v in low)}];")
+    two_word_table("CENTRE", "atan(k/8) for k < 16, atan(2 + (k - 16)/4) for 16 <= k < 31, π/2 at 31: the float32 nearest.", values)
     zs = chebyshev_nodes(1e-12, (1 / 5.625) ** 2)
     ys = np.array([float((mp.atan(mp.sqrt(z)) - mp.sqrt(z)) / mp.sqrt(z) ** 3) for z in zs])
     # q^3 P's error relative to atan q ~ q: weight q^2.
@@ -298,15 +303,8 @@ def tan_tables():
     print(f"pub(crate) const PI_32: [f32; 3] = [{', '.join(repr(float(w)) for w in words)}];")
     print(f"pub(crate) const INV_PI_32: f32 = {float(f32(1 / step))!r};")
     values = [mp.tan(j * step) if j != 16 else mp.mpf(-1) for j in range(32)]
-    high = [f32(v) for v in values]
-    low = [f32(v - mp.mpf(float(h))) for v, h in zip(values, high)]
     print()
-    print("/// tan(jπ/32) as the float32 nearest, -1 at the pole (j = 16).")
-    print("#[rustfmt::skip]")
-    print(f"pub(crate) const T_HI: [f32; 32] = [{', '.join(repr(float(v)) for v in high)}];")
-    print("/// What `T_HI` leaves, rounded to float32.")
-    print("#[rustfmt::skip]")
-    print(f"pub(crate) const T_LO: [f32; 32] = [{', '.join(repr(float(v)) for v in low)}];")
+    two_word_table("T", "tan(jπ/32) as the float32 nearest, -1 at the pole (j = 16).", values)
     print("/// 1 but at the pole, 0.")
     print("#[rustfmt::skip]")
     print(f"pub(crate) const ONE: [f32; 32] = [{', '.join('0.0' if j == 16 else '1.0' for j in range(32))}];")
