@@ -10,7 +10,9 @@ the module of atan's float32 tables (src/cpu/vecmath_avx512_atan.rs);
     /work/torchref/bin/python tools/fit_avx512_tables.py tanh > src/cpu/vecmath_avx512_tanh_tables.rs
 the module of tanh's float32 tables (src/cpu/vecmath_avx512_tanh.rs);
     /work/torchref/bin/python tools/fit_avx512_tables.py tan > src/cpu/vecmath_avx512_tan_tables.rs
-the module of tan's float32 tables (src/cpu/vecmath_avx512_tan.rs).
+the module of tan's float32 tables (src/cpu/vecmath_avx512_tan.rs);
+    /work/torchref/bin/python tools/fit_avx512_tables.py erfc > src/cpu/vecmath_avx512_erfc_tables.rs
+the module of erfc's float32 grid (src/cpu/vecmath_avx512_erfc.rs).
 
 The log table: m in [0.75, 1.5) falls in 32 intervals by its five leading fraction bits (width 1/32 above 1, 1/64 below).
 Each interval's 1/c is a multiple of 2^-q with q as large as keeps r = m (1/c) - 1 exact at both ends (r is a multiple of
@@ -317,6 +319,42 @@ def tan_tables():
     print(f"pub(crate) const P: [f32; 2] = [{', '.join(repr(float(v)) for v in p)}];")
 
 
+def erfc_tables():
+    """erfc's float32 table for a = |x| < 8 on the grid a0 = n/128 (n <= 1024), two 32-bit words per point: erfc(a0) as the
+    float32 nearest, and a word packing what that leaves (relative, in 2^-28, as a 6-bit signed integer in the top bits)
+    above erfc's slope 2/√π e^(-a0^2) as float32 bits less erfc(a0)'s exponent field (the slope is 1.1 to 17 times
+    erfc(a0), so 26 bits hold its exponent's offset and its whole fraction); and G0(t) = (1 - e^(-2t)) / (2t) =
+    1 - t + t^2 (P[0] + P[1] t) for |t| = |a0 r| <= 1/32, fitted for absolute error with float32 coefficients."""
+    print("//! The table and fit of `vecmath_avx512_erfc`, printed by tools/fit_avx512_tables.py (`erfc`).")
+    print("#![allow(clippy::excessive_precision, clippy::unreadable_literal)]")
+    words = []
+    for n in range(1025):
+        a0 = mp.mpf(n) / 128
+        value = mp.erfc(a0)
+        high = f32(value)
+        code = int(mp.nint((value - mp.mpf(float(high))) / mp.mpf(float(high)) * 2**28))
+        assert -32 <= code < 32
+        slope = f32(2 / mp.sqrt(mp.pi) * mp.exp(-a0 * a0))
+        high_bits = int(np.array(high).view(np.uint32))
+        offset = int(np.array(slope).view(np.uint32)) - (high_bits & 0x7F800000)
+        assert 0 <= offset < 1 << 26, (n, offset)
+        words += [high_bits, ((code & 63) << 26) | offset]
+    print()
+    print("/// erfc(n/128) and its packed word for n <= 1024, in pairs.")
+    print("#[rustfmt::skip]")
+    print(f"pub(crate) static GRID: [u32; {len(words)}] = [")
+    for row in range(0, len(words), 8):
+        print("    " + ", ".join(f"0x{w:08x}" for w in words[row : row + 8]) + ",")
+    print("];")
+    ts = chebyshev_nodes(-1 / 32, 1 / 32)
+    ts = ts[np.abs(ts) > 1e-9]
+    g0 = np.array([float((1 - mp.exp(-2 * mp.mpf(t))) / (2 * mp.mpf(t))) for t in ts])
+    p, err = fit(ts, (g0 - 1 + ts) / ts**2, ts**2, 1, lambda v: float(f32(v)))
+    print()
+    print(f"/// (1 - e^(-2t)) / (2t) = 1 - t + t^2 (P[0] + P[1] t) for |t| <= 1/32, within {err:.1e}.")
+    print(f"pub(crate) const P: [f32; 2] = [{', '.join(repr(float(v)) for v in p)}];")
+
+
 if __name__ == "__main__":
     import sys
 
@@ -331,6 +369,9 @@ if __name__ == "__main__":
         sys.exit()
     if sys.argv[1:] == ["atan"]:
         atan_tables()
+        sys.exit()
+    if sys.argv[1:] == ["erfc"]:
+        erfc_tables()
         sys.exit()
     if sys.argv[1:] == ["erfinv"]:
         erfinv_tables()

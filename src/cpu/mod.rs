@@ -48,6 +48,10 @@ mod vecmath_avx512_atan;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_atan_tables;
 #[cfg(target_arch = "x86_64")]
+mod vecmath_avx512_erfc;
+#[cfg(target_arch = "x86_64")]
+mod vecmath_avx512_erfc_tables;
+#[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_erfinv;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_erfinv_tables;

@@ -19,6 +19,8 @@ use crate::cpu::vecmath_avx512;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_atan;
 #[cfg(target_arch = "x86_64")]
+use crate::cpu::vecmath_avx512_erfc;
+#[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_erfinv;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_gelu;
@@ -286,7 +288,7 @@ fn avx512_kernel<D: Target<f32>>(op: UnaryOp, simd: pulp::x86::V4, t: D) -> Resu
         UnaryOp::Tan => t.map_slices(vecmath_avx512_tan::Tan(simd)),
         UnaryOp::SphericalBesselJ0 => t.map_slices(vecmath_avx512_trig::SphericalJ0(simd)),
         UnaryOp::Gelu => t.map_slices(vecmath_avx512_gelu::Gelu(simd)),
-        UnaryOp::Erfc => t.map_slices(vecmath_avx512_gelu::Erfc(simd)),
+        UnaryOp::Erfc => t.map_slices(vecmath_avx512_erfc::Erfc(simd)),
         UnaryOp::Erfinv => t.map_slices(vecmath_avx512_erfinv::Erfinv(simd)),
         UnaryOp::Atan => t.map_slices(vecmath_avx512_atan::Atan(simd)),
         _ => f32::apply(op, t),
