@@ -9,7 +9,9 @@ use crate::cpu::cast::copy_as;
 use crate::cpu::elementwise::{map2, map3, update};
 use crate::cpu::num::Arith;
 use crate::cpu::simd::fold_slice;
-use crate::cpu::special_fns::{chebyshev, hermite_h, hermite_he, igamma64, igammac64, laguerre_l, legendre_p, shifted_chebyshev, zeta64};
+use crate::cpu::special_fns::{
+    chebyshev, hermite_h, hermite_he, igamma_for, igammac_for, laguerre_l, legendre_p, shifted_chebyshev, zeta64,
+};
 use crate::cpu::vecmath::atan2_elem;
 use crate::dtype::{DType, Element};
 use crate::error::Result;

@@ -263,13 +263,13 @@ macro_rules! binary_op_table {
             Igamma {
                 name: "igamma", node: "IgammaBackward0", class: Arith, wgpu: (None, None),
                 py: [igamma igamma_], other: Tensor,
-                cpu: |x, y| T::from_f64(igamma64(x.to_f64(), y.to_f64())),
+                cpu: |x, y| T::from_f64(igamma_for(x.to_f64(), y.to_f64(), T::DTYPE)),
                 grad: |g, a, b, need| (igamma_input_grad(need)?, Some(mul(g, &igamma_density(&a()?, &b()?)?)?)),
             }
             Igammac {
                 name: "igammac", node: "IgammacBackward0", class: Arith, wgpu: (None, None),
                 py: [igammac igammac_], other: Tensor,
-                cpu: |x, y| T::from_f64(igammac64(x.to_f64(), y.to_f64())),
+                cpu: |x, y| T::from_f64(igammac_for(x.to_f64(), y.to_f64(), T::DTYPE)),
                 grad: |g, a, b, need| (igammac_input_grad(need)?, Some(muls(&mul(g, &igamma_density(&a()?, &b()?)?)?, -1.0)?)),
             }
             ChebyshevT {
