@@ -167,6 +167,29 @@ pub(crate) fn scalar_lanes(x: __m512, v: __m512, low: u16, scalar: fn(f32) -> f3
     cast(v)
 }
 
+/// `v` with the lanes set in `far` taken from `kernel(x)`: the slow form of a function whose fast
+/// form covers most inputs. `kernel` runs out of line and cold, so that its constants stay out of
+/// the hot loop's registers (inlined, they pushed the fast form's tables out of them); each
+/// lane's result depends on its own value only.
+#[inline(always)]
+pub(crate) fn with_far_lanes<K: Fn(V4, __m512) -> __m512>(simd: V4, far: u16, v: __m512, x: __m512, kernel: K) -> __m512 {
+    if far == 0 {
+        v
+    } else {
+        simd.avx512f._mm512_mask_blend_ps(far, v, cast(far_lanes(simd, cast(x), kernel)))
+    }
+}
+
+/// `kernel` of 16 lanes under the CPU's AVX-512 features, out of line (see `with_far_lanes`).
+#[cold]
+#[inline(never)]
+fn far_lanes<K: Fn(V4, __m512) -> __m512>(simd: V4, x: [f32; 16], kernel: K) -> [f32; 16] {
+    simd.vectorize(
+        #[inline(always)]
+        move || cast(kernel(simd, cast(x))),
+    )
+}
+
 /// `v`, but `scalar`'s result in the lanes where x is below `floor` (rare: subnormal results).
 #[inline(always)]
 fn with_scalar_below(simd: V4, x: __m512, v: __m512, floor: f32, scalar: fn(f32) -> f32) -> __m512 {

@@ -20,7 +20,7 @@ use std::arch::x86_64::{__m512, __m512i, _CMP_NLT_UQ};
 use pulp::cast;
 use pulp::x86::V4;
 
-use crate::cpu::vecmath_avx512::slice_kernels;
+use crate::cpu::vecmath_avx512::{slice_kernels, with_far_lanes};
 use crate::cpu::vecmath_avx512_erfc_tables::{GRID, P};
 use crate::cpu::vecmath_avx512_gelu::erfc16_through_log_erfcx;
 
@@ -84,22 +84,7 @@ fn erfc16(simd: V4, x: __m512) -> __m512 {
     let e2 = f._mm512_sub_ps(f._mm512_sub_ps(d, d2), p);
     let v = f._mm512_add_ps(d2, f._mm512_add_ps(f._mm512_add_ps(e, e2), small));
     let far = f._mm512_cmp_ps_mask::<_CMP_NLT_UQ>(t, c(GRID_END));
-    if far == 0 {
-        v
-    } else {
-        f._mm512_mask_blend_ps(far, v, cast(past_the_grid(simd, cast(x))))
-    }
-}
-
-/// The log-erfcx form for a block with lanes past the grid (or NaN), out of line and cold, so
-/// that its tables stay out of the grid loop's registers.
-#[cold]
-#[inline(never)]
-fn past_the_grid(simd: V4, x: [f32; 16]) -> [f32; 16] {
-    simd.vectorize(
-        #[inline(always)]
-        move || cast(erfc16_through_log_erfcx(simd, cast(x))),
-    )
+    with_far_lanes(simd, far, v, x, erfc16_through_log_erfcx)
 }
 
 slice_kernels! {

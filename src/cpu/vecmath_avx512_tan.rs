@@ -17,7 +17,7 @@ use std::arch::x86_64::{__m512, _CMP_GT_OQ};
 use pulp::cast;
 use pulp::x86::V4;
 
-use crate::cpu::vecmath_avx512::{pick32, slice_kernels, SHIFTER};
+use crate::cpu::vecmath_avx512::{pick32, slice_kernels, with_far_lanes, SHIFTER};
 use crate::cpu::vecmath_avx512_tan_tables::{INV_PI_32, ONE, P, PI_32, T_HI, T_LO};
 use crate::cpu::vecmath_avx512_trig::tan16_through_f64;
 
@@ -79,22 +79,7 @@ fn tan16(simd: V4, x: __m512) -> __m512 {
     // its value only, never on its neighbours.
     let magnitude = simd.avx512dq._mm512_andnot_ps(c(-0.0), x);
     let far = f._mm512_cmp_ps_mask::<_CMP_GT_OQ>(magnitude, c(FAST_LIMIT));
-    if far == 0 {
-        v
-    } else {
-        f._mm512_mask_blend_ps(far, v, cast(beyond_the_limit(simd, cast(x))))
-    }
-}
-
-/// The float64 kernel for a block with lanes past `FAST_LIMIT`, out of line: inlined, its
-/// constants took the loop's registers (the fast path reloaded its tables every turn).
-#[cold]
-#[inline(never)]
-fn beyond_the_limit(simd: V4, x: [f32; 16]) -> [f32; 16] {
-    simd.vectorize(
-        #[inline(always)]
-        move || cast(tan16_through_f64(simd, cast(x))),
-    )
+    with_far_lanes(simd, far, v, x, tan16_through_f64)
 }
 
 slice_kernels! {
