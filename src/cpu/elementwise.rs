@@ -202,6 +202,60 @@ impl Transposed {
     }
 
     fn map<T: Element, U: Element>(&self, x: &[T], out: &mut [MaybeUninit<U>], f: &(impl Fn(T) -> U + Sync)) {
+        let (cs, cols) = (self.col_stride, self.cols);
+        self.map_blocks(
+            x,
+            out,
+            f,
+            #[inline(always)]
+            |x: &[T], src: usize, o: &mut [MaybeUninit<U>], dst: usize| {
+                // BLOCK runs of BLOCK input elements (output columns c.., rows r..).
+                let mut t = [[T::zero(); Self::BLOCK]; Self::BLOCK];
+                for (i, run) in t.iter_mut().enumerate() {
+                    run.copy_from_slice(&x[src + i * cs..][..Self::BLOCK]);
+                }
+                for j in 0..Self::BLOCK {
+                    let row = &mut o[dst + j * cols..][..Self::BLOCK];
+                    for i in 0..Self::BLOCK {
+                        row[i].write(f(t[i][j]));
+                    }
+                }
+            },
+        )
+    }
+
+    /// The copy of 4-byte elements, each whole block transposed in AVX-512 registers.
+    #[cfg(target_arch = "x86_64")]
+    fn copy_4_bytes<T: Element>(&self, simd: pulp::x86::V4, x: &[T], out: &mut [MaybeUninit<T>]) {
+        assert_eq!(std::mem::size_of::<T>(), 4, "a copy of 4-byte elements");
+        let (cs, cols, b) = (self.col_stride, self.cols, Self::BLOCK);
+        self.map_blocks(
+            x,
+            out,
+            &|v| v,
+            #[inline(always)]
+            |x: &[T], src: usize, o: &mut [MaybeUninit<T>], dst: usize| {
+                // The block's last run and last output row lie inside their slices.
+                assert!(src + (b - 1) * cs + b <= x.len() && dst + (b - 1) * cols + b <= o.len());
+                // SAFETY: bounds just checked; 4-byte elements moved as float32 bits.
+                unsafe {
+                    let (s, d) = (x.as_ptr().add(src) as *const f32, o.as_mut_ptr().add(dst) as *mut f32);
+                    crate::cpu::transpose_avx512::transpose16(simd, s, cs, d, cols)
+                }
+            },
+        )
+    }
+
+    /// `f` of every element, each whole block by `block(x, src, o, dst)`: output rows r.., columns
+    /// c.. at `o[dst..]` (rows `cols` apart) from BLOCK input runs at `x[src..]` (`col_stride`
+    /// apart); the edges element by element.
+    fn map_blocks<T: Element, U: Element>(
+        &self,
+        x: &[T],
+        out: &mut [MaybeUninit<U>],
+        f: &(impl Fn(T) -> U + Sync),
+        block: impl Fn(&[T], usize, &mut [MaybeUninit<U>], usize) + Sync,
+    ) {
         let (rows, cols) = (self.rows, self.cols);
         // Chunks are whole groups of BLOCK output rows (a matrix's last group may be shorter).
         for_each_chunk_mut(out, Self::BLOCK * cols, |start, chunk| {
@@ -213,7 +267,7 @@ impl Transposed {
                 let o = &mut chunk[done..done + band * cols];
                 vectorized(
                     #[inline(always)]
-                    || self.band(x, self.bases[m] + row0, band, o, f),
+                    || self.band(x, self.bases[m] + row0, band, o, f, &block),
                 );
                 done += band * cols;
             }
@@ -223,24 +277,22 @@ impl Transposed {
     /// Output rows `0..band` of one matrix (`o`, `band * cols` long) from the input starting
     /// at `src` (its element for output row 0, column 0).
     #[inline(always)]
-    fn band<T: Element, U: Element>(&self, x: &[T], src: usize, band: usize, o: &mut [MaybeUninit<U>], f: &impl Fn(T) -> U) {
+    fn band<T: Element, U: Element>(
+        &self,
+        x: &[T],
+        src: usize,
+        band: usize,
+        o: &mut [MaybeUninit<U>],
+        f: &impl Fn(T) -> U,
+        block: &impl Fn(&[T], usize, &mut [MaybeUninit<U>], usize),
+    ) {
         let (cols, cs, b) = (self.cols, self.col_stride, Self::BLOCK);
         let (full_rows, full_cols) = (band - band % b, cols - cols % b);
         for c0 in (0..cols).step_by(Self::BAND) {
             let c_end = (c0 + Self::BAND).min(full_cols);
             for c in (c0..c_end).step_by(b) {
                 for r in (0..full_rows).step_by(b) {
-                    // BLOCK runs of BLOCK input elements (output columns c.., rows r..).
-                    let mut t = [[T::zero(); Self::BLOCK]; Self::BLOCK];
-                    for (i, run) in t.iter_mut().enumerate() {
-                        run.copy_from_slice(&x[src + (c + i) * cs + r..][..Self::BLOCK]);
-                    }
-                    for j in 0..Self::BLOCK {
-                        let dst = &mut o[(r + j) * cols + c..][..Self::BLOCK];
-                        for i in 0..Self::BLOCK {
-                            dst[i].write(f(t[i][j]));
-                        }
-                    }
+                    block(x, src + c * cs + r, o, r * cols + c);
                 }
             }
         }
@@ -264,7 +316,20 @@ fn dense_if_transposed<T: Element>(x: &[T], xl: &Layout) -> Result<Option<(Vec<T
     if xl.is_contiguous() || Transposed::of(&Walk::new(&xl.shape, [(&xl.strides, xl.offset)])).is_none() {
         return Ok(None);
     }
-    Ok(Some((map1(x, xl, |v| v)?, Layout::contiguous(xl.shape.clone())?)))
+    Ok(Some((dense_copy(x, xl)?, Layout::contiguous(xl.shape.clone())?)))
+}
+
+/// A contiguous copy of `x` viewed through `xl`: `map1` with the identity, but a transposed
+/// matrix of 4-byte elements has its blocks transposed in AVX-512 registers where the CPU has
+/// them (the weight `w.t()` that a product copies row-major, `.contiguous()` of a transpose).
+pub fn dense_copy<T: Element>(x: &[T], xl: &Layout) -> Result<Vec<T>> {
+    #[cfg(target_arch = "x86_64")]
+    if let (4, false, Some(simd)) = (std::mem::size_of::<T>(), xl.is_contiguous(), crate::cpu::simd::avx512()) {
+        if let Some(t) = Transposed::of(&Walk::new(&xl.shape, [(&xl.strides, xl.offset)])) {
+            return written_output(xl.numel(), |out| t.copy_4_bytes(simd, x, out));
+        }
+    }
+    map1(x, xl, |v| v)
 }
 
 /// `out[i] = f(a[i], b[i])` with both inputs viewed through layouts of the output's shape.
@@ -562,6 +627,16 @@ mod tests {
             for (i, &v) in out.iter().enumerate() {
                 assert_eq!(v, naive(&x, &l, i) * 2.0, "layout {l:?}, element {i}");
             }
+            // The copy (on AVX-512, each block through registers), bit for bit: NaN payloads,
+            // -0.0 and an int32's bits pass unchanged.
+            let bits: Vec<f32> = (0..n).map(|i| f32::from_bits((i as u32).wrapping_mul(0x9e37_79b9))).collect();
+            let copy = dense_copy(&bits, &l).unwrap();
+            for (i, &v) in copy.iter().enumerate() {
+                assert_eq!(v.to_bits(), naive(&bits, &l, i).to_bits(), "layout {l:?}, element {i}");
+            }
+            let ints: Vec<i32> = bits.iter().map(|v| v.to_bits() as i32).collect();
+            let copy: Vec<u32> = dense_copy(&ints, &l).unwrap().into_iter().map(|v| v as u32).collect();
+            assert_eq!(copy, dense_copy(&bits, &l).unwrap().into_iter().map(f32::to_bits).collect::<Vec<_>>());
         }
     }
 }

@@ -130,7 +130,7 @@ pub unsafe fn gemm_into_scaled<T: Element>(
         // 0.84-0.94 ms. At other strides the copy cost more than it saved (784: 1.07 -> 1.35 ms).
         let layout = Layout { shape: vec![k, n], strides: vec![bm.rs, bm.cs], offset: bm.offset };
         // Without room for the copy, the product reads the operand where it lies.
-        if let Ok(rows) = crate::cpu::elementwise::map1(b, &layout, |v| v) {
+        if let Ok(rows) = crate::cpu::elementwise::dense_copy(b, &layout) {
             let bm = MatRef { offset: 0, rs: n, cs: 1 };
             return gemm_into_scaled(dst, m, n, k, a, am, &rows, bm, accumulate, scale, par);
         }

@@ -39,10 +39,14 @@ pub mod simd;
 pub mod special;
 mod special_f32_tables;
 pub mod special_fns;
+#[cfg(target_arch = "x86_64")]
+mod transpose_avx512;
 pub mod unary;
 pub mod vecmath;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512;
+#[cfg(target_arch = "x86_64")]
+mod vecmath_avx512_asin;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_atan;
 #[cfg(target_arch = "x86_64")]

@@ -17,6 +17,8 @@ use crate::cpu::vecmath::VecMath;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512;
 #[cfg(target_arch = "x86_64")]
+use crate::cpu::vecmath_avx512_asin;
+#[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_atan;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_erfc;
@@ -237,6 +239,8 @@ fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
         | UnaryOp::Log10
         | UnaryOp::Gelu
         | UnaryOp::Erfc
+        | UnaryOp::Asin
+        | UnaryOp::Acos
         | UnaryOp::Atan
             if avx512().is_some() =>
         {
@@ -290,6 +294,8 @@ fn avx512_kernel<D: Target<f32>>(op: UnaryOp, simd: pulp::x86::V4, t: D) -> Resu
         UnaryOp::Gelu => t.map_slices(vecmath_avx512_gelu::Gelu(simd)),
         UnaryOp::Erfc => t.map_slices(vecmath_avx512_erfc::Erfc(simd)),
         UnaryOp::Erfinv => t.map_slices(vecmath_avx512_erfinv::Erfinv(simd)),
+        UnaryOp::Asin => t.map_slices(vecmath_avx512_asin::Asin(simd)),
+        UnaryOp::Acos => t.map_slices(vecmath_avx512_asin::Acos(simd)),
         UnaryOp::Atan => t.map_slices(vecmath_avx512_atan::Atan(simd)),
         _ => f32::apply(op, t),
     }

@@ -16,14 +16,14 @@ use crate::cpu::vecmath_f32log::log1p_f32;
 /// (asin(x)/x - 1)/z and (atanh(x)/x - 1)/z for z = x^2 <= 1/4 in powers of z, float32
 /// coefficients of Chebyshev fits (relative error 1e-7; tools/fit_f32trig.py). Their rounding is
 /// scaled by z P(z) < 0.05 (asin), < 0.1 (atanh).
-const ASIN_P: [f32; 6] =
+pub(crate) const ASIN_P: [f32; 6] =
     [0.1666666567325592, 0.07500098645687103, 0.04459803178906441, 0.03111615590751171, 0.017077859491109848, 0.03380574658513069];
 const ATANH_P: [f32; 6] =
     [0.3333333134651184, 0.2000049650669098, 0.14263242483139038, 0.11478225141763687, 0.06455003470182419, 0.15813754498958588];
 
 /// pi/2 and pi in two float32 words.
-const PIO2: (f32, f32) = (std::f32::consts::FRAC_PI_2, -4.371_139e-8);
-const PI: (f32, f32) = (std::f32::consts::PI, -8.742_278e-8);
+pub(crate) const PIO2: (f32, f32) = (std::f32::consts::FRAC_PI_2, -4.371_139e-8);
+pub(crate) const PI: (f32, f32) = (std::f32::consts::PI, -8.742_278e-8);
 
 /// asin(s + sl) for 0 <= s <= 1/2 as h + l (sl below s's last bit, or 0).
 #[inline(always)]
