@@ -569,7 +569,13 @@ macro_rules! unary_op_table {
                     refuse_bool(x, "Bool inputs not supported for hardtanh")?;
                     x.clamp_scalar(Some(Scalar::Int(min_val as i64)), Some(Scalar::Int(max_val as i64)))?
                 }],
-                cpu: |x| if x < min_val { min_val } else if x > max_val { max_val } else { x },
+                // Not `if x < min { min } else if x > max { max } else { x }`: LLVM turned that
+                // choice between two loaded bounds into a load through a chosen pointer, a
+                // gather once vectorised (4x slower than clamp on AMD Zen 4).
+                cpu: |x| {
+                    let below_max = if x > max_val { max_val } else { x };
+                    if x < min_val { min_val } else { below_max }
+                },
                 grad: |g, x, _y, _from_result| {
                     let x = x()?;
                     let bounds = ActGrad::Bounded { lo: Some(min_val), hi: Some(max_val), nan_inside: true };
