@@ -59,10 +59,7 @@ pub fn cat(parts: &[&Array], dim: usize, shape: &[usize]) -> Result<Option<Array
                 }
                 p.with_slice::<T, _>("cat", |s, _| {
                     for (o, &start) in starts.iter().enumerate().take(outer) {
-                        let (from, to) = (&s[start..][..len], &mut out[o * row + at..][..len]);
-                        // SAFETY: both ranges were bounds checked just above and are `len` long;
-                        // a new buffer and a part's storage do not overlap.
-                        unsafe { std::ptr::copy_nonoverlapping(from.as_ptr(), to.as_mut_ptr().cast::<T>(), len) };
+                        crate::cpu::runs::copy_run(&s[start..][..len], &mut out[o * row + at..][..len]);
                     }
                 })?;
                 at += len;

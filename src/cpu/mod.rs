@@ -31,6 +31,7 @@ pub mod pool;
 mod rank;
 pub mod reduce;
 mod reduce_ops;
+pub mod runs;
 pub mod rnn_cell;
 pub mod scan;
 #[cfg(target_arch = "x86_64")]
