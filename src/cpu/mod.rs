@@ -31,8 +31,8 @@ pub mod pool;
 mod rank;
 pub mod reduce;
 mod reduce_ops;
-pub mod runs;
 pub mod rnn_cell;
+pub mod runs;
 pub mod scan;
 #[cfg(target_arch = "x86_64")]
 mod scan_f32;

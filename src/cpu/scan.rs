@@ -216,7 +216,8 @@ fn backward_lanes<T: Element>(
                     let lo = hi.saturating_sub(TILE);
                     // Steps lo..hi of each lane: g, the next step's x and the previous step's y
                     // (each read only where the recurrence uses it).
-                    let (mut gt, mut xt, mut yt, mut ot) = ([[0.0f64; LANES]; TILE], [[0.0f64; LANES]; TILE], [[0.0f64; LANES]; TILE], [[0.0f64; LANES]; TILE]);
+                    let (mut gt, mut xt, mut yt, mut ot) =
+                        ([[0.0f64; LANES]; TILE], [[0.0f64; LANES]; TILE], [[0.0f64; LANES]; TILE], [[0.0f64; LANES]; TILE]);
                     for l in 0..LANES {
                         let r = l * block;
                         for k in lo..hi {
