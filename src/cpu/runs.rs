@@ -19,7 +19,7 @@ pub fn copy_run<T: Copy>(from: &[T], to: &mut [MaybeUninit<T>]) {
     #[cfg(target_arch = "x86_64")]
     {
         let bytes = std::mem::size_of_val(from);
-        if bytes >= VECTOR_MOVES_FROM && (dst as usize).wrapping_sub(src as usize) % 64 != 0 {
+        if bytes >= VECTOR_MOVES_FROM && !(dst as usize).wrapping_sub(src as usize).is_multiple_of(64) {
             if let Some(simd) = crate::cpu::simd::avx512() {
                 // SAFETY: `from` and `to` are `bytes` long; `to` is a `&mut`, so they do not overlap.
                 return unsafe { vector_moves(simd, src, dst, bytes) };
