@@ -224,6 +224,16 @@ impl Transposed {
         )
     }
 
+    /// The `n` elements copied: 4-byte ones with each whole block transposed in AVX-512
+    /// registers where the CPU has them, others element by element.
+    fn copy<T: Element>(&self, x: &[T], n: usize) -> Result<Vec<T>> {
+        #[cfg(target_arch = "x86_64")]
+        if let (4, Some(simd)) = (std::mem::size_of::<T>(), crate::cpu::simd::avx512()) {
+            return written_output(n, |out| self.copy_4_bytes(simd, x, out));
+        }
+        written_output(n, |out| self.map(x, out, &|v| v))
+    }
+
     /// The copy of 4-byte elements, each whole block transposed in AVX-512 registers.
     #[cfg(target_arch = "x86_64")]
     fn copy_4_bytes<T: Element>(&self, simd: pulp::x86::V4, x: &[T], out: &mut [MaybeUninit<T>]) {
@@ -313,23 +323,28 @@ impl Transposed {
 /// `x` viewed through `xl` copied into a new contiguous array (and its layout) when its last two
 /// dims are a transposed matrix (`Transposed`); None for any other view.
 fn dense_if_transposed<T: Element>(x: &[T], xl: &Layout) -> Result<Option<(Vec<T>, Layout)>> {
-    if xl.is_contiguous() || Transposed::of(&Walk::new(&xl.shape, [(&xl.strides, xl.offset)])).is_none() {
-        return Ok(None);
+    match transposed(xl) {
+        Some(t) => Ok(Some((t.copy(x, xl.numel())?, Layout::contiguous(xl.shape.clone())?))),
+        None => Ok(None),
     }
-    Ok(Some((dense_copy(x, xl)?, Layout::contiguous(xl.shape.clone())?)))
+}
+
+/// The transposed matrices `xl` views (`Transposed`), None for a contiguous or any other view.
+fn transposed(xl: &Layout) -> Option<Transposed> {
+    if xl.is_contiguous() {
+        return None;
+    }
+    Transposed::of(&Walk::new(&xl.shape, [(&xl.strides, xl.offset)]))
 }
 
 /// A contiguous copy of `x` viewed through `xl`: `map1` with the identity, but a transposed
 /// matrix of 4-byte elements has its blocks transposed in AVX-512 registers where the CPU has
 /// them (the weight `w.t()` that a product copies row-major, `.contiguous()` of a transpose).
 pub fn dense_copy<T: Element>(x: &[T], xl: &Layout) -> Result<Vec<T>> {
-    #[cfg(target_arch = "x86_64")]
-    if let (4, false, Some(simd)) = (std::mem::size_of::<T>(), xl.is_contiguous(), crate::cpu::simd::avx512()) {
-        if let Some(t) = Transposed::of(&Walk::new(&xl.shape, [(&xl.strides, xl.offset)])) {
-            return written_output(xl.numel(), |out| t.copy_4_bytes(simd, x, out));
-        }
+    match transposed(xl) {
+        Some(t) => t.copy(x, xl.numel()),
+        None => map1(x, xl, |v| v),
     }
-    map1(x, xl, |v| v)
 }
 
 /// `out[i] = f(a[i], b[i])` with both inputs viewed through layouts of the output's shape.
