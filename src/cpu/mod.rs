@@ -17,6 +17,8 @@ pub mod conv;
 pub mod elementwise;
 pub mod extremum;
 pub mod flip;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod fold_f32;
 pub mod fused_pointwise;
 pub(crate) mod index;
 mod loss;

@@ -49,9 +49,7 @@ fn fold_contiguous<T: Copy, A: Copy>(x: &[T], init: A, step: &impl Fn(A, T) -> A
 }
 
 /// Reduces `x` over `dims`, giving one value per kept index in row-major order.
-/// Never inlined, so each instantiation's closures inline into its loops.
 /// `step` folds an element into an accumulator; `merge` combines two accumulators.
-#[inline(never)]
 pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
     x: &[T],
     layout: &Layout,
@@ -59,6 +57,23 @@ pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
     init: A,
     step: impl Fn(A, T) -> A + Sync,
     merge: impl Fn(A, A) -> A + Sync,
+) -> Result<Vec<A>> {
+    let fold_run = |run: &[T]| fold_contiguous(run, init, &step, &merge);
+    reduce_with_runs(x, layout, dims, init, &step, &merge, fold_run)
+}
+
+/// `reduce` with contiguous runs folded by `fold_run`, a kernel that must give what
+/// `fold_contiguous` gives with the same `init`, `step` and `merge` (the float32 folds in
+/// registers). Never inlined, so each instantiation's closures inline into its loops.
+#[inline(never)]
+pub fn reduce_with_runs<T: Copy + Send + Sync, A: Copy + Send + Sync>(
+    x: &[T],
+    layout: &Layout,
+    dims: &[usize],
+    init: A,
+    step: impl Fn(A, T) -> A + Sync,
+    merge: impl Fn(A, A) -> A + Sync,
+    fold_run: impl Fn(&[T]) -> A + Sync,
 ) -> Result<Vec<A>> {
     let (outer, inner) = split(layout, dims);
     let n_out: usize = outer.shape.iter().product();
@@ -72,7 +87,7 @@ pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
             return init;
         }
         if contiguous_inner {
-            return fold_contiguous(&x[base..base + ilen], init, &step, &merge);
+            return fold_run(&x[base..base + ilen]);
         }
         let mut acc = init;
         inner_walk.for_each_row(0..inner_walk.rows(), |[o]| {
@@ -80,7 +95,7 @@ pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
             if istride == 1 {
                 // Contiguous rows (e.g. the H*W planes of a sum over dims 0, 2, 3) fold through
                 // the SIMD layer; one running accumulator would serialise on the add latency.
-                acc = merge(acc, fold_contiguous(&x[o..o + ilen], init, &step, &merge));
+                acc = merge(acc, fold_run(&x[o..o + ilen]));
             } else {
                 for i in 0..ilen {
                     acc = step(acc, x[o + i * istride]);
@@ -93,7 +108,7 @@ pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
     if n_out == 1 && contiguous_inner {
         // One long run: fixed blocks, reduced in parallel, merged in order.
         let run = &x[outer.offset..outer.offset + inner_n];
-        let partials = map_blocks(inner_n, BLOCK, |r| fold_contiguous(&run[r], init, &step, &merge));
+        let partials = map_blocks(inner_n, BLOCK, |r| fold_run(&run[r]));
         return Ok(vec![partials.into_iter().fold(init, &merge)]);
     }
 

@@ -3,7 +3,11 @@
 
 use crate::backend::Array;
 use crate::cpu::cast::copy_as;
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::fold_f32::RunFold;
 use crate::cpu::num::Arith;
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::reduce::reduce_with_runs;
 use crate::cpu::reduce::{map_lanes, reduce};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
@@ -34,6 +38,24 @@ pub fn reduce_op(x: &Array, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) 
             let v = t.with_slice::<i64, _>(op.name(), |s, l| match op {
                 ReduceOp::Sum => reduce(s, l, rdims, 0i64, |a, v| a.wrapping_add(v), |a, b| a.wrapping_add(b)),
                 _ => reduce(s, l, rdims, 1i64, |a, v| a.wrapping_mul(v), |a, b| a.wrapping_mul(b)),
+            })??;
+            Array::from_vec(v, out_shape)
+        }
+        #[cfg(target_arch = "x86_64")]
+        ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min if dt == DType::F32 && crate::cpu::simd::avx512().is_some() => {
+            let simd = crate::cpu::simd::avx512().expect("checked");
+            // The steps as the plain path has them, one closure per fold: a step chosen at run
+            // time kept the column reductions' loops from vectorising.
+            let v = src.with_slice::<f32, _>(op.name(), |s, l| match op {
+                ReduceOp::Sum => reduce_with_runs(s, l, rdims, 0.0, |a, v| a + v, |a, b| a + b, |r| RunFold::Sum.run(simd, r)),
+                ReduceOp::Max => {
+                    let step = |a: f32, v: f32| a.max_nan(v);
+                    reduce_with_runs(s, l, rdims, f32::NEG_INFINITY, step, step, |r| RunFold::Max.run(simd, r))
+                }
+                _ => {
+                    let step = |a: f32, v: f32| a.min_nan(v);
+                    reduce_with_runs(s, l, rdims, f32::INFINITY, step, step, |r| RunFold::Min.run(simd, r))
+                }
             })??;
             Array::from_vec(v, out_shape)
         }
