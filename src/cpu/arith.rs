@@ -6,6 +6,8 @@ use std::borrow::Cow;
 use crate::backend::{Array, Operand};
 use crate::cpu::binary_math::{copysign_elem, hypot_elem};
 use crate::cpu::cast::copy_as;
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::elementwise::map2_f32_slices;
 use crate::cpu::elementwise::{map2, map3, update};
 use crate::cpu::num::Arith;
 use crate::cpu::simd::fold_slice;
@@ -47,6 +49,14 @@ fn operand_as<'a>(x: &Operand<'a>, dtype: DType, shape: &[usize]) -> Result<Cow<
 pub fn binary(op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], compute: DType, out: DType) -> Result<Array> {
     let kernel_dtype = if compute.is_half() { DType::F32 } else { compute };
     let (ta, tb) = (operand_as(&a, kernel_dtype, shape)?, operand_as(&b, kernel_dtype, shape)?);
+    #[cfg(target_arch = "x86_64")]
+    if let (BinaryOp::Pow, DType::F32, Some(simd)) = (op, kernel_dtype, crate::cpu::simd::avx512()) {
+        let pow = crate::cpu::vecmath_avx512_pow::Pow(simd);
+        let v = ta.with_slice::<f32, _>("pow", |sa, la| {
+            tb.with_slice::<f32, _>("pow", |sb, lb| map2_f32_slices(sa, la, sb, lb, |x, y, o| pow.zip(x, y, o)))
+        })???;
+        return finish(Array::from_vec(v, shape)?, out);
+    }
     let result = with_arith_dtype!(kernel_dtype, T => {
         ta.with_slice::<T, _>(op.name(), |sa, la| tb.with_slice::<T, _>(op.name(), |sb, lb| {
             // The quotient ops try their vectorised forms first (`Arith::fmod_quick`).
@@ -80,6 +90,11 @@ pub fn binary(op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], com
             binary_op_table!(kernels)
         }))??
     })?;
+    finish(result, out)
+}
+
+/// `result` as the `out` dtype.
+fn finish(result: Array, out: DType) -> Result<Array> {
     if result.dtype() == out {
         return Ok(result);
     }

@@ -112,12 +112,12 @@ pub fn copysign_elem<T: Element>(x: T, y: T) -> T {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Values every kernel must meet: signed zeros, infinities, NaN, subnormals, the extremes,
     /// small integers and halves, and numbers near them.
-    fn specials32() -> Vec<f32> {
+    pub(crate) fn specials32() -> Vec<f32> {
         let mut v = vec![
             0.0,
             f32::INFINITY,
@@ -145,7 +145,7 @@ mod tests {
     }
 
     /// Deterministic pseudo-random bit patterns (splitmix64).
-    fn bits(n: usize, seed: u64) -> impl Iterator<Item = u64> {
+    pub(crate) fn bits(n: usize, seed: u64) -> impl Iterator<Item = u64> {
         let mut s = seed;
         (0..n).map(move |_| {
             s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -156,7 +156,7 @@ mod tests {
         })
     }
 
-    fn same32(quick: f32, libm: f32) -> bool {
+    pub(crate) fn same32(quick: f32, libm: f32) -> bool {
         quick.to_bits() == libm.to_bits() || (quick.is_nan() && libm.is_nan())
     }
 

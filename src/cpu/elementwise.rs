@@ -358,25 +358,63 @@ pub fn map2<A: Element, B: Element, U: Element>(
     bl: &Layout,
     f: impl Fn(A, B) -> U + Sync,
 ) -> Result<Vec<U>> {
-    let n = al.numel();
-    written_output(n, |out| {
-        let walk = Walk::new(&al.shape, [(&al.strides, al.offset), (&bl.strides, bl.offset)]);
-        let (len, [sa, sb]) = (walk.inner_len(), walk.inner_strides());
-        let unit = if walk.rows() == 1 { 1 } else { len };
-        for_each_chunk_mut(out, unit, |start, o| {
-            if walk.rows() == 1 {
-                // One long row: chunks split it directly.
-                let (oa, ob) = (al.offset + start * sa, bl.offset + start * sb);
-                row2(a, oa, sa, b, ob, sb, o, &f);
-                return;
+    written_output(al.numel(), |out| for_each_row2(al, bl, out, |oa, sa, ob, sb, o| row2(a, oa, sa, b, ob, sb, o, &f)))
+}
+
+/// `map2` of float32 through `kernel`, a function of whole slices (explicit SIMD) that maps
+/// each pair of elements on its own: rows whose operands are both contiguous are passed where
+/// they lie, other rows gathered a block at a time, and every layout gets the same bits.
+#[inline(never)]
+pub fn map2_f32_slices(
+    a: &[f32],
+    al: &Layout,
+    b: &[f32],
+    bl: &Layout,
+    kernel: impl Fn(&[f32], &[f32], &mut [MaybeUninit<f32>]) + Sync,
+) -> Result<Vec<f32>> {
+    written_output(al.numel(), |out| {
+        for_each_row2(al, bl, out, |oa, sa, ob, sb, o| {
+            let n = o.len();
+            if (sa, sb) == (1, 1) {
+                return kernel(&a[oa..oa + n], &b[ob..ob + n], o);
             }
-            let rows_range = start / len..(start + o.len()) / len;
-            let mut rows = o.chunks_mut(len);
-            walk.for_each_row(rows_range, |[oa, ob]| {
-                row2(a, oa, sa, b, ob, sb, rows.next().unwrap(), &f);
-            });
-        });
+            const GATHER: usize = 256;
+            let (mut ga, mut gb) = ([0f32; GATHER], [0f32; GATHER]);
+            for (c, o) in o.chunks_mut(GATHER).enumerate() {
+                let (first, m) = (c * GATHER, o.len());
+                for i in 0..m {
+                    ga[i] = a[oa + (first + i) * sa];
+                    gb[i] = b[ob + (first + i) * sb];
+                }
+                kernel(&ga[..m], &gb[..m], o);
+            }
+        })
     })
+}
+
+/// Calls `row(oa, sa, ob, sb, out_row)` for runs of the output (split between threads) with
+/// the storage offsets and strides of both inputs' elements along them: whole rows of the
+/// walk, or pieces of its one row.
+#[inline(always)]
+fn for_each_row2<U: Send>(
+    al: &Layout,
+    bl: &Layout,
+    out: &mut [MaybeUninit<U>],
+    row: impl Fn(usize, usize, usize, usize, &mut [MaybeUninit<U>]) + Sync,
+) {
+    let walk = Walk::new(&al.shape, [(&al.strides, al.offset), (&bl.strides, bl.offset)]);
+    let (len, [sa, sb]) = (walk.inner_len(), walk.inner_strides());
+    let unit = if walk.rows() == 1 { 1 } else { len };
+    for_each_chunk_mut(out, unit, |start, o| {
+        if walk.rows() == 1 {
+            // One long row: chunks split it directly.
+            row(al.offset + start * sa, sa, bl.offset + start * sb, sb, o);
+            return;
+        }
+        let rows_range = start / len..(start + o.len()) / len;
+        let mut rows = o.chunks_mut(len);
+        walk.for_each_row(rows_range, |[oa, ob]| row(oa, sa, ob, sb, rows.next().unwrap()));
+    });
 }
 
 #[inline(always)]

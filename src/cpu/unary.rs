@@ -29,6 +29,8 @@ use crate::cpu::vecmath_avx512_gelu;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_log;
 #[cfg(target_arch = "x86_64")]
+use crate::cpu::vecmath_avx512_pow;
+#[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_tan;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_tanh;
@@ -226,6 +228,11 @@ fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
         }
         UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan | UnaryOp::BesselJ1 | UnaryOp::BesselY0 | UnaryOp::BesselY1 if small(&t) => {
             small_reduction(op, t)
+        }
+        // x ** e where no cheaper form below applies (e not ±0.5, 2 or a small integer).
+        #[cfg(target_arch = "x86_64")]
+        UnaryOp::PowScalar(e) if avx512().is_some() && !(e.abs() == 0.5 || e == 2.0 || (e == e.trunc() && e.abs() < 64.0)) => {
+            t.map_slices(vecmath_avx512_pow::PowBy(avx512().expect("checked"), e as f32))
         }
         // AVX-512 kernels of their own (`vecmath_avx512`, `vecmath_avx512_log`, `vecmath_avx512_gelu`).
         #[cfg(target_arch = "x86_64")]

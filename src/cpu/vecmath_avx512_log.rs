@@ -120,7 +120,7 @@ const LOG10E: (f32, f32) = (std::f32::consts::LOG10_E, -1.010_305e-8);
 /// ln x = hi + lo for positive finite x (normal or subnormal), |lo| below hi's last bit; other
 /// lanes give meaningless values, which the callers replace.
 #[inline(always)]
-fn ln16_two_words(simd: V4, x: __m512) -> (__m512, __m512) {
+pub(crate) fn ln16_two_words(simd: V4, x: __m512) -> (__m512, __m512) {
     let f = simd.avx512f;
     let c = |v: f32| f._mm512_set1_ps(v);
     let m = f._mm512_getmant_ps::<{ std::arch::x86_64::_MM_MANT_NORM_P75_1P5 }, { std::arch::x86_64::_MM_MANT_SIGN_ZERO }>(x);
