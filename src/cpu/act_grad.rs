@@ -73,6 +73,11 @@ pub fn activation_backward(g: &Array, v: &Array, kind: ActGrad) -> Result<Option
         let kernel = super::vecmath_avx512_gelu::GeluGrad(simd);
         return Ok(Some(zip_grad_with(g, v, 4, move |g: &[f32], x: &[f32], out: &mut [MaybeUninit<f32>]| kernel.zip(g, x, out))?));
     }
+    #[cfg(target_arch = "x86_64")]
+    if let (DType::F32, ActGrad::Silu, Some(simd)) = (v.dtype(), kind, super::simd::avx512()) {
+        let kernel = super::vecmath_avx512::SiluGrad(simd);
+        return Ok(Some(zip_grad_with(g, v, 8, move |g: &[f32], x: &[f32], out: &mut [MaybeUninit<f32>]| kernel.zip(g, x, out))?));
+    }
     Ok(match v.dtype() {
         DType::F32 => Some(run_f32(g, v, kind)?),
         DType::F64 => Some(run_f64(g, v, kind)?),
