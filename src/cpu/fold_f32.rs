@@ -1,4 +1,4 @@
-//! Float32 sums, maxima and minima of contiguous runs in AVX-512 registers, for the reductions
+//! Float32 sums, products, maxima and minima of contiguous runs in AVX-512 registers, for the reductions
 //! along rows (`reduce_ops`). They keep exactly the order of the plain fold
 //! (`simd::fold_slice::<f32, f32, 32>`: thirty-two lane accumulators, merged pairwise in a fixed
 //! tree, then the tail in sequence), so their results are bitwise the plain loop's.
@@ -21,6 +21,7 @@ use crate::cpu::simd::fold_slice;
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum RunFold {
     Sum,
+    Prod,
     /// NaN-propagating, as `Arith::max_nan`.
     Max,
     /// NaN-propagating, as `Arith::min_nan`.
@@ -35,6 +36,7 @@ impl RunFold {
     fn init(self) -> f32 {
         match self {
             RunFold::Sum => 0.0,
+            RunFold::Prod => 1.0,
             RunFold::Max => f32::NEG_INFINITY,
             RunFold::Min => f32::INFINITY,
         }
@@ -45,6 +47,7 @@ impl RunFold {
     fn step(self, a: f32, v: f32) -> f32 {
         match self {
             RunFold::Sum => a + v,
+            RunFold::Prod => a * v,
             RunFold::Max => a.max_nan(v),
             RunFold::Min => a.min_nan(v),
         }
@@ -57,6 +60,7 @@ impl RunFold {
         let f = simd.avx512f;
         match self {
             RunFold::Sum => f._mm512_add_ps(a, v),
+            RunFold::Prod => f._mm512_mul_ps(a, v),
             RunFold::Max => f._mm512_max_ps(a, v),
             RunFold::Min => f._mm512_min_ps(a, v),
         }
@@ -90,7 +94,7 @@ impl RunFold {
             let (a, b): (__m512, __m512) = (cast(*c.first_chunk::<16>()?), cast(*c.last_chunk::<16>()?));
             lo = self.step16(simd, lo, a);
             hi = self.step16(simd, hi, b);
-            if self != RunFold::Sum {
+            if matches!(self, RunFold::Max | RunFold::Min) {
                 ordered = f._kand_mask16(ordered, f._mm512_cmp_ps_mask::<_CMP_ORD_Q>(a, b));
             }
         }
@@ -122,11 +126,15 @@ mod tests {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             ((seed >> 33) as f32 / (1u64 << 31) as f32 - 0.5) * 1e3
         };
-        let base: Vec<f32> = (0..200).map(|_| next()).collect();
-        for op in [RunFold::Sum, RunFold::Max, RunFold::Min] {
-            for n in 0..=base.len() {
-                let x = &base[..n];
-                assert_eq!(op.run(simd, x).to_bits(), op.plain(x).to_bits(), "{op:?} n={n}");
+        let wide: Vec<f32> = (0..200).map(|_| next()).collect();
+        // Near 1, so that products stay finite and their rounding shows.
+        let near_one: Vec<f32> = wide.iter().map(|v| 1.0 + v * 2e-4).collect();
+        for op in [RunFold::Sum, RunFold::Prod, RunFold::Max, RunFold::Min] {
+            for base in [&wide, &near_one] {
+                for n in 0..=base.len() {
+                    let x = &base[..n];
+                    assert_eq!(op.run(simd, x).to_bits(), op.plain(x).to_bits(), "{op:?} n={n}");
+                }
             }
             for special in [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0] {
                 for at in 0..70 {

@@ -42,12 +42,13 @@ pub fn reduce_op(x: &Array, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) 
             Array::from_vec(v, out_shape)
         }
         #[cfg(target_arch = "x86_64")]
-        ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min if dt == DType::F32 && crate::cpu::simd::avx512().is_some() => {
+        ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Max | ReduceOp::Min if dt == DType::F32 && crate::cpu::simd::avx512().is_some() => {
             let simd = crate::cpu::simd::avx512().expect("checked");
             // The steps as the plain path has them, one closure per fold: a step chosen at run
             // time kept the column reductions' loops from vectorising.
             let v = src.with_slice::<f32, _>(op.name(), |s, l| match op {
                 ReduceOp::Sum => reduce_with_runs(s, l, rdims, 0.0, |a, v| a + v, |a, b| a + b, |r| RunFold::Sum.run(simd, r)),
+                ReduceOp::Prod => reduce_with_runs(s, l, rdims, 1.0, |a, v| a * v, |a, b| a * b, |r| RunFold::Prod.run(simd, r)),
                 ReduceOp::Max => {
                     let step = |a: f32, v: f32| a.max_nan(v);
                     reduce_with_runs(s, l, rdims, f32::NEG_INFINITY, step, step, |r| RunFold::Max.run(simd, r))
