@@ -117,7 +117,7 @@ mod tests {
     use super::*;
 
     /// Every fold of runs of every length to 200, with signed zeros, infinities and NaNs at
-    /// every position of a short run, bitwise the plain fold's.
+    /// every position of a short run, bitwise the plain fold's (a NaN result as a NaN).
     #[test]
     fn folds_are_bitwise_the_plain_folds() {
         let Some(simd) = crate::cpu::simd::avx512() else { return };
@@ -142,7 +142,10 @@ mod tests {
                     x[at] = special;
                     x[(at * 7) % 70] = -special;
                     let (got, want) = (op.run(simd, &x), op.plain(&x));
-                    assert_eq!(got.to_bits(), want.to_bits(), "{op:?} {special} at {at}");
+                    // NaN as NaN: which of two NaNs an add or multiply returns is its operand
+                    // order, which LLVM may swap (they commute) in either fold.
+                    let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+                    assert!(same, "{op:?} {special} at {at}: {got} against {want}");
                 }
             }
         }
