@@ -17,15 +17,14 @@
 //! constant in two words. Over every third float32 the largest errors are log 0.5002, log2
 //! 0.5002, log10 0.5005 ulp (PyTorch 2.15 on the tests' grid: 0.516, 0.511, 0.504).
 //!
-//! Zeros, negative values, infinities and NaN take `vecmath_f32log`'s kernels out of line.
+//! Zeros, negative values, infinities and NaN get `vecmath_f32log`'s special values, set by mask.
 
 use std::arch::x86_64::__m512;
 
 use pulp::cast;
 use pulp::x86::V4;
 
-use crate::cpu::vecmath_avx512::{pick32, scalar_lanes, slice_kernels};
-use crate::cpu::vecmath_f32log as f32log;
+use crate::cpu::vecmath_avx512::{pick32, slice_kernels};
 
 /// 1/c of each interval of m (`tools/fit_avx512_tables.py`): multiples of 2^-5 or finer, chosen
 /// (for each interval) with the most fraction bits that keep m (1/c) - 1 exact at both ends, and
@@ -159,32 +158,36 @@ fn times_two_words(simd: V4, (hi, lo): (__m512, __m512), k: (f32, f32)) -> __m51
     f._mm512_add_ps(p, f._mm512_fmadd_ps(hi, f._mm512_set1_ps(k.1), f._mm512_fmadd_ps(lo, k0, p_err)))
 }
 
-/// `v`, with `scalar`'s results in the lanes where x is zero, negative, infinite or NaN.
+/// `v`, with the logarithms' special values (`vecmath_f32log`'s) where x is zero (-inf), +inf
+/// (inf), negative or NaN (NaN): set in registers, as data with negative values or zeros is
+/// common (a scalar loop over such vectors took twice PyTorch's time).
 #[inline(always)]
-fn with_special_lanes(simd: V4, x: __m512, v: __m512, scalar: fn(f32) -> f32) -> __m512 {
+fn with_special_lanes(simd: V4, x: __m512, v: __m512) -> __m512 {
+    let (f, dq) = (simd.avx512f, simd.avx512dq);
     // vfpclassps: QNaN, +0, -0, +inf, -inf, negative finite, SNaN (all but positive subnormal).
-    let special = simd.avx512dq._mm512_fpclass_ps_mask::<0xDF>(x);
+    let special = dq._mm512_fpclass_ps_mask::<0xDF>(x);
     if special == 0 {
-        v
-    } else {
-        scalar_lanes(x, v, special, scalar)
+        return v;
     }
+    let v = f._mm512_mask_mov_ps(v, special, f._mm512_set1_ps(f32::NAN));
+    let v = f._mm512_mask_mov_ps(v, dq._mm512_fpclass_ps_mask::<0x06>(x), f._mm512_set1_ps(f32::NEG_INFINITY));
+    f._mm512_mask_mov_ps(v, dq._mm512_fpclass_ps_mask::<0x08>(x), f._mm512_set1_ps(f32::INFINITY))
 }
 
 #[inline(always)]
 fn log16(simd: V4, x: __m512) -> __m512 {
     let (hi, lo) = ln16_two_words(simd, x);
-    with_special_lanes(simd, x, simd.avx512f._mm512_add_ps(hi, lo), f32log::log_f32)
+    with_special_lanes(simd, x, simd.avx512f._mm512_add_ps(hi, lo))
 }
 
 #[inline(always)]
 fn log2_16(simd: V4, x: __m512) -> __m512 {
-    with_special_lanes(simd, x, times_two_words(simd, ln16_two_words(simd, x), LOG2E), f32log::log2_f32)
+    with_special_lanes(simd, x, times_two_words(simd, ln16_two_words(simd, x), LOG2E))
 }
 
 #[inline(always)]
 fn log10_16(simd: V4, x: __m512) -> __m512 {
-    with_special_lanes(simd, x, times_two_words(simd, ln16_two_words(simd, x), LOG10E), f32log::log10_f32)
+    with_special_lanes(simd, x, times_two_words(simd, ln16_two_words(simd, x), LOG10E))
 }
 
 slice_kernels! {
@@ -200,6 +203,7 @@ slice_kernels! {
 mod tests {
     use super::*;
     use crate::cpu::vecmath_avx512::tests::{grid, run, worst_inside};
+    use crate::cpu::vecmath_f32log as f32log;
 
     /// The table's two promises: r = m (1/c) - 1 is exact over each interval (checked at its
     /// ends, where |r| is largest, against the bound that makes it exact), and the two words of
