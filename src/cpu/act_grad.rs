@@ -17,6 +17,8 @@ use super::elementwise::map1;
 use super::parallel::for_each_chunk_weighted;
 use super::simd::zip_slices;
 use super::vecmath::{exp, gelu_slope, sigmoid, tanh};
+#[cfg(target_arch = "x86_64")]
+use super::vecmath_avx512::ZipLanes;
 use super::vecmath_f32;
 
 const SQRT_2_OVER_PI: f64 = 0.7978845608028654; // sqrt(2/pi)
@@ -70,13 +72,32 @@ pub fn activation_backward(g: &Array, v: &Array, kind: ActGrad) -> Result<Option
     }
     #[cfg(target_arch = "x86_64")]
     if let (DType::F32, ActGrad::Gelu { tanh: false }, Some(simd)) = (v.dtype(), kind, super::simd::avx512()) {
-        let kernel = super::vecmath_avx512_gelu::GeluGrad(simd);
-        return Ok(Some(zip_grad_with(g, v, 4, move |g: &[f32], x: &[f32], out: &mut [MaybeUninit<f32>]| kernel.zip(g, x, out))?));
+        let kernel = super::vecmath_avx512_gelu::GeluGrad;
+        return Ok(Some(zip_grad_with(g, v, 4, move |g: &[f32], x: &[f32], out: &mut [MaybeUninit<f32>]| {
+            kernel.zip_into(simd, g, x, out)
+        })?));
     }
     #[cfg(target_arch = "x86_64")]
     if let (DType::F32, ActGrad::Silu, Some(simd)) = (v.dtype(), kind, super::simd::avx512()) {
-        let kernel = super::vecmath_avx512::SiluGrad(simd);
-        return Ok(Some(zip_grad_with(g, v, 8, move |g: &[f32], x: &[f32], out: &mut [MaybeUninit<f32>]| kernel.zip(g, x, out))?));
+        let kernel = super::vecmath_avx512::SiluGrad;
+        return Ok(Some(zip_grad_with(g, v, 8, move |g: &[f32], x: &[f32], out: &mut [MaybeUninit<f32>]| {
+            kernel.zip_into(simd, g, x, out)
+        })?));
+    }
+    #[cfg(target_arch = "x86_64")]
+    if let (DType::F32, Some(simd)) = (v.dtype(), super::simd::avx512()) {
+        use super::vecmath_avx512_softplus::SoftplusGrad;
+        // log_sigmoid's g sigmoid(-x) is softplus's with β = -1 and no threshold.
+        let kernel = match kind {
+            ActGrad::Softplus { beta, threshold } => Some(SoftplusGrad { beta: beta as f32, threshold: threshold as f32 }),
+            ActGrad::LogSigmoid => Some(SoftplusGrad { beta: -1.0, threshold: f32::INFINITY }),
+            _ => None,
+        };
+        if let Some(kernel) = kernel {
+            return Ok(Some(zip_grad_with(g, v, 8, move |g: &[f32], x: &[f32], out: &mut [MaybeUninit<f32>]| {
+                kernel.zip_into(simd, g, x, out)
+            })?));
+        }
     }
     Ok(match v.dtype() {
         DType::F32 => Some(run_f32(g, v, kind)?),

@@ -51,9 +51,10 @@ pub fn binary(op: BinaryOp, a: Operand<'_>, b: Operand<'_>, shape: &[usize], com
     let (ta, tb) = (operand_as(&a, kernel_dtype, shape)?, operand_as(&b, kernel_dtype, shape)?);
     #[cfg(target_arch = "x86_64")]
     if let (BinaryOp::Pow, DType::F32, Some(simd)) = (op, kernel_dtype, crate::cpu::simd::avx512()) {
-        let pow = crate::cpu::vecmath_avx512_pow::Pow(simd);
+        use crate::cpu::vecmath_avx512::ZipLanes;
+        let pow = crate::cpu::vecmath_avx512_pow::Pow;
         let v = ta.with_slice::<f32, _>("pow", |sa, la| {
-            tb.with_slice::<f32, _>("pow", |sb, lb| map2_f32_slices(sa, la, sb, lb, |x, y, o| pow.zip(x, y, o)))
+            tb.with_slice::<f32, _>("pow", |sb, lb| map2_f32_slices(sa, la, sb, lb, |x, y, o| pow.zip_into(simd, x, y, o)))
         })???;
         return finish(Array::from_vec(v, shape)?, out);
     }

@@ -71,6 +71,8 @@ mod vecmath_avx512_log;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod vecmath_avx512_pow;
 #[cfg(target_arch = "x86_64")]
+mod vecmath_avx512_softplus;
+#[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_tan;
 #[cfg(target_arch = "x86_64")]
 mod vecmath_avx512_tan_tables;

@@ -31,6 +31,8 @@ use crate::cpu::vecmath_avx512_log;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_pow;
 #[cfg(target_arch = "x86_64")]
+use crate::cpu::vecmath_avx512_softplus;
+#[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_tan;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::vecmath_avx512_tanh;
@@ -234,6 +236,14 @@ fn float32<D: Target<f32>>(op: UnaryOp, t: D) -> Result<D::Out> {
         UnaryOp::PowScalar(e) if avx512().is_some() && !(e.abs() == 0.5 || e == 2.0 || (e == e.trunc() && e.abs() < 64.0)) => {
             t.map_slices(vecmath_avx512_pow::PowBy(avx512().expect("checked"), e as f32))
         }
+        // Its linear part past a finite threshold covers +inf (`vecmath_avx512_softplus`).
+        #[cfg(target_arch = "x86_64")]
+        UnaryOp::Softplus { beta, threshold } if avx512().is_some() && (threshold as f32) < f32::INFINITY => {
+            let simd = avx512().expect("checked");
+            t.map_slices(vecmath_avx512_softplus::Softplus { simd, beta: beta as f32, threshold: threshold as f32 })
+        }
+        #[cfg(target_arch = "x86_64")]
+        UnaryOp::LogSigmoid {} if avx512().is_some() => t.map_slices(vecmath_avx512_softplus::LogSigmoid(avx512().expect("checked"))),
         // AVX-512 kernels of their own (`vecmath_avx512`, `vecmath_avx512_log`, `vecmath_avx512_gelu`).
         #[cfg(target_arch = "x86_64")]
         UnaryOp::Exp

@@ -74,12 +74,6 @@ fn exp16_parts(simd: V4, x: __m512) -> (__m512, __m512, __m512) {
     let f = simd.avx512f;
     // max/min return their second operand where either is NaN: NaN flows through.
     let xc = f._mm512_min_ps(f._mm512_set1_ps(89.0), f._mm512_max_ps(f._mm512_set1_ps(-104.0), x));
-    exp16_parts_within(simd, xc)
-}
-
-/// `exp16_parts` for lanes already within [-104, 89] (or NaN).
-#[inline(always)]
-fn exp16_parts_within(simd: V4, xc: __m512) -> (__m512, __m512, __m512) {
     exp16_parts_with_low(simd, xc, None)
 }
 
@@ -224,81 +218,85 @@ fn exp2_16(simd: V4, x: __m512) -> __m512 {
     with_scalar_below(simd, x, v, f32exp::EXP2_NORMAL_FLOOR, f32exp::exp2)
 }
 
-/// e = exp(a) in two words (eh, el), for lanes a in [-87, 0]: eh exact, el below eh's last bit.
+/// exp(-x) = (hi + lo) 2^floor(y), as `exp16_parts` of -x for lanes x within [-89, 104]
+/// (or NaN), the negation folded into the reduction's constants: u = -r = x + n ln2/16 rounds as
+/// r would, and expm1(-u) = -u + u^2 (1/2 - u/6 + u^2/24).
 #[inline(always)]
-fn exp16_two_words(simd: V4, a: __m512) -> (__m512, __m512) {
+fn exp16_neg_parts(simd: V4, xc: __m512) -> (__m512, __m512, __m512) {
     let f = simd.avx512f;
-    let (hi, lo, y) = exp16_parts_within(simd, a);
+    let c = |v: f32| f._mm512_set1_ps(v);
+    let t = f._mm512_fmadd_ps(xc, c(-SIXTEEN_OVER_LN2), c(SHIFTER));
+    let n = f._mm512_sub_ps(t, c(SHIFTER));
+    let u = f._mm512_fmadd_ps(n, c(LN2_16_LO), f._mm512_fmadd_ps(n, c(LN2_16_HI), xc));
+    let hi = f._mm512_permutexvar_ps(cast(t), cast(EXP2_J16_HI));
+    let lo = f._mm512_permutexvar_ps(cast(t), cast(EXP2_J16_LO));
+    let q = f._mm512_fmadd_ps(f._mm512_fmadd_ps(u, c(1.0 / 24.0), c(-1.0 / 6.0)), u, c(0.5));
+    let p = f._mm512_fmsub_ps(f._mm512_mul_ps(u, u), q, u);
+    (hi, f._mm512_fmadd_ps(hi, p, lo), f._mm512_mul_ps(n, c(1.0 / 16.0)))
+}
+
+/// exp(-x) = eh + el for lanes x within [-89, 87] (or NaN), el below eh's last bit (for eh
+/// normal, from x <= 87 on, and el too up to x = 63).
+#[inline(always)]
+pub(crate) fn exp16_neg_two_words(simd: V4, xc: __m512) -> (__m512, __m512) {
+    let f = simd.avx512f;
+    let (hi, lo, y) = exp16_neg_parts(simd, xc);
     // Fast2Sum: v + vl = hi + lo exactly, vl below v's last bit.
     let v = f._mm512_add_ps(hi, lo);
     let vl = f._mm512_add_ps(f._mm512_sub_ps(hi, v), lo);
     (f._mm512_scalef_ps(v, y), f._mm512_scalef_ps(vl, y))
 }
 
-/// (nh + nl) / (dh + dl) as (q, c): q the float32 quotient, c its correction from the remainder
-/// of both words (|c| below q's last bit), so that q + c rounds once. 1/dh from `vrcp14ps` and one
-/// Newton step (2^-28): no divide.
-#[inline(always)]
-fn quotient(simd: V4, nh: __m512, nl: __m512, dh: __m512, dl: __m512) -> (__m512, __m512) {
-    let f = simd.avx512f;
-    let inv = reciprocal(simd, dh);
-    let q = f._mm512_mul_ps(nh, inv);
-    let rem = f._mm512_add_ps(f._mm512_fnmadd_ps(q, dh, nh), f._mm512_fnmadd_ps(q, dl, nl));
-    (q, f._mm512_mul_ps(rem, inv))
-}
-
-/// 1/d to 2^-28: `vrcp14ps` (2^-14) and one Newton step.
-#[inline(always)]
-fn reciprocal(simd: V4, d: __m512) -> __m512 {
-    let f = simd.avx512f;
-    let r0 = f._mm512_rcp14_ps(d);
-    f._mm512_fmadd_ps(r0, f._mm512_fnmadd_ps(d, r0, f._mm512_set1_ps(1.0)), r0)
-}
-
-/// sigmoid(x) as (q, c) (q + c rounds to it), for lanes x >= `SIGMOID_FLOOR`: with e = exp(-|x|) in two
-/// words, 1 / (1 + e) for x >= 0 and e / (1 + e) below.
+/// sigmoid(x) = 1 / (1 + e) with e = exp(-x), as (q, c): q = 1/d to 2^-14 (`vrcp14ps`) and c
+/// its correction to second order in the residual of d = 1 + e in two words (|c| <= 2^-13 q),
+/// so that q + c rounds once; for lanes x >= `SIGMOID_FLOOR` (e finite, normal).
+/// One formula for both signs: the numerator stays 1, where e/(1 + e) below 0 cost a select
+/// of both words and a quotient of two.
 #[inline(always)]
 fn sigmoid16_parts(simd: V4, x: __m512) -> (__m512, __m512) {
     let f = simd.avx512f;
     let one = f._mm512_set1_ps(1.0);
-    // -|x|, kept at -87 where e would not be normal (there 1 + e is 1 to the last bit).
-    let a = f._mm512_max_ps(f._mm512_set1_ps(-87.0), simd.avx512dq._mm512_or_ps(x, f._mm512_set1_ps(-0.0)));
-    let (eh, el) = exp16_two_words(simd, a);
+    // From 87 on, e = exp(-87): 1 + e is 1 to the last bit (NaN flows through `min`'s second operand).
+    let xc = f._mm512_min_ps(f._mm512_set1_ps(87.0), x);
+    let (eh, el) = exp16_neg_two_words(simd, xc);
+    // d = 1 + e = dh + dl, dl below dh's last bit: Fast2Sum with the larger of 1 and eh first.
     let dh = f._mm512_add_ps(one, eh);
-    let dl = f._mm512_add_ps(f._mm512_add_ps(f._mm512_sub_ps(one, dh), eh), el);
-    let neg = below(simd, x, 0.0);
-    let nh = f._mm512_mask_blend_ps(neg, one, eh);
-    let nl = f._mm512_maskz_mov_ps(neg, el);
-    quotient(simd, nh, nl, dh, dl)
+    let dl = f._mm512_add_ps(f._mm512_add_ps(f._mm512_sub_ps(f._mm512_max_ps(one, eh), dh), f._mm512_min_ps(one, eh)), el);
+    let q = f._mm512_rcp14_ps(dh);
+    // 1/d = q / (1 - rem) = q (1 + rem + rem^2 + ...): the third term is 2^-42 q.
+    let rem = f._mm512_fnmadd_ps(q, dl, f._mm512_fnmadd_ps(q, dh, one));
+    let c = f._mm512_mul_ps(rem, q);
+    (q, f._mm512_fmadd_ps(rem, c, c))
 }
 
-/// Below this, exp(x)'s low word (2^-24 of it) would be subnormal and lose the bits the quotient
-/// needs: sigmoid and silu take `vecmath_f32`'s kernels there (rare lanes).
+/// Below this, sigmoid and silu take `vecmath_f32`'s kernels (rare lanes): their results head
+/// for the subnormal range, where `vrcp14ps` does not go.
 const SIGMOID_FLOOR: f32 = -64.0;
 
 /// sigmoid of 16 lanes; below `SIGMOID_FLOOR`, `vecmath_f32::sigmoid`.
 #[inline(always)]
-fn sigmoid16(simd: V4, x: __m512) -> __m512 {
+pub(crate) fn sigmoid16(simd: V4, x: __m512) -> __m512 {
     let (q, c) = sigmoid16_parts(simd, x);
     with_scalar_below(simd, x, simd.avx512f._mm512_add_ps(q, c), SIGMOID_FLOOR, f32exp::sigmoid)
 }
 
-/// x sigmoid(x) of 16 lanes, x (q + c) rounded once; x itself from 32 on (infinity included)
-/// and `vecmath_f32::silu` below `SIGMOID_FLOOR`.
+/// x sigmoid(x) of 16 lanes, x (q + c) rounded once, and `vecmath_f32::silu` below
+/// `SIGMOID_FLOOR`. The correction's factor is x clamped to the largest float, so that x = inf
+/// gives inf q (c is a tiny negative there, and inf c would make the sum NaN).
 #[inline(always)]
 fn silu16(simd: V4, x: __m512) -> __m512 {
     let f = simd.avx512f;
     let (q, c) = sigmoid16_parts(simd, x);
-    let v = f._mm512_fmadd_ps(x, q, f._mm512_mul_ps(x, c));
-    let far = f._mm512_cmp_ps_mask::<{ std::arch::x86_64::_CMP_GT_OQ }>(x, f._mm512_set1_ps(32.0));
-    with_scalar_below(simd, x, f._mm512_mask_blend_ps(far, v, x), SIGMOID_FLOOR, f32exp::silu)
+    let finite_x = f._mm512_min_ps(f._mm512_set1_ps(f32::MAX), x);
+    let v = f._mm512_fmadd_ps(x, q, f._mm512_mul_ps(finite_x, c));
+    with_scalar_below(simd, x, v, SIGMOID_FLOOR, f32exp::silu)
 }
 
 /// `g silu'(x) = g s (1 + x (1 - s))` with s = sigmoid(x), over float32 slices (`act_grad`'s
 /// fused backward): the plain loop's formula, s from `sigmoid16` (the plain loop's scalar
 /// sigmoid, vectorised by LLVM, left silu's backward at 0.7x PyTorch).
 #[derive(Clone, Copy)]
-pub struct SiluGrad(pub V4);
+pub struct SiluGrad;
 
 impl ZipLanes for SiluGrad {
     #[inline(always)]
@@ -306,13 +304,6 @@ impl ZipLanes for SiluGrad {
         let f = simd.avx512f;
         let (s, one) = (sigmoid16(simd, x), f._mm512_set1_ps(1.0));
         f._mm512_mul_ps(g, f._mm512_mul_ps(s, f._mm512_fmadd_ps(x, f._mm512_sub_ps(one, s), one)))
-    }
-}
-
-impl SiluGrad {
-    /// `g silu'(x)` into `out` (all three of one length).
-    pub fn zip(&self, g: &[f32], x: &[f32], out: &mut [MaybeUninit<f32>]) {
-        self.0.vectorize(Zip16 { simd: self.0, f: *self, a: g, b: x, out })
     }
 }
 
@@ -413,6 +404,11 @@ impl<F: Lanes> pulp::NullaryFnOnce for Each16InPlace<'_, F> {
 /// A function of two 16-lane float32 operands (a gradient and the input it flows back through).
 pub(crate) trait ZipLanes: Copy + Sync {
     fn lanes(self, simd: V4, a: __m512, b: __m512) -> __m512;
+
+    /// `lanes` over `a` and `b` into `out` (all three of one length), under `simd`.
+    fn zip_into(self, simd: V4, a: &[f32], b: &[f32], out: &mut [MaybeUninit<f32>]) {
+        simd.vectorize(Zip16 { simd, f: self, a, b, out })
+    }
 }
 
 /// `f` over `a` and `b` into `out`, 16 lanes a step, as `Each16`.
@@ -662,7 +658,7 @@ pub(crate) mod tests {
         let g: Vec<f32> = (0..x.len()).map(|i| 0.5 + (i % 7) as f32 * 0.25).collect();
         let sig = run(&Sigmoid(simd), &x);
         let mut out = vec![MaybeUninit::uninit(); x.len()];
-        SiluGrad(simd).zip(&g, &x, &mut out);
+        SiluGrad.zip_into(simd, &g, &x, &mut out);
         let mut worst: f64 = 0.0;
         for (((&x, &g), &s), o) in x.iter().zip(&g).zip(&sig).zip(out) {
             let got = unsafe { o.assume_init() };

@@ -29,7 +29,7 @@ use pulp::cast;
 use pulp::x86::V4;
 
 use crate::cpu::vecmath::{gelu_slope, VecMath};
-use crate::cpu::vecmath_avx512::{exp16_parts_with_low, pick32, scalar_lanes, scalar_lanes2, slice_kernels, Zip16, ZipLanes, SHIFTER};
+use crate::cpu::vecmath_avx512::{exp16_parts_with_low, pick32, scalar_lanes, scalar_lanes2, slice_kernels, ZipLanes, SHIFTER};
 use crate::cpu::vecmath_avx512_gelu_tables as tables;
 
 /// |x| below this takes the near tables: 32 intervals of 1/8 centred on k/8.
@@ -214,19 +214,12 @@ fn gelu_grad_f32(g: f32, x: f32) -> f32 {
 
 /// `g gelu'(x)` over float32 slices (`act_grad`'s fused backward).
 #[derive(Clone, Copy)]
-pub struct GeluGrad(pub V4);
+pub struct GeluGrad;
 
 impl ZipLanes for GeluGrad {
     #[inline(always)]
     fn lanes(self, simd: V4, g: __m512, x: __m512) -> __m512 {
         gelu_grad16(simd, g, x)
-    }
-}
-
-impl GeluGrad {
-    /// `g gelu'(x)` into `out` (all three of one length).
-    pub fn zip(&self, g: &[f32], x: &[f32], out: &mut [std::mem::MaybeUninit<f32>]) {
-        self.0.vectorize(Zip16 { simd: self.0, f: *self, a: g, b: x, out })
     }
 }
 
@@ -237,7 +230,7 @@ const ERFC_SCALAR_FROM: f32 = 9.125;
 
 /// a + b = (sum, error) exactly (Knuth's TwoSum: any order of magnitudes).
 #[inline(always)]
-fn two_sum(simd: V4, a: __m512, b: __m512) -> (__m512, __m512) {
+pub(crate) fn two_sum(simd: V4, a: __m512, b: __m512) -> (__m512, __m512) {
     let f = simd.avx512f;
     let sum = f._mm512_add_ps(a, b);
     let b_part = f._mm512_sub_ps(sum, a);
@@ -353,7 +346,7 @@ mod tests {
     fn run_grad(g: &[f32], x: &[f32]) -> Vec<f32> {
         let simd = crate::cpu::simd::avx512().expect("checked");
         let mut out = vec![std::mem::MaybeUninit::uninit(); x.len()];
-        GeluGrad(simd).zip(g, x, &mut out);
+        GeluGrad.zip_into(simd, g, x, &mut out);
         out.into_iter().map(|v| unsafe { v.assume_init() }).collect()
     }
 

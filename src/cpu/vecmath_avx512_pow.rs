@@ -23,7 +23,7 @@ use pulp::x86::V4;
 
 use crate::cpu::binary_math::pow_f32;
 use crate::cpu::elementwise::SliceKernel;
-use crate::cpu::vecmath_avx512::{exp16_parts_with_low, scalar_lanes2, Each16, Each16InPlace, Lanes, Zip16, ZipLanes};
+use crate::cpu::vecmath_avx512::{exp16_parts_with_low, scalar_lanes2, Each16, Each16InPlace, Lanes, ZipLanes};
 use crate::cpu::vecmath_avx512_log::ln16_two_words;
 use crate::cpu::vecmath_f32::EXP_NORMAL_FLOOR;
 
@@ -61,19 +61,12 @@ fn pow16(simd: V4, x: __m512, y: __m512) -> __m512 {
 
 /// `pow` of float32 slices.
 #[derive(Clone, Copy)]
-pub struct Pow(pub V4);
+pub struct Pow;
 
 impl ZipLanes for Pow {
     #[inline(always)]
     fn lanes(self, simd: V4, x: __m512, y: __m512) -> __m512 {
         pow16(simd, x, y)
-    }
-}
-
-impl Pow {
-    /// `x^y` into `out` (all three of one length).
-    pub fn zip(&self, x: &[f32], y: &[f32], out: &mut [MaybeUninit<f32>]) {
-        self.0.vectorize(Zip16 { simd: self.0, f: *self, a: x, b: y, out })
     }
 }
 
@@ -104,7 +97,7 @@ mod tests {
 
     fn pow_of(simd: V4, x: &[f32], y: &[f32]) -> Vec<f32> {
         let mut out = vec![std::mem::MaybeUninit::uninit(); x.len()];
-        Pow(simd).zip(x, y, &mut out);
+        Pow.zip_into(simd, x, y, &mut out);
         out.into_iter().map(|v| unsafe { v.assume_init() }).collect()
     }
 
