@@ -62,9 +62,30 @@ pub fn reduce<T: Copy + Send + Sync, A: Copy + Send + Sync>(
     reduce_with_runs(x, layout, dims, init, &step, &merge, fold_run)
 }
 
-/// `reduce` with contiguous runs folded by `fold_run`, a kernel that must give what
+/// What `reduce_with_runs` folds contiguous runs with: a kernel that must give what
 /// `fold_contiguous` gives with the same `init`, `step` and `merge` (the float32 folds in
-/// registers). Never inlined, so each instantiation's closures inline into its loops.
+/// registers). Any `Fn(&[T]) -> A` is one, folding rows one by one.
+pub trait RunFolder<T, A>: Sync {
+    /// The fold of one run.
+    fn run(&self, run: &[T]) -> A;
+
+    /// The folds of the runs `x[s..s + len]`, for each start s in `starts`, into `out`.
+    fn rows(&self, x: &[T], starts: &[usize], len: usize, out: &mut [A]) {
+        for (&s, o) in starts.iter().zip(out) {
+            *o = self.run(&x[s..s + len]);
+        }
+    }
+}
+
+impl<T, A, F: Fn(&[T]) -> A + Sync> RunFolder<T, A> for F {
+    #[inline(always)]
+    fn run(&self, run: &[T]) -> A {
+        self(run)
+    }
+}
+
+/// `reduce` with contiguous runs folded by `fold` (see `RunFolder`). Never inlined, so each
+/// instantiation's closures inline into its loops.
 #[inline(never)]
 pub fn reduce_with_runs<T: Copy + Send + Sync, A: Copy + Send + Sync>(
     x: &[T],
@@ -73,7 +94,7 @@ pub fn reduce_with_runs<T: Copy + Send + Sync, A: Copy + Send + Sync>(
     init: A,
     step: impl Fn(A, T) -> A + Sync,
     merge: impl Fn(A, A) -> A + Sync,
-    fold_run: impl Fn(&[T]) -> A + Sync,
+    fold: impl RunFolder<T, A>,
 ) -> Result<Vec<A>> {
     let (outer, inner) = split(layout, dims);
     let n_out: usize = outer.shape.iter().product();
@@ -87,7 +108,7 @@ pub fn reduce_with_runs<T: Copy + Send + Sync, A: Copy + Send + Sync>(
             return init;
         }
         if contiguous_inner {
-            return fold_run(&x[base..base + ilen]);
+            return fold.run(&x[base..base + ilen]);
         }
         let mut acc = init;
         inner_walk.for_each_row(0..inner_walk.rows(), |[o]| {
@@ -95,7 +116,7 @@ pub fn reduce_with_runs<T: Copy + Send + Sync, A: Copy + Send + Sync>(
             if istride == 1 {
                 // Contiguous rows (e.g. the H*W planes of a sum over dims 0, 2, 3) fold through
                 // the SIMD layer; one running accumulator would serialise on the add latency.
-                acc = merge(acc, fold_run(&x[o..o + ilen]));
+                acc = merge(acc, fold.run(&x[o..o + ilen]));
             } else {
                 for i in 0..ilen {
                     acc = step(acc, x[o + i * istride]);
@@ -108,7 +129,7 @@ pub fn reduce_with_runs<T: Copy + Send + Sync, A: Copy + Send + Sync>(
     if n_out == 1 && contiguous_inner {
         // One long run: fixed blocks, reduced in parallel, merged in order.
         let run = &x[outer.offset..outer.offset + inner_n];
-        let partials = map_blocks(inner_n, BLOCK, |r| fold_run(&run[r]));
+        let partials = map_blocks(inner_n, BLOCK, |r| fold.run(&run[r]));
         return Ok(vec![partials.into_iter().fold(init, &merge)]);
     }
 
@@ -139,6 +160,9 @@ pub fn reduce_with_runs<T: Copy + Send + Sync, A: Copy + Send + Sync>(
     }
     let bases = element_offsets(&outer)?;
     for_each_chunk_weighted(&mut out, 1, inner_n, |start, chunk| {
+        if contiguous_inner && inner_n > 0 {
+            return fold.rows(x, &bases[start..start + chunk.len()], ilen, chunk);
+        }
         for (k, o) in chunk.iter_mut().enumerate() {
             *o = reduce_one(bases[start + k]);
         }

@@ -4,7 +4,7 @@
 use crate::backend::Array;
 use crate::cpu::cast::copy_as;
 #[cfg(target_arch = "x86_64")]
-use crate::cpu::fold_f32::RunFold;
+use crate::cpu::fold_f32::{RunFold, RunFoldF32};
 use crate::cpu::num::Arith;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::reduce::reduce_with_runs;
@@ -47,15 +47,15 @@ pub fn reduce_op(x: &Array, op: ReduceOp, rdims: &[usize], out_shape: &[usize]) 
             // The steps as the plain path has them, one closure per fold: a step chosen at run
             // time kept the column reductions' loops from vectorising.
             let v = src.with_slice::<f32, _>(op.name(), |s, l| match op {
-                ReduceOp::Sum => reduce_with_runs(s, l, rdims, 0.0, |a, v| a + v, |a, b| a + b, |r| RunFold::Sum.run(simd, r)),
-                ReduceOp::Prod => reduce_with_runs(s, l, rdims, 1.0, |a, v| a * v, |a, b| a * b, |r| RunFold::Prod.run(simd, r)),
+                ReduceOp::Sum => reduce_with_runs(s, l, rdims, 0.0, |a, v| a + v, |a, b| a + b, RunFoldF32(RunFold::Sum, simd)),
+                ReduceOp::Prod => reduce_with_runs(s, l, rdims, 1.0, |a, v| a * v, |a, b| a * b, RunFoldF32(RunFold::Prod, simd)),
                 ReduceOp::Max => {
                     let step = |a: f32, v: f32| a.max_nan(v);
-                    reduce_with_runs(s, l, rdims, f32::NEG_INFINITY, step, step, |r| RunFold::Max.run(simd, r))
+                    reduce_with_runs(s, l, rdims, f32::NEG_INFINITY, step, step, RunFoldF32(RunFold::Max, simd))
                 }
                 _ => {
                     let step = |a: f32, v: f32| a.min_nan(v);
-                    reduce_with_runs(s, l, rdims, f32::INFINITY, step, step, |r| RunFold::Min.run(simd, r))
+                    reduce_with_runs(s, l, rdims, f32::INFINITY, step, step, RunFoldF32(RunFold::Min, simd))
                 }
             })??;
             Array::from_vec(v, out_shape)
