@@ -2,6 +2,7 @@
 
     PYTHONPATH=python /work/torchref/bin/python benches/op_sweep.py [--threads 2] [--sizes 1M 1K] [--cpu-time]
         [--only REGEX] [--float64] [--no-backward] [--repeats 7] [--json out.json]
+    python benches/op_sweep.py --merge run1.json run2.json run3.json
 
 Each row is one op at one size: float32 (float64 too with --float64), a contiguous input and a
 strided or broadcast one, forward and (for differentiable ops) forward plus backward. The unary
@@ -13,6 +14,7 @@ A cell is the median over `--repeats` timed loops (each about 20 ms long, calibr
 framework) of the seconds per call; the ratio is PyTorch's time / rstorch's, above 1 when rstorch
 is faster. The summary gives the median ratio per size and lists the rows under `--target`
 (0.8 by default, issue 23's floor at 1M elements). Without PyTorch only rstorch's times print.
+`--merge` times nothing: it reports each row's medians over earlier runs' `--json` files.
 """
 import argparse
 import datetime
@@ -304,7 +306,14 @@ def main():
     parser.add_argument("--json", help="also write the rows here")
     parser.add_argument("--cpu-time", action="store_true",
                         help="time with the process's CPU time (use with --threads 1 on a loaded host)")
+    parser.add_argument("--merge", nargs="+", metavar="JSON",
+                        help="time nothing: each row's medians over these runs' --json files")
     args = parser.parse_args()
+    if args.merge:
+        rows = merged_runs(args.merge)
+        args.sizes = [size for size in SIZES if any(r["size"] == size for r in rows)]
+        report(rows, args)
+        return 0
     clock = time.process_time if args.cpu_time else time.perf_counter
 
     frameworks = [rstorch] + ([torch] if torch else [])
@@ -343,6 +352,28 @@ def main():
     return 0
 
 
+def merged_runs(paths):
+    """Each row's median times and median ratio over the runs in `paths` (rows measured in every
+    run with both frameworks; the sweep's rows move by up to 2x between runs on a shared host)."""
+    runs = []
+    for path in paths:
+        with open(path) as f:
+            runs.append(json.load(f))
+    key = lambda r: (r["family"], r["op"], r["size"], r["dtype"], r["variant"], r["pass_"])  # noqa: E731
+    seen = {}
+    for run in runs:
+        for r in run:
+            seen.setdefault(key(r), []).append(r)
+    rows = []
+    for same in seen.values():
+        if len(same) != len(runs) or not all(r["ratio"] for r in same):
+            continue
+        rows.append(dict(same[0], rstorch_s=statistics.median(r["rstorch_s"] for r in same),
+                         torch_s=statistics.median(r["torch_s"] for r in same),
+                         ratio=statistics.median(r["ratio"] for r in same)))
+    return rows
+
+
 def settle_short():
     # Shorter than compare_torch's settle: hundreds of rows; the workers' spin ends in ~0.1 s.
 
@@ -353,10 +384,13 @@ def report(rows, args):
     command = shlex.join([os.path.basename(sys.executable)] + sys.argv)
     print(f"- Date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}")
     print(f"- Machine: {cpu_model()}, {os.cpu_count()} logical cores, {platform.system()} {platform.machine()}")
-    print(f"- rstorch {rstorch.__version__}; PyTorch {torch.__version__ if torch else 'not installed'}; "
-          f"threads {args.threads}, {'CPU' if args.cpu_time else 'wall'} time; "
-          f"median of {args.repeats} loops of ~{LOOP_SECONDS * 1e3:.0f} ms")
+    if not args.merge:
+        print(f"- rstorch {rstorch.__version__}; PyTorch {torch.__version__ if torch else 'not installed'}; "
+              f"threads {args.threads}, {'CPU' if args.cpu_time else 'wall'} time; "
+              f"median of {args.repeats} loops of ~{LOOP_SECONDS * 1e3:.0f} ms")
     print(f"- Command: `{command}`")
+    if args.merge:
+        print(f"- Each row: the median over {len(args.merge)} runs (its ratio the median of theirs)")
     print()
     print("| op | size | dtype | input | pass | rstorch | PyTorch | PyTorch / rstorch |")
     print("|---|---|---|---|---|---|---|---|")
