@@ -143,7 +143,7 @@ fn exp16_normal(simd: V4, x: __m512) -> __m512 {
 
 /// The lanes of `x` below `floor` (NaN is not).
 #[inline(always)]
-fn below(simd: V4, x: __m512, floor: f32) -> u16 {
+pub(crate) fn below(simd: V4, x: __m512, floor: f32) -> u16 {
     simd.avx512f._mm512_cmp_ps_mask::<{ std::arch::x86_64::_CMP_LT_OQ }>(x, simd.avx512f._mm512_set1_ps(floor))
 }
 
@@ -186,7 +186,7 @@ fn far_lanes<K: Fn(V4, __m512) -> __m512>(simd: V4, x: [f32; 16], kernel: K) -> 
 
 /// `v`, but `scalar`'s result in the lanes where x is below `floor` (rare: subnormal results).
 #[inline(always)]
-fn with_scalar_below(simd: V4, x: __m512, v: __m512, floor: f32, scalar: fn(f32) -> f32) -> __m512 {
+pub(crate) fn with_scalar_below(simd: V4, x: __m512, v: __m512, floor: f32, scalar: fn(f32) -> f32) -> __m512 {
     let low = below(simd, x, floor);
     if low == 0 {
         v

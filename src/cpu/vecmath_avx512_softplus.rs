@@ -18,7 +18,9 @@ use pulp::x86::V4;
 
 use crate::cpu::elementwise::SliceKernel;
 use crate::cpu::vecmath::VecMath;
-use crate::cpu::vecmath_avx512::{exp16_neg_two_words, scalar_lanes, sigmoid16, Each16, Each16InPlace, Lanes, ZipLanes};
+use crate::cpu::vecmath_avx512::{
+    below, exp16_neg_two_words, scalar_lanes, sigmoid16, with_scalar_below, Each16, Each16InPlace, Lanes, ZipLanes,
+};
 use crate::cpu::vecmath_avx512_gelu::two_sum;
 use crate::cpu::vecmath_avx512_log::ln16_two_words;
 
@@ -71,8 +73,7 @@ impl Lanes for Softplus {
         let unit = self.beta == 1.0;
         let z = if unit { x } else { f._mm512_mul_ps(x, f._mm512_set1_ps(self.beta)) };
         let v = log1p_exp16(simd, z);
-        let low = f._mm512_cmp_ps_mask::<{ std::arch::x86_64::_CMP_LT_OQ }>(z, f._mm512_set1_ps(SOFTPLUS_FLOOR));
-        let v = if low == 0 { v } else { scalar_lanes(z, v, low, log1p_exp_f32) };
+        let v = with_scalar_below(simd, z, v, SOFTPLUS_FLOOR, log1p_exp_f32);
         let v = if unit { v } else { f._mm512_div_ps(v, f._mm512_set1_ps(self.beta)) };
         let linear = f._mm512_cmp_ps_mask::<_CMP_GT_OQ>(z, f._mm512_set1_ps(self.threshold));
         f._mm512_mask_blend_ps(linear, v, x)
@@ -101,8 +102,7 @@ impl Lanes for LogSigmoid {
         let z = dq._mm512_xor_ps(x, sign);
         let v = dq._mm512_xor_ps(log1p_exp16(simd, z), sign);
         // vfpclassps 0x08: +inf.
-        let far = f._mm512_cmp_ps_mask::<{ std::arch::x86_64::_CMP_LT_OQ }>(z, f._mm512_set1_ps(SOFTPLUS_FLOOR))
-            | dq._mm512_fpclass_ps_mask::<0x08>(z);
+        let far = below(simd, z, SOFTPLUS_FLOOR) | dq._mm512_fpclass_ps_mask::<0x08>(z);
         if far == 0 {
             v
         } else {
